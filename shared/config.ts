@@ -1,0 +1,33 @@
+import * as v from 'valibot';
+
+const optionalUrl = v.optional(v.pipe(v.string(), v.url()));
+
+const ConfigSchema = v.object({
+  TABLE_NAME: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/)), 'postlane'),
+  AWS_REGION: v.optional(v.pipe(v.string(), v.minLength(1)), 'us-east-1'),
+  DYNAMODB_ENDPOINT: optionalUrl,
+  SES_ENDPOINT: optionalUrl,
+});
+
+export type Config = v.InferOutput<typeof ConfigSchema>;
+
+/** Reads and validates the environment; a bad value stops the process naming the variable. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => name in ConfigSchema.entries && value !== undefined && value !== ''),
+  );
+  const result = v.safeParse(ConfigSchema, present);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const name = issue.path?.map((item) => String(item.key)).join('.') ?? 'environment';
+    throw new Error(`Invalid environment variable ${name}: ${issue.message}`);
+  }
+  return result.output;
+}
+
+export const config: Config = readConfig();
+
+/** Local endpoints take credentials of any value; real AWS uses the default provider chain. */
+export function localCredentials(endpoint: string | undefined) {
+  return endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
+}

@@ -1,0 +1,336 @@
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
+import { accountScoped } from './partition.ts';
+import type { ContactStatus } from '#shared/domain/contact-status.ts';
+import { ConflictError, notFound } from '#shared/errors.ts';
+
+export type CustomFieldValue = string | number | boolean;
+
+export interface ContactRecord {
+  contactId: string;
+  /** Trimmed and lower-cased; unique within the audience. */
+  email: string;
+  audienceId: string;
+  firstName?: string;
+  lastName?: string;
+  phone?: string;
+  status: ContactStatus;
+  tags: string[];
+  customFields: Record<string, CustomFieldValue>;
+  createdAt: string;
+  updatedAt: string;
+  lastActivityAt: string;
+  /** Optimistic lock: every write requires the version it read. */
+  version: number;
+}
+
+/** Base item: the account's contacts, newest last by id. */
+const contactKey = (accountId: string, contactId: string) => ({ pk: accountScoped(accountId, 'CON'), sk: contactId });
+/** The claim that makes an email unique within an audience: creates fail on it, concurrently too. */
+const emailClaimKey = (accountId: string, audienceId: string, email: string) => ({ pk: accountScoped(accountId, 'EMAIL', audienceId), sk: email });
+
+/** gsi1: by audience; gsi2: by audience and status; gsi3: by status across the account. */
+function indexKeys(accountId: string, contact: Pick<ContactRecord, 'audienceId' | 'status' | 'contactId'>) {
+  return {
+    gsi1pk: accountScoped(accountId, 'AUD', contact.audienceId),
+    gsi1sk: contact.contactId,
+    gsi2pk: accountScoped(accountId, 'AUD', contact.audienceId, 'S', contact.status),
+    gsi2sk: contact.contactId,
+    gsi3pk: accountScoped(accountId, 'S', contact.status),
+    gsi3sk: contact.contactId,
+  };
+}
+
+/** Lower-cased email and names, so `search` is a case-insensitive `contains` in the query filter. */
+function searchText(contact: Pick<ContactRecord, 'email' | 'firstName' | 'lastName'>): string {
+  return [contact.email, contact.firstName ?? '', contact.lastName ?? ''].join('\n').toLowerCase();
+}
+
+function toItem(accountId: string, contact: ContactRecord): Record<string, unknown> {
+  return { ...contactKey(accountId, contact.contactId), ...indexKeys(accountId, contact), entity: 'contact', ...contact, searchText: searchText(contact) };
+}
+
+function toContact(item: Record<string, unknown>): ContactRecord {
+  return {
+    contactId: item.contactId as string,
+    email: item.email as string,
+    audienceId: item.audienceId as string,
+    ...(typeof item.firstName === 'string' ? { firstName: item.firstName } : {}),
+    ...(typeof item.lastName === 'string' ? { lastName: item.lastName } : {}),
+    ...(typeof item.phone === 'string' ? { phone: item.phone } : {}),
+    status: item.status as ContactStatus,
+    tags: (item.tags ?? []) as string[],
+    customFields: (item.customFields ?? {}) as Record<string, CustomFieldValue>,
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+    lastActivityAt: (item.lastActivityAt ?? item.updatedAt) as string,
+    version: Number(item.version ?? 0),
+  };
+}
+
+/** Counter change of adding (+1) or removing (-1) a contact in a status. */
+export function presenceDelta(status: ContactStatus, sign: 1 | -1): CounterDelta {
+  return { count: sign, byStatus: { [status]: sign } };
+}
+
+/** Counter change of moving a contact between statuses; empty when it stays. */
+export function statusChangeDelta(from: ContactStatus, to: ContactStatus): CounterDelta {
+  return from === to ? { count: 0, byStatus: {} } : { count: 0, byStatus: { [from]: -1, [to]: 1 } };
+}
+
+/** Sums deltas, for one counter write per transaction however many contacts it holds. */
+export function sumDeltas(deltas: CounterDelta[]): CounterDelta {
+  const total: CounterDelta = { count: 0, byStatus: {} };
+  for (const delta of deltas) {
+    total.count += delta.count;
+    for (const [status, change] of Object.entries(delta.byStatus) as [ContactStatus, number][]) {
+      total.byStatus[status] = (total.byStatus[status] ?? 0) + change;
+    }
+  }
+  return total;
+}
+
+function insertItems(accountId: string, contact: ContactRecord): TransactItems {
+  return [
+    { Put: { TableName: tableName, Item: toItem(accountId, contact), ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...emailClaimKey(accountId, contact.audienceId, contact.email), entity: 'contactEmail', contactId: contact.contactId },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+function replaceItem(accountId: string, contact: ContactRecord, expectedVersion: number): TransactItems[number] {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: toItem(accountId, contact),
+      ConditionExpression: 'version = :expected',
+      ExpressionAttributeValues: { ':expected': expectedVersion },
+    },
+  };
+}
+
+/**
+ * Stores a new contact, its email claim and the audience counters in one
+ * transaction: the claim's condition makes the email unique even under racing
+ * creates, and the counters can never drift from the contacts.
+ */
+export async function insertContact(accountId: string, contact: ContactRecord, now: Date): Promise<void> {
+  try {
+    await transactWrite([
+      ...insertItems(accountId, contact),
+      audienceExistsCheck(accountId, contact.audienceId),
+      counterUpdate(accountId, contact.audienceId, presenceDelta(contact.status, 1), now),
+    ]);
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled)) throw error;
+    if (error.reasons[1] === 'ConditionalCheckFailed') {
+      throw new ConflictError('CONTACT_EXISTS', 'A contact with this email already exists in this audience', { field: 'email' });
+    }
+    if (error.reasons[2] === 'ConditionalCheckFailed') throw notFound.audience();
+    throw error;
+  }
+}
+
+/** Outcome of a batch of new contacts: which emails turned out to be claimed meanwhile. */
+export interface BatchInsertResult {
+  inserted: ContactRecord[];
+  alreadyClaimed: ContactRecord[];
+}
+
+/**
+ * Inserts up to 49 new contacts of one audience in one transaction (two items
+ * each plus one counter write: DynamoDB allows 100). A claim taken meanwhile
+ * cancels the transaction; those contacts are set aside and the rest retried.
+ */
+export async function insertContactBatch(accountId: string, audienceId: string, contacts: ContactRecord[], now: Date): Promise<BatchInsertResult> {
+  let pending = contacts;
+  const alreadyClaimed: ContactRecord[] = [];
+  while (pending.length > 0) {
+    try {
+      await transactWrite([
+        ...pending.flatMap((contact) => insertItems(accountId, contact)),
+        counterUpdate(accountId, audienceId, sumDeltas(pending.map((contact) => presenceDelta(contact.status, 1))), now),
+      ]);
+      return { inserted: pending, alreadyClaimed };
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled)) throw error;
+      const claimed = new Set(pending.filter((_, index) => error.reasons[index * 2 + 1] === 'ConditionalCheckFailed'));
+      if (claimed.size === 0) throw error;
+      alreadyClaimed.push(...claimed);
+      pending = pending.filter((contact) => !claimed.has(contact));
+    }
+  }
+  return { inserted: [], alreadyClaimed };
+}
+
+export const MAX_CONTACTS_PER_INSERT_BATCH = 49;
+export const MAX_CONTACTS_PER_REPLACE_BATCH = 99;
+
+/**
+ * Writes new versions of existing contacts of one audience (each carrying the
+ * version it was read at) and their counter change in one transaction. Returns
+ * the ids whose version moved meanwhile; nothing is written then.
+ */
+export async function replaceContacts(
+  accountId: string,
+  audienceId: string,
+  changes: { before: ContactRecord; after: ContactRecord }[],
+  now: Date,
+): Promise<{ stale: Set<string> }> {
+  const delta = sumDeltas(changes.map(({ before, after }) => statusChangeDelta(before.status, after.status)));
+  const items: TransactItems = changes.map(({ before, after }) => replaceItem(accountId, after, before.version));
+  if (delta.count !== 0 || Object.values(delta.byStatus).some(Boolean)) items.push(counterUpdate(accountId, audienceId, delta, now));
+  try {
+    await transactWrite(items);
+    return { stale: new Set() };
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled)) throw error;
+    const stale = new Set(changes.filter((_, index) => error.reasons[index] === 'ConditionalCheckFailed').map(({ before }) => before.contactId));
+    if (stale.size === 0) throw error;
+    return { stale };
+  }
+}
+
+/** Removes the contact, its email claim and its share of the counters; false when its version moved meanwhile. */
+export async function removeContact(accountId: string, contact: ContactRecord, now: Date): Promise<boolean> {
+  try {
+    await transactWrite([
+      {
+        Delete: {
+          TableName: tableName,
+          Key: contactKey(accountId, contact.contactId),
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: { ':expected': contact.version },
+        },
+      },
+      { Delete: { TableName: tableName, Key: emailClaimKey(accountId, contact.audienceId, contact.email) } },
+      counterUpdate(accountId, contact.audienceId, presenceDelta(contact.status, -1), now),
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+}
+
+export async function getContact(accountId: string, contactId: string): Promise<ContactRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: contactKey(accountId, contactId), ConsistentRead: true }));
+  return Item ? toContact(Item) : undefined;
+}
+
+/** Contacts by id, 100 keys per BatchGetItem (its limit), retrying keys DynamoDB leaves unprocessed. */
+export async function getContacts(accountId: string, contactIds: string[]): Promise<Map<string, ContactRecord>> {
+  return new Map(
+    (await batchGet(contactIds.map((id) => contactKey(accountId, id)))).map((item) => [item.contactId as string, toContact(item)]),
+  );
+}
+
+/** The contact id holding each email in the audience, for the emails that are taken. */
+export async function findEmailClaims(accountId: string, audienceId: string, emails: string[]): Promise<Map<string, string>> {
+  const items = await batchGet(emails.map((email) => emailClaimKey(accountId, audienceId, email)));
+  return new Map(items.map((item) => [item.sk as string, item.contactId as string]));
+}
+
+export async function getContactIdByEmail(accountId: string, audienceId: string, email: string): Promise<string | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: emailClaimKey(accountId, audienceId, email), ConsistentRead: true }));
+  return Item?.contactId as string | undefined;
+}
+
+const BATCH_GET_LIMIT = 100;
+
+async function batchGet(requested: Record<string, string>[]): Promise<Record<string, unknown>[]> {
+  // BatchGetItem refuses a request that names one key twice.
+  const keys = [...new Map(requested.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
+  const chunks: Record<string, string>[][] = [];
+  for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) chunks.push(keys.slice(start, start + BATCH_GET_LIMIT));
+  const results = await Promise.all(chunks.map(async (chunk) => {
+    const found: Record<string, unknown>[] = [];
+    let wanted: Record<string, unknown>[] | undefined = chunk;
+    for (let attempt = 0; wanted && wanted.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      const response: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: wanted, ConsistentRead: true } } }));
+      found.push(...(response.Responses?.[tableName] ?? []));
+      wanted = response.UnprocessedKeys?.[tableName]?.Keys;
+    }
+    return found;
+  }));
+  return results.flat();
+}
+
+export interface ContactQuery {
+  audienceId?: string;
+  status?: ContactStatus;
+  tag?: string;
+  search?: string;
+}
+
+/** Most items a filtered (tag, search) list examines; past it the total is a lower bound. */
+export const FILTER_SCAN_LIMIT = 10_000;
+
+function queryInput(accountId: string, query: ContactQuery): QueryCommandInput {
+  const base = (indexName: string | undefined, keyName: string, value: string): QueryCommandInput => ({
+    TableName: tableName,
+    ...(indexName ? { IndexName: indexName } : {}),
+    KeyConditionExpression: '#key = :key',
+    ExpressionAttributeNames: { '#key': keyName },
+    ExpressionAttributeValues: { ':key': value },
+    ScanIndexForward: false,
+  });
+  let input: QueryCommandInput;
+  if (query.audienceId && query.status) input = base('gsi2', 'gsi2pk', accountScoped(accountId, 'AUD', query.audienceId, 'S', query.status));
+  else if (query.audienceId) input = base('gsi1', 'gsi1pk', accountScoped(accountId, 'AUD', query.audienceId));
+  else if (query.status) input = base('gsi3', 'gsi3pk', accountScoped(accountId, 'S', query.status));
+  else input = base(undefined, 'pk', contactKey(accountId, '').pk);
+
+  const filters: string[] = [];
+  if (query.tag !== undefined) {
+    filters.push('contains(tags, :tag)');
+    input.ExpressionAttributeValues![':tag'] = query.tag;
+  }
+  if (query.search !== undefined) {
+    filters.push('contains(searchText, :search)');
+    input.ExpressionAttributeValues![':search'] = query.search.toLowerCase();
+  }
+  if (filters.length) input.FilterExpression = filters.join(' AND ');
+  return input;
+}
+
+export function isFiltered(query: ContactQuery): boolean {
+  return query.tag !== undefined || query.search !== undefined;
+}
+
+/**
+ * Newest first. Unfiltered: reads only up to `offset + limit` items of the
+ * narrowest index. Filtered (tag, search): examines the range up to
+ * FILTER_SCAN_LIMIT items to count every match, and says when it stopped early.
+ */
+export async function queryContacts(
+  accountId: string,
+  query: ContactQuery,
+  offset: number,
+  limit: number,
+): Promise<{ contacts: ContactRecord[]; matched: number; truncated: boolean }> {
+  const filtered = isFiltered(query);
+  const input = queryInput(accountId, query);
+  const page: ContactRecord[] = [];
+  let matched = 0;
+  let examined = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const remaining = filtered ? FILTER_SCAN_LIMIT - examined : offset + limit - matched;
+    const response: QueryCommandOutput = await db.send(new QueryCommand({ ...input, Limit: remaining, ExclusiveStartKey: startKey }));
+    examined += response.ScannedCount ?? 0;
+    for (const item of response.Items ?? []) {
+      if (matched >= offset && matched < offset + limit) page.push(toContact(item));
+      matched++;
+    }
+    startKey = response.LastEvaluatedKey;
+  } while (startKey && (filtered ? examined < FILTER_SCAN_LIMIT : matched < offset + limit));
+  return { contacts: page, matched, truncated: filtered && startKey !== undefined };
+}

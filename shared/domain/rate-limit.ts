@@ -1,0 +1,45 @@
+import { RateLimitError } from '#shared/errors.ts';
+import { consumeRequest } from '#shared/data/rate-limits.ts';
+import { PLAN_LIMITS } from './plans.ts';
+import type { Principal } from './api-keys.ts';
+
+/** What the X-RateLimit-* headers report: the per-second window. */
+export interface RateWindow {
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window resets. */
+  reset: number;
+}
+
+export class RateLimitExceeded extends RateLimitError {
+  constructor(message: string, retryAfter: number, readonly window: RateWindow) {
+    super(message, retryAfter);
+  }
+}
+
+/** Counts a request against its key's plan limits (spec section 8); throws RateLimitExceeded past either. */
+export async function admitRequest(principal: Principal, now = new Date()): Promise<RateWindow> {
+  const limits = PLAN_LIMITS[principal.plan];
+  const outcome = await consumeRequest(principal.accountId, principal.keyId, now, {
+    perSecond: limits.requestsPerSecond,
+    perDay: limits.requestsPerDay,
+  });
+  const nextSecond = Math.floor(now.getTime() / 1000) + 1;
+  if (outcome.admitted) {
+    return { limit: limits.requestsPerSecond, remaining: Math.max(0, limits.requestsPerSecond - outcome.secondCount), reset: nextSecond };
+  }
+  if (outcome.exhausted === 'day') {
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) / 1000;
+    const retryAfter = Math.max(1, Math.ceil(midnight - now.getTime() / 1000));
+    throw new RateLimitExceeded(
+      `Daily request limit of ${limits.requestsPerDay} reached for this API key`,
+      retryAfter,
+      { limit: limits.requestsPerSecond, remaining: 0, reset: midnight },
+    );
+  }
+  throw new RateLimitExceeded(
+    `Rate limit of ${limits.requestsPerSecond} requests per second exceeded`,
+    1,
+    { limit: limits.requestsPerSecond, remaining: 0, reset: nextSecond },
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * Domain failures. They carry a code, never an HTTP status: the edge
+ * (shared/http/error-envelope.ts) maps codes to statuses in one place.
+ */
+export type ErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'RATE_LIMIT_EXCEEDED'
+  | 'INVALID_JSON'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'MISSING_REQUIRED_FIELD'
+  | 'INVALID_EMAIL'
+  | 'VALIDATION_ERROR'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONTACT_NOT_FOUND'
+  | 'AUDIENCE_NOT_FOUND'
+  | 'TEMPLATE_NOT_FOUND'
+  | 'FORM_NOT_FOUND'
+  | 'EMAIL_NOT_FOUND'
+  | 'DOMAIN_NOT_FOUND'
+  | 'CONTACT_EXISTS'
+  | 'CONFLICT'
+  | 'INTERNAL_ERROR';
+
+export interface ErrorDetails {
+  /** Path into the request, such as `contacts[12].email` or `limit`. */
+  field?: string;
+  /** Seconds the client should wait before trying again. */
+  retryAfter?: number;
+}
+
+export class PostlaneError extends Error {
+  override readonly name: string = 'PostlaneError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+  }
+}
+
+export class NotFoundError extends PostlaneError {
+  override readonly name = 'NotFoundError';
+}
+
+export class ValidationError extends PostlaneError {
+  override readonly name = 'ValidationError';
+  constructor(code: 'MISSING_REQUIRED_FIELD' | 'INVALID_EMAIL' | 'VALIDATION_ERROR', message: string, field: string) {
+    super(code, message, { field });
+  }
+}
+
+export class AuthError extends PostlaneError {
+  override readonly name = 'AuthError';
+}
+
+export class RateLimitError extends PostlaneError {
+  override readonly name = 'RateLimitError';
+  constructor(message: string, retryAfter: number) {
+    super('RATE_LIMIT_EXCEEDED', message, { retryAfter });
+  }
+}
+
+export class ConflictError extends PostlaneError {
+  override readonly name = 'ConflictError';
+}
+
+/** Each kind of resource has its own not-found code, and one message whatever the reason (unknown, malformed, other account). */
+export const notFound = {
+  contact: () => new NotFoundError('CONTACT_NOT_FOUND', 'Contact not found'),
+  audience: () => new NotFoundError('AUDIENCE_NOT_FOUND', 'Audience not found'),
+  template: () => new NotFoundError('TEMPLATE_NOT_FOUND', 'Template not found'),
+  form: () => new NotFoundError('FORM_NOT_FOUND', 'Form not found'),
+  email: () => new NotFoundError('EMAIL_NOT_FOUND', 'Email not found'),
+  domain: () => new NotFoundError('DOMAIN_NOT_FOUND', 'Domain not found'),
+} as const;

@@ -1,0 +1,56 @@
+import { PostlaneError, type ErrorCode } from '#shared/errors.ts';
+import type { Reply } from './reply.ts';
+
+/** The one place where error codes become HTTP statuses (spec section 7 and the product decisions). */
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  RATE_LIMIT_EXCEEDED: 429,
+  INVALID_JSON: 400,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  PAYLOAD_TOO_LARGE: 413,
+  MISSING_REQUIRED_FIELD: 400,
+  INVALID_EMAIL: 422,
+  VALIDATION_ERROR: 422,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONTACT_NOT_FOUND: 404,
+  AUDIENCE_NOT_FOUND: 404,
+  TEMPLATE_NOT_FOUND: 404,
+  FORM_NOT_FOUND: 404,
+  EMAIL_NOT_FOUND: 404,
+  DOMAIN_NOT_FOUND: 404,
+  CONTACT_EXISTS: 409,
+  CONFLICT: 409,
+  INTERNAL_ERROR: 500,
+};
+
+export function statusOf(code: ErrorCode): number {
+  return STATUS_BY_CODE[code];
+}
+
+/** The error envelope for a known failure: `{success: false, error, message, field?, retryAfter?}`. */
+export function errorReply(error: PostlaneError): Reply {
+  const { field, retryAfter } = error.details;
+  return {
+    status: statusOf(error.code),
+    body: {
+      success: false,
+      error: error.code,
+      message: error.message,
+      ...(field === undefined ? {} : { field }),
+      ...(retryAfter === undefined ? {} : { retryAfter }),
+    },
+    ...(retryAfter === undefined ? {} : { headers: { 'Retry-After': String(retryAfter) } }),
+  };
+}
+
+/** Anything unexpected: a fixed message, so no stack, key or other account's data reaches the client. */
+export const internalErrorReply: Reply = {
+  status: 500,
+  body: { success: false, error: 'INTERNAL_ERROR', message: 'An unexpected error occurred; retry the request' },
+};
+
+export function replyForError(error: unknown): Reply {
+  return error instanceof PostlaneError ? errorReply(error) : internalErrorReply;
+}

@@ -1,0 +1,132 @@
+/**
+ * The middlewares every endpoint runs, each a small factory returning
+ * `{before, after, onError}`. shared/http/endpoint.ts chains them in order.
+ */
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { AuthError, PostlaneError } from '#shared/errors.ts';
+import { authenticate, type Principal } from '#shared/domain/api-keys.ts';
+import { admitRequest, RateLimitExceeded, type RateWindow } from '#shared/domain/rate-limit.ts';
+import { log } from '#shared/log.ts';
+import { replyForError } from './error-envelope.ts';
+import type { Reply } from './reply.ts';
+import type { Route } from './routes.ts';
+
+/** Per-invocation state the middlewares hand to each other and to the endpoint. */
+export interface RequestState {
+  now: Date;
+  principal?: Principal;
+  rateWindow?: RateWindow;
+  body?: unknown;
+}
+
+export interface EndpointContext extends Context {
+  postlane: RequestState;
+}
+
+export type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>;
+export type Middleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>;
+
+function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
+  // API Gateway's v2 payload lower-cases header names; callers of the handler may not.
+  const headers = event.headers ?? {};
+  return headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+}
+
+function rateHeaders(window: RateWindow | undefined): Record<string, string> {
+  return window
+    ? {
+        'X-RateLimit-Limit': String(window.limit),
+        'X-RateLimit-Remaining': String(window.remaining),
+        'X-RateLimit-Reset': String(window.reset),
+      }
+    : {};
+}
+
+function toResult(reply: Reply, state: RequestState): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: reply.status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...rateHeaders(state.rateWindow), ...reply.headers },
+    body: JSON.stringify(reply.body),
+  };
+}
+
+/** Serialises replies and turns every error into the envelope; used first so it wraps all the others. */
+export function httpResponse(): Middleware {
+  return {
+    before: (request) => {
+      request.context.postlane = { now: new Date() };
+    },
+    after: (request) => {
+      request.response = toResult(request.response as Reply, request.context.postlane);
+    },
+    onError: (request) => {
+      const state = request.context.postlane ?? { now: new Date() };
+      const error = request.error;
+      if (error instanceof RateLimitExceeded) state.rateWindow = error.window;
+      if (!(error instanceof PostlaneError)) {
+        log.error('unhandled error', {
+          requestId: request.context.awsRequestId,
+          accountId: state.principal?.accountId,
+          route: request.event.routeKey,
+          error,
+        });
+      }
+      request.response = toResult(replyForError(error), state);
+    },
+  };
+}
+
+/** Resolves `x-api-key` to a principal and enforces the route's permission. */
+export function authentication(route: Route): Middleware {
+  return {
+    before: async (request) => {
+      if (route.auth === 'public') return;
+      const state = request.context.postlane;
+      const principal = await authenticate(header(request.event, 'x-api-key'), state.now);
+      if (route.permission === 'full' && principal.permission !== 'full') {
+        throw new AuthError('FORBIDDEN', 'This API key may only send email');
+      }
+      state.principal = principal;
+    },
+  };
+}
+
+/** Counts the request against the key's per-second and per-day limits. */
+export function rateLimit(): Middleware {
+  return {
+    before: async (request) => {
+      const state = request.context.postlane;
+      if (state.principal) state.rateWindow = await admitRequest(state.principal, state.now);
+    },
+  };
+}
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+/** Parses a JSON object body: 415 for another media type, 413 past the size limit, 400 INVALID_JSON otherwise. */
+export function jsonBody(maxBytes: number): Middleware {
+  return {
+    before: (request) => {
+      const { event } = request;
+      const contentType = header(event, 'content-type');
+      if (contentType && !JSON_MEDIA_TYPE.test(contentType.split(';')[0]!.trim())) {
+        throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json');
+      }
+      const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8')) : undefined;
+      if (raw && raw.byteLength > maxBytes) {
+        throw new PostlaneError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
+      }
+      let parsed: unknown;
+      try {
+        parsed = raw ? JSON.parse(raw.toString('utf8')) : undefined;
+      } catch {
+        throw new PostlaneError('INVALID_JSON', 'Request body is not valid JSON');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        throw new PostlaneError('INVALID_JSON', 'Request body must be a JSON object');
+      }
+      request.context.postlane.body = parsed;
+    },
+  };
+}

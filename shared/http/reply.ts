@@ -1,0 +1,21 @@
+/** What an endpoint function returns; the response middleware serialises it. */
+export interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** 200 with `success: true` and the given fields: `ok({ data })`, `ok({ contacts, pagination })`. */
+export function ok(fields: Record<string, unknown>, headers?: Record<string, string>): Reply {
+  return { status: 200, body: { success: true, ...fields }, ...(headers ? { headers } : {}) };
+}
+
+/** 201 with the new resource in `data`. */
+export function created(data: unknown): Reply {
+  return { status: 201, body: { success: true, data } };
+}
+
+/** 200 confirming a removal. */
+export function deleted(message: string): Reply {
+  return ok({ message });
+}

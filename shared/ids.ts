@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+
+/** Base62 in ASCII order, so that ids sort by the time they were made. */
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const TIME_CHARS = 8; // 62^8 ms reaches the year 8888
+const RANDOM_CHARS = 12; // ~71 bits, so two ids of one millisecond never collide in practice
+
+export const ID_BODY_LENGTH = TIME_CHARS + RANDOM_CHARS;
+
+export type IdPrefix = 'acc' | 'key' | 'con' | 'aud' | 'tpl' | 'frm' | 'sub' | 'eml' | 'dom';
+
+function encodeTime(ms: number): string {
+  let out = '';
+  let rest = ms;
+  for (let i = 0; i < TIME_CHARS; i++) {
+    out = ALPHABET[rest % 62] + out;
+    rest = Math.floor(rest / 62);
+  }
+  return out;
+}
+
+/** Random base62 text; rejection sampling keeps every character equally likely. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+/**
+ * A new time-ordered identifier, newest sorting last: `newId('con')` gives `con_0Wd3kF9a7Qx2LmP0aZbT`.
+ */
+export function newId(prefix: IdPrefix, now = Date.now()): string {
+  return `${prefix}_${encodeTime(now)}${randomBase62(RANDOM_CHARS)}`;
+}
+
+/** True when `value` has the shape of an id of that kind; lets a malformed id be a plain 404 without a read. */
+export function isId(prefix: IdPrefix, value: string): boolean {
+  return value.length === prefix.length + 1 + ID_BODY_LENGTH
+    && value.startsWith(`${prefix}_`)
+    && /^[0-9A-Za-z]+$/.test(value.slice(prefix.length + 1));
+}
