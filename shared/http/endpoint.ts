@@ -4,7 +4,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { Principal } from '#shared/domain/api-keys.ts';
 import { authentication, httpResponse, jsonBody, rateLimit, type EndpointContext, type Middleware } from './middleware.ts';
 import { parseInput } from './validation.ts';
-import { DEFAULT_MAX_BODY_BYTES, routesOf, type HandlerName, type Route } from './routes.ts';
+import { DEFAULT_MAX_BODY_BYTES, matchRoute, routesOf, type HandlerName, type Route } from './routes.ts';
+import { errorReply } from './error-envelope.ts';
+import { PostlaneError } from '#shared/errors.ts';
 import type { Reply } from './reply.ts';
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
@@ -64,4 +66,23 @@ export function endpoint<
       now: state.now,
     });
   }) as unknown as LambdaHandler;
+}
+
+/**
+ * The handler for requests no route matches (API Gateway's `$default` route and
+ * the local server): 405 METHOD_NOT_ALLOWED when the path exists with other
+ * methods, else 404 NOT_FOUND, both in the envelope.
+ */
+export function fallbackEndpoint(): LambdaHandler {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>()
+    .use(httpResponse())
+    .handler(async (event) => {
+      const method = event.requestContext?.http?.method ?? 'GET';
+      const match = matchRoute(method, event.rawPath ?? '/');
+      if (match.kind === 'method-not-allowed') {
+        const error = new PostlaneError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${match.allowed.join(', ')}`);
+        return { ...errorReply(error), headers: { Allow: match.allowed.join(', ') } };
+      }
+      throw new PostlaneError('NOT_FOUND', `No route for ${method} ${event.rawPath ?? '/'}`);
+    }) as unknown as LambdaHandler;
 }

@@ -1,0 +1,3 @@
+import { fallbackEndpoint } from '#shared/http/endpoint.ts';
+
+export const handler = fallbackEndpoint();

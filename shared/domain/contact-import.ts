@@ -1,0 +1,126 @@
+import { isId } from '#shared/ids.ts';
+import { notFound, PostlaneError, type ErrorCode } from '#shared/errors.ts';
+import { getAudience } from '#shared/data/audiences.ts';
+import {
+  findEmailClaims,
+  getContacts,
+  insertContactBatch,
+  MAX_CONTACTS_PER_INSERT_BATCH,
+  MAX_CONTACTS_PER_REPLACE_BATCH,
+  replaceContacts,
+  type ContactRecord,
+} from '#shared/data/contacts.ts';
+import { parseInput } from '#shared/http/validation.ts';
+import { importedContact, type BulkImportInput, type ImportedContactInput } from '#shared/schemas/contacts.ts';
+import { applyContactUpdate, newContactRecord } from './contacts.ts';
+
+export interface ImportError {
+  index: number;
+  email: unknown;
+  error: ErrorCode;
+  message: string;
+  field?: string;
+}
+
+export interface ImportResult {
+  imported: number;
+  failed: number;
+  skipped: number;
+  errors: ImportError[];
+}
+
+/** Rounds of re-reading contacts whose version moved under a concurrent writer. */
+const STALE_RETRIES = 5;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
+
+interface Entry {
+  index: number;
+  input: ImportedContactInput;
+}
+
+/**
+ * Bulk import: invalid entries fail alone, repeats of an email after its first
+ * entry are skipped, new emails are inserted 49 to a transaction and existing
+ * ones updated (or skipped with `skipDuplicates`) 99 to a transaction, each
+ * transaction carrying its audience counter change so counts stay exact.
+ * Reads are batched 100 keys at a time: 1,000 new contacts take about 31 round trips.
+ */
+export async function importContacts(accountId: string, request: BulkImportInput, now: Date): Promise<ImportResult> {
+  const audience = isId('aud', request.audienceId) ? await getAudience(accountId, request.audienceId) : undefined;
+  if (!audience) throw notFound.audience();
+
+  const result: ImportResult = { imported: 0, failed: 0, skipped: 0, errors: [] };
+  const firstByEmail = new Map<string, Entry>();
+  request.contacts.forEach((raw, index) => {
+    try {
+      const input = parseInput(importedContact, raw, `contacts[${index}]`);
+      if (firstByEmail.has(input.email)) result.skipped++;
+      else firstByEmail.set(input.email, { index, input });
+    } catch (error) {
+      if (!(error instanceof PostlaneError)) throw error;
+      const email = typeof raw === 'object' && raw !== null && 'email' in raw ? (raw as { email: unknown }).email : null;
+      result.failed++;
+      result.errors.push({ index, email, error: error.code, message: error.message, ...error.details });
+    }
+  });
+
+  const entries = [...firstByEmail.values()];
+  const claims = await findEmailClaims(accountId, request.audienceId, entries.map((entry) => entry.input.email));
+  const existing = entries.filter((entry) => claims.has(entry.input.email));
+  const fresh = entries.filter((entry) => !claims.has(entry.input.email));
+
+  for (const batch of chunks(fresh, MAX_CONTACTS_PER_INSERT_BATCH)) {
+    const records = batch.map((entry) => newContactRecord(request.audienceId, entry.input, now));
+    const { inserted, alreadyClaimed } = await insertContactBatch(accountId, request.audienceId, records, now);
+    result.imported += inserted.length;
+    // Created by someone else since the claims were read: treat as duplicates.
+    const lost = new Set(alreadyClaimed.map((record) => record.email));
+    existing.push(...batch.filter((entry) => lost.has(entry.input.email)));
+  }
+
+  if (request.skipDuplicates) {
+    result.skipped += existing.length;
+  } else {
+    result.imported += await updateExisting(accountId, request.audienceId, existing, now, result);
+  }
+  result.errors.sort((a, b) => a.index - b.index);
+  return result;
+}
+
+async function updateExisting(accountId: string, audienceId: string, entries: Entry[], now: Date, result: ImportResult): Promise<number> {
+  let updated = 0;
+  let pending = entries;
+  for (let round = 0; round < STALE_RETRIES && pending.length > 0; round++) {
+    const claims = await findEmailClaims(accountId, audienceId, pending.map((entry) => entry.input.email));
+    const records = await getContacts(accountId, [...claims.values()]);
+    const changes: { entry: Entry; before: ContactRecord; after: ContactRecord }[] = [];
+    for (const entry of pending) {
+      const before = records.get(claims.get(entry.input.email) ?? '');
+      if (!before) {
+        // Deleted since it was found: nothing to update; report rather than resurrect it.
+        result.failed++;
+        result.errors.push({ index: entry.index, email: entry.input.email, error: 'CONFLICT', message: 'The contact was deleted during the import', field: `contacts[${entry.index}]` });
+        continue;
+      }
+      changes.push({ entry, before, after: applyContactUpdate(before, entry.input, now) });
+    }
+    const retry: Entry[] = [];
+    for (const batch of chunks(changes, MAX_CONTACTS_PER_REPLACE_BATCH)) {
+      // A stale contact cancels its whole transaction: the batch is retried together.
+      const { stale } = await replaceContacts(accountId, audienceId, batch, now);
+      if (stale.size > 0) retry.push(...batch.map((change) => change.entry));
+      else updated += batch.length;
+    }
+    pending = retry;
+  }
+  for (const entry of pending) {
+    result.failed++;
+    result.errors.push({ index: entry.index, email: entry.input.email, error: 'CONFLICT', message: 'The contact kept changing during the import; retry it', field: `contacts[${entry.index}]` });
+  }
+  return updated;
+}

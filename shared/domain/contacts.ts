@@ -1,0 +1,187 @@
+import * as v from 'valibot';
+import { isId, newId } from '#shared/ids.ts';
+import { ConflictError, notFound } from '#shared/errors.ts';
+import { getAudienceCounters, listAllCounters, type AudienceCounters } from '#shared/data/audiences.ts';
+import {
+  getContact as readContact,
+  getContactIdByEmail,
+  insertContact,
+  isFiltered,
+  queryContacts,
+  removeContact,
+  replaceContacts,
+  type ContactRecord,
+  type CustomFieldValue,
+} from '#shared/data/contacts.ts';
+import { emailAddress, pagination, type Pagination } from '#shared/schemas/common.ts';
+import type { CreateContactInput, ListContactsQuery, UpdateContactInput } from '#shared/schemas/contacts.ts';
+import { DEFAULT_CONTACT_STATUS, type ContactStatus } from './contact-status.ts';
+
+export interface Contact {
+  id: string;
+  email: string;
+  audienceId: string;
+  firstName: string | null;
+  lastName: string | null;
+  phone: string | null;
+  status: ContactStatus;
+  tags: string[];
+  customFields: Record<string, CustomFieldValue>;
+  createdAt: string;
+  updatedAt: string;
+  lastActivityAt: string;
+}
+
+export type ContactListItem = Pick<Contact, 'id' | 'email' | 'firstName' | 'lastName' | 'status' | 'audienceId' | 'tags' | 'createdAt'>;
+
+export function toContact(record: ContactRecord): Contact {
+  return {
+    id: record.contactId,
+    email: record.email,
+    audienceId: record.audienceId,
+    firstName: record.firstName ?? null,
+    lastName: record.lastName ?? null,
+    phone: record.phone ?? null,
+    status: record.status,
+    tags: record.tags,
+    customFields: record.customFields,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    lastActivityAt: record.lastActivityAt,
+  };
+}
+
+function toListItem(record: ContactRecord): ContactListItem {
+  const { id, email, firstName, lastName, status, audienceId, tags, createdAt } = toContact(record);
+  return { id, email, firstName, lastName, status, audienceId, tags, createdAt };
+}
+
+/** A new contact record from validated create (or import) fields. */
+export function newContactRecord(audienceId: string, input: Omit<CreateContactInput, 'audienceId'>, now: Date): ContactRecord {
+  const at = now.toISOString();
+  return {
+    contactId: newId('con', now.getTime()),
+    email: input.email,
+    audienceId,
+    ...(input.firstName ? { firstName: input.firstName } : {}),
+    ...(input.lastName ? { lastName: input.lastName } : {}),
+    ...(input.phone ? { phone: input.phone } : {}),
+    status: input.status ?? DEFAULT_CONTACT_STATUS,
+    tags: input.tags ?? [],
+    customFields: input.customFields ?? {},
+    createdAt: at,
+    updatedAt: at,
+    lastActivityAt: at,
+    version: 1,
+  };
+}
+
+/**
+ * Applies an update to a record: given fields replace, `null` clears, custom
+ * fields merge key by key (a `null` value removes the key). A status change
+ * counts as activity.
+ */
+export function applyContactUpdate(record: ContactRecord, input: Omit<UpdateContactInput, 'email' | 'audienceId'>, now: Date): ContactRecord {
+  const at = now.toISOString();
+  const next: ContactRecord = { ...record, updatedAt: at, version: record.version + 1 };
+  for (const field of ['firstName', 'lastName', 'phone'] as const) {
+    const value = input[field];
+    if (value === null || value === '') delete next[field];
+    else if (value !== undefined) next[field] = value;
+  }
+  if (input.status !== undefined && input.status !== record.status) {
+    next.status = input.status;
+    next.lastActivityAt = at;
+  }
+  if (input.tags !== undefined) next.tags = input.tags;
+  if (input.customFields !== undefined) {
+    const merged: Record<string, CustomFieldValue> = { ...record.customFields };
+    for (const [key, value] of Object.entries(input.customFields)) {
+      if (value === null) delete merged[key];
+      else merged[key] = value;
+    }
+    next.customFields = merged;
+  }
+  return next;
+}
+
+/** Retries of a read-modify-write that lost to a concurrent writer before giving up with 409. */
+const OPTIMISTIC_RETRIES = 5;
+
+const concurrentChange = () => new ConflictError('CONFLICT', 'The contact changed concurrently; retry the request');
+
+export async function createContact(accountId: string, input: CreateContactInput, now: Date): Promise<Contact> {
+  const record = newContactRecord(input.audienceId, input, now);
+  await insertContact(accountId, record, now);
+  return toContact(record);
+}
+
+async function findContact(accountId: string, contactId: string): Promise<ContactRecord> {
+  const record = isId('con', contactId) ? await readContact(accountId, contactId) : undefined;
+  if (!record) throw notFound.contact();
+  return record;
+}
+
+export async function getContact(accountId: string, contactId: string): Promise<Contact> {
+  return toContact(await findContact(accountId, contactId));
+}
+
+/** The contact with that address in the audience (compared as stored: trimmed, lower-cased). */
+export async function getContactByEmail(accountId: string, email: string, audienceId: string): Promise<Contact> {
+  const normalized = v.safeParse(emailAddress, email);
+  const contactId = normalized.success ? await getContactIdByEmail(accountId, audienceId, normalized.output) : undefined;
+  if (!contactId) throw notFound.contact();
+  return getContact(accountId, contactId);
+}
+
+export async function updateContact(accountId: string, contactId: string, input: UpdateContactInput, now: Date): Promise<Contact> {
+  for (let attempt = 0; attempt < OPTIMISTIC_RETRIES; attempt++) {
+    const before = await findContact(accountId, contactId);
+    const after = applyContactUpdate(before, input, now);
+    const { stale } = await replaceContacts(accountId, before.audienceId, [{ before, after }], now);
+    if (stale.size === 0) return toContact(after);
+  }
+  throw concurrentChange();
+}
+
+/** Permanent; setting status `unsubscribed` is the reversible alternative. */
+export async function deleteContact(accountId: string, contactId: string, now: Date): Promise<void> {
+  for (let attempt = 0; attempt < OPTIMISTIC_RETRIES; attempt++) {
+    const record = await findContact(accountId, contactId);
+    if (await removeContact(accountId, record, now)) return;
+  }
+  throw concurrentChange();
+}
+
+function totalFromCounters(counters: AudienceCounters[], status: ContactStatus | undefined): number {
+  return counters.reduce((sum, counter) => sum + (status ? counter.byStatus[status] : counter.count), 0);
+}
+
+export interface ContactList {
+  contacts: ContactListItem[];
+  pagination: Pagination & { truncated?: true };
+}
+
+/**
+ * Totals come from the maintained counters unless `tag` or `search` filter the
+ * list; those are counted while reading, over at most FILTER_SCAN_LIMIT items.
+ */
+export async function listContacts(accountId: string, query: ListContactsQuery): Promise<ContactList> {
+  const { page, limit } = query;
+  let counters: AudienceCounters[] = [];
+  if (query.audienceId) {
+    const counter = isId('aud', query.audienceId) ? await getAudienceCounters(accountId, query.audienceId) : undefined;
+    if (!counter) throw notFound.audience();
+    counters = [counter];
+  }
+  const filtered = isFiltered(query);
+  const [found, allCounters] = await Promise.all([
+    queryContacts(accountId, query, (page - 1) * limit, limit),
+    filtered || query.audienceId ? Promise.resolve(counters) : listAllCounters(accountId),
+  ]);
+  const total = filtered ? found.matched : totalFromCounters(allCounters, query.status);
+  return {
+    contacts: found.contacts.map(toListItem),
+    pagination: { ...pagination(total, page, limit), ...(found.truncated ? { truncated: true as const } : {}) },
+  };
+}
