@@ -33,7 +33,8 @@ export class TransactionCancelled extends Error {
   }
 }
 
-const CONFLICT_RETRIES = 6;
+/** Enough for a hundred writers racing on one counter item (about 5 s of backoff in the worst case). */
+const CONFLICT_RETRIES = 10;
 
 /**
  * Runs a transaction, retrying while it loses only to other transactions on the
@@ -58,7 +59,7 @@ export async function transactWrite(items: TransactItems): Promise<void> {
 }
 
 export function jitteredBackoff(attempt: number): number {
-  return Math.random() * Math.min(1000, 20 * 2 ** attempt);
+  return Math.random() * Math.min(1000, 25 * 2 ** attempt);
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -132,6 +132,19 @@ describe('rate limits', () => {
     expect(nextSecond).toEqual({ admitted: true, secondCount: 1 });
   });
 
+  it('counts a request stamped a second late in the window another instance already opened', async () => {
+    const { accountId, keyId } = await createTestAccount({ plan: 'free' });
+    const second = Math.floor(Date.now() / 1000) * 1000;
+
+    const ahead = await consumeRequest(accountId, keyId, new Date(second + 1000), { perSecond: 2, perDay: 1000 });
+    const late = await consumeRequest(accountId, keyId, new Date(second + 999), { perSecond: 2, perDay: 1000 });
+    const over = await consumeRequest(accountId, keyId, new Date(second + 999), { perSecond: 2, perDay: 1000 });
+
+    expect(ahead).toEqual({ admitted: true, secondCount: 1 });
+    expect(late).toEqual({ admitted: true, secondCount: 2 });
+    expect(over).toEqual({ admitted: false, exhausted: 'second' });
+  });
+
   it('stops at the per-day limit and says when to come back', async () => {
     const { accountId, keyId } = await createTestAccount({ plan: 'free' });
     const start = Date.parse('2026-11-21T23:59:00Z');

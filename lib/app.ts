@@ -1,0 +1,61 @@
+import type { App } from 'aws-cdk-lib';
+import type { Node } from 'constructs';
+import { RegionalStack } from './regional-stack.ts';
+
+export const DEFAULT_REGIONS = ['us-east-1', 'eu-west-1'];
+export const DEFAULT_TABLE_NAME = 'postlane';
+
+export interface PostlaneSettings {
+  /** The first region holds the global table; the others get replicas of it. */
+  readonly regions: readonly string[];
+  /** One unreplicated table per region, so EU data never leaves the EU. */
+  readonly independentRegions: boolean;
+  readonly tableName: string;
+}
+
+/**
+ * Reads the `postlane:*` context. Values from cdk.json arrive typed; values from
+ * `cdk -c key=value` arrive as strings, so both forms are accepted:
+ * `-c postlane:regions=us-east-1,eu-central-1 -c postlane:independentRegions=true`.
+ */
+export function readSettings(node: Node): PostlaneSettings {
+  const regions = list(node.tryGetContext('postlane:regions')) ?? DEFAULT_REGIONS;
+  const invalid = regions.filter((region) => !/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region));
+  if (regions.length === 0 || invalid.length > 0 || new Set(regions).size !== regions.length) {
+    throw new Error(`Context postlane:regions must list distinct AWS regions, got ${JSON.stringify(regions)}`);
+  }
+  const tableName = String(node.tryGetContext('postlane:tableName') ?? DEFAULT_TABLE_NAME);
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) throw new Error(`Context postlane:tableName is not a valid table name: ${tableName}`);
+  return { regions, independentRegions: flag(node.tryGetContext('postlane:independentRegions')), tableName };
+}
+
+/** One stack per region, named `Postlane-<region>`, each pinned to its region (replicas require it). */
+export function addRegionalStacks(app: App, settings: PostlaneSettings = readSettings(app.node)): RegionalStack[] {
+  const [home, ...others] = settings.regions;
+  const account = process.env.CDK_DEFAULT_ACCOUNT;
+  const stacks = settings.regions.map((region) => new RegionalStack(app, `Postlane-${region}`, {
+    env: { region, ...(account ? { account } : {}) },
+    description: `Postlane API and data in ${region}`,
+    tableName: settings.tableName,
+    tableSource: settings.independentRegions || region === home
+      ? { kind: 'own', replicaRegions: settings.independentRegions ? [] : others }
+      : { kind: 'replica' },
+  }));
+  if (!settings.independentRegions) {
+    // The replicas exist only once the home stack has deployed its global table.
+    const [homeStack, ...replicaStacks] = stacks;
+    for (const stack of replicaStacks) stack.addStackDependency(homeStack!);
+  }
+  return stacks;
+}
+
+function list(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value.map(String);
+  const text = String(value).trim();
+  return text.startsWith('[') ? (JSON.parse(text) as unknown[]).map(String) : text.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+function flag(value: unknown): boolean {
+  return value === true || value === 'true';
+}

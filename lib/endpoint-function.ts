@@ -1,0 +1,132 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { GLOBAL_INDEXES } from '#shared/data/table.ts';
+import type { TableAction } from '#shared/http/routes.ts';
+
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** SES v2 actions an endpoint may declare; none of today's routes sends mail. */
+export type SesAction = 'SendEmail';
+
+export interface EndpointFunctionProps {
+  /** Module under functions/ exporting `handler`, named as in the route table: `contacts/get`. */
+  readonly handler: string;
+  readonly table: ITableV2;
+  /** Granted on the table and nothing more; `Query` is also granted on the table's indexes. */
+  readonly tableActions: readonly TableAction[];
+  readonly sesActions?: readonly SesAction[];
+}
+
+/**
+ * How every handler is bundled.
+ * - The SDK is bundled, not taken from the runtime: the runtime's copy is whatever
+ *   version AWS ships that month, while the bundle carries the version the tests ran
+ *   against. Loading one tree-shaken file is also faster: a handler bundle loads in
+ *   about 50 ms, the same handler with `@aws-sdk/*` resolved from node_modules in
+ *   about 200 ms (Node 20 on the dev machines).
+ * - `module` before `main` picks the packages' ESM builds, which tree-shake to about
+ *   350 KB per handler instead of 550 KB.
+ * - The banner gives CommonJS code inside the ESM bundle a real `require` for Node
+ *   built-ins; without it esbuild's shim throws "Dynamic require is not supported".
+ * - No source map: loading one costs cold-start time on every function, and the logs
+ *   already carry each error's name and message.
+ */
+const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  minify: true,
+  esbuildArgs: { '--tree-shaking': 'true' },
+  sourceMap: false,
+  bundleAwsSDK: true,
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+};
+
+/**
+ * 512 MB: Lambda's CPU share grows with memory (one vCPU at 1,769 MB), and loading a
+ * bundle costs about 50 ms of one full core, so roughly 350 ms of cold start at 256 MB
+ * and 175 ms at 512 MB. A 50 ms request at 512 MB on arm64 costs about $0.33 per
+ * million in duration, next to $1.00 per million for the HTTP API itself.
+ */
+const MEMORY_MB = 512;
+
+/**
+ * Below the HTTP API's 29 s integration timeout, so a slow invocation ends before
+ * the client has been told it failed; otherwise it could keep writing while the
+ * client retries.
+ */
+const TIMEOUT = Duration.seconds(28);
+
+/**
+ * One Lambda function for one handler module of the route table, with the runtime
+ * defaults every endpoint shares and exactly the permissions it declares.
+ *
+ * `new EndpointFunction(this, 'ContactsGet', { handler: 'contacts/get', table, tableActions: ['GetItem'] })`
+ */
+export class EndpointFunction extends Construct {
+  readonly function: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: EndpointFunctionProps) {
+    super(scope, id);
+    const entry = `functions/${props.handler}.ts`;
+    const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    // Not AWSLambdaBasicExecutionRole: it may write to any log group in the account.
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    role.addToPolicy(new PolicyStatement({
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupArn],
+    }));
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, entry),
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      description: `Postlane ${entry}`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: MEMORY_MB,
+      timeout: TIMEOUT,
+      bundling: BUNDLING,
+      environment: { TABLE_NAME: props.table.tableName },
+      logGroup,
+      role,
+    });
+    this.grantTable(props.table, props.tableActions);
+    this.grantSes(props.sesActions ?? []);
+  }
+
+  private grantTable(table: ITableV2, actions: readonly TableAction[]): void {
+    if (actions.length === 0) return;
+    this.function.addToRolePolicy(new PolicyStatement({
+      actions: actions.map((action) => `dynamodb:${action}`),
+      resources: [table.tableArn],
+    }));
+    // Only Query reads an index; every other action names the table itself.
+    if (actions.includes('Query')) {
+      this.function.addToRolePolicy(new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: GLOBAL_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`),
+      }));
+    }
+  }
+
+  private grantSes(actions: readonly SesAction[]): void {
+    if (actions.length === 0) return;
+    const stack = Stack.of(this);
+    // Sending identities are verified at run time (the admin CLI adds domains), so
+    // they are not known here; the grant stays within this account and region.
+    this.function.addToRolePolicy(new PolicyStatement({
+      actions: actions.map((action) => `ses:${action}`),
+      resources: [
+        stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
+        stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' }),
+      ],
+    }));
+  }
+}

@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { FALLBACK_HANDLER } from '#shared/http/routes.ts';
+import { EndpointFunction, type EndpointFunctionProps } from '../../lib/endpoint-function.ts';
+import { ofType, pair, permissionsOf, resourcesOf } from './template.ts';
+
+function stackWith(app: App, props: Omit<EndpointFunctionProps, 'table'>) {
+  const stack = new Stack(app, 'Test', { env: { region: 'eu-west-1' } });
+  const endpoint = new EndpointFunction(stack, 'Endpoint', { ...props, table: TableV2.fromTableName(stack, 'Table', 'postlane') });
+  return { stack, endpoint };
+}
+
+describe('EndpointFunction', () => {
+  it('grants SES sending only when asked, within its own account and region', () => {
+    const { stack } = stackWith(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), {
+      handler: FALLBACK_HANDLER,
+      tableActions: [],
+      sesActions: ['SendEmail'],
+    });
+    const resources = resourcesOf(Template.fromStack(stack));
+    const [functionId] = ofType(resources, 'AWS::Lambda::Function')[0]!;
+
+    const ses = [...permissionsOf(stack, resources, functionId)].filter((entry) => entry.startsWith('ses:'));
+
+    expect(new Set(ses)).toEqual(new Set([
+      pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
+      pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
+    ]));
+  });
+
+  describe('bundled for real', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'postlane-bundle-'));
+    afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+    it('is one ES module, SDK included, that Node loads and that answers an API Gateway v2 event', () => {
+      const app = new App({ outdir });
+      stackWith(app, { handler: FALLBACK_HANDLER, tableActions: [] });
+      app.synth();
+      const [asset] = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+      const bundle = join(outdir, asset!, 'index.mjs');
+      expect(readdirSync(join(outdir, asset!))).toEqual(['index.mjs']);
+
+      // A separate plain Node process, as in Lambda: vitest's own module loader would hide ESM/CommonJS mistakes.
+      const script = `
+        const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+        const answer = await handler({ rawPath: '/nowhere', headers: {}, requestContext: { http: { method: 'GET' } } }, {});
+        process.stdout.write(JSON.stringify(answer));`;
+      const answer = JSON.parse(execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8' }));
+
+      expect(answer.statusCode).toBe(404);
+      expect(JSON.parse(answer.body)).toMatchObject({ success: false, error: 'NOT_FOUND' });
+    });
+  });
+});

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib';
+import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/table.ts';
+import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES } from '#shared/http/routes.ts';
+import { readSettings } from '../../lib/app.ts';
+import type { RegionalStack } from '../../lib/regional-stack.ts';
+import { functionOfRoute, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
+
+/** CloudFormation refuses stacks over 500 resources; fail while there is still room to split. */
+const RESOURCE_BUDGET = 400;
+
+const { settings, stacks } = synthesize();
+const [home, replica] = stacks;
+
+function functionIdOf(resources: Resources, handler: string): string {
+  const matches = ofType(resources, 'AWS::Lambda::Function')
+    .filter(([, fn]) => fn.Properties.Description === `Postlane functions/${handler}.ts`);
+  expect(matches, `functions for ${handler}`).toHaveLength(1);
+  return matches[0]![0];
+}
+
+/** Expected from the route table alone, independently of lib/api.ts. */
+function expectedPermissions(stack: RegionalStack, resources: Resources, functionId: string, handler: string): Set<string> {
+  const routes = ROUTES.filter((route) => route.handler === handler);
+  const actions = new Set(routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]));
+  const logGroupId = referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup);
+  const logGroupArn = { 'Fn::GetAtt': [logGroupId, 'Arn'] };
+  return new Set([
+    pair(stack, 'logs:CreateLogStream', logGroupArn),
+    pair(stack, 'logs:PutLogEvents', logGroupArn),
+    ...[...actions].map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
+    ...(actions.has('Query')
+      ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`))
+      : []),
+  ]);
+}
+
+describe('the CDK app', () => {
+  it('makes one stack per configured region, pinned to that region', () => {
+    expect(stacks.map(({ stack }) => [stack.stackName, stack.region])).toEqual(
+      settings.regions.map((region) => [`Postlane-${region}`, region]),
+    );
+  });
+
+  it('deploys the replica regions after the region that creates the global table', () => {
+    expect(replica!.stack.dependencies).toContain(home!.stack);
+    expect(home!.stack.dependencies).toEqual([]);
+  });
+});
+
+describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, template] as const))('%s', (_name, stack, template) => {
+  const resources = resourcesOf(template);
+  const routes = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route);
+  const functions = ofType(resources, 'AWS::Lambda::Function');
+  const handlers = [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER])];
+
+  it('has one API route per route table entry, reaching the function built from its handler', () => {
+    for (const entry of ROUTES) {
+      const matching = routes.filter((route) => route.Properties.RouteKey === `${entry.method} ${entry.path}`);
+      expect(matching, `${entry.method} ${entry.path}`).toHaveLength(1);
+      expect(functionOfRoute(resources, matching[0]!)).toBe(functionIdOf(resources, entry.handler));
+    }
+    expect(routes).toHaveLength(ROUTES.length + 1);
+  });
+
+  it('sends every unmatched request to the fallback function on $default', () => {
+    const fallback = routes.filter((route) => route.Properties.RouteKey === '$default');
+    expect(fallback).toHaveLength(1);
+    expect(functionOfRoute(resources, fallback[0]!)).toBe(functionIdOf(resources, FALLBACK_HANDLER));
+  });
+
+  it('hands the handlers the v2 payload they are typed for', () => {
+    for (const [, integration] of ofType(resources, 'AWS::ApiGatewayV2::Integration')) {
+      expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+    }
+  });
+
+  it('builds exactly one function per handler module, on nodejs22.x arm64 with the table name', () => {
+    expect(functions).toHaveLength(handlers.length);
+    for (const [, fn] of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Environment: { Variables: { TABLE_NAME: stack.resolve(stack.table.tableName) } },
+      });
+      expect(fn.Properties.Timeout).toBeLessThan(29);
+    }
+  });
+
+  it('keeps every function\'s logs for a bounded time', () => {
+    for (const [, fn] of functions) {
+      const logGroup = resources[referencedId(fn.Properties.LoggingConfig.LogGroup)]!;
+      expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+    }
+  });
+
+  it.each(handlers)('grants %s exactly the permissions its routes declare', (handler) => {
+    const functionId = functionIdOf(resources, handler);
+    expect(permissionsOf(stack, resources, functionId)).toEqual(expectedPermissions(stack, resources, functionId, handler));
+  });
+
+  it('grants no wildcard actions and no managed policies', () => {
+    for (const [, policy] of ofType(resources, 'AWS::IAM::Policy')) {
+      for (const statement of policy.Properties.PolicyDocument.Statement) {
+        for (const action of [statement.Action].flat()) expect(action).not.toMatch(/\*/);
+      }
+    }
+    for (const [, role] of ofType(resources, 'AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it(`stays under ${RESOURCE_BUDGET} resources`, () => {
+    expect(Object.keys(resources).length).toBeLessThan(RESOURCE_BUDGET);
+  });
+});
+
+describe('the global table', () => {
+  const expected = createTableInput(settings.tableName);
+
+  it('is created once, in the first region, from shared/data/table.ts', () => {
+    home!.template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+    home!.template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        TableName: settings.tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: expected.KeySchema,
+        AttributeDefinitions: expected.AttributeDefinitions,
+        GlobalSecondaryIndexes: expected.GlobalSecondaryIndexes,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      },
+    });
+    replica!.template.resourceCountIs('AWS::DynamoDB::GlobalTable', 0);
+  });
+
+  it('has a replica in every region, each with point-in-time recovery and deletion protection', () => {
+    const [, table] = ofType(resourcesOf(home!.template), 'AWS::DynamoDB::GlobalTable')[0]!;
+    const replicas = table.Properties.Replicas as Array<Record<string, unknown>>;
+    expect(replicas.map((entry) => entry.Region).sort()).toEqual([...settings.regions].sort());
+    for (const entry of replicas) {
+      expect(entry).toMatchObject({
+        DeletionProtectionEnabled: true,
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      });
+    }
+  });
+
+  it('is reached in the other regions through the local replica, by name', () => {
+    expect(replica!.stack.resolve(replica!.stack.table.tableArn)).toEqual({
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:${replica!.stack.region}:`, { Ref: 'AWS::AccountId' }, `:table/${settings.tableName}`]],
+    });
+  });
+});
+
+describe('with postlane:independentRegions', () => {
+  const independent = synthesize({ 'postlane:independentRegions': 'true' });
+
+  it('gives every region its own table with no replica elsewhere and no deploy order', () => {
+    for (const { stack, template } of independent.stacks) {
+      const tables = ofType(resourcesOf(template), 'AWS::DynamoDB::GlobalTable');
+      expect(tables).toHaveLength(1);
+      const replicas = tables[0]![1].Properties.Replicas as Array<Record<string, unknown>>;
+      expect(replicas.map((entry) => entry.Region)).toEqual([stack.region]);
+      expect(replicas[0]).toMatchObject({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true });
+      expect(stack.dependencies).toEqual([]);
+    }
+  });
+});
+
+describe('context settings', () => {
+  const read = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
+
+  it('default to the regions cdk.json lists', async () => {
+    const { default: cdkJson } = await import('../../cdk.json', { with: { type: 'json' } });
+    expect(read({}).regions).toEqual(cdkJson.context['postlane:regions']);
+  });
+
+  it('accept the string forms `cdk -c` passes', () => {
+    expect(read({ 'postlane:regions': 'eu-central-1, eu-west-1', 'postlane:independentRegions': 'true' }))
+      .toMatchObject({ regions: ['eu-central-1', 'eu-west-1'], independentRegions: true });
+  });
+
+  it('refuse a region listed twice or a name that is no region', () => {
+    expect(() => read({ 'postlane:regions': ['eu-west-1', 'eu-west-1'] })).toThrow(/distinct AWS regions/);
+    expect(() => read({ 'postlane:regions': 'Europe' })).toThrow(/distinct AWS regions/);
+  });
+});
