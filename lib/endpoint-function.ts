@@ -4,11 +4,12 @@ import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import type { TableAction } from '#shared/http/routes.ts';
+import { CDK_BUNDLING } from './bundling.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -24,30 +25,6 @@ export interface EndpointFunctionProps {
   readonly sesActions?: readonly SesAction[];
 }
 
-/**
- * How every handler is bundled.
- * - The SDK is bundled, not taken from the runtime: the runtime's copy is whatever
- *   version AWS ships that month, while the bundle carries the version the tests ran
- *   against. Loading one tree-shaken file is also faster: a handler bundle loads in
- *   about 50 ms, the same handler with `@aws-sdk/*` resolved from node_modules in
- *   about 200 ms (Node 20 on the dev machines).
- * - `module` before `main` picks the packages' ESM builds, which tree-shake to about
- *   350 KB per handler instead of 550 KB.
- * - The banner gives CommonJS code inside the ESM bundle a real `require` for Node
- *   built-ins; without it esbuild's shim throws "Dynamic require is not supported".
- * - No source map: loading one costs cold-start time on every function, and the logs
- *   already carry each error's name and message.
- */
-const BUNDLING: BundlingOptions = {
-  format: OutputFormat.ESM,
-  target: 'node22',
-  mainFields: ['module', 'main'],
-  minify: true,
-  esbuildArgs: { '--tree-shaking': 'true' },
-  sourceMap: false,
-  bundleAwsSDK: true,
-  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-};
 
 /**
  * 512 MB: Lambda's CPU share grows with memory (one vCPU at 1,769 MB), and loading a
@@ -92,7 +69,7 @@ export class EndpointFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: MEMORY_MB,
       timeout: TIMEOUT,
-      bundling: BUNDLING,
+      bundling: CDK_BUNDLING,
       environment: { TABLE_NAME: props.table.tableName },
       logGroup,
       role,

@@ -110,3 +110,8 @@ export function matchRoute(method: string, path: string, routes: readonly Route[
   if (best) return { kind: 'route', route: best.route, params: best.params };
   return allowed.size > 0 ? { kind: 'method-not-allowed', allowed: [...allowed] } : { kind: 'not-found' };
 }
+
+/** Every handler module, each once: one Lambda function apiece. */
+export function handlerModules(): string[] {
+  return [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER])];
+}
