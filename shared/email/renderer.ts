@@ -1,0 +1,64 @@
+import { Liquid } from 'liquidjs';
+import { TemplateSyntaxError, toLiquid } from './template-language.ts';
+
+/**
+ * Bounds that keep a hostile template from hanging or exhausting a Lambda. The
+ * three act together: renderLimit alone let a huge range loop run for seconds
+ * before stopping, memoryLimit stops it within milliseconds.
+ */
+export const RENDER_LIMITS = {
+  /** Characters of template source parsed per render. */
+  parse: 200_000,
+  /** Milliseconds of rendering. */
+  render: 250,
+  /** Liquid's unit of allocation (array items, string growth). */
+  memory: 2_000_000,
+  /** Characters of output. */
+  output: 1_000_000,
+} as const;
+
+export class TemplateRenderError extends Error {
+  override readonly name = 'TemplateRenderError';
+}
+
+function engine(escape: boolean): Liquid {
+  return new Liquid({
+    // No file system: `include`/`render` resolve only within this empty map.
+    templates: {},
+    ownPropertyOnly: true,
+    jsTruthy: true,
+    strictFilters: true,
+    strictVariables: false,
+    parseLimit: RENDER_LIMITS.parse,
+    renderLimit: RENDER_LIMITS.render,
+    memoryLimit: RENDER_LIMITS.memory,
+    timezoneOffset: 0,
+    ...(escape ? { outputEscape: 'escape' as const } : {}),
+  });
+}
+
+/** Variables are HTML-escaped in content; subjects and plain text are not HTML. */
+const htmlEngine = engine(true);
+const textEngine = engine(false);
+
+export type TemplateMode = 'html' | 'text';
+
+/**
+ * Renders the spec's syntax (and native Liquid) with `variables`, within
+ * RENDER_LIMITS. Throws TemplateRenderError with a readable reason on a syntax
+ * error, an unknown filter or an exceeded bound.
+ */
+export async function renderTemplate(source: string, variables: Record<string, unknown>, mode: TemplateMode): Promise<string> {
+  const liquid = mode === 'html' ? htmlEngine : textEngine;
+  let output: string;
+  try {
+    const parsed = liquid.parse(toLiquid(source));
+    output = String(await liquid.render(parsed, variables));
+  } catch (error) {
+    if (error instanceof TemplateSyntaxError) throw new TemplateRenderError(error.message);
+    const reason = error instanceof Error ? error.message.split('\n')[0] : 'render failed';
+    throw new TemplateRenderError(reason ?? 'render failed');
+  }
+  if (output.length > RENDER_LIMITS.output) throw new TemplateRenderError(`output exceeds ${RENDER_LIMITS.output} characters`);
+  return output;
+}
