@@ -27,8 +27,12 @@ export interface ContactRecord {
 
 /** Base item: the account's contacts, newest last by id. */
 const contactKey = (accountId: string, contactId: string) => ({ pk: accountScoped(accountId, 'CON'), sk: contactId });
-/** The claim that makes an email unique within an audience: creates fail on it, concurrently too. */
-const emailClaimKey = (accountId: string, audienceId: string, email: string) => ({ pk: accountScoped(accountId, 'EMAIL', audienceId), sk: email });
+/**
+ * The claim that makes an email unique within an audience (creates fail on it,
+ * concurrently too). Keyed by email first, so one query finds the address in
+ * every audience of the account, with its status, for suppression and unsubscribe.
+ */
+const emailClaimKey = (accountId: string, email: string, audienceId: string) => ({ pk: accountScoped(accountId, 'EMAIL', email), sk: audienceId });
 
 /** gsi1: by audience; gsi2: by audience and status; gsi3: by status across the account. */
 function indexKeys(accountId: string, contact: Pick<ContactRecord, 'audienceId' | 'status' | 'contactId'>) {
@@ -97,22 +101,35 @@ function insertItems(accountId: string, contact: ContactRecord): TransactItems {
     {
       Put: {
         TableName: tableName,
-        Item: { ...emailClaimKey(accountId, contact.audienceId, contact.email), entity: 'contactEmail', contactId: contact.contactId },
+        Item: { ...emailClaimKey(accountId, contact.email, contact.audienceId), entity: 'contactEmail', contactId: contact.contactId, audienceId: contact.audienceId, status: contact.status },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
   ];
 }
 
-function replaceItem(accountId: string, contact: ContactRecord, expectedVersion: number): TransactItems[number] {
-  return {
+/** The writes that replace one contact: the item (on its version) and, when the status moves, its claim's copy of it. */
+function replaceItems(accountId: string, before: ContactRecord, after: ContactRecord): TransactItems {
+  const items: TransactItems = [{
     Put: {
       TableName: tableName,
-      Item: toItem(accountId, contact),
+      Item: toItem(accountId, after),
       ConditionExpression: 'version = :expected',
-      ExpressionAttributeValues: { ':expected': expectedVersion },
+      ExpressionAttributeValues: { ':expected': before.version },
     },
-  };
+  }];
+  if (before.status !== after.status) {
+    items.push({
+      Update: {
+        TableName: tableName,
+        Key: emailClaimKey(accountId, after.email, after.audienceId),
+        UpdateExpression: 'SET #status = :status',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': after.status },
+      },
+    });
+  }
+  return items;
 }
 
 /**
@@ -170,7 +187,8 @@ export async function insertContactBatch(accountId: string, audienceId: string, 
 }
 
 export const MAX_CONTACTS_PER_INSERT_BATCH = 49;
-export const MAX_CONTACTS_PER_REPLACE_BATCH = 99;
+/** Two items each at most (contact and claim) plus the counter write. */
+export const MAX_CONTACTS_PER_REPLACE_BATCH = 49;
 
 /**
  * Writes new versions of existing contacts of one audience (each carrying the
@@ -184,14 +202,20 @@ export async function replaceContacts(
   now: Date,
 ): Promise<{ stale: Set<string> }> {
   const delta = sumDeltas(changes.map(({ before, after }) => statusChangeDelta(before.status, after.status)));
-  const items: TransactItems = changes.map(({ before, after }) => replaceItem(accountId, after, before.version));
+  const items: TransactItems = [];
+  /** Index of each change's versioned put among the items, to read its cancellation reason. */
+  const putIndex: number[] = [];
+  for (const { before, after } of changes) {
+    putIndex.push(items.length);
+    items.push(...replaceItems(accountId, before, after));
+  }
   if (delta.count !== 0 || Object.values(delta.byStatus).some(Boolean)) items.push(counterUpdate(accountId, audienceId, delta, now));
   try {
     await transactWrite(items);
     return { stale: new Set() };
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
-    const stale = new Set(changes.filter((_, index) => error.reasons[index] === 'ConditionalCheckFailed').map(({ before }) => before.contactId));
+    const stale = new Set(changes.filter((_, index) => error.reasons[putIndex[index]!] === 'ConditionalCheckFailed').map(({ before }) => before.contactId));
     if (stale.size === 0) throw error;
     return { stale };
   }
@@ -209,7 +233,7 @@ export async function removeContact(accountId: string, contact: ContactRecord, n
           ExpressionAttributeValues: { ':expected': contact.version },
         },
       },
-      { Delete: { TableName: tableName, Key: emailClaimKey(accountId, contact.audienceId, contact.email) } },
+      { Delete: { TableName: tableName, Key: emailClaimKey(accountId, contact.email, contact.audienceId) } },
       counterUpdate(accountId, contact.audienceId, presenceDelta(contact.status, -1), now),
     ]);
     return true;
@@ -233,13 +257,39 @@ export async function getContacts(accountId: string, contactIds: string[]): Prom
 
 /** The contact id holding each email in the audience, for the emails that are taken. */
 export async function findEmailClaims(accountId: string, audienceId: string, emails: string[]): Promise<Map<string, string>> {
-  const items = await batchGet(emails.map((email) => emailClaimKey(accountId, audienceId, email)));
-  return new Map(items.map((item) => [item.sk as string, item.contactId as string]));
+  const items = await batchGet(emails.map((email) => emailClaimKey(accountId, email, audienceId)));
+  return new Map(items.map((item) => [(item.pk as string).slice(accountScoped(accountId, 'EMAIL', '').length), item.contactId as string]));
 }
 
 export async function getContactIdByEmail(accountId: string, audienceId: string, email: string): Promise<string | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: emailClaimKey(accountId, audienceId, email), ConsistentRead: true }));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: emailClaimKey(accountId, email, audienceId), ConsistentRead: true }));
   return Item?.contactId as string | undefined;
+}
+
+export interface EmailMembership {
+  audienceId: string;
+  contactId: string;
+  status: ContactStatus;
+}
+
+/** Every audience of the account holding this (normalised) address, with the contact's status: one query. */
+export async function findContactsByEmail(accountId: string, email: string): Promise<EmailMembership[]> {
+  const memberships: EmailMembership[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page: QueryCommandOutput = await db.send(new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': emailClaimKey(accountId, email, '').pk },
+      ConsistentRead: true,
+      ExclusiveStartKey: startKey,
+    }));
+    for (const item of page.Items ?? []) {
+      memberships.push({ audienceId: item.sk as string, contactId: item.contactId as string, status: item.status as ContactStatus });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return memberships;
 }
 
 const BATCH_GET_LIMIT = 100;
