@@ -61,7 +61,8 @@ export function newContactRecord(audienceId: string, input: Omit<CreateContactIn
   const at = now.toISOString();
   return {
     contactId: newId('con', now.getTime()),
-    email: input.email,
+    // The schema already normalises; callers inside the service may not have gone through it.
+    email: input.email.trim().toLowerCase(),
     audienceId,
     ...(input.firstName ? { firstName: input.firstName } : {}),
     ...(input.lastName ? { lastName: input.lastName } : {}),
