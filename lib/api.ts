@@ -24,7 +24,12 @@ export class PostlaneApi extends Construct {
   constructor(scope: Construct, id: string, props: PostlaneApiProps) {
     super(scope, id);
     const integrate = (handler: string, routes: readonly Route[]): HttpLambdaIntegration => {
-      const fn = new EndpointFunction(this, constructId(handler), { handler, table: props.table, tableActions: tableActionsOf(routes) });
+      const fn = new EndpointFunction(this, constructId(handler), {
+        handler,
+        table: props.table,
+        tableActions: tableActionsOf(routes),
+        sesActions: [...new Set(routes.flatMap((route) => route.ses ?? []))].sort(),
+      });
       return new HttpLambdaIntegration(`${constructId(handler)}Integration`, fn.function, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
       });

@@ -8,13 +8,11 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
-import type { TableAction } from '#shared/http/routes.ts';
+import type { SesAction, TableAction } from '#shared/http/routes.ts';
 import { CDK_BUNDLING } from './bundling.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** SES v2 actions an endpoint may declare; none of today's routes sends mail. */
-export type SesAction = 'SendEmail';
 
 export interface EndpointFunctionProps {
   /** Module under functions/ exporting `handler`, named as in the route table: `contacts/get`. */

@@ -1,23 +1,32 @@
 import middy from '@middy/core';
 import type * as v from 'valibot';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Principal } from '#shared/domain/api-keys.ts';
-import { authentication, httpResponse, jsonBody, rateLimit, type EndpointContext, type Middleware } from './middleware.ts';
+import { PostlaneError } from '#shared/errors.ts';
+import { authentication, httpResponse, rateLimit, requestBody, type EndpointContext, type Middleware, type RequestState } from './middleware.ts';
 import { parseInput } from './validation.ts';
 import { DEFAULT_MAX_BODY_BYTES, matchRoute, routesOf, type HandlerName, type Route } from './routes.ts';
 import { errorReply } from './error-envelope.ts';
-import { PostlaneError } from '#shared/errors.ts';
 import type { Reply } from './reply.ts';
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
-export interface EndpointInput<Body, Query> {
-  principal: Principal;
+/** What every endpoint function receives, validated. */
+export interface PublicInput<Body, Query> {
   body: Body;
   query: Query;
   /** Path parameters, URL-decoded: `{id}` of `/api/contacts/{id}`. */
   params: Record<string, string>;
   now: Date;
+  /** Scheme and host the client called (`https://api.example.com`), for links back to this API. */
+  origin: string;
+  /** The caller's address as API Gateway saw it. */
+  sourceIp: string;
+}
+
+/** Input of an endpoint behind `x-api-key`: also the authenticated caller. */
+export interface EndpointInput<Body, Query> extends PublicInput<Body, Query> {
+  principal: Principal;
 }
 
 export interface EndpointSchemas<BodySchema, QuerySchema> {
@@ -25,18 +34,51 @@ export interface EndpointSchemas<BodySchema, QuerySchema> {
   query?: QuerySchema;
 }
 
-export type LambdaHandler = (event: APIGatewayProxyEventV2, context: import('aws-lambda').Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-function routeOf(handler: string): Route {
-  const [route] = routesOf(handler);
-  if (!route) throw new Error(`functions/${handler}.ts is not in the route table`);
-  return route;
+function routeOf(handler: string, auth: Route['auth']): Route {
+  const routes = routesOf(handler);
+  if (routes.length === 0) throw new Error(`functions/${handler}.ts is not in the route table`);
+  if (routes.some((route) => route.auth !== auth)) throw new Error(`functions/${handler}.ts must be built with the factory for ${auth} routes`);
+  return routes[0]!;
+}
+
+function originOf(event: APIGatewayProxyEventV2): string {
+  const proto = event.headers?.['x-forwarded-proto'] ?? 'https';
+  return `${proto}://${event.requestContext?.domainName ?? 'localhost'}`;
 }
 
 /**
- * Builds a Lambda handler with the shared middleware chain: envelope, auth,
- * rate limit, JSON body and validation, then `fn`. The route table supplies
- * auth, permission and body limit, so a handler file states only its schemas.
+ * The middleware chain every endpoint shares: envelope, auth and rate limit
+ * (keyed routes), body parsing, validation, then `fn`. The route table supplies
+ * auth, permission, body limit and formats, so a handler file states only its schemas.
+ */
+function build(
+  route: Route,
+  schemas: EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>,
+  fn: (input: PublicInput<unknown, unknown>, state: RequestState) => Promise<Reply>,
+): LambdaHandler {
+  const chain: Middleware[] = [httpResponse()];
+  if (route.auth === 'key') chain.push(authentication(route), rateLimit());
+  if (schemas.body) chain.push(requestBody(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, route.bodyFormats));
+
+  const lambda = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>();
+  for (const middleware of chain) lambda.use(middleware);
+  return lambda.handler(async (event, context) => {
+    const state = context.postlane;
+    return fn({
+      body: schemas.body ? parseInput(schemas.body, state.body) : undefined,
+      query: schemas.query ? parseInput(schemas.query, event.queryStringParameters ?? {}) : undefined,
+      params: (event.pathParameters ?? {}) as Record<string, string>,
+      now: state.now,
+      origin: originOf(event),
+      sourceIp: event.requestContext?.http?.sourceIp ?? '',
+    }, state);
+  }) as unknown as LambdaHandler;
+}
+
+/**
+ * A Lambda handler for a route behind `x-api-key`.
  *
  * `export const handler = endpoint('contacts/get', {}, ({ principal, params }) => ...)`
  */
@@ -48,24 +90,20 @@ export function endpoint<
   schemas: EndpointSchemas<BodySchema, QuerySchema>,
   fn: (input: EndpointInput<Output<BodySchema>, Output<QuerySchema>>) => Promise<Reply>,
 ): LambdaHandler {
-  const route = routeOf(handler);
-  const chain: Middleware[] = [httpResponse(), authentication(route), rateLimit()];
-  if (schemas.body) chain.push(jsonBody(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+  return build(routeOf(handler, 'key'), schemas, (input, state) =>
+    fn({ ...(input as PublicInput<Output<BodySchema>, Output<QuerySchema>>), principal: state.principal! }));
+}
 
-  const lambda = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>();
-  for (const middleware of chain) lambda.use(middleware);
-  return lambda.handler(async (event, context) => {
-    const state = context.postlane;
-    const body = schemas.body ? parseInput(schemas.body, state.body) : undefined;
-    const query = schemas.query ? parseInput(schemas.query, event.queryStringParameters ?? {}) : undefined;
-    return fn({
-      principal: state.principal!,
-      body: body as Output<BodySchema>,
-      query: query as Output<QuerySchema>,
-      params: (event.pathParameters ?? {}) as Record<string, string>,
-      now: state.now,
-    });
-  }) as unknown as LambdaHandler;
+/** A Lambda handler for a public route (no key): public forms, unsubscribe and preference pages. */
+export function publicEndpoint<
+  BodySchema extends v.GenericSchema | undefined = undefined,
+  QuerySchema extends v.GenericSchema | undefined = undefined,
+>(
+  handler: HandlerName,
+  schemas: EndpointSchemas<BodySchema, QuerySchema>,
+  fn: (input: PublicInput<Output<BodySchema>, Output<QuerySchema>>) => Promise<Reply>,
+): LambdaHandler {
+  return build(routeOf(handler, 'public'), schemas, (input) => fn(input as PublicInput<Output<BodySchema>, Output<QuerySchema>>));
 }
 
 /**

@@ -47,7 +47,7 @@ function toResult(reply: Reply, state: RequestState): APIGatewayProxyStructuredR
   return {
     statusCode: reply.status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...rateHeaders(state.rateWindow), ...reply.headers },
-    body: JSON.stringify(reply.body),
+    body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body),
   };
 }
 
@@ -103,19 +103,43 @@ export function rateLimit(): Middleware {
 }
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
-/** Parses a JSON object body: 415 for another media type, 413 past the size limit, 400 INVALID_JSON otherwise. */
-export function jsonBody(maxBytes: number): Middleware {
+/** Body formats a route accepts: JSON always; HTML form posts where a browser posts without script (RFC 8058 one-click too). */
+export type BodyFormat = 'json' | 'form';
+
+/** A form post as an object: repeated names (checkboxes) become arrays. */
+function parseForm(raw: string): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of new URLSearchParams(raw)) {
+    const existing = fields[name];
+    fields[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+  }
+  return { ...fields };
+}
+
+/**
+ * Parses an object body: JSON, or a form post where the route accepts one.
+ * 415 for another media type, 413 past the size limit, 400 INVALID_JSON otherwise.
+ */
+export function requestBody(maxBytes: number, formats: readonly BodyFormat[] = ['json']): Middleware {
   return {
     before: (request) => {
       const { event } = request;
-      const contentType = header(event, 'content-type');
-      if (contentType && !JSON_MEDIA_TYPE.test(contentType.split(';')[0]!.trim())) {
-        throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json');
+      const mediaType = header(event, 'content-type')?.split(';')[0]!.trim().toLowerCase();
+      const isForm = mediaType === FORM_MEDIA_TYPE && formats.includes('form');
+      if (mediaType && !isForm && !JSON_MEDIA_TYPE.test(mediaType)) {
+        throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', formats.includes('form')
+          ? 'Request bodies must be application/json or application/x-www-form-urlencoded'
+          : 'Request bodies must be application/json');
       }
       const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8')) : undefined;
       if (raw && raw.byteLength > maxBytes) {
         throw new PostlaneError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
+      }
+      if (isForm) {
+        request.context.postlane.body = parseForm(raw?.toString('utf8') ?? '');
+        return;
       }
       let parsed: unknown;
       try {

@@ -1,7 +1,8 @@
 /** What an endpoint function returns; the response middleware serialises it. */
 export interface Reply {
   status: number;
-  body: Record<string, unknown>;
+  /** An object is sent as JSON; a string as is, with the content type in `headers`. */
+  body: Record<string, unknown> | string;
   headers?: Record<string, string>;
 }
 
@@ -18,4 +19,9 @@ export function created(data: unknown): Reply {
 /** 200 confirming a removal. */
 export function deleted(message: string): Reply {
   return ok({ message });
+}
+
+/** An HTML page (public pages: unsubscribe, preferences, hosted forms). */
+export function html(markup: string, status = 200): Reply {
+  return { status, body: markup, headers: { 'Content-Type': 'text/html; charset=utf-8' } };
 }

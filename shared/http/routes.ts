@@ -13,6 +13,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  */
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
 
+export type SesAction = 'SendEmail';
+
 /** Key lookup (BatchGetItem), rate-limit window and last-used stamp (UpdateItem). */
 export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['BatchGetItem', 'UpdateItem'];
 
@@ -27,8 +29,12 @@ export interface Route {
   /** The least key permission that may call it: `sending` keys reach only the send endpoints. */
   permission: 'full' | 'sending';
   table: readonly TableAction[];
+  /** SES v2 actions the handler calls; the stack grants exactly these. */
+  ses?: readonly SesAction[];
   /** Largest accepted request body in bytes; larger ones get 413. */
   maxBodyBytes?: number;
+  /** Accepted body formats; JSON only unless the route also takes HTML form posts. */
+  bodyFormats?: readonly ('json' | 'form')[];
 }
 
 const key = { auth: 'key', permission: 'full' } as const;
