@@ -10,14 +10,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '#shared/data/table.ts';
 import { isPortFree } from './ports.ts';
-
-export interface LocalService {
-  endpoint: string;
-  stop(): Promise<void>;
-}
+import type { LocalService } from './service.ts';
 
 const READY_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
@@ -54,11 +50,12 @@ function killWhenParentDies(pid: number): ChildProcess | undefined {
 
 /**
  * Starts DynamoDB Local on `port`: in memory, or persisted under `dbPath`
- * (absolute). Resolves once it answers ListTables.
+ * (absolute). Resolves once it answers ListTables; `exited` settles when the
+ * process ends, whether stopped or not.
  *
  * `const ddb = await startDynamoDbLocal({ port: 8000, dbPath: '/repo/.data/dynamodb' })`
  */
-export async function startDynamoDbLocal(options: { port: number; dbPath?: string }): Promise<LocalService> {
+export async function startDynamoDbLocal(options: { port: number; dbPath?: string }): Promise<LocalService & { exited: Promise<void> }> {
   // Polling would take another server on the port for ours.
   if (!(await isPortFree(options.port))) throw new Error(`Port ${options.port} is already in use; DynamoDB Local cannot listen on it`);
   const jar = jarPath();
@@ -69,24 +66,34 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
     cwd: dirname(jar),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const watchdog = killWhenParentDies(child.pid!);
-  const killOnExit = () => child.kill('SIGKILL');
-  process.on('exit', killOnExit);
-
   let output = '';
-  const collect = (chunk: Buffer) => {
+  const collect = (chunk: Buffer | string) => {
     output = (output + chunk.toString()).slice(-4000);
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let ended = false;
+  // 'error' without 'exit' when java cannot be spawned at all.
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', (error) => {
+      collect(error.message);
+      resolve();
+    });
+  }).then(() => {
+    ended = true;
+  });
+
+  const watchdog = child.pid === undefined ? undefined : killWhenParentDies(child.pid);
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
   void exited.then(() => {
     process.off('exit', killOnExit);
     watchdog?.kill('SIGKILL');
   });
 
   const stop = async () => {
-    if (hasExited(child)) return;
+    if (ended) return;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     await exited;
@@ -95,24 +102,20 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
 
   const endpoint = `http://127.0.0.1:${options.port}`;
   try {
-    await waitUntilAnswering(endpoint, child, () => output);
+    await waitUntilAnswering(endpoint, () => ended, () => output);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { endpoint, stop };
+  return { endpoint, stop, exited };
 }
 
-function hasExited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-async function waitUntilAnswering(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+async function waitUntilAnswering(endpoint: string, hasEnded: () => boolean, output: () => string): Promise<void> {
   const client = localDynamoClient(endpoint);
   const deadline = Date.now() + READY_TIMEOUT_MS;
   try {
     while (Date.now() < deadline) {
-      if (hasExited(child)) {
+      if (hasEnded()) {
         const tail = output().trim().split('\n').slice(-3).join(' | ');
         throw new Error(`DynamoDB Local exited before answering on ${endpoint}: ${tail}`);
       }
@@ -140,12 +143,23 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     } catch (error) {
       if ((error as Error).name !== 'ResourceInUseException') throw error;
     }
-    for (;;) {
+    for (const deadline = Date.now() + READY_TIMEOUT_MS; Date.now() < deadline; await sleep(100)) {
       const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
       const indexesActive = (Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
       if (Table?.TableStatus === 'ACTIVE' && indexesActive) return created;
-      await sleep(100);
     }
+    throw new Error(`Table ${tableName} at ${endpoint} did not become ACTIVE within ${READY_TIMEOUT_MS / 1000} s`);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** True when the table holds no item at all: a first start, or an in-memory one. */
+export async function isTableEmpty(endpoint: string, tableName: string): Promise<boolean> {
+  const client = localDynamoClient(endpoint);
+  try {
+    const { Count } = await client.send(new ScanCommand({ TableName: tableName, Limit: 1, Select: 'COUNT' }));
+    return Count === 0;
   } finally {
     client.destroy();
   }

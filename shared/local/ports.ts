@@ -22,7 +22,7 @@ export async function isPortFree(port: number): Promise<boolean> {
     await listenOnce(port, '0.0.0.0');
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE' || (error as NodeJS.ErrnoException).code === 'EACCES') return false;
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return false;
     throw error;
   }
 }

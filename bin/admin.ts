@@ -1,0 +1,147 @@
+/**
+ * Operator commands: `npm run --silent admin -- <command> [--flag value]...`.
+ * Each prints one JSON object on stdout and exits 0, or one line on stderr and
+ * exits 1 (2 for a malformed command line). The commands and their output are
+ * part of the local contract (docs/local-contract.md).
+ *
+ * Talks to the local stack unless AWS_REGION and TABLE_NAME are set without
+ * DYNAMODB_ENDPOINT: then to that deployed table, and to SES for domain status.
+ */
+// Lambda runs Node 22+; on the Node 20 of these machines the SDK's warning would break the one-line stderr promise.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const deployed = !process.env.DYNAMODB_ENDPOINT && Boolean(process.env.AWS_REGION) && Boolean(process.env.TABLE_NAME);
+if (!deployed) process.env.DYNAMODB_ENDPOINT ||= `http://127.0.0.1:${process.env.DYNAMODB_PORT || 8000}`;
+
+class UsageError extends Error {}
+
+type Flags = Record<string, string>;
+
+interface Command {
+  /** Flag names; the required ones end in `!`. */
+  flags: string[];
+  run(flags: Flags): Promise<object>;
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}; got "${value}"`);
+  return value as T;
+}
+
+function quota(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,12}$/.test(value)) throw new UsageError(`--quota must be a whole number of emails per month; got "${value}"`);
+  return Number(value);
+}
+
+// Loaded after DYNAMODB_ENDPOINT is settled: shared/config.ts reads it once, on import.
+const [{ config }, { PLANS }, accounts, apiKeys, { getAccount }, verification] = await Promise.all([
+  import('#shared/config.ts'),
+  import('#shared/domain/plans.ts'),
+  import('#shared/domain/accounts.ts'),
+  import('#shared/domain/api-keys.ts'),
+  import('#shared/data/accounts.ts'),
+  import('#shared/domain/domain-verification.ts'),
+]);
+
+async function existingAccount(accountId: string): Promise<string> {
+  if (!(await getAccount(accountId))) throw new Error(`Unknown account ${accountId}`);
+  return accountId;
+}
+
+async function restrict(flags: Flags, action: 'disable' | 'revoke'): Promise<object> {
+  const accountId = await existingAccount(flags.account!);
+  if (!(await apiKeys.restrictKey(accountId, flags.id!, action))) throw new Error(`Unknown key ${flags.id} for account ${accountId}`);
+  return action === 'disable' ? { id: flags.id, disabled: true } : { id: flags.id, revoked: true };
+}
+
+const COMMANDS: Record<string, Command> = {
+  'account create': {
+    flags: ['plan', 'quota', 'name'],
+    run: (flags) => accounts.createAccount({
+      plan: oneOf('plan', flags.plan ?? 'free', PLANS),
+      quota: quota(flags.quota),
+      name: flags.name,
+    }),
+  },
+  'account show': {
+    flags: ['account!'],
+    run: async (flags) => {
+      const summary = await accounts.showAccount(flags.account!);
+      if (!summary) throw new Error(`Unknown account ${flags.account}`);
+      return summary;
+    },
+  },
+  'key create': {
+    flags: ['account!', 'env', 'name', 'permission'],
+    run: async (flags) => {
+      const env = oneOf('env', flags.env ?? 'live', ['live', 'test']);
+      const permission = oneOf('permission', flags.permission ?? 'full', ['full', 'sending']);
+      return apiKeys.createApiKey({ accountId: await existingAccount(flags.account!), env, permission, name: flags.name });
+    },
+  },
+  'key list': {
+    flags: ['account!'],
+    run: async (flags) => ({ keys: await apiKeys.listKeys(await existingAccount(flags.account!)) }),
+  },
+  'key disable': { flags: ['account!', 'id!'], run: (flags) => restrict(flags, 'disable') },
+  'key revoke': { flags: ['account!', 'id!'], run: (flags) => restrict(flags, 'revoke') },
+  'domain verify': {
+    flags: ['account!', 'domain!'],
+    run: async (flags) => {
+      const domain = flags.domain!.toLowerCase();
+      if (!verification.isDomainName(domain)) throw new UsageError(`--domain must be a domain name such as example.com; got "${flags.domain}"`);
+      const verifier = deployed ? verification.sesVerifier() : verification.localVerifier;
+      return verification.verifyDomain(await existingAccount(flags.account!), domain, verifier);
+    },
+  },
+};
+
+const USAGE = `usage: npm run --silent admin -- <${Object.keys(COMMANDS).join(' | ')}> [--flag value]...`;
+
+/** `--name value` or `--name=value`, each flag at most once, only the command's own. */
+function parseFlags(name: string, command: Command, args: string[]): Flags {
+  const known = new Map(command.flags.map((flag) => [flag.replace(/!$/, ''), flag.endsWith('!')]));
+  const flags: Flags = {};
+  for (let index = 0; index < args.length; index++) {
+    const match = /^--([a-z]+)(?:=(.*))?$/s.exec(args[index]!);
+    if (!match) throw new UsageError(`Unexpected argument "${args[index]}" for ${name}; flags look like --account ID`);
+    const [, flag, inline] = match as unknown as [string, string, string | undefined];
+    if (!known.has(flag)) throw new UsageError(`Unknown flag --${flag} for ${name}; it takes ${[...known.keys()].map((f) => `--${f}`).join(', ')}`);
+    if (flag in flags) throw new UsageError(`--${flag} is given twice`);
+    const value = inline ?? args[++index];
+    if (value === undefined || value === '' || (inline === undefined && value.startsWith('--'))) throw new UsageError(`--${flag} needs a value`);
+    flags[flag] = value;
+  }
+  for (const [flag, required] of known) {
+    if (required && !(flag in flags)) throw new UsageError(`${name} needs --${flag}`);
+  }
+  return flags;
+}
+
+/** One line an operator can act on: the endpoint or table when that is the problem, else the error's own message. */
+function describe(error: unknown): string {
+  const { name = 'Error', message = String(error), code } = (error ?? {}) as Error & { code?: string };
+  const where = deployed ? `table ${config.TABLE_NAME} in ${config.AWS_REGION}` : `DynamoDB at ${config.DYNAMODB_ENDPOINT}`;
+  if (code === 'ECONNREFUSED' || name === 'TimeoutError' || (error as { cause?: { code?: string } })?.cause?.code === 'ECONNREFUSED') {
+    return `Cannot reach ${where}: start the local stack with npm start, or set DYNAMODB_ENDPOINT`;
+  }
+  if (name === 'ResourceNotFoundException') return `No table ${config.TABLE_NAME} at ${where}: npm start creates it`;
+  if (name === 'CredentialsProviderError') return `No AWS credentials for ${where}: ${message}`;
+  return message.split('\n')[0]!;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const name = argv.slice(0, 2).join(' ');
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(name ? `Unknown command "${name}"; ${USAGE}` : USAGE);
+  const flags = parseFlags(name, command, argv.slice(2));
+  process.stdout.write(`${JSON.stringify(await command.run(flags))}\n`);
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`${error instanceof UsageError ? error.message : describe(error)}\n`);
+  process.exitCode = error instanceof UsageError ? 2 : 1;
+}

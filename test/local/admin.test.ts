@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { request } from '../support/api.ts';
+import { getDomain } from '#shared/data/domains.ts';
+import { findFreePort } from '#shared/local/ports.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+/** `npm run --silent admin -- ...args` as a subprocess against the test table (setup.ts put it in the environment). */
+function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
+      resolve({ code, stdout, stderr, json: code === 0 ? JSON.parse(stdout) : undefined });
+    });
+  });
+}
+
+/** Succeeded with one JSON object on one line and nothing on stderr. */
+function expectJson(run: Run): void {
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(run.stdout.trimEnd().split('\n')).toHaveLength(1);
+}
+
+/** Failed with one line on stderr and nothing on stdout. */
+function expectOneLineError(run: Run, code: number, pattern: RegExp): void {
+  expect({ code: run.code, stdout: run.stdout }).toEqual({ code, stdout: '' });
+  expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(run.stderr).toMatch(pattern);
+}
+
+describe('admin: accounts', () => {
+  it('creates an account on the free plan with the plan quota by default', async () => {
+    const created = await admin(['account', 'create']);
+    expectJson(created);
+    expect(created.json).toEqual({ accountId: expect.stringMatching(/^acc_[0-9A-Za-z]{20}$/) });
+
+    const shown = await admin(['account', 'show', '--account', created.json.accountId]);
+
+    expectJson(shown);
+    expect(shown.json).toEqual({
+      accountId: created.json.accountId,
+      plan: 'free',
+      quota: 3000,
+      emailsSent: 0,
+      emailsRemaining: 3000,
+      period: new Date().toISOString().slice(0, 7),
+    });
+  });
+
+  it('takes --plan, --quota and --name (also as --flag=value)', async () => {
+    const created = await admin(['account', 'create', '--plan', 'growth', '--quota=12', '--name', 'Acme Ltd']);
+    expectJson(created);
+
+    const shown = await admin(['account', 'show', '--account', created.json.accountId]);
+
+    expect(shown.json).toMatchObject({ plan: 'growth', quota: 12, emailsRemaining: 12 });
+  });
+});
+
+describe('admin: keys', () => {
+  it('creates keys that the API accepts, lists them, and disables (403) or revokes (401) them', async () => {
+    const { accountId } = (await admin(['account', 'create', '--plan', 'business'])).json;
+    const [live, sending] = await Promise.all([
+      admin(['key', 'create', '--account', accountId]),
+      admin(['key', 'create', '--account', accountId, '--env', 'test', '--permission', 'sending', '--name', 'CI']),
+    ]);
+    expectJson(live);
+    expect(live.json).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^svc_live_/) });
+    expect(sending.json.key).toMatch(/^svc_test_/);
+    expect((await request('GET', '/api/audiences', { key: live.json.key })).status).toBe(200);
+
+    const listed = await admin(['key', 'list', '--account', accountId]);
+    expectJson(listed);
+    expect(listed.json.keys).toHaveLength(2);
+    expect(listed.json.keys).toContainEqual({
+      id: sending.json.id,
+      name: 'CI',
+      env: 'test',
+      permission: 'sending',
+      disabled: false,
+      revoked: false,
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+    });
+    expect(listed.json.keys.find((key: { id: string }) => key.id === live.json.id)).toMatchObject({ env: 'live', permission: 'full', lastUsedAt: expect.any(String) });
+    expect(JSON.stringify(listed.json)).not.toContain(live.json.key);
+
+    const disabled = await admin(['key', 'disable', '--account', accountId, '--id', live.json.id]);
+    expect(disabled.json).toEqual({ id: live.json.id, disabled: true });
+    expect((await request('GET', '/api/audiences', { key: live.json.key })).status).toBe(403);
+
+    const revoked = await admin(['key', 'revoke', '--account', accountId, '--id', live.json.id]);
+    expect(revoked.json).toEqual({ id: live.json.id, revoked: true });
+    expect((await request('GET', '/api/audiences', { key: live.json.key })).status).toBe(401);
+  });
+});
+
+describe('admin: domains', () => {
+  it('marks a domain verified for the account, locally', async () => {
+    const { accountId } = (await admin(['account', 'create'])).json;
+
+    const verified = await admin(['domain', 'verify', '--account', accountId, '--domain', 'Mail.Example.COM']);
+
+    expectJson(verified);
+    expect(verified.json).toEqual({ domain: 'mail.example.com', verified: true });
+    expect(await getDomain(accountId, 'mail.example.com')).toMatchObject({ verified: true, verifiedAt: expect.any(String) });
+  });
+});
+
+describe('admin: failures are one line on stderr and a non-zero exit', () => {
+  it('refuses unknown accounts and keys', async () => {
+    const { accountId } = (await admin(['account', 'create'])).json;
+    const runs = await Promise.all([
+      admin(['account', 'show', '--account', 'acc_missing']),
+      admin(['key', 'create', '--account', 'acc_missing']),
+      admin(['key', 'list', '--account', 'acc_missing']),
+      admin(['domain', 'verify', '--account', 'acc_missing', '--domain', 'example.com']),
+      admin(['key', 'revoke', '--account', accountId, '--id', 'key_missing']),
+    ]);
+
+    for (const run of runs.slice(0, 4)) expectOneLineError(run, 1, /^Unknown account acc_missing$/m);
+    expectOneLineError(runs[4]!, 1, /^Unknown key key_missing/);
+  });
+
+  it('refuses malformed command lines with exit 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /^usage: /],
+      [['account', 'delete'], /Unknown command "account delete"/],
+      [['account', 'create', '--plan', 'gold'], /--plan must be one of free, pro, growth, business/],
+      [['account', 'create', '--quota', 'lots'], /--quota must be a whole number/],
+      [['account', 'create', '--colour', 'red'], /Unknown flag --colour/],
+      [['account', 'create', 'extra'], /Unexpected argument "extra"/],
+      [['key', 'create'], /key create needs --account/],
+      [['key', 'create', '--account'], /--account needs a value/],
+      [['key', 'create', '--account', 'acc_x', '--env', 'prod'], /--env must be one of live, test/],
+      [['key', 'create', '--account', 'acc_x', '--permission', 'admin'], /--permission must be one of full, sending/],
+      [['key', 'disable', '--account', 'acc_x'], /key disable needs --id/],
+      [['domain', 'verify', '--account', 'acc_x', '--domain', 'not a domain'], /--domain must be a domain name/],
+    ];
+
+    const runs = await Promise.all(cases.map(([args]) => admin(args)));
+
+    runs.forEach((run, index) => expectOneLineError(run, 2, cases[index]![1]));
+  });
+
+  it('says so when the local stack is not running', async () => {
+    const run = await admin(['account', 'create'], { DYNAMODB_ENDPOINT: `http://127.0.0.1:${await findFreePort()}` });
+
+    expectOneLineError(run, 1, /^Cannot reach DynamoDB at http:\/\/127\.0\.0\.1:\d+: start the local stack with npm start/);
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { request } from '../support/api.ts';
+import { API_GATEWAY_MAX_BODY_BYTES } from '#shared/local/http-server.ts';
+
+describe('local HTTP API: dispatch through the route table', () => {
+  it('answers an unknown path with the 404 NOT_FOUND envelope', async () => {
+    const response = await request('GET', '/api/nothing-here');
+
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.body).toEqual({ success: false, error: 'NOT_FOUND', message: expect.any(String) });
+  });
+
+  it('answers a known path with another method with 405 METHOD_NOT_ALLOWED and Allow', async () => {
+    const response = await request('PUT', '/api/contacts');
+
+    expect(response.status).toBe(405);
+    expect(response.body).toEqual({ success: false, error: 'METHOD_NOT_ALLOWED', message: expect.any(String) });
+    expect(response.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'POST']);
+  });
+
+  it('runs the route handler, whose middleware refuses a request without a key with 401', async () => {
+    const response = await request('GET', '/api/contacts');
+
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ success: false, error: 'UNAUTHORIZED', message: expect.any(String) });
+  });
+});
+
+describe('local HTTP API: request size', () => {
+  it('refuses a body over the API Gateway limit with 413 PAYLOAD_TOO_LARGE before any handler runs', async () => {
+    const response = await request('POST', '/api/contacts', { rawBody: Buffer.alloc(API_GATEWAY_MAX_BODY_BYTES + 1, 0x20) });
+
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ success: false, error: 'PAYLOAD_TOO_LARGE', message: expect.any(String) });
+  });
+
+  it('passes a body at the limit on to the handler', async () => {
+    const response = await request('POST', '/nowhere', { rawBody: Buffer.alloc(API_GATEWAY_MAX_BODY_BYTES, 0x20) });
+
+    expect(response.status).toBe(404);
+  });
+});

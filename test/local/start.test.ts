@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findFreePort, isPortFree } from '#shared/local/ports.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const KEYS_FILE = `${ROOT}.data/local-keys.json`;
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<{ code: number | null; stderr: string }>;
+}
+
+const running: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+/** `npm start` as a subprocess, with only the environment given here (not the test run's endpoints). */
+function start(env: Record<string, string>): Started {
+  const { DYNAMODB_ENDPOINT: _d, SES_ENDPOINT: _s, TABLE_NAME: _t, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
+  return { child, output: () => stdout, exit };
+}
+
+async function untilReady(started: Started): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  while (!/^ready$/m.test(started.output())) {
+    if (started.child.exitCode !== null) throw new Error(`npm start exited early:\n${started.output()}\n${(await started.exit).stderr}`);
+    if (Date.now() > deadline) throw new Error(`no ready line:\n${started.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return started.output();
+}
+
+async function stop(started: Started): Promise<number | null> {
+  started.child.kill('SIGTERM');
+  return (await started.exit).code;
+}
+
+async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, init);
+  return { status: response.status, body: await response.json() };
+}
+
+describe('npm start', () => {
+  it('starts DynamoDB Local, the SES emulator and the API, seeds an account, and stops cleanly on SIGTERM', async () => {
+    const [api, dynamodb, ses] = [await findFreePort(), await findFreePort(), await findFreePort()];
+    const keysBefore = existsSync(KEYS_FILE) ? readFileSync(KEYS_FILE, 'utf8') : undefined;
+
+    const started = start({ LOCAL_IN_MEMORY: '1', PORT: String(api), DYNAMODB_PORT: String(dynamodb), SES_PORT: String(ses) });
+    const output = await untilReady(started);
+
+    expect(output).toMatch(new RegExp(`^DynamoDB Local +http://127\\.0\\.0\\.1:${dynamodb}\\b`, 'm'));
+    expect(output).toMatch(new RegExp(`^SES emulator +http://127\\.0\\.0\\.1:${ses}\\b`, 'm'));
+    expect(output).toMatch(new RegExp(`^HTTP API +http://127\\.0\\.0\\.1:${api}$`, 'm'));
+    expect(output).toMatch(new RegExp(`^hosted forms +http://127\\.0\\.0\\.1:${api}/f/<slug>$`, 'm'));
+    const liveKey = /svc_live_[0-9A-Za-z]+/.exec(output)?.[0];
+    expect(/svc_test_[0-9A-Za-z]+/.test(output)).toBe(true);
+    expect(liveKey).toBeDefined();
+
+    const base = `http://127.0.0.1:${api}`;
+    expect(await json(`${base}/api/nothing-here`)).toEqual({ status: 404, body: { success: false, error: 'NOT_FOUND', message: expect.any(String) } });
+    expect(await json(`${base}/api/contacts`)).toEqual({ status: 401, body: { success: false, error: 'UNAUTHORIZED', message: expect.any(String) } });
+    expect((await json(`${base}/api/audiences`, { headers: { 'x-api-key': liveKey! } })).status).toBe(200);
+    expect(await json(`http://127.0.0.1:${ses}/store`)).toMatchObject({ status: 200, body: { emails: [] } });
+    // An in-memory stack's keys die with it: they must not replace the persistent stack's.
+    expect(existsSync(KEYS_FILE) ? readFileSync(KEYS_FILE, 'utf8') : undefined).toBe(keysBefore);
+
+    expect(await stop(started)).toBe(0);
+    expect([await isPortFree(api), await isPortFree(dynamodb), await isPortFree(ses)]).toEqual([true, true, true]);
+  }, 90_000);
+
+  it('uses DYNAMODB_ENDPOINT and SES_ENDPOINT instead of starting its own, and seeds only an empty table', async () => {
+    const env = {
+      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
+      SES_ENDPOINT: process.env.SES_ENDPOINT!,
+      TABLE_NAME: `start-test-${Date.now()}`,
+      PORT: String(await findFreePort()),
+    };
+
+    const first = start(env);
+    const firstOutput = await untilReady(first);
+    expect(await stop(first)).toBe(0);
+    const second = start(env);
+    const secondOutput = await untilReady(second);
+    expect(await stop(second)).toBe(0);
+
+    expect(firstOutput).toContain(`DynamoDB        ${env.DYNAMODB_ENDPOINT}  (DYNAMODB_ENDPOINT; not started here)`);
+    expect(firstOutput).toContain(`SES             ${env.SES_ENDPOINT}  (SES_ENDPOINT; not started here)`);
+    expect(firstOutput).toMatch(/live key +svc_live_/);
+    expect(secondOutput).not.toMatch(/svc_live_/);
+    expect(secondOutput).toMatch(/key create --account/);
+  }, 90_000);
+
+  describe('with a port taken', () => {
+    let blocker: Server | undefined;
+
+    afterEach(async () => {
+      await new Promise((resolve) => blocker?.close(resolve));
+    });
+
+    it.each(['PORT', 'DYNAMODB_PORT', 'SES_PORT'])('fails with one line naming the port and %s', async (variable) => {
+      const taken = await findFreePort();
+      blocker = createServer();
+      await new Promise<void>((resolve) => blocker!.listen(taken, '127.0.0.1', resolve));
+      const ports: Record<string, string> = { PORT: String(await findFreePort()), DYNAMODB_PORT: String(await findFreePort()), SES_PORT: String(await findFreePort()) };
+
+      const started = start({ ...ports, [variable]: String(taken), LOCAL_IN_MEMORY: '1' });
+      const { code, stderr } = await started.exit;
+
+      expect(code).toBe(1);
+      expect(started.output()).not.toMatch(/^ready$/m);
+      expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(stderr).toContain(`Port ${taken} is already in use`);
+      expect(stderr).toContain(`set ${variable} to a free port`);
+    });
+  });
+});

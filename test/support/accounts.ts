@@ -1,0 +1,25 @@
+import { createAccount } from '#shared/domain/accounts.ts';
+import { createApiKey } from '#shared/domain/api-keys.ts';
+import type { KeyEnvironment, KeyPermission } from '#shared/data/api-keys.ts';
+import type { Plan } from '#shared/domain/plans.ts';
+
+export interface TestAccount {
+  accountId: string;
+  keyId: string;
+  /** The whole secret, for `x-api-key`. */
+  key: string;
+}
+
+/**
+ * A fresh account with one key, so each test owns its data. Plan `business`
+ * by default: its 200 requests per second keep tests clear of rate limits.
+ *
+ * `const { key } = await createTestAccount({ permission: 'sending' })`
+ */
+export async function createTestAccount(
+  options: { plan?: Plan; env?: KeyEnvironment; permission?: KeyPermission } = {},
+): Promise<TestAccount> {
+  const { accountId } = await createAccount({ plan: options.plan ?? 'business' });
+  const { id, key } = await createApiKey({ accountId, env: options.env ?? 'live', permission: options.permission ?? 'full' });
+  return { accountId, keyId: id, key };
+}

@@ -1,0 +1,46 @@
+/**
+ * Starts the backing services once per `npm test`: DynamoDB Local in memory and
+ * the SES emulator, each on a free port, with a table of its own, so the run
+ * needs nothing running and leaves nothing running.
+ */
+import type { TestProject } from 'vitest/node';
+import { ensureTable, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
+import { findFreePort } from '#shared/local/ports.ts';
+import { startSesEmulator } from '#shared/local/ses.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    dynamodbEndpoint: string;
+    sesEndpoint: string;
+    tableName: string;
+  }
+}
+
+/** The free port can be taken between the check and java's bind; another try settles it. */
+async function startDynamoDb() {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDynamoDbLocal({ port: await findFreePort() });
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const [dynamodb, ses] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 })]);
+  const tableName = `postlane-test-${Date.now().toString(36)}-${process.pid}`;
+  try {
+    await ensureTable(dynamodb.endpoint, tableName);
+  } catch (error) {
+    await Promise.all([dynamodb.stop(), ses.stop()]);
+    throw error;
+  }
+  project.provide('dynamodbEndpoint', dynamodb.endpoint);
+  project.provide('sesEndpoint', ses.endpoint);
+  project.provide('tableName', tableName);
+  return async () => {
+    await Promise.all([dynamodb.stop(), ses.stop()]);
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * Runs in each test worker before a test file loads: shared/config.ts reads
+ * the environment once, on import, so it must see the test services first.
+ */
+import { afterAll, inject } from 'vitest';
+
+process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
+process.env.SES_ENDPOINT = inject('sesEndpoint');
+process.env.TABLE_NAME = inject('tableName');
+process.env.AWS_REGION = 'us-east-1';
+// Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is noise here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+afterAll(async () => {
+  await (await import('./api.ts')).stopApi();
+});
