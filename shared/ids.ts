@@ -30,11 +30,32 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/** Adds one to a base62 string; `undefined` when it would overflow. */
+function increment(text: string): string | undefined {
+  const chars = text.split('');
+  for (let index = chars.length - 1; index >= 0; index--) {
+    const value = ALPHABET.indexOf(chars[index]!);
+    if (value < 61) {
+      chars[index] = ALPHABET[value + 1]!;
+      return chars.join('');
+    }
+    chars[index] = ALPHABET[0]!;
+  }
+  return undefined;
+}
+
+let last = { time: '', random: '' };
+
 /**
- * A new time-ordered identifier, newest sorting last: `newId('con')` gives `con_0Wd3kF9a7Qx2LmP0aZbT`.
+ * A new time-ordered identifier, newest sorting last: `newId('con')` gives
+ * `con_0Wd3kF9a7Qx2LmP0aZbT`. Within one process ids only grow, also within one
+ * millisecond (the random part is incremented), so a bulk import keeps its order.
  */
 export function newId(prefix: IdPrefix, now = Date.now()): string {
-  return `${prefix}_${encodeTime(now)}${randomBase62(RANDOM_CHARS)}`;
+  const time = encodeTime(now);
+  const next = time <= last.time ? increment(last.random) : undefined;
+  last = next ? { time: last.time, random: next } : { time: time > last.time ? time : last.time, random: randomBase62(RANDOM_CHARS) };
+  return `${prefix}_${last.time}${last.random}`;
 }
 
 /** True when `value` has the shape of an id of that kind; lets a malformed id be a plain 404 without a read. */

@@ -29,6 +29,9 @@ describe('bulk import', () => {
     const list = (await request('GET', `/api/contacts?audienceId=${audienceId}&limit=100&page=10`, { key })).body;
     expect(list.contacts).toHaveLength(100);
     expect(list.pagination).toEqual({ total: 1000, page: 10, limit: 100, pages: 10 });
+    expect(list.contacts[99].email).toBe('user0@example.com');
+    const newest = (await request('GET', `/api/contacts?audienceId=${audienceId}&limit=2`, { key })).body.contacts;
+    expect(newest.map((contact: { email: string }) => contact.email)).toEqual(['user999@example.com', 'user998@example.com']);
     expect((await request('GET', `/api/contacts?audienceId=${audienceId}&tag=imported&limit=1`, { key })).body.pagination.total).toBe(1000);
   });
 
