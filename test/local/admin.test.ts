@@ -17,7 +17,7 @@ interface Run {
 /** `npm run --silent admin -- ...args` as a subprocess against the test table (setup.ts put it in the environment). */
 function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['bin/admin.mjs', ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
       resolve({ code, stdout, stderr, json: code === 0 ? JSON.parse(stdout) : undefined });
     });

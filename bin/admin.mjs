@@ -1,0 +1,41 @@
+// Launcher for the admin CLI. Scripts call it often and the contract wants each
+// command under a second, so it runs a bundle with plain node (about 0.2 s)
+// instead of compiling TypeScript on every call (about 0.7 s). The bundle is
+// rebuilt, in about 0.2 s, whenever a source file is newer than it.
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bundle = join(root, 'node_modules', '.cache', 'postlane', 'admin.mjs');
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const sources = Math.max(newestSource(join(root, 'shared')), statSync(join(root, 'bin', 'admin.ts')).mtimeMs, statSync(join(root, 'package.json')).mtimeMs);
+if (!existsSync(bundle) || statSync(bundle).mtimeMs < sources) {
+  const { build } = await import('esbuild');
+  const { outputFiles } = await build({
+    entryPoints: [join(root, 'bin', 'admin.ts')],
+    outfile: bundle,
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  // Written aside and renamed: concurrent first runs must never import a half-written file.
+  mkdirSync(dirname(bundle), { recursive: true });
+  const partial = `${bundle}.${process.pid}.tmp`;
+  writeFileSync(partial, outputFiles[0].contents);
+  renameSync(partial, bundle);
+}
+await import(pathToFileURL(bundle).href);
