@@ -365,6 +365,7 @@ export async function queryContacts(
   query: ContactQuery,
   offset: number,
   limit: number,
+  scanLimit = FILTER_SCAN_LIMIT,
 ): Promise<{ contacts: ContactRecord[]; matched: number; truncated: boolean }> {
   const filtered = isFiltered(query);
   const input = queryInput(accountId, query);
@@ -373,7 +374,7 @@ export async function queryContacts(
   let examined = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const remaining = filtered ? FILTER_SCAN_LIMIT - examined : offset + limit - matched;
+    const remaining = filtered ? scanLimit - examined : offset + limit - matched;
     const response: QueryCommandOutput = await db.send(new QueryCommand({ ...input, Limit: remaining, ExclusiveStartKey: startKey }));
     examined += response.ScannedCount ?? 0;
     for (const item of response.Items ?? []) {
@@ -381,6 +382,6 @@ export async function queryContacts(
       matched++;
     }
     startKey = response.LastEvaluatedKey;
-  } while (startKey && (filtered ? examined < FILTER_SCAN_LIMIT : matched < offset + limit));
+  } while (startKey && (filtered ? examined < scanLimit : matched < offset + limit));
   return { contacts: page, matched, truncated: filtered && startKey !== undefined };
 }
