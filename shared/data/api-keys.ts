@@ -1,5 +1,5 @@
-import { BatchGetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, queryAll, tableName } from './client.ts';
 import { accountKey, toAccount, type AccountRecord } from './accounts.ts';
 
 export type KeyEnvironment = 'live' | 'test';
@@ -64,19 +64,11 @@ export async function getApiKeyWithAccount(
 }
 
 export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
-  const keys: ApiKeyRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': accountId, ':prefix': KEY_PREFIX },
-      ExclusiveStartKey: startKey,
-    }));
-    keys.push(...(page.Items ?? []).map(toApiKey));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return keys;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': accountId, ':prefix': KEY_PREFIX },
+  });
+  return items.map(toApiKey);
 }
 
 /** Sets `disabled` or `revoked`; false when the account has no such key. */

@@ -1,5 +1,5 @@
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/domain/contact-status.ts';
@@ -140,19 +140,8 @@ export async function getAudienceCounters(accountId: string, audienceId: string)
 
 /** Counters of every audience the account ever had: account-wide totals in one query, O(audiences), never O(contacts). */
 export async function listAllCounters(accountId: string): Promise<AudienceCounters[]> {
-  const counters: AudienceCounters[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': countersKey(accountId, '').pk },
-      ExclusiveStartKey: startKey,
-    }));
-    counters.push(...(page.Items ?? []).map(toCounters));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return counters;
+  const items = await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': countersKey(accountId, '').pk } });
+  return items.map(toCounters);
 }
 
 /** Newest first: the `limit` audiences after skipping `offset`, with their counters. */

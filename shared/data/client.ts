@@ -1,7 +1,10 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
+  QueryCommand,
   TransactWriteCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { config, localCredentials } from '#shared/config.ts';
@@ -69,4 +72,16 @@ export function sleep(ms: number): Promise<void> {
 /** True when the error is DynamoDB refusing a write because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** Every item a query matches, following DynamoDB's 1 MB pages; for collections bounded by design (keys, audiences). */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page: QueryCommandOutput = await db.send(new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }

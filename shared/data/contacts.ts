@@ -1,5 +1,5 @@
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import { db, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
 import { accountScoped } from './partition.ts';
 import type { ContactStatus } from '#shared/domain/contact-status.ts';
@@ -274,22 +274,12 @@ export interface EmailMembership {
 
 /** Every audience of the account holding this (normalised) address, with the contact's status: one query. */
 export async function findContactsByEmail(accountId: string, email: string): Promise<EmailMembership[]> {
-  const memberships: EmailMembership[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page: QueryCommandOutput = await db.send(new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': emailClaimKey(accountId, email, '').pk },
-      ConsistentRead: true,
-      ExclusiveStartKey: startKey,
-    }));
-    for (const item of page.Items ?? []) {
-      memberships.push({ audienceId: item.sk as string, contactId: item.contactId as string, status: item.status as ContactStatus });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return memberships;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': emailClaimKey(accountId, email, '').pk },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({ audienceId: item.sk as string, contactId: item.contactId as string, status: item.status as ContactStatus }));
 }
 
 const BATCH_GET_LIMIT = 100;
