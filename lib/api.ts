@@ -2,11 +2,13 @@ import { HttpApi, HttpMethod, PayloadFormatVersion } from 'aws-cdk-lib/aws-apiga
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES, type Route, type TableAction } from '#shared/http/routes.ts';
+import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 
 export interface PostlaneApiProps {
   readonly table: ITableV2;
+  /** The Secrets Manager name of each secret routes may declare. */
+  readonly secrets: Record<SecretName, string>;
 }
 
 /**
@@ -29,6 +31,7 @@ export class PostlaneApi extends Construct {
         table: props.table,
         tableActions: tableActionsOf(routes),
         sesActions: [...new Set(routes.flatMap((route) => route.ses ?? []))].sort(),
+        secrets: Object.fromEntries([...new Set(routes.flatMap((route) => route.secrets ?? []))].map((name) => [name, props.secrets[name]])),
       });
       return new HttpLambdaIntegration(`${constructId(handler)}Integration`, fn.function, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,

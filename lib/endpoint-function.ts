@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -8,7 +8,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
-import type { SesAction, TableAction } from '#shared/http/routes.ts';
+import type { SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
 import { CDK_BUNDLING } from './bundling.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -21,6 +21,20 @@ export interface EndpointFunctionProps {
   /** Granted on the table and nothing more; `Query` is also granted on the table's indexes. */
   readonly tableActions: readonly TableAction[];
   readonly sesActions?: readonly SesAction[];
+  /** The Secrets Manager name of each secret the function reads; only these are granted. */
+  readonly secrets?: Partial<Record<SecretName, string>>;
+}
+
+/** The environment variable through which each secret's name reaches the code (shared/config.ts). */
+const SECRET_ENVIRONMENT: Record<SecretName, string> = { linkSigning: 'SIGNING_SECRET_PARAMETER' };
+
+/**
+ * A secret's ARN for IAM, by name: Secrets Manager appends six random
+ * characters to every ARN, and a replica in another region has its own, so
+ * only the name is known here.
+ */
+export function secretArnForPolicies(stack: Stack, secretName: string): string {
+  return stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${secretName}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 }
 
 
@@ -68,12 +82,26 @@ export class EndpointFunction extends Construct {
       memorySize: MEMORY_MB,
       timeout: TIMEOUT,
       bundling: CDK_BUNDLING,
-      environment: { TABLE_NAME: props.table.tableName },
+      environment: {
+        TABLE_NAME: props.table.tableName,
+        ...Object.fromEntries(Object.entries(props.secrets ?? {}).map(([name, secretName]) => [SECRET_ENVIRONMENT[name as SecretName], secretName])),
+      },
       logGroup,
       role,
     });
     this.grantTable(props.table, props.tableActions);
     this.grantSes(props.sesActions ?? []);
+    this.grantSecrets(Object.values(props.secrets ?? {}));
+  }
+
+  /** Reading the value only: not describing, listing or changing it. */
+  private grantSecrets(secretNames: readonly string[]): void {
+    if (secretNames.length === 0) return;
+    const stack = Stack.of(this);
+    this.function.addToRolePolicy(new PolicyStatement({
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: secretNames.map((name) => secretArnForPolicies(stack, name)),
+    }));
   }
 
   private grantTable(table: ITableV2, actions: readonly TableAction[]): void {

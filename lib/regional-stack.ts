@@ -1,5 +1,6 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { TableV2, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { PostlaneApi } from './api.ts';
 import { PostlaneTable } from './table.ts';
@@ -18,7 +19,12 @@ export interface RegionalStackProps extends StackProps {
   readonly tableSource: TableSource;
 }
 
-/** Everything Postlane runs in one region: the API, its functions and the table (or its replica). */
+/** Where the key of the signed unsubscribe and preference links lives, beside the table it belongs to. */
+export function linkSigningSecretName(tableName: string): string {
+  return `${tableName}/link-signing`;
+}
+
+/** Everything Postlane runs in one region: the API, its functions, the table (or its replica) and the link-signing key. */
 export class RegionalStack extends Stack {
   readonly table: ITableV2;
   readonly api: PostlaneApi;
@@ -28,7 +34,20 @@ export class RegionalStack extends Stack {
     this.table = props.tableSource.kind === 'own'
       ? new PostlaneTable(this, 'Table', { tableName: props.tableName, replicaRegions: props.tableSource.replicaRegions })
       : TableV2.fromTableName(this, 'Table', props.tableName);
-    this.api = new PostlaneApi(this, 'Api', { table: this.table });
+    const linkSigning = linkSigningSecretName(props.tableName);
+    if (props.tableSource.kind === 'own') {
+      // Generated at deploy time, never seen by anyone; replicated with the table, so a
+      // link signed in one region verifies in every other (a custom domain may route
+      // a click to either). Retained like the table: links in sent mail must keep working.
+      new Secret(this, 'LinkSigningSecret', {
+        secretName: linkSigning,
+        description: 'Postlane: key of the signed unsubscribe and preference links',
+        generateSecretString: { passwordLength: 64, excludePunctuation: true },
+        replicaRegions: props.tableSource.replicaRegions.map((region) => ({ region })),
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    }
+    this.api = new PostlaneApi(this, 'Api', { table: this.table, secrets: { linkSigning } });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
   }
 }

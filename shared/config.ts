@@ -7,6 +7,14 @@ const ConfigSchema = v.object({
   AWS_REGION: v.optional(v.pipe(v.string(), v.minLength(1)), 'us-east-1'),
   DYNAMODB_ENDPOINT: optionalUrl,
   SES_ENDPOINT: optionalUrl,
+  /** Scheme, host and optional path of the public pages when a custom domain fronts the API: `https://mail.example.com`. */
+  PUBLIC_BASE_URL: optionalUrl,
+  /** Base of the hosted form pages (`{FORMS_URL}/f/<slug>`) when they have an address of their own; else PUBLIC_BASE_URL. */
+  FORMS_URL: optionalUrl,
+  /** Key for signing unsubscribe and preference links, given directly (local runs, tests). */
+  SIGNING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  /** Name of the Secrets Manager secret holding that key (deployed). */
+  SIGNING_SECRET_PARAMETER: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

@@ -21,7 +21,19 @@ export type ErrorCode =
   | 'EMAIL_NOT_FOUND'
   | 'DOMAIN_NOT_FOUND'
   | 'CONTACT_EXISTS'
+  | 'SLUG_TAKEN'
+  | 'DOMAIN_EXISTS'
   | 'CONFLICT'
+  | 'SENDER_NOT_VERIFIED'
+  | 'QUOTA_EXCEEDED'
+  | 'ATTACHMENT_TOO_LARGE'
+  | 'RECIPIENT_SUPPRESSED'
+  | 'MESSAGE_REJECTED'
+  | 'ALL_RECIPIENTS_FAILED'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'IDEMPOTENCY_IN_PROGRESS'
+  | 'SES_THROTTLED'
+  | 'SENDING_PAUSED'
   | 'INTERNAL_ERROR';
 
 export interface ErrorDetails {
@@ -29,6 +41,8 @@ export interface ErrorDetails {
   field?: string;
   /** Seconds the client should wait before trying again. */
   retryAfter?: number;
+  /** Further top-level fields of the envelope: a failed email send carries its whole result. */
+  fields?: Record<string, unknown>;
 }
 
 export class PostlaneError extends Error {
@@ -73,7 +87,8 @@ export class ConflictError extends PostlaneError {
 export const notFound = {
   contact: () => new NotFoundError('CONTACT_NOT_FOUND', 'Contact not found'),
   audience: () => new NotFoundError('AUDIENCE_NOT_FOUND', 'Audience not found'),
-  template: () => new NotFoundError('TEMPLATE_NOT_FOUND', 'Template not found'),
+  /** `field: 'templateId'` when the id came in a send request's body. */
+  template: (details?: ErrorDetails) => new NotFoundError('TEMPLATE_NOT_FOUND', 'Template not found', details),
   form: () => new NotFoundError('FORM_NOT_FOUND', 'Form not found'),
   email: () => new NotFoundError('EMAIL_NOT_FOUND', 'Email not found'),
   domain: () => new NotFoundError('DOMAIN_NOT_FOUND', 'Domain not found'),

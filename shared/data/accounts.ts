@@ -12,10 +12,11 @@ export interface AccountRecord {
 }
 
 export const accountKey = (accountId: string) => ({ pk: accountId, sk: 'ACCOUNT' });
-const usageKey = (accountId: string, period: string) => ({ pk: accountId, sk: `USAGE#${period}` });
 
 /** Counter of audiences that are not deleted; kept on the account item so a list's total is one read. */
 export const AUDIENCE_COUNT_ATTRIBUTE = 'audienceCount';
+/** Counter of templates, for the same reason. */
+export const TEMPLATE_COUNT_ATTRIBUTE = 'templateCount';
 
 export function toAccount(item: Record<string, unknown>): AccountRecord {
   return {
@@ -35,13 +36,9 @@ export async function putAccount(account: AccountRecord): Promise<void> {
   }));
 }
 
-export async function getAccount(accountId: string): Promise<(AccountRecord & { audienceCount: number }) | undefined> {
+export async function getAccount(accountId: string): Promise<(AccountRecord & { audienceCount: number; templateCount: number }) | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: accountKey(accountId) }));
-  return Item ? { ...toAccount(Item), audienceCount: Number(Item[AUDIENCE_COUNT_ATTRIBUTE] ?? 0) } : undefined;
-}
-
-/** Emails counted against the quota in one calendar month (`2026-11`). */
-export async function getEmailsSent(accountId: string, period: string): Promise<number> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: usageKey(accountId, period) }));
-  return Number(Item?.emailsSent ?? 0);
+  return Item
+    ? { ...toAccount(Item), audienceCount: Number(Item[AUDIENCE_COUNT_ATTRIBUTE] ?? 0), templateCount: Number(Item[TEMPLATE_COUNT_ATTRIBUTE] ?? 0) }
+    : undefined;
 }

@@ -1,5 +1,5 @@
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import { batchGetAll, db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/domain/contact-status.ts';
@@ -130,6 +130,12 @@ export async function getAudience(accountId: string, audienceId: string): Promis
   const profile = items.find((item) => item.pk === keys[0]!.pk);
   const counters = items.find((item) => item.pk === keys[1]!.pk);
   return profile && counters ? { audience: toAudience(profile), counters: toCounters(counters) } : undefined;
+}
+
+/** Profiles of the audiences that still exist among `audienceIds`, by id: one BatchGetItem per 100. */
+export async function getAudienceProfiles(accountId: string, audienceIds: string[]): Promise<Map<string, AudienceRecord>> {
+  const items = await batchGetAll(audienceIds.map((audienceId) => audienceKey(accountId, audienceId)));
+  return new Map(items.map((item) => [item.audienceId as string, toAudience(item)]));
 }
 
 /** Counters of an audience, also of a deleted one (its contacts remain); undefined when it never existed. */

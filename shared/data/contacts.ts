@@ -1,5 +1,5 @@
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { db, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll, db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
 import { accountScoped } from './partition.ts';
 import type { ContactStatus } from '#shared/domain/contact-status.ts';
@@ -251,13 +251,13 @@ export async function getContact(accountId: string, contactId: string): Promise<
 /** Contacts by id, 100 keys per BatchGetItem (its limit), retrying keys DynamoDB leaves unprocessed. */
 export async function getContacts(accountId: string, contactIds: string[]): Promise<Map<string, ContactRecord>> {
   return new Map(
-    (await batchGet(contactIds.map((id) => contactKey(accountId, id)))).map((item) => [item.contactId as string, toContact(item)]),
+    (await batchGetAll(contactIds.map((id) => contactKey(accountId, id)))).map((item) => [item.contactId as string, toContact(item)]),
   );
 }
 
 /** The contact id holding each email in the audience, for the emails that are taken. */
 export async function findEmailClaims(accountId: string, audienceId: string, emails: string[]): Promise<Map<string, string>> {
-  const items = await batchGet(emails.map((email) => emailClaimKey(accountId, email, audienceId)));
+  const items = await batchGetAll(emails.map((email) => emailClaimKey(accountId, email, audienceId)));
   return new Map(items.map((item) => [(item.pk as string).slice(accountScoped(accountId, 'EMAIL', '').length), item.contactId as string]));
 }
 
@@ -280,27 +280,6 @@ export async function findContactsByEmail(accountId: string, email: string): Pro
     ConsistentRead: true,
   });
   return items.map((item) => ({ audienceId: item.sk as string, contactId: item.contactId as string, status: item.status as ContactStatus }));
-}
-
-const BATCH_GET_LIMIT = 100;
-
-async function batchGet(requested: Record<string, string>[]): Promise<Record<string, unknown>[]> {
-  // BatchGetItem refuses a request that names one key twice.
-  const keys = [...new Map(requested.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
-  const chunks: Record<string, string>[][] = [];
-  for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) chunks.push(keys.slice(start, start + BATCH_GET_LIMIT));
-  const results = await Promise.all(chunks.map(async (chunk) => {
-    const found: Record<string, unknown>[] = [];
-    let wanted: Record<string, unknown>[] | undefined = chunk;
-    for (let attempt = 0; wanted && wanted.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-      const response: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: wanted, ConsistentRead: true } } }));
-      found.push(...(response.Responses?.[tableName] ?? []));
-      wanted = response.UnprocessedKeys?.[tableName]?.Keys;
-    }
-    return found;
-  }));
-  return results.flat();
 }
 
 export interface ContactQuery {
@@ -357,21 +336,6 @@ export async function queryContacts(
   limit: number,
   scanLimit = FILTER_SCAN_LIMIT,
 ): Promise<{ contacts: ContactRecord[]; matched: number; truncated: boolean }> {
-  const filtered = isFiltered(query);
-  const input = queryInput(accountId, query);
-  const page: ContactRecord[] = [];
-  let matched = 0;
-  let examined = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const remaining = filtered ? scanLimit - examined : offset + limit - matched;
-    const response: QueryCommandOutput = await db.send(new QueryCommand({ ...input, Limit: remaining, ExclusiveStartKey: startKey }));
-    examined += response.ScannedCount ?? 0;
-    for (const item of response.Items ?? []) {
-      if (matched >= offset && matched < offset + limit) page.push(toContact(item));
-      matched++;
-    }
-    startKey = response.LastEvaluatedKey;
-  } while (startKey && (filtered ? examined < scanLimit : matched < offset + limit));
-  return { contacts: page, matched, truncated: filtered && startKey !== undefined };
+  const { items, matched, truncated } = await queryPage(queryInput(accountId, query), offset, limit, scanLimit);
+  return { contacts: items.map(toContact), matched, truncated };
 }

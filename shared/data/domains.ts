@@ -1,53 +1,125 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
-import { newId } from '#shared/ids.ts';
+import { batchGetAll, db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled } from './client.ts';
+import { accountScoped } from './partition.ts';
+import { ConflictError } from '#shared/errors.ts';
+
+/** Where SES's verification of the domain stands: DNS not seen yet, verified, or given up on. */
+export type DomainStatus = 'pending' | 'verified' | 'failed';
 
 export interface DomainRecord {
   domainId: string;
   accountId: string;
   domain: string;
   verified: boolean;
+  status: DomainStatus;
+  /** SES's Easy DKIM tokens: each becomes a `<token>._domainkey.<domain>` CNAME. */
+  dkimTokens: string[];
   createdAt: string;
   verifiedAt?: string;
 }
 
-/** Keyed by the domain name: the sender check reads it straight from the `from` address. */
+/** What the sending identity says about a domain at one moment. */
+export type DomainState = Pick<DomainRecord, 'verified' | 'status' | 'dkimTokens'>;
+
+/** The domain itself, keyed by name: the sender check reads it straight from the `from` address, in one read. */
 const domainKey = (accountId: string, domain: string) => ({ pk: accountId, sk: `DOMAIN#${domain}` });
+/** An immutable pointer from the id to the name, for the id-based API routes; newest last, as ids sort by time. */
+const domainIdKey = (accountId: string, domainId: string) => ({ pk: accountScoped(accountId, 'DOMAIN'), sk: domainId });
 
 function toDomain(item: Record<string, unknown>): DomainRecord {
+  const verified = item.verified === true;
   return {
     domainId: item.domainId as string,
     accountId: item.accountId as string,
     domain: item.domain as string,
-    verified: item.verified === true,
+    verified,
+    // Domains recorded before the status existed (admin CLI) carry only `verified`.
+    status: (item.status as DomainStatus | undefined) ?? (verified ? 'verified' : 'pending'),
+    dkimTokens: (item.dkimTokens ?? []) as string[],
     createdAt: item.createdAt as string,
     ...(typeof item.verifiedAt === 'string' ? { verifiedAt: item.verifiedAt } : {}),
   };
 }
 
 export async function getDomain(accountId: string, domain: string): Promise<DomainRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: domainKey(accountId, domain) }));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: domainKey(accountId, domain), ConsistentRead: true }));
   return Item ? toDomain(Item) : undefined;
 }
 
-/** Creates the domain when new and records its verification state; the id is kept once given. */
-export async function saveDomainStatus(accountId: string, domain: string, verified: boolean, now: Date): Promise<DomainRecord> {
-  const { Attributes } = await db.send(new UpdateCommand({
-    TableName: tableName,
-    Key: domainKey(accountId, domain),
-    UpdateExpression: 'SET entity = :entity, domainId = if_not_exists(domainId, :id), accountId = :accountId, #domain = :domain, '
-      + 'verified = :verified, createdAt = if_not_exists(createdAt, :now)'
-      + (verified ? ', verifiedAt = if_not_exists(verifiedAt, :now)' : ' REMOVE verifiedAt'),
-    ExpressionAttributeNames: { '#domain': 'domain' },
-    ExpressionAttributeValues: {
-      ':entity': 'domain',
-      ':id': newId('dom', now.getTime()),
-      ':accountId': accountId,
-      ':domain': domain,
-      ':verified': verified,
-      ':now': now.toISOString(),
-    },
-    ReturnValues: 'ALL_NEW',
-  }));
-  return toDomain(Attributes!);
+/** By id: the pointer, then the domain (two consistent reads). */
+export async function getDomainById(accountId: string, domainId: string): Promise<DomainRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: domainIdKey(accountId, domainId), ConsistentRead: true }));
+  return Item ? getDomain(accountId, Item.domain as string) : undefined;
+}
+
+/** Stores a new domain and its id pointer together; DOMAIN_EXISTS when the account already has that name. */
+export async function insertDomain(record: DomainRecord): Promise<void> {
+  try {
+    await transactWrite([
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...domainKey(record.accountId, record.domain), entity: 'domain', ...record },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...domainIdKey(record.accountId, record.domainId), entity: 'domainId', domain: record.domain },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]);
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') throw domainExists(record.domain);
+    throw error;
+  }
+}
+
+export const domainExists = (domain: string) => new ConflictError('DOMAIN_EXISTS', `The domain ${domain} is already added to this account`, { field: 'domain' });
+
+/**
+ * Newest first: the domains from `offset` on, and how many there are. Reads
+ * every id pointer (about 60 bytes each; an account's domains are bounded by
+ * SES's 10,000 identities per region), then the page's domains in one batch.
+ */
+export async function listDomains(accountId: string, offset: number, limit: number): Promise<{ domains: DomainRecord[]; total: number }> {
+  const pointers = await queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': domainIdKey(accountId, '').pk },
+    ScanIndexForward: false,
+  });
+  const names = pointers.slice(offset, offset + limit).map((pointer) => pointer.domain as string);
+  const found = new Map((await batchGetAll(names.map((name) => domainKey(accountId, name)))).map((item) => [item.domain as string, toDomain(item)]));
+  return { domains: names.flatMap((name) => found.get(name) ?? []), total: pointers.length };
+}
+
+/**
+ * Records what the identity says about an existing domain; `verifiedAt` is set
+ * when it first verifies and removed when it stops. Undefined when the domain
+ * is not there.
+ */
+export async function saveDomainState(accountId: string, domain: string, state: DomainState, now: Date): Promise<DomainRecord | undefined> {
+  try {
+    const { Attributes } = await db.send(new UpdateCommand({
+      TableName: tableName,
+      Key: domainKey(accountId, domain),
+      UpdateExpression: 'SET verified = :verified, #status = :status, dkimTokens = :tokens'
+        + (state.verified ? ', verifiedAt = if_not_exists(verifiedAt, :now)' : ' REMOVE verifiedAt'),
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':verified': state.verified,
+        ':status': state.status,
+        ':tokens': state.dkimTokens,
+        ...(state.verified ? { ':now': now.toISOString() } : {}),
+      },
+      ReturnValues: 'ALL_NEW',
+    }));
+    return toDomain(Attributes!);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
 }

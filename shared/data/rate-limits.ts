@@ -3,12 +3,94 @@ import { db, isConditionFailure, tableName } from './client.ts';
 import { accountScoped } from './partition.ts';
 
 /**
- * One item per key and UTC day holds the current second's count and the day's
- * count, so a request costs a single conditional write. The condition is the
+ * Fixed-window counters for whatever must be rate limited: an API key's
+ * requests, a public form's submissions, one submitter's address. One item per
+ * subject and UTC day holds the current window's count and the day's count, so
+ * admitting a request costs a single conditional write. The condition is the
  * limit: DynamoDB serialises writes to one item, so every Lambda instance sees
  * the same window and none can admit more than the limit.
+ *
+ * `sec` holds the current window's number (epoch seconds divided by the window
+ * length; for one-second windows, the epoch second) and `secCount` its count.
  */
-const windowKey = (accountId: string, keyId: string, day: string) => ({ pk: accountScoped(accountId, 'RATE', keyId, day), sk: 'RATE' });
+const windowKey = (subject: WindowSubject, day: string) => ({ pk: accountScoped(subject.accountId, 'RATE', ...subject.parts, day), sk: 'RATE' });
+
+/** Whose requests a window counts: `{accountId, parts: [keyId]}` for an API key. */
+export interface WindowSubject {
+  accountId: string;
+  /** Distinct per subject within the account; API key ids (`key_…`) stand alone. */
+  parts: string[];
+}
+
+export interface CounterLimits {
+  /** Length of the short window in seconds (1 for the per-second API limit). */
+  windowSeconds: number;
+  perWindow: number;
+  perDay: number | null;
+}
+
+export type CounterOutcome =
+  | { admitted: true; windowCount: number }
+  | { admitted: false; exhausted: 'window' | 'day' };
+
+/** Counts one event in the subject's window, or reports which limit it would break. */
+export async function consumeWindow(subject: WindowSubject, now: Date, limits: CounterLimits): Promise<CounterOutcome> {
+  const epochSecond = Math.floor(now.getTime() / 1000);
+  let window = Math.floor(epochSecond / limits.windowSeconds);
+  const day = now.toISOString().slice(0, 10);
+  const key = windowKey(subject, day);
+  const dayCondition = limits.perDay === null ? '' : ' AND dayCount < :dayLimit';
+  const values = () => ({
+    ':one': 1,
+    ':window': window,
+    ...(limits.perDay === null ? {} : { ':dayLimit': limits.perDay }),
+  });
+
+  // Two racing "first event of a new window" writes make one loser retry the
+  // increment; a few rounds are ample for any interleaving of two steps.
+  for (let round = 0; round < 4; round++) {
+    try {
+      const { Attributes } = await db.send(new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'SET secCount = secCount + :one, dayCount = dayCount + :one',
+        ConditionExpression: `#sec = :window AND secCount < :windowLimit${dayCondition}`,
+        ExpressionAttributeNames: { '#sec': 'sec' },
+        ExpressionAttributeValues: { ...values(), ':windowLimit': limits.perWindow },
+        ReturnValues: 'UPDATED_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }));
+      return { admitted: true, windowCount: Number(Attributes?.secCount) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // The document client leaves the returned item in DynamoDB's wire format.
+      const old = (error as { Item?: Record<string, { N?: string }> }).Item;
+      const dayCount = Number(old?.dayCount?.N ?? 0);
+      if (limits.perDay !== null && dayCount >= limits.perDay) return { admitted: false, exhausted: 'day' };
+      const storedWindow = Number(old?.sec?.N);
+      if (storedWindow === window) return { admitted: false, exhausted: 'window' };
+      if (storedWindow > window) {
+        // Another instance (a later request, or a clock a little ahead) already opened a newer window: count in it.
+        window = storedWindow;
+        continue;
+      }
+    }
+    try {
+      await db.send(new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'SET #sec = :window, secCount = :one, dayCount = if_not_exists(dayCount, :zero) + :one, expiresAt = :expiresAt',
+        ConditionExpression: `(attribute_not_exists(#sec) OR #sec < :window)${limits.perDay === null ? '' : ' AND (attribute_not_exists(dayCount) OR dayCount < :dayLimit)'}`,
+        ExpressionAttributeNames: { '#sec': 'sec' },
+        ExpressionAttributeValues: { ...values(), ':zero': 0, ':expiresAt': epochSecond + 2 * 86_400 },
+      }));
+      return { admitted: true, windowCount: 1 };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  return { admitted: false, exhausted: 'window' };
+}
 
 export interface WindowLimits {
   perSecond: number;
@@ -19,60 +101,9 @@ export type WindowOutcome =
   | { admitted: true; secondCount: number }
   | { admitted: false; exhausted: 'second' | 'day' };
 
-/** Counts one request in the key's window, or reports which limit it would break. */
+/** Counts one request in the API key's per-second and per-day windows, or reports which limit it would break. */
 export async function consumeRequest(accountId: string, keyId: string, now: Date, limits: WindowLimits): Promise<WindowOutcome> {
-  let second = Math.floor(now.getTime() / 1000);
-  const day = now.toISOString().slice(0, 10);
-  const key = windowKey(accountId, keyId, day);
-  const dayCondition = limits.perDay === null ? '' : ' AND dayCount < :dayLimit';
-  const values = () => ({
-    ':one': 1,
-    ':second': second,
-    ...(limits.perDay === null ? {} : { ':dayLimit': limits.perDay }),
-  });
-
-  // Two racing "first request of a new second" writes make one loser retry the
-  // increment; a few rounds are ample for any interleaving of two steps.
-  for (let round = 0; round < 4; round++) {
-    try {
-      const { Attributes } = await db.send(new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'SET secCount = secCount + :one, dayCount = dayCount + :one',
-        ConditionExpression: `#sec = :second AND secCount < :secondLimit${dayCondition}`,
-        ExpressionAttributeNames: { '#sec': 'sec' },
-        ExpressionAttributeValues: { ...values(), ':secondLimit': limits.perSecond },
-        ReturnValues: 'UPDATED_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }));
-      return { admitted: true, secondCount: Number(Attributes?.secCount) };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // The document client leaves the returned item in DynamoDB's wire format.
-      const old = (error as { Item?: Record<string, { N?: string }> }).Item;
-      const dayCount = Number(old?.dayCount?.N ?? 0);
-      if (limits.perDay !== null && dayCount >= limits.perDay) return { admitted: false, exhausted: 'day' };
-      const windowSecond = Number(old?.sec?.N);
-      if (windowSecond === second) return { admitted: false, exhausted: 'second' };
-      if (windowSecond > second) {
-        // Another instance (a later request, or a clock a little ahead) already opened a newer second: count in it.
-        second = windowSecond;
-        continue;
-      }
-    }
-    try {
-      await db.send(new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'SET #sec = :second, secCount = :one, dayCount = if_not_exists(dayCount, :zero) + :one, expiresAt = :expiresAt',
-        ConditionExpression: `(attribute_not_exists(#sec) OR #sec < :second)${limits.perDay === null ? '' : ' AND (attribute_not_exists(dayCount) OR dayCount < :dayLimit)'}`,
-        ExpressionAttributeNames: { '#sec': 'sec' },
-        ExpressionAttributeValues: { ...values(), ':zero': 0, ':expiresAt': second + 2 * 86_400 },
-      }));
-      return { admitted: true, secondCount: 1 };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
-  return { admitted: false, exhausted: 'second' };
+  const outcome = await consumeWindow({ accountId, parts: [keyId] }, now, { windowSeconds: 1, perWindow: limits.perSecond, perDay: limits.perDay });
+  if (outcome.admitted) return { admitted: true, secondCount: outcome.windowCount };
+  return { admitted: false, exhausted: outcome.exhausted === 'window' ? 'second' : 'day' };
 }

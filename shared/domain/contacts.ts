@@ -135,14 +135,46 @@ export async function getContactByEmail(accountId: string, email: string, audien
   return getContact(accountId, contactId);
 }
 
-export async function updateContact(accountId: string, contactId: string, input: UpdateContactInput, now: Date): Promise<Contact> {
+/**
+ * Read-modify-write of one contact: `change` gets the stored record and returns
+ * its next version, or undefined to leave it; the write holds only if nobody
+ * wrote in between (retried otherwise), and moves the counters with the status.
+ */
+async function rewriteContact(
+  accountId: string,
+  contactId: string,
+  now: Date,
+  change: (before: ContactRecord) => ContactRecord | undefined,
+): Promise<ContactRecord> {
   for (let attempt = 0; attempt < OPTIMISTIC_RETRIES; attempt++) {
     const before = await findContact(accountId, contactId);
-    const after = applyContactUpdate(before, input, now);
+    const after = change(before);
+    if (!after) return before;
     const { stale } = await replaceContacts(accountId, before.audienceId, [{ before, after }], now);
-    if (stale.size === 0) return toContact(after);
+    if (stale.size === 0) return after;
   }
   throw concurrentChange();
+}
+
+export async function updateContact(accountId: string, contactId: string, input: UpdateContactInput, now: Date): Promise<Contact> {
+  return toContact(await rewriteContact(accountId, contactId, now, (before) => applyContactUpdate(before, input, now)));
+}
+
+/**
+ * Sets the status to `to` only if the stored status is one of `from`, checked
+ * on the version that is written: the contact's own unsubscribe and preference
+ * choices can then never overwrite a bounce or complaint recorded meanwhile.
+ * Returns the contact as it is afterwards, changed or not.
+ */
+export async function changeContactStatus(
+  accountId: string,
+  contactId: string,
+  from: readonly ContactStatus[],
+  to: ContactStatus,
+  now: Date,
+): Promise<Contact> {
+  return toContact(await rewriteContact(accountId, contactId, now, (before) =>
+    from.includes(before.status) && before.status !== to ? applyContactUpdate(before, { status: to }, now) : undefined));
 }
 
 /** Permanent; setting status `unsubscribed` is the reversible alternative. */

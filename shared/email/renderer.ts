@@ -55,10 +55,27 @@ export async function renderTemplate(source: string, variables: Record<string, u
     const parsed = liquid.parse(toLiquid(source));
     output = String(await liquid.render(parsed, variables));
   } catch (error) {
-    if (error instanceof TemplateSyntaxError) throw new TemplateRenderError(error.message);
-    const reason = error instanceof Error ? error.message.split('\n')[0] : 'render failed';
-    throw new TemplateRenderError(reason ?? 'render failed');
+    throw toRenderError(error);
   }
   if (output.length > RENDER_LIMITS.output) throw new TemplateRenderError(`output exceeds ${RENDER_LIMITS.output} characters`);
   return output;
+}
+
+function toRenderError(error: unknown): TemplateRenderError {
+  if (error instanceof TemplateSyntaxError) return new TemplateRenderError(error.message);
+  const reason = error instanceof Error ? error.message.split('\n')[0] : 'render failed';
+  return new TemplateRenderError(reason || 'render failed');
+}
+
+/**
+ * Parses without rendering, so a stored template's syntax (blocks, tags,
+ * filter names, size) is checked when it is saved rather than at its first send.
+ * Throws TemplateRenderError as renderTemplate does.
+ */
+export function checkTemplate(source: string): void {
+  try {
+    htmlEngine.parse(toLiquid(source));
+  } catch (error) {
+    throw toRenderError(error);
+  }
 }

@@ -22,6 +22,8 @@ export interface PublicInput<Body, Query> {
   origin: string;
   /** The caller's address as API Gateway saw it. */
   sourceIp: string;
+  /** Request headers, names lower-cased (API Gateway's v2 payload already does). */
+  headers: Record<string, string>;
 }
 
 /** Input of an endpoint behind `x-api-key`: also the authenticated caller. */
@@ -73,6 +75,7 @@ function build(
       now: state.now,
       origin: originOf(event),
       sourceIp: event.requestContext?.http?.sourceIp ?? '',
+      headers: Object.fromEntries(Object.entries(event.headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name.toLowerCase(), value]]))),
     }, state);
   }) as unknown as LambdaHandler;
 }

@@ -21,7 +21,19 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   EMAIL_NOT_FOUND: 404,
   DOMAIN_NOT_FOUND: 404,
   CONTACT_EXISTS: 409,
+  SLUG_TAKEN: 409,
+  DOMAIN_EXISTS: 409,
   CONFLICT: 409,
+  SENDER_NOT_VERIFIED: 403,
+  QUOTA_EXCEEDED: 403,
+  ATTACHMENT_TOO_LARGE: 400,
+  RECIPIENT_SUPPRESSED: 422,
+  MESSAGE_REJECTED: 422,
+  ALL_RECIPIENTS_FAILED: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  SES_THROTTLED: 503,
+  SENDING_PAUSED: 503,
   INTERNAL_ERROR: 500,
 };
 
@@ -31,10 +43,11 @@ export function statusOf(code: ErrorCode): number {
 
 /** The error envelope for a known failure: `{success: false, error, message, field?, retryAfter?}`. */
 export function errorReply(error: PostlaneError): Reply {
-  const { field, retryAfter } = error.details;
+  const { field, retryAfter, fields } = error.details;
   return {
     status: statusOf(error.code),
     body: {
+      ...fields,
       success: false,
       error: error.code,
       message: error.message,

@@ -25,3 +25,8 @@ export function deleted(message: string): Reply {
 export function html(markup: string, status = 200): Reply {
   return { status, body: markup, headers: { 'Content-Type': 'text/html; charset=utf-8' } };
 }
+
+/** 200 with the response of an idempotent request; a stored one said again carries `Idempotent-Replayed: true`. */
+export function idempotentOk(result: { response: Record<string, unknown>; replayed: boolean }): Reply {
+  return ok(result.response, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
+}

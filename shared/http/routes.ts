@@ -11,9 +11,16 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  * The stack grants exactly these, plus what authentication and rate limiting
  * need on keyed routes (KEYED_ROUTE_TABLE_ACTIONS), and nothing else.
  */
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchWriteItem';
 
-export type SesAction = 'SendEmail';
+export type SesAction = 'SendEmail' | 'CreateEmailIdentity' | 'GetEmailIdentity';
+
+/**
+ * Secrets a handler reads at run time; the stack grants reading exactly these
+ * and names them in the function's environment. `linkSigning`: the key of the
+ * signed unsubscribe and preference links (SIGNING_SECRET_PARAMETER).
+ */
+export type SecretName = 'linkSigning';
 
 /** Key lookup (BatchGetItem), rate-limit window and last-used stamp (UpdateItem). */
 export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['BatchGetItem', 'UpdateItem'];
@@ -24,13 +31,14 @@ export interface Route {
   path: string;
   /** Module under functions/ exporting `handler`. */
   handler: string;
-  /** `key`: needs `x-api-key`; `public`: open (public forms). */
+  /** `key`: needs `x-api-key`; `public`: open (public forms, unsubscribe and preference pages). */
   auth: 'key' | 'public';
   /** The least key permission that may call it: `sending` keys reach only the send endpoints. */
   permission: 'full' | 'sending';
   table: readonly TableAction[];
   /** SES v2 actions the handler calls; the stack grants exactly these. */
   ses?: readonly SesAction[];
+  secrets?: readonly SecretName[];
   /** Largest accepted request body in bytes; larger ones get 413. */
   maxBodyBytes?: number;
   /** Accepted body formats; JSON only unless the route also takes HTML form posts. */
@@ -38,10 +46,37 @@ export interface Route {
 }
 
 const key = { auth: 'key', permission: 'full' } as const;
+/** The recipient's unsubscribe and preference pages: the signed link in the path is the only credential. */
+const signedLink = { auth: 'public', permission: 'full', secrets: ['linkSigning'] } as const;
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** 1,000 contacts with custom fields; Lambda refuses synchronous payloads over 6 MB. */
 const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
+/**
+ * Lambda takes at most 6 MB per synchronous invocation, the API Gateway event
+ * around the body included; 256 KB is left for that envelope. Base64 makes
+ * this about 4.3 MB of attachments per request, below the spec's 7 MB each:
+ * larger files need the upload path of the infrastructure issue.
+ */
+export const EMAIL_SEND_MAX_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
+/** The send endpoints: `sending` keys may call them; they sign each recipient's unsubscribe links. */
+const send = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'] } as const;
+/** Quota, idempotency claims (put, complete, release), the OTP window, the suppression query, the email records. */
+const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
+
+/** Public form endpoints: anyone may call them; only published forms answer. */
+const publicForm = { auth: 'public', permission: 'full' } as const;
+/**
+ * A submission is stored as one item (DynamoDB's limit is 400 KB): this
+ * leaves room for the item's own attributes around the submitted values.
+ */
+export const FORM_SUBMIT_MAX_BODY_BYTES = 300 * 1024;
+/**
+ * The form and its route, the rate windows, the submission and counters, the
+ * contact of a linked audience (create or update), and the sending path for
+ * the notification and confirmation emails (quota, suppression, records).
+ */
+const FORM_SUBMIT_TABLE_ACTIONS = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'] as const;
 
 export const ROUTES = [
   { method: 'POST', path: '/api/audiences', handler: 'audiences/create', ...key, table: ['PutItem', 'UpdateItem'] },
@@ -58,6 +93,39 @@ export const ROUTES = [
   { method: 'GET', path: '/api/contacts/{id}', handler: 'contacts/get', ...key, table: ['GetItem'] },
   { method: 'PATCH', path: '/api/contacts/{id}', handler: 'contacts/update', ...key, table: ['GetItem', 'UpdateItem'] },
   { method: 'DELETE', path: '/api/contacts/{id}', handler: 'contacts/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem'] },
+
+  { method: 'POST', path: '/api/templates', handler: 'templates/create', ...key, table: ['PutItem', 'UpdateItem'] },
+  { method: 'GET', path: '/api/templates', handler: 'templates/list', ...key, table: ['Query', 'GetItem'] },
+  { method: 'GET', path: '/api/templates/{id}', handler: 'templates/get', ...key, table: ['GetItem'] },
+  { method: 'PATCH', path: '/api/templates/{id}', handler: 'templates/update', ...key, table: ['UpdateItem', 'GetItem'] },
+  { method: 'DELETE', path: '/api/templates/{id}', handler: 'templates/delete', ...key, table: ['DeleteItem', 'UpdateItem'] },
+  { method: 'POST', path: '/api/templates/{id}/render', handler: 'templates/render', ...key, table: ['GetItem'] },
+
+  { method: 'POST', path: '/api/domains', handler: 'domains/create', ...key, table: ['GetItem', 'PutItem'], ses: ['CreateEmailIdentity', 'GetEmailIdentity'] },
+  { method: 'GET', path: '/api/domains', handler: 'domains/list', ...key, table: ['Query', 'BatchGetItem'] },
+  { method: 'GET', path: '/api/domains/{id}', handler: 'domains/get', ...key, table: ['GetItem', 'UpdateItem'], ses: ['GetEmailIdentity'] },
+
+  { method: 'GET', path: '/unsubscribe/{token}', handler: 'subscriptions/unsubscribe-page', ...signedLink, table: [] },
+  { method: 'POST', path: '/unsubscribe/{token}', handler: 'subscriptions/unsubscribe', ...signedLink, table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'] },
+  { method: 'GET', path: '/preferences/{token}', handler: 'subscriptions/preferences-page', ...signedLink, table: ['Query', 'BatchGetItem'] },
+  { method: 'POST', path: '/preferences/{token}', handler: 'subscriptions/update-preferences', ...signedLink, table: ['Query', 'BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], bodyFormats: ['json', 'form'] },
+
+  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: ['GetItem', 'Query', 'UpdateItem', 'BatchWriteItem'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
+  { method: 'POST', path: '/api/otp/send', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
+  { method: 'POST', path: '/api/otp', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
+  { method: 'POST', path: '/api/transactional/send', handler: 'transactional/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
+  // Reading records is not sending: decisions give `sending` keys the three send endpoints only.
+  { method: 'GET', path: '/api/emails/{id}', handler: 'emails/get', ...key, table: ['GetItem'] },
+  { method: 'POST', path: '/api/forms', handler: 'forms/create', ...key, table: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'] },
+  { method: 'GET', path: '/api/forms', handler: 'forms/list', ...key, table: ['Query', 'GetItem'] },
+  { method: 'GET', path: '/api/forms/public/{slug}', handler: 'forms/get-public', ...publicForm, table: ['GetItem', 'UpdateItem'] },
+  { method: 'GET', path: '/api/forms/{id}', handler: 'forms/get', ...key, table: ['GetItem'] },
+  { method: 'PATCH', path: '/api/forms/{id}', handler: 'forms/update', ...key, table: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  { method: 'DELETE', path: '/api/forms/{id}', handler: 'forms/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'] },
+  { method: 'GET', path: '/api/forms/{id}/submissions', handler: 'forms/submissions', ...key, table: ['GetItem', 'Query'] },
+  { method: 'POST', path: '/api/forms/{id}/submit', handler: 'forms/submit', ...publicForm, table: FORM_SUBMIT_TABLE_ACTIONS, ses: ['SendEmail'], secrets: ['linkSigning'], maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES, bodyFormats: ['json', 'form'] },
+  { method: 'GET', path: '/f/{slug}', handler: 'forms/page', ...publicForm, table: ['GetItem', 'UpdateItem'] },
+  { method: 'GET', path: '/confirm/{token}', handler: 'forms/confirm', ...signedLink, table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'] },
 ] as const satisfies readonly Route[];
 
 /** Answers every request that matches no route: 404 NOT_FOUND, or 405 when only the method is wrong. */

@@ -14,7 +14,7 @@ export const CONTACT_LIMITS = {
   bulkContacts: 1000,
 } as const;
 
-const phone = v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ().-]{3,32}$/, 'must be a phone number: digits, spaces, + ( ) . -'));
+export const phone = v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ().-]{3,32}$/, 'must be a phone number: digits, spaces, + ( ) . -'));
 
 const tags = v.pipe(
   v.array(v.pipe(v.string(), v.trim(), v.nonEmpty('must not be blank'), v.maxLength(CONTACT_LIMITS.tagLength, `must be at most ${CONTACT_LIMITS.tagLength} characters`))),

@@ -3,7 +3,8 @@ import { App } from 'aws-cdk-lib';
 import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/table.ts';
 import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES } from '#shared/http/routes.ts';
 import { readSettings } from '../../lib/app.ts';
-import type { RegionalStack } from '../../lib/regional-stack.ts';
+import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
+import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
 import { functionOfRoute, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
 
 /** CloudFormation refuses stacks over 500 resources; fail while there is still room to split. */
@@ -23,6 +24,8 @@ function functionIdOf(resources: Resources, handler: string): string {
 function expectedPermissions(stack: RegionalStack, resources: Resources, functionId: string, handler: string): Set<string> {
   const routes = ROUTES.filter((route) => route.handler === handler);
   const actions = new Set(routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]));
+  const sesActions = new Set(routes.flatMap((route) => ('ses' in route ? route.ses : [])));
+  const readsSecret = routes.some((route) => 'secrets' in route && route.secrets.includes('linkSigning'));
   const logGroupId = referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup);
   const logGroupArn = { 'Fn::GetAtt': [logGroupId, 'Arn'] };
   return new Set([
@@ -32,6 +35,11 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     ...(actions.has('Query')
       ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`))
       : []),
+    ...[...sesActions].flatMap((action) => [
+      pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
+      pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
+    ]),
+    ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
   ]);
 }
 
@@ -100,6 +108,14 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(permissionsOf(stack, resources, functionId)).toEqual(expectedPermissions(stack, resources, functionId, handler));
   });
 
+  it('names the link-signing secret to exactly the functions that read it', () => {
+    for (const handler of handlers) {
+      const readsSecret = ROUTES.some((route) => route.handler === handler && 'secrets' in route && route.secrets.includes('linkSigning'));
+      const variables = resources[functionIdOf(resources, handler)]!.Properties.Environment.Variables;
+      expect(variables.SIGNING_SECRET_PARAMETER, handler).toBe(readsSecret ? linkSigningSecretName(settings.tableName) : undefined);
+    }
+  });
+
   it('grants no wildcard actions and no managed policies', () => {
     for (const [, policy] of ofType(resources, 'AWS::IAM::Policy')) {
       for (const statement of policy.Properties.PolicyDocument.Statement) {
@@ -146,6 +162,20 @@ describe('the global table', () => {
     }
   });
 
+  it('has a generated link-signing key beside it, replicated to the same regions and kept on stack deletion', () => {
+    const secrets = ofType(resourcesOf(home!.template), 'AWS::SecretsManager::Secret');
+    expect(secrets).toHaveLength(1);
+    const [, secret] = secrets[0]!;
+    expect(secret.DeletionPolicy).toBe('Retain');
+    expect(secret.Properties).toMatchObject({
+      Name: linkSigningSecretName(settings.tableName),
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+      ReplicaRegions: settings.regions.slice(1).map((region) => ({ Region: region })),
+    });
+    expect(secret.Properties).not.toHaveProperty('SecretString');
+    replica!.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  });
+
   it('is reached in the other regions through the local replica, by name', () => {
     expect(replica!.stack.resolve(replica!.stack.table.tableArn)).toEqual({
       'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:dynamodb:${replica!.stack.region}:`, { Ref: 'AWS::AccountId' }, `:table/${settings.tableName}`]],
@@ -164,6 +194,9 @@ describe('with postlane:independentRegions', () => {
       expect(replicas.map((entry) => entry.Region)).toEqual([stack.region]);
       expect(replicas[0]).toMatchObject({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true });
       expect(stack.dependencies).toEqual([]);
+      const secrets = ofType(resourcesOf(template), 'AWS::SecretsManager::Secret');
+      expect(secrets).toHaveLength(1);
+      expect(secrets[0]![1].Properties.ReplicaRegions).toBeUndefined();
     }
   });
 });

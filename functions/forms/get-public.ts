@@ -1,0 +1,6 @@
+import { publicEndpoint } from '#shared/http/endpoint.ts';
+import { ok } from '#shared/http/reply.ts';
+import { getPublicForm } from '#shared/domain/forms.ts';
+
+export const handler = publicEndpoint('forms/get-public', {}, async ({ params }) =>
+  ok({ data: await getPublicForm(params.slug!) }));

@@ -1,0 +1,4 @@
+import { publicEndpoint } from '#shared/http/endpoint.ts';
+import { hostedForm } from '#shared/pages/forms.ts';
+
+export const handler = publicEndpoint('forms/page', {}, ({ params }) => hostedForm(params.slug!));

@@ -1,0 +1,81 @@
+import { BatchWriteCommand, GetCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { db, jitteredBackoff, sleep, tableName } from './client.ts';
+import { accountScoped } from './partition.ts';
+
+export type EmailType = 'email' | 'otp' | 'transactional';
+
+/**
+ * sent: SES accepted it (or a test key pretended to); failed: SES refused it;
+ * suppressed: the recipient's contact status kept it back; queued: waiting on
+ * the retry queue (reserved for the throttling retry path, not written yet).
+ */
+export type EmailStatus = 'sent' | 'failed' | 'queued' | 'suppressed';
+
+export interface EmailRecord {
+  emailId: string;
+  trackingId: string;
+  type: EmailType;
+  /** As the header carried it: `Acme <news@acme.com>`. */
+  from: string;
+  to: string;
+  cc: string[];
+  bcc: string[];
+  replyTo?: string;
+  subject: string;
+  status: EmailStatus;
+  error?: { code: string; message: string };
+  sesMessageId?: string;
+  /** Made with a test key: validated and recorded, never handed to SES. */
+  test: boolean;
+  createdAt: string;
+}
+
+/**
+ * One partition per email: records are only ever read by id, and a send of
+ * many messages spreads its writes instead of heating one partition.
+ */
+const emailKey = (accountId: string, emailId: string) => ({ pk: accountScoped(accountId, 'EML', emailId), sk: 'EMAIL' });
+
+function toRecord(item: Record<string, unknown>): EmailRecord {
+  return {
+    emailId: item.emailId as string,
+    trackingId: item.trackingId as string,
+    type: item.type as EmailType,
+    from: item.from as string,
+    to: item.to as string,
+    cc: (item.cc ?? []) as string[],
+    bcc: (item.bcc ?? []) as string[],
+    ...(typeof item.replyTo === 'string' ? { replyTo: item.replyTo } : {}),
+    subject: item.subject as string,
+    status: item.status as EmailStatus,
+    ...(item.error ? { error: item.error as { code: string; message: string } } : {}),
+    ...(typeof item.sesMessageId === 'string' ? { sesMessageId: item.sesMessageId } : {}),
+    test: item.test === true,
+    createdAt: item.createdAt as string,
+  };
+}
+
+/** BatchWriteItem's most requests per call. */
+const BATCH_WRITE_LIMIT = 25;
+const UNPROCESSED_RETRIES = 8;
+
+/** Stores records, 25 per BatchWriteItem, retrying what DynamoDB leaves unprocessed under load. */
+export async function putEmailRecords(accountId: string, records: readonly EmailRecord[]): Promise<void> {
+  const requests = records.map((record) => ({ PutRequest: { Item: { ...emailKey(accountId, record.emailId), entity: 'email', ...record } } }));
+  const chunks: (typeof requests)[] = [];
+  for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) chunks.push(requests.slice(start, start + BATCH_WRITE_LIMIT));
+  await Promise.all(chunks.map(async (chunk) => {
+    let pending: NonNullable<BatchWriteCommandOutput['UnprocessedItems']>[string] | undefined = chunk;
+    for (let attempt = 0; pending && pending.length > 0; attempt++) {
+      if (attempt > UNPROCESSED_RETRIES) throw new Error(`DynamoDB left ${pending.length} email records unprocessed`);
+      if (attempt > 0) await sleep(jitteredBackoff(attempt));
+      const response: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      pending = response.UnprocessedItems?.[tableName];
+    }
+  }));
+}
+
+export async function getEmailRecord(accountId: string, emailId: string): Promise<EmailRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: emailKey(accountId, emailId) }));
+  return Item ? toRecord(Item) : undefined;
+}

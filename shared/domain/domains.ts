@@ -1,0 +1,98 @@
+/**
+ * Sending domains over the API (beyond the spec): add one, list them, and read
+ * one with the DNS records SES needs and where its verification stands.
+ */
+import { getDomainById, getDomain as readDomain, insertDomain, listDomains as readDomains, saveDomainState, domainExists, type DomainRecord, type DomainStatus } from '#shared/data/domains.ts';
+import { NotFoundError, notFound } from '#shared/errors.ts';
+import { isId } from '#shared/ids.ts';
+import { pagination, type Pagination } from '#shared/schemas/common.ts';
+import type { CreateDomainInput } from '#shared/schemas/domains.ts';
+import { configuredVerifier, newDomainRecord, type DomainVerifier } from './domain-verification.ts';
+
+export interface DnsRecord {
+  /** `dkim` records are what SES verifies; `spf` and `dmarc` are advice for deliverability. */
+  purpose: 'dkim' | 'spf' | 'dmarc';
+  type: 'CNAME' | 'TXT';
+  name: string;
+  value: string;
+  required: boolean;
+}
+
+export interface Domain {
+  id: string;
+  domain: string;
+  verified: boolean;
+  status: DomainStatus;
+  records: DnsRecord[];
+  createdAt: string;
+  verifiedAt: string | null;
+}
+
+export type DomainListItem = Omit<Domain, 'records'>;
+
+/**
+ * What to publish in DNS: SES's three Easy DKIM CNAMEs, which verify the domain;
+ * an SPF record naming SES, for receivers that check SPF against the header
+ * domain (SES's own MAIL FROM domain passes SPF already); and a monitoring-only
+ * DMARC policy, which Gmail and Yahoo require of bulk senders.
+ */
+export function dnsRecords(domain: string, dkimTokens: string[]): DnsRecord[] {
+  return [
+    ...dkimTokens.map((token): DnsRecord => ({
+      purpose: 'dkim', type: 'CNAME', name: `${token}._domainkey.${domain}`, value: `${token}.dkim.amazonses.com`, required: true,
+    })),
+    { purpose: 'spf', type: 'TXT', name: domain, value: 'v=spf1 include:amazonses.com ~all', required: false },
+    { purpose: 'dmarc', type: 'TXT', name: `_dmarc.${domain}`, value: 'v=DMARC1; p=none;', required: false },
+  ];
+}
+
+function toListItem(record: DomainRecord): DomainListItem {
+  return {
+    id: record.domainId,
+    domain: record.domain,
+    verified: record.verified,
+    status: record.status,
+    createdAt: record.createdAt,
+    verifiedAt: record.verifiedAt ?? null,
+  };
+}
+
+function toDomain(record: DomainRecord): Domain {
+  const { createdAt, verifiedAt, ...rest } = toListItem(record);
+  return { ...rest, records: dnsRecords(record.domain, record.dkimTokens), createdAt, verifiedAt };
+}
+
+/** Creates the sending identity and records the domain: 409 DOMAIN_EXISTS when the account has it already. */
+export async function createDomain(accountId: string, input: CreateDomainInput, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<Domain> {
+  // Checked first so that a repeated request does not call SES; the insert's condition settles races.
+  if (await readDomain(accountId, input.domain)) throw domainExists(input.domain);
+  const record = newDomainRecord(accountId, input.domain, await verifier.createIdentity(input.domain), now);
+  await insertDomain(record);
+  return toDomain(record);
+}
+
+/**
+ * The domain with its DNS records. While it is not verified, asks the identity
+ * again and records any change, so a client polling this sees verification
+ * land; once verified, the stored state answers (the admin CLI re-checks).
+ */
+export async function getDomain(accountId: string, domainId: string, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<Domain> {
+  const record = isId('dom', domainId) ? await getDomainById(accountId, domainId) : undefined;
+  if (!record) throw notFound.domain();
+  if (record.verified) return toDomain(record);
+  let state;
+  try {
+    state = await verifier.readIdentity(record.domain);
+  } catch (error) {
+    // The identity was removed from SES by hand: show what was last known rather than a 404 for a domain that is listed.
+    if (error instanceof NotFoundError) return toDomain(record);
+    throw error;
+  }
+  const changed = state.verified !== record.verified || state.status !== record.status || state.dkimTokens.join() !== record.dkimTokens.join();
+  return toDomain(changed ? (await saveDomainState(accountId, record.domain, state, now)) ?? record : record);
+}
+
+export async function listDomains(accountId: string, page: number, limit: number): Promise<{ domains: DomainListItem[]; pagination: Pagination }> {
+  const { domains, total } = await readDomains(accountId, (page - 1) * limit, limit);
+  return { domains: domains.map(toListItem), pagination: pagination(total, page, limit) };
+}

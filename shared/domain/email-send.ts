@@ -1,0 +1,88 @@
+import { PostlaneError, ValidationError } from '#shared/errors.ts';
+import type { OutgoingAttachment } from '#shared/email/transport.ts';
+import { decodedBase64Size, SEND_LIMITS, type AttachmentInput, type EmailSendInput } from '#shared/schemas/sending.ts';
+import { contentOf, deliver, parseMailboxField, SUPPRESSED_FOR_EMAIL, type MessageResult, type SendContext } from './sending.ts';
+
+/** Email send result (spec section 2). */
+export interface EmailSendResult extends Record<string, unknown> {
+  message: string;
+  successfulEmails: { recipient: string; trackingId: string }[];
+  failedEmails: { recipient: string; error: string; message: string }[];
+  recipientCount: number;
+  emailsRemaining: number;
+}
+
+/** Checks sizes before decoding anything: ATTACHMENT_TOO_LARGE (400) on `attachments[i]`. */
+export function decodeAttachments(attachments: readonly AttachmentInput[]): OutgoingAttachment[] {
+  attachments.forEach((attachment, index) => {
+    if (decodedBase64Size(attachment.content) > SEND_LIMITS.attachmentBytes) {
+      throw new PostlaneError('ATTACHMENT_TOO_LARGE', `attachments[${index}] is larger than 7 MB`, { field: `attachments[${index}]` });
+    }
+  });
+  return attachments.map((attachment) => ({
+    filename: attachment.filename,
+    contentType: attachment.contentType,
+    content: Buffer.from(attachment.content, 'base64'),
+  }));
+}
+
+/** SES takes at most 50 addresses per message, and every message carries all of cc and bcc. */
+function checkDestinations(cc: readonly string[], bcc: readonly string[]): void {
+  const room = SEND_LIMITS.destinationsPerMessage - 1;
+  if (cc.length + bcc.length > room) {
+    throw new ValidationError(
+      'VALIDATION_ERROR',
+      `cc and bcc together may hold at most ${room} addresses: each message goes to one recipient plus all of them, and SES takes ${SEND_LIMITS.destinationsPerMessage} per message`,
+      cc.length > room ? 'cc' : 'bcc',
+    );
+  }
+}
+
+function summary(sent: number, total: number): string {
+  if (sent === 0) return `The email was not sent to any of the ${total} recipient${total === 1 ? '' : 's'}`;
+  return sent === total ? `Email sent to ${total} recipient${total === 1 ? '' : 's'}` : `Email sent to ${sent} of ${total} recipients`;
+}
+
+function failure(result: MessageResult): EmailSendResult['failedEmails'][number] {
+  return { recipient: result.recipient, error: result.error!.code, message: result.error!.message };
+}
+
+/**
+ * POST /api/email/send: one message per distinct recipient (a repeated
+ * address gets one), cc and bcc on each. Some sent: the result. None sent:
+ * ALL_RECIPIENTS_FAILED (422) carrying the result, or SENDING_PAUSED (503)
+ * when SES's sending is paused for the whole deployment.
+ */
+export async function sendEmail(input: EmailSendInput, context: SendContext): Promise<EmailSendResult> {
+  const from = parseMailboxField(input.from, 'from');
+  const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
+  checkDestinations(input.cc, input.bcc);
+  const content = contentOf(input);
+  const attachments = decodeAttachments(input.attachments);
+  const recipients = [...new Set(input.recipients)];
+
+  const report = await deliver({
+    type: 'email',
+    from,
+    recipients,
+    cc: input.cc,
+    bcc: input.bcc,
+    replyTo,
+    content,
+    variables: input.variables,
+    attachments,
+    suppressWhen: SUPPRESSED_FOR_EMAIL,
+  }, context);
+
+  const sent = report.messages.filter((result) => result.status === 'sent');
+  const result: EmailSendResult = {
+    message: summary(sent.length, recipients.length),
+    successfulEmails: sent.map(({ recipient, trackingId }) => ({ recipient, trackingId })),
+    failedEmails: report.messages.filter((result) => result.status !== 'sent').map(failure),
+    recipientCount: recipients.length,
+    emailsRemaining: report.emailsRemaining,
+  };
+  if (sent.length > 0) return result;
+  const paused = report.messages.some((message) => message.error?.code === 'SENDING_PAUSED');
+  throw new PostlaneError(paused ? 'SENDING_PAUSED' : 'ALL_RECIPIENTS_FAILED', result.message, { fields: result });
+}

@@ -1,0 +1,55 @@
+import { isId } from '#shared/ids.ts';
+import { getEmailRecord, type EmailRecord } from '#shared/data/emails.ts';
+import { notFound } from '#shared/errors.ts';
+
+/** An email record as GET /api/emails/:id returns it. */
+export interface Email {
+  id: string;
+  trackingId: string;
+  type: EmailRecord['type'];
+  from: string;
+  to: string;
+  cc: string[];
+  bcc: string[];
+  replyTo: string | null;
+  subject: string;
+  status: EmailRecord['status'];
+  error: { code: string; message: string } | null;
+  sesMessageId: string | null;
+  test: boolean;
+  createdAt: string;
+}
+
+function toEmail(record: EmailRecord): Email {
+  return {
+    id: record.emailId,
+    trackingId: record.trackingId,
+    type: record.type,
+    from: record.from,
+    to: record.to,
+    cc: record.cc,
+    bcc: record.bcc,
+    replyTo: record.replyTo ?? null,
+    subject: record.subject,
+    status: record.status,
+    error: record.error ?? null,
+    sesMessageId: record.sesMessageId ?? null,
+    test: record.test,
+    createdAt: record.createdAt,
+  };
+}
+
+/** A tracking id carries its email id's sequence (shared/domain/sending.ts `trackingIdOf`). */
+const TRACKING_ID = /^svc_\d{13}_([0-9A-Za-z]+)$/;
+
+/**
+ * By email id (`eml_…`) or by tracking id (`svc_…`, what POST /api/email/send
+ * returns per recipient); anything else, or another account's, is EMAIL_NOT_FOUND.
+ */
+export async function getEmail(accountId: string, id: string): Promise<Email> {
+  const sequence = TRACKING_ID.exec(id)?.[1];
+  const emailId = sequence === undefined ? id : `eml_${sequence}`;
+  const record = isId('eml', emailId) ? await getEmailRecord(accountId, emailId) : undefined;
+  if (!record || (sequence !== undefined && record.trackingId !== id)) throw notFound.email();
+  return toEmail(record);
+}

@@ -1,0 +1,252 @@
+/**
+ * Public submissions to published forms: found by id or slug without a key,
+ * rate limited per submitter address and per form, screened by a honeypot,
+ * checked field by field, recorded with the form's counters in one
+ * transaction, and then passed on: to the linked audience (with double
+ * opt-in when the form asks for it) and to the notification address.
+ */
+import { createHash } from 'node:crypto';
+import * as v from 'valibot';
+import { findContactsByEmail } from '#shared/data/contacts.ts';
+import { findFormRoute, getForm, insertSubmission, type FormFieldRecord, type FormRecord, type SubmissionRecord } from '#shared/data/forms.ts';
+import { consumeWindow, type CounterLimits, type WindowSubject } from '#shared/data/rate-limits.ts';
+import { ConflictError, NotFoundError, notFound, PostlaneError, RateLimitError, type ValidationError } from '#shared/errors.ts';
+import { toValidationError } from '#shared/http/validation.ts';
+import { isId, newId } from '#shared/ids.ts';
+import { log } from '#shared/log.ts';
+import { CONTACT_LIMITS } from '#shared/schemas/contacts.ts';
+import { SLUG, submissionSchema, type SubmissionInput } from '#shared/schemas/forms.ts';
+import type { ContactStatus } from './contact-status.ts';
+import { changeContactStatus, createContact, getContactByEmail, updateContact, type Contact } from './contacts.ts';
+import { sendConfirmationRequest, sendSubmissionNotice } from './form-emails.ts';
+import { verifySubscriptionToken } from './subscription-links.ts';
+
+/** The hidden field of the hosted page that people leave empty and form-filling bots do not. */
+export const HONEYPOT_FIELD = '_hp';
+
+/**
+ * A person submits a form a few times at most; an office behind one address
+ * more. A form's own limit protects the account (storage, notification mail)
+ * from a flood spread over many addresses.
+ */
+export const SUBMISSION_RATE_LIMITS = {
+  perAddress: { windowSeconds: 60, perWindow: 20, perDay: 200 },
+  perForm: { windowSeconds: 1, perWindow: 20, perDay: 50_000 },
+} as const satisfies Record<string, CounterLimits>;
+
+export type BodyFormat = 'json' | 'form';
+
+export interface SubmitRequest {
+  body: SubmissionInput;
+  /** A form post's values are all text: numbers and single checkboxes are read from it. */
+  format: BodyFormat;
+  sourceIp: string;
+  now: Date;
+  /** Where the API was called, for the confirmation link. */
+  origin: string;
+}
+
+export interface SubmitReceipt {
+  submissionId: string;
+  /** The form's success message. */
+  message: string;
+}
+
+export interface FieldError {
+  field: string;
+  error: ValidationError['code'];
+  message: string;
+}
+
+/**
+ * Every problem of a submission at once (the hosted page marks each field);
+ * the envelope's `error`, `message` and `field` are the first one's, and
+ * `errors` lists them all.
+ */
+export class InvalidSubmission extends PostlaneError {
+  override readonly name = 'InvalidSubmission';
+  constructor(readonly errors: FieldError[]) {
+    const [first] = errors as [FieldError, ...FieldError[]];
+    super(first.error, first.message, { field: first.field, fields: { errors } });
+  }
+}
+
+/** The form a public path names, published, with its account; FORM_NOT_FOUND for anything else, unpublished forms included. */
+export async function findPublishedForm(formRef: string): Promise<{ accountId: string; form: FormRecord }> {
+  const route = SLUG.test(formRef) || isId('frm', formRef) ? await findFormRoute(formRef) : undefined;
+  const stored = route ? await getForm(route.accountId, route.formId) : undefined;
+  if (!route || !stored?.form.published) throw notFound.form();
+  return { accountId: route.accountId, form: stored.form };
+}
+
+/**
+ * Addresses are kept only as a hash, in items that expire after two days:
+ * enough to count, not a log of who submitted.
+ */
+function addressKey(sourceIp: string): string {
+  return createHash('sha256').update(sourceIp || 'unknown').digest('base64url').slice(0, 22);
+}
+
+function secondsLeft(now: Date, limits: CounterLimits, exhausted: 'window' | 'day'): number {
+  const nowSeconds = now.getTime() / 1000;
+  if (exhausted === 'day') {
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) / 1000;
+    return Math.max(1, Math.ceil(midnight - nowSeconds));
+  }
+  return Math.max(1, Math.ceil(limits.windowSeconds - (nowSeconds % limits.windowSeconds)));
+}
+
+/** Counts the attempt against the submitter's and the form's limits; RATE_LIMIT_EXCEEDED with `retryAfter` past either. */
+export async function admitSubmission(accountId: string, formId: string, sourceIp: string, now: Date): Promise<void> {
+  const limited: [WindowSubject, CounterLimits, string][] = [
+    [{ accountId, parts: ['FORMIP', addressKey(sourceIp)] }, SUBMISSION_RATE_LIMITS.perAddress, 'Too many submissions from this address'],
+    [{ accountId, parts: ['FORM', formId] }, SUBMISSION_RATE_LIMITS.perForm, 'This form is receiving too many submissions'],
+  ];
+  for (const [subject, limits, reason] of limited) {
+    const outcome = await consumeWindow(subject, now, limits);
+    if (!outcome.admitted) {
+      const retryAfter = secondsLeft(now, limits, outcome.exhausted);
+      throw new RateLimitError(`${reason}; try again in ${retryAfter} s`, retryAfter);
+    }
+  }
+}
+
+const NUMERIC = /^-?\d+(?:\.\d+)?$/;
+
+/** A form post carries text only: numbers and ratings are read as numbers, a lone checkbox as a list of one. */
+function fromFormPost(fields: readonly FormFieldRecord[], body: SubmissionInput): SubmissionInput {
+  const byId = new Map(fields.map((field) => [field.id, field]));
+  return Object.fromEntries(Object.entries(body).map(([key, value]) => {
+    const type = byId.get(key)?.type;
+    if (typeof value !== 'string') return [key, value];
+    if (type === 'checkbox') return [key, [value]];
+    if ((type === 'number' || type === 'rating') && NUMERIC.test(value.trim())) return [key, Number(value)];
+    return [key, value];
+  }));
+}
+
+/** Blank values (empty or white space, null, no checkbox ticked) are absent, as an empty input of a form post is. */
+function isBlank(value: unknown): boolean {
+  return value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+}
+
+/**
+ * The submission's values checked against the form's fields, or
+ * InvalidSubmission listing each field's first problem.
+ */
+export function readSubmission(fields: readonly FormFieldRecord[], body: SubmissionInput, format: BodyFormat): Record<string, unknown> {
+  const given = format === 'form' ? fromFormPost(fields, body) : body;
+  const present = Object.fromEntries(Object.entries(given).filter(([key, value]) => key !== HONEYPOT_FIELD && !isBlank(value)));
+  const result = v.safeParse(submissionSchema(fields), present, { abortEarly: false });
+  if (result.success) return result.output;
+  const byField = new Map<string, FieldError>();
+  for (const issue of result.issues) {
+    const error = toValidationError(issue);
+    const field = error.details.field!;
+    // The field's own id, not a path inside it, so the page can mark the field.
+    const key = field.split(/[.[]/)[0]!;
+    if (!byField.has(key)) byField.set(key, { field, error: error.code as FieldError['error'], message: error.message });
+  }
+  throw new InvalidSubmission([...byField.values()]);
+}
+
+/**
+ * Submits to a published form (found by findPublishedForm). The honeypot
+ * answers like a success and records nothing; a form with `storeResponses:
+ * false` counts the submission without keeping its data. The audience and the
+ * notification follow the write, and their failures are logged rather than
+ * refused: the submission is in.
+ */
+export async function submitToForm({ accountId, form }: { accountId: string; form: FormRecord }, request: SubmitRequest): Promise<SubmitReceipt> {
+  const { now } = request;
+  await admitSubmission(accountId, form.formId, request.sourceIp, now);
+  const receipt = { submissionId: newId('sub', now.getTime()), message: form.settings.successMessage };
+  if (!isBlank(request.body[HONEYPOT_FIELD] ?? null)) return receipt;
+
+  const data = readSubmission(form.fields, request.body, request.format);
+  const submission: SubmissionRecord = { submissionId: receipt.submissionId, formId: form.formId, data, createdAt: now.toISOString() };
+  await insertSubmission(accountId, submission, form.settings.storeResponses);
+  await Promise.all([
+    passOn('link the contact', () => linkContact(accountId, form, data, request)),
+    form.settings.notifyEmail ? passOn('notify', () => sendSubmissionNotice(accountId, form, submission, request)) : undefined,
+  ]);
+  return receipt;
+}
+
+async function passOn(step: string, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    log.error(`form submission: could not ${step}`, { error });
+  }
+}
+
+/** The contact's details a submission gives: the first email field, fields with the ids firstName and lastName, the first phone field. */
+function contactDetails(fields: readonly FormFieldRecord[], data: Record<string, unknown>) {
+  const first = (type: FormFieldRecord['type']) => fields.find((field) => field.type === type && typeof data[field.id] === 'string');
+  const name = (id: string) => {
+    const value = data[id];
+    return typeof value === 'string' && value.length <= CONTACT_LIMITS.name ? value : undefined;
+  };
+  const email = first('email');
+  const phone = first('phone');
+  const details: { firstName?: string; lastName?: string; phone?: string } = {
+    ...(name('firstName') ? { firstName: name('firstName') } : {}),
+    ...(name('lastName') ? { lastName: name('lastName') } : {}),
+    ...(phone ? { phone: data[phone.id] as string } : {}),
+  };
+  return { email: email ? (data[email.id] as string) : undefined, details };
+}
+
+/**
+ * Adds the submitter to the form's audience, or updates the contact there.
+ * A new contact is `subscribed`, or `pending` with a confirmation email under
+ * double opt-in. An existing one gets the new details; a pending one is
+ * subscribed (or asked again, under double opt-in); an unsubscribed, bounced
+ * or complained one keeps its status, since a form must not undo a recorded
+ * choice or delivery problem (the preferences link resubscribes).
+ */
+async function linkContact(accountId: string, form: FormRecord, data: Record<string, unknown>, request: SubmitRequest): Promise<void> {
+  const { email, details } = contactDetails(form.fields, data);
+  if (!form.audienceId || !email) return;
+  const audienceId = form.audienceId;
+  const doubleOptIn = form.settings.doubleOptIn;
+  let contact: Contact;
+  try {
+    contact = await createContact(accountId, { email, audienceId, ...details, status: doubleOptIn ? 'pending' : 'subscribed' }, request.now);
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      log.warn('form submission: the linked audience no longer exists', { accountId, formId: form.formId, audienceId });
+      return;
+    }
+    if (!(error instanceof ConflictError) || error.code !== 'CONTACT_EXISTS') throw error;
+    const existing = await getContactByEmail(accountId, email, audienceId);
+    contact = Object.keys(details).length > 0 ? await updateContact(accountId, existing.id, details, request.now) : existing;
+    if (contact.status === 'pending' && !doubleOptIn) {
+      contact = await changeContactStatus(accountId, contact.id, ['pending'], 'subscribed', request.now);
+    }
+  }
+  if (contact.status === 'pending' && doubleOptIn) {
+    await sendConfirmationRequest(accountId, form, contact.email, request);
+  }
+}
+
+export type ConfirmationOutcome = 'confirmed' | 'already-subscribed' | 'not-pending' | 'invalid';
+
+/**
+ * Double opt-in: the signed link of the confirmation email moves the
+ * address's pending contact in that audience to `subscribed`. Opening it
+ * again changes nothing. A contact that is no longer pending (unsubscribed
+ * meanwhile, bounced) is left as it is.
+ */
+export async function confirmSubscription(token: string, audienceId: string | undefined, now: Date): Promise<ConfirmationOutcome> {
+  const claims = await verifySubscriptionToken(token);
+  if (!claims || !audienceId) return 'invalid';
+  const membership = (await findContactsByEmail(claims.accountId, claims.email)).find((found) => found.audienceId === audienceId);
+  if (!membership) return 'invalid';
+  const before: ContactStatus = membership.status;
+  if (before === 'subscribed') return 'already-subscribed';
+  if (before !== 'pending') return 'not-pending';
+  const after = await changeContactStatus(claims.accountId, membership.contactId, ['pending'], 'subscribed', now);
+  return after.status === 'subscribed' ? 'confirmed' : 'not-pending';
+}

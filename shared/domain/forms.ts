@@ -1,0 +1,374 @@
+/**
+ * Forms over the API (create, update, delete beyond the spec; list, get,
+ * the public view and the submissions list as the spec gives them).
+ */
+import { randomBytes } from 'node:crypto';
+import { config } from '#shared/config.ts';
+import { getAudience } from '#shared/data/audiences.ts';
+import {
+  countView,
+  findFormRoute,
+  getForm as readForm,
+  insertForm,
+  listForms as readForms,
+  listSubmissions as readSubmissions,
+  removeForm,
+  replaceForm,
+  type FormCounters,
+  type FormFieldRecord,
+  type FormRecord,
+  type StoredForm,
+} from '#shared/data/forms.ts';
+import { ConflictError, notFound, ValidationError } from '#shared/errors.ts';
+import { isId, newId } from '#shared/ids.ts';
+import { pagination, type Pagination } from '#shared/schemas/common.ts';
+import { CHOICE_TYPES, FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type ListFormsQuery, type ListSubmissionsQuery, type UpdateFormInput } from '#shared/schemas/forms.ts';
+import { ensureVerifiedSender, parseMailboxField } from './sending.ts';
+import { publicBase } from './subscription-links.ts';
+
+export const FORM_DEFAULTS = {
+  successMessage: 'Thank you! Your submission has been received.',
+  appearance: { backgroundColor: '#ffffff', primaryColor: '#2563eb', fontFamily: 'system-ui, sans-serif' },
+  buttonCustomization: { text: 'Submit', variant: 'filled' },
+} as const;
+
+export interface FormField {
+  id: string;
+  type: FormFieldRecord['type'];
+  label: string;
+  placeholder: string | null;
+  required: boolean;
+  /** Only on select, checkbox and radio fields. */
+  options?: string[];
+}
+
+export interface Form {
+  id: string;
+  title: string;
+  description: string | null;
+  slug: string;
+  published: boolean;
+  fields: FormField[];
+  settings: {
+    successMessage: string;
+    notifyEmail: string | null;
+    enableCaptcha: boolean;
+    storeResponses: boolean;
+    doubleOptIn: boolean;
+    from: string | null;
+  };
+  audienceId: string | null;
+  appearance: FormRecord['appearance'];
+  buttonCustomization: FormRecord['buttonCustomization'];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FormAnalytics {
+  views: number;
+  submissions: number;
+  conversionRate: number;
+}
+
+export type FormListItem = Pick<Form, 'id' | 'title' | 'description' | 'slug' | 'published' | 'fields' | 'createdAt' | 'updatedAt'> & {
+  publishedUrl: string;
+  analytics: FormAnalytics;
+};
+
+/** What anyone may see of a published form: no id, slug, settings or audience. */
+export type PublicForm = Pick<Form, 'title' | 'description' | 'fields' | 'appearance' | 'buttonCustomization'>;
+
+export interface Submission {
+  id: string;
+  data: Record<string, unknown>;
+  createdAt: string;
+}
+
+function toField(field: FormFieldRecord): FormField {
+  return {
+    id: field.id,
+    type: field.type,
+    label: field.label,
+    placeholder: field.placeholder ?? null,
+    required: field.required,
+    ...(field.options ? { options: field.options } : {}),
+  };
+}
+
+export function toForm(record: FormRecord): Form {
+  const { settings } = record;
+  return {
+    id: record.formId,
+    title: record.title,
+    description: record.description ?? null,
+    slug: record.slug,
+    published: record.published,
+    fields: record.fields.map(toField),
+    settings: {
+      successMessage: settings.successMessage,
+      notifyEmail: settings.notifyEmail ?? null,
+      enableCaptcha: settings.enableCaptcha,
+      storeResponses: settings.storeResponses,
+      doubleOptIn: settings.doubleOptIn,
+      from: settings.from ?? null,
+    },
+    audienceId: record.audienceId ?? null,
+    appearance: record.appearance,
+    buttonCustomization: record.buttonCustomization,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+export function toPublicForm(record: FormRecord): PublicForm {
+  const { title, description, fields, appearance, buttonCustomization } = toForm(record);
+  return { title, description, fields, appearance, buttonCustomization };
+}
+
+/** submissions / views × 100 to one decimal; 0 before the first view (API submissions can exceed 100). */
+export function conversionRate(counters: Pick<FormCounters, 'views' | 'submissions'>): number {
+  return counters.views === 0 ? 0 : Math.round((counters.submissions / counters.views) * 1000) / 10;
+}
+
+/** Where the hosted pages live: FORMS_URL, else PUBLIC_BASE_URL, else the address the client called. */
+export function formsBase(origin: string): string {
+  return config.FORMS_URL ? config.FORMS_URL.replace(/\/+$/, '') : publicBase(origin);
+}
+
+/** `https://forms.example.com/f/newsletter` */
+export function publishedUrl(origin: string, slug: string): string {
+  return `${formsBase(origin)}/f/${slug}`;
+}
+
+function toListItem({ form, counters }: StoredForm, origin: string): FormListItem {
+  const { id, title, description, slug, published, fields, createdAt, updatedAt } = toForm(form);
+  return {
+    id, title, description, slug, published, fields, createdAt, updatedAt,
+    publishedUrl: publishedUrl(origin, slug),
+    analytics: { views: counters.views, submissions: counters.submissions, conversionRate: conversionRate(counters) },
+  };
+}
+
+/**
+ * A slug from a title: `Spring Sale — 2026!` gives `spring-sale-2026`. Accents
+ * fold to their letters; titles with too few letters give `form`.
+ */
+export function slugify(title: string): string {
+  const words = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  // Room for the suffix a taken slug gets.
+  const cut = words.replace(/^-+/, '').slice(0, FORM_LIMITS.slugMax - SUFFIX_LENGTH - 1).replace(/-+$/, '');
+  return cut.length >= FORM_LIMITS.slugMin ? cut : 'form';
+}
+
+const SUFFIX_LENGTH = 6;
+/** A generated slug that is taken gets a random suffix; this many tries make a clash vanishingly unlikely. */
+const SLUG_ATTEMPTS = 5;
+
+function withSuffix(base: string): string {
+  return `${base}-${randomBytes(SUFFIX_LENGTH).toString('hex').slice(0, SUFFIX_LENGTH)}`;
+}
+
+/** The cross-field rules the schema cannot state: options by type, unique ids, what a linked audience and emails need. */
+function checkConfiguration(form: FormRecord): void {
+  const seen = new Map<string, number>();
+  form.fields.forEach((field, index) => {
+    const at = `fields[${index}]`;
+    const first = seen.get(field.id);
+    if (first !== undefined) throw new ValidationError('VALIDATION_ERROR', `${at}.id repeats the id of fields[${first}]`, `${at}.id`);
+    seen.set(field.id, index);
+    const takesOptions = CHOICE_TYPES.includes(field.type);
+    if (takesOptions && !field.options) throw new ValidationError('MISSING_REQUIRED_FIELD', `${at}.options is required for ${field.type} fields`, `${at}.options`);
+    if (!takesOptions && field.options) throw new ValidationError('VALIDATION_ERROR', `${at}.options: only select, checkbox and radio fields take options`, `${at}.options`);
+  });
+  const hasEmailField = form.fields.some((field) => field.type === 'email');
+  if (form.audienceId && !hasEmailField) {
+    throw new ValidationError('VALIDATION_ERROR', 'audienceId: a form linked to an audience needs an email field', 'audienceId');
+  }
+  if (form.settings.doubleOptIn && !form.audienceId) {
+    throw new ValidationError('VALIDATION_ERROR', 'settings.doubleOptIn: double opt-in needs a linked audience (audienceId)', 'settings.doubleOptIn');
+  }
+  if ((form.settings.notifyEmail || form.settings.doubleOptIn) && !form.settings.from) {
+    const need = form.settings.doubleOptIn ? 'doubleOptIn' : 'notifyEmail';
+    throw new ValidationError('MISSING_REQUIRED_FIELD', `settings.from is required with settings.${need}: the sender of the form's emails`, 'settings.from');
+  }
+}
+
+/** What the account must own for a configuration to work: the linked audience, and the sender's domain, verified. */
+async function checkReferences(accountId: string, form: FormRecord, changed: { audienceId: boolean; from: boolean }): Promise<void> {
+  const checks: Promise<void>[] = [];
+  if (changed.audienceId && form.audienceId) {
+    const audienceId = form.audienceId;
+    checks.push((async () => {
+      if (!isId('aud', audienceId) || !(await getAudience(accountId, audienceId))) throw notFound.audience();
+    })());
+  }
+  if (changed.from && form.settings.from) {
+    checks.push(ensureVerifiedSender(accountId, parseMailboxField(form.settings.from, 'settings.from'), 'settings.from'));
+  }
+  await Promise.all(checks);
+}
+
+function toFieldRecord(field: FormFieldInput): FormFieldRecord {
+  return {
+    id: field.id,
+    type: field.type,
+    label: field.label,
+    ...(field.placeholder ? { placeholder: field.placeholder } : {}),
+    required: field.required,
+    ...(field.options ? { options: field.options } : {}),
+  };
+}
+
+/** Keys given as undefined are left out, so optional settings stay absent rather than stored as nothing. */
+function defined<T extends Record<string, unknown>>(entries: T): Partial<T> {
+  return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+export async function createForm(accountId: string, input: CreateFormInput, now: Date): Promise<Form> {
+  const at = now.toISOString();
+  const record: FormRecord = {
+    formId: newId('frm', now.getTime()),
+    title: input.title,
+    ...(input.description ? { description: input.description } : {}),
+    slug: input.slug ?? slugify(input.title),
+    published: input.published,
+    fields: input.fields.map(toFieldRecord),
+    settings: {
+      successMessage: FORM_DEFAULTS.successMessage,
+      enableCaptcha: false,
+      storeResponses: true,
+      doubleOptIn: false,
+      ...defined(input.settings),
+    },
+    ...(input.audienceId ? { audienceId: input.audienceId } : {}),
+    appearance: { ...FORM_DEFAULTS.appearance, ...defined(input.appearance) },
+    buttonCustomization: { ...FORM_DEFAULTS.buttonCustomization, ...defined(input.buttonCustomization) },
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+  };
+  checkConfiguration(record);
+  await checkReferences(accountId, record, { audienceId: true, from: true });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await insertForm(accountId, record);
+      return toForm(record);
+    } catch (error) {
+      // A slug the client chose is theirs to change; one made from the title gets a suffix.
+      if (!(error instanceof ConflictError) || error.code !== 'SLUG_TAKEN' || input.slug !== undefined || attempt === SLUG_ATTEMPTS) throw error;
+      record.slug = withSuffix(slugify(input.title));
+    }
+  }
+}
+
+async function findForm(accountId: string, formId: string): Promise<StoredForm> {
+  const found = isId('frm', formId) ? await readForm(accountId, formId) : undefined;
+  if (!found) throw notFound.form();
+  return found;
+}
+
+export async function getForm(accountId: string, formId: string): Promise<Form> {
+  return toForm((await findForm(accountId, formId)).form);
+}
+
+/** Applies an update: given keys replace, `null` clears, settings, appearance and button merge key by key. */
+function applyFormUpdate(before: FormRecord, input: UpdateFormInput, now: Date): FormRecord {
+  const next: FormRecord = { ...before, updatedAt: now.toISOString(), version: before.version + 1 };
+  if (input.title !== undefined) next.title = input.title;
+  if (input.description === null || input.description === '') delete next.description;
+  else if (input.description !== undefined) next.description = input.description;
+  if (input.slug !== undefined) next.slug = input.slug;
+  if (input.published !== undefined) next.published = input.published;
+  if (input.fields !== undefined) next.fields = input.fields.map(toFieldRecord);
+  if (input.audienceId === null) delete next.audienceId;
+  else if (input.audienceId !== undefined) next.audienceId = input.audienceId;
+  if (input.settings) {
+    const settings: FormRecord['settings'] = { ...before.settings, ...defined({ ...input.settings, notifyEmail: undefined, from: undefined }) };
+    for (const key of ['notifyEmail', 'from'] as const) {
+      const value = input.settings[key];
+      if (value === null) delete settings[key];
+      else if (value !== undefined) settings[key] = value;
+    }
+    next.settings = settings;
+  }
+  if (input.appearance) next.appearance = { ...before.appearance, ...defined(input.appearance) };
+  if (input.buttonCustomization) next.buttonCustomization = { ...before.buttonCustomization, ...defined(input.buttonCustomization) };
+  return next;
+}
+
+/** Retries of a read-modify-write that lost to a concurrent change before giving up with 409. */
+const OPTIMISTIC_RETRIES = 5;
+
+export async function updateForm(accountId: string, formId: string, input: UpdateFormInput, now: Date): Promise<Form> {
+  for (let attempt = 0; attempt < OPTIMISTIC_RETRIES; attempt++) {
+    const { form: before } = await findForm(accountId, formId);
+    const after = applyFormUpdate(before, input, now);
+    checkConfiguration(after);
+    await checkReferences(accountId, after, {
+      audienceId: after.audienceId !== before.audienceId,
+      from: after.settings.from !== before.settings.from,
+    });
+    if (await replaceForm(accountId, before, after)) return toForm(after);
+  }
+  throw new ConflictError('CONFLICT', 'The form changed concurrently; retry the request');
+}
+
+/** Removes the form, frees its slug and deletes its submissions. */
+export async function deleteForm(accountId: string, formId: string): Promise<void> {
+  for (let attempt = 0; attempt < OPTIMISTIC_RETRIES; attempt++) {
+    const { form } = await findForm(accountId, formId);
+    if (await removeForm(accountId, form)) return;
+  }
+  throw new ConflictError('CONFLICT', 'The form changed concurrently; retry the request');
+}
+
+export async function listForms(accountId: string, query: ListFormsQuery, origin: string): Promise<{ forms: FormListItem[]; pagination: Pagination }> {
+  const { page, limit, published } = query;
+  const { forms, total } = await readForms(accountId, published, (page - 1) * limit, limit);
+  return { forms: forms.map((stored) => toListItem(stored, origin)), pagination: pagination(total, page, limit) };
+}
+
+/**
+ * The published form at a public slug, counting the view (Get Public Form
+ * and the hosted page). FORM_NOT_FOUND for an unknown or unpublished one,
+ * which is not counted.
+ */
+export async function viewPublishedForm(slug: string): Promise<FormRecord> {
+  const route = SLUG.test(slug) ? await findFormRoute(slug) : undefined;
+  const stored = route ? await countView(route) : undefined;
+  if (!stored) throw notFound.form();
+  return stored.form;
+}
+
+export async function getPublicForm(slug: string): Promise<PublicForm> {
+  return toPublicForm(await viewPublishedForm(slug));
+}
+
+/** The inclusive createdAt bounds of a submissions query; a bare date spans its whole UTC day. */
+function createdRange(query: Pick<ListSubmissionsQuery, 'startDate' | 'endDate'>): { from?: string; to?: string } {
+  const instant = (value: string, endOfDay: boolean) =>
+    new Date(value.length === 10 ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value).toISOString();
+  const range = {
+    ...(query.startDate ? { from: instant(query.startDate, false) } : {}),
+    ...(query.endDate ? { to: instant(query.endDate, true) } : {}),
+  };
+  if (range.from && range.to && range.from > range.to) {
+    throw new ValidationError('VALIDATION_ERROR', 'startDate must not be after endDate', 'startDate');
+  }
+  return range;
+}
+
+export async function listSubmissions(accountId: string, formId: string, query: ListSubmissionsQuery): Promise<{ submissions: Submission[]; pagination: Pagination }> {
+  const { page, limit } = query;
+  const range = createdRange(query);
+  if (!isId('frm', formId)) throw notFound.form();
+  const [stored, found] = await Promise.all([
+    readForm(accountId, formId),
+    readSubmissions(accountId, formId, range, (page - 1) * limit, limit),
+  ]);
+  if (!stored) throw notFound.form();
+  return {
+    submissions: found.submissions.map((submission) => ({ id: submission.submissionId, data: submission.data, createdAt: submission.createdAt })),
+    pagination: pagination(found.rangeTotal ?? stored.counters.storedSubmissions, page, limit),
+  };
+}

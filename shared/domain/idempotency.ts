@@ -1,0 +1,110 @@
+/**
+ * Idempotency keys for the OTP and transactional sends, after Powertools'
+ * IdempotencyHandler: the first request with a key claims it (a conditional
+ * write, so of two racing requests exactly one wins), runs, and stores its
+ * response; later requests with the same key and body get that response
+ * back without running; a different body is refused; a request whose claim
+ * is still in flight is told to retry. A failed run gives its claim back so
+ * the client can retry at once; a crashed one holds it only until its lease ends.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  type IdempotencyKey,
+  type IdempotencyRecord,
+} from '#shared/data/idempotency.ts';
+import { PostlaneError } from '#shared/errors.ts';
+import { log } from '#shared/log.ts';
+
+/** Decisions: keys are kept 24 hours. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** Longer than a function may run (28 s), so a live request never loses its claim to a retry. */
+export const IN_PROGRESS_LEASE_MS = 30_000;
+
+export class IdempotencyKeyReusedError extends PostlaneError {
+  override readonly name = 'IdempotencyKeyReusedError';
+  constructor() {
+    super('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was already used with a different request body', { field: 'idempotencyKey' });
+  }
+}
+
+export class IdempotencyInProgressError extends PostlaneError {
+  override readonly name = 'IdempotencyInProgressError';
+  constructor(retryAfter: number) {
+    super('IDEMPOTENCY_IN_PROGRESS', 'A request with this idempotency key is still in progress; retry shortly', { field: 'idempotencyKey', retryAfter });
+  }
+}
+
+export interface IdempotencyOptions {
+  accountId: string;
+  /** Where the key is unique besides the account: `live#otp/send`. */
+  scope: string;
+  /** The client's key; without one the request simply runs. */
+  key: string | undefined;
+  /** What "the same request" means: the validated body, without the key itself. */
+  payload: unknown;
+  now: Date;
+}
+
+export interface Idempotent<T> {
+  response: T;
+  /** True when this is the stored response of an earlier request. */
+  replayed: boolean;
+}
+
+/** JSON with object keys sorted at every level, so equal bodies hash equally whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function payloadHash(payload: unknown): string {
+  return createHash('sha256').update(canonicalJson(payload)).digest('hex');
+}
+
+function answerFrom<T>(record: IdempotencyRecord, hash: string, now: Date): Idempotent<T> {
+  if (record.payloadHash !== hash) throw new IdempotencyKeyReusedError();
+  if (record.status === 'COMPLETED') return { response: record.response as T, replayed: true };
+  throw new IdempotencyInProgressError(Math.max(1, Math.ceil((record.leaseUntil - now.getTime()) / 1000)));
+}
+
+/**
+ * Runs `fn` at most once per key: see the module comment.
+ *
+ * `await makeIdempotent({ accountId, scope: 'live#otp/send', key, payload, now }, () => send())`
+ */
+export async function makeIdempotent<T extends Record<string, unknown>>(options: IdempotencyOptions, fn: () => Promise<T>): Promise<Idempotent<T>> {
+  if (options.key === undefined) return { response: await fn(), replayed: false };
+  const id: IdempotencyKey = { accountId: options.accountId, scope: options.scope, key: options.key };
+  const hash = payloadHash(options.payload);
+  const token = randomUUID();
+  const now = options.now.getTime();
+  const claim = await claimIdempotencyKey(id, {
+    payloadHash: hash,
+    token,
+    leaseUntil: now + IN_PROGRESS_LEASE_MS,
+    expiresAt: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS,
+  }, options.now);
+  if (!claim.claimed) return answerFrom<T>(claim.existing, hash, options.now);
+
+  let response: T;
+  try {
+    response = await fn();
+  } catch (error) {
+    await releaseIdempotencyKey(id, token).catch((releaseError: unknown) => {
+      log.warn('idempotency key not released; it frees itself when its lease ends', { accountId: id.accountId, error: releaseError });
+    });
+    throw error;
+  }
+  // The send happened: never release now, or a retry would send again.
+  if (!(await completeIdempotencyKey(id, token, response))) {
+    log.warn('idempotency claim lost before completion', { accountId: id.accountId, scope: id.scope });
+  }
+  return { response, replayed: false };
+}

@@ -1,0 +1,296 @@
+/**
+ * What the three send endpoints share: the sender check, suppression,
+ * rendering per recipient, the quota, the hand-off to the transport and the
+ * email records. Each recipient gets a message of its own, with its own
+ * email id, tracking id and signed unsubscribe links.
+ *
+ * Order matters: everything that can refuse the request (sender, template,
+ * rendering, OTP window, quota) runs before the first message leaves, so a
+ * refused request sends nothing and charges nothing.
+ */
+import { newId } from '#shared/ids.ts';
+import { findContactsByEmail } from '#shared/data/contacts.ts';
+import { getDomain } from '#shared/data/domains.ts';
+import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/data/emails.ts';
+import { domainOf, formatMailbox, parseMailbox, type Mailbox } from '#shared/email/address.ts';
+import { builtinVariables } from '#shared/email/builtins.ts';
+import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type SendOutcome } from '#shared/email/transport.ts';
+import { PostlaneError, ValidationError } from '#shared/errors.ts';
+import { log } from '#shared/log.ts';
+import type { Principal } from './api-keys.ts';
+import type { ContactStatus } from './contact-status.ts';
+import { quotaLeft, quotaMonth, releaseQuota, reserveQuota } from './quota.ts';
+import { subscriptionLinks } from './subscription-links.ts';
+import { renderInlineContent, renderStoredTemplate } from './templates.ts';
+
+export interface SendContext {
+  principal: Principal;
+  now: Date;
+  /** Scheme and host the client called: the signed links point back to it. */
+  origin: string;
+}
+
+/**
+ * What delivering needs of the sender: its account, and whether it sends as a
+ * test key. Public forms deliver as their account, live, with no key at all.
+ */
+export interface DeliveryContext extends Omit<SendContext, 'principal'> {
+  principal: Pick<Principal, 'accountId' | 'env'>;
+}
+
+/** The sender's own HTML, or a stored template (whose subject the request may replace). */
+export type MessageContent =
+  | { html: string; subject: string }
+  | { templateId: string; subject?: string };
+
+export interface Delivery {
+  type: EmailType;
+  from: Mailbox;
+  /** Distinct, normalised addresses; one message each. */
+  recipients: readonly string[];
+  cc: readonly string[];
+  bcc: readonly string[];
+  replyTo: Mailbox | undefined;
+  content: MessageContent;
+  variables: Record<string, unknown>;
+  attachments: readonly OutgoingAttachment[];
+  /** Contact statuses that keep a recipient from being sent to. */
+  suppressWhen: readonly ContactStatus[];
+  /** A last check per deliverable recipient before anything is charged (the OTP window). */
+  admit?: (recipient: string) => Promise<void>;
+}
+
+export type FailureCode = DeliveryErrorCode | 'RECIPIENT_SUPPRESSED' | 'SEND_FAILED';
+
+export interface MessageResult {
+  recipient: string;
+  emailId: string;
+  trackingId: string;
+  status: 'sent' | 'failed' | 'suppressed';
+  error?: { code: FailureCode; message: string };
+  /** The unexpected error behind SEND_FAILED: logged, and rethrown by single sends. */
+  cause?: unknown;
+}
+
+export interface DeliveryReport {
+  messages: MessageResult[];
+  emailsRemaining: number;
+}
+
+/** Statuses that suppress a recipient of POST /api/email/send (decisions, "Sending"). */
+export const SUPPRESSED_FOR_EMAIL: readonly ContactStatus[] = ['unsubscribed', 'bounced', 'complained'];
+/**
+ * OTP and transactional mail is what the recipient asked for (a code, a
+ * receipt): unsubscribing from an account's mailings does not stop it, but
+ * an address that bounced or complained is not sent to.
+ */
+export const SUPPRESSED_FOR_TRANSACTIONAL: readonly ContactStatus[] = ['bounced', 'complained'];
+
+/** SES calls in flight per request: enough to send 50 messages in a few round trips without a burst that SES throttles. */
+const SEND_CONCURRENCY = 10;
+
+const defaultTransport = sesTransport();
+
+/** `Name <address>` or an address; INVALID_EMAIL on `field` when the address is not one. */
+export function parseMailboxField(value: string, field: string): Mailbox {
+  const mailbox = parseMailbox(value);
+  if (!mailbox) throw new ValidationError('INVALID_EMAIL', `${field} must be an email address or Name <address>`, field);
+  return mailbox;
+}
+
+/** Inline `content` with a `subject`, or a `templateId` whose subject the request may replace. */
+export function contentOf(input: { content?: string; templateId?: string; subject?: string }): MessageContent {
+  if (input.content !== undefined && input.templateId !== undefined) {
+    throw new ValidationError('VALIDATION_ERROR', 'Give content or templateId, not both', 'templateId');
+  }
+  if (input.templateId !== undefined) return { templateId: input.templateId, ...(input.subject === undefined ? {} : { subject: input.subject }) };
+  if (input.content === undefined) throw new ValidationError('MISSING_REQUIRED_FIELD', 'content is required when templateId is absent', 'content');
+  if (input.subject === undefined) throw new ValidationError('MISSING_REQUIRED_FIELD', 'subject is required', 'subject');
+  return { html: input.content, subject: input.subject };
+}
+
+/** `svc_<ms>_<sequence>`: the sequence is the email id's, so a tracking id also names its record. */
+export function trackingIdOf(emailId: string, now: Date): string {
+  return `svc_${now.getTime()}_${emailId.slice('eml_'.length)}`;
+}
+
+/** SENDER_NOT_VERIFIED on `field` unless the sender's domain is a verified domain of the account. */
+export async function ensureVerifiedSender(accountId: string, from: Mailbox, field = 'from'): Promise<void> {
+  const domain = domainOf(from.address);
+  const record = await getDomain(accountId, domain);
+  if (!record?.verified) {
+    throw new PostlaneError('SENDER_NOT_VERIFIED', `The sender domain ${domain} is not a verified domain of this account`, { field });
+  }
+}
+
+interface Draft {
+  recipient: string;
+  emailId: string;
+  trackingId: string;
+  suppressedAs: ContactStatus | undefined;
+  subject: string;
+  html: string;
+  text: string;
+  unsubscribeUrl: string | undefined;
+}
+
+async function draft(delivery: Delivery, recipient: string, emailId: string, { principal, now, origin }: DeliveryContext): Promise<Draft> {
+  const [memberships, links] = await Promise.all([
+    findContactsByEmail(principal.accountId, recipient.toLowerCase()),
+    subscriptionLinks(origin, principal.accountId, recipient),
+  ]);
+  const builtins = builtinVariables(now, links);
+  const { content, variables } = delivery;
+  const rendered = 'html' in content
+    ? await renderInlineContent(content.html, content.subject, variables, builtins)
+    : await renderStoredTemplate(principal.accountId, content.templateId, variables, { ...(content.subject === undefined ? {} : { subject: content.subject }), builtins });
+  return {
+    recipient,
+    emailId,
+    trackingId: trackingIdOf(emailId, now),
+    suppressedAs: memberships.find((membership) => delivery.suppressWhen.includes(membership.status))?.status,
+    subject: rendered.subject,
+    html: rendered.html,
+    text: rendered.text,
+    unsubscribeUrl: rendered.usesUnsubscribeLink ? links.oneClickUrl : undefined,
+  };
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time, results in order. */
+async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+type Sent = SendOutcome | { status: 'error'; cause: unknown };
+
+async function sendOne(transport: MailTransport, delivery: Delivery, message: Draft): Promise<Sent> {
+  try {
+    return await transport.send({
+      from: delivery.from,
+      to: [message.recipient],
+      cc: delivery.cc,
+      bcc: delivery.bcc,
+      replyTo: delivery.replyTo ? [delivery.replyTo] : [],
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      attachments: delivery.attachments,
+      ...(message.unsubscribeUrl ? { unsubscribeUrl: message.unsubscribeUrl } : {}),
+    });
+  } catch (cause) {
+    // One message's unexpected failure must not lose the others' outcomes (or their quota).
+    return { status: 'error', cause };
+  }
+}
+
+/** A test key's message: everything but the hand-off to SES. */
+const TEST_SEND: Sent = { status: 'sent', messageId: '' };
+
+function resultOf(message: Draft, sent: Sent | undefined): MessageResult {
+  const base = { recipient: message.recipient, emailId: message.emailId, trackingId: message.trackingId };
+  if (!sent) {
+    return { ...base, status: 'suppressed', error: { code: 'RECIPIENT_SUPPRESSED', message: `The recipient is ${message.suppressedAs} in this account's contacts; nothing was sent` } };
+  }
+  if (sent.status === 'sent') return { ...base, status: 'sent' };
+  if (sent.status === 'failed') return { ...base, status: 'failed', error: { code: sent.error, message: sent.message } };
+  return { ...base, status: 'failed', error: { code: 'SEND_FAILED', message: 'The message could not be handed to SES; send it again' }, cause: sent.cause };
+}
+
+function recordOf(delivery: Delivery, message: Draft, result: MessageResult, sent: Sent | undefined, context: DeliveryContext): EmailRecord {
+  return {
+    emailId: message.emailId,
+    trackingId: message.trackingId,
+    type: delivery.type,
+    from: formatMailbox(delivery.from),
+    to: message.recipient,
+    cc: [...delivery.cc],
+    bcc: [...delivery.bcc],
+    ...(delivery.replyTo ? { replyTo: formatMailbox(delivery.replyTo) } : {}),
+    subject: message.subject,
+    status: result.status,
+    ...(result.error ? { error: result.error } : {}),
+    ...(sent?.status === 'sent' && sent.messageId ? { sesMessageId: sent.messageId } : {}),
+    test: context.principal.env === 'test',
+    createdAt: context.now.toISOString(),
+  };
+}
+
+/**
+ * Sends one message per recipient and records each. A test key does all of
+ * it except the SES call and the quota. Refusals of the whole request throw;
+ * per-recipient outcomes come back in `messages`.
+ */
+export async function deliver(delivery: Delivery, context: DeliveryContext, transport: MailTransport = defaultTransport): Promise<DeliveryReport> {
+  const { principal, now } = context;
+  const [month] = await Promise.all([quotaMonth(principal.accountId, now), ensureVerifiedSender(principal.accountId, delivery.from)]);
+  // Ids are made before any await, so they grow in recipient order.
+  const emailIds = delivery.recipients.map(() => newId('eml', now.getTime()));
+  const drafts = await Promise.all(delivery.recipients.map((recipient, index) => draft(delivery, recipient, emailIds[index]!, context)));
+  const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
+  if (delivery.admit) {
+    for (const message of deliverable) await delivery.admit(message.recipient);
+  }
+
+  const live = principal.env === 'live';
+  let emailsRemaining = live && deliverable.length > 0 ? await reserveQuota(month, deliverable.length) : undefined;
+  const outcomes = new Map<Draft, Sent>();
+  const sent = await mapConcurrently(deliverable, SEND_CONCURRENCY, (message) => (live ? sendOne(transport, delivery, message) : Promise.resolve(TEST_SEND)));
+  deliverable.forEach((message, index) => outcomes.set(message, sent[index]!));
+  const unsent = sent.filter((outcome) => outcome.status !== 'sent').length;
+  if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent);
+  emailsRemaining ??= await quotaLeft(month);
+
+  const messages = drafts.map((message) => resultOf(message, outcomes.get(message)));
+  for (const result of messages) {
+    if (result.cause) log.error('SES send failed', { accountId: principal.accountId, emailId: result.emailId, error: result.cause });
+  }
+  await putEmailRecords(principal.accountId, drafts.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)));
+  return { messages, emailsRemaining };
+}
+
+/** Response of the OTP and transactional endpoints (spec 4.1). */
+export interface SingleSendResponse extends Record<string, unknown> {
+  message: string;
+  trackingId: string;
+  emailId: string;
+  /** True only once a retry queue takes throttled messages; until then throttling is SES_THROTTLED. */
+  queued: boolean;
+}
+
+/**
+ * The error a one-recipient send answers with when its message was not sent;
+ * it names the stored record (`emailId`, `trackingId`) so the failure can be looked up.
+ */
+function singleFailure(result: MessageResult, toField: string): unknown {
+  if (result.cause) return result.cause;
+  const { code, message } = result.error!;
+  const fields = { emailId: result.emailId, trackingId: result.trackingId };
+  switch (code) {
+    case 'SENDER_NOT_VERIFIED':
+      return new PostlaneError(code, message, { field: 'from', fields });
+    case 'SES_THROTTLED':
+      return new PostlaneError(code, message, { retryAfter: 1, fields });
+    case 'SENDING_PAUSED':
+      return new PostlaneError(code, message, { fields });
+    case 'SEND_FAILED':
+      return new Error(message);
+    default:
+      return new PostlaneError(code, message, { field: toField, fields });
+  }
+}
+
+/** A one-recipient delivery (OTP, transactional): the response when sent, else the matching error. */
+export async function deliverOne(delivery: Delivery, context: SendContext, sentMessage: string, toField: string): Promise<SingleSendResponse> {
+  const { messages: [result] } = await deliver(delivery, context);
+  if (result!.status !== 'sent') throw singleFailure(result!, toField);
+  return { message: sentMessage, trackingId: result!.trackingId, emailId: result!.emailId, queued: false };
+}

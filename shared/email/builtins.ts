@@ -1,0 +1,42 @@
+/**
+ * The variables every template sees whatever the caller passes (spec section 2):
+ * currentYear, currentDate, unsubscribeUrl, preferencesUrl.
+ */
+
+export const BUILTIN_VARIABLE_NAMES = ['currentYear', 'currentDate', 'unsubscribeUrl', 'preferencesUrl'] as const;
+
+export type BuiltinVariables = Record<(typeof BUILTIN_VARIABLE_NAMES)[number], string>;
+
+/** Where the links point in a render preview: no recipient exists, so no signed link can be made. */
+export const PREVIEW_LINKS = {
+  unsubscribeUrl: '#unsubscribe-preview',
+  preferencesUrl: '#preferences-preview',
+} as const;
+
+const DATE_FORMAT = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+
+/**
+ * The built-ins for one message. A send passes the recipient's signed links; a
+ * preview passes none and gets PREVIEW_LINKS.
+ *
+ * `builtinVariables(new Date('2026-11-21T10:00:00Z'))` gives
+ * `{currentYear: '2026', currentDate: 'November 21, 2026', unsubscribeUrl: '#unsubscribe-preview', …}`
+ */
+export function builtinVariables(now: Date, links?: { unsubscribeUrl: string; preferencesUrl: string }): Record<string, string> {
+  const builtins: BuiltinVariables = {
+    currentYear: String(now.getUTCFullYear()),
+    currentDate: DATE_FORMAT.format(now),
+    unsubscribeUrl: links?.unsubscribeUrl ?? PREVIEW_LINKS.unsubscribeUrl,
+    preferencesUrl: links?.preferencesUrl ?? PREVIEW_LINKS.preferencesUrl,
+  };
+  return builtins;
+}
+
+/**
+ * The scope a template renders in. Built-ins win over caller variables of the
+ * same name: a sender must not be able to point `unsubscribeUrl` at a page of
+ * its own, and one rule for all four is easier to explain than four.
+ */
+export function withBuiltins(variables: Record<string, unknown>, builtins: Record<string, string>): Record<string, unknown> {
+  return { ...variables, ...builtins };
+}

@@ -1,0 +1,122 @@
+/**
+ * A whole message from its sources: subject, body and plain-text alternative,
+ * every part through the template language within one shared budget.
+ */
+import type { ComponentInput } from '#shared/schemas/templates.ts';
+import { componentsToHtml, componentsToText, type RenderedComponent, type TemplateStyles } from './components.ts';
+import { htmlToText } from './html.ts';
+import { RENDER_LIMITS, renderTemplate, TemplateRenderError, type TemplateMode } from './renderer.ts';
+
+export type TemplateComponent = ComponentInput & { id: string };
+
+/** What a stored template renders from. */
+export interface TemplateDesign {
+  subject: string;
+  components: readonly TemplateComponent[];
+  styles: TemplateStyles;
+}
+
+export interface RenderedEmail {
+  /** Plain text on one line: variables unescaped, line breaks folded, so it is safe as a header. */
+  subject: string;
+  html: string;
+  text: string;
+  /** The source refers to `unsubscribeUrl`: the transport adds List-Unsubscribe headers. */
+  usesUnsubscribeLink: boolean;
+}
+
+/**
+ * Each renderTemplate call is bounded on its own, but a template has up to 200
+ * parts (content, label and url of 100 components): without a shared budget a
+ * hostile one could take 200 × the per-call limit.
+ */
+export const MESSAGE_RENDER_BUDGET_MS = 1_000;
+
+/** A failure that names the part of the message it happened in: `subject`, `content`, `components[2].url`. */
+export class TemplatePartError extends TemplateRenderError {
+  constructor(readonly part: string, readonly reason: string) {
+    super(`${part}: ${reason}`);
+  }
+}
+
+/** Renders the parts of one message, all within MESSAGE_RENDER_BUDGET_MS and RENDER_LIMITS.output together. */
+class MessageRender {
+  private readonly deadline = performance.now() + MESSAGE_RENDER_BUDGET_MS;
+  private outputChars = 0;
+
+  constructor(private readonly scope: Record<string, unknown>) {}
+
+  async part(part: string, source: string, mode: TemplateMode): Promise<string> {
+    if (performance.now() > this.deadline) throw new TemplatePartError(part, `the message took longer than ${MESSAGE_RENDER_BUDGET_MS} ms to render`);
+    let output: string;
+    try {
+      // Text without a brace has nothing for the template language to do, in either mode.
+      output = source.includes('{') ? await renderTemplate(source, this.scope, mode) : source;
+    } catch (error) {
+      if (error instanceof TemplateRenderError) throw new TemplatePartError(part, error.message);
+      throw error;
+    }
+    this.outputChars += output.length;
+    if (this.outputChars > RENDER_LIMITS.output) throw new TemplatePartError(part, `the message exceeds ${RENDER_LIMITS.output} characters`);
+    return output;
+  }
+
+  /** Subjects are headers: a variable's line break must not start a new one. */
+  async subject(source: string): Promise<string> {
+    return (await this.part('subject', source, 'text')).replace(/\s+/g, ' ').trim();
+  }
+
+  /** A button's address, rendered unescaped so its scheme can be checked; a variable cannot turn it into `javascript:`. */
+  async link(part: string, source: string): Promise<string> {
+    const url = (await this.part(part, source, 'text')).trim();
+    if (!RENDERED_LINK.test(url)) throw new TemplatePartError(part, 'must render to an http(s) or mailto address');
+    return url;
+  }
+}
+
+/** `#…` is allowed for the preview placeholders of the built-in links. */
+const RENDERED_LINK = /^(?:https?:\/\/[^\s/?#]\S*|mailto:\S+|#\S*)$/i;
+const UNSUBSCRIBE_REFERENCE = /\bunsubscribeUrl\b/;
+
+function componentSources(component: TemplateComponent): string[] {
+  return component.type === 'button' ? [component.label, component.url] : [component.content];
+}
+
+/**
+ * Subject, HTML document and plain text of a stored template for one set of
+ * variables (built-ins already merged in). Throws TemplatePartError naming the
+ * part that failed.
+ */
+export async function renderDesign(design: TemplateDesign, scope: Record<string, unknown>): Promise<RenderedEmail> {
+  const render = new MessageRender(scope);
+  const subject = await render.subject(design.subject);
+  const rendered: RenderedComponent[] = [];
+  for (const [index, component] of design.components.entries()) {
+    const at = `components[${index}]`;
+    const styles = component.styles ?? {};
+    if (component.type === 'button') {
+      const labelHtml = await render.part(`${at}.label`, component.label, 'html');
+      rendered.push({ type: 'button', labelHtml, url: await render.link(`${at}.url`, component.url), styles });
+    } else {
+      const html = await render.part(`${at}.content`, component.content, 'html');
+      rendered.push(component.type === 'heading' ? { type: 'heading', html, level: component.level ?? 1, styles } : { type: 'text', html, styles });
+    }
+  }
+  return {
+    subject,
+    html: componentsToHtml(subject, rendered, design.styles),
+    text: componentsToText(rendered),
+    usesUnsubscribeLink: design.components.some((component) => componentSources(component).some((source) => UNSUBSCRIBE_REFERENCE.test(source))),
+  };
+}
+
+/**
+ * A message whose body is the sender's own HTML: rendered as given (variables
+ * escaped), the plain text derived from the result. Parts are `subject` and `content`.
+ */
+export async function renderHtmlContent(content: string, subject: string, scope: Record<string, unknown>): Promise<RenderedEmail> {
+  const render = new MessageRender(scope);
+  const renderedSubject = await render.subject(subject);
+  const html = await render.part('content', content, 'html');
+  return { subject: renderedSubject, html, text: htmlToText(html), usesUnsubscribeLink: UNSUBSCRIBE_REFERENCE.test(content) };
+}

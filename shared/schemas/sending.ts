@@ -1,0 +1,124 @@
+import * as v from 'valibot';
+import { isHeaderSafe } from '#shared/email/address.ts';
+import { PRODUCT_NAME } from '#shared/email/otp-template.ts';
+import { RENDER_LIMITS } from '#shared/email/renderer.ts';
+import { emailAddress, requiredText } from './common.ts';
+import { templateVariables } from './templates.ts';
+
+/** Limits of the send endpoints (decisions, "Sending"); SES's own are noted where they bind. */
+export const SEND_LIMITS = {
+  recipients: 50,
+  cc: 50,
+  bcc: 50,
+  /** SES: 50 addresses per message, To, Cc and Bcc together. */
+  destinationsPerMessage: 50,
+  attachments: 10,
+  /** Decoded size of one attachment (spec section 8). */
+  attachmentBytes: 7 * 1024 * 1024,
+  filename: 255,
+  contentType: 255,
+  /** RFC 5322's line limit; a longer subject would be folded by SES anyway. */
+  subject: 998,
+  content: RENDER_LIMITS.parse,
+  /** `Name <address>`: a 254-character address and a generous name. */
+  mailbox: 320,
+  idempotencyKey: 256,
+  appName: 100,
+  otpCode: 12,
+  /** A week: an OTP that lives longer is not one-time in any useful sense. */
+  expiresInMinutes: 10_080,
+} as const;
+
+const noLineBreaks = v.check(isHeaderSafe, 'must not contain line breaks');
+
+/** A header-bound text: line breaks refused before trimming, so none can hide at either end. */
+function headerText(maxLength: number) {
+  return v.pipe(v.string(), noLineBreaks, v.trim(), v.nonEmpty(), v.maxLength(maxLength, `must be at most ${maxLength} characters`));
+}
+
+/** `ann@example.com` or `Ann <ann@example.com>`; the address is checked when the mailbox is parsed. */
+export const mailbox = headerText(SEND_LIMITS.mailbox);
+
+function addressList(max: number) {
+  return v.pipe(v.array(emailAddress), v.maxLength(max, `must have at most ${max} addresses`));
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Line breaks, as MIME tools wrap base64 at 76 characters, are not part of the content. */
+export function compactBase64(content: string): string {
+  return content.replace(/[\r\n]/g, '');
+}
+
+/** Size in bytes of the data a base64 string holds, without decoding it. */
+export function decodedBase64Size(base64: string): number {
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  return (base64.length / 4) * 3 - padding;
+}
+
+const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\r\n]*"))*$/;
+
+export const attachment = v.strictObject({
+  content: v.pipe(v.string(), v.transform(compactBase64), v.nonEmpty(), v.regex(BASE64, 'must be base64')),
+  filename: v.pipe(headerText(SEND_LIMITS.filename), v.check((name) => !/[\\/\u0000-\u001f\u007f]/.test(name), 'must be a file name without path separators or control characters')),
+  contentType: v.optional(v.pipe(headerText(SEND_LIMITS.contentType), v.regex(MEDIA_TYPE, 'must be a media type such as application/pdf')), 'application/octet-stream'),
+});
+export type AttachmentInput = v.InferOutput<typeof attachment>;
+
+const subject = headerText(SEND_LIMITS.subject);
+const content = v.pipe(v.string(), v.nonEmpty(), v.maxLength(SEND_LIMITS.content, `must be at most ${SEND_LIMITS.content} characters`));
+const templateId = requiredText(64);
+const variables = v.optional(templateVariables, {});
+const idempotencyKey = v.optional(v.pipe(
+  v.string(),
+  v.nonEmpty(),
+  v.maxLength(SEND_LIMITS.idempotencyKey, `must be at most ${SEND_LIMITS.idempotencyKey} characters`),
+  v.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+));
+
+/** POST /api/email/send. `content` or `templateId`, and `subject` unless the template gives one, are checked by the domain. */
+export const emailSendBody = v.strictObject({
+  from: mailbox,
+  recipients: v.pipe(v.array(emailAddress), v.nonEmpty(), v.maxLength(SEND_LIMITS.recipients, `must have at most ${SEND_LIMITS.recipients} addresses`)),
+  subject: v.optional(subject),
+  content: v.optional(content),
+  templateId: v.optional(templateId),
+  variables,
+  cc: v.optional(addressList(SEND_LIMITS.cc), []),
+  bcc: v.optional(addressList(SEND_LIMITS.bcc), []),
+  replyTo: v.optional(mailbox),
+  attachments: v.optional(v.pipe(v.array(attachment), v.maxLength(SEND_LIMITS.attachments, `must have at most ${SEND_LIMITS.attachments} attachments`)), []),
+});
+export type EmailSendInput = v.InferOutput<typeof emailSendBody>;
+
+/** POST /api/otp/send and /api/otp. `to` or `email` (one is required) is checked by the domain. */
+export const otpSendBody = v.strictObject({
+  to: v.optional(emailAddress),
+  email: v.optional(emailAddress),
+  from: mailbox,
+  code: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(SEND_LIMITS.otpCode, `must be at most ${SEND_LIMITS.otpCode} characters`), v.regex(/^[A-Za-z0-9-]+$/, 'must be letters, digits and -')),
+  appName: v.optional(headerText(SEND_LIMITS.appName), PRODUCT_NAME),
+  expiresInMinutes: v.optional(v.pipe(
+    v.number(),
+    v.integer('must be a whole number of minutes'),
+    v.minValue(1, `must be from 1 to ${SEND_LIMITS.expiresInMinutes}`),
+    v.maxValue(SEND_LIMITS.expiresInMinutes, `must be from 1 to ${SEND_LIMITS.expiresInMinutes}`),
+  )),
+  subject: v.optional(subject),
+  templateId: v.optional(templateId),
+  idempotencyKey,
+});
+export type OtpSendInput = v.InferOutput<typeof otpSendBody>;
+
+/** POST /api/transactional/send. */
+export const transactionalSendBody = v.strictObject({
+  to: emailAddress,
+  from: mailbox,
+  subject: v.optional(subject),
+  content: v.optional(content),
+  templateId: v.optional(templateId),
+  variables,
+  replyTo: v.optional(mailbox),
+  idempotencyKey,
+});
+export type TransactionalSendInput = v.InferOutput<typeof transactionalSendBody>;

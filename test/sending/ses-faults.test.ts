@@ -1,0 +1,139 @@
+/**
+ * Faults the SES emulator cannot produce (throttling, rejection, a paused
+ * account, an outage), injected on the transport's client; everything else
+ * is real.
+ */
+import { MessageRejected, SendingPausedException, TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { showAccount } from '#shared/domain/accounts.ts';
+import { ses } from '#shared/email/transport.ts';
+import { request } from '../support/api.ts';
+import { createSender, storedEmails, uniqueAddress } from './support.ts';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+type Fault = Error | undefined;
+
+/** Fails the SES calls whose recipient `faultFor` names; the others reach the emulator. */
+function injectSesFaults(faultFor: (recipient: string) => Fault) {
+  const original = ses.send.bind(ses);
+  return vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+    const fault = faultFor(command.input.Destination?.ToAddresses?.[0] ?? '');
+    if (fault) throw fault;
+    return original(command);
+  }) as typeof ses.send);
+}
+
+const throttled = () => new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+const rejected = () => new MessageRejected({ message: 'Email address is not verified.', $metadata: {} });
+const paused = () => new SendingPausedException({ message: 'Sending is paused for this account.', $metadata: {} });
+
+describe('SES faults on POST /api/email/send', () => {
+  it('report throttled and rejected recipients in failedEmails and charge only what SES took', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [ok, slow, refused] = [uniqueAddress('ok'), uniqueAddress('slow'), uniqueAddress('refused')];
+    injectSesFaults((recipient) => (recipient === slow ? throttled() : recipient === refused ? rejected() : undefined));
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, slow, refused], subject: 'Hi', content: '<p>Hi</p>' } });
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      success: true,
+      message: 'Email sent to 1 of 3 recipients',
+      successfulEmails: [{ recipient: ok, trackingId: expect.any(String) }],
+      failedEmails: [
+        { recipient: slow, error: 'SES_THROTTLED', message: 'The sending rate of the SES account was exceeded; send again later' },
+        { recipient: refused, error: 'MESSAGE_REJECTED', message: 'SES rejected the message: Email address is not verified.' },
+      ],
+      recipientCount: 3,
+      emailsRemaining: 9,
+    });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
+    expect((await storedEmails(sender.domain)).map((email) => email.destination.to)).toEqual([[ok]]);
+  });
+
+  it('answers ALL_RECIPIENTS_FAILED when SES takes none, charging nothing', async () => {
+    const sender = await createSender({ quota: 10 });
+    injectSesFaults(throttled);
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ success: false, error: 'ALL_RECIPIENTS_FAILED', successfulEmails: [], recipientCount: 2, emailsRemaining: 10 });
+    expect(response.body.failedEmails.map((item: { error: string }) => item.error)).toEqual(['SES_THROTTLED', 'SES_THROTTLED']);
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+  });
+
+  it('answers 503 SENDING_PAUSED when SES sending is paused for the deployment', async () => {
+    const sender = await createSender({ quota: 10 });
+    injectSesFaults(paused);
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+
+    expect(response.status).toBe(503);
+    expect(response.body).toMatchObject({ success: false, error: 'SENDING_PAUSED', emailsRemaining: 10, failedEmails: [{ error: 'SENDING_PAUSED' }] });
+  });
+
+  it('keeps the other recipients\' outcomes when one SES call fails unexpectedly', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [ok, broken] = [uniqueAddress('ok'), uniqueAddress('broken')];
+    injectSesFaults((recipient) => (recipient === broken ? new Error('socket hang up') : undefined));
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, broken], subject: 'Hi', content: '<p>Hi</p>' } });
+
+    expect(response.status).toBe(200);
+    expect(response.body.failedEmails).toEqual([{ recipient: broken, error: 'SEND_FAILED', message: 'The message could not be handed to SES; send it again' }]);
+    expect(response.body.emailsRemaining).toBe(9);
+  });
+});
+
+describe('SES faults on the single-recipient sends', () => {
+  it('answer 503 SES_THROTTLED with Retry-After, charge nothing, record the failure and free the idempotency key', async () => {
+    const sender = await createSender({ quota: 10 });
+    const body = { from: sender.from, to: uniqueAddress(), code: '1234', idempotencyKey: 'throttled' };
+    injectSesFaults(throttled);
+
+    const response = await request('POST', '/api/otp/send', { key: sender.key, body });
+    vi.restoreAllMocks();
+    const retried = await request('POST', '/api/otp/send', { key: sender.key, body });
+
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({
+      success: false,
+      error: 'SES_THROTTLED',
+      message: expect.any(String),
+      retryAfter: 1,
+      emailId: expect.stringMatching(/^eml_/),
+      trackingId: expect.stringMatching(/^svc_/),
+    });
+    expect(response.headers.get('retry-after')).toBe('1');
+    const record = await request('GET', `/api/emails/${response.body.emailId}`, { key: sender.key });
+    expect(record.body.data).toMatchObject({ status: 'failed', error: { code: 'SES_THROTTLED' } });
+    expect(retried.status).toBe(200);
+    expect(retried.body.emailId).not.toBe(response.body.emailId);
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
+  });
+
+  it('answer 422 MESSAGE_REJECTED naming the recipient field', async () => {
+    const sender = await createSender();
+    injectSesFaults(rejected);
+
+    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' } });
+
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ error: 'MESSAGE_REJECTED', field: 'to' });
+  });
+
+  it('answer 500 for an unexpected SES failure, giving the quota back', async () => {
+    const sender = await createSender({ quota: 10 });
+    injectSesFaults(() => Object.assign(new Error('We encountered an internal error'), { name: 'InternalServiceErrorException' }));
+
+    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' } });
+
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ success: false, error: 'INTERNAL_ERROR', message: 'An unexpected error occurred; retry the request' });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+  });
+});

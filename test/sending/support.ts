@@ -1,0 +1,52 @@
+/**
+ * Sending tests: an account with a verified sender domain of its own, and
+ * the emails the SES emulator stored for it. The emulator is shared by every
+ * test worker, so each account sends from a domain no other test uses and
+ * reads back only what came from it.
+ */
+import { inject } from 'vitest';
+import { createApiKey } from '#shared/domain/api-keys.ts';
+import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
+import { randomBase62 } from '#shared/ids.ts';
+import { createTestAccount, type TestAccount } from '../support/accounts.ts';
+import type { Plan } from '#shared/domain/plans.ts';
+
+export interface Sender extends TestAccount {
+  /** A verified domain only this test sends from: `s1a2b3c4d5.example.com`. */
+  domain: string;
+  /** `news@<domain>` */
+  from: string;
+  /** A test key (`svc_test_`) of the same account. */
+  testKey: string;
+}
+
+export async function createSender(options: { plan?: Plan; quota?: number; permission?: 'full' | 'sending' } = {}): Promise<Sender> {
+  const account = await createTestAccount(options);
+  const domain = `s${randomBase62(10).toLowerCase()}.example.com`;
+  await verifyDomain(account.accountId, domain, localVerifier);
+  const testKey = await createApiKey({ accountId: account.accountId, env: 'test', permission: options.permission ?? 'full' });
+  return { ...account, domain, from: `news@${domain}`, testKey: testKey.key };
+}
+
+export interface StoredEmail {
+  messageId: string;
+  from: string;
+  replyTo: string[];
+  destination: { to: string[]; cc: string[]; bcc: string[] };
+  subject: string;
+  body: { html?: string; text?: string };
+  attachments: { filename: string; contentType: string; content: string; size: number }[];
+  headers?: { name: string; value: string }[];
+}
+
+/** Every email the emulator stored whose sender is at `domain`, in the order sent. */
+export async function storedEmails(domain: string): Promise<StoredEmail[]> {
+  const response = await fetch(`${inject('sesEndpoint')}/store`);
+  const { emails } = (await response.json()) as { emails: StoredEmail[] };
+  return emails.filter((email) => email.from.endsWith(`@${domain}>`) || email.from.endsWith(`@${domain}`));
+}
+
+/** A recipient address unique to the calling test. */
+export function uniqueAddress(name = 'user'): string {
+  return `${name}.${randomBase62(8).toLowerCase()}@example.org`;
+}
