@@ -17,14 +17,22 @@ export class TemplateSyntaxError extends Error {
 
 const PATH = String.raw`[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[\d+\])*`;
 const DEFAULTED = new RegExp(String.raw`\{\{\s*(${PATH})\s*\|\s*"((?:[^"\\]|\\.)*)"\s*\}\}`, 'g');
-const BLOCK = /\{\{\s*([#/^])\s*([a-z]*)\s*([^}]*?)\s*\}\}|\{\{\s*else\s*\}\}/g;
+/**
+ * One pattern part per character class, so nothing can backtrack: the keyword
+ * and argument are split in code. (Overlapping `\s*` runs here made an unclosed
+ * `{{#` followed by spaces take minutes to reject.)
+ */
+const BLOCK = /\{\{\s*([#/^])([^{}]*)\}\}|\{\{\s*else\s*\}\}/g;
 
 /** Rewrites the spec's constructs into Liquid; throws TemplateSyntaxError for unbalanced or unknown blocks. */
 export function toLiquid(source: string): string {
   const withDefaults = source.replace(DEFAULTED, (_match, path: string, fallback: string) =>
     `{{ ${path} | default: "${fallback}" }}`);
   let depth = 0;
-  const rewritten = withDefaults.replace(BLOCK, (match, sigil: string | undefined, keyword: string | undefined, argument: string | undefined) => {
+  const rewritten = withDefaults.replace(BLOCK, (match, sigil: string | undefined, inside: string | undefined) => {
+    const body = inside?.trim() ?? '';
+    const keyword = /^[a-z]*/.exec(body)![0];
+    const argument = body.slice(keyword.length).trim();
     if (sigil === undefined) {
       if (depth === 0) throw new TemplateSyntaxError('{{else}} outside {{#if}}');
       return '{% else %}';

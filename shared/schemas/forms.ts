@@ -147,8 +147,10 @@ export type ListFormsQuery = v.InferOutput<typeof listFormsQuery>;
 
 /** `2026-02-30` passes a pattern and even Date.parse (which rolls it into March); only a round trip catches it. */
 function isCalendarDate(value: string): boolean {
-  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, day)).toISOString().slice(0, 10) === value.slice(0, 10);
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (!match) return false;
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === match[0];
 }
 
 /** An ISO 8601 date or date-time; a date alone means its whole UTC day (start of day for startDate, end for endDate). */

@@ -121,7 +121,8 @@ describe('create template', () => {
     const answers = await Promise.all(hostile.map((content) =>
       request('POST', '/api/templates', { key, body: { name: 'Hostile', subject: 'x', components: [{ type: 'text', content }] } })));
 
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Before the template-language fix the first one took minutes; the bound leaves room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(answers.map((answer) => [answer.status, answer.body.field])).toEqual([
       [422, 'components[0].content'],
       [422, 'components[0].content'],

@@ -1,0 +1,165 @@
+/**
+ * The hosted form page in a real browser: Debian's headless Chromium driven by
+ * playwright-core, against the local API server. Skipped, with a message, only
+ * on a developer machine without /usr/bin/chromium; in CI (which installs it)
+ * a missing browser fails the run.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { createTestAccount } from '../support/accounts.ts';
+import { request, startApi } from '../support/api.ts';
+import { createForm } from './support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const skip = !existsSync(CHROMIUM) && !process.env.CI;
+if (skip) console.warn(`Skipping the hosted-form browser tests: ${CHROMIUM} is missing (apt-get install -y chromium). CI installs it and runs them.`);
+
+const FIELDS = [
+  { id: 'email', type: 'email', label: 'Email', required: true },
+  { id: 'name', type: 'text', label: 'Name' },
+  { id: 'plan', type: 'select', label: 'Plan', options: ['Free', 'Pro'] },
+  { id: 'topics', type: 'checkbox', label: 'Topics', options: ['News', 'Offers'] },
+  { id: 'score', type: 'rating', label: 'How likely are you to recommend us?' },
+  { id: 'birthday', type: 'date', label: 'Birthday' },
+  { id: 'cv', type: 'file', label: 'CV' },
+];
+
+/** A browser of its own, with a fresh profile, for each kind of context; closed and removed after the file. */
+const opened: { context: BrowserContext; profile: string }[] = [];
+
+async function browse(options: { javaScriptEnabled: boolean }): Promise<BrowserContext> {
+  const profile = mkdtempSync(join(tmpdir(), 'postlane-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, ...options });
+  opened.push({ context, profile });
+  return context;
+}
+
+let withScript: BrowserContext;
+let withoutScript: BrowserContext;
+let base: string;
+
+beforeAll(async () => {
+  if (skip) return;
+  base = (await startApi()).url;
+  [withScript, withoutScript] = await Promise.all([browse({ javaScriptEnabled: true }), browse({ javaScriptEnabled: false })]);
+});
+
+afterAll(async () => {
+  for (const { context, profile } of opened.splice(0)) {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+/** A page that records what the browser complains about (a CSP refusal, a script error). */
+async function newPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { page, problems };
+}
+
+async function publishedForm(overrides: Record<string, unknown> = {}) {
+  const { key } = await createTestAccount();
+  const form = await createForm(key, { title: 'Join the beta', fields: FIELDS, settings: { successMessage: 'Thanks, you are on the list!' }, ...overrides });
+  return { key, form };
+}
+
+async function submissionsOf(key: string, formId: string) {
+  return (await request('GET', `/api/forms/${formId}/submissions`, { key })).body.submissions;
+}
+
+describe.skipIf(skip)('hosted form page in Chromium', () => {
+  it('fills and submits the form with JavaScript, shows the success message in place, and the API has the submission', async () => {
+    const { key, form } = await publishedForm();
+    const { page, problems } = await newPage(withScript);
+    await page.goto(`${base}/f/${form.slug}`);
+
+    await page.getByLabel('Email').fill('ann@example.com');
+    await page.getByLabel('Name').fill('Ann');
+    await page.getByLabel('Plan').selectOption('Pro');
+    await page.getByLabel('News').check();
+    await page.getByLabel('Offers').check();
+    await page.getByRole('group', { name: 'How likely are you to recommend us?' }).getByLabel('4').check();
+    await page.getByLabel('Birthday').fill('1990-05-17');
+    await page.getByLabel('CV').setInputFiles({ name: 'cv.txt', mimeType: 'text/plain', buffer: Buffer.from('my cv') });
+    await page.getByRole('button', { name: 'Submit' }).click();
+
+    await expect.poll(() => page.locator('#form-status').isVisible()).toBe(true);
+    expect(await page.locator('#form-status').textContent()).toBe('Thanks, you are on the list!');
+    expect(await page.locator('#postlane-form').isHidden()).toBe(true);
+    expect(new URL(page.url()).pathname).toBe(`/f/${form.slug}`);
+    expect(problems).toEqual([]);
+    const [submission] = await submissionsOf(key, form.id);
+    expect(submission.data).toEqual({
+      email: 'ann@example.com', name: 'Ann', plan: 'Pro', topics: ['News', 'Offers'], score: 4, birthday: '1990-05-17',
+      cv: { filename: 'cv.txt', contentType: 'text/plain', content: Buffer.from('my cv').toString('base64'), size: 5 },
+    });
+    await page.close();
+  });
+
+  it('shows the server\'s field error beside the field and stores nothing', async () => {
+    const { key, form } = await publishedForm();
+    const { page } = await newPage(withScript);
+    await page.goto(`${base}/f/${form.slug}`);
+
+    // The browser's own check accepts `ann@localhost`; the API wants a domain with a dot.
+    await page.getByLabel('Email').fill('ann@localhost');
+    await page.getByRole('button', { name: 'Submit' }).click();
+
+    const error = page.locator('#f-email-error');
+    await expect.poll(() => error.isVisible()).toBe(true);
+    expect(await error.textContent()).toBe('Must be a valid email address');
+    expect(await page.getByLabel('Email').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-email');
+    expect(await submissionsOf(key, form.id)).toEqual([]);
+    await page.close();
+  });
+
+  it('validates in the browser before sending: a required field left empty, a required checkbox group', async () => {
+    const { key, form } = await publishedForm({
+      fields: [{ id: 'email', type: 'email', label: 'Email', required: true }, { id: 'topics', type: 'checkbox', label: 'Topics', options: ['News', 'Offers'], required: true }],
+    });
+    const { page } = await newPage(withScript);
+    await page.goto(`${base}/f/${form.slug}`);
+
+    await page.getByRole('button', { name: 'Submit' }).click();
+    const emailMissing = await page.getByLabel('Email').evaluate((input: HTMLInputElement) => input.validity.valueMissing);
+    await page.getByLabel('Email').fill('ann@example.com');
+    await page.getByRole('button', { name: 'Submit' }).click();
+
+    expect(emailMissing).toBe(true);
+    await expect.poll(() => page.locator('#f-topics-error').textContent()).toBe('Choose at least one option');
+    expect(await submissionsOf(key, form.id)).toEqual([]);
+    await page.close();
+  });
+
+  it('works without JavaScript as a plain form post: the success page, then field errors', async () => {
+    const { key, form } = await publishedForm();
+    const { page } = await newPage(withoutScript);
+
+    await page.goto(`${base}/f/${form.slug}`);
+    await page.getByLabel('Email').fill('ann@localhost');
+    await page.getByLabel('Name').fill('Ann <b>');
+    await page.getByLabel('News').check();
+    await Promise.all([page.waitForURL(`**/api/forms/${form.slug}/submit`), page.getByRole('button', { name: 'Submit' }).click()]);
+
+    expect(await page.locator('#f-email-error').textContent()).toBe('Must be a valid email address');
+    expect(await page.getByLabel('Name').inputValue()).toBe('Ann <b>');
+    expect(await page.getByLabel('News').isChecked()).toBe(true);
+    expect(await submissionsOf(key, form.id)).toEqual([]);
+
+    await page.getByLabel('Email').fill('ann@example.com');
+    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Submit' }).click()]);
+    await expect.poll(() => page.locator('#form-status').textContent()).toBe('Thanks, you are on the list!');
+
+    const [submission] = await submissionsOf(key, form.id);
+    expect(submission.data).toEqual({ email: 'ann@example.com', name: 'Ann <b>', topics: ['News'] });
+    await page.close();
+  });
+});
