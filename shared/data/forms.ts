@@ -207,11 +207,6 @@ export async function findFormRoute(slugOrId: string): Promise<FormRoute | undef
   return Item ? { accountId: Item.accountId as string, formId: Item.formId as string } : undefined;
 }
 
-/** True when a slug is in use by any form of the deployment. */
-export async function isSlugTaken(slug: string): Promise<boolean> {
-  return (await findFormRoute(slug)) !== undefined;
-}
-
 /**
  * Writes a new configuration read at `before.version` (views and submissions
  * keep counting meanwhile: they are not part of it). A changed slug takes the

@@ -112,7 +112,7 @@ const CONFIRM_HTML = `<h1 style="font-size:20px">Confirm your subscription</h1>
  *
  * `https://api.example.com/confirm/<token>?audienceId=aud_…`
  */
-export async function confirmationUrl(origin: string, accountId: string, email: string, audienceId: string, now: Date): Promise<string> {
+async function confirmationUrl(origin: string, accountId: string, email: string, audienceId: string, now: Date): Promise<string> {
   const token = signSubscriptionToken(await signingSecret(), accountId, email, now);
   return `${publicBase(origin)}/confirm/${token}?audienceId=${encodeURIComponent(audienceId)}`;
 }

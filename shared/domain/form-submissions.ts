@@ -11,12 +11,12 @@ import { findContactsByEmail } from '#shared/data/contacts.ts';
 import { findFormRoute, getForm, insertSubmission, type FormFieldRecord, type FormRecord, type SubmissionRecord } from '#shared/data/forms.ts';
 import { consumeWindow, type CounterLimits, type WindowSubject } from '#shared/data/rate-limits.ts';
 import { ConflictError, NotFoundError, notFound, PostlaneError, RateLimitError, type ValidationError } from '#shared/errors.ts';
+import type { BodyFormat } from '#shared/http/middleware.ts';
 import { toValidationError } from '#shared/http/validation.ts';
 import { isId, newId } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { CONTACT_LIMITS } from '#shared/schemas/contacts.ts';
 import { SLUG, submissionSchema, type SubmissionInput } from '#shared/schemas/forms.ts';
-import type { ContactStatus } from './contact-status.ts';
 import { changeContactStatus, createContact, getContactByEmail, updateContact, type Contact } from './contacts.ts';
 import { sendConfirmationRequest, sendSubmissionNotice } from './form-emails.ts';
 import { verifySubscriptionToken } from './subscription-links.ts';
@@ -33,8 +33,6 @@ export const SUBMISSION_RATE_LIMITS = {
   perAddress: { windowSeconds: 60, perWindow: 20, perDay: 200 },
   perForm: { windowSeconds: 1, perWindow: 20, perDay: 50_000 },
 } as const satisfies Record<string, CounterLimits>;
-
-export type BodyFormat = 'json' | 'form';
 
 export interface SubmitRequest {
   body: SubmissionInput;
@@ -166,19 +164,18 @@ export async function submitToForm({ accountId, form }: { accountId: string; for
   const data = readSubmission(form.fields, request.body, request.format);
   const submission: SubmissionRecord = { submissionId: receipt.submissionId, formId: form.formId, data, createdAt: now.toISOString() };
   await insertSubmission(accountId, submission, form.settings.storeResponses);
+  const passOn = async (step: string, work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (error) {
+      log.error(`form submission: could not ${step}`, { accountId, formId: form.formId, submissionId: submission.submissionId, error });
+    }
+  };
   await Promise.all([
     passOn('link the contact', () => linkContact(accountId, form, data, request)),
     form.settings.notifyEmail ? passOn('notify', () => sendSubmissionNotice(accountId, form, submission, request)) : undefined,
   ]);
   return receipt;
-}
-
-async function passOn(step: string, work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    log.error(`form submission: could not ${step}`, { error });
-  }
 }
 
 /** The contact's details a submission gives: the first email field, fields with the ids firstName and lastName, the first phone field. */
@@ -244,9 +241,8 @@ export async function confirmSubscription(token: string, audienceId: string | un
   if (!claims || !audienceId) return 'invalid';
   const membership = (await findContactsByEmail(claims.accountId, claims.email)).find((found) => found.audienceId === audienceId);
   if (!membership) return 'invalid';
-  const before: ContactStatus = membership.status;
-  if (before === 'subscribed') return 'already-subscribed';
-  if (before !== 'pending') return 'not-pending';
+  if (membership.status === 'subscribed') return 'already-subscribed';
+  if (membership.status !== 'pending') return 'not-pending';
   const after = await changeContactStatus(claims.accountId, membership.contactId, ['pending'], 'subscribed', now);
   return after.status === 'subscribed' ? 'confirmed' : 'not-pending';
 }

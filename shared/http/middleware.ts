@@ -103,7 +103,12 @@ export function rateLimit(): Middleware {
 }
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
-const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+
+/** `application/json; charset=utf-8` gives `application/json`. */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  return contentType?.split(';')[0]!.trim().toLowerCase();
+}
 
 /** Body formats a route accepts: JSON always; HTML form posts where a browser posts without script (RFC 8058 one-click too). */
 export type BodyFormat = 'json' | 'form';
@@ -126,7 +131,7 @@ export function requestBody(maxBytes: number, formats: readonly BodyFormat[] = [
   return {
     before: (request) => {
       const { event } = request;
-      const mediaType = header(event, 'content-type')?.split(';')[0]!.trim().toLowerCase();
+      const mediaType = mediaTypeOf(header(event, 'content-type'));
       const isForm = mediaType === FORM_MEDIA_TYPE && formats.includes('form');
       if (mediaType && !isForm && !JSON_MEDIA_TYPE.test(mediaType)) {
         throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', formats.includes('form')

@@ -18,25 +18,19 @@ import {
   HONEYPOT_FIELD,
   InvalidSubmission,
   submitToForm,
-  type BodyFormat,
   type FieldError,
   type SubmitRequest,
 } from '#shared/domain/form-submissions.ts';
 import { escapeHtml } from '#shared/email/html.ts';
 import { NotFoundError, RateLimitError } from '#shared/errors.ts';
+import { FORM_MEDIA_TYPE, mediaTypeOf, type BodyFormat } from '#shared/http/middleware.ts';
 import { html, ok, type Reply } from '#shared/http/reply.ts';
-import { SUBMISSION_LIMITS } from '#shared/schemas/forms.ts';
+import { BUTTON_VARIANTS, CSS_COLOR, CSS_FONT_FAMILY, SUBMISSION_LIMITS } from '#shared/schemas/forms.ts';
 import { htmlPage } from './layout.ts';
-
-const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
-
-function mediaType(headers: Record<string, string>): string {
-  return (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-}
 
 /** A form post's body is text; JSON's is typed. */
 export function bodyFormat(headers: Record<string, string>): BodyFormat {
-  return mediaType(headers) === FORM_MEDIA_TYPE ? 'form' : 'json';
+  return mediaTypeOf(headers['content-type']) === FORM_MEDIA_TYPE ? 'form' : 'json';
 }
 
 /**
@@ -55,10 +49,9 @@ function cssValue(value: string, allowed: RegExp, fallback: string): string {
 function styleOf(form: FormRecord): string {
   const { appearance } = form;
   const defaults = FORM_DEFAULTS.appearance;
-  const color = /^(?:#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,30})$/;
-  const background = cssValue(appearance.backgroundColor, color, defaults.backgroundColor);
-  const primary = cssValue(appearance.primaryColor, color, defaults.primaryColor);
-  const font = cssValue(appearance.fontFamily, /^[A-Za-z0-9 ,'"-]{1,100}$/, defaults.fontFamily);
+  const background = cssValue(appearance.backgroundColor, CSS_COLOR, defaults.backgroundColor);
+  const primary = cssValue(appearance.primaryColor, CSS_COLOR, defaults.primaryColor);
+  const font = cssValue(appearance.fontFamily, CSS_FONT_FAMILY, defaults.fontFamily);
   return `
 :root{--bg:${background};--primary:${primary};--font:${font}}
 *{box-sizing:border-box}
@@ -225,9 +218,10 @@ function listOf(value: unknown): string[] {
   return typeof value === 'string' ? [value] : [];
 }
 
-function choice(field: FormFieldRecord, type: 'checkbox' | 'radio', value: string, label: string, index: number, checked: boolean, describedBy: string, invalid: string): string {
+/** One option of a group, labelled by its own value; a required radio group needs `required` on one of its inputs. */
+function choice(field: FormFieldRecord, type: 'checkbox' | 'radio', value: string, index: number, checked: boolean, describedBy: string, invalid: string): string {
   const required = type === 'radio' && field.required && index === 0 ? ' required' : '';
-  return `<label class="choice"><input type="${type}" name="${escapeHtml(field.id)}" value="${escapeHtml(value)}"${checked ? ' checked' : ''}${required}${describedBy}${invalid}> ${escapeHtml(label)}</label>`;
+  return `<label class="choice"><input type="${type}" name="${escapeHtml(field.id)}" value="${escapeHtml(value)}"${checked ? ' checked' : ''}${required}${describedBy}${invalid}> ${escapeHtml(value)}</label>`;
 }
 
 function control(field: FormFieldRecord, state: FieldState): string {
@@ -242,7 +236,8 @@ function control(field: FormFieldRecord, state: FieldState): string {
     case 'email':
       return `<input type="email" ${common} autocomplete="email" value="${value}"${describedBy}${invalid}>`;
     case 'phone':
-      return `<input type="tel" ${common} autocomplete="tel" pattern="\\+?[0-9 ().\\-]{3,32}" value="${value}"${describedBy}${invalid}>`;
+      // Browsers compile `pattern` with the `v` flag, where ( ) . - inside a class must be escaped or the pattern is ignored.
+      return `<input type="tel" ${common} autocomplete="tel" pattern="\\+?[0-9 \\(\\)\\.\\-]{3,32}" value="${value}"${describedBy}${invalid}>`;
     case 'number':
       return `<input type="number" ${common} step="any" value="${value}"${describedBy}${invalid}>`;
     case 'date':
@@ -260,12 +255,12 @@ function control(field: FormFieldRecord, state: FieldState): string {
     case 'checkbox':
     case 'radio': {
       const chosen = listOf(state.value);
-      return (field.options ?? []).map((option, index) => choice(field, field.type as 'checkbox' | 'radio', option, option, index, chosen.includes(option), describedBy, invalid)).join('\n');
+      return (field.options ?? []).map((option, index) => choice(field, field.type as 'checkbox' | 'radio', option, index, chosen.includes(option), describedBy, invalid)).join('\n');
     }
     case 'rating': {
       const chosen = textOf(state.value);
       const scale = Array.from({ length: SUBMISSION_LIMITS.ratingMax - SUBMISSION_LIMITS.ratingMin + 1 }, (_, index) => String(SUBMISSION_LIMITS.ratingMin + index));
-      return `<div class="rating">${scale.map((value, index) => choice(field, 'radio', value, value, index, chosen === value, describedBy, invalid)).join('')}</div>`;
+      return `<div class="rating">${scale.map((value, index) => choice(field, 'radio', value, index, chosen === value, describedBy, invalid)).join('')}</div>`;
     }
   }
 }
@@ -300,7 +295,7 @@ export function formPage(form: FormRecord, options: FormPageOptions = {}): Reply
     ? `<div id="form-status" class="notice${options.notice.error ? ' error' : ''}" role="status" aria-live="polite" tabindex="-1">${escapeHtml(options.notice.text)}</div>`
     : '<div id="form-status" class="notice" role="status" aria-live="polite" tabindex="-1" hidden></div>';
   const button = form.buttonCustomization;
-  const variant = ['filled', 'outline', 'ghost'].includes(button.variant) ? button.variant : 'filled';
+  const variant = (BUTTON_VARIANTS as readonly string[]).includes(button.variant) ? button.variant : FORM_DEFAULTS.buttonCustomization.variant;
   const fields = form.fields.map((field) => fieldMarkup(field, { value: options.values?.[field.id], ...(errors.has(field.id) ? { error: errors.get(field.id)! } : {}) })).join('\n');
   const body = `<form id="postlane-form" method="post"${options.action ? ` action="${escapeHtml(options.action)}"` : ''}${succeeded ? ' hidden' : ''}>
 ${fields}

@@ -67,14 +67,17 @@ const fields = v.pipe(
  * Colours go into the page's CSS: a hex colour, or a CSS colour name (letters
  * only), so no value can close the declaration or the style block.
  */
-const color = v.pipe(v.string(), v.trim(), v.regex(/^(?:#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})|[a-zA-Z]{3,30})$/, 'must be a hex colour (#1a2b3c) or a CSS colour name'));
-/** A CSS font-family list: names, spaces, commas and balanced quotes; nothing that ends a declaration. */
+export const CSS_COLOR = /^(?:#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})|[a-zA-Z]{3,30})$/;
+/** A CSS font-family list: names, spaces, commas and quotes; nothing that ends a declaration. */
+export const CSS_FONT_FAMILY = /^[A-Za-z0-9 ,'"-]{1,100}$/;
+
+const color = v.pipe(v.string(), v.trim(), v.regex(CSS_COLOR, 'must be a hex colour (#1a2b3c) or a CSS colour name'));
 const fontFamily = v.pipe(
   v.string(),
   v.trim(),
   v.nonEmpty(),
   v.maxLength(FORM_LIMITS.fontFamily, `must be at most ${FORM_LIMITS.fontFamily} characters`),
-  v.regex(/^[A-Za-z0-9 ,'"-]+$/, 'must be font names separated by commas'),
+  v.regex(CSS_FONT_FAMILY, 'must be font names separated by commas'),
   v.check((value) => (value.split('"').length - 1) % 2 === 0 && (value.split("'").length - 1) % 2 === 0, 'must have balanced quotes'),
 );
 

@@ -116,24 +116,39 @@ describe.skipIf(skip)('hosted form page in Chromium', () => {
     await expect.poll(() => error.isVisible()).toBe(true);
     expect(await error.textContent()).toBe('Must be a valid email address');
     expect(await page.getByLabel('Email').getAttribute('aria-invalid')).toBe('true');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-email');
+    expect(await page.getByLabel('Email').evaluate((input) => input === input.ownerDocument.activeElement)).toBe(true);
     expect(await submissionsOf(key, form.id)).toEqual([]);
     await page.close();
   });
 
-  it('validates in the browser before sending: a required field left empty, a required checkbox group', async () => {
+  it('validates in the browser before sending: a required field left empty, a phone pattern, a required checkbox group', async () => {
     const { key, form } = await publishedForm({
-      fields: [{ id: 'email', type: 'email', label: 'Email', required: true }, { id: 'topics', type: 'checkbox', label: 'Topics', options: ['News', 'Offers'], required: true }],
+      fields: [
+        { id: 'email', type: 'email', label: 'Email', required: true },
+        { id: 'phone', type: 'phone', label: 'Phone' },
+        { id: 'topics', type: 'checkbox', label: 'Topics', options: ['News', 'Offers'], required: true },
+      ],
     });
     const { page } = await newPage(withScript);
+    // ValidityState does not serialise: copy the flags out inside the page.
+    const validity = (label: string) => page.getByLabel(label).evaluate((input) => {
+      const { valueMissing, patternMismatch } = (input as unknown as { validity: { valueMissing: boolean; patternMismatch: boolean } }).validity;
+      return { valueMissing, patternMismatch };
+    });
     await page.goto(`${base}/f/${form.slug}`);
 
     await page.getByRole('button', { name: 'Submit' }).click();
-    const emailMissing = await page.getByLabel('Email').evaluate((input: HTMLInputElement) => input.validity.valueMissing);
+    const emailMissing = (await validity('Email')).valueMissing;
+    await page.getByLabel('Phone').fill('call me');
+    const badPhone = (await validity('Phone')).patternMismatch;
+    await page.getByLabel('Phone').fill('+1 (555) 010-0000');
+    const goodPhone = (await validity('Phone')).patternMismatch;
     await page.getByLabel('Email').fill('ann@example.com');
     await page.getByRole('button', { name: 'Submit' }).click();
 
     expect(emailMissing).toBe(true);
+    expect(badPhone).toBe(true);
+    expect(goodPhone).toBe(false);
     await expect.poll(() => page.locator('#f-topics-error').textContent()).toBe('Choose at least one option');
     expect(await submissionsOf(key, form.id)).toEqual([]);
     await page.close();

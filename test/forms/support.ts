@@ -9,7 +9,7 @@ import { invoke, request } from '../support/api.ts';
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** The smallest valid form body, with overrides. */
+/** A valid form body, published (the API defaults to unpublished), with overrides. */
 export function formBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     title: 'Newsletter sign-up',
