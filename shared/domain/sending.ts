@@ -21,7 +21,7 @@ import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from './contact-status.ts';
 import { quotaLeft, quotaMonth, releaseQuota, reserveQuota } from './quota.ts';
 import { subscriptionLinks } from './subscription-links.ts';
-import { renderInlineContent, renderStoredTemplate } from './templates.ts';
+import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templates.ts';
 
 export interface SendContext {
   principal: Principal;
@@ -134,7 +134,15 @@ interface Draft {
   unsubscribeUrl: string | undefined;
 }
 
-async function draft(delivery: Delivery, recipient: string, emailId: string, { principal, now, origin }: DeliveryContext): Promise<Draft> {
+type LoadedTemplate = Awaited<ReturnType<typeof loadTemplate>>;
+
+async function draft(
+  delivery: Delivery,
+  template: LoadedTemplate | undefined,
+  recipient: string,
+  emailId: string,
+  { principal, now, origin }: DeliveryContext,
+): Promise<Draft> {
   const [memberships, links] = await Promise.all([
     findContactsByEmail(principal.accountId, recipient.toLowerCase()),
     subscriptionLinks(origin, principal.accountId, recipient),
@@ -143,7 +151,7 @@ async function draft(delivery: Delivery, recipient: string, emailId: string, { p
   const { content, variables } = delivery;
   const rendered = 'html' in content
     ? await renderInlineContent(content.html, content.subject, variables, builtins)
-    : await renderStoredTemplate(principal.accountId, content.templateId, variables, { ...(content.subject === undefined ? {} : { subject: content.subject }), builtins });
+    : await renderLoadedTemplate(template!, variables, { ...(content.subject === undefined ? {} : { subject: content.subject }), builtins });
   return {
     recipient,
     emailId,
@@ -234,7 +242,9 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const [month] = await Promise.all([quotaMonth(principal.accountId, now), ensureVerifiedSender(principal.accountId, delivery.from)]);
   // Ids are made before any await, so they grow in recipient order.
   const emailIds = delivery.recipients.map(() => newId('eml', now.getTime()));
-  const drafts = await Promise.all(delivery.recipients.map((recipient, index) => draft(delivery, recipient, emailIds[index]!, context)));
+  // One read of the template for the whole send, not one per recipient.
+  const template = 'templateId' in delivery.content ? await loadTemplate(context.principal.accountId, delivery.content.templateId) : undefined;
+  const drafts = await Promise.all(delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, context)));
   const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
   if (delivery.admit) {
     for (const message of deliverable) await delivery.admit(message.recipient);

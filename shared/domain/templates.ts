@@ -153,8 +153,16 @@ export async function renderStoredTemplate(
   variables: Record<string, unknown>,
   options: { subject?: string; builtins: Record<string, string> },
 ): Promise<{ subject: string; html: string; text: string; usesUnsubscribeLink: boolean }> {
-  return renderRecord(await findTemplate(accountId, templateId, 'templateId'), variables, options);
+  return renderRecord(await loadTemplate(accountId, templateId), variables, options);
 }
+
+/** A template read once for a send to many recipients; 404 TEMPLATE_NOT_FOUND on `templateId`. */
+export function loadTemplate(accountId: string, templateId: string): Promise<TemplateRecord> {
+  return findTemplate(accountId, templateId, 'templateId');
+}
+
+/** Renders a template from loadTemplate for one recipient, as renderStoredTemplate does. */
+export const renderLoadedTemplate = renderRecord;
 
 /**
  * Renders a send's own HTML `content` and `subject` (variables escaped in the

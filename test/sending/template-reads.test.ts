@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { request } from '../support/api.ts';
+import { createSender } from './support.ts';
+import { db } from '#shared/data/client.ts';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('a templated send to many recipients', () => {
+  it('reads the template once, not once per recipient', async () => {
+    const sender = await createSender();
+    const template = await request('POST', '/api/templates', {
+      key: sender.key,
+      body: { name: 'Digest', subject: 'Hi {{name}}', components: [{ type: 'text', content: 'Hello {{name}}' }] },
+    });
+    const recipients = Array.from({ length: 10 }, (_, index) => `reader${index}@${sender.domain}`);
+    const sent = vi.spyOn(db, 'send');
+
+    const response = await request('POST', '/api/email/send', {
+      key: sender.testKey,
+      body: { from: sender.from, recipients, templateId: template.body.data.id, variables: { name: 'Ann' } },
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.body.successfulEmails).toHaveLength(10);
+    const templateReads = sent.mock.calls.filter(([command]) => {
+      const key = (command as { input?: { Key?: { pk?: string } } }).input?.Key;
+      return typeof key?.pk === 'string' && key.pk.endsWith('#TPLFULL');
+    });
+    expect(templateReads).toHaveLength(1);
+  });
+});
