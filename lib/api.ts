@@ -9,6 +9,7 @@ export interface PostlaneApiProps {
   readonly table: ITableV2;
   /** The Secrets Manager name of each secret routes may declare. */
   readonly secrets: Record<SecretName, string>;
+  readonly sesConfigurationSet: string;
 }
 
 /**
@@ -32,6 +33,7 @@ export class PostlaneApi extends Construct {
         tableActions: tableActionsOf(routes),
         sesActions: [...new Set(routes.flatMap((route) => route.ses ?? []))].sort(),
         secrets: Object.fromEntries([...new Set(routes.flatMap((route) => route.secrets ?? []))].map((name) => [name, props.secrets[name]])),
+        sesConfigurationSet: props.sesConfigurationSet,
       });
       return new HttpLambdaIntegration(`${constructId(handler)}Integration`, fn.function, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,

@@ -23,6 +23,8 @@ export interface EndpointFunctionProps {
   readonly sesActions?: readonly SesAction[];
   /** The Secrets Manager name of each secret the function reads; only these are granted. */
   readonly secrets?: Partial<Record<SecretName, string>>;
+  /** The SES configuration set a sending function names in SendEmail (its events feed back bounces and complaints). */
+  readonly sesConfigurationSet?: string;
 }
 
 /** The environment variable through which each secret's name reaches the code (shared/config.ts). */
@@ -84,6 +86,7 @@ export class EndpointFunction extends Construct {
       bundling: CDK_BUNDLING,
       environment: {
         TABLE_NAME: props.table.tableName,
+        ...(props.sesConfigurationSet && props.sesActions?.includes('SendEmail') ? { SES_CONFIGURATION_SET: props.sesConfigurationSet } : {}),
         ...Object.fromEntries(Object.entries(props.secrets ?? {}).map(([name, secretName]) => [SECRET_ENVIRONMENT[name as SecretName], secretName])),
       },
       logGroup,

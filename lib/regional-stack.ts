@@ -3,6 +3,7 @@ import { TableV2, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { PostlaneApi } from './api.ts';
+import { SesFeedback } from './feedback.ts';
 import { PostlaneTable } from './table.ts';
 
 /**
@@ -28,6 +29,7 @@ export function linkSigningSecretName(tableName: string): string {
 export class RegionalStack extends Stack {
   readonly table: ITableV2;
   readonly api: PostlaneApi;
+  readonly feedback: SesFeedback;
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
     super(scope, id, props);
@@ -47,7 +49,8 @@ export class RegionalStack extends Stack {
         removalPolicy: RemovalPolicy.RETAIN,
       });
     }
-    this.api = new PostlaneApi(this, 'Api', { table: this.table, secrets: { linkSigning } });
+    this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table });
+    this.api = new PostlaneApi(this, 'Api', { table: this.table, secrets: { linkSigning }, sesConfigurationSet: this.feedback.configurationSet.configurationSetName });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
   }
 }

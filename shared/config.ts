@@ -7,6 +7,8 @@ const ConfigSchema = v.object({
   AWS_REGION: v.optional(v.pipe(v.string(), v.minLength(1)), 'us-east-1'),
   DYNAMODB_ENDPOINT: optionalUrl,
   SES_ENDPOINT: optionalUrl,
+  /** SES configuration set every send names, so its bounce/complaint/delivery events reach the feedback function (deployed only). */
+  SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /** Scheme, host and optional path of the public pages when a custom domain fronts the API: `https://mail.example.com`. */
   PUBLIC_BASE_URL: optionalUrl,
   /** Base of the hosted form pages (`{FORMS_URL}/f/<slug>`) when they have an address of their own; else PUBLIC_BASE_URL. */

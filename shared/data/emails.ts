@@ -1,5 +1,5 @@
-import { BatchWriteCommand, GetCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { db, jitteredBackoff, sleep, tableName } from './client.ts';
+import { BatchWriteCommand, GetCommand, UpdateCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, jitteredBackoff, sleep, tableName } from './client.ts';
 import { accountScoped } from './partition.ts';
 
 export type EmailType = 'email' | 'otp' | 'transactional';
@@ -8,8 +8,9 @@ export type EmailType = 'email' | 'otp' | 'transactional';
  * sent: SES accepted it (or a test key pretended to); failed: SES refused it;
  * suppressed: the recipient's contact status kept it back; queued: waiting on
  * the retry queue (reserved for the throttling retry path, not written yet).
+ * delivered, bounced, complained, rejected: what SES later reported (feedback events).
  */
-export type EmailStatus = 'sent' | 'failed' | 'queued' | 'suppressed';
+export type EmailStatus = 'sent' | 'failed' | 'queued' | 'suppressed' | 'delivered' | 'bounced' | 'complained' | 'rejected';
 
 export interface EmailRecord {
   emailId: string;
@@ -78,4 +79,26 @@ export async function putEmailRecords(accountId: string, records: readonly Email
 export async function getEmailRecord(accountId: string, emailId: string): Promise<EmailRecord | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: emailKey(accountId, emailId) }));
   return Item ? toRecord(Item) : undefined;
+}
+
+/**
+ * Moves the record to `to` if its status is one of `from`; false when it is
+ * not (already moved, or no such record). Makes redelivered feedback a no-op.
+ */
+export async function changeEmailStatus(accountId: string, emailId: string, from: readonly EmailStatus[], to: EmailStatus): Promise<boolean> {
+  const values = Object.fromEntries(from.map((status, index) => [`:from${index}`, status]));
+  try {
+    await db.send(new UpdateCommand({
+      TableName: tableName,
+      Key: emailKey(accountId, emailId),
+      UpdateExpression: 'SET #status = :to',
+      ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(values).join(', ')})`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ...values, ':to': to },
+    }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

@@ -12,6 +12,7 @@ import { newId } from '#shared/ids.ts';
 import { findContactsByEmail } from '#shared/data/contacts.ts';
 import { getDomain } from '#shared/data/domains.ts';
 import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/data/emails.ts';
+import { getSuppression } from '#shared/data/suppressions.ts';
 import { domainOf, formatMailbox, parseMailbox, type Mailbox } from '#shared/email/address.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
 import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type SendOutcome } from '#shared/email/transport.ts';
@@ -143,8 +144,10 @@ async function draft(
   emailId: string,
   { principal, now, origin }: DeliveryContext,
 ): Promise<Draft> {
-  const [memberships, links] = await Promise.all([
+  // The account-level suppression is one GetItem beside the membership query, not after it.
+  const [memberships, suppressed, links] = await Promise.all([
     findContactsByEmail(principal.accountId, recipient.toLowerCase()),
+    getSuppression(principal.accountId, recipient.toLowerCase()),
     subscriptionLinks(origin, principal.accountId, recipient),
   ]);
   const builtins = builtinVariables(now, links);
@@ -156,7 +159,7 @@ async function draft(
     recipient,
     emailId,
     trackingId: trackingIdOf(emailId, now),
-    suppressedAs: memberships.find((membership) => delivery.suppressWhen.includes(membership.status))?.status,
+    suppressedAs: [...memberships.map((membership) => membership.status), ...(suppressed ? [suppressed] : [])].find((status) => delivery.suppressWhen.includes(status)),
     subject: rendered.subject,
     html: rendered.html,
     text: rendered.text,
@@ -180,9 +183,10 @@ async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (it
 
 type Sent = SendOutcome | { status: 'error'; cause: unknown };
 
-async function sendOne(transport: MailTransport, delivery: Delivery, message: Draft): Promise<Sent> {
+async function sendOne(transport: MailTransport, delivery: Delivery, message: Draft, accountId: string): Promise<Sent> {
   try {
     return await transport.send({
+      tags: { accountId, emailId: message.emailId },
       from: delivery.from,
       to: [message.recipient],
       cc: delivery.cc,
@@ -253,7 +257,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const live = principal.env === 'live';
   let emailsRemaining = live && deliverable.length > 0 ? await reserveQuota(month, deliverable.length) : undefined;
   const outcomes = new Map<Draft, Sent>();
-  const sent = await mapConcurrently(deliverable, SEND_CONCURRENCY, (message) => (live ? sendOne(transport, delivery, message) : Promise.resolve(TEST_SEND)));
+  const sent = await mapConcurrently(deliverable, SEND_CONCURRENCY, (message) => (live ? sendOne(transport, delivery, message, principal.accountId) : Promise.resolve(TEST_SEND)));
   deliverable.forEach((message, index) => outcomes.set(message, sent[index]!));
   const unsent = sent.filter((outcome) => outcome.status !== 'sent').length;
   if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent);

@@ -25,7 +25,13 @@ export interface OutgoingEmail {
   attachments: readonly OutgoingAttachment[];
   /** The recipient's one-click unsubscribe address, when the message carries an unsubscribe link. */
   unsubscribeUrl?: string;
+  /** Whose message this is: sent as SES message tags, so feedback events name the account and record. */
+  tags?: { accountId: string; emailId: string };
 }
+
+/** SES message tag names; SES echoes them in `mail.tags` of every event it publishes for the message. */
+export const ACCOUNT_TAG = 'postlane-account';
+export const EMAIL_TAG = 'postlane-email';
 
 /** Why SES did not take a message, as the API reports it per recipient. */
 export type DeliveryErrorCode = 'MESSAGE_REJECTED' | 'SENDER_NOT_VERIFIED' | 'INVALID_EMAIL' | 'SES_THROTTLED' | 'SENDING_PAUSED';
@@ -61,7 +67,7 @@ function headerValue(value: string): string {
 const UTF8 = 'UTF-8';
 
 /** The SendEmail request: Simple content keeps custom headers and attachments (Raw would mean hand-built MIME). */
-export function sendEmailInput(email: OutgoingEmail): SendEmailCommandInput {
+export function sendEmailInput(email: OutgoingEmail, configurationSet = config.SES_CONFIGURATION_SET): SendEmailCommandInput {
   // RFC 8058: a POST to the List-Unsubscribe address with this body unsubscribes without a visit.
   const headers = email.unsubscribeUrl
     ? [
@@ -70,6 +76,9 @@ export function sendEmailInput(email: OutgoingEmail): SendEmailCommandInput {
       ]
     : [];
   return {
+    // Unset locally: the emulator has no configuration sets, and nothing there publishes events.
+    ...(configurationSet ? { ConfigurationSetName: configurationSet } : {}),
+    ...(email.tags ? { EmailTags: [{ Name: ACCOUNT_TAG, Value: email.tags.accountId }, { Name: EMAIL_TAG, Value: email.tags.emailId }] } : {}),
     FromEmailAddress: headerValue(formatMailbox(email.from)),
     Destination: {
       ToAddresses: email.to,

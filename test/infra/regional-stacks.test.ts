@@ -5,6 +5,7 @@ import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES } from '#shared/htt
 import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
+import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
 import { functionOfRoute, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
 
 /** CloudFormation refuses stacks over 500 resources; fail while there is still room to split. */
@@ -23,7 +24,7 @@ function functionIdOf(resources: Resources, handler: string): string {
 /** Expected from the route table alone, independently of lib/api.ts. */
 function expectedPermissions(stack: RegionalStack, resources: Resources, functionId: string, handler: string): Set<string> {
   const routes = ROUTES.filter((route) => route.handler === handler);
-  const actions = new Set(routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]));
+  const actions = new Set([...routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]), ...Object.values(EVENT_FUNCTIONS).filter((fn) => fn.handler === handler).flatMap((fn) => fn.table)]);
   const sesActions = new Set(routes.flatMap((route) => ('ses' in route ? route.ses : [])));
   const readsSecret = routes.some((route) => 'secrets' in route && route.secrets.includes('linkSigning'));
   const logGroupId = referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup);
@@ -60,7 +61,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   const resources = resourcesOf(template);
   const routes = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route);
   const functions = ofType(resources, 'AWS::Lambda::Function');
-  const handlers = [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER])];
+  const handlers = [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER, ...Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler)])];
 
   it('has one API route per route table entry, reaching the function built from its handler', () => {
     for (const entry of ROUTES) {

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { handler } from '../../functions/feedback/ses-events.ts';
+import { sendEmailInput } from '#shared/email/transport.ts';
+import { request } from '../support/api.ts';
+import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
+
+/** An EventBridge event carrying an SES event publishing record, modelled on AWS's documented examples. */
+function sesEvent(eventType: string, accountId: string, emailId: string, body: Record<string, unknown>) {
+  return {
+    version: '0', id: 'e1', 'detail-type': `Email ${eventType}`, source: 'aws.ses', account: '123456789012', time: '2026-11-21T18:00:00Z', region: 'us-east-1', resources: [],
+    detail: {
+      eventType,
+      mail: {
+        timestamp: '2026-11-21T18:00:00.000Z', source: 'news@example.com', messageId: '0100abc', destination: ['x@example.org'],
+        tags: { 'ses:configuration-set': ['postlane'], 'postlane-account': [accountId], 'postlane-email': [emailId] },
+      },
+      ...body,
+    },
+  };
+}
+const permanentBounce = (address: string) => ({ bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: address, action: 'failed', status: '5.1.1' }], timestamp: '2026-11-21T18:00:01Z', feedbackId: 'f1' } });
+const complaint = (address: string) => ({ complaint: { complainedRecipients: [{ emailAddress: address }], timestamp: '2026-11-21T18:00:01Z', feedbackId: 'f2', complaintFeedbackType: 'abuse' } });
+
+async function audienceWith(sender: Sender, address: string) {
+  const audience = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'A' } })).body.data;
+  await request('POST', '/api/contacts', { key: sender.key, body: { email: address, audienceId: audience.id } });
+  return audience.id as string;
+}
+async function sendTo(sender: Sender, address: string): Promise<string> {
+  const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' } });
+  return response.body.successfulEmails?.[0]?.trackingId;
+}
+const statusIn = async (sender: Sender, address: string, audienceId: string) =>
+  (await request('GET', `/api/contacts?audienceId=${audienceId}&email=${encodeURIComponent(address)}`, { key: sender.key })).body;
+const emailStatus = async (sender: Sender, trackingId: string) => (await request('GET', `/api/emails/${trackingId}`, { key: sender.key })).body.data;
+
+describe('SES feedback', () => {
+  it('a permanent bounce marks the contact bounced in every audience, once, suppresses later sends and updates the record', async () => {
+    const sender = await createSender();
+    const address = uniqueAddress('gone');
+    const [first, second] = [await audienceWith(sender, address), await audienceWith(sender, address)];
+    const trackingId = await sendTo(sender, address);
+    const record = await emailStatus(sender, trackingId);
+    const event = sesEvent('Bounce', sender.accountId, record.id, permanentBounce(address));
+
+    await handler(event);
+    await handler(event);
+
+    for (const audienceId of [first, second]) {
+      const stats = (await request('GET', `/api/audiences/${audienceId}/stats`, { key: sender.key })).body.data;
+      expect(stats).toMatchObject({ total: 1, subscribed: 0, bounced: 1 });
+      expect(JSON.stringify(await statusIn(sender, address, audienceId))).toContain('"status":"bounced"');
+    }
+    expect((await emailStatus(sender, trackingId)).status).toBe('bounced');
+    const later = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' } });
+    expect(later.body.failedEmails).toEqual([{ recipient: address, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('bounced') }]);
+  });
+
+  it('a complaint about an address that is no contact suppresses it for the account', async () => {
+    const sender = await createSender();
+    const address = uniqueAddress('angry');
+    const trackingId = await sendTo(sender, address);
+    const record = await emailStatus(sender, trackingId);
+
+    await handler(sesEvent('Complaint', sender.accountId, record.id, complaint(address)));
+
+    expect((await emailStatus(sender, trackingId)).status).toBe('complained');
+    const later = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' } });
+    expect(later.body.failedEmails).toEqual([{ recipient: address, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('complained') }]);
+  });
+
+  it('a transient bounce changes nothing; a delivery marks the record delivered', async () => {
+    const sender = await createSender();
+    const address = uniqueAddress('full');
+    const audienceId = await audienceWith(sender, address);
+    const trackingId = await sendTo(sender, address);
+    const record = await emailStatus(sender, trackingId);
+
+    await handler(sesEvent('Bounce', sender.accountId, record.id, { bounce: { ...permanentBounce(address).bounce, bounceType: 'Transient', bounceSubType: 'MailboxFull' } }));
+    expect((await emailStatus(sender, trackingId)).status).toBe('sent');
+    expect(JSON.stringify(await statusIn(sender, address, audienceId))).toContain('"status":"subscribed"');
+
+    await handler(sesEvent('Delivery', sender.accountId, record.id, { delivery: { recipients: [address], smtpResponse: '250 ok' } }));
+    expect((await emailStatus(sender, trackingId)).status).toBe('delivered');
+  });
+
+  it('drops malformed, unknown and untagged events without throwing', async () => {
+    await expect(handler({ detail: 'nonsense' })).resolves.toBeUndefined();
+    await expect(handler({ detail: { eventType: 'Open', mail: { messageId: 'm', tags: {} } } })).resolves.toBeUndefined();
+    await expect(handler(sesEvent('Bounce', 'acc_nope', 'eml_nope', {}))).resolves.toBeUndefined();
+  });
+
+  it('tags every message with its account and email id, and names the configuration set when one is configured', () => {
+    const input = sendEmailInput({ from: { address: 'a@example.com' }, to: ['b@example.org'], cc: [], bcc: [], replyTo: [], subject: 'S', html: 'h', text: 't', attachments: [], tags: { accountId: 'acc_1', emailId: 'eml_2' } }, 'postlane-set');
+    expect(input).toMatchObject({ ConfigurationSetName: 'postlane-set', EmailTags: [{ Name: 'postlane-account', Value: 'acc_1' }, { Name: 'postlane-email', Value: 'eml_2' }] });
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { GLOBAL_INDEXES } from '#shared/data/table.ts';
+import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
+import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize } from './template.ts';
+
+const { stacks } = synthesize();
+
+describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, template] as const))('%s SES feedback', (_name, stack, template) => {
+  const resources = resourcesOf(template);
+  const [[setId]] = ofType(resources, 'AWS::SES::ConfigurationSet') as [[string, unknown]];
+  const feedbackId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === 'Postlane functions/feedback/ses-events.ts')![0];
+
+  it('publishes bounces, complaints, deliveries and rejects of its configuration set to the default event bus', () => {
+    const destinations = ofType(resources, 'AWS::SES::ConfigurationSetEventDestination');
+    expect(destinations).toHaveLength(1);
+    const { ConfigurationSetName, EventDestination } = destinations[0]![1].Properties;
+    expect(referencedId(ConfigurationSetName)).toBe(setId);
+    expect(EventDestination).toMatchObject({ Enabled: true, MatchingEventTypes: ['bounce', 'complaint', 'delivery', 'reject'] });
+    expect(JSON.stringify(EventDestination.EventBridgeDestination.EventBusArn)).toContain('event-bus/default');
+  });
+
+  it('routes the set\'s SES events to the feedback function', () => {
+    const rules = ofType(resources, 'AWS::Events::Rule');
+    expect(rules).toHaveLength(1);
+    const rule = rules[0]![1].Properties;
+    expect(rule.EventPattern.source).toEqual(['aws.ses']);
+    expect(referencedId(rule.EventPattern.detail.mail.tags['ses:configuration-set'][0])).toBe(setId);
+    expect(rule.Targets.map((target: { Arn: unknown }) => referencedId(target.Arn))).toEqual([feedbackId]);
+  });
+
+  it('grants the feedback function exactly the table actions it declares', () => {
+    const fn = resources[feedbackId]!;
+    const logGroupArn = { 'Fn::GetAtt': [referencedId(fn.Properties.LoggingConfig.LogGroup), 'Arn'] };
+    expect(permissionsOf(stack, resources, feedbackId)).toEqual(new Set([
+      pair(stack, 'logs:CreateLogStream', logGroupArn),
+      pair(stack, 'logs:PutLogEvents', logGroupArn),
+      ...EVENT_FUNCTIONS.sesFeedback.table.map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
+      ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)),
+    ]));
+  });
+
+  it('names the configuration set in every sending function, and only there', () => {
+    for (const [, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+      const variable = fn.Properties.Environment.Variables.SES_CONFIGURATION_SET;
+      const sends = /functions\/(email|otp|transactional|forms)\//.test(fn.Properties.Description) && variable !== undefined;
+      if (variable !== undefined) expect(referencedId(variable), fn.Properties.Description).toBe(setId);
+      if (!sends) expect(variable).toBeUndefined();
+    }
+  });
+});
