@@ -38,6 +38,15 @@ export interface EndpointSchemas<BodySchema, QuerySchema> {
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/**
+ * A route's handler with the schemas it validates against, so tools that walk
+ * the route table (the fuzz tests, the OpenAPI description) read them from the
+ * handler instead of restating them: `(await import('#functions/contacts/create.ts')).handler.schemas.body`.
+ */
+export type EndpointHandler = LambdaHandler & {
+  readonly schemas: EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>;
+};
+
 function routeOf(handler: string, auth: Route['auth']): Route {
   const routes = routesOf(handler);
   if (routes.length === 0) throw new Error(`functions/${handler}.ts is not in the route table`);
@@ -59,14 +68,14 @@ function build(
   route: Route,
   schemas: EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>,
   fn: (input: PublicInput<unknown, unknown>, state: RequestState) => Promise<Reply>,
-): LambdaHandler {
+): EndpointHandler {
   const chain: Middleware[] = [httpResponse()];
   if (route.auth === 'key') chain.push(authentication(route), rateLimit());
   if (schemas.body) chain.push(requestBody(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, route.bodyFormats));
 
   const lambda = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>();
   for (const middleware of chain) lambda.use(middleware);
-  return lambda.handler(async (event, context) => {
+  const handler = lambda.handler(async (event, context) => {
     const state = context.postlane;
     return fn({
       body: schemas.body ? parseInput(schemas.body, state.body) : undefined,
@@ -78,6 +87,7 @@ function build(
       headers: Object.fromEntries(Object.entries(event.headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name.toLowerCase(), value]]))),
     }, state);
   }) as unknown as LambdaHandler;
+  return Object.assign(handler, { schemas: { ...schemas } });
 }
 
 /**
@@ -92,7 +102,7 @@ export function endpoint<
   handler: HandlerName,
   schemas: EndpointSchemas<BodySchema, QuerySchema>,
   fn: (input: EndpointInput<Output<BodySchema>, Output<QuerySchema>>) => Promise<Reply>,
-): LambdaHandler {
+): EndpointHandler {
   return build(routeOf(handler, 'key'), schemas, (input, state) =>
     fn({ ...(input as PublicInput<Output<BodySchema>, Output<QuerySchema>>), principal: state.principal! }));
 }
@@ -105,7 +115,7 @@ export function publicEndpoint<
   handler: HandlerName,
   schemas: EndpointSchemas<BodySchema, QuerySchema>,
   fn: (input: PublicInput<Output<BodySchema>, Output<QuerySchema>>) => Promise<Reply>,
-): LambdaHandler {
+): EndpointHandler {
   return build(routeOf(handler, 'public'), schemas, (input) => fn(input as PublicInput<Output<BodySchema>, Output<QuerySchema>>));
 }
 
