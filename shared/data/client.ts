@@ -23,6 +23,27 @@ export const dynamo = new DynamoDBClient({
   maxAttempts: 4,
 });
 
+/**
+ * Tests only: decides per DynamoDB command (`PutItemCommand`, `TransactWriteItemsCommand`)
+ * whether it fails, before it reaches DynamoDB or after DynamoDB applied it and the
+ * answer was lost, for faults DynamoDB Local cannot produce on demand.
+ */
+export type FaultHook = (command: string, input: Record<string, unknown>) => { error: Error; after?: boolean } | undefined;
+
+let faultHook: FaultHook | undefined;
+
+export function setFaultHook(hook: FaultHook | undefined): void {
+  faultHook = hook;
+}
+
+// Initialize step: ahead of the SDK's own retries, so a fault stands for one that outlasted them.
+dynamo.middlewareStack.add((next, context) => async (args) => {
+  const fault = faultHook?.(context.commandName ?? '', args.input as Record<string, unknown>);
+  if (!fault) return next(args);
+  if (fault.after) await next(args);
+  throw fault.error;
+}, { step: 'initialize', name: 'faultHook' });
+
 export const db = DynamoDBDocumentClient.from(dynamo, {
   marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
 });
