@@ -37,6 +37,19 @@ export class IdempotencyInProgressError extends PostlaneError {
   }
 }
 
+/**
+ * Thrown by an idempotent request's work that took effect (its email left) but
+ * failed afterwards: the claim is completed with `response` rather than given
+ * back, so a retry with the same key replays it instead of sending again. The
+ * request itself still fails with `cause`.
+ */
+export class EffectCommittedError extends Error {
+  override readonly name = 'EffectCommittedError';
+  constructor(readonly response: Record<string, unknown>, override readonly cause: unknown) {
+    super('The request took effect but failed afterwards', { cause });
+  }
+}
+
 export interface IdempotencyOptions {
   accountId: string;
   /** Where the key is unique besides the account: `live#otp/send`. */
@@ -97,14 +110,27 @@ export async function makeIdempotent<T extends Record<string, unknown>>(options:
   try {
     response = await fn();
   } catch (error) {
+    if (error instanceof EffectCommittedError) {
+      await complete(id, token, error.response);
+      throw error.cause;
+    }
     await releaseIdempotencyKey(id, token).catch((releaseError: unknown) => {
       log.warn('idempotency key not released; it frees itself when its lease ends', { accountId: id.accountId, error: releaseError });
     });
     throw error;
   }
-  // The send happened: never release now, or a retry would send again.
-  if (!(await completeIdempotencyKey(id, token, response))) {
-    log.warn('idempotency claim lost before completion', { accountId: id.accountId, scope: id.scope });
-  }
+  await complete(id, token, response);
   return { response, replayed: false };
+}
+
+/** The send happened: never release now, or a retry would send again. */
+async function complete(id: IdempotencyKey, token: string, response: Record<string, unknown>): Promise<void> {
+  try {
+    if (!(await completeIdempotencyKey(id, token, response))) {
+      log.warn('idempotency claim lost before completion', { accountId: id.accountId, scope: id.scope });
+    }
+  } catch (error) {
+    // Left in flight: retries are told to wait until the lease ends, not sent again at once.
+    log.error('idempotency key not completed; it stays in flight until its lease ends', { accountId: id.accountId, scope: id.scope, error });
+  }
 }

@@ -20,6 +20,7 @@ import { PostlaneError, ValidationError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from './contact-status.ts';
+import { EffectCommittedError } from './idempotency.ts';
 import { quotaLeft, quotaMonth, releaseQuota, reserveQuota } from './quota.ts';
 import { subscriptionLinks } from './subscription-links.ts';
 import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templates.ts';
@@ -267,8 +268,22 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   for (const result of messages) {
     if (result.cause) log.error('SES send failed', { accountId: principal.accountId, emailId: result.emailId, error: result.cause });
   }
-  await putEmailRecords(principal.accountId, drafts.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)));
-  return { messages, emailsRemaining };
+  const report = { messages, emailsRemaining };
+  try {
+    await putEmailRecords(principal.accountId, drafts.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)));
+  } catch (error) {
+    if (messages.some((message) => message.status === 'sent')) throw new UnrecordedDeliveryError(report, error);
+    throw error;
+  }
+  return report;
+}
+
+/** Messages left (SES took them) but their records could not be written: the request fails without pretending nothing was sent. */
+export class UnrecordedDeliveryError extends Error {
+  override readonly name = 'UnrecordedDeliveryError';
+  constructor(readonly report: DeliveryReport, override readonly cause: unknown) {
+    super('Email sent but not recorded', { cause });
+  }
 }
 
 /** Response of the OTP and transactional endpoints (spec 4.1). */
@@ -304,7 +319,16 @@ function singleFailure(result: MessageResult, toField: string): unknown {
 
 /** A one-recipient delivery (OTP, transactional): the response when sent, else the matching error. */
 export async function deliverOne(delivery: Delivery, context: SendContext, sentMessage: string, toField: string): Promise<SingleSendResponse> {
-  const { messages: [result] } = await deliver(delivery, context);
+  const responseOf = (result: MessageResult): SingleSendResponse => ({ message: sentMessage, trackingId: result.trackingId, emailId: result.emailId, queued: false });
+  let report: DeliveryReport;
+  try {
+    report = await deliver(delivery, context);
+  } catch (error) {
+    // Sent: an idempotency key must replay this answer, never send again.
+    if (error instanceof UnrecordedDeliveryError) throw new EffectCommittedError(responseOf(error.report.messages[0]!), error.cause);
+    throw error;
+  }
+  const [result] = report.messages;
   if (result!.status !== 'sent') throw singleFailure(result!, toField);
-  return { message: sentMessage, trackingId: result!.trackingId, emailId: result!.emailId, queued: false };
+  return responseOf(result!);
 }
