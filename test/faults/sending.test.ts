@@ -15,7 +15,7 @@ function otpBody(sender: Sender, idempotencyKey: string) {
 }
 
 async function emailsSent(sender: Sender): Promise<number> {
-  return (await showAccount(sender.accountId)).emailsSent;
+  return (await showAccount(sender.accountId))!.emailsSent;
 }
 
 describe('OTP send with an idempotency key under DynamoDB faults', () => {
