@@ -8,6 +8,7 @@ import { parseInput } from './validation.ts';
 import { DEFAULT_MAX_BODY_BYTES, matchRoute, routesOf, type HandlerName, type Route } from './routes.ts';
 import { errorReply } from './error-envelope.ts';
 import type { Reply } from './reply.ts';
+import { withRequestLog } from './request-log.ts';
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
@@ -87,7 +88,7 @@ function build(
       headers: Object.fromEntries(Object.entries(event.headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name.toLowerCase(), value]]))),
     }, state);
   }) as unknown as LambdaHandler;
-  return Object.assign(handler, { schemas: { ...schemas } });
+  return Object.assign(withRequestLog(handler), { schemas: { ...schemas } });
 }
 
 /**
@@ -125,7 +126,7 @@ export function publicEndpoint<
  * methods, else 404 NOT_FOUND, both in the envelope.
  */
 export function fallbackEndpoint(): LambdaHandler {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>()
+  return withRequestLog(middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>()
     .use(httpResponse())
     .handler(async (event) => {
       const method = event.requestContext?.http?.method ?? 'GET';
@@ -135,5 +136,5 @@ export function fallbackEndpoint(): LambdaHandler {
         return { ...errorReply(error), headers: { Allow: match.allowed.join(', ') } };
       }
       throw new PostlaneError('NOT_FOUND', `No route for ${method} ${event.rawPath ?? '/'}`);
-    }) as unknown as LambdaHandler;
+    }) as unknown as LambdaHandler);
 }

@@ -7,7 +7,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { AuthError, PostlaneError } from '#shared/errors.ts';
 import { authenticate, type Principal } from '#shared/domain/api-keys.ts';
 import { admitRequest, RateLimitExceeded, type RateWindow } from '#shared/domain/rate-limit.ts';
-import { log } from '#shared/log.ts';
+import { addLogContext, log } from '#shared/log.ts';
 import { replyForError } from './error-envelope.ts';
 import type { Reply } from './reply.ts';
 import type { Route } from './routes.ts';
@@ -65,12 +65,8 @@ export function httpResponse(): Middleware {
       const error = request.error;
       if (error instanceof RateLimitExceeded) state.rateWindow = error.window;
       if (!(error instanceof PostlaneError)) {
-        log.error('unhandled error', {
-          requestId: request.context.awsRequestId,
-          accountId: state.principal?.accountId,
-          route: request.event.routeKey,
-          error,
-        });
+        // The request's log context adds requestId and accountId; the client gets only the fixed message.
+        log.error('unhandled error', { route: request.event.routeKey, error });
       }
       request.response = toResult(replyForError(error), state);
     },
@@ -88,6 +84,7 @@ export function authentication(route: Route): Middleware {
         throw new AuthError('FORBIDDEN', 'This API key may only send email');
       }
       state.principal = principal;
+      addLogContext({ accountId: principal.accountId });
     },
   };
 }
