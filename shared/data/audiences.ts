@@ -185,8 +185,11 @@ export async function updateAudience(
   const sets = ['updatedAt = :now'];
   const removes: string[] = [];
   const values: Record<string, unknown> = { ':now': now.toISOString() };
+  // DynamoDB refuses a name placeholder the expression does not use: only a rename declares `#name`.
+  const names: Record<string, string> = {};
   if (changes.name !== undefined) {
     sets.push('#name = :name');
+    names['#name'] = 'name';
     values[':name'] = changes.name;
   }
   if (changes.description === null) removes.push('description');
@@ -200,7 +203,7 @@ export async function updateAudience(
       Key: audienceKey(accountId, audienceId),
       UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#name': 'name' },
+      ...(changes.name !== undefined ? { ExpressionAttributeNames: names } : {}),
       ExpressionAttributeValues: values,
       ReturnValues: 'ALL_NEW',
     }));
