@@ -1,5 +1,6 @@
 import type { App } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
+import type { CustomDomainSettings } from './custom-domain.ts';
 import { RegionalStack } from './regional-stack.ts';
 
 export const DEFAULT_REGIONS = ['us-east-1', 'eu-west-1'];
@@ -11,6 +12,10 @@ export interface PostlaneSettings {
   /** One unreplicated table per region, so EU data never leaves the EU. */
   readonly independentRegions: boolean;
   readonly tableName: string;
+  /** Subscribed to each region's alarm topic. */
+  readonly alarmEmail?: string;
+  /** The API under a domain of the operator's, latency-routed across the regions. */
+  readonly customDomain?: CustomDomainSettings;
 }
 
 /**
@@ -26,7 +31,34 @@ export function readSettings(node: Node): PostlaneSettings {
   }
   const tableName = String(node.tryGetContext('postlane:tableName') ?? DEFAULT_TABLE_NAME);
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) throw new Error(`Context postlane:tableName is not a valid table name: ${tableName}`);
-  return { regions, independentRegions: flag(node.tryGetContext('postlane:independentRegions')), tableName };
+  const alarmEmail = text(node.tryGetContext('postlane:alarmEmail'));
+  if (alarmEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context postlane:alarmEmail is not an email address: ${alarmEmail}`);
+  const customDomain = readCustomDomain(node);
+  return {
+    regions,
+    independentRegions: flag(node.tryGetContext('postlane:independentRegions')),
+    tableName,
+    ...(alarmEmail ? { alarmEmail } : {}),
+    ...(customDomain ? { customDomain } : {}),
+  };
+}
+
+/**
+ * `postlane:domainName` with the public hosted zone it belongs to
+ * (`postlane:hostedZoneId`, `postlane:hostedZoneName`), or none of them.
+ */
+function readCustomDomain(node: Node): CustomDomainSettings | undefined {
+  const [domainName, hostedZoneId, hostedZoneName] = ['domainName', 'hostedZoneId', 'hostedZoneName']
+    .map((name) => text(node.tryGetContext(`postlane:${name}`))?.toLowerCase().replace(/\.$/, ''));
+  if (!domainName && !hostedZoneId && !hostedZoneName) return undefined;
+  if (!domainName || !hostedZoneId || !hostedZoneName) {
+    throw new Error('Context postlane:domainName, postlane:hostedZoneId and postlane:hostedZoneName go together: give all three or none');
+  }
+  if (!/^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$/.test(domainName)) throw new Error(`Context postlane:domainName is not a domain name: ${domainName}`);
+  if (domainName !== hostedZoneName && !domainName.endsWith(`.${hostedZoneName}`)) {
+    throw new Error(`Context postlane:domainName ${domainName} is not in the hosted zone ${hostedZoneName}`);
+  }
+  return { domainName, hostedZoneId: hostedZoneId.toUpperCase(), hostedZoneName };
 }
 
 /** One stack per region, named `Postlane-<region>`, each pinned to its region (replicas require it). */
@@ -40,6 +72,8 @@ export function addRegionalStacks(app: App, settings: PostlaneSettings = readSet
     tableSource: settings.independentRegions || region === home
       ? { kind: 'own', replicaRegions: settings.independentRegions ? [] : others }
       : { kind: 'replica' },
+    ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
+    ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
   }));
   if (!settings.independentRegions) {
     // The replicas exist only once the home stack has deployed its global table.
@@ -54,6 +88,11 @@ function list(value: unknown): string[] | undefined {
   if (Array.isArray(value)) return value.map(String);
   const text = String(value).trim();
   return text.startsWith('[') ? (JSON.parse(text) as unknown[]).map(String) : text.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+function text(value: unknown): string | undefined {
+  const trimmed = value === undefined || value === null ? '' : String(value).trim();
+  return trimmed === '' ? undefined : trimmed;
 }
 
 function flag(value: unknown): boolean {

@@ -2,7 +2,10 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { TableV2, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { PostlaneAlarms } from './alarms.ts';
 import { PostlaneApi } from './api.ts';
+import { CustomDomain, type CustomDomainSettings } from './custom-domain.ts';
+import { EndpointFunction } from './endpoint-function.ts';
 import { SesFeedback } from './feedback.ts';
 import { PostlaneTable } from './table.ts';
 
@@ -18,6 +21,8 @@ export type TableSource =
 export interface RegionalStackProps extends StackProps {
   readonly tableName: string;
   readonly tableSource: TableSource;
+  readonly alarmEmail?: string;
+  readonly customDomain?: CustomDomainSettings;
 }
 
 /** Where the key of the signed unsubscribe and preference links lives, beside the table it belongs to. */
@@ -30,6 +35,8 @@ export class RegionalStack extends Stack {
   readonly table: ITableV2;
   readonly api: PostlaneApi;
   readonly feedback: SesFeedback;
+  readonly alarms: PostlaneAlarms;
+  readonly customDomain?: CustomDomain;
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
     super(scope, id, props);
@@ -52,5 +59,16 @@ export class RegionalStack extends Stack {
     this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table });
     this.api = new PostlaneApi(this, 'Api', { table: this.table, secrets: { linkSigning }, sesConfigurationSet: this.feedback.configurationSet.configurationSetName });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
+
+    const functions = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction).map((endpoint) => endpoint.function);
+    if (props.customDomain) {
+      this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi });
+      // Links in sent mail must come back to a region holding the same data and
+      // signing key: with a replicated table any region will do, else only this one.
+      const replicated = props.tableSource.kind === 'replica' || props.tableSource.replicaRegions.length > 0;
+      for (const fn of functions) fn.addEnvironment('PUBLIC_BASE_URL', replicated ? this.customDomain.url : this.customDomain.regionalUrl);
+    }
+    // Last, so that its error alarms cover every function of the stack.
+    this.alarms = new PostlaneAlarms(this, 'Alarms', { httpApi: this.api.httpApi, functions, ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}) });
   }
 }
