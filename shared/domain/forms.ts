@@ -203,7 +203,9 @@ async function checkReferences(accountId: string, form: FormRecord, changed: { a
     })());
   }
   if (changed.from && form.settings.from) {
-    checks.push(ensureVerifiedSender(accountId, parseMailboxField(form.settings.from, 'settings.from'), 'settings.from'));
+    const from = form.settings.from;
+    // Inside the promise: a malformed address thrown synchronously would leave the audience check's rejection unhandled.
+    checks.push((async () => ensureVerifiedSender(accountId, parseMailboxField(from, 'settings.from'), 'settings.from'))());
   }
   await Promise.all(checks);
 }

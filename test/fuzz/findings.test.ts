@@ -20,3 +20,27 @@ describe('found by fuzzing', () => {
     expect(untouched.body.data).toMatchObject({ name: 'Main', description: 'New' });
   });
 });
+
+describe('found by fuzzing: forms', () => {
+  it('PATCH /api/forms/{id} with an unknown audience and a malformed sender answers 4xx and leaves no rejection unhandled', async () => {
+    const { key } = await createTestAccount();
+    const { body: made } = await request('POST', '/api/forms', { key, body: { title: 'Sign up', fields: [{ id: 'email', type: 'email', label: 'Email' }] } });
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+
+    try {
+      const response = await request('PATCH', `/api/forms/${made.data.id}`, {
+        key,
+        body: { audienceId: 'aud_00000000000000000000', settings: { from: 'not an address', notifyEmail: 'owner@example.org' } },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+});
