@@ -1,13 +1,15 @@
 /**
- * `npm start`: DynamoDB Local, the SES emulator and the HTTP API in one
- * foreground process tree, as docs/local-contract.md describes. Ctrl-C or
- * SIGTERM stops every part and exits 0.
+ * `npm start`: DynamoDB Local, the SES emulator, the local S3 of attachment
+ * uploads and the HTTP API in one foreground process tree, as
+ * docs/local-contract.md describes. Ctrl-C or SIGTERM stops every part and
+ * exits 0.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
 import { isPortFree } from '#shared/local/ports.ts';
+import { startLocalS3 } from '#shared/local/s3.ts';
 import { startSesEmulator } from '#shared/local/ses.ts';
 import type { LocalAccount } from '#shared/local/seed.ts';
 
@@ -103,10 +105,13 @@ async function main(): Promise<void> {
   const inMemory = process.env.LOCAL_IN_MEMORY === '1' || process.env.LOCAL_IN_MEMORY === 'true';
   const externalDynamo = process.env.DYNAMODB_ENDPOINT;
   const externalSes = process.env.SES_ENDPOINT;
+  const externalS3 = process.env.S3_ENDPOINT;
   const dynamoPart = port('DYNAMODB_PORT', 8000, 'DynamoDB Local');
   const sesPart = port('SES_PORT', 8005, 'SES emulator');
   const apiPart = port('PORT', 3000, 'HTTP API');
-  await checkPorts([...(externalDynamo ? [] : [dynamoPart]), ...(externalSes ? [] : [sesPart]), apiPart]);
+  // Not part of the local contract's fixed ports: any free one unless S3_PORT names one.
+  const s3Part = process.env.S3_PORT ? port('S3_PORT', 0, 'local S3') : undefined;
+  await checkPorts([...(externalDynamo ? [] : [dynamoPart]), ...(externalSes ? [] : [sesPart]), ...(externalS3 || !s3Part ? [] : [s3Part]), apiPart]);
 
   let dynamoEndpoint = externalDynamo;
   if (dynamoEndpoint) {
@@ -137,9 +142,21 @@ async function main(): Promise<void> {
     line('SES emulator', sesEndpoint, `(sent emails: ${sesEndpoint}/ , as JSON: ${sesEndpoint}/store)`);
   }
 
+  let s3Endpoint = externalS3;
+  if (s3Endpoint) {
+    line('S3', s3Endpoint, '(S3_ENDPOINT; not started here)');
+  } else {
+    const dataDir = inMemory ? undefined : join(DATA_DIR, 's3');
+    const s3 = await startLocalS3({ port: s3Part?.port ?? 0, host: HOST, ...(dataDir ? { dataDir } : {}) });
+    stoppers.push(s3.stop);
+    s3Endpoint = s3.endpoint;
+    line('local S3', s3Endpoint, dataDir ? `(attachment uploads in ${relative(ROOT, dataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)');
+  }
+
   // shared/config.ts reads the environment once, on import: everything that reaches it is imported below, after this.
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
   process.env.SES_ENDPOINT = sesEndpoint;
+  process.env.S3_ENDPOINT = s3Endpoint;
   const { config, readConfig } = await import('#shared/config.ts');
   await ensureTable(dynamoEndpoint, config.TABLE_NAME);
 
@@ -165,7 +182,7 @@ async function main(): Promise<void> {
   }
 
   // DynamoDB has answered already (the table and seed calls above).
-  for (const url of [sesEndpoint, api.url]) {
+  for (const url of [sesEndpoint, s3Endpoint, api.url]) {
     if (!(await answers(url))) throw new StartError(`${url} does not answer`);
   }
   console.log('ready');

@@ -1,6 +1,7 @@
 import { HttpApi, HttpMethod, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
@@ -10,6 +11,8 @@ export interface PostlaneApiProps {
   /** The Secrets Manager name of each secret routes may declare. */
   readonly secrets: Record<SecretName, string>;
   readonly sesConfigurationSet: string;
+  /** Where POST /api/attachments uploads go and the send endpoint reads them. */
+  readonly attachmentsBucket: IBucket;
 }
 
 /**
@@ -34,6 +37,7 @@ export class PostlaneApi extends Construct {
         sesActions: [...new Set(routes.flatMap((route) => route.ses ?? []))].sort(),
         secrets: Object.fromEntries([...new Set(routes.flatMap((route) => route.secrets ?? []))].map((name) => [name, props.secrets[name]])),
         sesConfigurationSet: props.sesConfigurationSet,
+        attachments: { bucket: props.attachmentsBucket, access: [...new Set(routes.flatMap((route) => route.attachments ?? []))].sort() },
       });
       return new HttpLambdaIntegration(`${constructId(handler)}Integration`, fn.function, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,

@@ -6,9 +6,10 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
-import type { SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
+import type { AttachmentsAccess, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
 import { CDK_BUNDLING } from './bundling.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -25,6 +26,8 @@ export interface EndpointFunctionProps {
   readonly secrets?: Partial<Record<SecretName, string>>;
   /** The SES configuration set a sending function names in SendEmail (its events feed back bounces and complaints). */
   readonly sesConfigurationSet?: string;
+  /** The attachments bucket and what the function does with it; its name reaches the code as ATTACHMENTS_BUCKET. */
+  readonly attachments?: { readonly bucket: IBucket; readonly access: readonly AttachmentsAccess[] };
 }
 
 /** The environment variable through which each secret's name reaches the code (shared/config.ts). */
@@ -87,6 +90,7 @@ export class EndpointFunction extends Construct {
       environment: {
         TABLE_NAME: props.table.tableName,
         ...(props.sesConfigurationSet && props.sesActions?.includes('SendEmail') ? { SES_CONFIGURATION_SET: props.sesConfigurationSet } : {}),
+        ...(props.attachments?.access.length ? { ATTACHMENTS_BUCKET: props.attachments.bucket.bucketName } : {}),
         ...Object.fromEntries(Object.entries(props.secrets ?? {}).map(([name, secretName]) => [SECRET_ENVIRONMENT[name as SecretName], secretName])),
       },
       logGroup,
@@ -95,6 +99,21 @@ export class EndpointFunction extends Construct {
     this.grantTable(props.table, props.tableActions);
     this.grantSes(props.sesActions ?? []);
     this.grantSecrets(Object.values(props.secrets ?? {}));
+    if (props.attachments) this.grantAttachments(props.attachments.bucket, props.attachments.access);
+  }
+
+  /**
+   * `upload`: s3:PutObject, which a pre-signed PUT URL acts with. `read`:
+   * s3:GetObject, and s3:ListBucket so a missing object is S3's 404 NoSuchKey
+   * rather than a 403 that cannot be told from a broken grant.
+   */
+  private grantAttachments(bucket: IBucket, access: readonly AttachmentsAccess[]): void {
+    const objects = bucket.arnForObjects('*');
+    if (access.includes('upload')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
+    if (access.includes('read')) {
+      this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
+      this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    }
   }
 
   /** Reading the value only: not describing, listing or changing it. */

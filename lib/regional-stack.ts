@@ -4,6 +4,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { PostlaneAlarms } from './alarms.ts';
 import { PostlaneApi } from './api.ts';
+import { AttachmentsBucket } from './attachments-bucket.ts';
 import { CustomDomain, type CustomDomainSettings } from './custom-domain.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { SesFeedback } from './feedback.ts';
@@ -30,11 +31,12 @@ export function linkSigningSecretName(tableName: string): string {
   return `${tableName}/link-signing`;
 }
 
-/** Everything Postlane runs in one region: the API, its functions, the table (or its replica) and the link-signing key. */
+/** Everything Postlane runs in one region: the API, its functions, the table (or its replica), the link-signing key and the attachments bucket. */
 export class RegionalStack extends Stack {
   readonly table: ITableV2;
   readonly api: PostlaneApi;
   readonly feedback: SesFeedback;
+  readonly attachments: AttachmentsBucket;
   readonly alarms: PostlaneAlarms;
   readonly customDomain?: CustomDomain;
 
@@ -57,7 +59,14 @@ export class RegionalStack extends Stack {
       });
     }
     this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table });
-    this.api = new PostlaneApi(this, 'Api', { table: this.table, secrets: { linkSigning }, sesConfigurationSet: this.feedback.configurationSet.configurationSetName });
+    // One bucket per region: an upload is sent from the region it was made in.
+    this.attachments = new AttachmentsBucket(this, 'Attachments');
+    this.api = new PostlaneApi(this, 'Api', {
+      table: this.table,
+      secrets: { linkSigning },
+      sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
+      attachmentsBucket: this.attachments.bucket,
+    });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
 
     const functions = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction).map((endpoint) => endpoint.function);

@@ -7,6 +7,10 @@ const ConfigSchema = v.object({
   AWS_REGION: v.optional(v.pipe(v.string(), v.minLength(1)), 'us-east-1'),
   DYNAMODB_ENDPOINT: optionalUrl,
   SES_ENDPOINT: optionalUrl,
+  /** A local S3 endpoint (path-style): the stand-in of `npm start` and the tests. */
+  S3_ENDPOINT: optionalUrl,
+  /** Bucket of uploaded attachments; the stack names its own, locally any name does. */
+  ATTACHMENTS_BUCKET: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')), 'postlane-attachments'),
   /** SES configuration set every send names, so its bounce/complaint/delivery events reach the feedback function (deployed only). */
   SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /** Scheme, host and optional path of the public pages when a custom domain fronts the API: `https://mail.example.com`. */

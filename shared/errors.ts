@@ -20,6 +20,8 @@ export type ErrorCode =
   | 'FORM_NOT_FOUND'
   | 'EMAIL_NOT_FOUND'
   | 'DOMAIN_NOT_FOUND'
+  | 'ATTACHMENT_NOT_FOUND'
+  | 'ATTACHMENT_NOT_UPLOADED'
   | 'CONTACT_EXISTS'
   | 'SLUG_TAKEN'
   | 'DOMAIN_EXISTS'
@@ -92,4 +94,6 @@ export const notFound = {
   form: () => new NotFoundError('FORM_NOT_FOUND', 'Form not found'),
   email: () => new NotFoundError('EMAIL_NOT_FOUND', 'Email not found'),
   domain: () => new NotFoundError('DOMAIN_NOT_FOUND', 'Domain not found'),
+  /** Always in a send request's body, so always with the `field` that named it. */
+  attachment: (field: string) => new NotFoundError('ATTACHMENT_NOT_FOUND', 'Attachment not found', { field }),
 } as const;

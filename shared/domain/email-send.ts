@@ -1,6 +1,6 @@
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
-import type { OutgoingAttachment } from '#shared/email/transport.ts';
-import { decodedBase64Size, SEND_LIMITS, type AttachmentInput, type EmailSendInput } from '#shared/schemas/sending.ts';
+import { SEND_LIMITS, type EmailSendInput } from '#shared/schemas/sending.ts';
+import { resolveAttachments } from './attachments.ts';
 import { contentOf, deliver, parseMailboxField, SUPPRESSED_FOR_EMAIL, type MessageResult, type SendContext } from './sending.ts';
 
 /** Email send result (spec section 2). */
@@ -10,20 +10,6 @@ export interface EmailSendResult extends Record<string, unknown> {
   failedEmails: { recipient: string; error: string; message: string }[];
   recipientCount: number;
   emailsRemaining: number;
-}
-
-/** Checks sizes before decoding anything: ATTACHMENT_TOO_LARGE (400) on `attachments[i]`. */
-export function decodeAttachments(attachments: readonly AttachmentInput[]): OutgoingAttachment[] {
-  attachments.forEach((attachment, index) => {
-    if (decodedBase64Size(attachment.content) > SEND_LIMITS.attachmentBytes) {
-      throw new PostlaneError('ATTACHMENT_TOO_LARGE', `attachments[${index}] is larger than 7 MB`, { field: `attachments[${index}]` });
-    }
-  });
-  return attachments.map((attachment) => ({
-    filename: attachment.filename,
-    contentType: attachment.contentType,
-    content: Buffer.from(attachment.content, 'base64'),
-  }));
 }
 
 /** SES takes at most 50 addresses per message, and every message carries all of cc and bcc. */
@@ -58,7 +44,7 @@ export async function sendEmail(input: EmailSendInput, context: SendContext): Pr
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
   checkDestinations(input.cc, input.bcc);
   const content = contentOf(input);
-  const attachments = decodeAttachments(input.attachments);
+  const attachments = await resolveAttachments(context.principal.accountId, input.attachments, context.now);
   const recipients = [...new Set(input.recipients)];
 
   const report = await deliver({

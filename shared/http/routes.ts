@@ -22,6 +22,13 @@ export type SesAction = 'SendEmail' | 'CreateEmailIdentity' | 'GetEmailIdentity'
  */
 export type SecretName = 'linkSigning';
 
+/**
+ * What a handler does with the attachments bucket: `upload` signs PUT URLs
+ * (s3:PutObject), `read` reads uploads (s3:GetObject, and s3:ListBucket so a
+ * missing object is a 404 rather than S3's 403). The stack grants exactly that.
+ */
+export type AttachmentsAccess = 'upload' | 'read';
+
 /** Key lookup (BatchGetItem), rate-limit window and last-used stamp (UpdateItem). */
 export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['BatchGetItem', 'UpdateItem'];
 
@@ -39,6 +46,7 @@ export interface Route {
   /** SES v2 actions the handler calls; the stack grants exactly these. */
   ses?: readonly SesAction[];
   secrets?: readonly SecretName[];
+  attachments?: AttachmentsAccess;
   /** Largest accepted request body in bytes; larger ones get 413. */
   maxBodyBytes?: number;
   /** Accepted body formats; JSON only unless the route also takes HTML form posts. */
@@ -56,7 +64,7 @@ const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
  * Lambda takes at most 6 MB per synchronous invocation, the API Gateway event
  * around the body included; 256 KB is left for that envelope. Base64 makes
  * this about 4.3 MB of attachments per request, below the spec's 7 MB each:
- * larger files need the upload path of the infrastructure issue.
+ * larger files go through POST /api/attachments (a pre-signed S3 upload).
  */
 export const EMAIL_SEND_MAX_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
 /** The send endpoints: `sending` keys may call them; they sign each recipient's unsubscribe links. */
@@ -110,7 +118,9 @@ export const ROUTES = [
   { method: 'GET', path: '/preferences/{token}', handler: 'subscriptions/preferences-page', ...signedLink, table: ['Query', 'BatchGetItem'] },
   { method: 'POST', path: '/preferences/{token}', handler: 'subscriptions/update-preferences', ...signedLink, table: ['Query', 'BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], bodyFormats: ['json', 'form'] },
 
-  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: ['GetItem', 'Query', 'UpdateItem', 'BatchWriteItem'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
+  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: ['GetItem', 'Query', 'UpdateItem', 'BatchWriteItem'], attachments: 'read', maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
+  // Uploading is part of sending: `sending` keys may, as they may attach files inline.
+  { method: 'POST', path: '/api/attachments', handler: 'attachments/create', auth: 'key', permission: 'sending', table: ['PutItem'], attachments: 'upload' },
   { method: 'POST', path: '/api/otp/send', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
   { method: 'POST', path: '/api/otp', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
   { method: 'POST', path: '/api/transactional/send', handler: 'transactional/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },

@@ -15,6 +15,11 @@ export const SEND_LIMITS = {
   attachments: 10,
   /** Decoded size of one attachment (spec section 8). */
   attachmentBytes: 7 * 1024 * 1024,
+  /**
+   * SES v2's largest message, attachments base64-encoded: with headers and
+   * bodies it allows about 28 MB of attachments per message in all.
+   */
+  messageBytes: 40 * 1024 * 1024,
   filename: 255,
   contentType: 255,
   /** RFC 5322's line limit; a longer subject would be folded by SES anyway. */
@@ -58,12 +63,27 @@ export function decodedBase64Size(base64: string): number {
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\r\n]*"))*$/;
 
+/** An attachment's name and media type, inline or declared for an upload (POST /api/attachments). */
+export const attachmentFilename = v.pipe(headerText(SEND_LIMITS.filename), v.check((name) => !/[\\/\u0000-\u001f\u007f]/.test(name), 'must be a file name without path separators or control characters'));
+export const attachmentContentType = v.optional(v.pipe(headerText(SEND_LIMITS.contentType), v.regex(MEDIA_TYPE, 'must be a media type such as application/pdf')), 'application/octet-stream');
+
+/** The spec's Attachment object: the file itself, base64 in the request. */
 export const attachment = v.strictObject({
   content: v.pipe(v.string(), v.transform(compactBase64), v.nonEmpty(), v.regex(BASE64, 'must be base64')),
-  filename: v.pipe(headerText(SEND_LIMITS.filename), v.check((name) => !/[\\/\u0000-\u001f\u007f]/.test(name), 'must be a file name without path separators or control characters')),
-  contentType: v.optional(v.pipe(headerText(SEND_LIMITS.contentType), v.regex(MEDIA_TYPE, 'must be a media type such as application/pdf')), 'application/octet-stream'),
+  filename: attachmentFilename,
+  contentType: attachmentContentType,
 });
-export type AttachmentInput = v.InferOutput<typeof attachment>;
+export type InlineAttachmentInput = v.InferOutput<typeof attachment>;
+
+/** An upload made with POST /api/attachments, by its id; name and type are the ones declared there. */
+export const attachmentReference = v.strictObject({
+  id: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(64, 'must be at most 64 characters')),
+});
+export type AttachmentReferenceInput = v.InferOutput<typeof attachmentReference>;
+
+/** An item with `id` is a reference (and may hold nothing else); any other is inline, validated as the spec's object. */
+export const sendAttachment = v.lazy((input) => (typeof input === 'object' && input !== null && 'id' in input ? attachmentReference : attachment));
+export type AttachmentInput = v.InferOutput<typeof sendAttachment>;
 
 const subject = headerText(SEND_LIMITS.subject);
 const content = v.pipe(v.string(), v.nonEmpty(), v.maxLength(SEND_LIMITS.content, `must be at most ${SEND_LIMITS.content} characters`));
@@ -87,7 +107,7 @@ export const emailSendBody = v.strictObject({
   cc: v.optional(addressList(SEND_LIMITS.cc), []),
   bcc: v.optional(addressList(SEND_LIMITS.bcc), []),
   replyTo: v.optional(mailbox),
-  attachments: v.optional(v.pipe(v.array(attachment), v.maxLength(SEND_LIMITS.attachments, `must have at most ${SEND_LIMITS.attachments} attachments`)), []),
+  attachments: v.optional(v.pipe(v.array(sendAttachment), v.maxLength(SEND_LIMITS.attachments, `must have at most ${SEND_LIMITS.attachments} attachments`)), []),
 });
 export type EmailSendInput = v.InferOutput<typeof emailSendBody>;
 

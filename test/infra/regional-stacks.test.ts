@@ -27,6 +27,8 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   const actions = new Set([...routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]), ...Object.values(EVENT_FUNCTIONS).filter((fn) => fn.handler === handler).flatMap((fn) => fn.table)]);
   const sesActions = new Set(routes.flatMap((route) => ('ses' in route ? route.ses : [])));
   const readsSecret = routes.some((route) => 'secrets' in route && route.secrets.includes('linkSigning'));
+  const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? [route.attachments] : [])));
+  const { bucket } = stack.attachments;
   const logGroupId = referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup);
   const logGroupArn = { 'Fn::GetAtt': [logGroupId, 'Arn'] };
   return new Set([
@@ -41,6 +43,8 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
       pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
     ]),
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
+    ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
+    ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
   ]);
 }
 
@@ -115,6 +119,36 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
       const variables = resources[functionIdOf(resources, handler)]!.Properties.Environment.Variables;
       expect(variables.SIGNING_SECRET_PARAMETER, handler).toBe(readsSecret ? linkSigningSecretName(settings.tableName) : undefined);
     }
+  });
+
+  it('names the attachments bucket to exactly the functions that use it', () => {
+    for (const handler of handlers) {
+      const usesBucket = ROUTES.some((route) => route.handler === handler && 'attachments' in route);
+      const variables = resources[functionIdOf(resources, handler)]!.Properties.Environment.Variables;
+      expect(variables.ATTACHMENTS_BUCKET, handler).toEqual(usesBucket ? stack.resolve(stack.attachments.bucket.bucketName) : undefined);
+    }
+    expect(ROUTES.filter((route) => 'attachments' in route).map((route) => [route.handler, route.attachments])).toEqual([['email/send', 'read'], ['attachments/create', 'upload']]);
+  });
+
+  it('keeps attachment uploads in a private, encrypted, HTTPS-only bucket that empties itself after a day', () => {
+    const buckets = ofType(resources, 'AWS::S3::Bucket');
+    expect(buckets).toHaveLength(1);
+    const [bucketId, bucket] = buckets[0]!;
+    expect(bucket.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
+      CorsConfiguration: { CorsRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'] }] },
+    });
+    const policies = ofType(resources, 'AWS::S3::BucketPolicy').filter(([, policy]) => referencedId(policy.Properties.Bucket) === bucketId);
+    expect(policies).toHaveLength(1);
+    expect(policies[0]![1].Properties.PolicyDocument.Statement).toContainEqual(expect.objectContaining({
+      Effect: 'Deny',
+      Action: 's3:*',
+      Principal: { AWS: '*' },
+      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+    }));
   });
 
   it('grants no wildcard actions and no managed policies', () => {

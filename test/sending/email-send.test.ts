@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMAIL_SEND_MAX_BODY_BYTES } from '#shared/http/routes.ts';
-import { decodeAttachments } from '#shared/domain/email-send.ts';
+import { resolveAttachments } from '#shared/domain/attachments.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
 
@@ -272,16 +272,17 @@ describe('POST /api/email/send', () => {
     expect(refused.body.error).toBe('PAYLOAD_TOO_LARGE');
   });
 
-  it('refuses an attachment over 7 MB decoded with ATTACHMENT_TOO_LARGE naming it (reachable once uploads bypass the Lambda body)', () => {
+  it('refuses an inline attachment over 7 MB decoded with ATTACHMENT_TOO_LARGE naming it (behind a larger body limit than Lambda\'s)', async () => {
     const sevenMegabytes = 7 * 1024 * 1024;
     const atLimit = Buffer.alloc(sevenMegabytes).toString('base64');
     const overLimit = Buffer.alloc(sevenMegabytes + 1).toString('base64');
+    const now = new Date();
 
-    expect(decodeAttachments([{ filename: 'a', content: atLimit, contentType: 'application/octet-stream' }])[0]!.content.length).toBe(sevenMegabytes);
-    expect(() => decodeAttachments([
+    expect((await resolveAttachments('acc_none', [{ filename: 'a', content: atLimit, contentType: 'application/octet-stream' }], now))[0]!.content.length).toBe(sevenMegabytes);
+    await expect(resolveAttachments('acc_none', [
       { filename: 'a', content: atLimit, contentType: 'application/octet-stream' },
       { filename: 'b', content: overLimit, contentType: 'application/octet-stream' },
-    ])).toThrow(expect.objectContaining({ code: 'ATTACHMENT_TOO_LARGE', details: { field: 'attachments[1]' } }));
+    ], now)).rejects.toMatchObject({ code: 'ATTACHMENT_TOO_LARGE', details: { field: 'attachments[1]' } });
   });
 
   it('accepts base64 wrapped at 76 characters, as MIME tools write it', async () => {

@@ -1,17 +1,19 @@
 /**
- * Starts the backing services once per `npm test`: DynamoDB Local in memory and
- * the SES emulator, each on a free port, with a table of its own, so the run
- * needs nothing running and leaves nothing running.
+ * Starts the backing services once per `npm test`: DynamoDB Local in memory,
+ * the SES emulator and the local S3 (in memory), each on a free port, with a
+ * table of its own, so the run needs nothing running and leaves nothing running.
  */
 import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
 import { findFreePort } from '#shared/local/ports.ts';
+import { startLocalS3 } from '#shared/local/s3.ts';
 import { startSesEmulator } from '#shared/local/ses.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamodbEndpoint: string;
     sesEndpoint: string;
+    s3Endpoint: string;
     tableName: string;
   }
 }
@@ -29,18 +31,19 @@ async function startDynamoDb() {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const [dynamodb, ses] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 })]);
+  const [dynamodb, ses, s3] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalS3({ port: 0 })]);
   const tableName = `postlane-test-${Date.now().toString(36)}-${process.pid}`;
   try {
     await ensureTable(dynamodb.endpoint, tableName);
   } catch (error) {
-    await Promise.all([dynamodb.stop(), ses.stop()]);
+    await Promise.all([dynamodb.stop(), ses.stop(), s3.stop()]);
     throw error;
   }
   project.provide('dynamodbEndpoint', dynamodb.endpoint);
   project.provide('sesEndpoint', ses.endpoint);
+  project.provide('s3Endpoint', s3.endpoint);
   project.provide('tableName', tableName);
   return async () => {
-    await Promise.all([dynamodb.stop(), ses.stop()]);
+    await Promise.all([dynamodb.stop(), ses.stop(), s3.stop()]);
   };
 }

@@ -6,6 +6,7 @@ import { afterAll, inject } from 'vitest';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 process.env.SES_ENDPOINT = inject('sesEndpoint');
+process.env.S3_ENDPOINT = inject('s3Endpoint');
 process.env.TABLE_NAME = inject('tableName');
 process.env.AWS_REGION = 'us-east-1';
 // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is noise here.

@@ -1,0 +1,14 @@
+import * as v from 'valibot';
+import { attachmentContentType, attachmentFilename } from './sending.ts';
+
+/**
+ * POST /api/attachments: what the upload will be, checked as an inline
+ * attachment's name and type are. A `size` over 7 MB is refused by the domain
+ * with ATTACHMENT_TOO_LARGE, as an inline attachment's is.
+ */
+export const createAttachmentBody = v.strictObject({
+  filename: attachmentFilename,
+  contentType: attachmentContentType,
+  size: v.optional(v.pipe(v.number(), v.integer('must be a whole number of bytes'), v.minValue(1, 'must be at least 1 byte'))),
+});
+export type CreateAttachmentInput = v.InferOutput<typeof createAttachmentBody>;

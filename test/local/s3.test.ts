@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { startLocalS3 } from '#shared/local/s3.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'postlane-s3-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function clientFor(endpoint: string, secretAccessKey = 'local') {
+  return new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey }, requestChecksumCalculation: 'WHEN_REQUIRED' });
+}
+
+function presignPut(client: S3Client, key: string, options: { signingDate?: Date } = {}) {
+  return getSignedUrl(client, new PutObjectCommand({ Bucket: 'uploads', Key: key, ContentType: 'text/plain' }), { expiresIn: 60, signableHeaders: new Set(['content-type']), ...options });
+}
+
+describe('the local S3', () => {
+  it('keeps objects in its directory across a restart, with their type', async () => {
+    const first = await startLocalS3({ port: 0, dataDir });
+    const url = await presignPut(clientFor(first.endpoint), 'acc_1/att_1');
+    expect((await fetch(url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'kept' })).status).toBe(200);
+    await first.stop();
+
+    const second = await startLocalS3({ port: 0, dataDir });
+    try {
+      const object = await clientFor(second.endpoint).send(new GetObjectCommand({ Bucket: 'uploads', Key: 'acc_1/att_1' }));
+      expect([object.ContentType, object.ContentLength, await object.Body!.transformToString()]).toEqual(['text/plain', 4, 'kept']);
+      const head = await fetch(`${second.endpoint}/uploads/acc_1/att_1`, { method: 'HEAD' });
+      expect([head.status, head.headers.get('content-length')]).toEqual([200, '4']);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('answers a missing key with NoSuchKey, as S3 does', async () => {
+    const s3 = await startLocalS3({ port: 0 });
+    try {
+      await expect(clientFor(s3.endpoint).send(new GetObjectCommand({ Bucket: 'uploads', Key: 'nothing' }))).rejects.toBeInstanceOf(NoSuchKey);
+    } finally {
+      await s3.stop();
+    }
+  });
+
+  it('refuses a pre-signed URL that has expired, or was signed with another secret', async () => {
+    const s3 = await startLocalS3({ port: 0 });
+    try {
+      const expired = await presignPut(clientFor(s3.endpoint), 'a', { signingDate: new Date(Date.now() - 120_000) });
+      const forged = await presignPut(clientFor(s3.endpoint, 'not-the-local-secret'), 'a');
+      const put = (url: string) => fetch(url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' });
+
+      const [expiredAnswer, forgedAnswer] = [await put(expired), await put(forged)];
+
+      expect([expiredAnswer.status, await expiredAnswer.text()]).toEqual([403, expect.stringContaining('<Code>AccessDenied</Code>')]);
+      expect([forgedAnswer.status, await forgedAnswer.text()]).toEqual([403, expect.stringContaining('<Code>SignatureDoesNotMatch</Code>')]);
+    } finally {
+      await s3.stop();
+    }
+  });
+});
