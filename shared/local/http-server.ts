@@ -7,11 +7,11 @@
  * whatever content type a handler answers with, HTML included.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PostlaneError } from '#shared/errors.ts';
 import { errorReply } from '#shared/http/error-envelope.ts';
 import { log } from '#shared/log.ts';
 import { buildHttpApiEvent, invokeTarget, routeRequest, type HttpResult } from './http-event.ts';
+import { listenLocally } from './service.ts';
 
 /** API Gateway refuses larger payloads before any Lambda runs. */
 export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -72,20 +72,6 @@ export async function startHttpServer(options: { port: number; host?: string }):
       else response.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => (error ? reject(error) : resolve()));
-      server.closeAllConnections();
-    }),
-  };
+  const { endpoint, port, stop } = await listenLocally(server, options.port, host);
+  return { url: endpoint, port, close: stop };
 }

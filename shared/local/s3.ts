@@ -8,9 +8,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { LocalService } from './service.ts';
+import { listenLocally, type LocalService } from './service.ts';
 
 /** What `localCredentials` gives every local client. */
 const SECRET_ACCESS_KEY = 'local';
@@ -200,19 +199,6 @@ export async function startLocalS3(options: { port: number; host?: string; dataD
       else answerError(request, response, new S3Error(500, 'InternalError', (error as Error).message));
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://${host}:${port}`,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
-  };
+  const { endpoint, stop } = await listenLocally(server, options.port, host);
+  return { endpoint, stop };
 }

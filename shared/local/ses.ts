@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LocalService } from './service.ts';
+import { stopServer, type LocalService } from './service.ts';
 
 type ServerFactory = (config: { host: string; port: number }) => Promise<Server>;
 
@@ -32,9 +32,6 @@ export async function startSesEmulator(options: { port: number; host?: string })
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://${host}:${port}`,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () => stopServer(server),
   };
 }

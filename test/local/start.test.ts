@@ -22,7 +22,7 @@ afterEach(() => {
 
 /** `npm start` as a subprocess, with only the environment given here (not the test run's endpoints). */
 function start(env: Record<string, string>): Started {
-  const { DYNAMODB_ENDPOINT: _d, SES_ENDPOINT: _s, TABLE_NAME: _t, ...inherited } = process.env;
+  const { DYNAMODB_ENDPOINT: _d, SES_ENDPOINT: _s, TABLE_NAME: _t, S3_ENDPOINT: _s3, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let stdout = '';
@@ -74,6 +74,15 @@ describe('npm start', () => {
     expect(await json(`${base}/api/contacts`)).toEqual({ status: 401, body: { success: false, error: 'UNAUTHORIZED', message: expect.any(String) } });
     expect((await json(`${base}/api/audiences`, { headers: { 'x-api-key': liveKey! } })).status).toBe(200);
     expect(await json(`http://127.0.0.1:${ses}/store`)).toMatchObject({ status: 200, body: { emails: [] } });
+    // The attachment upload path, through the local S3 npm start runs on a port of its own.
+    expect(output).toMatch(/^local S3 +http:\/\/127\.0\.0\.1:\d+ +\(attachment uploads in memory/m);
+    const headers = { 'x-api-key': liveKey!, 'content-type': 'application/json' };
+    const upload = await json(`${base}/api/attachments`, { method: 'POST', headers, body: JSON.stringify({ filename: 'a.txt', contentType: 'text/plain', size: 5 }) });
+    const { id, uploadUrl } = (upload.body as { data: { id: string; uploadUrl: string } }).data;
+    expect((await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'hello' })).status).toBe(200);
+    const email = { from: 'news@example.com', recipients: ['ann@example.org'], subject: 'File', content: '<p>File</p>', attachments: [{ id }] };
+    expect((await json(`${base}/api/email/send`, { method: 'POST', headers, body: JSON.stringify(email) })).status).toBe(200);
+    expect(await json(`http://127.0.0.1:${ses}/store`)).toMatchObject({ body: { emails: [{ attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }] }] } });
     // An in-memory stack's keys die with it: they must not replace the persistent stack's.
     expect(existsSync(KEYS_FILE) ? readFileSync(KEYS_FILE, 'utf8') : undefined).toBe(keysBefore);
 
