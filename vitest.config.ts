@@ -8,6 +8,8 @@ export default defineConfig({
     // Points shared/config.ts at them before any test file imports it.
     setupFiles: ['test/support/setup.ts'],
     pool: 'forks',
+    // Every request writes an access log line; show the logs of failing tests only.
+    silent: 'passed-only',
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
