@@ -7,10 +7,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
 import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
 import { isPortFree } from '#shared/local/ports.ts';
 import { startLocalS3 } from '#shared/local/s3.ts';
 import { startSesEmulator } from '#shared/local/ses.ts';
+import { createRetryQueues, startLocalSqs } from '#shared/local/sqs.ts';
 import type { LocalAccount } from '#shared/local/seed.ts';
 
 // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 would only clutter the output.
@@ -20,6 +22,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA_DIR = join(ROOT, '.data');
 const KEYS_FILE = join(DATA_DIR, 'local-keys.json');
 const HOST = '127.0.0.1';
+const RETRY_QUEUE_NAME = 'postlane-retry';
 
 class StartError extends Error {}
 
@@ -106,12 +109,15 @@ async function main(): Promise<void> {
   const externalDynamo = process.env.DYNAMODB_ENDPOINT;
   const externalSes = process.env.SES_ENDPOINT;
   const externalS3 = process.env.S3_ENDPOINT;
+  const externalSqs = process.env.SQS_ENDPOINT;
   const dynamoPart = port('DYNAMODB_PORT', 8000, 'DynamoDB Local');
   const sesPart = port('SES_PORT', 8005, 'SES emulator');
   const apiPart = port('PORT', 3000, 'HTTP API');
   // Not part of the local contract's fixed ports: any free one unless S3_PORT names one.
   const s3Part = process.env.S3_PORT ? port('S3_PORT', 0, 'local S3') : undefined;
-  await checkPorts([...(externalDynamo ? [] : [dynamoPart]), ...(externalSes ? [] : [sesPart]), ...(externalS3 || !s3Part ? [] : [s3Part]), apiPart]);
+  // Likewise the SQS stand-in of the retry queue (SQS_PORT).
+  const sqsPart = process.env.SQS_PORT ? port('SQS_PORT', 0, 'local SQS') : undefined;
+  await checkPorts([...(externalDynamo ? [] : [dynamoPart]), ...(externalSes ? [] : [sesPart]), ...(externalS3 || !s3Part ? [] : [s3Part]), ...(externalSqs || !sqsPart ? [] : [sqsPart]), apiPart]);
 
   let dynamoEndpoint = externalDynamo;
   if (dynamoEndpoint) {
@@ -153,16 +159,29 @@ async function main(): Promise<void> {
     line('local S3', s3Endpoint, dataDir ? `(attachment uploads in ${relative(ROOT, dataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)');
   }
 
+  let sqsEndpoint = externalSqs;
+  if (!sqsEndpoint) {
+    const sqs = await startLocalSqs({ port: sqsPart?.port ?? 0, host: HOST });
+    stoppers.push(sqs.stop);
+    sqsEndpoint = sqs.endpoint;
+  }
+  const retryQueues = await createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES);
+  line('retry queue', retryQueues.queueUrl, externalSqs ? '(SQS_ENDPOINT; not started here)' : `(throttled sends, worker polling; dead letters: ${retryQueues.deadLetterQueueUrl})`);
+
   // shared/config.ts reads the environment once, on import: everything that reaches it is imported below, after this.
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
   process.env.SES_ENDPOINT = sesEndpoint;
   process.env.S3_ENDPOINT = s3Endpoint;
+  process.env.SQS_ENDPOINT = sqsEndpoint;
+  process.env.RETRY_QUEUE_URL = retryQueues.queueUrl;
   const { config, readConfig } = await import('#shared/config.ts');
   await ensureTable(dynamoEndpoint, config.TABLE_NAME);
 
   const { startHttpServer } = await import('#shared/local/http-server.ts');
   const api = await startHttpServer({ port: apiPart.port, host: HOST });
   stoppers.push(api.close);
+  const { startRetryWorker } = await import('#shared/local/retry-worker.ts');
+  stoppers.push((await startRetryWorker()).stop);
   line('HTTP API', api.url);
   line('hosted forms', `${api.url}/f/<slug>`);
 

@@ -11,6 +11,12 @@ const ConfigSchema = v.object({
   S3_ENDPOINT: optionalUrl,
   /** Bucket of uploaded attachments; the stack names its own, locally any name does. */
   ATTACHMENTS_BUCKET: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')), 'postlane-attachments'),
+  /** The retry queue for throttled sends (an SQS queue URL); unset, a throttled message fails as SES_THROTTLED. */
+  RETRY_QUEUE_URL: optionalUrl,
+  /** A local SQS endpoint: the stand-in of `npm start` and the tests (shared/local/sqs.ts). */
+  SQS_ENDPOINT: optionalUrl,
+  /** First retry delay of a throttled message; each later attempt waits twice as long (tests set 0). */
+  RETRY_BACKOFF_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(900)), '10'),
   /** SES configuration set every send names, so its bounce/complaint/delivery events reach the feedback function (deployed only). */
   SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /** Scheme, host and optional path of the public pages when a custom domain fronts the API: `https://mail.example.com`. */

@@ -1,13 +1,14 @@
 import { BatchWriteCommand, GetCommand, UpdateCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, jitteredBackoff, sleep, tableName } from './client.ts';
+import { db, isConditionFailure, jitteredBackoff, sleep, tableName, transactWrite, TransactionCancelled } from './client.ts';
 import { accountScoped } from './partition.ts';
+import { releaseEmailsItem } from './usage.ts';
 
 export type EmailType = 'email' | 'otp' | 'transactional';
 
 /**
  * sent: SES accepted it (or a test key pretended to); failed: SES refused it;
- * suppressed: the recipient's contact status kept it back; queued: waiting on
- * the retry queue (reserved for the throttling retry path, not written yet).
+ * suppressed: the recipient's contact status kept it back; queued: SES throttled
+ * it and it waits on the retry queue (the worker moves it to sent or failed).
  * delivered, bounced, complained, rejected: what SES later reported (feedback events).
  */
 export type EmailStatus = 'sent' | 'failed' | 'queued' | 'suppressed' | 'delivered' | 'bounced' | 'complained' | 'rejected';
@@ -100,5 +101,53 @@ export async function changeEmailStatus(accountId: string, emailId: string, from
   } catch (error) {
     if (isConditionFailure(error)) return false;
     throw error;
+  }
+}
+
+/** Only a record still waiting on the retry queue is settled by the worker: a repeated delivery of its queue message is a no-op. */
+const STILL_QUEUED = { ConditionExpression: '#status = :queued', ExpressionAttributeNames: { '#status': 'status' } } as const;
+
+/** Queued → sent, with SES's message id; false when the record is no longer queued. */
+export async function markQueuedEmailSent(accountId: string, emailId: string, sesMessageId: string): Promise<boolean> {
+  try {
+    await db.send(new UpdateCommand({
+      TableName: tableName,
+      Key: emailKey(accountId, emailId),
+      UpdateExpression: 'SET #status = :sent, sesMessageId = :messageId',
+      ...STILL_QUEUED,
+      ExpressionAttributeValues: { ':queued': 'queued', ':sent': 'sent', ':messageId': sesMessageId },
+    }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Queued → failed, and the email charged for it given back to the month it
+ * was charged in, in one transaction: a message that is never sent is never
+ * charged, and a retried call cannot refund twice. False when the record is
+ * no longer queued.
+ */
+export async function failQueuedEmail(accountId: string, emailId: string, error: { code: string; message: string }, period: string): Promise<boolean> {
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: tableName,
+          Key: emailKey(accountId, emailId),
+          UpdateExpression: 'SET #status = :failed, #error = :error',
+          ...STILL_QUEUED,
+          ExpressionAttributeNames: { ...STILL_QUEUED.ExpressionAttributeNames, '#error': 'error' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':error': error },
+        },
+      },
+      releaseEmailsItem(accountId, period, 1),
+    ]);
+    return true;
+  } catch (cause) {
+    if (cause instanceof TransactionCancelled && cause.reasons[0] === 'ConditionalCheckFailed') return false;
+    throw cause;
   }
 }

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { db, isConditionFailure, tableName, type TransactItems } from './client.ts';
 
 /**
  * One item per account and calendar month (UTC) counting the emails charged
@@ -53,4 +53,16 @@ export async function releaseEmails(accountId: string, period: string, count: nu
     ReturnValues: 'UPDATED_NEW',
   }));
   return Number(Attributes?.emailsSent);
+}
+
+/** `releaseEmails` as a transaction item: a refund that must happen together with another write, or not at all. */
+export function releaseEmailsItem(accountId: string, period: string, count: number): TransactItems[number] {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: usageKey(accountId, period),
+      UpdateExpression: 'ADD emailsSent :change',
+      ExpressionAttributeValues: { ':change': -count },
+    },
+  };
 }

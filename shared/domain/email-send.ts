@@ -6,7 +6,8 @@ import { contentOf, deliver, parseMailboxField, SUPPRESSED_FOR_EMAIL, type Messa
 /** Email send result (spec section 2). */
 export interface EmailSendResult extends Record<string, unknown> {
   message: string;
-  successfulEmails: { recipient: string; trackingId: string }[];
+  /** `queued: true` on a recipient whose message SES throttled and the retry queue will send later. */
+  successfulEmails: { recipient: string; trackingId: string; queued?: true }[];
   failedEmails: { recipient: string; error: string; message: string }[];
   recipientCount: number;
   emailsRemaining: number;
@@ -60,11 +61,12 @@ export async function sendEmail(input: EmailSendInput, context: SendContext): Pr
     suppressWhen: SUPPRESSED_FOR_EMAIL,
   }, context);
 
-  const sent = report.messages.filter((result) => result.status === 'sent');
+  // A queued message is accepted: it is charged and will be sent by the retry worker.
+  const sent = report.messages.filter((result) => result.status === 'sent' || result.status === 'queued');
   const result: EmailSendResult = {
     message: summary(sent.length, recipients.length),
-    successfulEmails: sent.map(({ recipient, trackingId }) => ({ recipient, trackingId })),
-    failedEmails: report.messages.filter((result) => result.status !== 'sent').map(failure),
+    successfulEmails: sent.map(({ recipient, trackingId, status }) => ({ recipient, trackingId, ...(status === 'queued' ? { queued: true as const } : {}) })),
+    failedEmails: report.messages.filter((result) => !sent.includes(result)).map(failure),
     recipientCount: recipients.length,
     emailsRemaining: report.emailsRemaining,
   };

@@ -49,7 +49,7 @@ async function deliverFormEmail(accountId: string, form: FormRecord, email: Form
     attachments: email.attachments ?? [],
     suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
   }, { principal: { accountId, env: 'live' }, now, origin });
-  if (result?.status !== 'sent') {
+  if (result?.status !== 'sent' && result?.status !== 'queued') {
     log.warn('form email not sent', { accountId, formId: form.formId, emailId: result?.emailId, error: result?.error });
   }
 }

@@ -15,13 +15,14 @@ import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/data/
 import { getSuppression } from '#shared/data/suppressions.ts';
 import { domainOf, formatMailbox, parseMailbox, type Mailbox } from '#shared/email/address.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
-import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type SendOutcome } from '#shared/email/transport.ts';
+import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type OutgoingEmail, type SendOutcome } from '#shared/email/transport.ts';
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from './contact-status.ts';
 import { EffectCommittedError } from './idempotency.ts';
-import { quotaLeft, quotaMonth, releaseQuota, reserveQuota } from './quota.ts';
+import { quotaLeft, quotaMonth, releaseQuota, reserveQuota, type QuotaMonth } from './quota.ts';
+import { enqueueRetries, QUEUE_REFUSED, queueBodyFor, type PendingRetry } from './retry.ts';
 import { subscriptionLinks } from './subscription-links.ts';
 import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templates.ts';
 
@@ -68,7 +69,8 @@ export interface MessageResult {
   recipient: string;
   emailId: string;
   trackingId: string;
-  status: 'sent' | 'failed' | 'suppressed';
+  /** queued: SES throttled it and it waits on the retry queue; accepted and charged like a sent one. */
+  status: 'sent' | 'queued' | 'failed' | 'suppressed';
   error?: { code: FailureCode; message: string };
   /** The unexpected error behind SEND_FAILED: logged, and rethrown by single sends. */
   cause?: unknown;
@@ -182,23 +184,32 @@ async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (it
   return results;
 }
 
-type Sent = SendOutcome | { status: 'error'; cause: unknown };
+/** `queued`: throttled, and its body goes on the retry queue once its record is stored. */
+type Sent = SendOutcome | { status: 'queued'; body: string } | { status: 'error'; cause: unknown };
 
-async function sendOne(transport: MailTransport, delivery: Delivery, message: Draft, accountId: string): Promise<Sent> {
+function outgoingEmail(delivery: Delivery, message: Draft, accountId: string): OutgoingEmail {
+  return {
+    tags: { accountId, emailId: message.emailId },
+    from: delivery.from,
+    to: [message.recipient],
+    cc: delivery.cc,
+    bcc: delivery.bcc,
+    replyTo: delivery.replyTo ? [delivery.replyTo] : [],
+    subject: message.subject,
+    html: message.html,
+    text: message.text,
+    attachments: delivery.attachments,
+    ...(message.unsubscribeUrl ? { unsubscribeUrl: message.unsubscribeUrl } : {}),
+  };
+}
+
+async function sendOne(transport: MailTransport, delivery: Delivery, message: Draft, month: QuotaMonth): Promise<Sent> {
+  const email = outgoingEmail(delivery, message, month.accountId);
   try {
-    return await transport.send({
-      tags: { accountId, emailId: message.emailId },
-      from: delivery.from,
-      to: [message.recipient],
-      cc: delivery.cc,
-      bcc: delivery.bcc,
-      replyTo: delivery.replyTo ? [delivery.replyTo] : [],
-      subject: message.subject,
-      html: message.html,
-      text: message.text,
-      attachments: delivery.attachments,
-      ...(message.unsubscribeUrl ? { unsubscribeUrl: message.unsubscribeUrl } : {}),
-    });
+    const outcome = await transport.send(email);
+    if (outcome.status !== 'failed' || outcome.error !== 'SES_THROTTLED') return outcome;
+    const body = queueBodyFor({ accountId: month.accountId, emailId: message.emailId, period: month.period, email });
+    return body === undefined ? outcome : { status: 'queued', body };
   } catch (cause) {
     // One message's unexpected failure must not lose the others' outcomes (or their quota).
     return { status: 'error', cause };
@@ -214,6 +225,7 @@ function resultOf(message: Draft, sent: Sent | undefined): MessageResult {
     return { ...base, status: 'suppressed', error: { code: 'RECIPIENT_SUPPRESSED', message: `The recipient is ${message.suppressedAs} in this account's contacts; nothing was sent` } };
   }
   if (sent.status === 'sent') return { ...base, status: 'sent' };
+  if (sent.status === 'queued') return { ...base, status: 'queued' };
   if (sent.status === 'failed') return { ...base, status: 'failed', error: { code: sent.error, message: sent.message } };
   return { ...base, status: 'failed', error: { code: 'SEND_FAILED', message: 'The message could not be handed to SES; send it again' }, cause: sent.cause };
 }
@@ -258,9 +270,9 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const live = principal.env === 'live';
   let emailsRemaining = live && deliverable.length > 0 ? await reserveQuota(month, deliverable.length) : undefined;
   const outcomes = new Map<Draft, Sent>();
-  const sent = await mapConcurrently(deliverable, SEND_CONCURRENCY, (message) => (live ? sendOne(transport, delivery, message, principal.accountId) : Promise.resolve(TEST_SEND)));
+  const sent = await mapConcurrently(deliverable, SEND_CONCURRENCY, (message) => (live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND)));
   deliverable.forEach((message, index) => outcomes.set(message, sent[index]!));
-  const unsent = sent.filter((outcome) => outcome.status !== 'sent').length;
+  const unsent = sent.filter((outcome) => outcome.status !== 'sent' && outcome.status !== 'queued').length;
   if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent);
   emailsRemaining ??= await quotaLeft(month);
 
@@ -269,13 +281,27 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
     if (result.cause) log.error('SES send failed', { accountId: principal.accountId, emailId: result.emailId, error: result.cause });
   }
   const report = { messages, emailsRemaining };
+  const retries = deliverable.flatMap((message): PendingRetry[] => {
+    const outcome = outcomes.get(message);
+    return outcome?.status === 'queued' ? [{ emailId: message.emailId, body: outcome.body }] : [];
+  });
   try {
     await putEmailRecords(principal.accountId, drafts.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)));
   } catch (error) {
+    // Throttled messages are queued only once their records exist: these never were, so nothing is charged for them.
+    if (retries.length > 0) await releaseQuota(month, retries.length).catch((cause: unknown) => log.error('quota of unqueued messages not released', { accountId: principal.accountId, error: cause }));
     if (messages.some((message) => message.status === 'sent')) throw new UnrecordedDeliveryError(report, error);
     throw error;
   }
+  if (retries.length > 0) await enqueueRefused(report, await enqueueRetries(principal.accountId, month.period, retries), month);
   return report;
+}
+
+/** Reports the messages the retry queue refused as throttled after all (enqueueRetries settled their records and quota). */
+async function enqueueRefused(report: DeliveryReport, refused: ReadonlySet<string>, month: QuotaMonth): Promise<void> {
+  if (refused.size === 0) return;
+  report.messages = report.messages.map((result) => (refused.has(result.emailId) ? { ...result, status: 'failed', error: QUEUE_REFUSED } : result));
+  report.emailsRemaining = await quotaLeft(month);
 }
 
 /** Messages left (SES took them) but their records could not be written: the request fails without pretending nothing was sent. */
@@ -291,7 +317,7 @@ export interface SingleSendResponse extends Record<string, unknown> {
   message: string;
   trackingId: string;
   emailId: string;
-  /** True only once a retry queue takes throttled messages; until then throttling is SES_THROTTLED. */
+  /** True when SES throttled the message and it waits on the retry queue, to be sent later (its record says `queued`). */
   queued: boolean;
 }
 
@@ -319,7 +345,7 @@ function singleFailure(result: MessageResult, toField: string): unknown {
 
 /** A one-recipient delivery (OTP, transactional): the response when sent, else the matching error. */
 export async function deliverOne(delivery: Delivery, context: SendContext, sentMessage: string, toField: string): Promise<SingleSendResponse> {
-  const responseOf = (result: MessageResult): SingleSendResponse => ({ message: sentMessage, trackingId: result.trackingId, emailId: result.emailId, queued: false });
+  const responseOf = (result: MessageResult): SingleSendResponse => ({ message: sentMessage, trackingId: result.trackingId, emailId: result.emailId, queued: result.status === 'queued' });
   let report: DeliveryReport;
   try {
     report = await deliver(delivery, context);
@@ -329,6 +355,6 @@ export async function deliverOne(delivery: Delivery, context: SendContext, sentM
     throw error;
   }
   const [result] = report.messages;
-  if (result!.status !== 'sent') throw singleFailure(result!, toField);
+  if (result!.status !== 'sent' && result!.status !== 'queued') throw singleFailure(result!, toField);
   return responseOf(result!);
 }

@@ -6,6 +6,7 @@
 import { MessageRejected, SendingPausedException, TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { showAccount } from '#shared/domain/accounts.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
@@ -31,7 +32,7 @@ const rejected = () => new MessageRejected({ message: 'Email address is not veri
 const paused = () => new SendingPausedException({ message: 'Sending is paused for this account.', $metadata: {} });
 
 describe('SES faults on POST /api/email/send', () => {
-  it('report throttled and rejected recipients in failedEmails and charge only what SES took', async () => {
+  it('report rejected recipients in failedEmails, queue throttled ones, and charge only what SES took or the queue holds', async () => {
     const sender = await createSender({ quota: 10 });
     const [ok, slow, refused] = [uniqueAddress('ok'), uniqueAddress('slow'), uniqueAddress('refused')];
     injectSesFaults((recipient) => (recipient === slow ? throttled() : recipient === refused ? rejected() : undefined));
@@ -41,28 +42,27 @@ describe('SES faults on POST /api/email/send', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       success: true,
-      message: 'Email sent to 1 of 3 recipients',
-      successfulEmails: [{ recipient: ok, trackingId: expect.any(String) }],
+      message: 'Email sent to 2 of 3 recipients',
+      successfulEmails: [{ recipient: ok, trackingId: expect.any(String) }, { recipient: slow, trackingId: expect.any(String), queued: true }],
       failedEmails: [
-        { recipient: slow, error: 'SES_THROTTLED', message: 'The sending rate of the SES account was exceeded; send again later' },
         { recipient: refused, error: 'MESSAGE_REJECTED', message: 'SES rejected the message: Email address is not verified.' },
       ],
       recipientCount: 3,
-      emailsRemaining: 9,
+      emailsRemaining: 8,
     });
-    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 2 });
     expect((await storedEmails(sender.domain)).map((email) => email.destination.to)).toEqual([[ok]]);
   });
 
   it('answers ALL_RECIPIENTS_FAILED when SES takes none, charging nothing', async () => {
     const sender = await createSender({ quota: 10 });
-    injectSesFaults(throttled);
+    injectSesFaults(rejected);
 
     const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
 
     expect(response.status).toBe(422);
     expect(response.body).toMatchObject({ success: false, error: 'ALL_RECIPIENTS_FAILED', successfulEmails: [], recipientCount: 2, emailsRemaining: 10 });
-    expect(response.body.failedEmails.map((item: { error: string }) => item.error)).toEqual(['SES_THROTTLED', 'SES_THROTTLED']);
+    expect(response.body.failedEmails.map((item: { error: string }) => item.error)).toEqual(['MESSAGE_REJECTED', 'MESSAGE_REJECTED']);
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
   });
 
@@ -90,10 +90,13 @@ describe('SES faults on POST /api/email/send', () => {
 });
 
 describe('SES faults on the single-recipient sends', () => {
-  it('answer 503 SES_THROTTLED with Retry-After, charge nothing, record the failure and free the idempotency key', async () => {
+  it('answer 503 SES_THROTTLED with Retry-After when the retry queue cannot take the message, charge nothing, record the failure and free the idempotency key', async () => {
     const sender = await createSender({ quota: 10 });
     const body = { from: sender.from, to: uniqueAddress(), code: '1234', idempotencyKey: 'throttled' };
     injectSesFaults(throttled);
+    vi.spyOn(sqs, 'send').mockImplementation((async () => {
+      throw Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' });
+    }) as typeof sqs.send);
 
     const response = await request('POST', '/api/otp/send', { key: sender.key, body });
     vi.restoreAllMocks();

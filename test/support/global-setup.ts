@@ -8,12 +8,14 @@ import { ensureTable, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
 import { findFreePort } from '#shared/local/ports.ts';
 import { startLocalS3 } from '#shared/local/s3.ts';
 import { startSesEmulator } from '#shared/local/ses.ts';
+import { startLocalSqs } from '#shared/local/sqs.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamodbEndpoint: string;
     sesEndpoint: string;
     s3Endpoint: string;
+    sqsEndpoint: string;
     tableName: string;
   }
 }
@@ -31,19 +33,20 @@ async function startDynamoDb() {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const [dynamodb, ses, s3] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalS3({ port: 0 })]);
+  const [dynamodb, ses, s3, sqs] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalS3({ port: 0 }), startLocalSqs({ port: 0 })]);
   const tableName = `postlane-test-${Date.now().toString(36)}-${process.pid}`;
   try {
     await ensureTable(dynamodb.endpoint, tableName);
   } catch (error) {
-    await Promise.all([dynamodb.stop(), ses.stop(), s3.stop()]);
+    await Promise.all([dynamodb.stop(), ses.stop(), s3.stop(), sqs.stop()]);
     throw error;
   }
   project.provide('dynamodbEndpoint', dynamodb.endpoint);
   project.provide('sesEndpoint', ses.endpoint);
   project.provide('s3Endpoint', s3.endpoint);
+  project.provide('sqsEndpoint', sqs.endpoint);
   project.provide('tableName', tableName);
   return async () => {
-    await Promise.all([dynamodb.stop(), ses.stop(), s3.stop()]);
+    await Promise.all([dynamodb.stop(), ses.stop(), s3.stop(), sqs.stop()]);
   };
 }

@@ -1,0 +1,141 @@
+/**
+ * Throttled sends, both halves: the request puts a message SES throttled on
+ * the retry queue (`queueBodyFor`, `enqueueRetries`), and the worker sends it
+ * later (`sendQueuedBatch`), moving its record queued → sent, or → failed
+ * with the email refunded once the last attempt is throttled too.
+ *
+ * Quota: a queued message is charged when it is queued, like a sent one (the
+ * response's emailsRemaining already counts it); the worker charges nothing,
+ * and gives the email back only when the message finally fails.
+ */
+import type { SQSBatchItemFailure, SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { failQueuedEmail, getEmailRecord, markQueuedEmailSent } from '#shared/data/emails.ts';
+import {
+  backoffSeconds,
+  decodeQueuedSend,
+  encodeQueuedSend,
+  fitsQueue,
+  MAX_RECEIVES,
+  retryQueue,
+  type QueuedSend,
+  type RetryQueue,
+} from '#shared/email/retry-queue.ts';
+import { sesTransport, type MailTransport, type SendOutcome } from '#shared/email/transport.ts';
+import { log } from '#shared/log.ts';
+
+/**
+ * The queue body for a throttled message, or undefined when there is no
+ * queue or the message does not fit in one SQS message: then it fails as
+ * SES_THROTTLED, as before the queue existed. Storing large messages
+ * elsewhere (S3) for a rare case would add a bucket to every send's path.
+ */
+export function queueBodyFor(send: QueuedSend, queue: RetryQueue | undefined = retryQueue): string | undefined {
+  if (!queue) return undefined;
+  const body = encodeQueuedSend(send);
+  return fitsQueue(body) ? body : undefined;
+}
+
+export interface PendingRetry {
+  emailId: string;
+  body: string;
+}
+
+export const QUEUE_REFUSED = { code: 'SES_THROTTLED', message: 'The sending rate of the SES account was exceeded; send again later' } as const;
+
+/**
+ * Puts messages whose records are already stored as `queued` on the queue.
+ * Records first: the worker must never find a message whose record is not
+ * written yet. A message the queue refuses (SQS down) fails as SES_THROTTLED
+ * after all, its record and quota settled like a last attempt; returns
+ * the email ids of those.
+ */
+export async function enqueueRetries(accountId: string, period: string, pending: readonly PendingRetry[], queue: RetryQueue | undefined = retryQueue): Promise<Set<string>> {
+  const refused = new Set<string>();
+  await Promise.all(pending.map(async ({ emailId, body }) => {
+    try {
+      await queue!.enqueue(body, backoffSeconds(1));
+    } catch (error) {
+      log.error('retry queue refused a throttled message', { accountId, emailId, error });
+      await failQueuedEmail(accountId, emailId, QUEUE_REFUSED, period);
+      refused.add(emailId);
+    }
+  }));
+  return refused;
+}
+
+type Attempt = SendOutcome | { status: 'error'; cause: unknown };
+
+async function attemptSend(transport: MailTransport, send: QueuedSend): Promise<Attempt> {
+  try {
+    return await transport.send(send.email);
+  } catch (cause) {
+    return { status: 'error', cause };
+  }
+}
+
+/** What became of one queue message: settled (delete it), or to be received again (report it as a batch item failure). */
+type Settled = 'done' | 'again';
+
+/**
+ * One receive of one message. `receives` is SQS's ApproximateReceiveCount:
+ * the request's own try was attempt 1, so this is attempt `receives + 1`.
+ */
+async function sendQueued(send: QueuedSend, receives: number, receiptHandle: string, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
+  const { accountId, emailId, period } = send;
+  const last = receives >= MAX_RECEIVES;
+  const record = await getEmailRecord(accountId, emailId);
+  if (!record) {
+    // Written before the message was queued, so only a request that failed after queueing leaves none; its client was told it failed.
+    log.error('queued message has no email record', { accountId, emailId, receives });
+    if (!last) await queue.retryLater(receiptHandle, backoffSeconds(receives + 1));
+    return 'again';
+  }
+  // An earlier receive settled it (SQS delivers at least once).
+  if (record.status !== 'queued') return 'done';
+
+  const outcome = await attemptSend(transport, send);
+  if (outcome.status === 'sent') {
+    await markQueuedEmailSent(accountId, emailId, outcome.messageId);
+    return 'done';
+  }
+  const retryable = outcome.status === 'error' || outcome.error === 'SES_THROTTLED';
+  if (retryable && !last) {
+    log.warn('queued message not sent; retrying later', { accountId, emailId, receives, error: outcome.status === 'error' ? outcome.cause : outcome.error });
+    await queue.retryLater(receiptHandle, backoffSeconds(receives + 1));
+    return 'again';
+  }
+  const error = outcome.status === 'error'
+    ? { code: 'SEND_FAILED', message: `The message could not be handed to SES after ${receives + 1} attempts` }
+    : { code: outcome.error, message: retryable ? `${outcome.message} (after ${receives + 1} attempts)` : outcome.message };
+  await failQueuedEmail(accountId, emailId, error, period);
+  if (!retryable) return 'done';
+  // Failed for good: visible again at once, so SQS moves it to the dead-letter queue (past maxReceiveCount) for the alarm and the operator.
+  log.error('queued message failed after its last attempt', { accountId, emailId, receives, error: outcome.status === 'error' ? outcome.cause : outcome.error });
+  await queue.retryLater(receiptHandle, 0);
+  return 'again';
+}
+
+async function settle(record: SQSRecord, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
+  try {
+    const send = decodeQueuedSend(record.body);
+    return await sendQueued(send, Number(record.attributes.ApproximateReceiveCount), record.receiptHandle, transport, queue);
+  } catch (error) {
+    // A body this code did not write, or DynamoDB or SQS failing: received again after the visibility timeout, then the dead-letter queue.
+    log.error('queued message could not be processed', { messageId: record.messageId, error });
+    return 'again';
+  }
+}
+
+/**
+ * The worker: every message of the batch at once (a batch is at most a few
+ * messages). Returns the messages to receive again, as SQS's partial batch
+ * response; the event source deletes the others.
+ */
+export async function sendQueuedBatch(records: readonly SQSRecord[], transport: MailTransport = sesTransport(), queue: RetryQueue | undefined = retryQueue): Promise<SQSBatchResponse> {
+  if (!queue) throw new Error('RETRY_QUEUE_URL is not set: the worker cannot reschedule messages');
+  const settled = await Promise.all(records.map((record) => settle(record, transport, queue)));
+  const batchItemFailures: SQSBatchItemFailure[] = records
+    .filter((_record, index) => settled[index] === 'again')
+    .map((record) => ({ itemIdentifier: record.messageId }));
+  return { batchItemFailures };
+}

@@ -1,0 +1,106 @@
+/**
+ * What Lambda's SQS event source mapping does, for `npm start` and the
+ * tests: receive a batch, invoke the worker with the SQS event shape, and
+ * delete the messages it settled. With ReportBatchItemFailures, the ones it
+ * lists stay on the queue; a throw, or a listed id that is not in the batch,
+ * keeps the whole batch, as Lambda does.
+ */
+import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { log } from '#shared/log.ts';
+import { lambdaContext } from './http-event.ts';
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface QueuePollerOptions {
+  client: Pick<SQSClient, 'send'>;
+  queueUrl: string;
+  /** Module under functions/, for the Lambda context's names. */
+  name: string;
+  handler: SqsHandler;
+  /** Messages per invocation (the event source's BatchSize). */
+  batchSize: number;
+  region: string;
+}
+
+export interface QueuePoller {
+  stop(): Promise<void>;
+}
+
+/** The SQS event Lambda builds for a batch of received messages. */
+export function sqsEvent(messages: readonly Message[], queueArn: string, region: string): SQSEvent {
+  return {
+    Records: messages.map((message) => ({
+      messageId: message.MessageId!,
+      receiptHandle: message.ReceiptHandle!,
+      body: message.Body ?? '',
+      attributes: {
+        ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? '1',
+        SentTimestamp: message.Attributes?.SentTimestamp ?? '',
+        SenderId: '000000000000',
+        ApproximateFirstReceiveTimestamp: message.Attributes?.ApproximateFirstReceiveTimestamp ?? '',
+      },
+      messageAttributes: {},
+      md5OfBody: message.MD5OfBody ?? '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArn,
+      awsRegion: region,
+    })),
+  };
+}
+
+/** The message ids to keep: none when the worker settled all, every one when its answer names a message it was not given. */
+export function keptMessages(event: SQSEvent, response: SQSBatchResponse | void): Set<string> {
+  const ids = new Set(event.Records.map((record) => record.messageId));
+  const listed = (response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier);
+  return listed.every((id) => ids.has(id)) ? new Set(listed) : ids;
+}
+
+/** Polls until stopped; a failed receive (the queue restarting) is logged and tried again a second later. */
+export async function startQueuePoller(options: QueuePollerOptions): Promise<QueuePoller> {
+  const { client, queueUrl } = options;
+  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+  const queueArn = Attributes?.QueueArn ?? queueUrl;
+  let stopped = false;
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  const loop = (async () => {
+    while (!stopped) {
+      let messages: Message[];
+      try {
+        ({ Messages: messages = [] } = await client.send(new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: options.batchSize,
+          WaitTimeSeconds: 1,
+          MessageSystemAttributeNames: ['All'],
+        })));
+      } catch (error) {
+        if (stopped) break;
+        log.error('local queue poller: receive failed', { queueUrl, error });
+        await pause(1_000);
+        continue;
+      }
+      if (messages.length === 0) continue;
+      const event = sqsEvent(messages, queueArn, options.region);
+      let kept: Set<string>;
+      try {
+        kept = keptMessages(event, await options.handler(event, lambdaContext(options.name)));
+      } catch (error) {
+        log.error('local queue poller: handler failed', { handler: options.name, error });
+        kept = new Set(event.Records.map((record) => record.messageId));
+      }
+      for (const record of event.Records.filter((settled) => !kept.has(settled.messageId))) {
+        // Not deleted: received again after its visibility timeout, as in AWS.
+        await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }))
+          .catch((error: unknown) => log.error('local queue poller: delete failed', { queueUrl, error }));
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * The retry worker locally: the handler the stack deploys, fed by the queue
+ * poller as the SQS event source feeds it in AWS. Imports shared/config.ts,
+ * so load it only once the environment names the local endpoints.
+ */
+import { handler } from '#functions/email/send-queued.ts';
+import { config } from '#shared/config.ts';
+import { sqs, WORKER_BATCH_SIZE } from '#shared/email/retry-queue.ts';
+import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
+
+export function startRetryWorker(queueUrl: string | undefined = config.RETRY_QUEUE_URL): Promise<QueuePoller> {
+  if (!queueUrl) throw new Error('RETRY_QUEUE_URL is not set');
+  return startQueuePoller({ client: sqs, queueUrl, name: 'email/send-queued', handler, batchSize: WORKER_BATCH_SIZE, region: config.AWS_REGION });
+}

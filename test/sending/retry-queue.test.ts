@@ -1,0 +1,223 @@
+/**
+ * Throttled sends end to end: the request queues the message on this test
+ * file's retry queue (the local SQS stand-in), the worker the stack deploys
+ * runs under the local poller, and the record moves queued → sent or failed.
+ * Only SES throttling (and an SQS outage) is injected: the emulator and the
+ * stand-in cannot produce them on demand.
+ */
+import { GetQueueAttributesCommand, PurgeQueueCommand, ReceiveMessageCommand, SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
+import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // No waiting between attempts here; the backoff itself is tested on its own.
+  process.env.RETRY_BACKOFF_SECONDS = '0';
+});
+
+const { handler } = await import('#functions/email/send-queued.ts');
+const { showAccount } = await import('#shared/domain/accounts.ts');
+const { config } = await import('#shared/config.ts');
+const { MAX_RECEIVES, sqs } = await import('#shared/email/retry-queue.ts');
+const { ses } = await import('#shared/email/transport.ts');
+const { sqsEvent } = await import('#shared/local/queue-poller.ts');
+const { startRetryWorker } = await import('#shared/local/retry-worker.ts');
+const { request } = await import('../support/api.ts');
+const { createSender, storedEmails, uniqueAddress } = await import('./support.ts');
+
+const queueUrl = config.RETRY_QUEUE_URL!;
+const deadLetterQueueUrl = `${queueUrl}-dlq`;
+
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+  vi.restoreAllMocks();
+  // Each test starts from empty queues: a message one test left must not reach the next one's worker.
+  for (const url of [queueUrl, deadLetterQueueUrl]) await sqs.send(new PurgeQueueCommand({ QueueUrl: url }));
+});
+
+async function runWorker(): Promise<void> {
+  stops.push((await startRetryWorker()).stop);
+}
+
+const throttled = () => new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+
+/** Throttles the SES calls whose recipient `throttles` names (every one by default); counts the calls per recipient. */
+function throttleSes(throttles: (recipient: string) => boolean = () => true) {
+  const calls = new Map<string, number>();
+  const original = ses.send.bind(ses);
+  vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+    const recipient = command.input.Destination?.ToAddresses?.[0] ?? '';
+    calls.set(recipient, (calls.get(recipient) ?? 0) + 1);
+    if (throttles(recipient)) throw throttled();
+    return original(command);
+  }) as typeof ses.send);
+  return calls;
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function visibleMessages(url: string): Promise<number> {
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }));
+  return Number(Attributes?.ApproximateNumberOfMessages);
+}
+
+const emailOf = (key: string, id: string) => request('GET', `/api/emails/${id}`, { key }).then((response) => response.body.data);
+
+describe('a throttled send', () => {
+  it('answers queued, is delivered later by the worker, and its record shows queued, then sent', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
+    const calls = throttleSes((recipient) => recipient === slow && calls.get(slow) === 1);
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' } });
+    const queuedRecord = await emailOf(sender.key, response.body.successfulEmails[1].trackingId);
+    await runWorker();
+    const sentRecord = await eventually(() => emailOf(sender.key, queuedRecord.id), (email) => email.status !== 'queued');
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      success: true,
+      message: 'Email sent to 2 recipients',
+      successfulEmails: [{ recipient: ok, trackingId: expect.any(String) }, { recipient: slow, trackingId: expect.any(String), queued: true }],
+      failedEmails: [],
+      emailsRemaining: 8,
+    });
+    expect(response.body.successfulEmails[0]).not.toHaveProperty('queued');
+    expect(queuedRecord).toMatchObject({ to: slow, status: 'queued', sesMessageId: null, error: null });
+    expect(sentRecord).toMatchObject({ status: 'sent', sesMessageId: expect.any(String) });
+    const delivered = await storedEmails(sender.domain);
+    expect(delivered.map((email) => email.destination.to)).toEqual([[ok], [slow]]);
+    expect(delivered[1]!.messageId).toBe(sentRecord.sesMessageId);
+    // Charged once, when queued; the worker's send charges nothing more.
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 2 });
+  });
+
+  it('answers queued: true on the single sends, and an idempotent replay returns that same answer', async () => {
+    const sender = await createSender({ quota: 10 });
+    const body = { from: sender.from, to: uniqueAddress(), code: '4321', idempotencyKey: 'throttled-login' };
+    throttleSes();
+
+    const first = await request('POST', '/api/otp/send', { key: sender.key, body });
+    const replay = await request('POST', '/api/otp/send', { key: sender.key, body });
+
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ success: true, message: expect.any(String), trackingId: expect.stringMatching(/^svc_/), emailId: expect.stringMatching(/^eml_/), queued: true });
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await visibleMessages(queueUrl)).toBe(1);
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
+
+    vi.restoreAllMocks();
+    await runWorker();
+    const record = await eventually(() => emailOf(sender.key, first.body.emailId), (email) => email.status !== 'queued');
+    expect(record).toMatchObject({ status: 'sent', type: 'otp' });
+    expect(await storedEmails(sender.domain)).toHaveLength(1);
+  });
+
+  it('that keeps being throttled ends failed after the last attempt, refunded, in the dead-letter queue', async () => {
+    const sender = await createSender({ quota: 10 });
+    const to = uniqueAddress();
+    const calls = throttleSes();
+
+    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to, subject: 'Receipt', content: '<p>Paid</p>' } });
+    const charged = await showAccount(sender.accountId);
+    await runWorker();
+    const record = await eventually(() => emailOf(sender.key, response.body.emailId), (email) => email.status !== 'queued');
+    const deadLetters = await eventually(() => visibleMessages(deadLetterQueueUrl), (count) => count > 0);
+
+    expect(response.body).toMatchObject({ success: true, queued: true });
+    expect(charged).toMatchObject({ emailsSent: 1 });
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'SES_THROTTLED', message: expect.stringContaining(`after ${MAX_RECEIVES + 1} attempts`) } });
+    // The request's try, then one per receive up to the queue's maxReceiveCount.
+    expect(calls.get(to)).toBe(MAX_RECEIVES + 1);
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+    expect(deadLetters).toBe(1);
+    expect(await visibleMessages(queueUrl)).toBe(0);
+    expect(await storedEmails(sender.domain)).toEqual([]);
+  });
+
+  it('too large for one SQS message fails as SES_THROTTLED, uncharged, as without a queue', async () => {
+    const sender = await createSender({ quota: 10 });
+    const to = uniqueAddress();
+    throttleSes();
+    // 900 KB of attachment is 1.2 MB in the queue's JSON (base64): past SQS's 1 MiB.
+    const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(900 * 1024, 7).toString('base64') };
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
+
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ error: 'ALL_RECIPIENTS_FAILED', failedEmails: [{ recipient: to, error: 'SES_THROTTLED' }], emailsRemaining: 10 });
+    expect(await visibleMessages(queueUrl)).toBe(0);
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+  });
+
+  it('the queue refuses (SQS down) fails as SES_THROTTLED, its record failed and its email refunded', async () => {
+    const sender = await createSender({ quota: 10 });
+    throttleSes();
+    vi.spyOn(sqs, 'send').mockImplementation((async () => {
+      throw Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' });
+    }) as typeof sqs.send);
+
+    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' } });
+
+    expect(response.status).toBe(503);
+    expect(response.body).toMatchObject({ error: 'SES_THROTTLED', retryAfter: 1 });
+    expect(await emailOf(sender.key, response.body.emailId)).toMatchObject({ status: 'failed', error: { code: 'SES_THROTTLED' } });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+  });
+});
+
+describe('the worker', () => {
+  it('reports only the messages still throttled as batch item failures, and settles the others', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
+    throttleSes();
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' } });
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }));
+    const event = sqsEvent(Messages, 'arn:aws:sqs:us-east-1:000000000000:retry', 'us-east-1');
+    vi.restoreAllMocks();
+    throttleSes((recipient) => recipient === slow);
+
+    const result = await handler(event);
+
+    const slowMessage = event.Records.find((record) => JSON.parse(record.body).email.to[0] === slow)!;
+    expect(event.Records).toHaveLength(2);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: slowMessage.messageId }] });
+    const [okEmail, slowEmail] = response.body.successfulEmails as { trackingId: string }[];
+    expect(await emailOf(sender.key, okEmail!.trackingId)).toMatchObject({ status: 'sent' });
+    expect(await emailOf(sender.key, slowEmail!.trackingId)).toMatchObject({ status: 'queued' });
+  });
+
+  it('does not send again a message whose record is already settled (SQS delivers at least once)', async () => {
+    const sender = await createSender({ quota: 10 });
+    const calls = throttleSes((recipient) => calls.get(recipient) === 1);
+    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' } });
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MessageSystemAttributeNames: ['All'] }));
+    const event = sqsEvent(Messages, 'arn:aws:sqs:us-east-1:000000000000:retry', 'us-east-1');
+
+    const first = await handler(event);
+    const again = await handler(event);
+
+    expect(first).toEqual({ batchItemFailures: [] });
+    expect(again).toEqual({ batchItemFailures: [] });
+    expect(await storedEmails(sender.domain)).toHaveLength(1);
+    expect(await emailOf(sender.key, response.body.emailId)).toMatchObject({ status: 'sent' });
+  });
+
+  it('keeps a message it cannot read for the dead-letter queue, without failing the batch', async () => {
+    const sent: SendMessageCommandOutput = await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"version":2}' }));
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MessageSystemAttributeNames: ['All'] }));
+
+    const result = await handler(sqsEvent(Messages, 'arn:aws:sqs:us-east-1:000000000000:retry', 'us-east-1'));
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: sent.MessageId }] });
+  });
+});
