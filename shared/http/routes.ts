@@ -29,6 +29,13 @@ export type SecretName = 'linkSigning';
  */
 export type AttachmentsAccess = 'upload' | 'read';
 
+/**
+ * Queues a handler puts messages on; the stack grants sqs:SendMessage on
+ * exactly these and names each in the function's environment. `retry`: the
+ * throttling retry queue (RETRY_QUEUE_URL), for every handler that sends mail.
+ */
+export type QueueName = 'retry';
+
 /** Key lookup (BatchGetItem), rate-limit window and last-used stamp (UpdateItem). */
 export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['BatchGetItem', 'UpdateItem'];
 
@@ -47,6 +54,7 @@ export interface Route {
   ses?: readonly SesAction[];
   secrets?: readonly SecretName[];
   attachments?: AttachmentsAccess;
+  queues?: readonly QueueName[];
   /** Largest accepted request body in bytes; larger ones get 413. */
   maxBodyBytes?: number;
   /** Accepted body formats; JSON only unless the route also takes HTML form posts. */
@@ -68,7 +76,7 @@ const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
  */
 export const EMAIL_SEND_MAX_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
 /** The send endpoints: `sending` keys may call them; they sign each recipient's unsubscribe links. */
-const send = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'] } as const;
+const send = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'] } as const;
 /** Quota, idempotency claims (put, complete, release), the OTP window, the suppression query, the email records. */
 const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
 
@@ -133,9 +141,13 @@ export const ROUTES = [
   { method: 'PATCH', path: '/api/forms/{id}', handler: 'forms/update', ...key, table: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   { method: 'DELETE', path: '/api/forms/{id}', handler: 'forms/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'] },
   { method: 'GET', path: '/api/forms/{id}/submissions', handler: 'forms/submissions', ...key, table: ['GetItem', 'Query'] },
-  { method: 'POST', path: '/api/forms/{id}/submit', handler: 'forms/submit', ...publicForm, table: FORM_SUBMIT_TABLE_ACTIONS, ses: ['SendEmail'], secrets: ['linkSigning'], maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES, bodyFormats: ['json', 'form'] },
+  { method: 'POST', path: '/api/forms/{id}/submit', handler: 'forms/submit', ...publicForm, table: FORM_SUBMIT_TABLE_ACTIONS, ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES, bodyFormats: ['json', 'form'] },
   { method: 'GET', path: '/f/{slug}', handler: 'forms/page', ...publicForm, table: ['GetItem', 'UpdateItem'] },
   { method: 'GET', path: '/confirm/{token}', handler: 'forms/confirm', ...signedLink, table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'] },
+
+  // The API description (docs/openapi.json, `npm run openapi`) and its reference page.
+  { method: 'GET', path: '/openapi.json', handler: 'system/openapi', auth: 'public', permission: 'full', table: [] },
+  { method: 'GET', path: '/docs', handler: 'system/docs', auth: 'public', permission: 'full', table: [] },
 ] as const satisfies readonly Route[];
 
 /** Answers every request that matches no route: 404 NOT_FOUND, or 405 when only the method is wrong. */

@@ -7,6 +7,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { buildHttpApiEvent, lambdaContext, loadHandler, type RouteTarget } from '#shared/local/http-event.ts';
 import { routesOf } from '#shared/http/routes.ts';
 import type { LocalHttpServer } from '#shared/local/http-server.ts';
+import { assertDocumented } from './contract.ts';
 
 let api: Promise<LocalHttpServer> | undefined;
 
@@ -59,6 +60,7 @@ export async function request(method: string, path: string, options: RequestOpti
 
   const response = await fetch(`${url}${path}`, { method, headers, ...(payload ? { body: payload } : {}) });
   const text = await response.text();
+  assertDocumented({ method, path: new URL(response.url).pathname, status: response.status, contentType: response.headers.get('content-type'), body: text });
   const isJson = /\bjson\b/i.test(response.headers.get('content-type') ?? '') && text !== '';
   return { status: response.status, headers: response.headers, body: isJson ? JSON.parse(text) : text };
 }
@@ -94,5 +96,13 @@ export async function invoke(handler: string, overrides: EventOverrides = {}): P
   }, target);
   const merged: APIGatewayProxyEventV2 = { ...event, ...rest, requestContext: { ...event.requestContext, ...requestContext } };
   const fn = await loadHandler(target.handler);
-  return fn(merged, lambdaContext(target.handler));
+  const result = await fn(merged, lambdaContext(target.handler));
+  const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
+  assertDocumented({ method: merged.requestContext.http.method, path: merged.rawPath, status: result.statusCode ?? 200, contentType: contentTypeOf(result.headers), body });
+  return result;
+}
+
+function contentTypeOf(headers: APIGatewayProxyStructuredResultV2['headers']): string | null {
+  const entry = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type');
+  return entry === undefined ? null : String(entry[1]);
 }

@@ -1,0 +1,250 @@
+/**
+ * The OpenAPI 3.1 description of the API, built from the route table, the
+ * handlers' own request schemas and shared/openapi/operations.ts. `npm run
+ * openapi` writes it to docs/openapi.json, which GET /openapi.json serves.
+ */
+import type * as v from 'valibot';
+import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
+import type { ErrorCode } from '#shared/errors.ts';
+import { statusOf } from '#shared/http/error-envelope.ts';
+import type { EndpointSchemas } from '#shared/http/endpoint.ts';
+import { ROUTES, type HandlerName, type Route } from '#shared/http/routes.ts';
+import { HTML_PAGE, OPERATIONS, type Operation } from './operations.ts';
+import * as r from './responses.ts';
+
+export type RequestSchemas = EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>;
+
+type JsonObject = Record<string, unknown>;
+
+/** The regional deployments: one stack per region (README, Deploying to AWS). */
+export const SERVER_REGIONS = { us: 'US East (us-east-1)', eu: 'Europe (eu-west-1)' } as const;
+
+/** Resources named in the document, so the typed client has a type for each. */
+const NAMED_SCHEMAS = {
+  Pagination: r.pagination,
+  Contact: r.contact,
+  ContactListItem: r.contactListItem,
+  Audience: r.audience,
+  AudienceListItem: r.audienceListItem,
+  AudienceStats: r.audienceStats,
+  Template: r.template,
+  TemplateListItem: r.templateListItem,
+  Domain: r.domain,
+  DomainListItem: r.domainListItem,
+  Email: r.email,
+  Form: r.form,
+  FormListItem: r.formListItem,
+  PublicForm: r.publicForm,
+  Submission: r.submission,
+};
+
+/**
+ * Input types: the document describes what a client sends, before trimming
+ * and defaults. Checks JSON Schema cannot state (trim, custom checks) are left
+ * to the server, which answers them in the error envelope.
+ */
+const CONVERSION: ConversionConfig = { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore', definitions: NAMED_SCHEMAS };
+
+/** Valibot to JSON Schema, with shared definitions pointing into `components.schemas`. */
+function jsonSchemaOf(schema: v.GenericSchema, components: JsonObject): JsonObject {
+  const { $schema: _, $defs, ...converted } = toJsonSchema(schema, CONVERSION) as JsonObject & { $defs?: JsonObject };
+  Object.assign(components, $defs);
+  return toComponentRefs(converted) as JsonObject;
+}
+
+function toComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponentRefs);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) =>
+    [key, key === '$ref' && typeof item === 'string' ? item.replace('#/$defs/', '#/components/schemas/') : toComponentRefs(item)]));
+}
+
+/**
+ * The codes any route of this kind can answer: a key is checked and counted
+ * (401, 403, 429), a body parsed and validated (400, 413, 415, 422), a query
+ * validated; every route may fail unexpectedly (500).
+ */
+export function derivedErrorCodes(route: Route, schemas: RequestSchemas): ErrorCode[] {
+  const codes: ErrorCode[] = ['INTERNAL_ERROR'];
+  if (route.auth === 'key') codes.push('UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED');
+  if (schemas.body) codes.push('INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
+  if (schemas.body || schemas.query) codes.push('MISSING_REQUIRED_FIELD', 'INVALID_EMAIL', 'VALIDATION_ERROR');
+  return codes;
+}
+
+/** Every error code a route can answer, by HTTP status. */
+export function errorCodesByStatus(route: Route, schemas: RequestSchemas): Map<number, ErrorCode[]> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...derivedErrorCodes(route, schemas), ...(OPERATIONS[route.handler as HandlerName].errors ?? [])])) {
+    const status = statusOf(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return byStatus;
+}
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+};
+
+const HTML_CONTENT = { 'text/html': { schema: { type: 'string' } } };
+
+function operationId(route: Route, routes: readonly Route[]): string {
+  const [head, ...rest] = route.handler.split(/[/-]/);
+  const base = head + rest.map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+  // One handler may serve several paths (the OTP alias): the first keeps the plain name.
+  const index = routes.filter((other) => other.handler === route.handler).indexOf(route);
+  return index === 0 ? base : `${base}Alias${index}`;
+}
+
+function parametersOf(route: Route, schemas: RequestSchemas, components: JsonObject): JsonObject[] {
+  const path = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  if (!schemas.query) return path;
+  const query = jsonSchemaOf(schemas.query, components) as { properties?: Record<string, JsonObject>; required?: string[] };
+  return [
+    ...path,
+    ...Object.entries(query.properties ?? {}).map(([name, schema]) => ({ name, in: 'query', required: query.required?.includes(name) ?? false, schema })),
+  ];
+}
+
+function requestBodyOf(route: Route, operation: Operation, body: v.GenericSchema, components: JsonObject): JsonObject {
+  const schema = jsonSchemaOf(body, components);
+  const json = { schema, ...(operation.example ? { example: operation.example } : {}) };
+  return {
+    required: true,
+    content: {
+      'application/json': json,
+      ...(route.bodyFormats?.includes('form') ? { 'application/x-www-form-urlencoded': { schema } } : {}),
+    },
+  };
+}
+
+function responsesOf(route: Route, operation: Operation, schemas: RequestSchemas, components: JsonObject): JsonObject {
+  const headers = route.auth === 'key' ? RATE_LIMIT_HEADERS : {};
+  const responses: JsonObject = {};
+  for (const [status, reply] of Object.entries(operation.responses)) {
+    responses[status] = {
+      description: operation.summary,
+      headers,
+      content: reply === HTML_PAGE ? HTML_CONTENT : {
+        'application/json': { schema: jsonSchemaOf(reply!, components) },
+        ...(operation.pageStatuses?.includes(Number(status)) ? HTML_CONTENT : {}),
+      },
+    };
+  }
+  const byStatus = errorCodesByStatus(route, schemas);
+  for (const status of operation.pageStatuses ?? []) if (!byStatus.has(status) && !(status in responses)) byStatus.set(status, []);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const envelope = codes.length > 0
+      ? { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { error: { enum: codes } } }] } } }
+      : {};
+    responses[String(status)] = {
+      description: codes.length > 0 ? codes.join(', ') : 'An HTML page explaining the problem',
+      headers: { ...headers, ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
+      content: { ...envelope, ...(operation.pageStatuses?.includes(status) ? HTML_CONTENT : {}) },
+    };
+  }
+  return responses;
+}
+
+function errorEnvelopeSchema(): JsonObject {
+  return {
+    type: 'object',
+    description: 'Every failure. A failed email send also carries the fields of its send result.',
+    required: ['success', 'error', 'message'],
+    properties: {
+      success: { const: false },
+      error: { $ref: '#/components/schemas/ErrorCode' },
+      message: { type: 'string' },
+      field: { type: 'string', description: 'Path into the request of the value at fault: `contacts[12].email`, `limit`' },
+      retryAfter: { type: 'integer', description: 'Seconds to wait before retrying (also the Retry-After header)' },
+    },
+  };
+}
+
+/** The whole document for the given request schemas (each handler's `handler.schemas`). */
+export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas>, version: string, routes: readonly Route[] = ROUTES): JsonObject {
+  const components: JsonObject = {};
+  const paths: Record<string, JsonObject> = {};
+  for (const route of routes) {
+    const handler = route.handler as HandlerName;
+    const operation = OPERATIONS[handler];
+    const schemas = requestSchemas[handler];
+    if (!operation || !schemas) {
+      throw new Error(`${route.method} ${route.path}: functions/${handler}.ts needs its handler schemas and an entry in shared/openapi/operations.ts`);
+    }
+    const parameters = parametersOf(route, schemas, components);
+    paths[route.path] = {
+      ...paths[route.path],
+      [route.method.toLowerCase()]: {
+        operationId: operationId(route, routes),
+        tags: [handler.split('/')[0]],
+        summary: operation.summary,
+        ...(operation.description ? { description: operation.description } : {}),
+        ...(route.auth === 'public' ? { security: [] } : {}),
+        ...(parameters.length > 0 ? { parameters } : {}),
+        ...(schemas.body ? { requestBody: requestBodyOf(route, operation, schemas.body, components) } : {}),
+        responses: responsesOf(route, operation, schemas, components),
+      },
+    };
+  }
+  const allCodes = [...new Set(routes.flatMap((route) => [...errorCodesByStatus(route, requestSchemas[route.handler as HandlerName]).values()].flat()))].sort();
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Postlane API',
+      version,
+      description: 'Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers.',
+    },
+    servers: [
+      {
+        url: 'https://{region}.{domain}',
+        description: 'A regional deployment behind your custom domain',
+        variables: {
+          region: { default: 'us', enum: Object.keys(SERVER_REGIONS), description: Object.entries(SERVER_REGIONS).map(([key, name]) => `${key}: ${name}`).join('; ') },
+          domain: { default: 'api.example.com', description: 'The custom domain given to the stacks' },
+        },
+      },
+      {
+        url: 'https://{apiId}.execute-api.{awsRegion}.amazonaws.com',
+        description: 'A regional deployment at its API Gateway address (the stack output)',
+        variables: {
+          apiId: { default: 'abc123defg', description: 'The HTTP API id' },
+          awsRegion: { default: 'us-east-1', enum: ['us-east-1', 'eu-west-1'] },
+        },
+      },
+      { url: 'http://127.0.0.1:3000', description: 'npm start' },
+    ],
+    security: [{ apiKey: [] }],
+    tags: [...new Set(routes.map((route) => route.handler.split('/')[0]))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: '`svc_live_…` or `svc_test_…`; `sending` keys reach only the send endpoints' },
+      },
+      headers: {
+        RateLimitLimit: { description: 'Requests allowed in the current window', schema: { type: 'integer' } },
+        RateLimitRemaining: { description: 'Requests left in the current window', schema: { type: 'integer' } },
+        RateLimitReset: { description: 'Unix time (seconds) when the window resets', schema: { type: 'integer' } },
+        RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+      },
+      schemas: {
+        ...Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+        ErrorCode: { type: 'string', enum: allCodes },
+        ErrorEnvelope: errorEnvelopeSchema(),
+      },
+    },
+  };
+}
+
+/** Each handler's request schemas, read from the handler module itself. */
+export async function loadRequestSchemas(): Promise<Record<HandlerName, RequestSchemas>> {
+  const { loadHandler } = await import('#shared/local/http-event.ts');
+  const entries = await Promise.all([...new Set(ROUTES.map((route) => route.handler))].map(async (handler) => {
+    const loaded = (await loadHandler(handler)) as { schemas?: RequestSchemas };
+    if (!loaded.schemas) throw new Error(`functions/${handler}.ts is not built with endpoint() or publicEndpoint()`);
+    return [handler, loaded.schemas] as const;
+  }));
+  return Object.fromEntries(entries) as Record<HandlerName, RequestSchemas>;
+}

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import { validate } from '@readme/openapi-parser';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import { ROUTES, type HandlerName } from '#shared/http/routes.ts';
+import { buildDocument, derivedErrorCodes, loadRequestSchemas } from '#shared/openapi/document.ts';
+import { OPERATIONS } from '#shared/openapi/operations.ts';
+import { openApiJson, typedClientSource } from '#shared/openapi/generate.ts';
+import { request } from '../support/api.ts';
+
+const committed = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const documentJson = committed('docs/openapi.json');
+const document = JSON.parse(documentJson) as {
+  paths: Record<string, Record<string, { security?: unknown[]; requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> }; parameters?: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: { allOf?: [unknown, { properties: { error: { enum: string[] } } }] } }>; headers?: Record<string, unknown> }> }>>;
+};
+const operationOf = (route: (typeof ROUTES)[number]) => document.paths[route.path]![route.method.toLowerCase()]!;
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await validate(JSON.parse(documentJson));
+
+    expect(result).toMatchObject({ valid: true, specification: 'OpenAPI' });
+    expect(JSON.parse(documentJson).openapi).toBe('3.1.0');
+  });
+
+  it('is current: docs/openapi.json and the client types equal a fresh generation (npm run openapi)', async () => {
+    const fresh = await openApiJson();
+
+    expect(documentJson).toBe(fresh);
+    expect(committed('shared/client/schema.ts')).toBe(await typedClientSource(JSON.parse(fresh)));
+  });
+
+  it('has one operation per route of the route table, and nothing else', () => {
+    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+
+    expect(documented.sort()).toEqual(ROUTES.map((route) => `${route.method} ${route.path}`).sort());
+    expect(Object.keys(OPERATIONS).sort()).toEqual([...new Set(ROUTES.map((route) => route.handler))].sort());
+  });
+
+  it('refuses a route that has no description', async () => {
+    const schemas = await loadRequestSchemas();
+    const undescribed = { method: 'GET', path: '/api/widgets', handler: 'widgets/list', auth: 'key', permission: 'full', table: [] } as const;
+
+    expect(() => buildDocument(schemas, '0', [...ROUTES, undescribed])).toThrow('widgets/list.ts needs its handler schemas and an entry in shared/openapi/operations.ts');
+  });
+
+  it("documents each handler's own request schemas: body, query and path parameters", async () => {
+    const schemas = await loadRequestSchemas();
+    const asJsonSchema = (schema: v.GenericSchema) => JSON.stringify(toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }).properties ?? {});
+
+    for (const route of ROUTES) {
+      const { body, query } = schemas[route.handler];
+      const operation = operationOf(route);
+      const documentedBody = operation.requestBody?.content['application/json']?.schema as { properties?: unknown } | undefined;
+      expect(documentedBody === undefined, `${route.handler} request body`).toBe(body === undefined);
+      if (body) expect(JSON.stringify(documentedBody?.properties ?? {}), route.handler).toBe(asJsonSchema(body).replaceAll('#/$defs/', '#/components/schemas/'));
+      const queryNames = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+      expect(queryNames, `${route.handler} query`).toEqual(query ? Object.keys(JSON.parse(asJsonSchema(query))) : []);
+      const pathNames = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
+      expect(pathNames, `${route.handler} path`).toEqual([...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name));
+    }
+  });
+
+  it('gives examples that the handlers accept', async () => {
+    const schemas = await loadRequestSchemas();
+    const withExamples = Object.entries(OPERATIONS).filter(([, operation]) => operation.example);
+
+    expect(withExamples.length).toBeGreaterThan(10);
+    for (const [handler, operation] of withExamples) {
+      const result = v.safeParse(schemas[handler as HandlerName].body!, operation.example);
+      expect(result.issues?.map((issue) => issue.message) ?? [], handler).toEqual([]);
+    }
+  });
+
+  it('marks the public routes and documents the key errors and rate-limit headers on the others', () => {
+    for (const route of ROUTES) {
+      const operation = operationOf(route);
+      const codesAt = (status: number) => operation.responses[String(status)]?.content?.['application/json']?.schema.allOf?.[1].properties.error.enum;
+      if (route.auth === 'public') {
+        expect(operation.security, route.handler).toEqual([]);
+        expect(codesAt(401), route.handler).toBeUndefined();
+      } else {
+        expect(operation.security, route.handler).toBeUndefined();
+        expect(codesAt(401), route.handler).toEqual(['UNAUTHORIZED']);
+        expect(codesAt(429), route.handler).toContain('RATE_LIMIT_EXCEEDED');
+        expect(Object.keys((operation.responses['200'] ?? operation.responses['201'])!.headers ?? {}), route.handler).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+        expect(Object.keys(operation.responses['429']!.headers ?? {}), route.handler).toContain('Retry-After');
+      }
+    }
+  });
+
+  it('derives the validation errors of routes with a body or query, and the route-specific codes', () => {
+    const contactsGet = operationOf(ROUTES.find((route) => route.handler === 'contacts/get')!);
+    const contactsCreate = operationOf(ROUTES.find((route) => route.handler === 'contacts/create')!);
+    const codes = (operation: typeof contactsGet, status: string) => operation.responses[status]?.content?.['application/json']?.schema.allOf?.[1].properties.error.enum;
+
+    expect(codes(contactsGet, '404')).toEqual(['CONTACT_NOT_FOUND']);
+    expect(codes(contactsGet, '422')).toBeUndefined();
+    expect(codes(contactsCreate, '400')).toEqual(['INVALID_JSON', 'MISSING_REQUIRED_FIELD']);
+    expect(codes(contactsCreate, '413')).toEqual(['PAYLOAD_TOO_LARGE']);
+    expect(codes(contactsCreate, '409')).toEqual(['CONTACT_EXISTS', 'CONFLICT']);
+    expect(derivedErrorCodes(ROUTES.find((route) => route.handler === 'forms/page')!, {})).toEqual(['INTERNAL_ERROR']);
+  });
+
+  it('names the US and EU deployments as server variables', () => {
+    const { servers } = JSON.parse(documentJson) as { servers: { url: string; variables?: Record<string, { enum?: string[] }> }[] };
+
+    expect(servers[0]).toMatchObject({ url: 'https://{region}.{domain}', variables: { region: { enum: ['us', 'eu'] } } });
+    expect(servers[1]?.variables?.awsRegion?.enum).toEqual(['us-east-1', 'eu-west-1']);
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('serves the committed document without a key', async () => {
+    const response = await request('GET', '/openapi.json');
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.body).toEqual(JSON.parse(documentJson));
+  });
+});
