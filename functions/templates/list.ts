@@ -1,6 +1,6 @@
 import { endpoint } from '#shared/http/endpoint.ts';
 import { ok } from '#shared/http/reply.ts';
-import { listTemplatesQuery } from '#shared/schemas/templates.ts';
+import { listTemplatesQuery } from '#shared/schemas/template-list.ts';
 import { listTemplates } from '#shared/domain/templates.ts';
 
 export const handler = endpoint('templates/list', { query: listTemplatesQuery }, async ({ principal, query }) =>

@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { findContactsByEmail } from '#shared/data/contacts.ts';
 import { changeEmailStatus, type EmailStatus } from '#shared/data/emails.ts';
 import { putSuppression, type SuppressionReason } from '#shared/data/suppressions.ts';
-import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/transport.ts';
+import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/message-tags.ts';
 import { isId } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { changeContactStatus } from './contacts.ts';

@@ -12,7 +12,8 @@ import type { OutgoingAttachment } from '#shared/email/transport.ts';
 import { log } from '#shared/log.ts';
 import { deliver, SUPPRESSED_FOR_TRANSACTIONAL } from './sending.ts';
 import { signingSecret } from './signing-secret.ts';
-import { publicBase, signSubscriptionToken } from './subscription-links.ts';
+import { publicBase } from './public-urls.ts';
+import { signSubscriptionToken } from './subscription-links.ts';
 
 /** When and where a submission came in: the links point back to the address the page posted to. */
 export interface SubmissionContext {

@@ -7,22 +7,18 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { findContactsByEmail } from '#shared/data/contacts.ts';
-import { findFormRoute, getForm, insertSubmission, type FormFieldRecord, type FormRecord, type SubmissionRecord } from '#shared/data/forms.ts';
+import { insertSubmission, type FormFieldRecord, type FormRecord, type SubmissionRecord } from '#shared/data/forms.ts';
 import { consumeWindow, type CounterLimits, type WindowSubject } from '#shared/data/rate-limits.ts';
-import { ConflictError, NotFoundError, notFound, PostlaneError, RateLimitError, type ValidationError } from '#shared/errors.ts';
+import { ConflictError, NotFoundError, PostlaneError, RateLimitError, type ValidationError } from '#shared/errors.ts';
 import type { BodyFormat } from '#shared/http/middleware.ts';
 import { toValidationError } from '#shared/http/validation.ts';
-import { isId, newId } from '#shared/ids.ts';
+import { newId } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { CONTACT_LIMITS } from '#shared/schemas/contacts.ts';
-import { SLUG, submissionSchema, type SubmissionInput } from '#shared/schemas/forms.ts';
+import { submissionSchema, type SubmissionInput } from '#shared/schemas/forms.ts';
 import { changeContactStatus, createContact, getContactByEmail, updateContact, type Contact } from './contacts.ts';
 import { sendConfirmationRequest, sendSubmissionNotice } from './form-emails.ts';
-import { verifySubscriptionToken } from './subscription-links.ts';
-
-/** The hidden field of the hosted page that people leave empty and form-filling bots do not. */
-export const HONEYPOT_FIELD = '_hp';
+import { HONEYPOT_FIELD } from './published-forms.ts';
 
 /**
  * A person submits a form a few times at most; an office behind one address
@@ -67,14 +63,6 @@ export class InvalidSubmission extends PostlaneError {
     const [first] = errors as [FieldError, ...FieldError[]];
     super(first.error, first.message, { field: first.field, fields: { errors } });
   }
-}
-
-/** The form a public path names, published, with its account; FORM_NOT_FOUND for anything else, unpublished forms included. */
-export async function findPublishedForm(formRef: string): Promise<{ accountId: string; form: FormRecord }> {
-  const route = SLUG.test(formRef) || isId('frm', formRef) ? await findFormRoute(formRef) : undefined;
-  const stored = route ? await getForm(route.accountId, route.formId) : undefined;
-  if (!route || !stored?.form.published) throw notFound.form();
-  return { accountId: route.accountId, form: stored.form };
 }
 
 /**
@@ -226,23 +214,4 @@ async function linkContact(accountId: string, form: FormRecord, data: Record<str
   if (contact.status === 'pending' && doubleOptIn) {
     await sendConfirmationRequest(accountId, form, contact.email, request);
   }
-}
-
-export type ConfirmationOutcome = 'confirmed' | 'already-subscribed' | 'not-pending' | 'invalid';
-
-/**
- * Double opt-in: the signed link of the confirmation email moves the
- * address's pending contact in that audience to `subscribed`. Opening it
- * again changes nothing. A contact that is no longer pending (unsubscribed
- * meanwhile, bounced) is left as it is.
- */
-export async function confirmSubscription(token: string, audienceId: string | undefined, now: Date): Promise<ConfirmationOutcome> {
-  const claims = await verifySubscriptionToken(token);
-  if (!claims || !audienceId) return 'invalid';
-  const membership = (await findContactsByEmail(claims.accountId, claims.email)).find((found) => found.audienceId === audienceId);
-  if (!membership) return 'invalid';
-  if (membership.status === 'subscribed') return 'already-subscribed';
-  if (membership.status !== 'pending') return 'not-pending';
-  const after = await changeContactStatus(claims.accountId, membership.contactId, ['pending'], 'subscribed', now);
-  return after.status === 'subscribed' ? 'confirmed' : 'not-pending';
 }

@@ -23,8 +23,8 @@ import { ConflictError, notFound, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import { CHOICE_TYPES, FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type ListFormsQuery, type ListSubmissionsQuery, type UpdateFormInput } from '#shared/schemas/forms.ts';
-import { ensureVerifiedSender, parseMailboxField } from './sending.ts';
-import { publicBase } from './subscription-links.ts';
+import { ensureVerifiedSender, parseMailboxField } from './sender.ts';
+import { publicBase } from './public-urls.ts';
 
 export const FORM_DEFAULTS = {
   successMessage: 'Thank you! Your submission has been received.',

@@ -10,10 +10,9 @@
  */
 import { newId } from '#shared/ids.ts';
 import { findContactsByEmail } from '#shared/data/contacts.ts';
-import { getDomain } from '#shared/data/domains.ts';
 import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/data/emails.ts';
 import { getSuppression } from '#shared/data/suppressions.ts';
-import { domainOf, formatMailbox, parseMailbox, type Mailbox } from '#shared/email/address.ts';
+import { formatMailbox, type Mailbox } from '#shared/email/address.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
 import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type OutgoingEmail, type SendOutcome } from '#shared/email/transport.ts';
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
@@ -21,6 +20,7 @@ import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from './contact-status.ts';
 import { EffectCommittedError } from './idempotency.ts';
+import { ensureVerifiedSender } from './sender.ts';
 import { quotaLeft, quotaMonth, releaseQuota, reserveQuota, type QuotaMonth } from './quota.ts';
 import { enqueueRetries, QUEUE_REFUSED, queueBodyFor, type PendingRetry } from './retry.ts';
 import { subscriptionLinks } from './subscription-links.ts';
@@ -95,12 +95,7 @@ const SEND_CONCURRENCY = 10;
 
 const defaultTransport = sesTransport();
 
-/** `Name <address>` or an address; INVALID_EMAIL on `field` when the address is not one. */
-export function parseMailboxField(value: string, field: string): Mailbox {
-  const mailbox = parseMailbox(value);
-  if (!mailbox) throw new ValidationError('INVALID_EMAIL', `${field} must be an email address or Name <address>`, field);
-  return mailbox;
-}
+export { parseMailboxField } from './sender.ts';
 
 /** Inline `content` with a `subject`, or a `templateId` whose subject the request may replace. */
 export function contentOf(input: { content?: string; templateId?: string; subject?: string }): MessageContent {
@@ -116,15 +111,6 @@ export function contentOf(input: { content?: string; templateId?: string; subjec
 /** `svc_<ms>_<sequence>`: the sequence is the email id's, so a tracking id also names its record. */
 export function trackingIdOf(emailId: string, now: Date): string {
   return `svc_${now.getTime()}_${emailId.slice('eml_'.length)}`;
-}
-
-/** SENDER_NOT_VERIFIED on `field` unless the sender's domain is a verified domain of the account. */
-export async function ensureVerifiedSender(accountId: string, from: Mailbox, field = 'from'): Promise<void> {
-  const domain = domainOf(from.address);
-  const record = await getDomain(accountId, domain);
-  if (!record?.verified) {
-    throw new PostlaneError('SENDER_NOT_VERIFIED', `The sender domain ${domain} is not a verified domain of this account`, { field });
-  }
 }
 
 interface Draft {

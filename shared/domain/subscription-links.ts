@@ -15,6 +15,7 @@ import * as v from 'valibot';
 import { config } from '#shared/config.ts';
 import { isId } from '#shared/ids.ts';
 import { emailAddress } from '#shared/schemas/common.ts';
+import { publicBase } from './public-urls.ts';
 import { signingSecret } from './signing-secret.ts';
 
 export interface SubscriptionClaims {
@@ -89,11 +90,6 @@ export function readSubscriptionToken(secret: Buffer, token: string): Subscripti
 /** Verifies a token with the deployment's key. */
 export async function verifySubscriptionToken(token: string): Promise<SubscriptionClaims | undefined> {
   return readSubscriptionToken(await signingSecret(), token);
-}
-
-/** Where the public pages live: `PUBLIC_BASE_URL` when a custom domain fronts the API, else the address the client called. */
-export function publicBase(origin: string): string {
-  return (config.PUBLIC_BASE_URL ?? origin).replace(/\/+$/, '');
 }
 
 /**

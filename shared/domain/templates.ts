@@ -17,10 +17,10 @@ import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type {
   ComponentInput,
   CreateTemplateInput,
-  ListTemplatesQuery,
   TemplateStylesInput,
   UpdateTemplateInput,
 } from '#shared/schemas/templates.ts';
+import type { ListTemplatesQuery } from '#shared/schemas/template-list.ts';
 
 export type Template = { id: string } & Omit<TemplateRecord, 'templateId'>;
 

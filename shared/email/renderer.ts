@@ -1,21 +1,8 @@
 import { Liquid } from 'liquidjs';
+import { RENDER_LIMITS } from './render-limits.ts';
 import { TemplateSyntaxError, toLiquid } from './template-language.ts';
 
-/**
- * Bounds that keep a hostile template from hanging or exhausting a Lambda. The
- * three act together: renderLimit alone let a huge range loop run for seconds
- * before stopping, memoryLimit stops it within milliseconds.
- */
-export const RENDER_LIMITS = {
-  /** Characters of template source parsed per render. */
-  parse: 200_000,
-  /** Milliseconds of rendering. */
-  render: 250,
-  /** Liquid's unit of allocation (array items, string growth). */
-  memory: 2_000_000,
-  /** Characters of output. */
-  output: 1_000_000,
-} as const;
+export { RENDER_LIMITS };
 
 export class TemplateRenderError extends Error {
   override readonly name = 'TemplateRenderError';
@@ -38,8 +25,14 @@ function engine(escape: boolean): Liquid {
 }
 
 /** Variables are HTML-escaped in content; subjects and plain text are not HTML. */
-const htmlEngine = engine(true);
-const textEngine = engine(false);
+const engines: Partial<Record<'html' | 'text', Liquid>> = {};
+/**
+ * Built on first use: modules that import this one only for its types or
+ * limits (request schemas) then leave liquidjs out of their bundles.
+ */
+function engineFor(mode: 'html' | 'text'): Liquid {
+  return (engines[mode] ??= engine(mode === 'html'));
+}
 
 export type TemplateMode = 'html' | 'text';
 
@@ -49,7 +42,7 @@ export type TemplateMode = 'html' | 'text';
  * error, an unknown filter or an exceeded bound.
  */
 export async function renderTemplate(source: string, variables: Record<string, unknown>, mode: TemplateMode): Promise<string> {
-  const liquid = mode === 'html' ? htmlEngine : textEngine;
+  const liquid = engineFor(mode);
   let output: string;
   try {
     const parsed = liquid.parse(toLiquid(source));
@@ -74,7 +67,7 @@ function toRenderError(error: unknown): TemplateRenderError {
  */
 export function checkTemplate(source: string): void {
   try {
-    htmlEngine.parse(toLiquid(source));
+    engineFor('html').parse(toLiquid(source));
   } catch (error) {
     throw toRenderError(error);
   }

@@ -6,6 +6,7 @@
 import { SendEmailCommand, SESv2Client, type SendEmailCommandInput } from '@aws-sdk/client-sesv2';
 import { config, localCredentials } from '#shared/config.ts';
 import { formatMailbox, isHeaderSafe, type Mailbox } from './address.ts';
+import { ACCOUNT_TAG, EMAIL_TAG } from './message-tags.ts';
 
 export interface OutgoingAttachment {
   filename: string;
@@ -28,10 +29,6 @@ export interface OutgoingEmail {
   /** Whose message this is: sent as SES message tags, so feedback events name the account and record. */
   tags?: { accountId: string; emailId: string };
 }
-
-/** SES message tag names; SES echoes them in `mail.tags` of every event it publishes for the message. */
-export const ACCOUNT_TAG = 'postlane-account';
-export const EMAIL_TAG = 'postlane-email';
 
 /** Why SES did not take a message, as the API reports it per recipient. */
 export type DeliveryErrorCode = 'MESSAGE_REJECTED' | 'SENDER_NOT_VERIFIED' | 'INVALID_EMAIL' | 'SES_THROTTLED' | 'SENDING_PAUSED';

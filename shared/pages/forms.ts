@@ -12,19 +12,13 @@
 import { createHash } from 'node:crypto';
 import type { FormFieldRecord, FormRecord } from '#shared/data/forms.ts';
 import { FORM_DEFAULTS, viewPublishedForm } from '#shared/domain/forms.ts';
-import {
-  confirmSubscription,
-  findPublishedForm,
-  HONEYPOT_FIELD,
-  InvalidSubmission,
-  submitToForm,
-  type FieldError,
-  type SubmitRequest,
-} from '#shared/domain/form-submissions.ts';
+import { confirmSubscription } from '#shared/domain/form-confirmation.ts';
+import type { FieldError } from '#shared/domain/form-submissions.ts';
+import { findPublishedForm, HONEYPOT_FIELD } from '#shared/domain/published-forms.ts';
 import { escapeHtml } from '#shared/email/html.ts';
-import { NotFoundError, RateLimitError } from '#shared/errors.ts';
+import { NotFoundError } from '#shared/errors.ts';
 import { FORM_MEDIA_TYPE, mediaTypeOf, type BodyFormat } from '#shared/http/middleware.ts';
-import { html, ok, type Reply } from '#shared/http/reply.ts';
+import { html, type Reply } from '#shared/http/reply.ts';
 import { BUTTON_VARIANTS, CSS_COLOR, CSS_FONT_FAMILY, SUBMISSION_LIMITS } from '#shared/schemas/forms.ts';
 import { htmlPage } from './layout.ts';
 
@@ -325,7 +319,7 @@ ${body}
   return { ...reply, headers: { ...reply.headers, ...FORM_PAGE_HEADERS } };
 }
 
-function formNotFoundPage(): Reply {
+export function formNotFoundPage(): Reply {
   return htmlPage('Form not found', `<h1>This form is not available</h1>
 <p>The address may be mistyped, or the form is no longer published.</p>`, 404);
 }
@@ -337,49 +331,6 @@ export async function hostedForm(slug: string): Promise<Reply> {
     // `/f/<slug>` → `/api/forms/<slug>/submit`, relative so it works under any base address.
     return formPage(form, { action: `../api/forms/${form.slug}/submit` });
   } catch (error) {
-    if (error instanceof NotFoundError) return formNotFoundPage();
-    throw error;
-  }
-}
-
-export interface SubmissionRequestInput {
-  formRef: string;
-  body: Record<string, unknown>;
-  headers: Record<string, string>;
-  sourceIp: string;
-  now: Date;
-  origin: string;
-}
-
-/**
- * POST /api/forms/{formId}/submit. JSON: `{success, message, submissionId}`
- * or the error envelope. A browser's plain form post: the success message, or
- * the form again with the values given and each field's error (422), as a page.
- */
-export async function submissionReply(input: SubmissionRequestInput): Promise<Reply> {
-  const request: SubmitRequest = { body: input.body, format: bodyFormat(input.headers), sourceIp: input.sourceIp, now: input.now, origin: input.origin };
-  if (!wantsHtml(input.headers)) {
-    const receipt = await submitToForm(await findPublishedForm(input.formRef), request);
-    return ok({ message: receipt.message, submissionId: receipt.submissionId });
-  }
-  let published;
-  try {
-    published = await findPublishedForm(input.formRef);
-  } catch (error) {
-    if (error instanceof NotFoundError) return formNotFoundPage();
-    throw error;
-  }
-  const { form } = published;
-  try {
-    const receipt = await submitToForm(published, request);
-    return formPage(form, { notice: { text: receipt.message } });
-  } catch (error) {
-    if (error instanceof InvalidSubmission) {
-      return formPage(form, { values: input.body, errors: error.errors, notice: { text: 'Please correct the fields marked below.', error: true }, status: 422 });
-    }
-    if (error instanceof RateLimitError) {
-      return formPage(form, { values: input.body, notice: { text: `Too many submissions. Please wait ${error.details.retryAfter} seconds and send the form again.`, error: true }, status: 429 });
-    }
     if (error instanceof NotFoundError) return formNotFoundPage();
     throw error;
   }

@@ -57,3 +57,9 @@ export function pagination(total: number, page: number, limit: number): Paginati
 
 /** Keys that would reach an object's prototype if some consumer merged them naively. */
 export const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Values for template variables: any JSON object (values may nest, for loops); arrays are not one. */
+export const templateVariables = v.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'must be an object',
+);

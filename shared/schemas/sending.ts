@@ -1,9 +1,8 @@
 import * as v from 'valibot';
 import { isHeaderSafe } from '#shared/email/address.ts';
 import { PRODUCT_NAME } from '#shared/email/otp-template.ts';
-import { RENDER_LIMITS } from '#shared/email/renderer.ts';
-import { emailAddress, requiredText } from './common.ts';
-import { templateVariables } from './templates.ts';
+import { RENDER_LIMITS } from '#shared/email/render-limits.ts';
+import { emailAddress, requiredText, templateVariables } from './common.ts';
 
 /** Limits of the send endpoints (decisions, "Sending"); SES's own are noted where they bind. */
 export const SEND_LIMITS = {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { checkTemplate, TemplateRenderError } from '#shared/email/renderer.ts';
-import { paginationQuery, requiredText } from './common.ts';
+import { requiredText, templateVariables } from './common.ts';
+import { TEMPLATE_SEARCH_MAX } from './template-list.ts';
 
 /**
  * Limits the spec leaves open. Together they keep a template's item far below
@@ -18,7 +19,7 @@ export const TEMPLATE_LIMITS = {
   componentId: 64,
   /** UTF-8 bytes of all components together, as JSON. */
   componentsBytes: 200_000,
-  search: 256,
+  search: TEMPLATE_SEARCH_MAX,
 } as const;
 
 export const TEMPLATE_WIDTH = { min: 320, max: 1200 } as const;
@@ -226,17 +227,6 @@ export const updateTemplateBody = v.strictObject({
 });
 export type UpdateTemplateInput = v.InferOutput<typeof updateTemplateBody>;
 
-export const listTemplatesQuery = v.object({
-  search: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(TEMPLATE_LIMITS.search))),
-  ...paginationQuery(20, 100),
-});
-export type ListTemplatesQuery = v.InferOutput<typeof listTemplatesQuery>;
-
-/** Values for template variables: any JSON object (values may nest, for loops); arrays are not one. */
-export const templateVariables = v.custom<Record<string, unknown>>(
-  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-  'must be an object',
-);
 
 export const renderTemplateBody = v.strictObject({
   variables: v.optional(templateVariables, {}),

@@ -1,0 +1,5 @@
+// Shared by the transport that sets the tags and the feedback handler that reads them, which sends nothing and so must not load the SES client.
+
+/** SES message tag names; SES echoes them in `mail.tags` of every event it publishes for the message. */
+export const ACCOUNT_TAG = 'postlane-account';
+export const EMAIL_TAG = 'postlane-email';

@@ -1,0 +1,49 @@
+// The submit endpoint's replies, apart from the hosted page: submitting sends mail, showing the page does not.
+import { findPublishedForm } from '#shared/domain/published-forms.ts';
+import { InvalidSubmission, submitToForm, type SubmitRequest } from '#shared/domain/form-submissions.ts';
+import { NotFoundError, RateLimitError } from '#shared/errors.ts';
+import { ok, type Reply } from '#shared/http/reply.ts';
+import { bodyFormat, formNotFoundPage, formPage, wantsHtml } from './forms.ts';
+
+export interface SubmissionRequestInput {
+  formRef: string;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+  sourceIp: string;
+  now: Date;
+  origin: string;
+}
+
+/**
+ * POST /api/forms/{formId}/submit. JSON: `{success, message, submissionId}`
+ * or the error envelope. A browser's plain form post: the success message, or
+ * the form again with the values given and each field's error (422), as a page.
+ */
+export async function submissionReply(input: SubmissionRequestInput): Promise<Reply> {
+  const request: SubmitRequest = { body: input.body, format: bodyFormat(input.headers), sourceIp: input.sourceIp, now: input.now, origin: input.origin };
+  if (!wantsHtml(input.headers)) {
+    const receipt = await submitToForm(await findPublishedForm(input.formRef), request);
+    return ok({ message: receipt.message, submissionId: receipt.submissionId });
+  }
+  let published;
+  try {
+    published = await findPublishedForm(input.formRef);
+  } catch (error) {
+    if (error instanceof NotFoundError) return formNotFoundPage();
+    throw error;
+  }
+  const { form } = published;
+  try {
+    const receipt = await submitToForm(published, request);
+    return formPage(form, { notice: { text: receipt.message } });
+  } catch (error) {
+    if (error instanceof InvalidSubmission) {
+      return formPage(form, { values: input.body, errors: error.errors, notice: { text: 'Please correct the fields marked below.', error: true }, status: 422 });
+    }
+    if (error instanceof RateLimitError) {
+      return formPage(form, { values: input.body, notice: { text: `Too many submissions. Please wait ${error.details.retryAfter} seconds and send the form again.`, error: true }, status: 429 });
+    }
+    if (error instanceof NotFoundError) return formNotFoundPage();
+    throw error;
+  }
+}
