@@ -191,3 +191,39 @@ export function fixtureOf(route: Pick<Route, 'method' | 'path'>): Fixture {
   if (!fixture) throw new Error(`${routeKey(route)} has a path parameter but no entry in test/isolation/resources.ts ROUTE_FIXTURES`);
   return fixture;
 }
+
+/** Body fields that name a resource of the caller's account. */
+export const REFERENCE_FIELDS = ['audienceId', 'templateId'] as const;
+
+type Reference = (owner: Owner, caller: Owner) => Promise<RouteCall>;
+
+/**
+ * Every route whose body may name an audience or a template: a call by
+ * `caller` that is valid but for naming the owner's resource.
+ */
+export const BODY_REFERENCES: Record<string, Reference> = {
+  'POST /api/contacts': async (owner) => ({ params: {}, body: { email: uniqueAddress(), audienceId: (await owner.audience()).id } }),
+  'POST /api/contacts/bulk': async (owner) => ({ params: {}, body: { audienceId: (await owner.audience()).id, contacts: [{ email: uniqueAddress() }] } }),
+  'POST /api/forms': async (owner) => ({
+    params: {},
+    body: { title: 'Theirs', audienceId: (await owner.audience()).id, fields: [{ id: 'email', type: 'email', label: 'Email' }] },
+  }),
+  'PATCH /api/forms/{id}': async (owner, caller) => ({ params: { id: (await caller.form()).id }, body: { audienceId: (await owner.audience()).id } }),
+  'POST /api/email/send': async (owner, caller) => ({
+    params: {},
+    body: { from: caller.sender.from, recipients: [uniqueAddress()], subject: 'Hi', templateId: (await owner.template()).id },
+  }),
+  'POST /api/otp/send': async (owner, caller) => ({
+    params: {},
+    body: { from: caller.sender.from, to: uniqueAddress(), code: '123456', templateId: (await owner.template()).id },
+  }),
+  'POST /api/otp': async (owner, caller) => ({
+    params: {},
+    body: { from: caller.sender.from, to: uniqueAddress(), code: '123456', templateId: (await owner.template()).id },
+  }),
+  'POST /preferences/{token}': async (owner, caller) => ({ params: { token: await caller.token() }, body: { audienceId: (await owner.audience()).id, status: 'unsubscribed' } }),
+  'POST /api/transactional/send': async (owner, caller) => ({
+    params: {},
+    body: { from: caller.sender.from, to: uniqueAddress(), templateId: (await owner.template()).id },
+  }),
+};

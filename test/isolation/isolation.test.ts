@@ -1,0 +1,171 @@
+/**
+ * Tenant isolation, walked from the route table: for every keyed route with a
+ * path parameter, another account's key pointed at the owner's resource gets
+ * exactly the answer an unknown id gets (404) and changes nothing; no list
+ * shows another account's items; a signed link reaches only its own account.
+ */
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES, type Route } from '#shared/http/routes.ts';
+import { loadHandler } from '#shared/local/http-event.ts';
+import type { EndpointHandler } from '#shared/http/endpoint.ts';
+import { randomBase62 } from '#shared/ids.ts';
+import { request, type ApiResponse } from '../support/api.ts';
+import { uniqueAddress } from '../sending/support.ts';
+import { isBookkeeping, recordWrites, type WriteRecorder } from '../fuzz/stored-writes.ts';
+import { BODY_REFERENCES, fixtureOf, hasPathParameter, Owner, pathOf, REFERENCE_FIELDS, routeKey, type RouteCall } from './resources.ts';
+
+function send(route: Pick<Route, 'method' | 'path'>, call: RouteCall, key: string): Promise<ApiResponse> {
+  return request(route.method, `${pathOf(route, call.params)}${call.query ? `?${call.query}` : ''}`, {
+    key,
+    ...(call.body === undefined ? {} : { body: call.body }),
+  });
+}
+
+/** A value of the same kind nobody owns: `aud_…` gives another `aud_…`, an address another address. */
+function unknownLike(value: string): string {
+  if (value.includes('@')) return uniqueAddress('nobody');
+  const prefix = /^[a-z]+_/.exec(value)?.[0];
+  if (!prefix) throw new Error(`no unknown counterpart for ${value}`);
+  return `${prefix}${randomBase62(value.length - prefix.length)}`;
+}
+
+/** The answer with the path's values blanked, so two answers about different ids compare. */
+function withoutValues(body: unknown, values: string[]): unknown {
+  let text = JSON.stringify(body);
+  for (const value of values) text = text.split(value).join('<value>');
+  return JSON.parse(text) as unknown;
+}
+
+/** Whether an answer carries `identifier` as a whole value or as a URL's last segment (`…/f/<slug>`). */
+function mentions(body: unknown, identifier: string): boolean {
+  const text = JSON.stringify(body);
+  return text.includes(`"${identifier}"`) || text.includes(`/${identifier}"`);
+}
+
+const keyedWithIds = ROUTES.filter((route) => route.auth === 'key' && hasPathParameter(route));
+const keyedWithIdsAndBodies = keyedWithIds.filter((route) => ['POST', 'PATCH'].includes(route.method));
+const keyedLists = ROUTES.filter((route) => route.auth === 'key' && route.method === 'GET' && !hasPathParameter(route));
+
+describe('tenant isolation', () => {
+  let owner: Owner;
+  let stranger: Owner;
+  let writes: WriteRecorder;
+  let owned: string[];
+
+  beforeAll(async () => {
+    [owner, stranger] = await Promise.all([Owner.create(), Owner.create()]);
+    owned = await owner.identifiers();
+    writes = recordWrites();
+  });
+
+  afterAll(() => writes?.stop());
+
+  it('covers every keyed route with a path parameter and every keyed list', () => {
+    expect(keyedWithIds.length).toBeGreaterThan(10);
+    expect(keyedLists.length).toBeGreaterThan(3);
+    for (const route of keyedWithIds) expect(() => fixtureOf(route), routeKey(route)).not.toThrow();
+  });
+
+  describe.each(keyedWithIds.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
+    it("another account's key gets the answer of an unknown id, 404, and changes nothing", async () => {
+      const call = await fixtureOf(route)(owner);
+      const unknown = { ...call, params: Object.fromEntries(Object.entries(call.params).map(([name, value]) => [name, unknownLike(value)])) };
+
+      writes.take();
+      const foreign = await send(route, call, stranger.key);
+      const written = writes.take().filter((key) => !isBookkeeping(key));
+      const missing = await send(route, unknown, stranger.key);
+
+      expect({ status: foreign.status, written }).toEqual({ status: 404, written: [] });
+      expect(withoutValues(foreign.body, Object.values(call.params))).toEqual(withoutValues(missing.body, Object.values(unknown.params)));
+      expect(missing.status).toBe(404);
+    });
+
+    // The same call with the owner's key succeeds, so the 404 above is the account's doing, not the call's.
+    it.skipIf(route.method === 'DELETE')('the owner gets a 2xx for the same call', async () => {
+      const call = await fixtureOf(route)(owner);
+      const own = await send(route, call, owner.key);
+      expect(own.status, JSON.stringify(own.body)).toBeLessThan(300);
+    });
+  });
+
+  // Bodies are validated before ids are looked up, on every route: an invalid body answers alike whoever owns the id.
+  describe.each(keyedWithIdsAndBodies.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
+    it("with an invalid body, another account's id answers like an unknown id", async () => {
+      const call = { ...(await fixtureOf(route)(owner)), body: { notAField: true } };
+      const unknown = { ...call, params: Object.fromEntries(Object.entries(call.params).map(([name, value]) => [name, unknownLike(value)])) };
+
+      const foreign = await send(route, call, stranger.key);
+      const missing = await send(route, unknown, stranger.key);
+
+      expect(foreign.status).toBeGreaterThanOrEqual(400);
+      expect(foreign.status).toBeLessThan(500);
+      expect({ status: foreign.status, body: foreign.body }).toEqual({ status: missing.status, body: missing.body });
+    });
+  });
+
+  it('covers every route whose body names an audience or a template', async () => {
+    for (const route of ROUTES) {
+      const body = ((await loadHandler(route.handler)) as EndpointHandler).schemas.body as { entries?: object } | undefined;
+      const entries = (body?.entries ?? {}) as Record<string, v.GenericSchema>;
+      // A field that takes an id; one that refuses every value (an immutable one) names nothing.
+      const names = REFERENCE_FIELDS.filter((field) => entries[field] && v.safeParse(entries[field], 'aud_0VbdqWvOrCa87kCC3Lnd').success);
+      if (names.length > 0) expect(BODY_REFERENCES, `${routeKey(route)} names ${names.join(', ')}`).toHaveProperty([routeKey(route)]);
+    }
+  });
+
+  describe.each(Object.keys(BODY_REFERENCES))('%s', (key) => {
+    it("naming another account's audience or template answers like an unknown one and stores nothing", async () => {
+      const route = ROUTES.find((candidate) => routeKey(candidate) === key)!;
+      const call = await BODY_REFERENCES[key]!(owner, stranger);
+      const ownedIds = Object.values(call.body as Record<string, unknown>).filter((value): value is string => typeof value === 'string' && owned.includes(value));
+      const unknownBody = JSON.parse(ownedIds.reduce((text, id) => text.split(id).join(unknownLike(id)), JSON.stringify(call.body))) as unknown;
+
+      writes.take();
+      const foreign = await send(route, call, stranger.key);
+      const written = writes.take().filter((stored) => !isBookkeeping(stored));
+      const missing = await send(route, { ...call, body: unknownBody }, stranger.key);
+
+      expect(ownedIds.length).toBeGreaterThan(0);
+      // The preferences page answers a subscription it cannot change with 409, unknown or foreign alike.
+      expect({ status: foreign.status, written }).toEqual({ status: route.auth === 'key' ? 404 : missing.status, written: [] });
+      expect(foreign.status).toBeGreaterThanOrEqual(400);
+      expect(withoutValues(foreign.body, ownedIds)).toEqual(withoutValues(missing.body, ownedIds.map(() => '<value>')));
+    });
+  });
+
+  describe.each(keyedLists.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
+    it("never shows another account's items", async () => {
+      const schemas = ((await loadHandler(route.handler)) as EndpointHandler).schemas;
+      const audienceId = (await owner.audience()).id;
+      // Also with the owner's audience as the filter, where the list takes one.
+      const queries = ['', ...(schemas.query && 'entries' in schemas.query && 'audienceId' in (schemas.query.entries as object) ? [`audienceId=${audienceId}`] : [])];
+
+      for (const query of queries) {
+        const theirs = await send(route, { params: {}, query }, stranger.key);
+        expect(theirs.status, JSON.stringify(theirs.body)).toBeLessThan(500);
+        const seen = owned.filter((identifier) => mentions(theirs.body, identifier));
+        expect(seen, `${route.path}?${query}`).toEqual([]);
+      }
+      // The owner's own list shows them: the check above is not vacuous.
+      const own = await send(route, { params: {} }, owner.key);
+      expect(owned.some((identifier) => mentions(own.body, identifier)), JSON.stringify(own.body)).toBe(true);
+    });
+  });
+
+  it("a signed link reaches only its account: the owner's unsubscribe leaves a stranger's contact of the same address subscribed", async () => {
+    const token = await owner.token();
+    const { body: audience } = await request('POST', '/api/audiences', { key: stranger.key, body: { name: 'Theirs' } });
+    const { body: theirs } = await request('POST', '/api/contacts', { key: stranger.key, body: { email: owner.contactEmail, audienceId: audience.data.id } });
+
+    const preferences = await request('GET', `/preferences/${token}`);
+    const unsubscribed = await request('POST', `/unsubscribe/${token}`);
+
+    expect(unsubscribed.status).toBeLessThan(300);
+    expect(preferences.body).not.toContain(audience.data.id);
+    expect(preferences.body).not.toContain('Theirs');
+    expect((await request('GET', `/api/contacts/${theirs.data.id}`, { key: stranger.key })).body.data.status).toBe('subscribed');
+    expect((await request('GET', `/api/contacts/${(await owner.contact()).id}`, { key: owner.key })).body.data.status).toBe('unsubscribed');
+  });
+});
