@@ -18,6 +18,7 @@ import { sesTransport, type DeliveryErrorCode, type MailTransport, type Outgoing
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
+import { sendConcurrency } from './attachments.ts';
 import type { ContactStatus } from './contact-status.ts';
 import { EffectCommittedError } from './idempotency.ts';
 import { ensureVerifiedSender } from './sender.ts';
@@ -256,7 +257,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const live = principal.env === 'live';
   let emailsRemaining = live && deliverable.length > 0 ? await reserveQuota(month, deliverable.length) : undefined;
   const outcomes = new Map<Draft, Sent>();
-  const sent = await mapConcurrently(deliverable, SEND_CONCURRENCY, (message) => (live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND)));
+  const sent = await mapConcurrently(deliverable, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) => (live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND)));
   deliverable.forEach((message, index) => outcomes.set(message, sent[index]!));
   const unsent = sent.filter((outcome) => outcome.status !== 'sent' && outcome.status !== 'queued').length;
   if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent);

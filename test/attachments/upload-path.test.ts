@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAttachment } from '#shared/domain/attachments.ts';
+import { createAttachment, sendConcurrency } from '#shared/domain/attachments.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { createSender, storedEmails, uniqueAddress, type Sender } from '../sending/support.ts';
@@ -194,5 +194,17 @@ describe('POST /api/attachments and sending by id', () => {
     expect(sent.status).toBe(200);
     expect(missing.status).toBe(404);
     expect(await storedEmails(sender.domain)).toEqual([]);
+  });
+});
+
+describe('sendConcurrency', () => {
+  const file = (megabytes: number) => ({ filename: 'f', contentType: 'application/octet-stream', content: new Uint8Array(megabytes * 1024 * 1024) });
+
+  it('keeps fewer messages in flight as their attachments grow, so a 512 MB function holds them', () => {
+    expect(sendConcurrency([], 10)).toBe(10);
+    expect(sendConcurrency([file(7)], 10)).toBe(10);
+    expect(sendConcurrency([file(7), file(7)], 10)).toBe(9);
+    expect(sendConcurrency([file(7), file(7), file(7), file(7)], 10)).toBe(4);
+    expect(sendConcurrency([file(200)], 10)).toBe(1);
   });
 });
