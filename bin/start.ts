@@ -5,7 +5,7 @@
  * exits 0.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
 import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
@@ -19,7 +19,8 @@ import type { LocalAccount } from '#shared/local/seed.ts';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DATA_DIR = join(ROOT, '.data');
+// LOCAL_DATA_DIR moves the persistent data elsewhere (the restart test keeps it in a temporary directory).
+const DATA_DIR = process.env.LOCAL_DATA_DIR ? resolve(process.env.LOCAL_DATA_DIR) : join(ROOT, '.data');
 const KEYS_FILE = join(DATA_DIR, 'local-keys.json');
 const HOST = '127.0.0.1';
 const RETRY_QUEUE_NAME = 'postlane-retry';
