@@ -1,4 +1,5 @@
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Metafile } from 'esbuild';
 
 /**
  * How every handler is bundled, shared by the CDK functions and `npm run build`
@@ -35,3 +36,22 @@ export const CDK_BUNDLING: BundlingOptions = {
   bundleAwsSDK: true,
   banner: ESBUILD_SETTINGS.banner,
 };
+
+/**
+ * Bundles `functions/<handler>.ts` into `outfile` with these settings, as
+ * `npm run build` and the benchmark do; the metafile lists every input.
+ */
+export async function bundleHandler(handler: string, outfile: string): Promise<Metafile> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    ...ESBUILD_SETTINGS,
+    mainFields: [...ESBUILD_SETTINGS.mainFields],
+    banner: { js: ESBUILD_SETTINGS.banner },
+    entryPoints: [`functions/${handler}.ts`],
+    bundle: true,
+    outfile,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return result.metafile;
+}

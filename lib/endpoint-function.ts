@@ -49,7 +49,7 @@ export function secretArnForPolicies(stack: Stack, secretName: string): string {
  * and 175 ms at 512 MB. A 50 ms request at 512 MB on arm64 costs about $0.33 per
  * million in duration, next to $1.00 per million for the HTTP API itself.
  */
-const MEMORY_MB = 512;
+export const MEMORY_MB = 512;
 
 /**
  * Below the HTTP API's 29 s integration timeout, so a slow invocation ends before

@@ -1,0 +1,93 @@
+/**
+ * The budgets `npm run bench -- --check` enforces, as pure functions of the
+ * measured figures so that they are tested without running the benchmark.
+ */
+import type { ScalePoint } from './scale.ts';
+
+export const BUDGETS = {
+  /** ms over a bare Node start. */
+  coldInitMs: { withoutMail: 60, withMail: 80 },
+  /** Round trips allowed above the documented minimum of each request. */
+  roundTripsOverMinimum: 1,
+  bulkImport1000RoundTrips: 80,
+  /** A read that is O(1) may take at most this much longer at 100,000 contacts than at 1,000 (timing noise on a shared machine). */
+  flatTime: { factor: 2, slackMs: 5 },
+} as const;
+
+export interface BudgetResult {
+  budget: string;
+  subject: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface FunctionFigures {
+  handler: string;
+  sendsMail: boolean;
+  initMs: number;
+  unused: string[];
+}
+
+export function checkFunctions(functions: readonly FunctionFigures[]): BudgetResult[] {
+  return functions.flatMap((fn) => {
+    const limit = fn.sendsMail ? BUDGETS.coldInitMs.withMail : BUDGETS.coldInitMs.withoutMail;
+    return [
+      { budget: 'cold init', subject: fn.handler, ok: fn.initMs <= limit, detail: `${fn.initMs.toFixed(0)} ms (budget ${limit} ms)` },
+      { budget: 'unused modules', subject: fn.handler, ok: fn.unused.length === 0, detail: fn.unused.length === 0 ? 'none' : fn.unused.join(', ') },
+    ];
+  });
+}
+
+export interface RequestFigures {
+  name: string;
+  roundTrips: number;
+  /** From docs/data-model.md; undefined when the table has no row for the request. */
+  minimum: number | undefined;
+}
+
+export function checkRoundTrips(requests: readonly RequestFigures[]): BudgetResult[] {
+  return requests.map((request) => {
+    if (request.minimum === undefined) return { budget: 'round trips', subject: request.name, ok: false, detail: 'no documented minimum in docs/data-model.md' };
+    const limit = request.minimum + BUDGETS.roundTripsOverMinimum;
+    return { budget: 'round trips', subject: request.name, ok: request.roundTrips <= limit, detail: `${request.roundTrips} (minimum ${request.minimum}, budget ${limit})` };
+  });
+}
+
+/** Stats and counts read the counters item: the same round trips and units at every size, and time within noise of the smallest. */
+export function checkScale(points: readonly ScalePoint[]): BudgetResult[] {
+  const [first, ...rest] = points;
+  if (!first) return [];
+  return (['stats', 'count'] as const).flatMap((read) => rest.map((point) => {
+    const base = first[read];
+    const now = point[read];
+    const timeLimit = base.ms * BUDGETS.flatTime.factor + BUDGETS.flatTime.slackMs;
+    const ok = now.roundTrips === base.roundTrips && now.readUnits === base.readUnits && now.ms <= timeLimit;
+    return {
+      budget: 'O(1) at scale',
+      subject: `${read} at ${point.contacts.toLocaleString('en-US')}`,
+      ok,
+      detail: `${now.roundTrips} round trips, ${now.readUnits} RRU, ${now.ms.toFixed(1)} ms (at ${first.contacts.toLocaleString('en-US')}: ${base.roundTrips}, ${base.readUnits} RRU, ${base.ms.toFixed(1)} ms)`,
+    };
+  }));
+}
+
+export function checkBulkImport(roundTrips: number): BudgetResult {
+  const limit = BUDGETS.bulkImport1000RoundTrips;
+  return { budget: 'bulk import', subject: '1,000 contacts', ok: roundTrips <= limit, detail: `${roundTrips} round trips (budget ${limit})` };
+}
+
+/**
+ * The minimum round trips per request from the table under "Round trips per
+ * request" in docs/data-model.md: `| \`GET /api/contacts/{id}\` | 3 | ... |`.
+ */
+export function parseMinimums(markdown: string): Map<string, number> {
+  const section = markdown.split(/^## Round trips per request.*$/m)[1]?.split(/^## /m)[0] ?? '';
+  const minimums = new Map<string, number>();
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    const name = cells[1]?.replace(/`/g, '');
+    const minimum = Number(cells[2]);
+    if (name && cells[2] !== '' && Number.isInteger(minimum)) minimums.set(name, minimum);
+  }
+  return minimums;
+}

@@ -1,0 +1,128 @@
+/**
+ * Bundles every function exactly as the CDK stack does (lib/bundling.ts) and
+ * reads each bundle's esbuild metafile: its size, and whether it carries a
+ * heavy module the function never uses.
+ */
+import type { Metafile } from 'esbuild';
+import { bundleHandler } from '../lib/bundling.ts';
+import { handlerModules, routesOf } from '#shared/http/routes.ts';
+
+export interface Bundle {
+  handler: string;
+  /** The file Lambda loads. */
+  file: string;
+  /** Minified output, as deployed. */
+  bytes: number;
+  /** Every source file with code in it (after tree shaking). */
+  inputs: string[];
+  sendsMail: boolean;
+}
+
+/** Modules heavy enough to matter at cold start, each allowed only in functions that call it. */
+export const HEAVY_MODULES = {
+  'SES client': 'node_modules/@aws-sdk/client-sesv2/',
+  liquidjs: 'node_modules/liquidjs/',
+  'Secrets Manager client': 'node_modules/@aws-sdk/client-secrets-manager/',
+  'S3 client': 'node_modules/@aws-sdk/client-s3/',
+  'SQS client': 'node_modules/@aws-sdk/client-sqs/',
+} as const;
+
+export type HeavyModule = keyof typeof HEAVY_MODULES;
+
+/**
+ * Handlers that parse or render templates without sending: saving a template
+ * checks its syntax with the same engine that renders it, and the render
+ * endpoint renders a preview.
+ */
+export const TEMPLATE_ENGINE_HANDLERS: readonly string[] = ['templates/create', 'templates/update', 'templates/render'];
+
+export interface FunctionUse {
+  sendsMail: boolean;
+  /** SES actions it calls (identities count: domains use the SES client without sending). */
+  callsSes: boolean;
+  readsSecrets: boolean;
+  rendersTemplates: boolean;
+  /** Reads or signs uploads in the attachments bucket. */
+  usesAttachments: boolean;
+}
+
+/** What a function calls, from the route table: the same declarations the stack grants permissions from. */
+export function functionUse(handler: string): FunctionUse {
+  const routes = routesOf(handler);
+  const sendsMail = routes.some((route) => route.ses?.includes('SendEmail'));
+  return {
+    sendsMail,
+    callsSes: routes.some((route) => (route.ses ?? []).length > 0),
+    readsSecrets: routes.some((route) => (route.secrets ?? []).length > 0),
+    rendersTemplates: sendsMail || TEMPLATE_ENGINE_HANDLERS.includes(handler),
+    usesAttachments: routes.some((route) => route.attachments !== undefined),
+  };
+}
+
+function allowedHeavyModules(use: FunctionUse): Set<HeavyModule> {
+  const allowed = new Set<HeavyModule>();
+  if (use.callsSes) allowed.add('SES client');
+  if (use.rendersTemplates) allowed.add('liquidjs');
+  if (use.readsSecrets) allowed.add('Secrets Manager client');
+  if (use.usesAttachments) allowed.add('S3 client');
+  // A send that SES throttles goes on the retry queue.
+  if (use.sendsMail) allowed.add('SQS client');
+  return allowed;
+}
+
+/** The heavy modules in a bundle that its function never uses: `['SES client']` for a list endpoint that imports the mail transport. */
+export function unusedHeavyModules(inputs: readonly string[], use: FunctionUse): HeavyModule[] {
+  const allowed = allowedHeavyModules(use);
+  return (Object.entries(HEAVY_MODULES) as [HeavyModule, string][])
+    .filter(([name, path]) => !allowed.has(name) && inputs.some((input) => input.includes(path)))
+    .map(([name]) => name);
+}
+
+/** The chain of imports from the entry point to the first input matching `path`, to say what drags a module in. */
+export function importChain(metafile: Metafile, entry: string, path: string): string[] {
+  const parent = new Map<string, string | undefined>([[entry, undefined]]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    if (file.includes(path)) {
+      const chain: string[] = [];
+      for (let at: string | undefined = file; at; at = parent.get(at)) chain.unshift(at);
+      return chain.filter((step) => !step.includes('node_modules/') || step === file);
+    }
+    for (const imported of metafile.inputs[file]?.imports ?? []) {
+      if (!parent.has(imported.path)) {
+        parent.set(imported.path, file);
+        queue.push(imported.path);
+      }
+    }
+  }
+  return [];
+}
+
+export interface BundleReport extends Bundle {
+  unused: { module: HeavyModule; via: string[] }[];
+}
+
+/** Functions no route invokes (lib/feedback.ts's EVENT_FUNCTIONS), bundled and measured like the rest. */
+async function eventHandlers(): Promise<string[]> {
+  const { EVENT_FUNCTIONS } = await import('../lib/feedback.ts');
+  return Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler);
+}
+
+/** Bundles every function into `outDir` with the deployed settings and a metafile. */
+export async function bundleAll(outDir: string): Promise<BundleReport[]> {
+  const handlers = [...handlerModules(), ...(await eventHandlers())];
+  const reports: BundleReport[] = [];
+  for (const handler of handlers) {
+    const entry = `functions/${handler}.ts`;
+    const file = `${outDir}/${handler}.mjs`;
+    const metafile = await bundleHandler(handler, file);
+    // What esbuild kept: a module imported but tree-shaken away costs nothing at load.
+    const inputs = Object.values(metafile.outputs).flatMap((output) => Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path));
+    const use = functionUse(handler);
+    const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+    const unused = unusedHeavyModules(inputs, use).map((module) => ({ module, via: importChain(metafile, entry, HEAVY_MODULES[module]) }));
+    reports.push({ handler, file, bytes, inputs, sendsMail: use.sendsMail, unused });
+  }
+  return reports;
+}

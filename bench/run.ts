@@ -1,0 +1,195 @@
+/**
+ * `npm run bench`: bundles and cold init per function, DynamoDB round trips
+ * and capacity per request, warm load, scale and bulk import, and a cost
+ * estimate, measured in one run on this machine against a local stack of its
+ * own. Writes bench/results/latest.json and .md and prints the tables.
+ * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails).
+ */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// The handlers in this process write an access line per request (console.log): thousands that would bury the report.
+const printReport = console.log.bind(console);
+console.log = () => undefined;
+
+import { cpus, tmpdir } from 'node:os';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { bundleAll } from './bundles.ts';
+import { measureColdStarts } from './cold-start.ts';
+import { checkBulkImport, checkFunctions, checkRoundTrips, checkScale, parseMinimums } from './budgets.ts';
+import { costPerMillion, PRICES } from './cost.ts';
+import { toMarkdown, type BenchResults } from './report.ts';
+import { startBenchStack, expectCall } from './stack.ts';
+
+const check = process.argv.includes('--check');
+/** Repetitions: cold starts per bundle, metered requests per endpoint, load seconds per endpoint. */
+const COLD_START_ROUNDS = 11;
+const REQUEST_RUNS = 5;
+/** Interleaved rounds over the three audience sizes. */
+const SCALE_ROUNDS = 15;
+const LOAD_SECONDS = 8;
+const LOAD_CONNECTIONS = 10;
+/** Load requests rotate over this many keys: 200 per second each on `business`, far above what one server process answers. */
+const LOAD_KEYS = 20;
+/** Form submissions are limited to 20 a minute per address and account; every local request comes from 127.0.0.1. */
+const SUBMIT_ACCOUNTS = 60;
+const SUBMITS_PER_ACCOUNT = 15;
+
+const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
+
+async function main(): Promise<number> {
+  const startedAt = performance.now();
+  const bundleDir = await mkdtemp(join(tmpdir(), 'postlane-bench-'));
+  const stack = await startBenchStack();
+  try {
+    progress('bundling every function with the deployed esbuild settings');
+    const bundles = await bundleAll(bundleDir);
+    progress(`measuring cold init: ${bundles.length} bundles × ${COLD_START_ROUNDS} rounds`);
+    const cold = await measureColdStarts(bundles.map((bundle) => bundle.file), COLD_START_ROUNDS);
+    const functions = bundles.map((bundle) => ({
+      handler: bundle.handler,
+      bytes: bundle.bytes,
+      initMs: cold.initMs.get(bundle.file)!,
+      sendsMail: bundle.sendsMail,
+      unused: bundle.unused.map((entry) => `${entry.module} (via ${entry.via.join(' → ')})`),
+    }));
+
+    // Everything below reads shared/config.ts, which the stack has pointed at the local services.
+    const { meterDynamoDb } = await import('#shared/data/client.ts');
+    const { startHttpServer } = await import('#shared/local/http-server.ts');
+    const { createBenchAccount, formBody, uniqueEmail } = await import('./fixtures.ts');
+    const { buildScenarios } = await import('./scenarios.ts');
+    const { measureRequest } = await import('./metered.ts');
+    const { measureBulkImport, measureScale } = await import('./scale.ts');
+    const { runLoad } = await import('./load.ts');
+    const { MEMORY_MB } = await import('../lib/endpoint-function.ts');
+    const meter = meterDynamoDb();
+    const server = await startHttpServer({ port: 0 });
+    const api = server.url;
+
+    progress('metering a typical request to each endpoint');
+    const minimums = parseMinimums(await readFile('docs/data-model.md', 'utf8'));
+    const requests: BenchResults['requests'] = [];
+    for (const scenario of await buildScenarios(api, await createBenchAccount())) {
+      requests.push({ name: scenario.name, minimum: minimums.get(scenario.name), ...(await measureRequest(api, meter, scenario.prepare, REQUEST_RUNS)) });
+    }
+
+    progress('scale: loading audiences of 1,000, 10,000 and 100,000 contacts');
+    const scaleAccount = await createBenchAccount();
+    const scale = await measureScale(api, meter, scaleAccount, SCALE_ROUNDS, progress);
+    const bulkImport = await measureBulkImport(api, meter, scaleAccount, 1_000);
+    await server.close();
+
+    progress(`warm load: ${LOAD_CONNECTIONS} connections against the API in a process of its own`);
+    const loadUrl = await stack.startServerProcess();
+    const load = await runLoadSuite(loadUrl, { createBenchAccount, formBody, uniqueEmail, runLoad, expectCall });
+
+    const requestNamed = (name: string) => requests.find((request) => request.name === name)!;
+    const classes: [string, { name: string; ms: number; readUnits: number; writeUnits: number }][] = [
+      ['create contact', requestNamed('POST /api/contacts')],
+      ['get contact', requestNamed('GET /api/contacts/{id}')],
+      ['list contacts', requestNamed('GET /api/contacts?audienceId')],
+      ['audience stats', requestNamed('GET /api/audiences/{id}/stats')],
+      ['send email (live, 1 recipient)', requestNamed('POST /api/email/send (live key, 1 recipient)')],
+      ['submit form', requestNamed('POST /api/forms/{id}/submit')],
+      ['bulk import (1,000 contacts)', { ...bulkImport, name: 'POST /api/contacts/bulk (1,000 new)' }],
+    ];
+    const cost = classes.map(([name, request]) => ({
+      name,
+      request: request.name,
+      durationMs: request.ms,
+      readUnits: request.readUnits,
+      writeUnits: request.writeUnits,
+      ...costPerMillion({ durationMs: request.ms, memoryMb: MEMORY_MB, readUnits: request.readUnits, writeUnits: request.writeUnits }),
+    }));
+
+    const budgets = [
+      ...checkFunctions(functions),
+      ...checkRoundTrips(requests),
+      ...checkScale(scale),
+      checkBulkImport(bulkImport.roundTrips),
+    ];
+    const results: BenchResults = {
+      measuredAt: new Date().toISOString(),
+      machine: { node: process.versions.node, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU' },
+      bareNodeMs: cold.bareNodeMs,
+      functions,
+      requests,
+      load,
+      scale,
+      bulkImport,
+      memoryMb: MEMORY_MB,
+      prices: PRICES,
+      cost,
+      budgets,
+    };
+    const markdown = toMarkdown(results);
+    await writeFile('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile('bench/results/latest.md', `${markdown}\n`);
+    printReport(markdown);
+    progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s; wrote bench/results/latest.json and latest.md`);
+    const failed = budgets.filter((budget) => !budget.ok);
+    if (check && failed.length > 0) {
+      for (const budget of failed) console.error(`budget not met: ${budget.budget}, ${budget.subject}: ${budget.detail}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await stack.stop();
+    await rm(bundleDir, { recursive: true, force: true });
+  }
+}
+
+interface LoadTools {
+  createBenchAccount: typeof import('./fixtures.ts').createBenchAccount;
+  formBody: typeof import('./fixtures.ts').formBody;
+  uniqueEmail: typeof import('./fixtures.ts').uniqueEmail;
+  runLoad: typeof import('./load.ts').runLoad;
+  expectCall: typeof expectCall;
+}
+
+/** The five endpoints of the issue under load, each on data made for it beforehand. */
+async function runLoadSuite(url: string, tools: LoadTools) {
+  const { createBenchAccount, formBody, uniqueEmail, runLoad } = tools;
+  const account = await createBenchAccount(LOAD_KEYS);
+  let turn = 0;
+  const nextKey = (keys: string[]) => keys[turn++ % keys.length]!;
+  const key = account.liveKeys[0]!;
+  const audiences: string[] = [];
+  for (let index = 0; index < 10; index++) {
+    audiences.push((await tools.expectCall(url, 201, 'POST', '/api/audiences', { key, body: { name: `Load ${index}` } })).data.id);
+  }
+  const contactIds: string[] = [];
+  for (let index = 0; index < 100; index++) {
+    const body = { email: uniqueEmail('load'), audienceId: audiences[0], firstName: 'Load' };
+    contactIds.push((await tools.expectCall(url, 201, 'POST', '/api/contacts', { key, body })).data.id);
+  }
+  const forms: string[] = [];
+  for (let index = 0; index < SUBMIT_ACCOUNTS; index++) {
+    const owner = await createBenchAccount();
+    forms.push((await tools.expectCall(url, 201, 'POST', '/api/forms', { key: owner.liveKeys[0]!, body: formBody(`load-${process.pid}-${index}`) })).data.id);
+  }
+  const options = { connections: LOAD_CONNECTIONS, durationSeconds: LOAD_SECONDS };
+  const results = [];
+  progress('load: create contact');
+  results.push(await runLoad(url, 'create contact', {
+    method: 'POST',
+    next: () => ({ path: '/api/contacts', key: nextKey(account.liveKeys), body: { email: uniqueEmail('load'), audienceId: audiences[turn % audiences.length], firstName: 'Load' } }),
+  }, options));
+  progress('load: get contact');
+  results.push(await runLoad(url, 'get contact', { method: 'GET', next: () => ({ path: `/api/contacts/${contactIds[turn % contactIds.length]}`, key: nextKey(account.liveKeys) }) }, options));
+  progress('load: list contacts');
+  results.push(await runLoad(url, 'list contacts (page 1 of 20)', { method: 'GET', next: () => ({ path: `/api/contacts?audienceId=${audiences[0]}&limit=20`, key: nextKey(account.liveKeys) }) }, options));
+  progress('load: send email');
+  results.push(await runLoad(url, 'send email (test key, 1 recipient)', {
+    method: 'POST',
+    next: () => ({ path: '/api/email/send', key: nextKey(account.testKeys), body: { from: account.from, recipients: [uniqueEmail('load')], subject: 'Load', content: '<p>Load</p>' } }),
+  }, options));
+  progress('load: submit form');
+  results.push(await runLoad(url, 'submit form', {
+    method: 'POST',
+    next: () => ({ path: `/api/forms/${forms[turn++ % forms.length]}/submit`, body: { email: uniqueEmail('load'), firstName: 'Load' } }),
+  }, { connections: LOAD_CONNECTIONS, amount: SUBMIT_ACCOUNTS * SUBMITS_PER_ACCOUNT }));
+  return results;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,95 @@
+/**
+ * The local stack the benchmark runs against, all its own: DynamoDB Local in
+ * memory and the SES emulator on free ports, a fresh table, the API in this
+ * process (for metered requests) and in a child process (for load, so the
+ * load generator does not share the server's event loop). `stop` leaves
+ * nothing running.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { ensureTable, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
+import { findFreePort } from '#shared/local/ports.ts';
+import { startSesEmulator } from '#shared/local/ses.ts';
+import type { LocalService } from '#shared/local/service.ts';
+
+export interface BenchStack {
+  env: Record<string, string>;
+  sesEndpoint: string;
+  /** Starts the API in a child process; resolves to its address. */
+  startServerProcess(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** The free port can be taken between the check and java's bind; another try settles it. */
+async function startDynamoDb(): Promise<LocalService> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDynamoDbLocal({ port: await findFreePort() });
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+/**
+ * Starts the services and points this process's environment at them; call it
+ * before anything imports shared/config.ts, which reads the environment once.
+ */
+export async function startBenchStack(): Promise<BenchStack> {
+  const [dynamodb, ses] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 })]);
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all([dynamodb.stop(), ses.stop()]);
+  };
+  const env = {
+    DYNAMODB_ENDPOINT: dynamodb.endpoint,
+    SES_ENDPOINT: ses.endpoint,
+    TABLE_NAME: `postlane-bench-${Date.now().toString(36)}`,
+    AWS_REGION: 'us-east-1',
+    SIGNING_SECRET: 'bench-signing-secret-0123456789abcdef',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  try {
+    await ensureTable(dynamodb.endpoint, env.TABLE_NAME);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  Object.assign(process.env, env);
+
+  const startServerProcess = async () => {
+    // stdout ignored: the server writes an access line per request, thousands under load.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    children.push(child);
+    const [message] = (await Promise.race([
+      once(child, 'message'),
+      once(child, 'exit').then(() => { throw new Error('bench/serve.ts exited before listening'); }),
+    ])) as [{ url: string }];
+    return message.url;
+  };
+  return { env, sesEndpoint: ses.endpoint, startServerProcess, stop };
+}
+
+export interface ApiReply {
+  status: number;
+  body: any;
+}
+
+/** One request to the API at `baseUrl`, JSON in and out. */
+export async function call(baseUrl: string, method: string, path: string, options: { key?: string; body?: unknown } = {}): Promise<ApiReply> {
+  const headers: Record<string, string> = {};
+  if (options.key) headers['x-api-key'] = options.key;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+  const text = await response.text();
+  const json = /json/.test(response.headers.get('content-type') ?? '') && text !== '';
+  return { status: response.status, body: json ? JSON.parse(text) : text };
+}
+
+/** `call` that fails the benchmark unless the answer has the expected status. */
+export async function expectCall(baseUrl: string, status: number, method: string, path: string, options: { key?: string; body?: unknown } = {}): Promise<any> {
+  const reply = await call(baseUrl, method, path, options);
+  if (reply.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+  return reply.body;
+}

@@ -1,0 +1,66 @@
+/** The benchmark's pure parts: what it flags, how it reads the documented minimums, its cost arithmetic. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkRoundTrips, checkScale, parseMinimums } from '../../bench/budgets.ts';
+import { functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
+import { costPerMillion, PRICES } from '../../bench/cost.ts';
+
+const SES_INPUT = 'node_modules/@aws-sdk/client-sesv2/dist-es/index.js';
+const LIQUID_INPUT = 'node_modules/liquidjs/dist/liquid.node.mjs';
+
+describe('unused heavy modules', () => {
+  it('flags the SES client and liquidjs in a function that sends no mail', () => {
+    expect(unusedHeavyModules(['functions/forms/list.ts', SES_INPUT, LIQUID_INPUT], functionUse('forms/list'))).toEqual(['SES client', 'liquidjs']);
+  });
+
+  it('allows them where the route table says the function sends, and liquidjs where templates are rendered', () => {
+    expect(unusedHeavyModules([SES_INPUT, LIQUID_INPUT], functionUse('email/send'))).toEqual([]);
+    expect(unusedHeavyModules([LIQUID_INPUT], functionUse('templates/render'))).toEqual([]);
+    expect(unusedHeavyModules([SES_INPUT], functionUse('domains/create'))).toEqual([]);
+    expect(unusedHeavyModules([SES_INPUT], functionUse('domains/list'))).toEqual(['SES client']);
+  });
+});
+
+describe('round-trip budget', () => {
+  it('reads the minimums from the table in docs/data-model.md', () => {
+    const minimums = parseMinimums(readFileSync('docs/data-model.md', 'utf8'));
+    expect(minimums.get('GET /api/contacts/{id}')).toBe(3);
+    expect(minimums.get('POST /api/email/send (live key, 1 recipient)')).toBe(8);
+  });
+
+  it('allows one round trip over the minimum, not two, and fails a request with no documented minimum', () => {
+    const results = checkRoundTrips([
+      { name: 'one over', roundTrips: 4, minimum: 3 },
+      { name: 'two over', roundTrips: 5, minimum: 3 },
+      { name: 'undocumented', roundTrips: 1, minimum: undefined },
+    ]);
+    expect(results.map((result) => result.ok)).toEqual([true, false, false]);
+  });
+});
+
+describe('O(1) at scale', () => {
+  const read = (readUnits: number, ms: number) => ({ roundTrips: 3, readUnits, writeUnits: 1, ms });
+  const point = (contacts: number, stats: ReturnType<typeof read>) => ({ contacts, stats, count: read(4, 10), listPage1: read(7.5, 20) });
+
+  it('passes reads that cost the same at every size and fails one whose read units grow', () => {
+    const flat = checkScale([point(1_000, read(3, 10)), point(100_000, read(3, 12))]);
+    const growing = checkScale([point(1_000, read(3, 10)), point(100_000, read(300, 12))]);
+    expect(flat.every((result) => result.ok)).toBe(true);
+    expect(growing.find((result) => result.subject === 'stats at 100,000')?.ok).toBe(false);
+  });
+});
+
+describe('cost per million requests', () => {
+  it('prices Lambda GB-seconds, DynamoDB units and the HTTP API request', () => {
+    const cost = costPerMillion({ durationMs: 100, memoryMb: 1024, readUnits: 2, writeUnits: 1 });
+    expect(cost.lambda).toBeCloseTo(0.1 * PRICES.lambdaPerGbSecond * 1e6 + PRICES.lambdaPerMillionRequests, 6);
+    expect(cost.dynamo).toBeCloseTo(2 * PRICES.dynamoPerMillionReadUnits + PRICES.dynamoPerMillionWriteUnits, 6);
+    expect(cost.apiGateway).toBe(PRICES.httpApiPerMillionRequests);
+    expect(cost.total).toBeCloseTo(cost.lambda + cost.dynamo + cost.apiGateway, 6);
+  });
+
+  it('bills duration rounded up to the millisecond', () => {
+    expect(costPerMillion({ durationMs: 10.2, memoryMb: 1024, readUnits: 0, writeUnits: 0 }).lambda)
+      .toBeCloseTo(costPerMillion({ durationMs: 11, memoryMb: 1024, readUnits: 0, writeUnits: 0 }).lambda, 9);
+  });
+});
