@@ -216,13 +216,20 @@ const formLook = {
   buttonCustomization: v.strictObject({ text: v.string(), variant: v.string() }),
 };
 
-export const form = v.strictObject({
+/** What a form and its list item share. */
+const formSummary = {
   id: v.string(),
   title: v.string(),
   description: nullableText,
   slug: v.string(),
   published: v.boolean(),
   fields: v.array(formField),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
+export const form = v.strictObject({
+  ...formSummary,
   settings: v.strictObject({
     successMessage: v.string(),
     notifyEmail: nullableText,
@@ -233,19 +240,10 @@ export const form = v.strictObject({
   }),
   audienceId: nullableText,
   ...formLook,
-  createdAt: timestamp,
-  updatedAt: timestamp,
 });
 
 export const formListItem = v.strictObject({
-  id: v.string(),
-  title: v.string(),
-  description: nullableText,
-  slug: v.string(),
-  published: v.boolean(),
-  fields: v.array(formField),
-  createdAt: timestamp,
-  updatedAt: timestamp,
+  ...formSummary,
   publishedUrl: v.string(),
   analytics: v.strictObject({ views: count, submissions: count, conversionRate: v.number() }),
 });

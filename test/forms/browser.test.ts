@@ -4,19 +4,14 @@
  * on a developer machine without /usr/bin/chromium; in CI (which installs it)
  * a missing browser fails the run.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { createTestAccount } from '../support/accounts.ts';
 import { request, startApi } from '../support/api.ts';
+import { closeBrowsers, newPage, openBrowser, skipWithoutChromium } from '../support/browser.ts';
 import { createForm } from './support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`Skipping the hosted-form browser tests: ${CHROMIUM} is missing (apt-get install -y chromium). CI installs it and runs them.`);
+const skip = skipWithoutChromium('hosted-form');
 
 const FIELDS = [
   { id: 'email', type: 'email', label: 'Email', required: true },
@@ -28,16 +23,6 @@ const FIELDS = [
   { id: 'cv', type: 'file', label: 'CV' },
 ];
 
-/** A browser of its own, with a fresh profile, for each kind of context; closed and removed after the file. */
-const opened: { context: BrowserContext; profile: string }[] = [];
-
-async function browse(options: { javaScriptEnabled: boolean }): Promise<BrowserContext> {
-  const profile = mkdtempSync(join(tmpdir(), 'postlane-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, ...options });
-  opened.push({ context, profile });
-  return context;
-}
-
 let withScript: BrowserContext;
 let withoutScript: BrowserContext;
 let base: string;
@@ -45,24 +30,10 @@ let base: string;
 beforeAll(async () => {
   if (skip) return;
   base = (await startApi()).url;
-  [withScript, withoutScript] = await Promise.all([browse({ javaScriptEnabled: true }), browse({ javaScriptEnabled: false })]);
+  [withScript, withoutScript] = await Promise.all([openBrowser({ javaScriptEnabled: true }), openBrowser({ javaScriptEnabled: false })]);
 });
 
-afterAll(async () => {
-  for (const { context, profile } of opened.splice(0)) {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-});
-
-/** A page that records what the browser complains about (a CSP refusal, a script error). */
-async function newPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()); });
-  page.on('pageerror', (error) => problems.push(error.message));
-  return { page, problems };
-}
+afterAll(closeBrowsers);
 
 async function publishedForm(overrides: Record<string, unknown> = {}) {
   const { key } = await createTestAccount();

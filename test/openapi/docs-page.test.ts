@@ -1,0 +1,50 @@
+/** GET /docs in a real browser: the reference renders every operation, from this host alone. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext } from 'playwright-core';
+import { ROUTES } from '#shared/http/routes.ts';
+import { request, startApi } from '../support/api.ts';
+import { closeBrowsers, newPage, openBrowser, skipWithoutChromium } from '../support/browser.ts';
+
+const skip = skipWithoutChromium('API reference');
+let browser: BrowserContext;
+let base: string;
+
+beforeAll(async () => {
+  if (skip) return;
+  base = (await startApi()).url;
+  browser = await openBrowser({ javaScriptEnabled: true });
+});
+
+afterAll(closeBrowsers);
+
+describe('GET /docs', () => {
+  it('is a public HTML page that carries its renderer inline', async () => {
+    const response = await request('GET', '/docs');
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.body).toContain('SwaggerUIBundle');
+    expect(response.body).not.toMatch(/<(?:script|link)[^>]+(?:src|href)=/);
+  });
+
+  it.skipIf(skip)('renders every operation of the document in Chromium, fetching nothing from another host', async () => {
+    const { page, problems } = await newPage(browser);
+    const requested: string[] = [];
+    await page.route('**/*', (route) => {
+      requested.push(route.request().url());
+      return new URL(route.request().url()).origin === base ? route.continue() : route.abort();
+    });
+
+    await page.goto(`${base}/docs`);
+    await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
+
+    const operations = await page.locator('.opblock-summary').evaluateAll((blocks) =>
+      blocks.map((block) => `${block.querySelector('.opblock-summary-method')?.textContent} ${block.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`));
+    expect(operations.sort()).toEqual(ROUTES.map((route) => `${route.method} ${route.path}`).sort());
+    expect(await page.locator('.info .title').textContent()).toContain('Postlane API');
+    expect(requested.filter((url) => new URL(url).origin !== base)).toEqual([]);
+    expect(requested.map((url) => new URL(url).pathname)).toEqual(['/docs', '/openapi.json']);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
