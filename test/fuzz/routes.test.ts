@@ -13,12 +13,12 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, type Route } from '#shared/http/routes.ts';
+import { matchRoute, ROUTES, type Route } from '#shared/http/routes.ts';
 import type { EndpointHandler } from '#shared/http/endpoint.ts';
 import { loadHandler } from '#shared/local/http-event.ts';
 import { request, type ApiResponse } from '../support/api.ts';
 import { fixtureOf, hasPathParameter, Owner, pathOf, routeKey, type RouteCall } from '../isolation/resources.ts';
-import { bent, hostileInput, hostileParam, hostileQuery, hostileRawBody, shapedBy } from './arbitraries.ts';
+import { bent, hostileInput, hostileParam, hostileQuery, hostileRawBody, shapedBy, urlEncoded } from './arbitraries.ts';
 import { isBookkeeping, recordWrites, type WriteRecorder } from './stored-writes.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
@@ -161,6 +161,31 @@ describe('fuzzing every route of the route table', () => {
       if (hasPathParameter(route)) expect(() => fixtureOf(route), routeKey(route)).not.toThrow();
     }
   });
+
+  it('paths no route has, or has for other methods, get a 404 or 405 envelope', async () => {
+    const prefixes = [...new Set(ROUTES.map((route) => route.path.split('/{')[0]!))];
+    const rawSegment = fc.oneof(hostileParam.map(urlEncoded), fc.constantFrom('%', '%E0%A4%A', '%zz', '%ED%A0%80', '..', '.', '%2F', ''));
+    const paths = fc.tuple(fc.constantFrom(...prefixes), fc.array(rawSegment, { minLength: 1, maxLength: 3 }))
+      .map(([prefix, segments]) => `${prefix}/${segments.join('/')}`);
+
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT'), paths, async (method, path) => {
+        const response = await withTimeout(request(method, path, { key: owner.key }), `${method} ${path}`);
+        const written = writes.take().filter((key) => !isBookkeeping(key));
+        // As sent: fetch resolves `.` and `..` segments before the request leaves.
+        const matched = matchRoute(method, new URL(path, 'http://localhost').pathname);
+        // Paths that reach a route are fuzzed above, per route; here only the answer's form counts.
+        const defect = response.status >= 500 ? `answered ${response.status}`
+          : matched.kind === 'not-found' && response.status !== 404 ? `answered ${response.status} for no route`
+          : matched.kind === 'method-not-allowed' && response.status !== 405 ? `answered ${response.status} for a wrong method`
+          : response.status >= 400 && !isHtml(response) && response.body?.success !== false ? 'answered without the error envelope'
+          : response.status >= 400 && written.length > 0 ? `stored ${JSON.stringify(written)}`
+          : undefined;
+        if (defect) throw new Error(`${method} ${path}: ${defect}: ${JSON.stringify(response.body).slice(0, 300)}`);
+      }),
+      { numRuns: RUNS * 2, seed: Number(process.env.FUZZ_SEED ?? 7), endOnFailure: true },
+    );
+  }, 120_000);
 
   it.each(ROUTES.map((route) => [routeKey(route), route] as const))('%s: hostile input gets a 4xx envelope and stores nothing', async (_, route) => {
     const schemas = await schemasOf(route);
