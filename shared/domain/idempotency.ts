@@ -93,7 +93,14 @@ function answerFrom<T>(record: IdempotencyRecord, hash: string, now: Date): Idem
  * `await makeIdempotent({ accountId, scope: 'live#otp/send', key, payload, now }, () => send())`
  */
 export async function makeIdempotent<T extends Record<string, unknown>>(options: IdempotencyOptions, fn: () => Promise<T>): Promise<Idempotent<T>> {
-  if (options.key === undefined) return { response: await fn(), replayed: false };
+  if (options.key === undefined) {
+    try {
+      return { response: await fn(), replayed: false };
+    } catch (error) {
+      // Nothing to complete without a key: the request fails with what went wrong.
+      throw error instanceof EffectCommittedError ? error.cause : error;
+    }
+  }
   const id: IdempotencyKey = { accountId: options.accountId, scope: options.scope, key: options.key };
   const hash = payloadHash(options.payload);
   const token = randomUUID();
