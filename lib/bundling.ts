@@ -1,4 +1,6 @@
+import { dirname } from 'node:path';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { RENDERER_FILES } from '#shared/openapi/docs-page.ts';
 import type { Metafile } from 'esbuild';
 
 /**
@@ -36,6 +38,29 @@ export const CDK_BUNDLING: BundlingOptions = {
   bundleAwsSDK: true,
   banner: ESBUILD_SETTINGS.banner,
 };
+
+/**
+ * Files of npm packages that a handler reads at run time rather than imports:
+ * the /docs page inlines Swagger UI's browser bundle, which is not code for
+ * Node. They go into the function's asset under node_modules/, where
+ * `require.resolve` finds them, as it does in this repository.
+ */
+const RUNTIME_FILES: Partial<Record<string, readonly string[]>> = { 'system/docs': RENDERER_FILES };
+
+/** The CDK bundling of one handler: CDK_BUNDLING, plus copying the files it reads at run time. */
+export function cdkBundlingOf(handler: string): BundlingOptions {
+  const files = RUNTIME_FILES[handler];
+  if (!files) return CDK_BUNDLING;
+  return {
+    ...CDK_BUNDLING,
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir, outputDir) => files.map((file) =>
+        `mkdir -p "${outputDir}/node_modules/${dirname(file)}" && cp "${inputDir}/node_modules/${file}" "${outputDir}/node_modules/${file}"`),
+    },
+  };
+}
 
 /**
  * Bundles `functions/<handler>.ts` into `outfile` with these settings, as
