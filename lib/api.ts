@@ -2,8 +2,9 @@ import { HttpApi, HttpMethod, PayloadFormatVersion } from 'aws-cdk-lib/aws-apiga
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
+import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES, type QueueName, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 
 export interface PostlaneApiProps {
@@ -13,6 +14,8 @@ export interface PostlaneApiProps {
   readonly sesConfigurationSet: string;
   /** Where POST /api/attachments uploads go and the send endpoint reads them. */
   readonly attachmentsBucket: IBucket;
+  /** Each queue routes may declare. */
+  readonly queues: Record<QueueName, IQueue>;
 }
 
 /**
@@ -38,6 +41,7 @@ export class PostlaneApi extends Construct {
         secrets: Object.fromEntries([...new Set(routes.flatMap((route) => route.secrets ?? []))].map((name) => [name, props.secrets[name]])),
         sesConfigurationSet: props.sesConfigurationSet,
         attachments: { bucket: props.attachmentsBucket, access: [...new Set(routes.flatMap((route) => route.attachments ?? []))].sort() },
+        queues: Object.fromEntries([...new Set(routes.flatMap((route) => route.queues ?? []))].map((name) => [name, props.queues[name]])),
       });
       return new HttpLambdaIntegration(`${constructId(handler)}Integration`, fn.function, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,

@@ -7,9 +7,10 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
-import type { AttachmentsAccess, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
+import type { AttachmentsAccess, QueueName, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
 import { CDK_BUNDLING } from './bundling.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -28,7 +29,12 @@ export interface EndpointFunctionProps {
   readonly sesConfigurationSet?: string;
   /** The attachments bucket and what the function does with it; its name reaches the code as ATTACHMENTS_BUCKET. */
   readonly attachments?: { readonly bucket: IBucket; readonly access: readonly AttachmentsAccess[] };
+  /** Queues the function sends messages to; only sqs:SendMessage on these is granted. */
+  readonly queues?: Partial<Record<QueueName, IQueue>>;
 }
+
+/** The environment variable through which each queue's URL reaches the code (shared/config.ts). */
+const QUEUE_ENVIRONMENT: Record<QueueName, string> = { retry: 'RETRY_QUEUE_URL' };
 
 /** The environment variable through which each secret's name reaches the code (shared/config.ts). */
 const SECRET_ENVIRONMENT: Record<SecretName, string> = { linkSigning: 'SIGNING_SECRET_PARAMETER' };
@@ -92,6 +98,7 @@ export class EndpointFunction extends Construct {
         ...(props.sesConfigurationSet && props.sesActions?.includes('SendEmail') ? { SES_CONFIGURATION_SET: props.sesConfigurationSet } : {}),
         ...(props.attachments?.access.length ? { ATTACHMENTS_BUCKET: props.attachments.bucket.bucketName } : {}),
         ...Object.fromEntries(Object.entries(props.secrets ?? {}).map(([name, secretName]) => [SECRET_ENVIRONMENT[name as SecretName], secretName])),
+        ...Object.fromEntries(Object.entries(props.queues ?? {}).map(([name, queue]) => [QUEUE_ENVIRONMENT[name as QueueName], queue.queueUrl])),
       },
       logGroup,
       role,
@@ -100,6 +107,7 @@ export class EndpointFunction extends Construct {
     this.grantSes(props.sesActions ?? []);
     this.grantSecrets(Object.values(props.secrets ?? {}));
     if (props.attachments) this.grantAttachments(props.attachments.bucket, props.attachments.access);
+    this.grantQueues(Object.values(props.queues ?? {}));
   }
 
   /**
@@ -114,6 +122,15 @@ export class EndpointFunction extends Construct {
       this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
       this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
+  }
+
+  /**
+   * SendMessage only: not receiving or deleting (the queue's worker does that),
+   * nor the attribute reads grantSendMessages adds; the code knows the queue's URL.
+   */
+  private grantQueues(queues: readonly IQueue[]): void {
+    if (queues.length === 0) return;
+    this.function.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: queues.map((queue) => queue.queueArn) }));
   }
 
   /** Reading the value only: not describing, listing or changing it. */

@@ -8,6 +8,7 @@ import { AttachmentsBucket } from './attachments-bucket.ts';
 import { CustomDomain, type CustomDomainSettings } from './custom-domain.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { SesFeedback } from './feedback.ts';
+import { RetryQueue } from './retry-queue.ts';
 import { PostlaneTable } from './table.ts';
 
 /**
@@ -37,6 +38,7 @@ export class RegionalStack extends Stack {
   readonly api: PostlaneApi;
   readonly feedback: SesFeedback;
   readonly attachments: AttachmentsBucket;
+  readonly retryQueue: RetryQueue;
   readonly alarms: PostlaneAlarms;
   readonly customDomain?: CustomDomain;
 
@@ -61,11 +63,13 @@ export class RegionalStack extends Stack {
     this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table });
     // One bucket per region: an upload is sent from the region it was made in.
     this.attachments = new AttachmentsBucket(this, 'Attachments');
+    this.retryQueue = new RetryQueue(this, 'RetryQueue', { table: this.table, sesConfigurationSet: this.feedback.configurationSet.configurationSetName });
     this.api = new PostlaneApi(this, 'Api', {
       table: this.table,
       secrets: { linkSigning },
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
+      queues: { retry: this.retryQueue.queue },
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
 

@@ -27,6 +27,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   const actions = new Set([...routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]), ...Object.values(EVENT_FUNCTIONS).filter((fn) => fn.handler === handler).flatMap((fn) => fn.table)]);
   const sesActions = new Set(routes.flatMap((route) => ('ses' in route ? route.ses : [])));
   const readsSecret = routes.some((route) => 'secrets' in route && route.secrets.includes('linkSigning'));
+  const sendsToRetryQueue = routes.some((route) => 'queues' in route && route.queues.includes('retry'));
   const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? [route.attachments] : [])));
   const { bucket } = stack.attachments;
   const logGroupId = referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup);
@@ -43,6 +44,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
       pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
     ]),
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
+    ...(sendsToRetryQueue ? [pair(stack, 'sqs:SendMessage', stack.retryQueue.queue.queueArn)] : []),
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
     ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
   ]);
@@ -89,7 +91,8 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('builds exactly one function per handler module, on nodejs22.x arm64 with the table name', () => {
-    expect(functions).toHaveLength(handlers.length);
+    // And the retry queue's worker, which test/infra/retry-queue.test.ts checks.
+    expect(functions).toHaveLength(handlers.length + 1);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',

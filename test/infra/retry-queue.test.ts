@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/email/retry-policy.ts';
+import { ROUTES } from '#shared/http/routes.ts';
+import { RETRY_WORKER, WORKER_QUEUE_ACTIONS } from '../../lib/retry-queue.ts';
+import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize } from './template.ts';
+
+const { stacks } = synthesize();
+
+describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, template] as const))('%s retry queue', (_name, stack, template) => {
+  const resources = resourcesOf(template);
+  const queueId = stack.resolve(stack.retryQueue.queue.queueArn)['Fn::GetAtt'][0] as string;
+  const deadLetterId = stack.resolve(stack.retryQueue.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
+  const workerId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === `Postlane functions/${RETRY_WORKER.handler}.ts`)![0];
+
+  it('is an encrypted queue whose messages move to an encrypted dead-letter queue after the worker\'s last attempt', () => {
+    expect(ofType(resources, 'AWS::SQS::Queue').map(([id]) => id).sort()).toEqual([queueId, deadLetterId].sort());
+    const queue = resources[queueId]!.Properties;
+    expect(queue).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MaximumMessageSize: MAX_QUEUED_MESSAGE_BYTES,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] }, maxReceiveCount: MAX_RECEIVES },
+    });
+    // Six times the worker's timeout, as AWS advises for an SQS event source.
+    expect(queue.VisibilityTimeout).toBe(6 * resources[workerId]!.Properties.Timeout);
+    expect(resources[deadLetterId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+  });
+
+  it('refuses requests to either queue that are not made over TLS', () => {
+    const policies = ofType(resources, 'AWS::SQS::QueuePolicy');
+    const guarded = policies.flatMap(([, policy]) => policy.Properties.Queues.map(referencedId));
+    expect(guarded.sort()).toEqual([queueId, deadLetterId].sort());
+    for (const [, policy] of policies) {
+      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    }
+  });
+
+  it('feeds the worker batches from the queue, reporting partial batch failures', () => {
+    const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]![1].Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: workerId },
+      BatchSize: WORKER_BATCH_SIZE,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('grants the worker exactly its table actions, SendEmail and the event source\'s queue actions', () => {
+    const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[workerId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
+    expect(permissionsOf(stack, resources, workerId)).toEqual(new Set([
+      pair(stack, 'logs:CreateLogStream', logGroupArn),
+      pair(stack, 'logs:PutLogEvents', logGroupArn),
+      ...RETRY_WORKER.table.map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
+      ...RETRY_WORKER.ses.flatMap((action) => [
+        pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
+        pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
+      ]),
+      ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, stack.retryQueue.queue.queueArn)),
+    ]));
+  });
+
+  it('names the queue to the worker and to every function that sends mail, and to no other', () => {
+    const sendingHandlers = new Set<string>(ROUTES.filter((route) => 'queues' in route && route.queues.includes('retry')).map((route) => route.handler));
+    expect([...sendingHandlers].sort()).toEqual(['email/send', 'forms/submit', 'otp/send', 'transactional/send']);
+    for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+      const handler = /functions\/(.+)\.ts$/.exec(fn.Properties.Description)![1]!;
+      const url = fn.Properties.Environment.Variables.RETRY_QUEUE_URL;
+      if (sendingHandlers.has(handler) || id === workerId) expect(url, handler).toEqual({ Ref: queueId });
+      else expect(url, handler).toBeUndefined();
+    }
+    expect(resources[workerId]!.Properties.Environment.Variables.SES_CONFIGURATION_SET).toBeDefined();
+  });
+
+  it('alarms as soon as a message reaches the dead-letter queue', () => {
+    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS');
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterId, 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 1,
+    });
+  });
+});
