@@ -197,6 +197,23 @@ function unbooked(pending: Map<object, Planned>, tenant: Tenant): { added: numbe
   return { added: count('create') + count('submit') + 20 * count('import'), removed: count('delete') };
 }
 
+/**
+ * Waits until no counter moved for a few seconds: requests the end of the run
+ * cut off are still being served, and a recount read while one lands compares
+ * a list read before it with counters read after it.
+ */
+async function settle(tenants: Tenant[]): Promise<void> {
+  const { getAudienceCounters } = await import('#shared/data/audiences.ts');
+  const snapshot = async () => JSON.stringify(await Promise.all(tenants.map((tenant) => getAudienceCounters(tenant.accountId, tenant.audienceId))));
+  let last = await snapshot();
+  for (let quiet = 0, waited = 0; quiet < 3 && waited < 120; waited++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const next = await snapshot();
+    quiet = next === last ? quiet + 1 : 0;
+    last = next;
+  }
+}
+
 async function recount(api: string, tenants: Tenant[], pending: Map<object, Planned>) {
   const { getAudienceCounters } = await import('#shared/data/audiences.ts');
   const { queryContacts } = await import('#shared/data/contacts.ts');
@@ -242,8 +259,7 @@ async function main(): Promise<number> {
         },
       }],
     });
-    // Let writes the timer cut short settle before counting.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await settle(tenants);
     const recounts = await recount(stack.api, tenants, pending);
 
     const served = Object.values(tally.byKind).reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0);
