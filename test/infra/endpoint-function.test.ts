@@ -52,8 +52,11 @@ describe('EndpointFunction', () => {
         const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
         const answer = await handler({ rawPath: '/nowhere', headers: {}, requestContext: { http: { method: 'GET' } } }, {});
         process.stdout.write(JSON.stringify(answer));`;
-      const answer = JSON.parse(execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8' }));
+      const lines = execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8' }).split('\n');
+      const answer = JSON.parse(lines.at(-1)!);
 
+      // The handler's access log line comes first: JSON, as every log line.
+      expect(lines.slice(0, -1).map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ message: 'request', status: 404 })]);
       expect(answer.statusCode).toBe(404);
       expect(JSON.parse(answer.body)).toMatchObject({ success: false, error: 'NOT_FOUND' });
     });
