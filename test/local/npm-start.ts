@@ -21,7 +21,7 @@ afterEach(() => {
 });
 
 export function startStack(env: Record<string, string>): StartedStack {
-  const { DYNAMODB_ENDPOINT: _d, SES_ENDPOINT: _s, TABLE_NAME: _t, ...inherited } = process.env;
+  const { DYNAMODB_ENDPOINT: _d, SES_ENDPOINT: _s, TABLE_NAME: _t, S3_ENDPOINT: _s3, SQS_ENDPOINT: _sqs, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let stdout = '';

@@ -1,52 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFreePort, isPortFree } from '#shared/local/ports.ts';
+import { ROOT, startStack as start, stopStack as stop, untilReady } from './npm-start.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEYS_FILE = `${ROOT}.data/local-keys.json`;
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<{ code: number | null; stderr: string }>;
-}
-
-const running: ChildProcess[] = [];
-
-afterEach(() => {
-  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-/** `npm start` as a subprocess, with only the environment given here (not the test run's endpoints). */
-function start(env: Record<string, string>): Started {
-  const { DYNAMODB_ENDPOINT: _d, SES_ENDPOINT: _s, TABLE_NAME: _t, S3_ENDPOINT: _s3, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  running.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
-  return { child, output: () => stdout, exit };
-}
-
-async function untilReady(started: Started): Promise<string> {
-  const deadline = Date.now() + 60_000;
-  while (!/^ready$/m.test(started.output())) {
-    if (started.child.exitCode !== null) throw new Error(`npm start exited early:\n${started.output()}\n${(await started.exit).stderr}`);
-    if (Date.now() > deadline) throw new Error(`no ready line:\n${started.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return started.output();
-}
-
-async function stop(started: Started): Promise<number | null> {
-  started.child.kill('SIGTERM');
-  return (await started.exit).code;
-}
 
 async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url, init);
