@@ -16,8 +16,8 @@ export type RequestSchemas = EndpointSchemas<v.GenericSchema | undefined, v.Gene
 
 type JsonObject = Record<string, unknown>;
 
-/** The regional deployments: one stack per region (README, Deploying to AWS). */
-export const SERVER_REGIONS = { us: 'US East (us-east-1)', eu: 'Europe (eu-west-1)' } as const;
+/** The regions of the default deployment (lib/app.ts DEFAULT_REGIONS): one stack each. */
+export const SERVER_REGIONS = { 'us-east-1': 'US East (N. Virginia)', 'eu-west-1': 'Europe (Ireland)' } as const;
 
 /** Resources named in the document, so the typed client has a type for each. */
 const NAMED_SCHEMAS = {
@@ -163,6 +163,9 @@ function errorEnvelopeSchema(): JsonObject {
   };
 }
 
+const domain = { default: 'api.example.com', description: 'The `postlane:domainName` of the deployment' };
+const region = { default: 'us-east-1', enum: Object.keys(SERVER_REGIONS), description: Object.entries(SERVER_REGIONS).map(([code, name]) => `${code}: ${name}`).join('; ') };
+
 /** The whole document for the given request schemas (each handler's `handler.schemas`). */
 export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas>, version: string, routes: readonly Route[] = ROUTES): JsonObject {
   const components: JsonObject = {};
@@ -197,23 +200,11 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
       version,
       description: 'Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers.',
     },
+    // The custom domain (README, Deploying: `postlane:domainName`) answers on one latency-routed name and on one name per region.
     servers: [
-      {
-        url: 'https://{region}.{domain}',
-        description: 'A regional deployment behind your custom domain',
-        variables: {
-          region: { default: 'us', enum: Object.keys(SERVER_REGIONS), description: Object.entries(SERVER_REGIONS).map(([key, name]) => `${key}: ${name}`).join('; ') },
-          domain: { default: 'api.example.com', description: 'The custom domain given to the stacks' },
-        },
-      },
-      {
-        url: 'https://{apiId}.execute-api.{awsRegion}.amazonaws.com',
-        description: 'A regional deployment at its API Gateway address (the stack output)',
-        variables: {
-          apiId: { default: 'abc123defg', description: 'The HTTP API id' },
-          awsRegion: { default: 'us-east-1', enum: ['us-east-1', 'eu-west-1'] },
-        },
-      },
+      { url: 'https://{domain}', description: 'The nearest region, behind your custom domain', variables: { domain } },
+      { url: 'https://{region}.{domain}', description: 'One region, behind your custom domain', variables: { region, domain } },
+      { url: 'https://{apiId}.execute-api.{region}.amazonaws.com', description: "One region at its API Gateway address (the stack's output)", variables: { apiId: { default: 'abc123defg', description: 'The HTTP API id' }, region } },
       { url: 'http://127.0.0.1:3000', description: 'npm start' },
     ],
     security: [{ apiKey: [] }],
