@@ -7,6 +7,7 @@
 import { isId, newId } from '#shared/ids.ts';
 import { getAttachmentObject, getAttachmentRecord, presignAttachmentUpload, putAttachmentRecord, type AttachmentRecord } from '#shared/data/attachments.ts';
 import { config } from '#shared/config.ts';
+import { mimeEncodedSize } from '#shared/email/attachment-budget.ts';
 import type { OutgoingAttachment } from '#shared/email/transport.ts';
 import { notFound, PostlaneError, ValidationError } from '#shared/errors.ts';
 import type { CreateAttachmentInput } from '#shared/schemas/attachments.ts';
@@ -97,27 +98,6 @@ async function loadUploaded(accountId: string, id: string, field: string, now: D
 }
 
 /**
- * Attachment bytes the messages in flight to SES may hold together. Each
- * SendEmail request holds its attachments about 1.4 times over (base64 in the
- * JSON body; measured: +20 MB per message of 14 MB), beside the decoded files
- * and the runtime in a 512 MB function: 128 MB keeps 10 messages of 7 MB in
- * flight, and 4 of 28 MB.
- */
-const ATTACHMENT_BYTES_IN_FLIGHT = 128 * 1024 * 1024;
-
-/** How many messages carrying `attachments` may be sent at once, at most `limit`. */
-export function sendConcurrency(attachments: readonly OutgoingAttachment[], limit: number): number {
-  const bytes = attachments.reduce((sum, attachment) => sum + attachment.content.length, 0);
-  return bytes === 0 ? limit : Math.max(1, Math.min(limit, Math.floor(ATTACHMENT_BYTES_IN_FLIGHT / bytes)));
-}
-
-/** Bytes an attachment takes in the MIME message: base64 in lines of 76 characters and CRLF. */
-function encodedSize(bytes: number): number {
-  const base64 = Math.ceil(bytes / 3) * 4;
-  return base64 + Math.ceil(base64 / 76) * 2;
-}
-
-/**
  * Every attachment of a send request, ready for the message: inline ones
  * decoded, uploaded ones read from the bucket. Refusals name the item:
  * ATTACHMENT_TOO_LARGE (400) on `attachments[i]`, ATTACHMENT_NOT_FOUND (404)
@@ -129,7 +109,7 @@ export async function resolveAttachments(accountId: string, attachments: readonl
   const inline = attachments.map((attachment, index) => ('content' in attachment ? decodeInline(attachment, `attachments[${index}]`) : undefined));
   const resolved = await Promise.all(attachments.map((attachment, index) =>
     'id' in attachment ? loadUploaded(accountId, attachment.id, `attachments[${index}]`, now) : inline[index]!));
-  const total = resolved.reduce((sum, attachment) => sum + encodedSize(attachment.content.length), 0);
+  const total = resolved.reduce((sum, attachment) => sum + mimeEncodedSize(attachment.content.length), 0);
   if (total > SEND_LIMITS.messageBytes - MESSAGE_ROOM_BESIDE_ATTACHMENTS) {
     throw new PostlaneError('ATTACHMENT_TOO_LARGE', `The attachments come to ${total} bytes in the message; SES takes at most 40 MB per message, so about 28 MB of files in all`, { field: 'attachments' });
   }

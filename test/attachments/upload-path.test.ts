@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createAttachment, sendConcurrency } from '#shared/domain/attachments.ts';
+import { createAttachment } from '#shared/domain/attachments.ts';
+import { sendConcurrency } from '#shared/email/attachment-budget.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { createSender, storedEmails, uniqueAddress, type Sender } from '../sending/support.ts';
