@@ -30,6 +30,11 @@ function unknownLike(value: string): string {
   return `${prefix}${randomBase62(value.length - prefix.length)}`;
 }
 
+/** The same call on ids nobody owns. */
+function withUnknownIds(call: RouteCall): RouteCall {
+  return { ...call, params: Object.fromEntries(Object.entries(call.params).map(([name, value]) => [name, unknownLike(value)])) };
+}
+
 /** The answer with the path's values blanked, so two answers about different ids compare. */
 function withoutValues(body: unknown, values: string[]): unknown {
   let text = JSON.stringify(body);
@@ -70,7 +75,7 @@ describe('tenant isolation', () => {
   describe.each(keyedWithIds.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
     it("another account's key gets the answer of an unknown id, 404, and changes nothing", async () => {
       const call = await fixtureOf(route)(owner);
-      const unknown = { ...call, params: Object.fromEntries(Object.entries(call.params).map(([name, value]) => [name, unknownLike(value)])) };
+      const unknown = withUnknownIds(call);
 
       writes.take();
       const foreign = await send(route, call, stranger.key);
@@ -94,7 +99,7 @@ describe('tenant isolation', () => {
   describe.each(keyedWithIdsAndBodies.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
     it("with an invalid body, another account's id answers like an unknown id", async () => {
       const call = { ...(await fixtureOf(route)(owner)), body: { notAField: true } };
-      const unknown = { ...call, params: Object.fromEntries(Object.entries(call.params).map(([name, value]) => [name, unknownLike(value)])) };
+      const unknown = withUnknownIds(call);
 
       const foreign = await send(route, call, stranger.key);
       const missing = await send(route, unknown, stranger.key);

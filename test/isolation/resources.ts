@@ -197,6 +197,11 @@ export const REFERENCE_FIELDS = ['audienceId', 'templateId'] as const;
 
 type Reference = (owner: Owner, caller: Owner) => Promise<RouteCall>;
 
+const otpWithTemplate: Reference = async (owner, caller) => ({
+  params: {},
+  body: { from: caller.sender.from, to: uniqueAddress(), code: '123456', templateId: (await owner.template()).id },
+});
+
 /**
  * Every route whose body may name an audience or a template: a call by
  * `caller` that is valid but for naming the owner's resource.
@@ -213,14 +218,8 @@ export const BODY_REFERENCES: Record<string, Reference> = {
     params: {},
     body: { from: caller.sender.from, recipients: [uniqueAddress()], subject: 'Hi', templateId: (await owner.template()).id },
   }),
-  'POST /api/otp/send': async (owner, caller) => ({
-    params: {},
-    body: { from: caller.sender.from, to: uniqueAddress(), code: '123456', templateId: (await owner.template()).id },
-  }),
-  'POST /api/otp': async (owner, caller) => ({
-    params: {},
-    body: { from: caller.sender.from, to: uniqueAddress(), code: '123456', templateId: (await owner.template()).id },
-  }),
+  'POST /api/otp/send': otpWithTemplate,
+  'POST /api/otp': otpWithTemplate,
   'POST /preferences/{token}': async (owner, caller) => ({ params: { token: await caller.token() }, body: { audienceId: (await owner.audience()).id, status: 'unsubscribed' } }),
   'POST /api/transactional/send': async (owner, caller) => ({
     params: {},
