@@ -536,6 +536,8 @@ export interface components {
             /** @default application/octet-stream */
             contentType: string;
             filename: string;
+        } | {
+            id: string;
         };
         Audience: {
             count: number;

@@ -80,8 +80,18 @@ export const attachmentReference = v.strictObject({
 });
 export type AttachmentReferenceInput = v.InferOutput<typeof attachmentReference>;
 
-/** An item with `id` is a reference (and may hold nothing else); any other is inline, validated as the spec's object. */
-export const sendAttachment = v.lazy((input) => (typeof input === 'object' && input !== null && 'id' in input ? attachmentReference : attachment));
+/**
+ * An item with `id` is a reference (and may hold nothing else); any other is
+ * inline, validated as the spec's object. Choosing first lets an error name
+ * the exact field, where a union would only say "matches neither". Asked
+ * without an input (JSON never holds `undefined`: only the API description's
+ * conversion asks so), it answers the union, so the document shows both forms.
+ */
+export const attachmentForms = v.union([attachment, attachmentReference]);
+export const sendAttachment = v.lazy((input) => {
+  if (input === undefined) return attachmentForms;
+  return typeof input === 'object' && input !== null && 'id' in input ? attachmentReference : attachment;
+});
 export type AttachmentInput = v.InferOutput<typeof sendAttachment>;
 
 const subject = headerText(SEND_LIMITS.subject);
