@@ -79,7 +79,9 @@ function stringLike(): fc.Arbitrary<unknown> {
  * starting point the hostile mutations bend, so they reach past the first
  * check of a schema into its nested ones.
  */
-export function shapedBy(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
+export function shapedBy(input: v.GenericSchema | undefined, depth = 0): fc.Arbitrary<unknown> {
+  // The schema objects' own fields (entries, wrapped, options…), which valibot's public types do not expose on GenericSchema.
+  const schema = input as Schema | undefined;
   if (!schema || depth > 4) return fc.jsonValue({ maxDepth: 1 });
   switch (schema.type) {
     case 'object':
@@ -170,13 +172,13 @@ export function bent(value: unknown): fc.Arbitrary<unknown> {
 }
 
 /** Inputs for `schema` made hostile: a schema-shaped value with one or two hostile changes. */
-export function hostileInput(schema: Schema | undefined): fc.Arbitrary<unknown> {
+export function hostileInput(schema: v.GenericSchema | undefined): fc.Arbitrary<unknown> {
   return shapedBy(schema).chain(bent);
 }
 
 /** Query strings: schema-shaped parameters with hostile values, unknown names and repeats. */
-export function hostileQuery(schema: Schema | undefined): fc.Arbitrary<string> {
-  const names = Object.keys(schema?.entries ?? {});
+export function hostileQuery(schema: v.GenericSchema | undefined): fc.Arbitrary<string> {
+  const names = Object.keys((schema as Schema | undefined)?.entries ?? {});
   const name = names.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: hostileString }) : hostileString;
   const value = fc.oneof(hostileString, hostileNumber.map(String));
   return fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 4 })
