@@ -531,14 +531,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        0: {
-            content: string;
-            /** @default application/octet-stream */
-            contentType: string;
-            filename: string;
-        } | {
-            id: string;
-        };
         Audience: {
             count: number;
             /** Format: date-time */
@@ -723,6 +715,14 @@ export interface components {
             title: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        Lazy1: {
+            content: string;
+            /** @default application/octet-stream */
+            contentType: string;
+            filename: string;
+        } | {
+            id: string;
         };
         Pagination: {
             limit: number;
@@ -3364,7 +3364,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @default [] */
-                    attachments?: components["schemas"]["0"][];
+                    attachments?: components["schemas"]["Lazy1"][];
                     /** @default [] */
                     bcc?: string[];
                     /** @default [] */

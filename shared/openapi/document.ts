@@ -45,18 +45,33 @@ const NAMED_SCHEMAS = {
  */
 const CONVERSION: ConversionConfig = { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore', definitions: NAMED_SCHEMAS };
 
-/** Valibot to JSON Schema, with shared definitions pointing into `components.schemas`. */
+/**
+ * Valibot to JSON Schema, with shared definitions pointing into
+ * `components.schemas`. The converter numbers the definitions it makes for
+ * lazy schemas from 0 in every call; here each distinct one gets a name of
+ * its own (`Lazy1`, `Lazy2`…), and the same one keeps its name.
+ */
 function jsonSchemaOf(schema: v.GenericSchema, components: JsonObject): JsonObject {
-  const { $schema: _, $defs, ...converted } = toJsonSchema(schema, CONVERSION) as JsonObject & { $defs?: JsonObject };
-  Object.assign(components, $defs);
-  return toComponentRefs(converted) as JsonObject;
+  const { $schema: _, $defs = {}, ...converted } = toJsonSchema(schema, CONVERSION) as JsonObject & { $defs?: JsonObject };
+  const names = new Map<string, string>();
+  for (const [id, definition] of Object.entries($defs)) {
+    if (id in NAMED_SCHEMAS) continue;
+    const text = JSON.stringify(definition);
+    const lazy = Object.keys(components).filter((name) => name.startsWith('Lazy'));
+    names.set(id, lazy.find((name) => JSON.stringify(components[name]) === text) ?? `Lazy${lazy.length + 1}`);
+  }
+  for (const [id, definition] of Object.entries($defs)) components[names.get(id) ?? id] ??= toComponentRefs(definition, names);
+  return toComponentRefs(converted, names) as JsonObject;
 }
 
-function toComponentRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toComponentRefs);
+function toComponentRefs(value: unknown, names: ReadonlyMap<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => toComponentRefs(item, names));
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) =>
-    [key, key === '$ref' && typeof item === 'string' ? item.replace('#/$defs/', '#/components/schemas/') : toComponentRefs(item)]));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => {
+    if (key !== '$ref' || typeof item !== 'string' || !item.startsWith('#/$defs/')) return [key, toComponentRefs(item, names)];
+    const id = item.slice('#/$defs/'.length);
+    return [key, `#/components/schemas/${names.get(id) ?? id}`];
+  }));
 }
 
 /**

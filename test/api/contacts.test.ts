@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
+import { apiClient } from '../support/client.ts';
 
 async function setup() {
   const account = await createTestAccount();
@@ -119,20 +120,21 @@ describe('create contact', () => {
 describe('get contact', () => {
   it('gets by id with lastActivityAt, and by email within an audience', async () => {
     const { key, audienceId } = await setup();
-    const created = (await request('POST', '/api/contacts', { key, body: { email: 'grace@example.com', audienceId } })).body.data;
+    const api = await apiClient(key);
+    const created = (await api.POST('/api/contacts', { body: { email: 'grace@example.com', audienceId } })).data!.data;
 
-    const byId = await request('GET', `/api/contacts/${created.id}`, { key });
-    const byEmail = await request('GET', `/api/contacts/email/${encodeURIComponent('Grace@Example.com')}?audienceId=${audienceId}`, { key });
-    const noAudience = await request('GET', '/api/contacts/email/grace@example.com', { key });
-    const wrongAudience = await request('GET', '/api/contacts/email/grace@example.com?audienceId=aud_00000000000000000000', { key });
+    const byId = await api.GET('/api/contacts/{id}', { params: { path: { id: created.id } } });
+    const byEmail = await api.GET('/api/contacts/email/{email}', { params: { path: { email: 'Grace@Example.com' }, query: { audienceId } } });
+    const noAudience = await api.GET('/api/contacts/email/{email}', { params: { path: { email: 'grace@example.com' } } as never });
+    const wrongAudience = await api.GET('/api/contacts/email/{email}', { params: { path: { email: 'grace@example.com' }, query: { audienceId: 'aud_00000000000000000000' } } });
 
-    expect(byId.body).toEqual({ success: true, data: created });
-    expect(byId.body.data.lastActivityAt).toBe(created.createdAt);
-    expect(byEmail.body).toEqual({ success: true, data: created });
-    expect(noAudience.status).toBe(400);
-    expect(noAudience.body).toMatchObject({ error: 'MISSING_REQUIRED_FIELD', field: 'audienceId' });
-    expect(wrongAudience.status).toBe(404);
-    expect(wrongAudience.body).toMatchObject({ error: 'CONTACT_NOT_FOUND' });
+    expect(byId.data).toEqual({ success: true, data: created });
+    expect(byId.data!.data.lastActivityAt).toBe(created.createdAt);
+    expect(byEmail.data).toEqual({ success: true, data: created });
+    expect(noAudience.response.status).toBe(400);
+    expect(noAudience.error).toMatchObject({ error: 'MISSING_REQUIRED_FIELD', field: 'audienceId' });
+    expect(wrongAudience.response.status).toBe(404);
+    expect(wrongAudience.error).toMatchObject({ error: 'CONTACT_NOT_FOUND' });
   });
 
   it('hides other accounts\' contacts behind the same 404', async () => {
@@ -165,26 +167,24 @@ describe('get contact', () => {
 describe('update contact', () => {
   it('changes only the given fields, merges custom fields and replaces tags', async () => {
     const { key, audienceId } = await setup();
-    const created = (await request('POST', '/api/contacts', {
-      key,
+    const api = await apiClient(key);
+    const created = (await api.POST('/api/contacts', {
       body: { email: 'u@example.com', audienceId, firstName: 'Una', lastName: 'Smith', tags: ['a', 'b'], customFields: { plan: 'free', city: 'Oslo' } },
-    })).body.data;
+    })).data!.data;
+    const byId = { params: { path: { id: created.id } } };
 
-    const response = await request('PATCH', `/api/contacts/${created.id}`, {
-      key,
-      body: { lastName: null, tags: ['c'], customFields: { plan: 'pro', city: null, seats: 2 } },
-    });
+    const { response, data } = await api.PATCH('/api/contacts/{id}', { ...byId, body: { lastName: null, tags: ['c'], customFields: { plan: 'pro', city: null, seats: 2 } } });
 
     expect(response.status).toBe(200);
-    expect(response.body.data).toEqual({
+    expect(data!.data).toEqual({
       ...created,
       lastName: null,
       tags: ['c'],
       customFields: { plan: 'pro', seats: 2 },
       updatedAt: expect.any(String),
     });
-    expect(response.body.data.updatedAt > created.updatedAt || response.body.data.updatedAt === created.updatedAt).toBe(true);
-    expect((await request('GET', `/api/contacts/${created.id}`, { key })).body.data).toEqual(response.body.data);
+    expect(data!.data.updatedAt >= created.updatedAt).toBe(true);
+    expect((await api.GET('/api/contacts/{id}', byId)).data!.data).toEqual(data!.data);
   });
 
   it('moves the status counters and accepts complained', async () => {
@@ -234,17 +234,19 @@ describe('update contact', () => {
 describe('delete contact', () => {
   it('deletes permanently, frees the email and updates the counters', async () => {
     const { key, audienceId } = await setup();
-    const created = (await request('POST', '/api/contacts', { key, body: { email: 'bye@example.com', audienceId, status: 'pending' } })).body.data;
+    const api = await apiClient(key);
+    const created = (await api.POST('/api/contacts', { body: { email: 'bye@example.com', audienceId, status: 'pending' } })).data!.data;
+    const byId = { params: { path: { id: created.id } } };
 
-    const removed = await request('DELETE', `/api/contacts/${created.id}`, { key });
-    const again = await request('DELETE', `/api/contacts/${created.id}`, { key });
-    const recreated = await request('POST', '/api/contacts', { key, body: { email: 'bye@example.com', audienceId } });
+    const removed = await api.DELETE('/api/contacts/{id}', byId);
+    const again = await api.DELETE('/api/contacts/{id}', byId);
+    const recreated = await api.POST('/api/contacts', { body: { email: 'bye@example.com', audienceId } });
 
-    expect(removed.body).toEqual({ success: true, message: expect.any(String) });
-    expect(again.status).toBe(404);
-    expect((await request('GET', `/api/contacts/${created.id}`, { key })).status).toBe(404);
-    expect(recreated.status).toBe(201);
-    const stats = (await request('GET', `/api/audiences/${audienceId}/stats`, { key })).body.data;
+    expect(removed.data).toEqual({ success: true, message: expect.any(String) });
+    expect(again.response.status).toBe(404);
+    expect((await api.GET('/api/contacts/{id}', byId)).response.status).toBe(404);
+    expect(recreated.response.status).toBe(201);
+    const stats = (await api.GET('/api/audiences/{id}/stats', { params: { path: { id: audienceId } } })).data!.data;
     expect(stats).toMatchObject({ total: 1, subscribed: 1, pending: 0 });
   });
 });
