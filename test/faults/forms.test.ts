@@ -3,11 +3,14 @@
  * counters are one transaction, so the analytics always equal what is stored;
  * the audience link follows the write and its failure does not undo it.
  */
-import { describe, expect, it } from 'vitest';
+import { TooManyRequestsException } from '@aws-sdk/client-sesv2';
+import { describe, expect, it, vi } from 'vitest';
+import { ses } from '#shared/email/transport.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
 import { createForm, submit } from '../forms/support.ts';
+import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type DynamoFault } from './support.ts';
 
 async function setup() {
@@ -56,5 +59,17 @@ describe('form submission under DynamoDB faults', () => {
     expect(await stored(key, formId)).toEqual({ counted: 1, listed: 1 });
     expect(await audienceCounters(accountId, audienceId)).toEqual(await recountAudience(accountId, audienceId));
     expect((await recountAudience(accountId, audienceId)).total).toBe(0);
+  });
+
+  it('SES throttling the notification keeps the submission, counted and stored', async () => {
+    const sender = await createSender({ quota: 10 });
+    const form = await createForm(sender.key, { settings: { notifyEmail: uniqueAddress('owner'), from: sender.from } });
+    vi.spyOn(ses, 'send').mockRejectedValue(new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} }));
+
+    const accepted = await submit(form.id, { email: 'ann@example.com' });
+
+    expect(accepted.status).toBe(200);
+    expect(await stored(sender.key, form.id)).toEqual({ counted: 1, listed: 1 });
+    expect(await storedEmails(sender.domain)).toHaveLength(0);
   });
 });
