@@ -11,7 +11,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import type { AttachmentsAccess, QueueName, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
-import { CDK_BUNDLING } from './bundling.ts';
+import { cdkBundlingOf } from './bundling.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -92,7 +92,7 @@ export class EndpointFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: MEMORY_MB,
       timeout: TIMEOUT,
-      bundling: CDK_BUNDLING,
+      bundling: cdkBundlingOf(props.handler),
       environment: {
         TABLE_NAME: props.table.tableName,
         ...(props.sesConfigurationSet && props.sesActions?.includes('SendEmail') ? { SES_CONFIGURATION_SET: props.sesConfigurationSet } : {}),
