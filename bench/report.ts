@@ -7,9 +7,10 @@ import type { BulkImportCost, ScalePoint } from './scale.ts';
 
 export interface BenchResults {
   measuredAt: string;
-  machine: { node: string; cpus: number; cpuModel: string };
+  /** `loadAverage`: the 1-minute load average at the start and the end of the run. */
+  machine: { node: string; cpus: number; cpuModel: string; loadAverage: [number, number] };
   bareNodeMs: number;
-  functions: { handler: string; bytes: number; initMs: number; sendsMail: boolean; unused: string[] }[];
+  functions: { handler: string; bytes: number; initMs: number; fastestInitMs: number; sendsMail: boolean; unused: string[] }[];
   requests: ({ name: string; minimum: number | undefined } & RequestCost)[];
   load: LoadResult[];
   scale: ScalePoint[];
@@ -32,12 +33,12 @@ const dollars = (value: number) => `$${value.toFixed(2)}`;
 export function toMarkdown(results: BenchResults): string {
   const failed = results.budgets.filter((budget) => !budget.ok);
   return [
-    `Measured ${results.measuredAt} on ${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}; bare \`node -e ''\` ${ms(results.bareNodeMs)} ms.`,
+    `Measured ${results.measuredAt} on ${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}, load average ${results.machine.loadAverage.map((load) => load.toFixed(1)).join(' → ')}; bare \`node -e ''\` ${ms(results.bareNodeMs)} ms (median).`,
     '',
     '#### Functions: bundle and cold init',
     '',
-    table(['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node', 'modules it never uses'], results.functions.map((fn) => [
-      fn.handler, fn.sendsMail ? 'yes' : '', `${(fn.bytes / 1024).toFixed(0)} KB`, `${ms(fn.initMs)} ms`, fn.unused.join(', ') || 'none',
+    table(['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node (median)', 'fastest round', 'modules it never uses'], results.functions.map((fn) => [
+      fn.handler, fn.sendsMail ? 'yes' : '', `${(fn.bytes / 1024).toFixed(0)} KB`, `${ms(fn.initMs)} ms`, `${ms(fn.fastestInitMs)} ms`, fn.unused.join(', ') || 'none',
     ])),
     '',
     '#### Requests: DynamoDB round trips and capacity',
