@@ -1,5 +1,5 @@
-import { BatchWriteCommand, GetCommand, UpdateCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, jitteredBackoff, sleep, tableName, transactWrite, TransactionCancelled } from './client.ts';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll, db, isConditionFailure, tableName, transactWrite, TransactionCancelled } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { releaseEmailsItem } from './usage.ts';
 
@@ -57,24 +57,10 @@ function toRecord(item: Record<string, unknown>): EmailRecord {
   };
 }
 
-/** BatchWriteItem's most requests per call. */
-const BATCH_WRITE_LIMIT = 25;
-const UNPROCESSED_RETRIES = 8;
-
 /** Stores records, 25 per BatchWriteItem, retrying what DynamoDB leaves unprocessed under load. */
 export async function putEmailRecords(accountId: string, records: readonly EmailRecord[]): Promise<void> {
   const requests = records.map((record) => ({ PutRequest: { Item: { ...emailKey(accountId, record.emailId), entity: 'email', ...record } } }));
-  const chunks: (typeof requests)[] = [];
-  for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) chunks.push(requests.slice(start, start + BATCH_WRITE_LIMIT));
-  await Promise.all(chunks.map(async (chunk) => {
-    let pending: NonNullable<BatchWriteCommandOutput['UnprocessedItems']>[string] | undefined = chunk;
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > UNPROCESSED_RETRIES) throw new Error(`DynamoDB left ${pending.length} email records unprocessed`);
-      if (attempt > 0) await sleep(jitteredBackoff(attempt));
-      const response: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = response.UnprocessedItems?.[tableName];
-    }
-  }));
+  await batchWriteAll(requests);
 }
 
 export async function getEmailRecord(accountId: string, emailId: string): Promise<EmailRecord | undefined> {
