@@ -3,6 +3,7 @@ import { handler } from '../../functions/feedback/ses-events.ts';
 import { sendEmailInput } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
+import { injectDynamoFault } from '../faults/support.ts';
 
 /** An EventBridge event carrying an SES event publishing record, modelled on AWS's documented examples. */
 function sesEvent(eventType: string, accountId: string, emailId: string, body: Record<string, unknown>) {
@@ -54,6 +55,26 @@ describe('SES feedback', () => {
     expect((await emailStatus(sender, trackingId)).status).toBe('bounced');
     const later = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' } });
     expect(later.body.failedEmails).toEqual([{ recipient: address, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('bounced') }]);
+  });
+
+  it('a DynamoDB failure half way fails the invocation, so it is retried, and the retry finishes the work exactly once', async () => {
+    const sender = await createSender();
+    const address = uniqueAddress('flaky');
+    const [first, second] = [await audienceWith(sender, address), await audienceWith(sender, address)];
+    const trackingId = await sendTo(sender, address);
+    const event = sesEvent('Bounce', sender.accountId, (await emailStatus(sender, trackingId)).id, permanentBounce(address));
+
+    const fault = injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, nth: 2, fault: 'throttled' });
+    await expect(handler(event)).rejects.toThrow();
+    expect(fault.matched()).toBe(2);
+    expect((await emailStatus(sender, trackingId)).status).toBe('sent');
+
+    await handler(event);
+    for (const audienceId of [first, second]) {
+      const stats = (await request('GET', `/api/audiences/${audienceId}/stats`, { key: sender.key })).body.data;
+      expect(stats).toMatchObject({ total: 1, subscribed: 0, bounced: 1 });
+    }
+    expect((await emailStatus(sender, trackingId)).status).toBe('bounced');
   });
 
   it('a complaint about an address that is no contact suppresses it for the account', async () => {
