@@ -1,9 +1,11 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { sendQueuedBatch } from '#shared/domain/retry.ts';
+import { withLogContext } from '#shared/log.ts';
 
 /**
  * Invoked by the retry queue's event source (lib/retry-queue.ts) with
  * ReportBatchItemFailures: a message it lists is received again later, the
  * others are deleted.
  */
-export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => sendQueuedBatch(event.Records);
+export const handler = (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> =>
+  withLogContext({ lambdaRequestId: context?.awsRequestId }, () => sendQueuedBatch(event.Records));

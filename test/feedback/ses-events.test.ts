@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/feedback/ses-events.ts';
 import { sendEmailInput } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
@@ -109,6 +109,13 @@ describe('SES feedback', () => {
     await expect(handler({ detail: 'nonsense' })).resolves.toBeUndefined();
     await expect(handler({ detail: { eventType: 'Open', mail: { messageId: 'm', tags: {} } } })).resolves.toBeUndefined();
     await expect(handler(sesEvent('Bounce', 'acc_nope', 'eml_nope', {}))).resolves.toBeUndefined();
+  });
+
+  it('logs under the invocation\'s request id', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    await handler({ detail: 'nonsense' }, { awsRequestId: 'req-feedback-1' });
+    expect(lines.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ message: 'SES event dropped', lambdaRequestId: 'req-feedback-1' }));
   });
 
   it('tags every message with its account and email id, and names the configuration set when one is configured', () => {
