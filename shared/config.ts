@@ -47,7 +47,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 export const config: Config = readConfig();
 
-/** Local endpoints take credentials of any value; real AWS uses the default provider chain. */
-export function localCredentials(endpoint: string | undefined) {
-  return endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
+/**
+ * Where an SDK client connects: the configured region, or a local stand-in
+ * when `endpoint` is set. Local endpoints take credentials of any value; real
+ * AWS uses the default provider chain.
+ */
+export function awsConnection(endpoint: string | undefined) {
+  return endpoint
+    ? { region: config.AWS_REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+    : { region: config.AWS_REGION };
 }

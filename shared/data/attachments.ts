@@ -6,7 +6,7 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { config, localCredentials } from '#shared/config.ts';
+import { awsConnection, config } from '#shared/config.ts';
 import { db, tableName } from './client.ts';
 import { accountScoped } from './partition.ts';
 
@@ -58,12 +58,9 @@ export async function getAttachmentRecord(accountId: string, attachmentId: strin
   return record.expiresAt * 1000 > now.getTime() ? record : undefined;
 }
 
-const credentials = localCredentials(config.S3_ENDPOINT);
-
 export const s3 = new S3Client({
-  region: config.AWS_REGION,
-  ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true } : {}),
-  ...(credentials ? { credentials } : {}),
+  ...awsConnection(config.S3_ENDPOINT),
+  ...(config.S3_ENDPOINT ? { forcePathStyle: true } : {}),
   // Otherwise the SDK signs a CRC32 of the (empty) body into every presigned PUT, and S3 refuses the real upload.
   requestChecksumCalculation: 'WHEN_REQUIRED',
   responseChecksumValidation: 'WHEN_REQUIRED',

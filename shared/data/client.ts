@@ -12,14 +12,10 @@ import {
   type QueryCommandOutput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { config, localCredentials } from '#shared/config.ts';
-
-const credentials = localCredentials(config.DYNAMODB_ENDPOINT);
+import { awsConnection, config } from '#shared/config.ts';
 
 export const dynamo = new DynamoDBClient({
-  region: config.AWS_REGION,
-  ...(config.DYNAMODB_ENDPOINT ? { endpoint: config.DYNAMODB_ENDPOINT } : {}),
-  ...(credentials ? { credentials } : {}),
+  ...awsConnection(config.DYNAMODB_ENDPOINT),
   maxAttempts: 4,
 });
 

@@ -7,7 +7,7 @@
  */
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
-import { config, localCredentials } from '#shared/config.ts';
+import { awsConnection, config } from '#shared/config.ts';
 import { backoffSeconds as backoffFrom, MAX_DELAY_SECONDS, MAX_QUEUED_MESSAGE_BYTES } from './retry-policy.ts';
 import type { OutgoingEmail } from './transport.ts';
 
@@ -85,13 +85,9 @@ export interface RetryQueue {
   retryLater(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-const credentials = localCredentials(config.SQS_ENDPOINT);
-
 /** Module scope, so a warm Lambda reuses its connections. */
 export const sqs = new SQSClient({
-  region: config.AWS_REGION,
-  ...(config.SQS_ENDPOINT ? { endpoint: config.SQS_ENDPOINT } : {}),
-  ...(credentials ? { credentials } : {}),
+  ...awsConnection(config.SQS_ENDPOINT),
   maxAttempts: 3,
 });
 

@@ -4,7 +4,7 @@
  * client's `send` only to inject faults the emulator cannot produce.
  */
 import { SendEmailCommand, SESv2Client, type SendEmailCommandInput } from '@aws-sdk/client-sesv2';
-import { config, localCredentials } from '#shared/config.ts';
+import { awsConnection, config } from '#shared/config.ts';
 import { formatMailbox, isHeaderSafe, type Mailbox } from './address.ts';
 import { ACCOUNT_TAG, EMAIL_TAG } from './message-tags.ts';
 
@@ -42,17 +42,13 @@ export interface MailTransport {
   send(email: OutgoingEmail): Promise<SendOutcome>;
 }
 
-const credentials = localCredentials(config.SES_ENDPOINT);
-
 /**
  * Module scope, so a warm Lambda reuses its connections. The SDK's standard
  * retry already backs off and retries throttling (TooManyRequests,
  * LimitExceeded) before an error reaches us.
  */
 export const ses = new SESv2Client({
-  region: config.AWS_REGION,
-  ...(config.SES_ENDPOINT ? { endpoint: config.SES_ENDPOINT } : {}),
-  ...(credentials ? { credentials } : {}),
+  ...awsConnection(config.SES_ENDPOINT),
   maxAttempts: 3,
 });
 

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import { listenLocally, type LocalService } from './service.ts';
 
-/** What `localCredentials` gives every local client. */
+/** What `awsConnection` gives every local client. */
 const SECRET_ACCESS_KEY = 'local';
 /** Far above an attachment's 7 MB; keeps a stray upload from filling memory. */
 export const LOCAL_S3_MAX_OBJECT_BYTES = 64 * 1024 * 1024;
