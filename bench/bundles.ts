@@ -25,6 +25,8 @@ export const HEAVY_MODULES = {
   'Secrets Manager client': 'node_modules/@aws-sdk/client-secrets-manager/',
   'S3 client': 'node_modules/@aws-sdk/client-s3/',
   'SQS client': 'node_modules/@aws-sdk/client-sqs/',
+  // Replaced in every bundle by shared/aws/lambda-credentials.ts: no function needs SSO, ini files or STS.
+  'default credential chain': 'node_modules/@aws-sdk/credential-provider-node/',
 } as const;
 
 export type HeavyModule = keyof typeof HEAVY_MODULES;

@@ -17,6 +17,8 @@ import type { Metafile } from 'esbuild';
  *   built-ins; without it esbuild's shim throws "Dynamic require is not supported".
  * - No source map: loading one costs cold-start time on every function, and the logs
  *   already carry each error's name and message.
+ * - The SDK's default credential chain is replaced by the environment and container
+ *   providers Lambda actually uses (shared/aws/lambda-credentials.ts).
  */
 export const ESBUILD_SETTINGS = {
   platform: 'node',
@@ -26,6 +28,8 @@ export const ESBUILD_SETTINGS = {
   minify: true,
   treeShaking: true,
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  // esbuild resolves an alias's path from the working directory: CDK and `npm run build` both run at the root.
+  alias: { '@aws-sdk/credential-provider-node': './shared/aws/lambda-credentials.ts' },
 } as const;
 
 export const CDK_BUNDLING: BundlingOptions = {
@@ -33,7 +37,10 @@ export const CDK_BUNDLING: BundlingOptions = {
   target: ESBUILD_SETTINGS.target,
   mainFields: [...ESBUILD_SETTINGS.mainFields],
   minify: ESBUILD_SETTINGS.minify,
-  esbuildArgs: { '--tree-shaking': String(ESBUILD_SETTINGS.treeShaking) },
+  esbuildArgs: {
+    '--tree-shaking': String(ESBUILD_SETTINGS.treeShaking),
+    ...Object.fromEntries(Object.entries(ESBUILD_SETTINGS.alias).map(([module, path]) => [`--alias:${module}`, path])),
+  },
   sourceMap: false,
   bundleAwsSDK: true,
   banner: ESBUILD_SETTINGS.banner,
@@ -72,6 +79,7 @@ export async function bundleHandler(handler: string, outfile: string): Promise<M
     ...ESBUILD_SETTINGS,
     mainFields: [...ESBUILD_SETTINGS.mainFields],
     banner: { js: ESBUILD_SETTINGS.banner },
+    alias: { ...ESBUILD_SETTINGS.alias },
     entryPoints: [`functions/${handler}.ts`],
     bundle: true,
     outfile,

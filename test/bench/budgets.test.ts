@@ -19,6 +19,10 @@ describe('unused heavy modules', () => {
     expect(unusedHeavyModules([SES_INPUT], functionUse('domains/create'))).toEqual([]);
     expect(unusedHeavyModules([SES_INPUT], functionUse('domains/list'))).toEqual(['SES client']);
   });
+
+  it('allows the SDK default credential chain nowhere: every bundle carries the Lambda providers instead', () => {
+    expect(unusedHeavyModules(['node_modules/@aws-sdk/credential-provider-node/dist-es/defaultProvider.js'], functionUse('email/send'))).toEqual(['default credential chain']);
+  });
 });
 
 describe('round-trip budget', () => {

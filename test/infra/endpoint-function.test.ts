@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -46,6 +46,10 @@ describe('EndpointFunction', () => {
       const [asset] = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
       const bundle = join(outdir, asset!, 'index.mjs');
       expect(readdirSync(join(outdir, asset!))).toEqual(['index.mjs']);
+      // CDK passes lib/bundling.ts's alias to esbuild: Lambda's credential providers, not the SDK's whole default chain.
+      const code = readFileSync(bundle, 'utf8');
+      expect(code).toContain('@aws-sdk/credential-provider-env - fromEnv');
+      expect(code).not.toContain('defaultProvider::fromSSO');
 
       // A separate plain Node process, as in Lambda: vitest's own module loader would hide ESM/CommonJS mistakes.
       const script = `
