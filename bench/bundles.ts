@@ -23,6 +23,7 @@ export const HEAVY_MODULES = {
   'SES client': 'node_modules/@aws-sdk/client-sesv2/',
   liquidjs: 'node_modules/liquidjs/',
   'Secrets Manager client': 'node_modules/@aws-sdk/client-secrets-manager/',
+  // Allowed nowhere: shared/aws/s3.ts signs the upload URL and the read of an upload itself.
   'S3 client': 'node_modules/@aws-sdk/client-s3/',
   'SQS client': 'node_modules/@aws-sdk/client-sqs/',
   // Replaced in every bundle by shared/aws/lambda-credentials.ts: no function needs SSO, ini files or STS.
@@ -44,8 +45,6 @@ export interface FunctionUse {
   callsSes: boolean;
   readsSecrets: boolean;
   rendersTemplates: boolean;
-  /** Reads or signs uploads in the attachments bucket. */
-  usesAttachments: boolean;
 }
 
 /** What a function calls, from the route table: the same declarations the stack grants permissions from. */
@@ -57,7 +56,6 @@ export function functionUse(handler: string): FunctionUse {
     callsSes: routes.some((route) => (route.ses ?? []).length > 0),
     readsSecrets: routes.some((route) => (route.secrets ?? []).length > 0),
     rendersTemplates: sendsMail || TEMPLATE_ENGINE_HANDLERS.includes(handler),
-    usesAttachments: routes.some((route) => route.attachments !== undefined),
   };
 }
 
@@ -66,7 +64,6 @@ function allowedHeavyModules(use: FunctionUse): Set<HeavyModule> {
   if (use.callsSes) allowed.add('SES client');
   if (use.rendersTemplates) allowed.add('liquidjs');
   if (use.readsSecrets) allowed.add('Secrets Manager client');
-  if (use.usesAttachments) allowed.add('S3 client');
   // A send that SES throttles goes on the retry queue.
   if (use.sendsMail) allowed.add('SQS client');
   return allowed;

@@ -3,10 +3,9 @@
  * object in the region's attachments bucket (what was uploaded), both named
  * from the caller's account, so an id of another account reaches nothing.
  */
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { awsConnection, config } from '#shared/config.ts';
+import { getObject, presignPut, type S3Location, type StoredObject } from '#shared/aws/s3.ts';
 import { db, tableName } from './client.ts';
 import { accountScoped } from './partition.ts';
 
@@ -58,53 +57,31 @@ export async function getAttachmentRecord(accountId: string, attachmentId: strin
   return record.expiresAt * 1000 > now.getTime() ? record : undefined;
 }
 
-export const s3 = new S3Client({
-  ...awsConnection(config.S3_ENDPOINT),
-  ...(config.S3_ENDPOINT ? { forcePathStyle: true } : {}),
-  // Otherwise the SDK signs a CRC32 of the (empty) body into every presigned PUT, and S3 refuses the real upload.
-  requestChecksumCalculation: 'WHEN_REQUIRED',
-  responseChecksumValidation: 'WHEN_REQUIRED',
-});
+/** Where an attachment's object lives: the bucket of the region answering, or the local S3. */
+function objectLocation(accountId: string, attachmentId: string): S3Location {
+  const { region, endpoint, credentials } = awsConnection(config.S3_ENDPOINT);
+  return {
+    region, bucket: config.ATTACHMENTS_BUCKET, key: attachmentObjectKey(accountId, attachmentId),
+    ...(endpoint ? { endpoint } : {}), ...(credentials ? { credentials } : {}),
+  };
+}
 
 /**
  * A pre-signed PUT of the attachment's object. Content-Type, and
  * Content-Length when the size was declared, are signed: S3 refuses an upload
- * that differs in either (the SDK leaves them unsigned unless told).
+ * that differs in either.
  */
 export function presignAttachmentUpload(accountId: string, record: AttachmentRecord, expiresInSeconds: number): Promise<string> {
-  const command = new PutObjectCommand({
-    Bucket: config.ATTACHMENTS_BUCKET,
-    Key: attachmentObjectKey(accountId, record.attachmentId),
-    ContentType: record.contentType,
-    ...(record.size === undefined ? {} : { ContentLength: record.size }),
+  return presignPut(objectLocation(accountId, record.attachmentId), {
+    contentType: record.contentType,
+    ...(record.size === undefined ? {} : { contentLength: record.size }),
+    expiresInSeconds,
   });
-  const signed = record.size === undefined ? ['content-type'] : ['content-type', 'content-length'];
-  return getSignedUrl(s3, command, { expiresIn: expiresInSeconds, signableHeaders: new Set(signed) });
 }
 
-export interface AttachmentObject {
-  size: number;
-  contentType: string | undefined;
-  /** Absent when the object is larger than the reader asked for: its body is not read. */
-  content?: Uint8Array;
-}
+export type AttachmentObject = StoredObject;
 
 /** The uploaded object, read only when at most `maxBytes`; undefined when nothing was uploaded. */
-export async function getAttachmentObject(accountId: string, attachmentId: string, maxBytes: number): Promise<AttachmentObject | undefined> {
-  let response;
-  try {
-    response = await s3.send(new GetObjectCommand({ Bucket: config.ATTACHMENTS_BUCKET, Key: attachmentObjectKey(accountId, attachmentId) }));
-  } catch (error) {
-    if (error instanceof NoSuchKey) return undefined;
-    throw error;
-  }
-  const size = response.ContentLength ?? 0;
-  const contentType = response.ContentType;
-  if (size > maxBytes) {
-    // Headers are enough to refuse it; drop the connection rather than download megabytes for nothing.
-    (response.Body as { destroy?: () => void } | undefined)?.destroy?.();
-    return { size, contentType };
-  }
-  const content = (await response.Body?.transformToByteArray()) ?? new Uint8Array();
-  return { size, contentType, content };
+export function getAttachmentObject(accountId: string, attachmentId: string, maxBytes: number): Promise<AttachmentObject | undefined> {
+  return getObject(objectLocation(accountId, attachmentId), maxBytes);
 }

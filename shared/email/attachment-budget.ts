@@ -1,7 +1,7 @@
 /**
  * What attachments cost a message and a sending function. Kept apart from the
  * upload path's S3 code: every send path uses this, and a function that sends
- * only OTP or transactional mail should not load the S3 client.
+ * only OTP or transactional mail should not load the code that reads uploads.
  */
 import type { OutgoingAttachment } from './transport.ts';
 

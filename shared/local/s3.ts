@@ -2,8 +2,9 @@
  * A minimal S3 for `npm start` and the tests: path-style `/<bucket>/<key>`,
  * PUT, GET and HEAD of objects, any bucket name. Pre-signed URLs are checked
  * as S3 checks them (SigV4 with the local credentials, expiry, and the signed
- * headers, so a PUT with another Content-Type or Content-Length is refused);
- * requests signed in the Authorization header (the SDK's own) are trusted.
+ * headers, so a PUT with another Content-Type or Content-Length is refused),
+ * and so are requests signed in the Authorization header; anonymous ones are
+ * refused, as by a private bucket.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -78,41 +79,76 @@ function amzDateMs(value: string): number {
   return Date.UTC(year!, month! - 1, day, hour, minute, second);
 }
 
-/** Checks a query-signed (pre-signed) request; throws the error S3 would answer with. */
-function verifyPresigned(request: IncomingMessage, path: string, rawQuery: string, now: number): void {
-  const pairs = rawQuery.split('&').filter(Boolean).map((part) => {
+interface SignedParts {
+  amzDate: string;
+  /** `local/20261121/us-east-1/s3/aws4_request`. */
+  credential: string;
+  signedHeaders: string;
+  signature: string;
+  canonicalQuery: string;
+  payloadHash: string;
+}
+
+function canonicalQueryOf(pairs: readonly (readonly [string, string])[]): string {
+  return pairs
+    .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
+    .sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : 1) : a < b ? -1 : 1))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+}
+
+/** Recomputes the SigV4 signature with the local secret; throws SignatureDoesNotMatch as S3 does. */
+function verifySignature(request: IncomingMessage, path: string, parts: SignedParts): void {
+  const canonicalHeaders = parts.signedHeaders.split(';').map((name) => `${name}:${String(request.headers[name] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
+  const canonicalRequest = [request.method, path, parts.canonicalQuery, canonicalHeaders, parts.signedHeaders, parts.payloadHash].join('\n');
+  const scope = parts.credential.slice(parts.credential.indexOf('/') + 1);
+  const [date = '', region = '', service = ''] = scope.split('/');
+  const stringToSign = ['AWS4-HMAC-SHA256', parts.amzDate, scope, sha256(canonicalRequest)].join('\n');
+  const key = hmac(hmac(hmac(hmac(`AWS4${SECRET_ACCESS_KEY}`, date), region), service), 'aws4_request');
+  const expected = hmac(key, stringToSign).toString('hex');
+  if (parts.signature.length !== expected.length || !timingSafeEqual(Buffer.from(parts.signature), Buffer.from(expected))) {
+    throw new S3Error(403, 'SignatureDoesNotMatch', 'The request signature does not match (are Content-Type and Content-Length the signed ones?)');
+  }
+}
+
+function queryPairs(rawQuery: string): (readonly [string, string])[] {
+  return rawQuery.split('&').filter(Boolean).map((part) => {
     const [name = '', value = ''] = part.split('=');
     return [decodeURIComponent(name), decodeURIComponent(value.replace(/\+/g, ' '))] as const;
   });
+}
+
+/** Checks a query-signed (pre-signed) request; throws the error S3 would answer with. */
+function verifyPresigned(request: IncomingMessage, path: string, rawQuery: string, now: number): void {
+  const pairs = queryPairs(rawQuery);
   const query = new Map(pairs);
-  const signature = query.get('X-Amz-Signature') ?? '';
   const amzDate = query.get('X-Amz-Date') ?? '';
   const credential = query.get('X-Amz-Credential') ?? '';
-  const signedHeaders = query.get('X-Amz-SignedHeaders') ?? '';
   const expires = Number(query.get('X-Amz-Expires'));
   const issued = amzDateMs(amzDate);
   if (query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || Number.isNaN(issued) || !Number.isInteger(expires) || !credential.includes('/')) {
     throw new S3Error(400, 'AuthorizationQueryParametersError', 'The pre-signed query parameters are incomplete or malformed');
   }
   if (now > issued + expires * 1000) throw new S3Error(403, 'AccessDenied', 'Request has expired');
+  verifySignature(request, path, {
+    amzDate,
+    credential,
+    signedHeaders: query.get('X-Amz-SignedHeaders') ?? '',
+    signature: query.get('X-Amz-Signature') ?? '',
+    canonicalQuery: canonicalQueryOf(pairs.filter(([name]) => name !== 'X-Amz-Signature')),
+    payloadHash: query.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD',
+  });
+}
 
-  const canonicalQuery = pairs
-    .filter(([name]) => name !== 'X-Amz-Signature')
-    .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
-    .sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : 1) : a < b ? -1 : 1))
-    .map(([name, value]) => `${name}=${value}`)
-    .join('&');
-  const headerNames = signedHeaders.split(';');
-  const canonicalHeaders = headerNames.map((name) => `${name}:${String(request.headers[name] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
-  const canonicalRequest = [request.method, path, canonicalQuery, canonicalHeaders, signedHeaders, query.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD'].join('\n');
-  const scope = credential.slice(credential.indexOf('/') + 1);
-  const [date = '', region = '', service = ''] = scope.split('/');
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');
-  const key = hmac(hmac(hmac(hmac(`AWS4${SECRET_ACCESS_KEY}`, date), region), service), 'aws4_request');
-  const expected = hmac(key, stringToSign).toString('hex');
-  if (signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
-    throw new S3Error(403, 'SignatureDoesNotMatch', 'The request signature does not match (are Content-Type and Content-Length the signed ones?)');
-  }
+/** Checks a request signed in its Authorization header, as the SDK and shared/aws/s3.ts sign calls. */
+function verifyHeaderSigned(request: IncomingMessage, path: string, rawQuery: string): void {
+  const match = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]+)$/.exec(request.headers.authorization ?? '');
+  const amzDate = String(request.headers['x-amz-date'] ?? '');
+  const payloadHash = request.headers['x-amz-content-sha256'];
+  if (!match || Number.isNaN(amzDateMs(amzDate))) throw new S3Error(400, 'AuthorizationHeaderMalformed', 'The authorization header is malformed');
+  if (typeof payloadHash !== 'string') throw new S3Error(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
+  const [, credential = '', signedHeaders = '', signature = ''] = match;
+  verifySignature(request, path, { amzDate, credential, signedHeaders, signature, canonicalQuery: canonicalQueryOf(queryPairs(rawQuery)), payloadHash });
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -146,6 +182,8 @@ async function handle(store: ObjectStore, request: IncomingMessage, response: Se
   const key = slash < 0 ? '' : decodeURIComponent(rawPath.slice(slash + 1));
   if (!bucket || !key) throw new S3Error(400, 'InvalidRequest', 'Only path-style object requests (/<bucket>/<key>) are served here');
   if (rawQuery.includes('X-Amz-Signature=')) verifyPresigned(request, rawPath, rawQuery, Date.now());
+  else if (request.headers.authorization) verifyHeaderSigned(request, rawPath, rawQuery);
+  else throw new S3Error(403, 'AccessDenied', 'Anonymous requests are refused: sign the request or use a pre-signed URL');
 
   switch (request.method) {
     case 'PUT': {

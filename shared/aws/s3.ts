@@ -1,0 +1,190 @@
+/**
+ * The two S3 calls Postlane makes, signed with SigV4 directly rather than
+ * through `@aws-sdk/client-s3`: a pre-signed PUT for an upload and a GET of an
+ * uploaded object. The S3 client brings about 130 KB (XML protocol, checksums,
+ * multi-region signing, the S3 middleware) to the two functions that need it,
+ * email/send and attachments/create, and about 10 ms to their cold starts; the
+ * signer it would use is in every bundle already, under the DynamoDB client.
+ *
+ * Signing follows the SDK's S3 settings: the path is not escaped twice,
+ * GETs carry `x-amz-content-sha256`, pre-signed URLs say UNSIGNED-PAYLOAD
+ * (test/attachments/s3-signing.test.ts compares the URLs with the SDK's own).
+ */
+import { createHash, createHmac, type BinaryLike, type Hash, type Hmac } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest, SourceData } from '@smithy/types';
+
+export interface S3Location {
+  region: string;
+  bucket: string;
+  key: string;
+  /** A local S3 (path-style, `http://127.0.0.1:4569`); unset, the region's S3 endpoint. */
+  endpoint?: string;
+  /** Set for a local S3: real AWS credentials come from the runtime. */
+  credentials?: AwsCredentialIdentity;
+}
+
+const toBytes = (data: SourceData): BinaryLike =>
+  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+
+/** SHA-256 (and, given a key, HMAC-SHA256) as the signer takes it: node:crypto rather than the SDK's JS copy. */
+class Sha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBytes(secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(toBytes(data));
+  }
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(new Uint8Array(this.hash.digest()));
+  }
+}
+
+/** Re-reads credentials five minutes before they expire, as the SDK's clients do; environment credentials never expire. */
+function memoized(provider: AwsCredentialIdentityProvider): AwsCredentialIdentityProvider {
+  let pending: Promise<AwsCredentialIdentity> | undefined;
+  return async () => {
+    const current = pending ? await pending.catch(() => undefined) : undefined;
+    if (!current || (current.expiration && current.expiration.getTime() - Date.now() < 300_000)) {
+      pending = provider();
+      return pending;
+    }
+    return current;
+  };
+}
+
+let runtimeCredentials: AwsCredentialIdentityProvider | undefined;
+
+function signerFor(location: S3Location): SignatureV4 {
+  runtimeCredentials ??= memoized(defaultProvider());
+  return new SignatureV4({
+    service: 's3',
+    region: location.region,
+    credentials: location.credentials ?? runtimeCredentials,
+    sha256: Sha256,
+    uriEscapePath: false,
+    applyChecksum: true,
+  });
+}
+
+/** RFC 3986, as SigV4 canonicalises and as S3 reads a key. */
+const escapeUri = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+const escapeKey = (key: string) => key.split('/').map(escapeUri).join('/');
+
+/**
+ * The request for an object: path-style on a local endpoint and for bucket
+ * names with dots (a virtual host would not match S3's certificate),
+ * virtual-hosted otherwise.
+ */
+function objectRequest(location: S3Location, method: string, headers: Record<string, string>): HttpRequest {
+  const key = escapeKey(location.key);
+  if (location.endpoint) {
+    const url = new URL(location.endpoint);
+    return {
+      method, protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}),
+      path: `${url.pathname.replace(/\/$/, '')}/${escapeUri(location.bucket)}/${key}`, query: {}, headers: { host: url.host, ...headers },
+    };
+  }
+  const pathStyle = location.bucket.includes('.');
+  const hostname = pathStyle ? `s3.${location.region}.amazonaws.com` : `${location.bucket}.s3.${location.region}.amazonaws.com`;
+  return {
+    method, protocol: 'https:', hostname, path: pathStyle ? `/${location.bucket}/${key}` : `/${key}`, query: {}, headers: { host: hostname, ...headers },
+  };
+}
+
+function urlOf(request: HttpRequest): string {
+  const query = Object.entries(request.query ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, value]) => `${escapeUri(name)}=${escapeUri(String(value))}`)
+    .join('&');
+  return `${request.protocol}//${request.hostname}${request.port ? `:${request.port}` : ''}${request.path}${query ? `?${query}` : ''}`;
+}
+
+export interface PresignedPut {
+  contentType: string;
+  /** Signed when given: S3 then refuses an upload of any other length. */
+  contentLength?: number;
+  expiresInSeconds: number;
+  signingDate?: Date;
+}
+
+/** A URL that PUTs this object with exactly the signed Content-Type (and Content-Length). */
+export async function presignPut(location: S3Location, put: PresignedPut): Promise<string> {
+  const headers: Record<string, string> = {
+    'content-type': put.contentType,
+    ...(put.contentLength === undefined ? {} : { 'content-length': String(put.contentLength) }),
+    // S3 cannot hash a body it has not seen when the URL is made. Spelled as the SDK spells it: the signer hoists it into the query as named.
+    'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD',
+  };
+  const signed = await signerFor(location).presign(objectRequest(location, 'PUT', headers), {
+    expiresIn: put.expiresInSeconds,
+    signableHeaders: new Set(Object.keys(headers).filter((name) => name.startsWith('content-'))),
+    ...(put.signingDate ? { signingDate: put.signingDate } : {}),
+  });
+  return urlOf(signed);
+}
+
+export class S3RequestError extends Error {
+  override readonly name = 'S3RequestError';
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+const keepAlive = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+function send(request: HttpRequest): Promise<IncomingMessage> {
+  const https = request.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const outgoing = (https ? httpsRequest : httpRequest)({
+      method: request.method,
+      hostname: request.hostname,
+      ...(request.port ? { port: request.port } : {}),
+      path: request.path,
+      headers: request.headers,
+      agent: https ? keepAlive.https : keepAlive.http,
+      timeout: 10_000,
+    }, resolve);
+    outgoing.on('timeout', () => outgoing.destroy(new S3RequestError(504, 'RequestTimeout', 'S3 did not answer within 10 seconds')));
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+async function readAll(response: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+export interface StoredObject {
+  size: number;
+  contentType: string | undefined;
+  /** Absent when the object is larger than the reader asked for: its body is not downloaded. */
+  content?: Uint8Array;
+}
+
+/** The object, with its content when at most `maxBytes`; undefined when there is no such key. */
+export async function getObject(location: S3Location, maxBytes: number): Promise<StoredObject | undefined> {
+  const signed = await signerFor(location).sign(objectRequest(location, 'GET', {}));
+  const response = await send(signed);
+  const status = response.statusCode ?? 0;
+  if (status !== 200) {
+    const body = (await readAll(response)).toString('utf8');
+    const code = /<Code>([^<]*)<\/Code>/.exec(body)?.[1] ?? `HTTP${status}`;
+    if (status === 404 && code === 'NoSuchKey') return undefined;
+    throw new S3RequestError(status, code, `S3 answered GET of ${location.bucket}/${location.key} with ${status} ${code}`);
+  }
+  const size = Number(response.headers['content-length'] ?? 0);
+  const contentType = response.headers['content-type'];
+  if (size > maxBytes) {
+    // Headers are enough to refuse it; drop the connection rather than download megabytes for nothing.
+    response.destroy();
+    return { size, contentType };
+  }
+  return { size, contentType, content: new Uint8Array(await readAll(response)) };
+}

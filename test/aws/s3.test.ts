@@ -1,0 +1,82 @@
+/**
+ * shared/aws/s3.ts against the SDK it replaces: the same pre-signed URLs,
+ * byte for byte, and GETs the local S3 accepts (it checks header signatures
+ * the way it checks the SDK's own, test/local/s3.test.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { getObject, presignPut, S3RequestError, type S3Location } from '#shared/aws/s3.ts';
+import { startLocalS3 } from '#shared/local/s3.ts';
+import type { LocalService } from '#shared/local/service.ts';
+
+const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session/token+with=odd chars' };
+const SIGNING_DATE = new Date('2026-11-21T12:34:56Z');
+
+/** The SDK's URL for the same PUT, without the `x-id` query parameter it adds for its own telemetry (S3 ignores it). */
+async function sdkPresignedPut(location: S3Location, contentType: string, contentLength: number | undefined): Promise<string> {
+  const client = new S3Client({
+    region: location.region,
+    credentials: location.credentials ?? CREDENTIALS,
+    ...(location.endpoint ? { endpoint: location.endpoint, forcePathStyle: true } : {}),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
+  client.middlewareStack.add((next) => (args) => {
+    delete (args.request as { query: Record<string, unknown> }).query['x-id'];
+    return next(args);
+  }, { step: 'build', name: 'dropXId' });
+  const command = new PutObjectCommand({ Bucket: location.bucket, Key: location.key, ContentType: contentType, ...(contentLength === undefined ? {} : { ContentLength: contentLength }) });
+  const signed = contentLength === undefined ? ['content-type'] : ['content-type', 'content-length'];
+  return getSignedUrl(client, command, { expiresIn: 900, signableHeaders: new Set(signed), signingDate: SIGNING_DATE });
+}
+
+describe('pre-signed PUT', () => {
+  const cases: [string, S3Location, number | undefined][] = [
+    ['a virtual-hosted bucket, with the length signed', { region: 'eu-west-1', bucket: 'postlane-attachments-1a2b3c', key: 'acc_1/att 1+ü', credentials: CREDENTIALS }, 1234],
+    ['a virtual-hosted bucket, without a length', { region: 'us-east-1', bucket: 'postlane-attachments', key: 'acc_1/att_1', credentials: CREDENTIALS }, undefined],
+    ['a local path-style endpoint', { region: 'us-east-1', bucket: 'uploads', key: 'acc_1/att_1', endpoint: 'http://127.0.0.1:4569', credentials: CREDENTIALS }, 5],
+  ];
+
+  it.each(cases)('is the URL the SDK makes, for %s', async (_, location, contentLength) => {
+    const ours = await presignPut(location, { contentType: 'application/pdf', ...(contentLength === undefined ? {} : { contentLength }), expiresInSeconds: 900, signingDate: SIGNING_DATE });
+    expect(ours).toBe(await sdkPresignedPut(location, 'application/pdf', contentLength));
+  });
+
+  it('uses the path style for a bucket name with dots, which a virtual host certificate would not cover', async () => {
+    const url = new URL(await presignPut({ region: 'eu-west-1', bucket: 'mail.example.com', key: 'a/b', credentials: CREDENTIALS }, { contentType: 'text/plain', expiresInSeconds: 60 }));
+    expect([url.host, url.pathname]).toEqual(['s3.eu-west-1.amazonaws.com', '/mail.example.com/a/b']);
+  });
+});
+
+describe('GET of an object', () => {
+  let s3: LocalService;
+  const at = (key: string, secretAccessKey = 'local'): S3Location => ({ region: 'us-east-1', bucket: 'uploads', key, endpoint: s3.endpoint, credentials: { accessKeyId: 'local', secretAccessKey } });
+
+  beforeAll(async () => {
+    s3 = await startLocalS3({ port: 0 });
+    const upload = await presignPut(at('acc_1/report.pdf'), { contentType: 'application/pdf', contentLength: 11, expiresInSeconds: 60 });
+    const put = await fetch(upload, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: 'hello world' });
+    expect(put.status).toBe(200);
+  });
+  afterAll(() => s3.stop());
+
+  it('reads the content and type of an object within the limit', async () => {
+    const object = await getObject(at('acc_1/report.pdf'), 100);
+    expect(object).toMatchObject({ size: 11, contentType: 'application/pdf' });
+    expect(Buffer.from(object!.content!).toString()).toBe('hello world');
+  });
+
+  it('stops at the headers of an object over the limit', async () => {
+    expect(await getObject(at('acc_1/report.pdf'), 10)).toEqual({ size: 11, contentType: 'application/pdf' });
+  });
+
+  it('answers undefined for a key never uploaded', async () => {
+    expect(await getObject(at('acc_1/nothing'), 100)).toBeUndefined();
+  });
+
+  it('throws S3\'s code for anything else, here a request signed with the wrong secret', async () => {
+    const failure = getObject(at('acc_1/report.pdf', 'not-the-local-secret'), 100);
+    await expect(failure).rejects.toBeInstanceOf(S3RequestError);
+    await expect(failure).rejects.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+  });
+});
