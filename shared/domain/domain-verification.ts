@@ -6,7 +6,7 @@
  * tokens and vouches for any domain whenever it is asked.
  */
 import { createHash } from 'node:crypto';
-import type { SESv2Client } from '@aws-sdk/client-sesv2';
+import { CreateEmailIdentityCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '#shared/config.ts';
 import { insertDomain, saveDomainState, type DomainRecord, type DomainState } from '#shared/data/domains.ts';
 import { ConflictError, NotFoundError } from '#shared/errors.ts';
@@ -43,13 +43,12 @@ function stateOf(identity: SesIdentity): DomainState {
 
 /** Easy DKIM identities in the configured region (CreateEmailIdentity, GetEmailIdentity). */
 export function sesVerifier(client?: Pick<SESv2Client, 'send'>): DomainVerifier {
-  // Loaded on use: local runs never need the SES client.
-  const sdk = () => import('@aws-sdk/client-sesv2');
-  const sender = async () => client ?? new (await sdk()).SESv2Client({ region: config.AWS_REGION });
+  // Imported statically, two commands by name: `import()` of the package would bundle all of its 100-odd operations.
+  let ses = client;
+  const sender = () => (ses ??= new SESv2Client({ region: config.AWS_REGION }));
   const readIdentity = async (domain: string): Promise<DomainState> => {
-    const ses = await sdk();
     try {
-      return stateOf(await (await sender()).send(new ses.GetEmailIdentityCommand({ EmailIdentity: domain })));
+      return stateOf(await sender().send(new GetEmailIdentityCommand({ EmailIdentity: domain })));
     } catch (error) {
       if ((error as Error).name === 'NotFoundException') {
         throw new NotFoundError('DOMAIN_NOT_FOUND', `SES in ${config.AWS_REGION} has no identity ${domain}; create it there first`);
@@ -60,9 +59,8 @@ export function sesVerifier(client?: Pick<SESv2Client, 'send'>): DomainVerifier 
   return {
     readIdentity,
     async createIdentity(domain) {
-      const ses = await sdk();
       try {
-        return stateOf(await (await sender()).send(new ses.CreateEmailIdentityCommand({ EmailIdentity: domain })));
+        return stateOf(await sender().send(new CreateEmailIdentityCommand({ EmailIdentity: domain })));
       } catch (error) {
         // Created before (by the operator, or an earlier attempt): its tokens stay the same.
         if ((error as Error).name === 'AlreadyExistsException') return readIdentity(domain);

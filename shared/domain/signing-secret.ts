@@ -11,7 +11,7 @@
  *   anyone who knew it could unsubscribe every contact of every deployment.
  */
 import { randomBytes } from 'node:crypto';
-import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { config, type Config } from '#shared/config.ts';
 import { storeLocalSigningSecret } from '#shared/data/signing-secret.ts';
 
@@ -31,10 +31,9 @@ export function secretsManagerSecret(secretId: string, client?: Pick<SecretsMana
   return {
     description: `Secrets Manager secret ${secretId}`,
     async load() {
-      // Loaded on use: local runs and functions that never sign do not pay for the client.
-      const sdk = await import('@aws-sdk/client-secrets-manager');
-      const secrets = client ?? new sdk.SecretsManagerClient({ region: config.AWS_REGION });
-      const { SecretString } = await secrets.send(new sdk.GetSecretValueCommand({ SecretId: secretId }));
+      // The one command by name: `import()` of the package would bundle every operation it has.
+      const secrets = client ?? new SecretsManagerClient({ region: config.AWS_REGION });
+      const { SecretString } = await secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
       if (!SecretString || SecretString.length < 32) throw new Error(`Secrets Manager secret ${secretId} must hold text of at least 32 characters`);
       return Buffer.from(SecretString, 'utf8');
     },
