@@ -168,10 +168,28 @@ export interface StoredObject {
   content?: Uint8Array;
 }
 
+/** S3's answers to retry, as the SDK's standard strategy does: its own faults and throttling. */
+const RETRYABLE_STATUS = new Set([500, 502, 503, 504]);
+const RETRY_DELAYS_MS = [50, 250];
+
+/** Sends the GET, again after a short wait when S3 fails or throttles (three attempts in all); each attempt is signed afresh. */
+async function getWithRetries(location: S3Location): Promise<IncomingMessage> {
+  for (let attempt = 0; ; attempt++) {
+    const delay = RETRY_DELAYS_MS[attempt];
+    try {
+      const response = await send(await signerFor(location).sign(objectRequest(location, 'GET', {})));
+      if (delay === undefined || !RETRYABLE_STATUS.has(response.statusCode ?? 0)) return response;
+      response.resume();
+    } catch (error) {
+      if (delay === undefined || error instanceof S3RequestError) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
 /** The object, with its content when at most `maxBytes`; undefined when there is no such key. */
 export async function getObject(location: S3Location, maxBytes: number): Promise<StoredObject | undefined> {
-  const signed = await signerFor(location).sign(objectRequest(location, 'GET', {}));
-  const response = await send(signed);
+  const response = await getWithRetries(location);
   const status = response.statusCode ?? 0;
   if (status !== 200) {
     const body = (await readAll(response)).toString('utf8');

@@ -3,6 +3,9 @@
  * byte for byte, and GETs the local S3 accepts (it checks header signatures
  * the way it checks the SDK's own, test/local/s3.test.ts).
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -78,5 +81,44 @@ describe('GET of an object', () => {
     const failure = getObject(at('acc_1/report.pdf', 'not-the-local-secret'), 100);
     await expect(failure).rejects.toBeInstanceOf(S3RequestError);
     await expect(failure).rejects.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+  });
+});
+
+describe('GET when S3 fails or throttles', () => {
+  /** S3 itself cannot be made to answer 503 on demand: a server that answers SlowDown `failures` times, then the object. */
+  async function flakyS3(failures: number) {
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      if (requests <= failures) {
+        res.writeHead(503, { 'content-type': 'application/xml' }).end('<Error><Code>SlowDown</Code><Message>Reduce your request rate.</Message></Error>');
+      } else {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 }).end('ok');
+      }
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const location: S3Location = { region: 'us-east-1', bucket: 'uploads', key: 'a', endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+    return { location, requests: () => requests, close: () => server.close() };
+  }
+
+  it('tries again, up to three attempts in all', async () => {
+    const s3 = await flakyS3(2);
+    try {
+      const object = await getObject(s3.location, 100);
+      expect([Buffer.from(object!.content!).toString(), s3.requests()]).toEqual(['ok', 3]);
+    } finally {
+      s3.close();
+    }
+  });
+
+  it('then gives up with S3\'s code', async () => {
+    const s3 = await flakyS3(3);
+    try {
+      await expect(getObject(s3.location, 100)).rejects.toMatchObject({ name: 'S3RequestError', status: 503, code: 'SlowDown' });
+      expect(s3.requests()).toBe(3);
+    } finally {
+      s3.close();
+    }
   });
 });
