@@ -29,9 +29,13 @@ export interface CounterLimits {
   perDay: number | null;
 }
 
+/**
+ * `window` is the window the event was counted (or refused) in: usually the
+ * one of `now`, a later one when another instance had already opened it.
+ */
 export type CounterOutcome =
-  | { admitted: true; windowCount: number }
-  | { admitted: false; exhausted: 'window' | 'day' };
+  | { admitted: true; windowCount: number; window: number }
+  | { admitted: false; exhausted: 'window' | 'day'; window: number };
 
 /** Counts one event in the subject's window, or reports which limit it would break. */
 export async function consumeWindow(subject: WindowSubject, now: Date, limits: CounterLimits): Promise<CounterOutcome> {
@@ -60,15 +64,15 @@ export async function consumeWindow(subject: WindowSubject, now: Date, limits: C
         ReturnValues: 'UPDATED_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }));
-      return { admitted: true, windowCount: Number(Attributes?.secCount) };
+      return { admitted: true, windowCount: Number(Attributes?.secCount), window };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // The document client leaves the returned item in DynamoDB's wire format.
       const old = (error as { Item?: Record<string, { N?: string }> }).Item;
       const dayCount = Number(old?.dayCount?.N ?? 0);
-      if (limits.perDay !== null && dayCount >= limits.perDay) return { admitted: false, exhausted: 'day' };
+      if (limits.perDay !== null && dayCount >= limits.perDay) return { admitted: false, exhausted: 'day', window };
       const storedWindow = Number(old?.sec?.N);
-      if (storedWindow === window) return { admitted: false, exhausted: 'window' };
+      if (storedWindow === window) return { admitted: false, exhausted: 'window', window };
       if (storedWindow > window) {
         // Another instance (a later request, or a clock a little ahead) already opened a newer window: count in it.
         window = storedWindow;
@@ -84,12 +88,12 @@ export async function consumeWindow(subject: WindowSubject, now: Date, limits: C
         ExpressionAttributeNames: { '#sec': 'sec' },
         ExpressionAttributeValues: { ...values(), ':zero': 0, ':expiresAt': epochSecond + 2 * 86_400 },
       }));
-      return { admitted: true, windowCount: 1 };
+      return { admitted: true, windowCount: 1, window };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
   }
-  return { admitted: false, exhausted: 'window' };
+  return { admitted: false, exhausted: 'window', window };
 }
 
 export interface WindowLimits {
@@ -97,13 +101,14 @@ export interface WindowLimits {
   perDay: number | null;
 }
 
+/** `second`: the epoch second whose window counted (or refused) the request. */
 export type WindowOutcome =
-  | { admitted: true; secondCount: number }
-  | { admitted: false; exhausted: 'second' | 'day' };
+  | { admitted: true; secondCount: number; second: number }
+  | { admitted: false; exhausted: 'second' | 'day'; second: number };
 
 /** Counts one request in the API key's per-second and per-day windows, or reports which limit it would break. */
 export async function consumeRequest(accountId: string, keyId: string, now: Date, limits: WindowLimits): Promise<WindowOutcome> {
   const outcome = await consumeWindow({ accountId, parts: [keyId] }, now, { windowSeconds: 1, perWindow: limits.perSecond, perDay: limits.perDay });
-  if (outcome.admitted) return { admitted: true, secondCount: outcome.windowCount };
-  return { admitted: false, exhausted: outcome.exhausted === 'window' ? 'second' : 'day' };
+  if (outcome.admitted) return { admitted: true, secondCount: outcome.windowCount, second: outcome.window };
+  return { admitted: false, exhausted: outcome.exhausted === 'window' ? 'second' : 'day', second: outcome.window };
 }

@@ -24,7 +24,8 @@ export async function admitRequest(principal: Principal, now = new Date()): Prom
     perSecond: limits.requestsPerSecond,
     perDay: limits.requestsPerDay,
   });
-  const nextSecond = Math.floor(now.getTime() / 1000) + 1;
+  // The window that counted it, which may have opened after `now` was read on this instance.
+  const nextSecond = outcome.second + 1;
   if (outcome.admitted) {
     return { limit: limits.requestsPerSecond, remaining: Math.max(0, limits.requestsPerSecond - outcome.secondCount), reset: nextSecond };
   }

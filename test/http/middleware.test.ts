@@ -128,8 +128,9 @@ describe('rate limits', () => {
     const nextSecond = await consumeRequest(accountId, keyId, new Date(second.getTime() + 1000), { perSecond: 10, perDay: 1000 });
 
     expect(outcomes.filter((outcome) => outcome.admitted)).toHaveLength(10);
-    expect(outcomes.filter((outcome) => !outcome.admitted)).toEqual(Array(20).fill({ admitted: false, exhausted: 'second' }));
-    expect(nextSecond).toEqual({ admitted: true, secondCount: 1 });
+    const epochSecond = Math.floor(second.getTime() / 1000);
+    expect(outcomes.filter((outcome) => !outcome.admitted)).toEqual(Array(20).fill({ admitted: false, exhausted: 'second', second: epochSecond }));
+    expect(nextSecond).toEqual({ admitted: true, secondCount: 1, second: epochSecond + 1 });
   });
 
   it('counts a request stamped a second late in the window another instance already opened', async () => {
@@ -140,9 +141,11 @@ describe('rate limits', () => {
     const late = await consumeRequest(accountId, keyId, new Date(second + 999), { perSecond: 2, perDay: 1000 });
     const over = await consumeRequest(accountId, keyId, new Date(second + 999), { perSecond: 2, perDay: 1000 });
 
-    expect(ahead).toEqual({ admitted: true, secondCount: 1 });
-    expect(late).toEqual({ admitted: true, secondCount: 2 });
-    expect(over).toEqual({ admitted: false, exhausted: 'second' });
+    // Counted in, and refused by, the window that was open: the second after the one its clock read.
+    const opened = second / 1000 + 1;
+    expect(ahead).toEqual({ admitted: true, secondCount: 1, second: opened });
+    expect(late).toEqual({ admitted: true, secondCount: 2, second: opened });
+    expect(over).toEqual({ admitted: false, exhausted: 'second', second: opened });
   });
 
   it('stops at the per-day limit and says when to come back', async () => {
@@ -154,7 +157,7 @@ describe('rate limits', () => {
     const nextDay = await consumeRequest(accountId, keyId, new Date(start + 120_000), { perSecond: 10, perDay: 5 });
 
     expect(outcomes.slice(0, 5).every((outcome) => outcome.admitted)).toBe(true);
-    expect(outcomes[5]).toEqual({ admitted: false, exhausted: 'day' });
+    expect(outcomes[5]).toEqual({ admitted: false, exhausted: 'day', second: start / 1000 + 5 });
     expect(nextDay.admitted).toBe(true);
   });
 
