@@ -63,7 +63,11 @@ export class RegionalStack extends Stack {
     this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table });
     // One bucket per region: an upload is sent from the region it was made in.
     this.attachments = new AttachmentsBucket(this, 'Attachments');
-    this.retryQueue = new RetryQueue(this, 'RetryQueue', { table: this.table, sesConfigurationSet: this.feedback.configurationSet.configurationSetName });
+    this.retryQueue = new RetryQueue(this, 'RetryQueue', {
+      table: this.table,
+      sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
+      attachmentsBucket: this.attachments.bucket,
+    });
     this.api = new PostlaneApi(this, 'Api', {
       table: this.table,
       secrets: { linkSigning },

@@ -5,20 +5,23 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/email/retry-policy.ts';
-import type { SesAction, TableAction } from '#shared/http/routes.ts';
+import type { AttachmentsAccess, SesAction, TableAction } from '#shared/http/routes.ts';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 
 /**
  * The worker no HTTP route invokes: the infra tests check its grants against
  * this. getEmailRecord (GetItem); markQueuedEmailSent, and failQueuedEmail's
- * transaction of the record and the usage refund (UpdateItem).
+ * transaction of the record and the usage refund (UpdateItem); the bodies of
+ * messages too large for the queue, from the attachments bucket.
  */
 export const RETRY_WORKER = {
   handler: 'email/send-queued',
   table: ['GetItem', 'UpdateItem'],
   ses: ['SendEmail'],
-} as const satisfies { handler: string; table: readonly TableAction[]; ses: readonly SesAction[] };
+  attachments: ['dequeue'],
+} as const satisfies { handler: string; table: readonly TableAction[]; ses: readonly SesAction[]; attachments: readonly AttachmentsAccess[] };
 
 /**
  * What SQS grants an event source's function: receive, delete, change
@@ -36,6 +39,8 @@ const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
 export interface RetryQueueProps {
   readonly table: ITableV2;
   readonly sesConfigurationSet: string;
+  /** Where a send puts a message too large for the queue (`queued/`), for the worker to read. */
+  readonly attachmentsBucket: IBucket;
 }
 
 /**
@@ -65,6 +70,7 @@ export class RetryQueue extends Construct {
       tableActions: RETRY_WORKER.table,
       sesActions: RETRY_WORKER.ses,
       sesConfigurationSet: props.sesConfigurationSet,
+      attachments: { bucket: props.attachmentsBucket, access: RETRY_WORKER.attachments },
     });
     this.queue = new Queue(this, 'Queue', {
       encryption: QueueEncryption.SQS_MANAGED,

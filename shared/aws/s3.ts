@@ -1,7 +1,7 @@
 /**
- * The two S3 calls Postlane makes, signed with SigV4 directly rather than
- * through `@aws-sdk/client-s3`: a pre-signed PUT for an upload and a GET of an
- * uploaded object. The S3 client brings about 130 KB (XML protocol, checksums,
+ * The S3 calls Postlane makes, signed with SigV4 directly rather than
+ * through `@aws-sdk/client-s3`: a pre-signed PUT for an upload, a GET of an
+ * uploaded object, and a PUT of a throttled message too large for its queue. The S3 client brings about 130 KB (XML protocol, checksums,
  * multi-region signing, the S3 middleware) to the two functions that need it,
  * email/send and attachments/create, and about 10 ms to their cold starts; the
  * signer it would use is in every bundle already, under the DynamoDB client.
@@ -151,7 +151,7 @@ function send(request: HttpRequest): Promise<IncomingMessage> {
     }, resolve);
     outgoing.on('timeout', () => outgoing.destroy(new S3RequestError(504, 'RequestTimeout', 'S3 did not answer within 10 seconds')));
     outgoing.on('error', reject);
-    outgoing.end();
+    outgoing.end(request.body as Uint8Array | undefined);
   });
 }
 
@@ -172,12 +172,13 @@ export interface StoredObject {
 const RETRYABLE_STATUS = new Set([500, 502, 503, 504]);
 const RETRY_DELAYS_MS = [50, 250];
 
-/** Sends the GET, again after a short wait when S3 fails or throttles (three attempts in all); each attempt is signed afresh. */
-async function getWithRetries(location: S3Location): Promise<IncomingMessage> {
+/** Sends a signed request, again after a short wait when S3 fails or throttles (three attempts in all); each attempt is signed afresh. */
+async function sendWithRetries(location: S3Location, method: string, headers: Record<string, string> = {}, body?: Uint8Array): Promise<IncomingMessage> {
   for (let attempt = 0; ; attempt++) {
     const delay = RETRY_DELAYS_MS[attempt];
     try {
-      const response = await send(await signerFor(location).sign(objectRequest(location, 'GET', {})));
+      const request = { ...objectRequest(location, method, headers), ...(body ? { body } : {}) };
+      const response = await send(await signerFor(location).sign(request));
       if (delay === undefined || !RETRYABLE_STATUS.has(response.statusCode ?? 0)) return response;
       response.resume();
     } catch (error) {
@@ -187,15 +188,26 @@ async function getWithRetries(location: S3Location): Promise<IncomingMessage> {
   }
 }
 
+async function failure(location: S3Location, method: string, response: IncomingMessage): Promise<S3RequestError> {
+  const status = response.statusCode ?? 0;
+  const code = /<Code>([^<]*)<\/Code>/.exec((await readAll(response)).toString('utf8'))?.[1] ?? `HTTP${status}`;
+  return new S3RequestError(status, code, `S3 answered ${method} of ${location.bucket}/${location.key} with ${status} ${code}`);
+}
+
+/** Stores `content` under the location's key, replacing what was there. */
+export async function putObject(location: S3Location, content: Uint8Array, contentType: string): Promise<void> {
+  const response = await sendWithRetries(location, 'PUT', { 'content-type': contentType, 'content-length': String(content.byteLength) }, content);
+  if (response.statusCode !== 200) throw await failure(location, 'PUT', response);
+  response.resume();
+}
+
 /** The object, with its content when at most `maxBytes`; undefined when there is no such key. */
 export async function getObject(location: S3Location, maxBytes: number): Promise<StoredObject | undefined> {
-  const response = await getWithRetries(location);
-  const status = response.statusCode ?? 0;
-  if (status !== 200) {
-    const body = (await readAll(response)).toString('utf8');
-    const code = /<Code>([^<]*)<\/Code>/.exec(body)?.[1] ?? `HTTP${status}`;
-    if (status === 404 && code === 'NoSuchKey') return undefined;
-    throw new S3RequestError(status, code, `S3 answered GET of ${location.bucket}/${location.key} with ${status} ${code}`);
+  const response = await sendWithRetries(location, 'GET');
+  if (response.statusCode !== 200) {
+    const error = await failure(location, 'GET', response);
+    if (error.status === 404 && error.code === 'NoSuchKey') return undefined;
+    throw error;
   }
   const size = Number(response.headers['content-length'] ?? 0);
   const contentType = response.headers['content-type'];

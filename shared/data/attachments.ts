@@ -57,14 +57,13 @@ export async function getAttachmentRecord(accountId: string, attachmentId: strin
   return record.expiresAt * 1000 > now.getTime() ? record : undefined;
 }
 
-/** Where an attachment's object lives: the bucket of the region answering, or the local S3. */
-function objectLocation(accountId: string, attachmentId: string): S3Location {
+/** An object of the region's attachments bucket, or of the local S3. */
+export function attachmentsBucketObject(key: string): S3Location {
   const { region, endpoint, credentials } = awsConnection(config.S3_ENDPOINT);
-  return {
-    region, bucket: config.ATTACHMENTS_BUCKET, key: attachmentObjectKey(accountId, attachmentId),
-    ...(endpoint ? { endpoint } : {}), ...(credentials ? { credentials } : {}),
-  };
+  return { region, bucket: config.ATTACHMENTS_BUCKET, key, ...(endpoint ? { endpoint } : {}), ...(credentials ? { credentials } : {}) };
 }
+
+const objectLocation = (accountId: string, attachmentId: string) => attachmentsBucketObject(attachmentObjectKey(accountId, attachmentId));
 
 /**
  * A pre-signed PUT of the attachment's object. Content-Type, and

@@ -10,13 +10,16 @@
  */
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { failQueuedEmail, getEmailRecord, markQueuedEmailSent } from '#shared/data/emails.ts';
+import { readQueuedMessage, storeQueuedMessage } from '#shared/data/queued-messages.ts';
 import {
   backoffSeconds,
   decodeQueuedSend,
   encodeQueuedSend,
+  encodeStoredSendPointer,
   fitsQueue,
   MAX_RECEIVES,
   retryQueue,
+  storedSendPointer,
   type QueuedSend,
   type RetryQueue,
 } from '#shared/email/retry-queue.ts';
@@ -25,14 +28,22 @@ import { log } from '#shared/log.ts';
 
 /**
  * The queue body for a throttled message, or undefined when there is no
- * queue or the message does not fit in one SQS message: then it fails as
- * SES_THROTTLED, as before the queue existed. Storing large messages
- * elsewhere (S3) for a rare case would add a bucket to every send's path.
+ * queue: then it fails as SES_THROTTLED, as before the queue existed. A
+ * message too large for one SQS message (1 MiB) is kept in the attachments
+ * bucket and the queue gets a pointer; if the bucket refuses it, it fails as
+ * SES_THROTTLED too.
  */
-export function queueBodyFor(send: QueuedSend, queue: RetryQueue | undefined = retryQueue): string | undefined {
+export async function queueBodyFor(send: QueuedSend, queue: RetryQueue | undefined = retryQueue): Promise<string | undefined> {
   if (!queue) return undefined;
   const body = encodeQueuedSend(send);
-  return fitsQueue(body) ? body : undefined;
+  if (fitsQueue(body)) return body;
+  try {
+    await storeQueuedMessage(send.accountId, send.emailId, body);
+    return encodeStoredSendPointer(send);
+  } catch (error) {
+    log.error('could not store a throttled message too large for the queue', { accountId: send.accountId, emailId: send.emailId, error });
+    return undefined;
+  }
 }
 
 export interface PendingRetry {
@@ -115,9 +126,19 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
   return 'again';
 }
 
+export const STORED_MESSAGE_LOST = { code: 'SEND_FAILED', message: 'The stored message was no longer there to send' } as const;
+
 async function settle(record: SQSRecord, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
   try {
-    const send = decodeQueuedSend(record.body);
+    const pointer = storedSendPointer(record.body);
+    const body = pointer ? await readQueuedMessage(pointer.accountId, pointer.emailId) : record.body;
+    if (pointer && body === undefined) {
+      // Only the bucket's lifecycle, a day on, removes it: a message received that late fails for good.
+      log.error('stored throttled message is gone', { accountId: pointer.accountId, emailId: pointer.emailId });
+      await failQueuedEmail(pointer.accountId, pointer.emailId, STORED_MESSAGE_LOST, pointer.period);
+      return 'done';
+    }
+    const send = decodeQueuedSend(body!);
     return await sendQueued(send, Number(record.attributes.ApproximateReceiveCount), record.receiptHandle, transport, queue);
   } catch (error) {
     // A body this code did not write, or DynamoDB or SQS failing: received again after the visibility timeout, then the dead-letter queue.

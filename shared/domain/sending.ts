@@ -195,7 +195,7 @@ async function sendOne(transport: MailTransport, delivery: Delivery, message: Dr
   try {
     const outcome = await transport.send(email);
     if (outcome.status !== 'failed' || outcome.error !== 'SES_THROTTLED') return outcome;
-    const body = queueBodyFor({ accountId: month.accountId, emailId: message.emailId, period: month.period, email });
+    const body = await queueBodyFor({ accountId: month.accountId, emailId: message.emailId, period: month.period, email });
     return body === undefined ? outcome : { status: 'queued', body };
   } catch (cause) {
     // One message's unexpected failure must not lose the others' outcomes (or their quota).

@@ -13,6 +13,13 @@
 export const MAX_QUEUED_MESSAGE_BYTES = 1024 * 1024;
 
 /**
+ * Where, in the region's attachments bucket, a throttled message too large
+ * for one SQS message is kept while the queue carries a pointer to it. The
+ * bucket's one-day lifecycle removes it; the retries end within minutes.
+ */
+export const QUEUED_MESSAGES_PREFIX = 'queued/';
+
+/**
  * Receives of one message before SQS moves it to the dead-letter queue (the
  * queue's maxReceiveCount). The worker's last attempt is this one: it marks
  * the record failed and refunds the quota, then SQS moves the message.

@@ -64,6 +64,30 @@ export function encodeQueuedSend(send: QueuedSend): string {
   });
 }
 
+/**
+ * The queue's message body for a message whose body is kept in the bucket
+ * (shared/data/queued-messages.ts): too large for one SQS message.
+ */
+const StoredSendPointer = v.object({
+  version: v.literal(1),
+  accountId: v.string(),
+  emailId: v.string(),
+  period: v.string(),
+  stored: v.literal(true),
+});
+
+export type StoredSendPointer = v.InferOutput<typeof StoredSendPointer>;
+
+export function encodeStoredSendPointer(send: Pick<QueuedSend, 'accountId' | 'emailId' | 'period'>): string {
+  return JSON.stringify({ version: 1, accountId: send.accountId, emailId: send.emailId, period: send.period, stored: true });
+}
+
+/** The pointer a queue body holds, or undefined when it holds the message itself. */
+export function storedSendPointer(body: string): StoredSendPointer | undefined {
+  const parsed = v.safeParse(StoredSendPointer, JSON.parse(body));
+  return parsed.success ? parsed.output : undefined;
+}
+
 /** The message a body holds; throws when the body is not one this code wrote. */
 export function decodeQueuedSend(body: string): QueuedSend {
   const { version: _version, email, ...rest } = v.parse(QueuedSendBody, JSON.parse(body));

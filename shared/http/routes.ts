@@ -25,9 +25,12 @@ export type SecretName = 'linkSigning';
 /**
  * What a handler does with the attachments bucket: `upload` signs PUT URLs
  * (s3:PutObject), `read` reads uploads (s3:GetObject, and s3:ListBucket so a
- * missing object is a 404 rather than S3's 403). The stack grants exactly that.
+ * missing object is a 404 rather than S3's 403); `queue` stores a throttled
+ * message too large for the retry queue under `queued/` (s3:PutObject there),
+ * and `dequeue`, the retry worker's, reads it back (s3:GetObject there). The
+ * stack grants exactly that.
  */
-export type AttachmentsAccess = 'upload' | 'read';
+export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue';
 
 /**
  * Queues a handler puts messages on; the stack grants sqs:SendMessage on
@@ -53,7 +56,7 @@ export interface Route {
   /** SES v2 actions the handler calls; the stack grants exactly these. */
   ses?: readonly SesAction[];
   secrets?: readonly SecretName[];
-  attachments?: AttachmentsAccess;
+  attachments?: readonly AttachmentsAccess[];
   queues?: readonly QueueName[];
   /** Largest accepted request body in bytes; larger ones get 413. */
   maxBodyBytes?: number;
@@ -76,7 +79,7 @@ const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
  */
 export const EMAIL_SEND_MAX_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
 /** The send endpoints: `sending` keys may call them; they sign each recipient's unsubscribe links. */
-const send = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'] } as const;
+const send = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'] } as const;
 /** Quota, idempotency claims (put, complete, release), the OTP window, the suppression query, the email records. */
 const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
 
@@ -126,9 +129,9 @@ export const ROUTES = [
   { method: 'GET', path: '/preferences/{token}', handler: 'subscriptions/preferences-page', ...signedLink, table: ['Query', 'BatchGetItem'] },
   { method: 'POST', path: '/preferences/{token}', handler: 'subscriptions/update-preferences', ...signedLink, table: ['Query', 'BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], bodyFormats: ['json', 'form'] },
 
-  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: ['GetItem', 'Query', 'UpdateItem', 'BatchWriteItem'], attachments: 'read', maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
+  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: ['GetItem', 'Query', 'UpdateItem', 'BatchWriteItem'], attachments: ['read', 'queue'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
   // Uploading is part of sending: `sending` keys may, as they may attach files inline.
-  { method: 'POST', path: '/api/attachments', handler: 'attachments/create', auth: 'key', permission: 'sending', table: ['PutItem'], attachments: 'upload' },
+  { method: 'POST', path: '/api/attachments', handler: 'attachments/create', auth: 'key', permission: 'sending', table: ['PutItem'], attachments: ['upload'] },
   { method: 'POST', path: '/api/otp/send', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
   { method: 'POST', path: '/api/otp', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
   { method: 'POST', path: '/api/transactional/send', handler: 'transactional/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
@@ -141,7 +144,7 @@ export const ROUTES = [
   { method: 'PATCH', path: '/api/forms/{id}', handler: 'forms/update', ...key, table: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   { method: 'DELETE', path: '/api/forms/{id}', handler: 'forms/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'] },
   { method: 'GET', path: '/api/forms/{id}/submissions', handler: 'forms/submissions', ...key, table: ['GetItem', 'Query'] },
-  { method: 'POST', path: '/api/forms/{id}/submit', handler: 'forms/submit', ...publicForm, table: FORM_SUBMIT_TABLE_ACTIONS, ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES, bodyFormats: ['json', 'form'] },
+  { method: 'POST', path: '/api/forms/{id}/submit', handler: 'forms/submit', ...publicForm, table: FORM_SUBMIT_TABLE_ACTIONS, ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'], maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES, bodyFormats: ['json', 'form'] },
   { method: 'GET', path: '/f/{slug}', handler: 'forms/page', ...publicForm, table: ['GetItem', 'UpdateItem'] },
   { method: 'GET', path: '/confirm/{token}', handler: 'forms/confirm', ...signedLink, table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'] },
 

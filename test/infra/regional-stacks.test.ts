@@ -28,7 +28,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   const sesActions = new Set(routes.flatMap((route) => ('ses' in route ? route.ses : [])));
   const readsSecret = routes.some((route) => 'secrets' in route && route.secrets.includes('linkSigning'));
   const sendsToRetryQueue = routes.some((route) => 'queues' in route && route.queues.includes('retry'));
-  const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? [route.attachments] : [])));
+  const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? route.attachments : [])));
   const { bucket } = stack.attachments;
   const logGroupId = referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup);
   const logGroupArn = { 'Fn::GetAtt': [logGroupId, 'Arn'] };
@@ -47,6 +47,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     ...(sendsToRetryQueue ? [pair(stack, 'sqs:SendMessage', stack.retryQueue.queue.queueArn)] : []),
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
     ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
+    ...(attachments.has('queue') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('queued/*'))] : []),
   ]);
 }
 
@@ -130,7 +131,14 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
       const variables = resources[functionIdOf(resources, handler)]!.Properties.Environment.Variables;
       expect(variables.ATTACHMENTS_BUCKET, handler).toEqual(usesBucket ? stack.resolve(stack.attachments.bucket.bucketName) : undefined);
     }
-    expect(ROUTES.filter((route) => 'attachments' in route).map((route) => [route.handler, route.attachments])).toEqual([['email/send', 'read'], ['attachments/create', 'upload']]);
+    expect(ROUTES.filter((route) => 'attachments' in route).map((route) => [route.handler, route.attachments])).toEqual([
+      ['email/send', ['read', 'queue']],
+      ['attachments/create', ['upload']],
+      ['otp/send', ['queue']],
+      ['otp/send', ['queue']],
+      ['transactional/send', ['queue']],
+      ['forms/submit', ['queue']],
+    ]);
   });
 
   it('keeps attachment uploads in a private, encrypted, HTTPS-only bucket that empties itself after a day', () => {

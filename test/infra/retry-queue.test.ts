@@ -56,7 +56,10 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
         pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
       ]),
       ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, stack.retryQueue.queue.queueArn)),
+      // Bodies too large for the queue, and nothing else of the bucket.
+      pair(stack, 's3:GetObject', stack.attachments.bucket.arnForObjects('queued/*')),
     ]));
+    expect(resources[workerId]!.Properties.Environment.Variables.ATTACHMENTS_BUCKET).toEqual(stack.resolve(stack.attachments.bucket.bucketName));
   });
 
   it('names the queue to the worker and to every function that sends mail, and to no other', () => {

@@ -7,6 +7,9 @@
  */
 import { GetQueueAttributesCommand, PurgeQueueCommand, ReceiveMessageCommand, SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
@@ -18,6 +21,8 @@ const { handler } = await import('#functions/email/send-queued.ts');
 const { showAccount } = await import('#shared/domain/accounts.ts');
 const { config } = await import('#shared/config.ts');
 const { MAX_RECEIVES, sqs } = await import('#shared/email/retry-queue.ts');
+const { MAX_QUEUED_MESSAGE_BYTES } = await import('#shared/email/retry-policy.ts');
+const { readQueuedMessage } = await import('#shared/data/queued-messages.ts');
 const { ses } = await import('#shared/email/transport.ts');
 const { sqsEvent } = await import('#shared/local/queue-poller.ts');
 const { startRetryWorker } = await import('#shared/local/retry-worker.ts');
@@ -144,19 +149,54 @@ describe('a throttled send', () => {
     expect(await storedEmails(sender.domain)).toEqual([]);
   });
 
-  it('too large for one SQS message fails as SES_THROTTLED, uncharged, as without a queue', async () => {
+  it('too large for one SQS message is kept in the bucket, queued as a pointer, and delivered whole by the worker', async () => {
+    const sender = await createSender({ quota: 10 });
+    const to = uniqueAddress();
+    const calls = throttleSes((recipient) => recipient === to && calls.get(to) === 1);
+    // 900 KB of attachment is 1.2 MB in the queue's JSON (base64): past SQS's 1 MiB.
+    const content = Buffer.alloc(900 * 1024, 7).toString('base64');
+    const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content };
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
+    const [queued] = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }))).Messages ?? [];
+    const emailId = (await emailOf(sender.key, response.body.successfulEmails[0].trackingId)).id;
+    const stored = await readQueuedMessage(sender.accountId, emailId);
+    await runWorker();
+    const record = await eventually(() => emailOf(sender.key, emailId), (email) => email.status !== 'queued');
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ successfulEmails: [{ recipient: to, queued: true }], emailsRemaining: 9 });
+    expect(JSON.parse(queued!.Body!)).toEqual({ version: 1, accountId: sender.accountId, emailId, period: expect.any(String), stored: true });
+    expect(Buffer.byteLength(stored!)).toBeGreaterThan(MAX_QUEUED_MESSAGE_BYTES);
+    expect(record).toMatchObject({ status: 'sent', sesMessageId: expect.any(String) });
+    const [delivered] = await storedEmails(sender.domain);
+    expect(delivered!.attachments).toMatchObject([{ filename: 'big.bin', size: 900 * 1024 }]);
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
+  });
+
+  it('too large for the queue, with the bucket refusing it too, fails as SES_THROTTLED, uncharged, as without a queue', async () => {
     const sender = await createSender({ quota: 10 });
     const to = uniqueAddress();
     throttleSes();
-    // 900 KB of attachment is 1.2 MB in the queue's JSON (base64): past SQS's 1 MiB.
+    // The bucket cannot be made to refuse on demand: an S3 that answers 503 to every request stands in.
+    const failing = createServer((req, res) => req.resume().on('end', () => res.writeHead(503).end('<Error><Code>ServiceUnavailable</Code></Error>')));
+    failing.listen(0, '127.0.0.1');
+    await once(failing, 'listening');
+    const realEndpoint = config.S3_ENDPOINT;
+    config.S3_ENDPOINT = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
     const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(900 * 1024, 7).toString('base64') };
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
+    try {
+      const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
 
-    expect(response.status).toBe(422);
-    expect(response.body).toMatchObject({ error: 'ALL_RECIPIENTS_FAILED', failedEmails: [{ recipient: to, error: 'SES_THROTTLED' }], emailsRemaining: 10 });
-    expect(await visibleMessages(queueUrl)).toBe(0);
-    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+      expect(response.status).toBe(422);
+      expect(response.body).toMatchObject({ error: 'ALL_RECIPIENTS_FAILED', failedEmails: [{ recipient: to, error: 'SES_THROTTLED' }], emailsRemaining: 10 });
+      expect(await visibleMessages(queueUrl)).toBe(0);
+      expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+    } finally {
+      config.S3_ENDPOINT = realEndpoint;
+      failing.close();
+    }
   });
 
   it('the queue refuses (SQS down) fails as SES_THROTTLED, its record failed and its email refunded', async () => {

@@ -1,0 +1,28 @@
+/**
+ * Bodies of throttled messages too large for one SQS message (1 MiB: a few
+ * attachments do it), kept in the region's attachments bucket under
+ * `queued/<account>/<email id>.json` while the retry queue carries a pointer.
+ * Named from the account and the email record, so a retry of the same message
+ * overwrites rather than piles up; the bucket's lifecycle deletes them a day on.
+ */
+import { getObject, putObject } from '#shared/aws/s3.ts';
+import { QUEUED_MESSAGES_PREFIX } from '#shared/email/retry-policy.ts';
+import { attachmentsBucketObject } from './attachments.ts';
+
+export const queuedMessageKey = (accountId: string, emailId: string) => `${QUEUED_MESSAGES_PREFIX}${accountId}/${emailId}.json`;
+
+/** Stores the queue body; returns the key the pointer names. */
+export async function storeQueuedMessage(accountId: string, emailId: string, body: string): Promise<string> {
+  const key = queuedMessageKey(accountId, emailId);
+  await putObject(attachmentsBucketObject(key), Buffer.from(body, 'utf8'), 'application/json');
+  return key;
+}
+
+/** Far above any body a send can make (10 attachments of 7 MB in base64, and the HTML): a guard, not a limit. */
+const MAX_STORED_BODY_BYTES = 128 * 1024 * 1024;
+
+/** The stored body of this account's message, or undefined when it is gone. */
+export async function readQueuedMessage(accountId: string, emailId: string): Promise<string | undefined> {
+  const object = await getObject(attachmentsBucketObject(queuedMessageKey(accountId, emailId)), MAX_STORED_BODY_BYTES);
+  return object?.content ? Buffer.from(object.content).toString('utf8') : undefined;
+}
