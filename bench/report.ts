@@ -75,3 +75,14 @@ export function toMarkdown(results: BenchResults): string {
     ...(failed.length === 0 ? [] : ['', table(['budget', 'subject', 'measured'], failed.map((budget) => [budget.budget, budget.subject, budget.detail]))]),
   ].join('\n');
 }
+
+const README_START = '<!-- bench:latest:start -->';
+const README_END = '<!-- bench:latest:end -->';
+
+/** The README with the latest tables between its bench markers; throws when the markers are missing, rather than appending somewhere. */
+export function withLatestRun(readme: string, markdown: string): string {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start) throw new Error(`README.md has no ${README_START} … ${README_END} section for the tables`);
+  return `${readme.slice(0, start + README_START.length)}\n\n${markdown}\n\n${readme.slice(end)}`;
+}

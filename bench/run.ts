@@ -3,7 +3,8 @@
  * and capacity per request, warm load, scale and bulk import, and a cost
  * estimate, measured in one run on this machine against a local stack of its
  * own. Writes bench/results/latest.json and .md and prints the tables.
- * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails).
+ * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails);
+ * `-- --readme` also writes the tables into README.md's Performance section.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // The handlers in this process write an access line per request (console.log): thousands that would bury the report.
@@ -17,10 +18,12 @@ import { bundleAll } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
 import { checkBulkImport, checkFunctions, checkRoundTrips, checkScale, parseMinimums } from './budgets.ts';
 import { costPerMillion, PRICES } from './cost.ts';
-import { toMarkdown, type BenchResults } from './report.ts';
+import { toMarkdown, withLatestRun, type BenchResults } from './report.ts';
 import { startBenchStack, expectCall } from './stack.ts';
 
 const check = process.argv.includes('--check');
+/** `--readme`: also put the tables into README.md's Performance section. */
+const updateReadme = process.argv.includes('--readme');
 /** Repetitions: cold starts per bundle, metered requests per endpoint, load seconds per endpoint. */
 const COLD_START_ROUNDS = 11;
 const REQUEST_RUNS = 5;
@@ -36,17 +39,22 @@ const SUBMITS_PER_ACCOUNT = 15;
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
+async function measureBundles(bundleDir: string) {
+  progress('bundling every function with the deployed esbuild settings');
+  const bundles = await bundleAll(bundleDir);
+  progress(`measuring cold init: ${bundles.length} bundles × ${COLD_START_ROUNDS} rounds`);
+  return { bundles, cold: await measureColdStarts(bundles.map((bundle) => bundle.file), COLD_START_ROUNDS) };
+}
+
 async function main(): Promise<number> {
   const startedAt = performance.now();
   // Other work on the machine slows every timing: the report says how busy it was.
   const loadAtStart = loadavg()[0]!;
   const bundleDir = await mkdtemp(join(tmpdir(), 'postlane-bench-'));
+  // Cold starts first, before the local stack exists: a JVM starting DynamoDB Local would compete for the CPU they time.
+  const { bundles, cold } = await measureBundles(bundleDir).finally(() => rm(bundleDir, { recursive: true, force: true }));
   const stack = await startBenchStack();
   try {
-    progress('bundling every function with the deployed esbuild settings');
-    const bundles = await bundleAll(bundleDir);
-    progress(`measuring cold init: ${bundles.length} bundles × ${COLD_START_ROUNDS} rounds`);
-    const cold = await measureColdStarts(bundles.map((bundle) => bundle.file), COLD_START_ROUNDS);
     const functions = bundles.map((bundle) => ({
       handler: bundle.handler,
       bytes: bundle.bytes,
@@ -128,6 +136,7 @@ async function main(): Promise<number> {
     const markdown = toMarkdown(results);
     await writeFile('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
     await writeFile('bench/results/latest.md', `${markdown}\n`);
+    if (updateReadme) await writeFile('README.md', withLatestRun(await readFile('README.md', 'utf8'), markdown));
     printReport(markdown);
     progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s; wrote bench/results/latest.json and latest.md`);
     const failed = budgets.filter((budget) => !budget.ok);
@@ -138,7 +147,6 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     await stack.stop();
-    await rm(bundleDir, { recursive: true, force: true });
   }
 }
 
