@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Send an email to up to 50 recipients
-         * @description When every recipient fails the answer is 422 `ALL_RECIPIENTS_FAILED` carrying the whole send result.
+         * @description When every recipient fails the answer is 422 `ALL_RECIPIENTS_FAILED` carrying the whole send result. With an `idempotencyKey`, a retry with the same body gets the first answer back (header `Idempotent-Replayed: true`) and nothing is sent again.
          */
         post: operations["emailSend"];
         delete?: never;
@@ -3371,6 +3371,7 @@ export interface operations {
                     cc?: string[];
                     content?: string;
                     from: string;
+                    idempotencyKey?: string;
                     recipients: string[];
                     replyTo?: string;
                     subject?: string;
@@ -3470,7 +3471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description ATTACHMENT_NOT_UPLOADED */
+            /** @description IDEMPOTENCY_IN_PROGRESS, ATTACHMENT_NOT_UPLOADED */
             409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3481,7 +3482,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error?: "ATTACHMENT_NOT_UPLOADED";
+                        error?: "IDEMPOTENCY_IN_PROGRESS" | "ATTACHMENT_NOT_UPLOADED";
                     };
                 };
             };
@@ -3515,7 +3516,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_EMAIL, VALIDATION_ERROR, RECIPIENT_SUPPRESSED, MESSAGE_REJECTED, ALL_RECIPIENTS_FAILED */
+            /** @description INVALID_EMAIL, VALIDATION_ERROR, RECIPIENT_SUPPRESSED, MESSAGE_REJECTED, IDEMPOTENCY_KEY_REUSED, ALL_RECIPIENTS_FAILED */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3526,7 +3527,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR" | "RECIPIENT_SUPPRESSED" | "MESSAGE_REJECTED" | "ALL_RECIPIENTS_FAILED";
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR" | "RECIPIENT_SUPPRESSED" | "MESSAGE_REJECTED" | "IDEMPOTENCY_KEY_REUSED" | "ALL_RECIPIENTS_FAILED";
                     };
                 };
             };

@@ -1,7 +1,17 @@
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
 import { SEND_LIMITS, type EmailSendInput } from '#shared/schemas/sending.ts';
 import { resolveAttachments } from './attachments.ts';
-import { contentOf, deliver, parseMailboxField, SUPPRESSED_FOR_EMAIL, type MessageResult, type SendContext } from './sending.ts';
+import { EffectCommittedError, makeIdempotent, type Idempotent } from './idempotency.ts';
+import {
+  contentOf,
+  deliver,
+  parseMailboxField,
+  SUPPRESSED_FOR_EMAIL,
+  UnrecordedDeliveryError,
+  type DeliveryReport,
+  type MessageResult,
+  type SendContext,
+} from './sending.ts';
 
 /** Email send result (spec section 2). */
 export interface EmailSendResult extends Record<string, unknown> {
@@ -34,43 +44,58 @@ function failure(result: MessageResult): EmailSendResult['failedEmails'][number]
   return { recipient: result.recipient, error: result.error!.code, message: result.error!.message };
 }
 
+/** The answer to a send from its report: every recipient sent or queued counts as accepted (queued ones are charged and sent later). */
+function resultOf(report: DeliveryReport, recipientCount: number): EmailSendResult {
+  const sent = report.messages.filter((result) => result.status === 'sent' || result.status === 'queued');
+  return {
+    message: summary(sent.length, recipientCount),
+    successfulEmails: sent.map(({ recipient, trackingId, status }) => ({ recipient, trackingId, ...(status === 'queued' ? { queued: true as const } : {}) })),
+    failedEmails: report.messages.filter((result) => !sent.includes(result)).map(failure),
+    recipientCount,
+    emailsRemaining: report.emailsRemaining,
+  };
+}
+
 /**
  * POST /api/email/send: one message per distinct recipient (a repeated
  * address gets one), cc and bcc on each. Some sent: the result. None sent:
  * ALL_RECIPIENTS_FAILED (422) carrying the result, or SENDING_PAUSED (503)
- * when SES's sending is paused for the whole deployment.
+ * when SES's sending is paused for the whole deployment. With an
+ * `idempotencyKey`, as on the single sends, a retry of the same request gets
+ * the first answer back and sends nothing again.
  */
-export async function sendEmail(input: EmailSendInput, context: SendContext): Promise<EmailSendResult> {
+export async function sendEmail(input: EmailSendInput, context: SendContext): Promise<Idempotent<EmailSendResult>> {
   const from = parseMailboxField(input.from, 'from');
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
   checkDestinations(input.cc, input.bcc);
   const content = contentOf(input);
-  const attachments = await resolveAttachments(context.principal.accountId, input.attachments, context.now);
-  const recipients = [...new Set(input.recipients)];
-
-  const report = await deliver({
-    type: 'email',
-    from,
-    recipients,
-    cc: input.cc,
-    bcc: input.bcc,
-    replyTo,
-    content,
-    variables: input.variables,
-    attachments,
-    suppressWhen: SUPPRESSED_FOR_EMAIL,
-  }, context);
-
-  // A queued message is accepted: it is charged and will be sent by the retry worker.
-  const sent = report.messages.filter((result) => result.status === 'sent' || result.status === 'queued');
-  const result: EmailSendResult = {
-    message: summary(sent.length, recipients.length),
-    successfulEmails: sent.map(({ recipient, trackingId, status }) => ({ recipient, trackingId, ...(status === 'queued' ? { queued: true as const } : {}) })),
-    failedEmails: report.messages.filter((result) => !sent.includes(result)).map(failure),
-    recipientCount: recipients.length,
-    emailsRemaining: report.emailsRemaining,
-  };
-  if (sent.length > 0) return result;
-  const paused = report.messages.some((message) => message.error?.code === 'SENDING_PAUSED');
-  throw new PostlaneError(paused ? 'SENDING_PAUSED' : 'ALL_RECIPIENTS_FAILED', result.message, { fields: result });
+  const { principal, now } = context;
+  const payload = { ...input, idempotencyKey: undefined };
+  return makeIdempotent({ accountId: principal.accountId, scope: `${principal.env}#email/send`, key: input.idempotencyKey, payload, now }, async () => {
+    const attachments = await resolveAttachments(principal.accountId, input.attachments, now);
+    const recipients = [...new Set(input.recipients)];
+    let report: DeliveryReport;
+    try {
+      report = await deliver({
+        type: 'email',
+        from,
+        recipients,
+        cc: input.cc,
+        bcc: input.bcc,
+        replyTo,
+        content,
+        variables: input.variables,
+        attachments,
+        suppressWhen: SUPPRESSED_FOR_EMAIL,
+      }, context);
+    } catch (error) {
+      // Some messages left: a retry with the key must replay this answer, never send again.
+      if (error instanceof UnrecordedDeliveryError) throw new EffectCommittedError(resultOf(error.report, recipients.length), error.cause);
+      throw error;
+    }
+    const result = resultOf(report, recipients.length);
+    if (result.successfulEmails.length > 0) return result;
+    const paused = report.messages.some((message) => message.error?.code === 'SENDING_PAUSED');
+    throw new PostlaneError(paused ? 'SENDING_PAUSED' : 'ALL_RECIPIENTS_FAILED', result.message, { fields: result });
+  });
 }

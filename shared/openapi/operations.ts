@@ -118,9 +118,9 @@ export const OPERATIONS: Record<HandlerName, Operation> = {
 
   'email/send': {
     summary: 'Send an email to up to 50 recipients',
-    description: 'When every recipient fails the answer is 422 `ALL_RECIPIENTS_FAILED` carrying the whole send result.',
+    description: 'When every recipient fails the answer is 422 `ALL_RECIPIENTS_FAILED` carrying the whole send result. With an `idempotencyKey`, a retry with the same body gets the first answer back (header `Idempotent-Replayed: true`) and nothing is sent again.',
     responses: { 200: r.emailSendResult },
-    errors: [...sendErrors, 'ATTACHMENT_TOO_LARGE', 'ATTACHMENT_NOT_FOUND', 'ATTACHMENT_NOT_UPLOADED', 'ALL_RECIPIENTS_FAILED'],
+    errors: [...idempotentSendErrors, 'ATTACHMENT_TOO_LARGE', 'ATTACHMENT_NOT_FOUND', 'ATTACHMENT_NOT_UPLOADED', 'ALL_RECIPIENTS_FAILED'],
     example: { from: 'Acme <hello@example.com>', recipients: ['ada@example.com'], subject: 'Hello {{firstName}}', content: '<p>Hi {{firstName}}</p>', variables: { firstName: 'Ada' } },
   },
   'attachments/create': {

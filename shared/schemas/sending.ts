@@ -117,6 +117,7 @@ export const emailSendBody = v.strictObject({
   bcc: v.optional(addressList(SEND_LIMITS.bcc), []),
   replyTo: v.optional(mailbox),
   attachments: v.optional(v.pipe(v.array(sendAttachment), v.maxLength(SEND_LIMITS.attachments, `must have at most ${SEND_LIMITS.attachments} attachments`)), []),
+  idempotencyKey,
 });
 export type EmailSendInput = v.InferOutput<typeof emailSendBody>;
 

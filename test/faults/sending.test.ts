@@ -106,4 +106,19 @@ describe('POST /api/email/send under DynamoDB faults', () => {
     expect(await storedEmails(sender.domain)).toHaveLength(2);
     expect(await emailsSent(sender)).toBe(2);
   });
+
+  it('the same, with an idempotency key: a retry replays what was sent instead of sending it again', async () => {
+    const sender = await createSender({ quota: 10 });
+    const body = { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>', idempotencyKey: 'newsletter-42' };
+    injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'throttled' });
+
+    const failed = await request('POST', '/api/email/send', { key: sender.key, body });
+    const retried = await request('POST', '/api/email/send', { key: sender.key, body });
+
+    expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
+    expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(retried.body).toMatchObject({ success: true, successfulEmails: [{ recipient: body.recipients[0] }, { recipient: body.recipients[1] }], failedEmails: [] });
+    expect(await storedEmails(sender.domain)).toHaveLength(2);
+    expect(await emailsSent(sender)).toBe(2);
+  });
 });

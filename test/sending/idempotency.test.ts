@@ -29,6 +29,35 @@ describe('idempotency keys', () => {
     expect(await storedEmails(sender.domain)).toHaveLength(1);
   });
 
+  it('work on POST /api/email/send too: the same send to several recipients is replayed, a changed one refused', async () => {
+    const sender = await createSender();
+    const body = { from: sender.from, recipients: [uniqueAddress('a'), uniqueAddress('b')], subject: 'Launch', content: '<p>Launch</p>', idempotencyKey: 'launch-2026' };
+
+    const first = await request('POST', '/api/email/send', { key: sender.key, body });
+    const again = await request('POST', '/api/email/send', { key: sender.key, body });
+    const changed = await request('POST', '/api/email/send', { key: sender.key, body: { ...body, subject: 'Launch!' } });
+
+    expect(first.status).toBe(200);
+    expect(first.body.successfulEmails).toHaveLength(2);
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(again.body).toEqual(first.body);
+    expect(changed.status).toBe(422);
+    expect(changed.body).toMatchObject({ error: 'IDEMPOTENCY_KEY_REUSED', field: 'idempotencyKey' });
+    expect(await storedEmails(sender.domain)).toHaveLength(2);
+  });
+
+  it('never send a multi-recipient email twice when identical requests race', async () => {
+    const sender = await createSender();
+    const body = { from: sender.from, recipients: [uniqueAddress('a'), uniqueAddress('b'), uniqueAddress('c')], subject: 'S', content: '<p>S</p>', idempotencyKey: 'race-send' };
+
+    const responses = await Promise.all(Array.from({ length: 6 }, () => request('POST', '/api/email/send', { key: sender.key, body })));
+
+    const succeeded = responses.filter((response) => response.status === 200);
+    expect(responses.every((response) => response.status === 200 || response.body.error === 'IDEMPOTENCY_IN_PROGRESS')).toBe(true);
+    expect(new Set(succeeded.map((response) => JSON.stringify(response.body.successfulEmails))).size).toBe(1);
+    expect(await storedEmails(sender.domain)).toHaveLength(3);
+  });
+
   it('treat `to` and its alias `email` as the same OTP request', async () => {
     const sender = await createSender();
     const to = uniqueAddress();
