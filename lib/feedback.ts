@@ -12,7 +12,7 @@ export const EVENT_FUNCTIONS = {
   /**
    * findContactsByEmail (Query), changeContactStatus (GetItem, then updates of
    * the contact, its email claim and the counters, as PATCH /api/contacts/{id}),
-   * changeEmailStatus (UpdateItem), putSuppression (PutItem).
+   * changeEmailStatus and recordContactActivity (UpdateItem), putSuppression (PutItem).
    */
   sesFeedback: { handler: 'feedback/ses-events', table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'] },
 } as const satisfies Record<string, { handler: string; table: readonly TableAction[] }>;

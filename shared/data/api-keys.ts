@@ -1,5 +1,5 @@
 import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryAll, tableName } from './client.ts';
+import { db, isConditionFailure, queryAll, tableName, updateIf } from './client.ts';
 import { accountKey, toAccount, type AccountRecord } from './accounts.ts';
 
 export type KeyEnvironment = 'live' | 'test';
@@ -72,21 +72,14 @@ export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
 }
 
 /** Sets `disabled` or `revoked`; false when the account has no such key. */
-export async function setApiKeyFlag(accountId: string, keyId: string, flag: 'disabled' | 'revoked'): Promise<boolean> {
-  try {
-    await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: apiKeyKey(accountId, keyId),
-      UpdateExpression: 'SET #flag = :true',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#flag': flag },
-      ExpressionAttributeValues: { ':true': true },
-    }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function setApiKeyFlag(accountId: string, keyId: string, flag: 'disabled' | 'revoked'): Promise<boolean> {
+  return updateIf({
+    Key: apiKeyKey(accountId, keyId),
+    UpdateExpression: 'SET #flag = :true',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#flag': flag },
+    ExpressionAttributeValues: { ':true': true },
+  });
 }
 
 /** Records use at most once a minute per key, so a busy key costs no write per request. */

@@ -8,7 +8,9 @@ import {
   type BatchWriteCommandInput,
   type BatchWriteCommandOutput,
   TransactWriteCommand,
+  UpdateCommand,
   type QueryCommandInput,
+  type UpdateCommandInput,
   type QueryCommandOutput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -146,6 +148,17 @@ export function sleep(ms: number): Promise<void> {
 /** True when the error is DynamoDB refusing a write because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** An UpdateItem on the table whose condition may not hold: true when applied, false when the condition refused it. */
+export async function updateIf(input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+  try {
+    await db.send(new UpdateCommand({ ...input, TableName: tableName }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** Every item a query matches, following DynamoDB's 1 MB pages; for collections bounded by design (keys, audiences). */

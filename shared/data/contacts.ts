@@ -1,5 +1,5 @@
 import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems, type WriteRequest } from './client.ts';
+import { batchGetAll, db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems, type WriteRequest } from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
 import { accountScoped } from './partition.ts';
 import type { ContactStatus } from '#shared/domain/contact-status.ts';
@@ -290,6 +290,19 @@ export async function findContactsByEmail(accountId: string, email: string): Pro
     ConsistentRead: true,
   });
   return items.map((item) => ({ audienceId: item.sk as string, contactId: item.contactId as string, status: item.status as ContactStatus }));
+}
+
+/**
+ * Moves the contact's last activity to `at` (mail delivered to it), unless it
+ * is gone or already later: a redelivered or out-of-order event never moves it back.
+ */
+export async function recordContactActivity(accountId: string, contactId: string, at: string): Promise<void> {
+  await updateIf({
+    Key: contactKey(accountId, contactId),
+    UpdateExpression: 'SET lastActivityAt = :at',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastActivityAt) OR lastActivityAt < :at)',
+    ExpressionAttributeValues: { ':at': at },
+  });
 }
 
 export interface ContactQuery {

@@ -1,5 +1,5 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll, db, isConditionFailure, tableName, transactWrite, TransactionCancelled } from './client.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll, db, isConditionFailure, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { releaseEmailsItem } from './usage.ts';
 
@@ -72,42 +72,28 @@ export async function getEmailRecord(accountId: string, emailId: string): Promis
  * Moves the record to `to` if its status is one of `from`; false when it is
  * not (already moved, or no such record). Makes redelivered feedback a no-op.
  */
-export async function changeEmailStatus(accountId: string, emailId: string, from: readonly EmailStatus[], to: EmailStatus): Promise<boolean> {
+export function changeEmailStatus(accountId: string, emailId: string, from: readonly EmailStatus[], to: EmailStatus): Promise<boolean> {
   const values = Object.fromEntries(from.map((status, index) => [`:from${index}`, status]));
-  try {
-    await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: emailKey(accountId, emailId),
-      UpdateExpression: 'SET #status = :to',
-      ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(values).join(', ')})`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ...values, ':to': to },
-    }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf({
+    Key: emailKey(accountId, emailId),
+    UpdateExpression: 'SET #status = :to',
+    ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(values).join(', ')})`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ...values, ':to': to },
+  });
 }
 
 /** Only a record still waiting on the retry queue is settled by the worker: a repeated delivery of its queue message is a no-op. */
 const STILL_QUEUED = { ConditionExpression: '#status = :queued', ExpressionAttributeNames: { '#status': 'status' } } as const;
 
 /** Queued → sent, with SES's message id; false when the record is no longer queued. */
-export async function markQueuedEmailSent(accountId: string, emailId: string, sesMessageId: string): Promise<boolean> {
-  try {
-    await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: emailKey(accountId, emailId),
-      UpdateExpression: 'SET #status = :sent, sesMessageId = :messageId',
-      ...STILL_QUEUED,
-      ExpressionAttributeValues: { ':queued': 'queued', ':sent': 'sent', ':messageId': sesMessageId },
-    }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function markQueuedEmailSent(accountId: string, emailId: string, sesMessageId: string): Promise<boolean> {
+  return updateIf({
+    Key: emailKey(accountId, emailId),
+    UpdateExpression: 'SET #status = :sent, sesMessageId = :messageId',
+    ...STILL_QUEUED,
+    ExpressionAttributeValues: { ':queued': 'queued', ':sent': 'sent', ':messageId': sesMessageId },
+  });
 }
 
 /**

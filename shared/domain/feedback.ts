@@ -5,7 +5,7 @@
  * them is not ours to act on.
  */
 import * as v from 'valibot';
-import { findContactsByEmail } from '#shared/data/contacts.ts';
+import { findContactsByEmail, recordContactActivity } from '#shared/data/contacts.ts';
 import { changeEmailStatus, type EmailStatus } from '#shared/data/emails.ts';
 import { putSuppression, type SuppressionReason } from '#shared/data/suppressions.ts';
 import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/message-tags.ts';
@@ -26,6 +26,7 @@ const SesEventSchema = v.object({
   }),
   bounce: v.optional(v.object({ bounceType: v.string(), bouncedRecipients: recipients })),
   complaint: v.optional(v.object({ complainedRecipients: recipients })),
+  delivery: v.optional(v.object({ timestamp: v.optional(v.pipe(v.string(), v.isoTimestamp())), recipients: v.array(v.string()) })),
 });
 
 type SesEvent = v.InferOutput<typeof SesEventSchema>;
@@ -68,6 +69,15 @@ async function suppressAddress(accountId: string, address: string, reason: Suppr
   }
   for (const membership of memberships) {
     if (CONTACT_FROM[reason].includes(membership.status)) await changeContactStatus(accountId, membership.contactId, CONTACT_FROM[reason], reason, now);
+  }
+}
+
+/** Mail reached these addresses: every contact of the account with one of them was last active then. */
+async function recordDelivery(accountId: string, addresses: readonly string[], at: string): Promise<void> {
+  for (const address of addresses) {
+    for (const membership of await findContactsByEmail(accountId, address.toLowerCase())) {
+      await recordContactActivity(accountId, membership.contactId, at);
+    }
   }
 }
 
@@ -114,6 +124,9 @@ export async function applySesEvent(input: SesEventBridgeEvent, now: Date): Prom
   }
   if (effect.suppress) {
     for (const address of effect.suppress.addresses) await suppressAddress(owner.accountId, address, effect.suppress.reason, now);
+  }
+  if (event.eventType === 'Delivery' && event.delivery) {
+    await recordDelivery(owner.accountId, event.delivery.recipients, new Date(event.delivery.timestamp ?? now).toISOString());
   }
   await changeEmailStatus(owner.accountId, owner.emailId, effect.email.from, effect.email.to);
   return 'applied';

@@ -105,6 +105,24 @@ describe('SES feedback', () => {
     expect((await emailStatus(sender, trackingId)).status).toBe('delivered');
   });
 
+  it('a delivery moves lastActivityAt of the contact in every audience of the account, never backwards', async () => {
+    const sender = await createSender();
+    const address = uniqueAddress('active');
+    const [first, second] = [await audienceWith(sender, address), await audienceWith(sender, address)];
+    const record = await emailStatus(sender, await sendTo(sender, address));
+    const contactIn = async (audienceId: string) =>
+      (await request('GET', `/api/contacts/email/${encodeURIComponent(address)}?audienceId=${audienceId}`, { key: sender.key })).body.data;
+    const delivered = new Date(Date.now() + 3_600_000).toISOString();
+    const earlier = new Date(Date.now() + 60_000).toISOString();
+
+    await handler(sesEvent('Delivery', sender.accountId, record.id, { delivery: { timestamp: delivered, recipients: [address.toUpperCase()], smtpResponse: '250 ok' } }));
+    // Out of order or redelivered: an older delivery leaves it where it is.
+    await handler(sesEvent('Delivery', sender.accountId, record.id, { delivery: { timestamp: earlier, recipients: [address], smtpResponse: '250 ok' } }));
+
+    expect((await contactIn(first)).lastActivityAt).toBe(delivered);
+    expect((await contactIn(second)).lastActivityAt).toBe(delivered);
+  });
+
   it('drops malformed, unknown and untagged events without throwing', async () => {
     await expect(handler({ detail: 'nonsense' })).resolves.toBeUndefined();
     await expect(handler({ detail: { eventType: 'Open', mail: { messageId: 'm', tags: {} } } })).resolves.toBeUndefined();
