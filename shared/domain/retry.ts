@@ -67,8 +67,11 @@ export async function enqueueRetries(accountId: string, period: string, pending:
       await queue!.enqueue(body, backoffSeconds(1));
     } catch (error) {
       log.error('retry queue refused a throttled message', { accountId, emailId, error });
-      await failQueuedEmail(accountId, emailId, QUEUE_REFUSED, period);
       refused.add(emailId);
+      // Other messages of the request may have left, so this must not fail it: a record left `queued` keeps its charge.
+      await failQueuedEmail(accountId, emailId, QUEUE_REFUSED, period).catch((cause: unknown) => {
+        log.error('refused message not settled; its record stays queued and charged', { accountId, emailId, error: cause });
+      });
     }
   }));
   return refused;

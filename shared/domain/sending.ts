@@ -260,7 +260,8 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const sent = await mapConcurrently(deliverable, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) => (live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND)));
   deliverable.forEach((message, index) => outcomes.set(message, sent[index]!));
   const unsent = sent.filter((outcome) => outcome.status !== 'sent' && outcome.status !== 'queued').length;
-  if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent);
+  // From here on messages may have left: nothing but the records' own write may fail the request (see UnrecordedDeliveryError).
+  if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent).catch(keepCharge(principal.accountId, unsent, emailsRemaining));
   emailsRemaining ??= await quotaLeft(month);
 
   const messages = drafts.map((message) => resultOf(message, outcomes.get(message)));
@@ -275,8 +276,11 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   try {
     await putEmailRecords(principal.accountId, drafts.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)));
   } catch (error) {
-    // Throttled messages are queued only once their records exist: these never were, so nothing is charged for them.
-    if (retries.length > 0) await releaseQuota(month, retries.length).catch((cause: unknown) => log.error('quota of unqueued messages not released', { accountId: principal.accountId, error: cause }));
+    // Throttled messages are queued only once their records exist: these never were, so they fail, uncharged.
+    if (retries.length > 0) {
+      report.messages = messages.map((result) => (result.status === 'queued' ? { ...result, status: 'failed', error: QUEUE_REFUSED } : result));
+      await releaseQuota(month, retries.length).catch((cause: unknown) => log.error('quota of unqueued messages not released', { accountId: principal.accountId, error: cause }));
+    }
     if (messages.some((message) => message.status === 'sent')) throw new UnrecordedDeliveryError(report, error);
     throw error;
   }
@@ -284,11 +288,24 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   return report;
 }
 
+/**
+ * A failed release of unsent emails' charge, once messages may have left: the
+ * request must not fail for it (a retry would send again), so the charge stays,
+ * never past the quota, and `emailsRemaining` is what the reservation left.
+ */
+function keepCharge(accountId: string, count: number, reservedRemaining: number | undefined) {
+  return (error: unknown): number | undefined => {
+    log.error('quota of unsent messages not released; the charge stays', { accountId, count, error });
+    return reservedRemaining;
+  };
+}
+
 /** Reports the messages the retry queue refused as throttled after all (enqueueRetries settled their records and quota). */
 async function enqueueRefused(report: DeliveryReport, refused: ReadonlySet<string>, month: QuotaMonth): Promise<void> {
   if (refused.size === 0) return;
   report.messages = report.messages.map((result) => (refused.has(result.emailId) ? { ...result, status: 'failed', error: QUEUE_REFUSED } : result));
-  report.emailsRemaining = await quotaLeft(month);
+  // Other messages may have left: a failed read keeps the figure the send already had rather than failing the request.
+  report.emailsRemaining = await quotaLeft(month).catch(() => report.emailsRemaining);
 }
 
 /** Messages left (SES took them) but their records could not be written: the request fails without pretending nothing was sent. */

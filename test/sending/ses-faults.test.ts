@@ -5,11 +5,14 @@
  */
 import { MessageRejected, SendingPausedException, TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { config } from '#shared/config.ts';
 import { showAccount } from '#shared/domain/accounts.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
+import { injectDynamoFault, INTERNAL_ERROR } from '../faults/support.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -138,5 +141,59 @@ describe('SES faults on the single-recipient sends', () => {
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ success: false, error: 'INTERNAL_ERROR', message: 'An unexpected error occurred; retry the request' });
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+  });
+});
+
+describe('DynamoDB failing after SES took some of a send\'s messages', () => {
+  const queuedMessages = async () => Number((await sqs.send(new GetQueueAttributesCommand({ QueueUrl: config.RETRY_QUEUE_URL!, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes?.ApproximateNumberOfMessages);
+
+  it('reports a throttled message whose record was never written as failed, never as queued, in the answer an idempotent retry replays', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
+    injectSesFaults((recipient) => (recipient === slow ? throttled() : undefined));
+    injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'throttled' });
+    const queuedBefore = await queuedMessages();
+    const body = { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>', idempotencyKey: 'half-throttled' };
+
+    const failed = await request('POST', '/api/email/send', { key: sender.key, body });
+    const retried = await request('POST', '/api/email/send', { key: sender.key, body });
+
+    expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
+    expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(retried.body).toMatchObject({ successfulEmails: [{ recipient: ok }], failedEmails: [{ recipient: slow, error: 'SES_THROTTLED' }] });
+    expect(retried.body.successfulEmails[0]).not.toHaveProperty('queued');
+    expect(await queuedMessages()).toBe(queuedBefore);
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
+  });
+
+  it('answers the send when giving back a refused message\'s charge fails, keeping that charge, rather than failing a request whose mail left', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [ok, refused] = [uniqueAddress('ok'), uniqueAddress('refused')];
+    injectSesFaults((recipient) => (recipient === refused ? rejected() : undefined));
+    // The first usage update reserves both emails; the second would give one back.
+    injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', nth: 2, fault: 'throttled' });
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, refused], subject: 'Hi', content: '<p>Hi</p>' } });
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ successfulEmails: [{ recipient: ok }], failedEmails: [{ recipient: refused, error: 'MESSAGE_REJECTED' }], emailsRemaining: 8 });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 2 });
+    expect(await storedEmails(sender.domain)).toHaveLength(1);
+  });
+
+  it('answers the send when the retry queue refuses a message and settling its record fails too, rather than failing a request whose mail left', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
+    injectSesFaults((recipient) => (recipient === slow ? throttled() : undefined));
+    vi.spyOn(sqs, 'send').mockImplementation((async () => {
+      throw Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' });
+    }) as typeof sqs.send);
+    injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, fault: 'throttled' });
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' } });
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ successfulEmails: [{ recipient: ok }], failedEmails: [{ recipient: slow, error: 'SES_THROTTLED' }] });
+    expect(await storedEmails(sender.domain)).toHaveLength(1);
   });
 });
