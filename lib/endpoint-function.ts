@@ -115,17 +115,18 @@ export class EndpointFunction extends Construct {
    * `upload`: s3:PutObject, which a pre-signed PUT URL acts with. `read`:
    * s3:GetObject, and s3:ListBucket so a missing object is S3's 404 NoSuchKey
    * rather than a 403 that cannot be told from a broken grant. `queue` and
-   * `dequeue`: s3:PutObject and s3:GetObject under `queued/` only.
+   * `dequeue`: s3:PutObject and s3:GetObject under `queued/` only, and for
+   * `dequeue` s3:ListBucket too, for the same 404.
    */
   private grantAttachments(bucket: IBucket, access: readonly AttachmentsAccess[]): void {
     const objects = bucket.arnForObjects('*');
     const queued = bucket.arnForObjects(`${QUEUED_MESSAGES_PREFIX}*`);
     if (access.includes('upload')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
-    if (access.includes('read')) {
-      this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
+    if (access.includes('read')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
+    if (access.includes('queue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [queued] }));
+    if (access.includes('read') || access.includes('dequeue')) {
       this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
-    if (access.includes('queue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [queued] }));
     if (access.includes('dequeue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [queued] }));
   }
 

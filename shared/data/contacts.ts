@@ -295,13 +295,15 @@ export async function findContactsByEmail(accountId: string, email: string): Pro
 /**
  * Moves the contact's last activity to `at` (mail delivered to it), unless it
  * is gone or already later: a redelivered or out-of-order event never moves it back.
+ * A new version too, so an update that read the contact before cannot write
+ * the older value back over it (it retries on the conflict instead).
  */
 export async function recordContactActivity(accountId: string, contactId: string, at: string): Promise<void> {
   await updateIf({
     Key: contactKey(accountId, contactId),
-    UpdateExpression: 'SET lastActivityAt = :at',
+    UpdateExpression: 'SET lastActivityAt = :at, version = if_not_exists(version, :zero) + :one',
     ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastActivityAt) OR lastActivityAt < :at)',
-    ExpressionAttributeValues: { ':at': at },
+    ExpressionAttributeValues: { ':at': at, ':zero': 0, ':one': 1 },
   });
 }
 

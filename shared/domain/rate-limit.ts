@@ -40,7 +40,8 @@ export async function admitRequest(principal: Principal, now = new Date()): Prom
   }
   throw new RateLimitExceeded(
     `Rate limit of ${limits.requestsPerSecond} requests per second exceeded`,
-    1,
+    // 1, or 2 when the full window is the one after this instance's clock.
+    Math.max(1, Math.ceil(nextSecond - now.getTime() / 1000)),
     { limit: limits.requestsPerSecond, remaining: 0, reset: nextSecond },
   );
 }

@@ -157,7 +157,13 @@ async function settle(record: SQSRecord, transport: MailTransport, queue: RetryQ
  */
 export async function sendQueuedBatch(records: readonly SQSRecord[], transport: MailTransport = sesTransport(), queue: RetryQueue | undefined = retryQueue): Promise<SQSBatchResponse> {
   if (!queue) throw new Error('RETRY_QUEUE_URL is not set: the worker cannot reschedule messages');
-  const settled = await Promise.all(records.map((record) => settle(record, transport, queue)));
+  // Messages in the queue itself (under 1 MiB each) at once; stored ones, up to ~40 MB of JSON each, one at a time within the worker's memory.
+  const outcomes = new Map<SQSRecord, Settled>();
+  const isStored = (record: SQSRecord) => storedSendPointer(record.body) !== undefined;
+  const inline = Promise.all(records.filter((record) => !isStored(record)).map(async (record) => outcomes.set(record, await settle(record, transport, queue))));
+  for (const record of records.filter(isStored)) outcomes.set(record, await settle(record, transport, queue));
+  await inline;
+  const settled = records.map((record) => outcomes.get(record)!);
   const batchItemFailures: SQSBatchItemFailure[] = records
     .filter((_record, index) => settled[index] === 'again')
     .map((record) => ({ itemIdentifier: record.messageId }));

@@ -84,7 +84,13 @@ export function encodeStoredSendPointer(send: Pick<QueuedSend, 'accountId' | 'em
 
 /** The pointer a queue body holds, or undefined when it holds the message itself. */
 export function storedSendPointer(body: string): StoredSendPointer | undefined {
-  const parsed = v.safeParse(StoredSendPointer, JSON.parse(body));
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const parsed = v.safeParse(StoredSendPointer, json);
   return parsed.success ? parsed.output : undefined;
 }
 

@@ -27,8 +27,8 @@ export type SecretName = 'linkSigning';
  * (s3:PutObject), `read` reads uploads (s3:GetObject, and s3:ListBucket so a
  * missing object is a 404 rather than S3's 403); `queue` stores a throttled
  * message too large for the retry queue under `queued/` (s3:PutObject there),
- * and `dequeue`, the retry worker's, reads it back (s3:GetObject there). The
- * stack grants exactly that.
+ * and `dequeue`, the retry worker's, reads it back (s3:GetObject there, and
+ * s3:ListBucket for the same 404). The stack grants exactly that.
  */
 export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue';
 

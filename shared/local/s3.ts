@@ -1,13 +1,13 @@
 /**
  * A minimal S3 for `npm start` and the tests: path-style `/<bucket>/<key>`,
- * PUT, GET and HEAD of objects, any bucket name. Pre-signed URLs are checked
+ * PUT, GET, HEAD and DELETE of objects, any bucket name. Pre-signed URLs are checked
  * as S3 checks them (SigV4 with the local credentials, expiry, and the signed
  * headers, so a PUT with another Content-Type or Content-Length is refused),
  * and so are requests signed in the Authorization header; anonymous ones are
  * refused, as by a private bucket.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { listenLocally, type LocalService } from './service.ts';
@@ -26,6 +26,8 @@ interface StoredObject {
 interface ObjectStore {
   put(bucket: string, key: string, object: StoredObject): void;
   get(bucket: string, key: string): StoredObject | undefined;
+  /** As S3: deleting a missing key is no error. */
+  delete(bucket: string, key: string): void;
 }
 
 function memoryStore(): ObjectStore {
@@ -33,6 +35,7 @@ function memoryStore(): ObjectStore {
   return {
     put: (bucket, key, object) => void objects.set(`${bucket}/${key}`, object),
     get: (bucket, key) => objects.get(`${bucket}/${key}`),
+    delete: (bucket, key) => void objects.delete(`${bucket}/${key}`),
   };
 }
 
@@ -44,6 +47,10 @@ function directoryStore(directory: string): ObjectStore {
       mkdirSync(join(directory, encodeURIComponent(bucket)), { recursive: true });
       writeFileSync(`${path(bucket, key)}.bin`, object.body);
       writeFileSync(`${path(bucket, key)}.json`, JSON.stringify({ contentType: object.contentType, lastModified: object.lastModified }));
+    },
+    delete(bucket, key) {
+      rmSync(`${path(bucket, key)}.bin`, { force: true });
+      rmSync(`${path(bucket, key)}.json`, { force: true });
     },
     get(bucket, key) {
       try {
@@ -188,6 +195,11 @@ async function handle(store: ObjectStore, request: IncomingMessage, response: Se
   switch (request.method) {
     case 'PUT': {
       const body = await readBody(request);
+      const declaredHash = request.headers['x-amz-content-sha256'];
+      // A signed payload hash (rather than UNSIGNED-PAYLOAD) must be the body's, as S3 checks it.
+      if (typeof declaredHash === 'string' && /^[0-9a-f]{64}$/.test(declaredHash) && declaredHash !== createHash('sha256').update(body).digest('hex')) {
+        throw new S3Error(400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+      }
       const contentType = request.headers['content-type'] ?? 'binary/octet-stream';
       store.put(bucket, key, { body, contentType, lastModified: new Date().toUTCString() });
       response.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"`, 'content-length': 0 }).end();
@@ -206,6 +218,10 @@ async function handle(store: ObjectStore, request: IncomingMessage, response: Se
       response.end(request.method === 'GET' ? object.body : undefined);
       return;
     }
+    case 'DELETE':
+      store.delete(bucket, key);
+      response.writeHead(204).end();
+      return;
     default:
       throw new S3Error(405, 'MethodNotAllowed', `${request.method} is not served by the local S3`);
   }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { getObject, presignPut, S3RequestError, type S3Location } from '#shared/aws/s3.ts';
+import { getObject, presignPut, putObject, S3RequestError, type S3Location } from '#shared/aws/s3.ts';
 import { startLocalS3 } from '#shared/local/s3.ts';
 import type { LocalService } from '#shared/local/service.ts';
 
@@ -71,6 +71,14 @@ describe('GET of an object', () => {
 
   it('stops at the headers of an object over the limit', async () => {
     expect(await getObject(at('acc_1/report.pdf'), 10)).toEqual({ size: 11, contentType: 'application/pdf' });
+  });
+
+  it('stores an object with a signed PUT, its body hash checked, and reads it back', async () => {
+    const content = Buffer.from(JSON.stringify({ queued: 'message', bytes: 'é'.repeat(1000) }));
+    await putObject(at('queued/acc_1/eml_1.json'), content, 'application/json');
+    const object = await getObject(at('queued/acc_1/eml_1.json'), content.length);
+    expect([object?.contentType, Buffer.from(object!.content!).equals(content)]).toEqual(['application/json', true]);
+    await expect(putObject(at('queued/acc_1/eml_2.json', 'not-the-local-secret'), content, 'application/json')).rejects.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
   });
 
   it('answers undefined for a key never uploaded', async () => {

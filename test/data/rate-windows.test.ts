@@ -33,6 +33,6 @@ describe('the per-second window', () => {
     const limit = PLAN_LIMITS.free.requestsPerSecond;
     for (let i = 0; i < limit; i++) await admitRequest(principal, at(second + 1, 10));
 
-    await expect(admitRequest(principal, at(second, 990))).rejects.toMatchObject({ window: { remaining: 0, reset: second + 2 } });
+    await expect(admitRequest(principal, at(second, 990))).rejects.toMatchObject({ details: { retryAfter: 2 }, window: { remaining: 0, reset: second + 2 } });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/feedback/ses-events.ts';
+import { getContact } from '#shared/data/contacts.ts';
 import { sendEmailInput } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
@@ -114,6 +115,8 @@ describe('SES feedback', () => {
       (await request('GET', `/api/contacts/email/${encodeURIComponent(address)}?audienceId=${audienceId}`, { key: sender.key })).body.data;
     const delivered = new Date(Date.now() + 3_600_000).toISOString();
     const earlier = new Date(Date.now() + 60_000).toISOString();
+    const contactId = (await contactIn(first)).id as string;
+    const versionBefore = (await getContact(sender.accountId, contactId))!.version;
 
     await handler(sesEvent('Delivery', sender.accountId, record.id, { delivery: { timestamp: delivered, recipients: [address.toUpperCase()], smtpResponse: '250 ok' } }));
     // Out of order or redelivered: an older delivery leaves it where it is.
@@ -121,6 +124,8 @@ describe('SES feedback', () => {
 
     expect((await contactIn(first)).lastActivityAt).toBe(delivered);
     expect((await contactIn(second)).lastActivityAt).toBe(delivered);
+    // A new version, once: an update that read the contact before cannot write the old value back.
+    expect((await getContact(sender.accountId, contactId))!.version).toBe(versionBefore + 1);
   });
 
   it('drops malformed, unknown and untagged events without throwing', async () => {

@@ -56,8 +56,9 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
         pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
       ]),
       ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, stack.retryQueue.queue.queueArn)),
-      // Bodies too large for the queue, and nothing else of the bucket.
+      // Bodies too large for the queue, and nothing else of the bucket; listing, so a missing body is a 404.
       pair(stack, 's3:GetObject', stack.attachments.bucket.arnForObjects('queued/*')),
+      pair(stack, 's3:ListBucket', stack.attachments.bucket.bucketArn),
     ]));
     expect(resources[workerId]!.Properties.Environment.Variables.ATTACHMENTS_BUCKET).toEqual(stack.resolve(stack.attachments.bucket.bucketName));
   });

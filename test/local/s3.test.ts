@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { startLocalS3 } from '#shared/local/s3.ts';
 
@@ -66,6 +66,25 @@ describe('the local S3', () => {
         .rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
       const anonymous = await fetch(`${s3.endpoint}/uploads/signed`);
       expect([anonymous.status, await anonymous.text()]).toEqual([403, expect.stringContaining('<Code>AccessDenied</Code>')]);
+    } finally {
+      await s3.stop();
+    }
+  });
+
+  it('checks a signed body hash against the body, and deletes objects', async () => {
+    const s3 = await startLocalS3({ port: 0 });
+    try {
+      const client = clientFor(s3.endpoint);
+      await client.send(new PutObjectCommand({ Bucket: 'uploads', Key: 'gone', Body: 'x', ContentType: 'text/plain' }));
+      await client.send(new DeleteObjectCommand({ Bucket: 'uploads', Key: 'gone' }));
+      await expect(client.send(new GetObjectCommand({ Bucket: 'uploads', Key: 'gone' }))).rejects.toBeInstanceOf(NoSuchKey);
+
+      // The body changed after signing: a signed hash of 'x', a body of 'y'.
+      client.middlewareStack.add((next) => async (args) => {
+        (args.request as { body: unknown }).body = 'y';
+        return next(args);
+      }, { step: 'finalizeRequest', name: 'swapBody', priority: 'low' });
+      await expect(client.send(new PutObjectCommand({ Bucket: 'uploads', Key: 'tampered', Body: 'x', ContentType: 'text/plain' }))).rejects.toMatchObject({ name: 'XAmzContentSHA256Mismatch' });
     } finally {
       await s3.stop();
     }

@@ -22,7 +22,11 @@ const { showAccount } = await import('#shared/domain/accounts.ts');
 const { config } = await import('#shared/config.ts');
 const { MAX_RECEIVES, sqs } = await import('#shared/email/retry-queue.ts');
 const { MAX_QUEUED_MESSAGE_BYTES } = await import('#shared/email/retry-policy.ts');
-const { readQueuedMessage } = await import('#shared/data/queued-messages.ts');
+const { queuedMessageKey, readQueuedMessage } = await import('#shared/data/queued-messages.ts');
+const { DeleteObjectCommand, S3Client } = await import('@aws-sdk/client-s3');
+
+/** The test's own view of the local bucket (the code under test signs its requests itself). */
+const attachmentsBucket = new S3Client({ region: 'us-east-1', endpoint: config.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 const { ses } = await import('#shared/email/transport.ts');
 const { sqsEvent } = await import('#shared/local/queue-poller.ts');
 const { startRetryWorker } = await import('#shared/local/retry-worker.ts');
@@ -172,6 +176,59 @@ describe('a throttled send', () => {
     const [delivered] = await storedEmails(sender.domain);
     expect(delivered!.attachments).toMatchObject([{ filename: 'big.bin', size: 900 * 1024 }]);
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
+  });
+
+  it('stored messages of one batch are sent one at a time, each whole', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [first, second] = [uniqueAddress('first'), uniqueAddress('second')];
+    // Throttled once each (stored and queued), then counted in flight on their way to the emulator.
+    const attempts = new Map<string, number>();
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const original = ses.send.bind(ses);
+    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+      const recipient = command.input.Destination?.ToAddresses?.[0] ?? '';
+      attempts.set(recipient, (attempts.get(recipient) ?? 0) + 1);
+      if (attempts.get(recipient) === 1) throw throttled();
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return await original(command);
+      } finally {
+        inFlight--;
+      }
+    }) as typeof ses.send);
+    const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(900 * 1024, 7).toString('base64') };
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [first, second], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
+    await eventually(() => visibleMessages(queueUrl), (count) => count === 2);
+    await runWorker();
+    const records = await eventually(
+      () => Promise.all(response.body.successfulEmails.map((sent: { trackingId: string }) => emailOf(sender.key, sent.trackingId))),
+      (all) => all.every((email) => email.status !== 'queued'),
+    );
+
+    expect(records.map((email) => email.status)).toEqual(['sent', 'sent']);
+    expect(mostInFlight).toBe(1);
+    expect((await storedEmails(sender.domain)).map((email) => email.attachments[0]!.size)).toEqual([900 * 1024, 900 * 1024]);
+  });
+
+  it('a stored message gone from the bucket fails its record for good and gives its email back', async () => {
+    const sender = await createSender({ quota: 10 });
+    const to = uniqueAddress();
+    throttleSes();
+    const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(900 * 1024, 7).toString('base64') };
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
+    const emailId = (await emailOf(sender.key, response.body.successfulEmails[0].trackingId)).id;
+    await attachmentsBucket.send(new DeleteObjectCommand({ Bucket: config.ATTACHMENTS_BUCKET, Key: queuedMessageKey(sender.accountId, emailId) }));
+    await runWorker();
+    const record = await eventually(() => emailOf(sender.key, emailId), (email) => email.status !== 'queued');
+
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'SEND_FAILED' } });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+    expect(await visibleMessages(queueUrl)).toBe(0);
   });
 
   it('too large for the queue, with the bucket refusing it too, fails as SES_THROTTLED, uncharged, as without a queue', async () => {
