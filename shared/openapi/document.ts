@@ -135,13 +135,21 @@ function requestBodyOf(route: Route, operation: Operation, body: v.GenericSchema
   };
 }
 
+/**
+ * Answers of a keyed route given before the key's request is counted, so
+ * without the rate-limit headers: no or an unknown key (401), a disabled key
+ * or one without the route's permission (403), a body over API Gateway's limit (413).
+ */
+export const UNCOUNTED_STATUSES: readonly number[] = [401, 403, 413];
+
 function responsesOf(route: Route, operation: Operation, schemas: RequestSchemas, components: JsonObject): JsonObject {
-  const headers = route.auth === 'key' ? RATE_LIMIT_HEADERS : {};
+  const counted = route.auth === 'key' ? RATE_LIMIT_HEADERS : {};
+  const headers = (status: number) => (UNCOUNTED_STATUSES.includes(status) ? {} : counted);
   const responses: JsonObject = {};
   for (const [status, reply] of Object.entries(operation.responses)) {
     responses[status] = {
       description: operation.summary,
-      headers,
+      headers: headers(Number(status)),
       content: reply === HTML_PAGE ? HTML_CONTENT : {
         'application/json': { schema: jsonSchemaOf(reply!, components) },
         ...(operation.pageStatuses?.includes(Number(status)) ? HTML_CONTENT : {}),
@@ -156,7 +164,7 @@ function responsesOf(route: Route, operation: Operation, schemas: RequestSchemas
       : {};
     responses[String(status)] = {
       description: codes.length > 0 ? codes.join(', ') : 'An HTML page explaining the problem',
-      headers: { ...headers, ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
+      headers: { ...headers(status), ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
       content: { ...envelope, ...(operation.pageStatuses?.includes(status) ? HTML_CONTENT : {}) },
     };
   }
@@ -213,7 +221,7 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
     info: {
       title: 'Postlane API',
       version,
-      description: 'Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers.',
+      description: 'Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers, except 401, 403 and 413, which are answered before the request is counted.',
     },
     // The custom domain (README, Deploying: `postlane:domainName`) answers on one latency-routed name and on one name per region.
     servers: [

@@ -60,7 +60,7 @@ export async function request(method: string, path: string, options: RequestOpti
 
   const response = await fetch(`${url}${path}`, { method, headers, ...(payload ? { body: payload } : {}) });
   const text = await response.text();
-  assertDocumented({ method, path: new URL(response.url).pathname, status: response.status, contentType: response.headers.get('content-type'), body: text });
+  assertDocumented({ method, path: new URL(response.url).pathname, status: response.status, contentType: response.headers.get('content-type'), body: text, header: (name) => response.headers.get(name) ?? undefined });
   const isJson = /\bjson\b/i.test(response.headers.get('content-type') ?? '') && text !== '';
   return { status: response.status, headers: response.headers, body: isJson ? JSON.parse(text) : text };
 }
@@ -98,11 +98,15 @@ export async function invoke(handler: string, overrides: EventOverrides = {}): P
   const fn = await loadHandler(target.handler);
   const result = await fn(merged, lambdaContext(target.handler));
   const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
-  assertDocumented({ method: merged.requestContext.http.method, path: merged.rawPath, status: result.statusCode ?? 200, contentType: contentTypeOf(result.headers), body });
+  assertDocumented({ method: merged.requestContext.http.method, path: merged.rawPath, status: result.statusCode ?? 200, contentType: contentTypeOf(result.headers), body, header: (name) => headerOf(result.headers, name) });
   return result;
 }
 
+function headerOf(headers: APIGatewayProxyStructuredResultV2['headers'], wanted: string): string | undefined {
+  const entry = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === wanted.toLowerCase());
+  return entry === undefined ? undefined : String(entry[1]);
+}
+
 function contentTypeOf(headers: APIGatewayProxyStructuredResultV2['headers']): string | null {
-  const entry = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type');
-  return entry === undefined ? null : String(entry[1]);
+  return headerOf(headers, 'content-type') ?? null;
 }

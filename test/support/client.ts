@@ -23,6 +23,7 @@ export async function apiClient(key?: string): Promise<ApiClient> {
         status: response.status,
         contentType: response.headers.get('content-type'),
         body: await response.clone().text(),
+        header: (name) => response.headers.get(name) ?? undefined,
       });
     },
   });

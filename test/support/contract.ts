@@ -7,6 +7,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import document from '../../docs/openapi.json' with { type: 'json' };
+import { UNCOUNTED_STATUSES } from '#shared/openapi/document.ts';
 import { matchRoute } from '#shared/http/routes.ts';
 
 const DOCUMENT_ID = 'openapi.json';
@@ -51,7 +52,11 @@ export interface ObservedResponse {
   contentType: string | null;
   /** The raw body text. */
   body: string;
+  /** Response header, by name in any case; undefined when absent. */
+  header: (name: string) => string | undefined;
 }
+
+const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
 
 /**
  * Throws, naming the route, status and what differs, unless the description
@@ -67,6 +72,11 @@ export function assertDocumented(response: ObservedResponse): void {
   if (!operation) throw new Error(`${method} ${path} is not in docs/openapi.json: run npm run openapi`);
   const documented = operation.responses[String(response.status)];
   if (!documented) throw new Error(`${where}, which docs/openapi.json does not document for it (${Object.keys(operation.responses).join(', ')}): ${response.body.slice(0, 300)}`);
+  // A keyed route's answer carries the rate-limit headers once the key has been counted: not on answers given before that.
+  if (match.route.auth === 'key' && !UNCOUNTED_STATUSES.includes(response.status)) {
+    const missing = RATE_LIMIT_HEADERS.filter((name) => !/^\d+$/.test(response.header(name) ?? ''));
+    if (missing.length > 0) throw new Error(`${where} without ${missing.join(', ')} (or not a whole number), which docs/openapi.json promises on keyed answers`);
+  }
   const mediaType = response.contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
   if (!documented.content?.[mediaType]) {
     throw new Error(`${where} as ${mediaType || 'no content type'}, documented as ${Object.keys(documented.content ?? {}).join(', ') || 'no content'}`);
