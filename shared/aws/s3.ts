@@ -14,6 +14,7 @@ import { createHash, createHmac, type BinaryLike, type Hash, type Hmac } from 'n
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { doesIdentityRequireRefresh, isIdentityExpired, memoizeIdentityProvider } from '@smithy/core';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest, SourceData } from '@smithy/types';
 
@@ -44,27 +45,20 @@ class Sha256 {
   }
 }
 
-/** Re-reads credentials five minutes before they expire, as the SDK's clients do; environment credentials never expire. */
-function memoized(provider: AwsCredentialIdentityProvider): AwsCredentialIdentityProvider {
-  let pending: Promise<AwsCredentialIdentity> | undefined;
-  return async () => {
-    const current = pending ? await pending.catch(() => undefined) : undefined;
-    if (!current || (current.expiration && current.expiration.getTime() - Date.now() < 300_000)) {
-      pending = provider();
-      return pending;
-    }
-    return current;
-  };
-}
-
 let runtimeCredentials: AwsCredentialIdentityProvider | undefined;
 
+/** The location's own (a local S3), else the runtime's, held as the SDK's clients hold theirs: read once, again five minutes before they expire. */
+function credentialsFor(location: S3Location): AwsCredentialIdentity | AwsCredentialIdentityProvider {
+  if (location.credentials) return location.credentials;
+  runtimeCredentials ??= memoizeIdentityProvider(defaultProvider(), isIdentityExpired, doesIdentityRequireRefresh)!;
+  return runtimeCredentials;
+}
+
 function signerFor(location: S3Location): SignatureV4 {
-  runtimeCredentials ??= memoized(defaultProvider());
   return new SignatureV4({
     service: 's3',
     region: location.region,
-    credentials: location.credentials ?? runtimeCredentials,
+    credentials: credentialsFor(location),
     sha256: Sha256,
     uriEscapePath: false,
     applyChecksum: true,

@@ -78,9 +78,7 @@ export function presignAttachmentUpload(accountId: string, record: AttachmentRec
   });
 }
 
-export type AttachmentObject = StoredObject;
-
 /** The uploaded object, read only when at most `maxBytes`; undefined when nothing was uploaded. */
-export function getAttachmentObject(accountId: string, attachmentId: string, maxBytes: number): Promise<AttachmentObject | undefined> {
+export function getAttachmentObject(accountId: string, attachmentId: string, maxBytes: number): Promise<StoredObject | undefined> {
   return getObject(objectLocation(accountId, attachmentId), maxBytes);
 }

@@ -11,11 +11,9 @@ import { attachmentsBucketObject } from './attachments.ts';
 
 export const queuedMessageKey = (accountId: string, emailId: string) => `${QUEUED_MESSAGES_PREFIX}${accountId}/${emailId}.json`;
 
-/** Stores the queue body; returns the key the pointer names. */
-export async function storeQueuedMessage(accountId: string, emailId: string, body: string): Promise<string> {
-  const key = queuedMessageKey(accountId, emailId);
-  await putObject(attachmentsBucketObject(key), Buffer.from(body, 'utf8'), 'application/json');
-  return key;
+/** Stores the queue body where the pointer's account and email id find it. */
+export function storeQueuedMessage(accountId: string, emailId: string, body: string): Promise<void> {
+  return putObject(attachmentsBucketObject(queuedMessageKey(accountId, emailId)), Buffer.from(body, 'utf8'), 'application/json');
 }
 
 /** Far above any body a send can make (10 attachments of 7 MB in base64, and the HTML): a guard, not a limit. */

@@ -21,6 +21,7 @@ import {
   retryQueue,
   storedSendPointer,
   type QueuedSend,
+  type StoredSendPointer,
   type RetryQueue,
 } from '#shared/email/retry-queue.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from '#shared/email/transport.ts';
@@ -131,18 +132,25 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
 
 export const STORED_MESSAGE_LOST = { code: 'SEND_FAILED', message: 'The stored message was no longer there to send' } as const;
 
-async function settle(record: SQSRecord, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
+/** Sends the message a queue record's body holds. */
+function sendBody(record: SQSRecord, body: string, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
+  return sendQueued(decodeQueuedSend(body), Number(record.attributes.ApproximateReceiveCount), record.receiptHandle, transport, queue);
+}
+
+/** Sends the stored message a pointer names; one gone from the bucket fails its record for good. */
+async function sendStored(record: SQSRecord, pointer: StoredSendPointer, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
+  const body = await readQueuedMessage(pointer.accountId, pointer.emailId);
+  if (body !== undefined) return sendBody(record, body, transport, queue);
+  // Only the bucket's lifecycle, a day on, removes it: a message received that late fails for good.
+  log.error('stored throttled message is gone', { accountId: pointer.accountId, emailId: pointer.emailId });
+  await failQueuedEmail(pointer.accountId, pointer.emailId, STORED_MESSAGE_LOST, pointer.period);
+  return 'done';
+}
+
+/** Settles one record; any failure leaves it to be received again. */
+async function settle(record: SQSRecord, send: () => Promise<Settled>): Promise<Settled> {
   try {
-    const pointer = storedSendPointer(record.body);
-    const body = pointer ? await readQueuedMessage(pointer.accountId, pointer.emailId) : record.body;
-    if (pointer && body === undefined) {
-      // Only the bucket's lifecycle, a day on, removes it: a message received that late fails for good.
-      log.error('stored throttled message is gone', { accountId: pointer.accountId, emailId: pointer.emailId });
-      await failQueuedEmail(pointer.accountId, pointer.emailId, STORED_MESSAGE_LOST, pointer.period);
-      return 'done';
-    }
-    const send = decodeQueuedSend(body!);
-    return await sendQueued(send, Number(record.attributes.ApproximateReceiveCount), record.receiptHandle, transport, queue);
+    return await send();
   } catch (error) {
     // A body this code did not write, or DynamoDB or SQS failing: received again after the visibility timeout, then the dead-letter queue.
     log.error('queued message could not be processed', { messageId: record.messageId, error });
@@ -151,19 +159,21 @@ async function settle(record: SQSRecord, transport: MailTransport, queue: RetryQ
 }
 
 /**
- * The worker: every message of the batch at once (a batch is at most a few
- * messages). Returns the messages to receive again, as SQS's partial batch
- * response; the event source deletes the others.
+ * The worker. Returns the messages to receive again, as SQS's partial batch
+ * response; the event source deletes the others. Messages in the queue itself
+ * (under 1 MiB each) are sent at once; stored ones, up to ~40 MB of JSON each,
+ * one at a time, within the worker's memory.
  */
 export async function sendQueuedBatch(records: readonly SQSRecord[], transport: MailTransport = sesTransport(), queue: RetryQueue | undefined = retryQueue): Promise<SQSBatchResponse> {
   if (!queue) throw new Error('RETRY_QUEUE_URL is not set: the worker cannot reschedule messages');
-  // Messages in the queue itself (under 1 MiB each) at once; stored ones, up to ~40 MB of JSON each, one at a time within the worker's memory.
-  const outcomes = new Map<SQSRecord, Settled>();
-  const isStored = (record: SQSRecord) => storedSendPointer(record.body) !== undefined;
-  const inline = Promise.all(records.filter((record) => !isStored(record)).map(async (record) => outcomes.set(record, await settle(record, transport, queue))));
-  for (const record of records.filter(isStored)) outcomes.set(record, await settle(record, transport, queue));
-  await inline;
-  const settled = records.map((record) => outcomes.get(record)!);
+  const pointers = records.map((record) => storedSendPointer(record.body));
+  const inline = Promise.all(records.map((record, index) => (pointers[index] ? undefined : settle(record, () => sendBody(record, record.body, transport, queue)))));
+  const stored: (Settled | undefined)[] = [];
+  for (const [index, record] of records.entries()) {
+    const pointer = pointers[index];
+    if (pointer) stored[index] = await settle(record, () => sendStored(record, pointer, transport, queue));
+  }
+  const settled = (await inline).map((outcome, index) => outcome ?? stored[index]!);
   const batchItemFailures: SQSBatchItemFailure[] = records
     .filter((_record, index) => settled[index] === 'again')
     .map((record) => ({ itemIdentifier: record.messageId }));

@@ -278,8 +278,8 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   } catch (error) {
     // Throttled messages are queued only once their records exist: these never were, so they fail, uncharged.
     if (retries.length > 0) {
-      report.messages = messages.map((result) => (result.status === 'queued' ? { ...result, status: 'failed', error: QUEUE_REFUSED } : result));
-      await releaseQuota(month, retries.length).catch((cause: unknown) => log.error('quota of unqueued messages not released', { accountId: principal.accountId, error: cause }));
+      report.messages = refusedByQueue(messages, (result) => result.status === 'queued');
+      await releaseQuota(month, retries.length).catch(keepCharge(principal.accountId, retries.length, undefined));
     }
     if (messages.some((message) => message.status === 'sent')) throw new UnrecordedDeliveryError(report, error);
     throw error;
@@ -300,10 +300,15 @@ function keepCharge(accountId: string, count: number, reservedRemaining: number 
   };
 }
 
+/** The results with those `refused` names failed as throttled after all: they never got onto the retry queue. */
+function refusedByQueue(messages: readonly MessageResult[], refused: (result: MessageResult) => boolean): MessageResult[] {
+  return messages.map((result) => (refused(result) ? { ...result, status: 'failed', error: QUEUE_REFUSED } : result));
+}
+
 /** Reports the messages the retry queue refused as throttled after all (enqueueRetries settled their records and quota). */
 async function enqueueRefused(report: DeliveryReport, refused: ReadonlySet<string>, month: QuotaMonth): Promise<void> {
   if (refused.size === 0) return;
-  report.messages = report.messages.map((result) => (refused.has(result.emailId) ? { ...result, status: 'failed', error: QUEUE_REFUSED } : result));
+  report.messages = refusedByQueue(report.messages, (result) => refused.has(result.emailId));
   // Other messages may have left: a failed read keeps the figure the send already had rather than failing the request.
   report.emailsRemaining = await quotaLeft(month).catch(() => report.emailsRemaining);
 }

@@ -89,6 +89,14 @@ export function authentication(route: Route): Middleware {
   };
 }
 
+/**
+ * Answers of a keyed route given before `rateLimit` counts the request, so
+ * without the rate-limit headers: no or an unknown key (401), a disabled key
+ * or one without the route's permission (403, `authentication`), and a body
+ * over API Gateway's limit (413, before any function runs).
+ */
+export const UNCOUNTED_STATUSES: readonly number[] = [401, 403, 413];
+
 /** Counts the request against the key's per-second and per-day limits. */
 export function rateLimit(): Middleware {
   return {

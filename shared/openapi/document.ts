@@ -7,6 +7,7 @@ import type * as v from 'valibot';
 import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import type { ErrorCode } from '#shared/errors.ts';
 import { statusOf } from '#shared/http/error-envelope.ts';
+import { UNCOUNTED_STATUSES } from '#shared/http/middleware.ts';
 import type { EndpointSchemas } from '#shared/http/endpoint.ts';
 import { ROUTES, type HandlerName, type Route } from '#shared/http/routes.ts';
 import { HTML_PAGE, OPERATIONS, type Operation } from './operations.ts';
@@ -134,13 +135,6 @@ function requestBodyOf(route: Route, operation: Operation, body: v.GenericSchema
     },
   };
 }
-
-/**
- * Answers of a keyed route given before the key's request is counted, so
- * without the rate-limit headers: no or an unknown key (401), a disabled key
- * or one without the route's permission (403), a body over API Gateway's limit (413).
- */
-export const UNCOUNTED_STATUSES: readonly number[] = [401, 403, 413];
 
 function responsesOf(route: Route, operation: Operation, schemas: RequestSchemas, components: JsonObject): JsonObject {
   const counted = route.auth === 'key' ? RATE_LIMIT_HEADERS : {};

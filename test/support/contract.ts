@@ -7,7 +7,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import document from '../../docs/openapi.json' with { type: 'json' };
-import { UNCOUNTED_STATUSES } from '#shared/openapi/document.ts';
+import { UNCOUNTED_STATUSES } from '#shared/http/middleware.ts';
 import { matchRoute } from '#shared/http/routes.ts';
 
 const DOCUMENT_ID = 'openapi.json';
