@@ -78,6 +78,7 @@ describe('per-second rate limit over HTTP', () => {
     expect(Math.max(...admittedPerWindow.values())).toBeLessThanOrEqual(10);
     const refused = responses.filter((response) => response.status !== 200);
     expect(refused.length).toBeGreaterThanOrEqual(40 - 10 * admittedPerWindow.size);
-    expect(refused.every((response) => response.status === 429 && response.headers.get('retry-after') === '1')).toBe(true);
+    // 1 second, or 2 for a request refused by the next window, which another request had already opened.
+    expect(refused.every((response) => response.status === 429 && ['1', '2'].includes(response.headers.get('retry-after') ?? ''))).toBe(true);
   });
 });
