@@ -175,6 +175,8 @@ async function main(): Promise<void> {
   process.env.S3_ENDPOINT = s3Endpoint;
   process.env.SQS_ENDPOINT = sqsEndpoint;
   process.env.RETRY_QUEUE_URL = retryQueues.queueUrl;
+  // Mailed and rendered links start here, whatever Host a request carries (local contract).
+  process.env.PUBLIC_BASE_URL ??= `http://${HOST}:${apiPart.port}`;
   const { config, readConfig } = await import('#shared/config.ts');
   await ensureTable(dynamoEndpoint, config.TABLE_NAME);
 

@@ -84,6 +84,9 @@ export class RegionalStack extends Stack {
       // signing key: with a replicated table any region will do, else only this one.
       const replicated = props.tableSource.kind === 'replica' || props.tableSource.replicaRegions.length > 0;
       for (const fn of functions) fn.addEnvironment('PUBLIC_BASE_URL', replicated ? this.customDomain.url : this.customDomain.regionalUrl);
+    } else {
+      // Links are built from configuration, never from a request's Host: without a custom domain, the API's own address.
+      for (const fn of functions) fn.addEnvironment('PUBLIC_BASE_URL', this.api.httpApi.apiEndpoint);
     }
     // Last, so that its error alarms cover every function of the stack.
     this.alarms = new PostlaneAlarms(this, 'Alarms', { httpApi: this.api.httpApi, functions, ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}) });

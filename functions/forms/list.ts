@@ -3,5 +3,5 @@ import { ok } from '#shared/http/reply.ts';
 import { listFormsQuery } from '#shared/schemas/forms.ts';
 import { listForms } from '#shared/domain/forms.ts';
 
-export const handler = endpoint('forms/list', { query: listFormsQuery }, async ({ principal, query, origin }) =>
-  ok(await listForms(principal.accountId, query, origin)));
+export const handler = endpoint('forms/list', { query: listFormsQuery }, async ({ principal, query }) =>
+  ok(await listForms(principal.accountId, query)));

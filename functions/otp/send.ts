@@ -4,5 +4,5 @@ import { otpSendBody } from '#shared/schemas/sending.ts';
 import { sendOtp } from '#shared/domain/otp.ts';
 
 /** Serves POST /api/otp/send and its alias POST /api/otp. */
-export const handler = endpoint('otp/send', { body: otpSendBody }, async ({ principal, body, now, origin }) =>
-  idempotentOk(await sendOtp(body, { principal, now, origin })));
+export const handler = endpoint('otp/send', { body: otpSendBody }, async ({ principal, body, now }) =>
+  idempotentOk(await sendOtp(body, { principal, now })));

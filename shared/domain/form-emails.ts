@@ -15,10 +15,9 @@ import { signingSecret } from './signing-secret.ts';
 import { publicBase } from './public-urls.ts';
 import { signSubscriptionToken } from './subscription-links.ts';
 
-/** When and where a submission came in: the links point back to the address the page posted to. */
+/** When a submission came in. */
 export interface SubmissionContext {
   now: Date;
-  origin: string;
 }
 
 interface FormEmail {
@@ -35,7 +34,7 @@ interface FormEmail {
  * is no key, and so no test mode, behind a public form). Counts against the
  * account's quota; recipients that bounced or complained are not sent to.
  */
-async function deliverFormEmail(accountId: string, form: FormRecord, email: FormEmail, { now, origin }: SubmissionContext): Promise<void> {
+async function deliverFormEmail(accountId: string, form: FormRecord, email: FormEmail, { now }: SubmissionContext): Promise<void> {
   const from = form.settings.from ? parseMailbox(form.settings.from) : undefined;
   if (!from) throw new Error(`Form ${form.formId} has no valid sender`);
   const { messages: [result] } = await deliver({
@@ -49,7 +48,7 @@ async function deliverFormEmail(accountId: string, form: FormRecord, email: Form
     variables: email.variables,
     attachments: email.attachments ?? [],
     suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
-  }, { principal: { accountId, env: 'live' }, now, origin });
+  }, { principal: { accountId, env: 'live' }, now });
   if (result?.status !== 'sent' && result?.status !== 'queued') {
     log.warn('form email not sent', { accountId, formId: form.formId, emailId: result?.emailId, error: result?.error });
   }
@@ -113,9 +112,9 @@ const CONFIRM_HTML = `<h1 style="font-size:20px">Confirm your subscription</h1>
  *
  * `https://api.example.com/confirm/<token>?audienceId=aud_…`
  */
-async function confirmationUrl(origin: string, accountId: string, email: string, audienceId: string, now: Date): Promise<string> {
+async function confirmationUrl(accountId: string, email: string, audienceId: string, now: Date): Promise<string> {
   const token = signSubscriptionToken(await signingSecret(), accountId, email, now);
-  return `${publicBase(origin)}/confirm/${token}?audienceId=${encodeURIComponent(audienceId)}`;
+  return `${publicBase()}/confirm/${token}?audienceId=${encodeURIComponent(audienceId)}`;
 }
 
 /** Asks a pending contact of the form's audience to confirm (double opt-in). */
@@ -124,6 +123,6 @@ export async function sendConfirmationRequest(accountId: string, form: FormRecor
     to: email,
     subject: CONFIRM_SUBJECT,
     html: CONFIRM_HTML,
-    variables: { formTitle: form.title, confirmUrl: await confirmationUrl(context.origin, accountId, email, form.audienceId!, context.now) },
+    variables: { formTitle: form.title, confirmUrl: await confirmationUrl(accountId, email, form.audienceId!, context.now) },
   }, context);
 }

@@ -36,8 +36,6 @@ export interface SubmitRequest {
   format: BodyFormat;
   sourceIp: string;
   now: Date;
-  /** Where the API was called, for the confirmation link. */
-  origin: string;
 }
 
 export interface SubmitReceipt {

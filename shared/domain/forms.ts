@@ -131,20 +131,20 @@ export function conversionRate(counters: Pick<FormCounters, 'views' | 'submissio
 }
 
 /** Where the hosted pages live: FORMS_URL, else PUBLIC_BASE_URL, else the address the client called. */
-export function formsBase(origin: string): string {
-  return config.FORMS_URL ? config.FORMS_URL.replace(/\/+$/, '') : publicBase(origin);
+export function formsBase(): string {
+  return config.FORMS_URL ? config.FORMS_URL.replace(/\/+$/, '') : publicBase();
 }
 
 /** `https://forms.example.com/f/newsletter` */
-export function publishedUrl(origin: string, slug: string): string {
-  return `${formsBase(origin)}/f/${slug}`;
+export function publishedUrl(slug: string): string {
+  return `${formsBase()}/f/${slug}`;
 }
 
-function toListItem({ form, counters }: StoredForm, origin: string): FormListItem {
+function toListItem({ form, counters }: StoredForm): FormListItem {
   const { id, title, description, slug, published, fields, createdAt, updatedAt } = toForm(form);
   return {
     id, title, description, slug, published, fields, createdAt, updatedAt,
-    publishedUrl: publishedUrl(origin, slug),
+    publishedUrl: publishedUrl(slug),
     analytics: { views: counters.views, submissions: counters.submissions, conversionRate: conversionRate(counters) },
   };
 }
@@ -324,10 +324,10 @@ export async function deleteForm(accountId: string, formId: string): Promise<voi
   throw new ConflictError('CONFLICT', 'The form changed concurrently; retry the request');
 }
 
-export async function listForms(accountId: string, query: ListFormsQuery, origin: string): Promise<{ forms: FormListItem[]; pagination: Pagination }> {
+export async function listForms(accountId: string, query: ListFormsQuery): Promise<{ forms: FormListItem[]; pagination: Pagination }> {
   const { page, limit, published } = query;
   const { forms, total } = await readForms(accountId, published, (page - 1) * limit, limit);
-  return { forms: forms.map((stored) => toListItem(stored, origin)), pagination: pagination(total, page, limit) };
+  return { forms: forms.map((stored) => toListItem(stored)), pagination: pagination(total, page, limit) };
 }
 
 /**

@@ -30,8 +30,6 @@ import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templ
 export interface SendContext {
   principal: Principal;
   now: Date;
-  /** Scheme and host the client called: the signed links point back to it. */
-  origin: string;
 }
 
 /**
@@ -132,13 +130,13 @@ async function draft(
   template: LoadedTemplate | undefined,
   recipient: string,
   emailId: string,
-  { principal, now, origin }: DeliveryContext,
+  { principal, now }: DeliveryContext,
 ): Promise<Draft> {
   // The account-level suppression is one GetItem beside the membership query, not after it.
   const [memberships, suppressed, links] = await Promise.all([
     findContactsByEmail(principal.accountId, recipient.toLowerCase()),
     getSuppression(principal.accountId, recipient.toLowerCase()),
-    subscriptionLinks(origin, principal.accountId, recipient),
+    subscriptionLinks(principal.accountId, recipient),
   ]);
   const builtins = builtinVariables(now, links);
   const { content, variables } = delivery;

@@ -96,12 +96,12 @@ export async function verifySubscriptionToken(token: string): Promise<Subscripti
  * The recipient's signed links, for the `unsubscribeUrl` and `preferencesUrl`
  * built-ins and the `List-Unsubscribe` header.
  *
- * `await subscriptionLinks('https://api.example.com', 'acc_…', 'ana@example.com')` gives
+ * With `PUBLIC_BASE_URL=https://api.example.com`, `await subscriptionLinks('acc_…', 'ana@example.com')` gives
  * `{unsubscribeUrl: 'https://api.example.com/unsubscribe/<token>', preferencesUrl: 'https://api.example.com/preferences/<token>', oneClickUrl: …}`
  */
-export async function subscriptionLinks(origin: string, accountId: string, email: string): Promise<SubscriptionLinks> {
+export async function subscriptionLinks(accountId: string, email: string): Promise<SubscriptionLinks> {
   const token = signSubscriptionToken(await signingSecret(), accountId, email, new Date());
-  const base = publicBase(origin);
+  const base = publicBase();
   const unsubscribeUrl = `${base}/unsubscribe/${token}`;
   return { unsubscribeUrl, preferencesUrl: `${base}/preferences/${token}`, oneClickUrl: unsubscribeUrl };
 }

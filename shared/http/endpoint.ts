@@ -19,8 +19,6 @@ export interface PublicInput<Body, Query> {
   /** Path parameters, URL-decoded: `{id}` of `/api/contacts/{id}`. */
   params: Record<string, string>;
   now: Date;
-  /** Scheme and host the client called (`https://api.example.com`), for links back to this API. */
-  origin: string;
   /** The caller's address as API Gateway saw it. */
   sourceIp: string;
   /** Request headers, names lower-cased (API Gateway's v2 payload already does). */
@@ -55,11 +53,6 @@ function routeOf(handler: string, auth: Route['auth']): Route {
   return routes[0]!;
 }
 
-function originOf(event: APIGatewayProxyEventV2): string {
-  const proto = event.headers?.['x-forwarded-proto'] ?? 'https';
-  return `${proto}://${event.requestContext?.domainName ?? 'localhost'}`;
-}
-
 /**
  * The middleware chain every endpoint shares: envelope, auth and rate limit
  * (keyed routes), body parsing, validation, then `fn`. The route table supplies
@@ -83,7 +76,6 @@ function build(
       query: schemas.query ? parseInput(schemas.query, event.queryStringParameters ?? {}) : undefined,
       params: (event.pathParameters ?? {}) as Record<string, string>,
       now: state.now,
-      origin: originOf(event),
       sourceIp: event.requestContext?.http?.sourceIp ?? '',
       headers: Object.fromEntries(Object.entries(event.headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name.toLowerCase(), value]]))),
     }, state);

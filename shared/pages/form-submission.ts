@@ -11,7 +11,6 @@ export interface SubmissionRequestInput {
   headers: Record<string, string>;
   sourceIp: string;
   now: Date;
-  origin: string;
 }
 
 /**
@@ -20,7 +19,7 @@ export interface SubmissionRequestInput {
  * the form again with the values given and each field's error (422), as a page.
  */
 export async function submissionReply(input: SubmissionRequestInput): Promise<Reply> {
-  const request: SubmitRequest = { body: input.body, format: bodyFormat(input.headers), sourceIp: input.sourceIp, now: input.now, origin: input.origin };
+  const request: SubmitRequest = { body: input.body, format: bodyFormat(input.headers), sourceIp: input.sourceIp, now: input.now };
   if (!wantsHtml(input.headers)) {
     const receipt = await submitToForm(await findPublishedForm(input.formRef), request);
     return ok({ message: receipt.message, submissionId: receipt.submissionId });

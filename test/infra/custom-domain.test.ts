@@ -21,9 +21,11 @@ function publicBaseUrls(resources: Resources): unknown[] {
 describe('without a custom domain', () => {
   const { stacks } = synthesize();
 
-  it.each(stacks.map(({ stack, template }) => [stack.stackName, resourcesOf(template)] as const))('%s has no certificate, domain, mapping or record, and no PUBLIC_BASE_URL', (_name, resources) => {
+  it.each(stacks.map(({ stack, template }) => [stack.stackName, resourcesOf(template)] as const))('%s has no certificate, domain, mapping or record, and PUBLIC_BASE_URL is the API\'s own endpoint', (_name, resources) => {
     for (const type of DOMAIN_TYPES) expect(ofType(resources, type), type).toEqual([]);
-    expect(publicBaseUrls(resources)).toEqual([undefined]);
+    const apiEndpoints = publicBaseUrls(resources).filter((value) => value !== undefined);
+    expect(apiEndpoints.length).toBeGreaterThan(40);
+    for (const value of apiEndpoints) expect(value).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ApiHttp/), 'ApiEndpoint'] });
   });
 });
 

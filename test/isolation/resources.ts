@@ -127,7 +127,7 @@ export class Owner {
   token(): Promise<string> {
     return this.once('token', async () => {
       await this.contact();
-      return tokenOf((await subscriptionLinks('https://local.test', this.accountId, this.contactEmail)).unsubscribeUrl);
+      return tokenOf((await subscriptionLinks(this.accountId, this.contactEmail)).unsubscribeUrl);
     });
   }
 

@@ -82,10 +82,11 @@ describe('subscription tokens', () => {
 });
 
 describe('subscriptionLinks', () => {
-  it('gives unsubscribe, preference and one-click links on the address the client called', async () => {
-    const links = await subscriptionLinks('http://127.0.0.1:3000', ACCOUNT, 'Ana@Example.com');
+  it('gives unsubscribe, preference and one-click links on the configured public base URL', async () => {
+    const links = await subscriptionLinks(ACCOUNT, 'Ana@Example.com');
 
-    expect(links.unsubscribeUrl).toMatch(/^http:\/\/127\.0\.0\.1:3000\/unsubscribe\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(links.unsubscribeUrl.startsWith(`${process.env.PUBLIC_BASE_URL}/unsubscribe/`)).toBe(true);
+    expect(links.unsubscribeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/unsubscribe\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(links.preferencesUrl).toBe(links.unsubscribeUrl.replace('/unsubscribe/', '/preferences/'));
     expect(links.oneClickUrl).toBe(links.unsubscribeUrl);
     expect(await verifySubscriptionToken(tokenOf(links.unsubscribeUrl))).toMatchObject({ accountId: ACCOUNT, email: 'ana@example.com' });
@@ -102,7 +103,7 @@ describe('subscriptionLinks', () => {
       vi.resetModules();
       const fresh = await import('#shared/domain/subscription-links.ts');
 
-      const links = await fresh.subscriptionLinks('https://abc.execute-api.us-east-1.amazonaws.com', ACCOUNT, 'ana@example.com');
+      const links = await fresh.subscriptionLinks(ACCOUNT, 'ana@example.com');
 
       expect(links.unsubscribeUrl).toMatch(/^https:\/\/mail\.example\.com\/postlane\/unsubscribe\/[^/]+$/);
       expect(links.preferencesUrl).toMatch(/^https:\/\/mail\.example\.com\/postlane\/preferences\/[^/]+$/);

@@ -19,7 +19,7 @@ async function recipientIn(statuses: ContactStatus[], email = 'ana@example.com')
     if (status === 'complained') await updateContact(accountId, contact.id, { status }, now);
     audiences[status] = { audienceId: audience.id, contactId: contact.id };
   }
-  const links = await subscriptionLinks('http://ignored.test', accountId, email);
+  const links = await subscriptionLinks(accountId, email);
   return { accountId, key, audiences, unsubscribe: new URL(links.unsubscribeUrl).pathname, preferences: new URL(links.preferencesUrl).pathname };
 }
 

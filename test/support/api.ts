@@ -13,7 +13,7 @@ let api: Promise<LocalHttpServer> | undefined;
 
 /** The worker's one local API server, started on first use on a free port. */
 export function startApi(): Promise<LocalHttpServer> {
-  api ??= import('#shared/local/http-server.ts').then(({ startHttpServer }) => startHttpServer({ port: 0 }));
+  api ??= import('#shared/local/http-server.ts').then(({ startHttpServer }) => startHttpServer({ port: Number(process.env.TEST_API_PORT ?? 0) }));
   return api;
 }
 

@@ -3,6 +3,7 @@
  * the environment once, on import, so it must see the test services first.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import { afterAll, inject } from 'vitest';
 import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
 import { createRetryQueues } from '#shared/local/sqs.ts';
@@ -15,8 +16,21 @@ process.env.SQS_ENDPOINT = inject('sqsEndpoint');
 // A retry queue per test file: a file's worker must never take another file's throttled messages.
 process.env.RETRY_QUEUE_URL = (await createRetryQueues(inject('sqsEndpoint'), `retry-${randomUUID()}`, MAX_RECEIVES)).queueUrl;
 process.env.AWS_REGION = 'us-east-1';
+// Links are built from configuration, as deployed: the worker's API server (test/support/api.ts) listens on this port.
+process.env.TEST_API_PORT = String(await freePort());
+process.env.PUBLIC_BASE_URL = `http://127.0.0.1:${process.env.TEST_API_PORT}`;
 // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+/** A port nothing listens on now: the OS's choice for port 0. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 afterAll(async () => {
   await (await import('./api.ts')).stopApi();
