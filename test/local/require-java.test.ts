@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
@@ -16,6 +19,17 @@ describe('the java check before npm start and npm test', () => {
     expect(code).toBe(1);
     expect(stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(stderr).toContain('apt-get install -y default-jre-headless');
+  });
+
+  it('stops with one line when java lacks the compiler module the loopback launcher runs on', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'slim-java-'));
+    writeFileSync(join(bin, 'java'), '#!/bin/sh\necho java.base@17\n', { mode: 0o755 });
+
+    const { code, stderr } = await run(['--always'], { PATH: `${bin}:/usr/bin:/bin` });
+
+    expect(code).toBe(1);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr).toContain('jdk.compiler');
   });
 
   it('lets npm start use an outside DynamoDB without java', async () => {

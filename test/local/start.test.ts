@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFreePort, isPortFree } from '#shared/local/ports.ts';
+import { listenersOf } from './listening.ts';
 import { ROOT, startStack as start, stopStack as stop, untilReady } from './npm-start.ts';
 
 const KEYS_FILE = `${ROOT}.data/local-keys.json`;
@@ -43,6 +44,11 @@ describe('npm start', () => {
     expect(await json(`http://127.0.0.1:${ses}/store`)).toMatchObject({ body: { emails: [{ attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }] }] } });
     // An in-memory stack's keys die with it: they must not replace the persistent stack's.
     expect(existsSync(KEYS_FILE) ? readFileSync(KEYS_FILE, 'utf8') : undefined).toBe(keysBefore);
+
+    // Every part, the JVM of DynamoDB Local included, on loopback only (local contract).
+    const listeners = listenersOf(started.child.pid!);
+    expect(listeners.map(({ port }) => port)).toEqual(expect.arrayContaining([api, dynamodb, ses]));
+    for (const listener of listeners) expect(['127.0.0.1', '::ffff:127.0.0.1'], JSON.stringify(listener)).toContain(listener.address);
 
     expect(await stop(started)).toBe(0);
     expect([await isPortFree(api), await isPortFree(dynamodb), await isPortFree(ses)]).toEqual([true, true, true]);
