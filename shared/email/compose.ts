@@ -4,7 +4,7 @@
  */
 import type { ComponentInput } from '#shared/schemas/templates.ts';
 import { componentsToHtml, componentsToText, type RenderedComponent, type TemplateStyles } from './components.ts';
-import { htmlToText } from './html.ts';
+import { htmlToText, MAX_HTML_NESTING, nestingDepth } from './html.ts';
 import { RENDER_LIMITS, renderTemplate, TemplateRenderError, type TemplateMode } from './renderer.ts';
 
 export type TemplateComponent = ComponentInput & { id: string };
@@ -58,6 +58,7 @@ class MessageRender {
     }
     this.outputChars += output.length;
     if (this.outputChars > RENDER_LIMITS.output) throw new TemplatePartError(part, `the message exceeds ${RENDER_LIMITS.output} characters`);
+    if (mode === 'html' && nestingDepth(output) > MAX_HTML_NESTING) throw new TemplatePartError(part, `nests HTML elements more than ${MAX_HTML_NESTING} deep`);
     return output;
   }
 
