@@ -5,7 +5,7 @@ import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
 import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
 import { randomBase62 } from '#shared/ids.ts';
 import { createTestAccount } from '../support/accounts.ts';
-import { createForm, formBody, submit } from './support.ts';
+import { confirmationLink, createForm, formBody, submit } from './support.ts';
 
 async function audienceOf(sender: Sender, name = 'Leads'): Promise<string> {
   return (await request('POST', '/api/audiences', { key: sender.key, body: { name } })).body.data.id;
@@ -103,15 +103,6 @@ describe('forms linked to an audience', () => {
     expect((await request('GET', `/api/forms/${form.id}/submissions`, { key: sender.key })).body.pagination.total).toBe(2);
   });
 });
-
-/** The confirmation link of the newest email to `to`, as a path on the local API. */
-async function confirmationLink(sender: Sender, to: string): Promise<string> {
-  const email = (await storedEmails(sender.domain)).filter((stored) => stored.destination.to.includes(to)).at(-1);
-  const href = /href="([^"]*\/confirm\/[^"]*)"/.exec(email?.body.html ?? '')?.[1];
-  if (!href) throw new Error(`no confirmation link sent to ${to}`);
-  const url = new URL(href.replaceAll('&amp;', '&'));
-  return `${url.pathname}${url.search}`;
-}
 
 /** The lines of a confirmation link's signed payload: account, issue time, audience, form, address. */
 function claimLines(link: string): string[] {
