@@ -41,7 +41,7 @@ export interface SubscriptionLinks {
 /** Binds the mac to this use and format, so the key could sign other things without confusion. */
 const MAC_CONTEXT = 'postlane/subscription-link/v1\n';
 const MAC_BYTES = 32;
-/** An account id, a timestamp, an audience and a form id and a 254-character address fit with room to spare. */
+/** An account id, a timestamp, audience and form ids (confirmation links) and a 254-character address fit with room to spare. */
 const MAX_TOKEN_LENGTH = 640;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -58,6 +58,10 @@ function decodeBase64url(text: string): Buffer | undefined {
 
 function mac(secret: Buffer, context: string, payload: string): Buffer {
   return createHmac('sha256', secret).update(context).update(payload).digest();
+}
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
 }
 
 /**
@@ -78,10 +82,6 @@ export function openToken(secret: Buffer, context: string, token: string): strin
   if (!payloadBytes || !given || given.length !== MAC_BYTES) return undefined;
   const payload = payloadBytes.toString('utf8');
   return timingSafeEqual(given, mac(secret, context, payload)) ? payload : undefined;
-}
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
 }
 
 /** `signSubscriptionToken(key, 'acc_…', 'Ana@Example.com', now)` gives `YWNjX…LmNvbQ.q1w2…` */
