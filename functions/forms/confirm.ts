@@ -1,6 +1,5 @@
 import { publicEndpoint } from '#shared/http/endpoint.ts';
-import { confirmQuery } from '#shared/schemas/forms.ts';
 import { confirmationPage } from '#shared/pages/forms.ts';
 
-export const handler = publicEndpoint('forms/confirm', { query: confirmQuery }, ({ params, query, now }) =>
-  confirmationPage(params.token!, query.audienceId, now));
+/** No body schema: the signed link alone decides, so the page's button works whatever its form post carries. */
+export const handler = publicEndpoint('forms/confirm', {}, ({ params, now }) => confirmationPage(params.token!, now));

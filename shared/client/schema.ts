@@ -430,10 +430,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Double opt-in confirmation link */
-        get: operations["formsConfirm"];
+        /**
+         * Double opt-in link: a page with a confirmation button
+         * @description Changes nothing (mail scanners open links); its button posts to the same address.
+         */
+        get: operations["formsConfirmPage"];
         put?: never;
-        post?: never;
+        /**
+         * Confirm a double opt-in subscription
+         * @description The confirmation page's button: moves the pending contact of the audience the signed link names to `subscribed`. The body is ignored.
+         */
+        post: operations["formsConfirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6241,11 +6248,9 @@ export interface operations {
             };
         };
     };
-    formsConfirm: {
+    formsConfirmPage: {
         parameters: {
-            query?: {
-                audienceId?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 token: string;
@@ -6254,7 +6259,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Double opt-in confirmation link */
+            /** @description Double opt-in link: a page with a confirmation button */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6263,16 +6268,55 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description MISSING_REQUIRED_FIELD */
+            /** @description An HTML page explaining the problem */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error?: "MISSING_REQUIRED_FIELD";
+                        error?: "INTERNAL_ERROR";
                     };
+                };
+            };
+        };
+    };
+    formsConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Confirm a double opt-in subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An HTML page explaining the problem */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "text/html": string;
                 };
             };
@@ -6283,18 +6327,6 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                };
-            };
-            /** @description INVALID_EMAIL, VALIDATION_ERROR */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        /** @enum {unknown} */
-                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
-                    };
                 };
             };
             /** @description INTERNAL_ERROR */

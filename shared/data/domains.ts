@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError } from '#shared/errors.ts';
@@ -122,4 +122,32 @@ export async function saveDomainState(accountId: string, domain: string, state: 
     if (isConditionFailure(error)) return undefined;
     throw error;
   }
+}
+
+/** BatchGetItem's limit per call. */
+const EARLIEST_PAGE = 100;
+
+/**
+ * The account's oldest domain that is verified, or undefined. Walks the id
+ * pointers oldest first (ids sort by time), a page at a time, and stops at the
+ * first page holding a verified domain: usually one Query and one BatchGetItem.
+ */
+export async function earliestVerifiedDomain(accountId: string): Promise<DomainRecord | undefined> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': domainIdKey(accountId, '').pk },
+      ConsistentRead: true,
+      Limit: EARLIEST_PAGE,
+      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+    }));
+    const names = (page.Items ?? []).map((pointer) => pointer.domain as string);
+    const found = new Map((await batchGetAll(names.map((name) => domainKey(accountId, name)))).map((item) => [item.domain as string, toDomain(item)]));
+    const verified = names.map((name) => found.get(name)).find((domain) => domain?.verified);
+    if (verified) return verified;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return undefined;
 }

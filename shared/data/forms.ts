@@ -1,4 +1,5 @@
-import { GetCommand, QueryCommand, UpdateCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchWriteAll, db, isConditionFailure, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { accountKey } from './accounts.ts';
 import { accountScoped } from './partition.ts';
@@ -98,6 +99,16 @@ const submissionPartition = (accountId: string, formId: string) => accountScoped
 const submissionKey = (accountId: string, submission: Pick<SubmissionRecord, 'formId' | 'createdAt' | 'submissionId'>) => ({
   pk: submissionPartition(accountId, submission.formId),
   sk: `${submission.createdAt}#${submission.submissionId}`,
+});
+/**
+ * One item per form and address while a double opt-in email to it is recent;
+ * the address only as a truncated SHA-256 (these items are not a log of who
+ * signed up). It expires with its window (TTL deletes late; the claim's
+ * condition reads the time itself).
+ */
+const confirmationClaimKey = (accountId: string, formId: string, email: string) => ({
+  pk: accountScoped(accountId, 'FORMCONFIRM', formId, createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 22)),
+  sk: 'FORMCONFIRM',
 });
 
 /** Counters of the account's forms on the account item, so a list's total is one read. */
@@ -420,4 +431,25 @@ export async function listSubmissions(
     ranged ? countRange(input) : Promise.resolve(undefined),
   ]);
   return { submissions: page.items.map(toSubmission), ...(rangeTotal === undefined ? {} : { rangeTotal }) };
+}
+
+/**
+ * Claims the one double opt-in email an address may get from a form per
+ * window: true for the first claim, false while an earlier one's window runs.
+ * One conditional write, so of any number of racing submissions exactly one wins.
+ */
+export async function claimConfirmationEmail(accountId: string, formId: string, email: string, now: Date, windowSeconds: number): Promise<boolean> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  try {
+    await db.send(new PutCommand({
+      TableName: tableName,
+      Item: { ...confirmationClaimKey(accountId, formId, email), entity: 'formConfirmation', expiresAt: nowSeconds + windowSeconds },
+      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+      ExpressionAttributeValues: { ':now': nowSeconds },
+    }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

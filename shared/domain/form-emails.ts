@@ -6,14 +6,13 @@
  * travels as template variables, never in the template source, so it is
  * escaped like any variable and cannot be read as template syntax.
  */
-import type { FormRecord, SubmissionRecord } from '#shared/data/forms.ts';
+import { claimConfirmationEmail, type FormRecord, type SubmissionRecord } from '#shared/data/forms.ts';
 import { parseMailbox, type Mailbox } from '#shared/email/address.ts';
 import type { OutgoingAttachment } from '#shared/email/transport.ts';
 import { log } from '#shared/log.ts';
+import { confirmationUrl } from './confirmation-links.ts';
+import { defaultSender } from './sender.ts';
 import { deliver, SUPPRESSED_FOR_TRANSACTIONAL } from './sending.ts';
-import { signingSecret } from './signing-secret.ts';
-import { publicBase } from './public-urls.ts';
-import { signSubscriptionToken } from './subscription-links.ts';
 
 /** When a submission came in. */
 export interface SubmissionContext {
@@ -30,12 +29,14 @@ interface FormEmail {
 }
 
 /**
- * One message from the form's sender, delivered as its account (live: there
- * is no key, and so no test mode, behind a public form). Counts against the
- * account's quota; recipients that bounced or complained are not sent to.
+ * One message from the form's sender (`settings.from`, else the account's
+ * default sender), delivered as its account (live: there is no key, and so no
+ * test mode, behind a public form). Counts against the account's quota;
+ * recipients that bounced or complained are not sent to.
  */
 async function deliverFormEmail(accountId: string, form: FormRecord, email: FormEmail, { now }: SubmissionContext): Promise<void> {
-  const from = form.settings.from ? parseMailbox(form.settings.from) : undefined;
+  const from = form.settings.from ? parseMailbox(form.settings.from) : await defaultSender(accountId);
+  // The form's checks make this rare: the account's last verified domain was removed since.
   if (!from) throw new Error(`Form ${form.formId} has no valid sender`);
   const { messages: [result] } = await deliver({
     type: 'transactional',
@@ -105,24 +106,22 @@ const CONFIRM_HTML = `<h1 style="font-size:20px">Confirm your subscription</h1>
 <p><a href="{{confirmUrl}}" style="display:inline-block;padding:10px 18px;background:#18181b;color:#ffffff;border-radius:6px;text-decoration:none">Confirm subscription</a></p>
 <p style="color:#71717a;font-size:12px">If you did not sign up, ignore this email: you will not be subscribed.</p>`;
 
-/**
- * The link that confirms a pending contact: the recipient's signed
- * subscription token (the same key and format as the unsubscribe links, so
- * nobody can make one for another address) and the audience it confirms.
- *
- * `https://api.example.com/confirm/<token>?audienceId=aud_…`
- */
-async function confirmationUrl(accountId: string, email: string, audienceId: string, now: Date): Promise<string> {
-  const token = signSubscriptionToken(await signingSecret(), accountId, email, now);
-  return `${publicBase()}/confirm/${token}?audienceId=${encodeURIComponent(audienceId)}`;
-}
+/** An address gets at most one confirmation email per form in this many seconds (decided: one per hour). */
+export const CONFIRMATION_WINDOW_SECONDS = 3600;
 
-/** Asks a pending contact of the form's audience to confirm (double opt-in). */
+/**
+ * Asks a pending contact of the form's audience to confirm (double opt-in),
+ * unless this form already asked this address within the hour: a form must
+ * not be a way to flood someone's inbox. A submission that sends nothing
+ * charges no quota (the claim comes before the send).
+ */
 export async function sendConfirmationRequest(accountId: string, form: FormRecord, email: string, context: SubmissionContext): Promise<void> {
+  if (!(await claimConfirmationEmail(accountId, form.formId, email, context.now, CONFIRMATION_WINDOW_SECONDS))) return;
+  const confirmUrl = await confirmationUrl({ accountId, email, audienceId: form.audienceId!, formId: form.formId, issuedAt: context.now });
   await deliverFormEmail(accountId, form, {
     to: email,
     subject: CONFIRM_SUBJECT,
     html: CONFIRM_HTML,
-    variables: { formTitle: form.title, confirmUrl: await confirmationUrl(accountId, email, form.audienceId!, context.now) },
+    variables: { formTitle: form.title, confirmUrl },
   }, context);
 }

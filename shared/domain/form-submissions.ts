@@ -16,7 +16,7 @@ import { newId } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { CONTACT_LIMITS } from '#shared/schemas/contacts.ts';
 import { submissionSchema, type SubmissionInput } from '#shared/schemas/forms.ts';
-import { changeContactStatus, createContact, getContactByEmail, updateContact, type Contact } from './contacts.ts';
+import { createContact, getContactByEmail, type Contact } from './contacts.ts';
 import { sendConfirmationRequest, sendSubmissionNotice } from './form-emails.ts';
 import { HONEYPOT_FIELD } from './published-forms.ts';
 
@@ -182,12 +182,12 @@ function contactDetails(fields: readonly FormFieldRecord[], data: Record<string,
 }
 
 /**
- * Adds the submitter to the form's audience, or updates the contact there.
- * A new contact is `subscribed`, or `pending` with a confirmation email under
- * double opt-in. An existing one gets the new details; a pending one is
- * subscribed (or asked again, under double opt-in); an unsubscribed, bounced
- * or complained one keeps its status, since a form must not undo a recorded
- * choice or delivery problem (the preferences link resubscribes).
+ * Adds the submitter to the form's audience as a new contact: `subscribed`,
+ * or `pending` with a confirmation email under double opt-in. A submission
+ * is anonymous (anyone may type any address), so an existing contact is left
+ * exactly as it is: its details, tags and status (an unsubscribed, bounced or
+ * complained one stays so; the preferences link resubscribes). A pending one
+ * may be asked again under double opt-in, at most once an hour per form.
  */
 async function linkContact(accountId: string, form: FormRecord, data: Record<string, unknown>, request: SubmitRequest): Promise<void> {
   const { email, details } = contactDetails(form.fields, data);
@@ -203,11 +203,7 @@ async function linkContact(accountId: string, form: FormRecord, data: Record<str
       return;
     }
     if (!(error instanceof ConflictError) || error.code !== 'CONTACT_EXISTS') throw error;
-    const existing = await getContactByEmail(accountId, email, audienceId);
-    contact = Object.keys(details).length > 0 ? await updateContact(accountId, existing.id, details, request.now) : existing;
-    if (contact.status === 'pending' && !doubleOptIn) {
-      contact = await changeContactStatus(accountId, contact.id, ['pending'], 'subscribed', request.now);
-    }
+    contact = await getContactByEmail(accountId, email, audienceId);
   }
   if (contact.status === 'pending' && doubleOptIn) {
     await sendConfirmationRequest(accountId, form, contact.email, request);

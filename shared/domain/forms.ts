@@ -23,7 +23,7 @@ import { ConflictError, notFound, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import { CHOICE_TYPES, FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type ListFormsQuery, type ListSubmissionsQuery, type UpdateFormInput } from '#shared/schemas/forms.ts';
-import { ensureVerifiedSender, parseMailboxField } from './sender.ts';
+import { ensureDefaultSender, ensureVerifiedSender, parseMailboxField } from './sender.ts';
 import { publicBase } from './public-urls.ts';
 
 export const FORM_DEFAULTS = {
@@ -187,14 +187,31 @@ function checkConfiguration(form: FormRecord): void {
   if (form.settings.doubleOptIn && !form.audienceId) {
     throw new ValidationError('VALIDATION_ERROR', 'settings.doubleOptIn: double opt-in needs a linked audience (audienceId)', 'settings.doubleOptIn');
   }
-  if ((form.settings.notifyEmail || form.settings.doubleOptIn) && !form.settings.from) {
-    const need = form.settings.doubleOptIn ? 'doubleOptIn' : 'notifyEmail';
-    throw new ValidationError('MISSING_REQUIRED_FIELD', `settings.from is required with settings.${need}: the sender of the form's emails`, 'settings.from');
-  }
 }
 
-/** What the account must own for a configuration to work: the linked audience, and the sender's domain, verified. */
-async function checkReferences(accountId: string, form: FormRecord, changed: { audienceId: boolean; from: boolean }): Promise<void> {
+/**
+ * The setting that makes a form send mail without a `from` of its own, which
+ * then needs the account's default sender: `notifyEmail` first, as decided.
+ */
+function needsDefaultSender({ settings }: FormRecord): string | undefined {
+  if (settings.from) return undefined;
+  if (settings.notifyEmail) return 'settings.notifyEmail';
+  return settings.doubleOptIn ? 'settings.doubleOptIn' : undefined;
+}
+
+type SenderSettings = Pick<FormRecord['settings'], 'from' | 'notifyEmail' | 'doubleOptIn'>;
+
+/** Whether an update touched what decides the form's sender. */
+function senderChanged(before: SenderSettings, after: SenderSettings): boolean {
+  return before.from !== after.from || before.notifyEmail !== after.notifyEmail || before.doubleOptIn !== after.doubleOptIn;
+}
+
+/**
+ * What the account must own for a configuration to work: the linked audience,
+ * and the sender's domain, verified (or, without `from`, a verified domain
+ * for the default sender).
+ */
+async function checkReferences(accountId: string, form: FormRecord, changed: { audienceId: boolean; sender: boolean }): Promise<void> {
   const checks: Promise<void>[] = [];
   if (changed.audienceId && form.audienceId) {
     const audienceId = form.audienceId;
@@ -202,11 +219,13 @@ async function checkReferences(accountId: string, form: FormRecord, changed: { a
       if (!isId('aud', audienceId) || !(await getAudience(accountId, audienceId))) throw notFound.audience();
     })());
   }
-  if (changed.from && form.settings.from) {
+  if (changed.sender && form.settings.from) {
     const from = form.settings.from;
     // Inside the promise: a malformed address thrown synchronously would leave the audience check's rejection unhandled.
     checks.push((async () => ensureVerifiedSender(accountId, parseMailboxField(from, 'settings.from'), 'settings.from'))());
   }
+  const needing = needsDefaultSender(form);
+  if (changed.sender && needing) checks.push(ensureDefaultSender(accountId, needing));
   await Promise.all(checks);
 }
 
@@ -250,7 +269,7 @@ export async function createForm(accountId: string, input: CreateFormInput, now:
     version: 1,
   };
   checkConfiguration(record);
-  await checkReferences(accountId, record, { audienceId: true, from: true });
+  await checkReferences(accountId, record, { audienceId: true, sender: true });
   for (let attempt = 1; ; attempt++) {
     try {
       await insertForm(accountId, record);
@@ -308,7 +327,7 @@ export async function updateForm(accountId: string, formId: string, input: Updat
     checkConfiguration(after);
     await checkReferences(accountId, after, {
       audienceId: after.audienceId !== before.audienceId,
-      from: after.settings.from !== before.settings.from,
+      sender: senderChanged(before.settings, after.settings),
     });
     if (await replaceForm(accountId, before, after)) return toForm(after);
   }

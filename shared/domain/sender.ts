@@ -3,7 +3,7 @@
  * sending.ts so that functions which only check a sender (form create and
  * update) do not bundle the mail transport and the template engine.
  */
-import { getDomain } from '#shared/data/domains.ts';
+import { earliestVerifiedDomain, getDomain } from '#shared/data/domains.ts';
 import { domainOf, parseMailbox, type Mailbox } from '#shared/email/address.ts';
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
 
@@ -20,5 +20,25 @@ export async function ensureVerifiedSender(accountId: string, from: Mailbox, fie
   const record = await getDomain(accountId, domain);
   if (!record?.verified) {
     throw new PostlaneError('SENDER_NOT_VERIFIED', `The sender domain ${domain} is not a verified domain of this account`, { field });
+  }
+}
+
+/** The local part of the default sender: replies to form emails go to the submitter (Reply-To) or nowhere. */
+const DEFAULT_SENDER_LOCAL_PART = 'no-reply';
+
+/**
+ * The sender of a form's emails when it names none: `no-reply@` the account's
+ * earliest verified domain (the oldest one added), so adding a domain later
+ * does not change it. Undefined when the account has no verified domain.
+ */
+export async function defaultSender(accountId: string): Promise<Mailbox | undefined> {
+  const domain = await earliestVerifiedDomain(accountId);
+  return domain ? { address: `${DEFAULT_SENDER_LOCAL_PART}@${domain.domain}` } : undefined;
+}
+
+/** SENDER_NOT_VERIFIED on `field` unless the account has a default sender (a verified domain). */
+export async function ensureDefaultSender(accountId: string, field: string): Promise<void> {
+  if (!(await defaultSender(accountId))) {
+    throw new PostlaneError('SENDER_NOT_VERIFIED', `${field} needs a sender: give settings.from, or verify a domain so that emails go from no-reply@ it`, { field });
   }
 }

@@ -41,8 +41,8 @@ export interface SubscriptionLinks {
 /** Binds the mac to this use and format, so the key could sign other things without confusion. */
 const MAC_CONTEXT = 'postlane/subscription-link/v1\n';
 const MAC_BYTES = 32;
-/** An account id, a timestamp and a 254-character address fit with room to spare. */
-const MAX_TOKEN_LENGTH = 512;
+/** An account id, a timestamp, audience and form ids (confirmation links) and a 254-character address fit with room to spare. */
+const MAX_TOKEN_LENGTH = 640;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /**
@@ -56,22 +56,24 @@ function decodeBase64url(text: string): Buffer | undefined {
   return bytes.toString('base64url') === text ? bytes : undefined;
 }
 
-function mac(secret: Buffer, payload: string): Buffer {
-  return createHmac('sha256', secret).update(MAC_CONTEXT).update(payload).digest();
+function mac(secret: Buffer, context: string, payload: string): Buffer {
+  return createHmac('sha256', secret).update(context).update(payload).digest();
 }
 
-function normaliseEmail(email: string): string {
+export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** `signSubscriptionToken(key, 'acc_…', 'Ana@Example.com', now)` gives `YWNjX…LmNvbQ.q1w2…` */
-export function signSubscriptionToken(secret: Buffer, accountId: string, email: string, issuedAt: Date): string {
-  const payload = [accountId, Math.floor(issuedAt.getTime() / 1000), normaliseEmail(email)].join('\n');
-  return `${Buffer.from(payload, 'utf8').toString('base64url')}.${mac(secret, payload).toString('base64url')}`;
+/**
+ * `<payload>.<mac>` with the mac bound to `context` (the link's use and
+ * format), so a token of one kind of link never verifies as another.
+ */
+export function sealToken(secret: Buffer, context: string, payload: string): string {
+  return `${Buffer.from(payload, 'utf8').toString('base64url')}.${mac(secret, context, payload).toString('base64url')}`;
 }
 
-/** The claims of a token this key signed; undefined for anything else (tampered, truncated, foreign, garbage). */
-export function readSubscriptionToken(secret: Buffer, token: string): SubscriptionClaims | undefined {
+/** The payload of a token sealed under `context` with this key; undefined for anything else (tampered, truncated, foreign, garbage). */
+export function openToken(secret: Buffer, context: string, token: string): string | undefined {
   if (token.length > MAX_TOKEN_LENGTH) return undefined;
   const [encodedPayload, encodedMac, ...rest] = token.split('.');
   if (encodedPayload === undefined || encodedMac === undefined || rest.length > 0) return undefined;
@@ -79,8 +81,18 @@ export function readSubscriptionToken(secret: Buffer, token: string): Subscripti
   const given = decodeBase64url(encodedMac);
   if (!payloadBytes || !given || given.length !== MAC_BYTES) return undefined;
   const payload = payloadBytes.toString('utf8');
-  if (!timingSafeEqual(given, mac(secret, payload))) return undefined;
+  return timingSafeEqual(given, mac(secret, context, payload)) ? payload : undefined;
+}
 
+/** `signSubscriptionToken(key, 'acc_…', 'Ana@Example.com', now)` gives `YWNjX…LmNvbQ.q1w2…` */
+export function signSubscriptionToken(secret: Buffer, accountId: string, email: string, issuedAt: Date): string {
+  return sealToken(secret, MAC_CONTEXT, [accountId, Math.floor(issuedAt.getTime() / 1000), normaliseEmail(email)].join('\n'));
+}
+
+/** The claims of a token this key signed; undefined for anything else (tampered, truncated, foreign, garbage). */
+export function readSubscriptionToken(secret: Buffer, token: string): SubscriptionClaims | undefined {
+  const payload = openToken(secret, MAC_CONTEXT, token);
+  if (payload === undefined) return undefined;
   const [accountId = '', issuedAt = '', ...emailParts] = payload.split('\n');
   const email = v.safeParse(emailAddress, emailParts.join('\n'));
   if (!isId('acc', accountId) || !/^\d{1,12}$/.test(issuedAt) || !email.success) return undefined;

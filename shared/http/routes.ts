@@ -92,10 +92,12 @@ const publicForm = { auth: 'public', permission: 'full' } as const;
 export const FORM_SUBMIT_MAX_BODY_BYTES = 300 * 1024;
 /**
  * The form and its route, the rate windows, the submission and counters, the
- * contact of a linked audience (create or update), and the sending path for
- * the notification and confirmation emails (quota, suppression, records).
+ * contact of a linked audience (create, or read when it exists), the hourly
+ * confirmation claim, the default sender (the account's domains: Query and
+ * BatchGetItem), and the sending path for the notification and confirmation
+ * emails (quota, suppression, records).
  */
-const FORM_SUBMIT_TABLE_ACTIONS = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'] as const;
+const FORM_SUBMIT_TABLE_ACTIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'] as const;
 
 export const ROUTES = [
   { method: 'POST', path: '/api/audiences', handler: 'audiences/create', ...key, table: ['PutItem', 'UpdateItem'] },
@@ -137,16 +139,19 @@ export const ROUTES = [
   { method: 'POST', path: '/api/transactional/send', handler: 'transactional/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
   // Reading records is not sending: decisions give `sending` keys the three send endpoints only.
   { method: 'GET', path: '/api/emails/{id}', handler: 'emails/get', ...key, table: ['GetItem'] },
-  { method: 'POST', path: '/api/forms', handler: 'forms/create', ...key, table: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'] },
+  // Query: the account's domains, when a form that sends mail has no `from` (the default sender).
+  { method: 'POST', path: '/api/forms', handler: 'forms/create', ...key, table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem'] },
   { method: 'GET', path: '/api/forms', handler: 'forms/list', ...key, table: ['Query', 'GetItem'] },
   { method: 'GET', path: '/api/forms/public/{slug}', handler: 'forms/get-public', ...publicForm, table: ['GetItem', 'UpdateItem'] },
   { method: 'GET', path: '/api/forms/{id}', handler: 'forms/get', ...key, table: ['GetItem'] },
-  { method: 'PATCH', path: '/api/forms/{id}', handler: 'forms/update', ...key, table: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  { method: 'PATCH', path: '/api/forms/{id}', handler: 'forms/update', ...key, table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   { method: 'DELETE', path: '/api/forms/{id}', handler: 'forms/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'] },
   { method: 'GET', path: '/api/forms/{id}/submissions', handler: 'forms/submissions', ...key, table: ['GetItem', 'Query'] },
   { method: 'POST', path: '/api/forms/{id}/submit', handler: 'forms/submit', ...publicForm, table: FORM_SUBMIT_TABLE_ACTIONS, ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'], maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES, bodyFormats: ['json', 'form'] },
   { method: 'GET', path: '/f/{slug}', handler: 'forms/page', ...publicForm, table: ['GetItem', 'UpdateItem'] },
-  { method: 'GET', path: '/confirm/{token}', handler: 'forms/confirm', ...signedLink, table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'] },
+  // The double opt-in link: its GET only shows a button (mail scanners open links), whose POST confirms.
+  { method: 'GET', path: '/confirm/{token}', handler: 'forms/confirm-page', ...signedLink, table: [] },
+  { method: 'POST', path: '/confirm/{token}', handler: 'forms/confirm', ...signedLink, table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'] },
 
   // The API description (docs/openapi.json, `npm run openapi`) and its reference page.
   { method: 'GET', path: '/openapi.json', handler: 'system/openapi', auth: 'public', permission: 'full', table: [] },

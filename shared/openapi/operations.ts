@@ -171,7 +171,18 @@ export const OPERATIONS: Record<HandlerName, Operation> = {
     example: { email: 'ada@example.com' },
   },
   'forms/page': { summary: 'Hosted page of a published form', responses: { 200: HTML_PAGE }, pageStatuses: [404] },
-  'forms/confirm': { summary: 'Double opt-in confirmation link', responses: { 200: HTML_PAGE }, pageStatuses: [400, 409] },
+  'forms/confirm-page': {
+    summary: 'Double opt-in link: a page with a confirmation button',
+    description: 'Changes nothing (mail scanners open links); its button posts to the same address.',
+    responses: { 200: HTML_PAGE },
+    pageStatuses: [400],
+  },
+  'forms/confirm': {
+    summary: 'Confirm a double opt-in subscription',
+    description: 'The confirmation page\'s button: moves the pending contact of the audience the signed link names to `subscribed`. The body is ignored.',
+    responses: { 200: HTML_PAGE },
+    pageStatuses: [400, 409],
+  },
 
   'system/openapi': { summary: 'This API description (OpenAPI 3.1)', responses: { 200: r.openApiDocument } },
   'system/docs': { summary: 'The API reference page', responses: { 200: HTML_PAGE } },

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { FormFieldRecord, FormRecord } from '#shared/data/forms.ts';
 import { FORM_DEFAULTS, viewPublishedForm } from '#shared/domain/forms.ts';
+import { verifyConfirmationToken } from '#shared/domain/confirmation-links.ts';
 import { confirmSubscription } from '#shared/domain/form-confirmation.ts';
 import type { FieldError } from '#shared/domain/form-submissions.ts';
 import { findPublishedForm, HONEYPOT_FIELD } from '#shared/domain/published-forms.ts';
@@ -336,15 +337,33 @@ export async function hostedForm(slug: string): Promise<Reply> {
   }
 }
 
+const INVALID_LINK = ['Link not valid', '<h1>This link is not valid</h1>\n<p>It may have been cut short when it was copied. Open the link from the email again.</p>\n<p>Nothing was changed.</p>', 400] as const;
+
 const CONFIRMATION_PAGES = {
   'confirmed': ['Subscription confirmed', '<h1>You are subscribed</h1>\n<p>Thank you for confirming your subscription.</p>', 200],
   'already-subscribed': ['Subscription confirmed', '<h1>You are already subscribed</h1>\n<p>This subscription was confirmed before; nothing changed.</p>', 200],
   'not-pending': ['Nothing to confirm', '<h1>Nothing to confirm</h1>\n<p>This subscription is not awaiting confirmation any more, so nothing changed.</p>', 409],
-  'invalid': ['Link not valid', '<h1>This link is not valid</h1>\n<p>It may have been cut short when it was copied. Open the link from the email again.</p>\n<p>Nothing was changed.</p>', 400],
+  'invalid': INVALID_LINK,
 } as const;
 
-/** GET /confirm/{token}?audienceId=…: the double opt-in link of a form's confirmation email. */
-export async function confirmationPage(token: string, audienceId: string | undefined, now: Date): Promise<Reply> {
-  const [title, body, status] = CONFIRMATION_PAGES[await confirmSubscription(token, audienceId, now)];
+/**
+ * GET /confirm/{token}: asks first and changes nothing, because mail scanners
+ * and link previews open links. The button is a plain form post back to this
+ * address, so it works without script.
+ */
+export async function confirmationRequestPage(token: string): Promise<Reply> {
+  const claims = await verifyConfirmationToken(token);
+  if (!claims) return htmlPage(...INVALID_LINK);
+  return htmlPage('Confirm your subscription', `<h1>Confirm your subscription</h1>
+<p>Subscribe <strong>${escapeHtml(claims.email)}</strong> to these emails?</p>
+<form method="post">
+<button type="submit">Confirm subscription</button>
+</form>
+<p>If you did not sign up, close this page: you will not be subscribed.</p>`);
+}
+
+/** POST /confirm/{token}: the confirmation page's button; the signed link alone decides, whatever the body. */
+export async function confirmationPage(token: string, now: Date): Promise<Reply> {
+  const [title, body, status] = CONFIRMATION_PAGES[await confirmSubscription(token, now)];
   return htmlPage(title, body, status);
 }

@@ -249,6 +249,3 @@ export function submissionSchema(fields: readonly FieldDefinition[]) {
     return [field.id, field.required ? schema : v.optional(schema)];
   })));
 }
-
-/** The double opt-in link's query; a missing or odd value makes the link invalid (a page says so), not an API error. */
-export const confirmQuery = v.object({ audienceId: v.optional(v.string()) });

@@ -72,4 +72,19 @@ describe('form submission under DynamoDB faults', () => {
     expect(await stored(sender.key, form.id)).toEqual({ counted: 1, listed: 1 });
     expect(await storedEmails(sender.domain)).toHaveLength(0);
   });
+
+  it('a fault on the hourly confirmation claim keeps the submission and sends no confirmation (it never sends unclaimed)', async () => {
+    const sender = await createSender();
+    const audienceId = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'Sign-ups' } })).body.data.id as string;
+    const form = await createForm(sender.key, { audienceId, settings: { doubleOptIn: true } });
+    const email = uniqueAddress('claim');
+    const fault = injectDynamoFault({ command: 'PutItemCommand', touching: 'FORMCONFIRM', fault: 'throttled' });
+
+    const accepted = await submit(form.id, { email });
+
+    expect(fault.matched()).toBe(1);
+    expect(accepted.status).toBe(200);
+    expect(await stored(sender.key, form.id)).toEqual({ counted: 1, listed: 1 });
+    expect((await storedEmails(sender.domain)).filter((sent) => sent.destination.to.includes(email))).toHaveLength(0);
+  });
 });

@@ -9,7 +9,8 @@ import type { BrowserContext } from 'playwright-core';
 import { createTestAccount } from '../support/accounts.ts';
 import { request, startApi } from '../support/api.ts';
 import { closeBrowsers, newPage, openBrowser, skipWithoutChromium } from '../support/browser.ts';
-import { createForm } from './support.ts';
+import { createSender, uniqueAddress } from '../sending/support.ts';
+import { confirmationLink, createForm, submit } from './support.ts';
 
 const skip = skipWithoutChromium('hosted-form');
 
@@ -146,6 +147,28 @@ describe.skipIf(skip)('hosted form page in Chromium', () => {
 
     const [submission] = await submissionsOf(key, form.id);
     expect(submission.data).toEqual({ email: 'ann@example.com', name: 'Ann <b>', topics: ['News'] });
+    await page.close();
+  });
+
+  it('confirms a double opt-in subscription with the link page\'s button, without JavaScript; opening the link alone confirms nothing', async () => {
+    const sender = await createSender();
+    const audienceId = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'Beta' } })).body.data.id;
+    const form = await createForm(sender.key, { audienceId, settings: { doubleOptIn: true } });
+    const email = uniqueAddress('browser');
+    await submit(form.id, { email });
+    const statusOf = async () => (await request('GET', `/api/contacts/email/${encodeURIComponent(email)}?audienceId=${audienceId}`, { key: sender.key })).body.data.status;
+    const { page, problems } = await newPage(withoutScript);
+
+    await page.goto(`${base}${await confirmationLink(sender, email)}`);
+    const heading = await page.getByRole('heading').textContent();
+    const beforePress = await statusOf();
+    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Confirm subscription' }).click()]);
+
+    expect(heading).toBe('Confirm your subscription');
+    expect(beforePress).toBe('pending');
+    await expect.poll(() => page.getByRole('heading').textContent()).toBe('You are subscribed');
+    expect(await statusOf()).toBe('subscribed');
+    expect(problems).toEqual([]);
     await page.close();
   });
 });

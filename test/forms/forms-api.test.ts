@@ -84,7 +84,7 @@ describe('forms API: create, get, update, delete', () => {
     ['font with an open quote', { appearance: { fontFamily: '"Arial' } }, 422, 'VALIDATION_ERROR', 'appearance.fontFamily'],
     ['unknown button variant', { buttonCustomization: { variant: 'neon' } }, 422, 'VALIDATION_ERROR', 'buttonCustomization.variant'],
     ['malformed notifyEmail', { settings: { notifyEmail: 'owner', from: 'a@example.com' } }, 422, 'INVALID_EMAIL', 'settings.notifyEmail'],
-    ['notifyEmail without a sender', { settings: { notifyEmail: 'owner@example.com' } }, 400, 'MISSING_REQUIRED_FIELD', 'settings.from'],
+    ['notifyEmail without a sender or a verified domain', { settings: { notifyEmail: 'owner@example.com' } }, 403, 'SENDER_NOT_VERIFIED', 'settings.notifyEmail'],
     ['doubleOptIn without an audience', { settings: { doubleOptIn: true, from: 'a@example.com' } }, 422, 'VALIDATION_ERROR', 'settings.doubleOptIn'],
     ['audience without an email field', { audienceId: 'aud_0000000000000000000', fields: [{ id: 'a', type: 'text', label: 'A' }] }, 422, 'VALIDATION_ERROR', 'audienceId'],
     ['published that is not a boolean', { published: 'yes' }, 422, 'VALIDATION_ERROR', 'published'],

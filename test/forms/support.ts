@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { invoke, request } from '../support/api.ts';
+import { storedEmails, type Sender } from '../sending/support.ts';
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -53,4 +54,13 @@ export async function submit(ref: string, body: unknown, options: { ip?: string;
   const text = String(result.body ?? '');
   const json = /json/.test(String(result.headers?.['Content-Type'] ?? ''));
   return { status: result.statusCode ?? 0, headers: result.headers ?? {}, body: json ? JSON.parse(text) : text };
+}
+
+/** The confirmation link of the newest email to `to`, as a path on the local API. */
+export async function confirmationLink(sender: Pick<Sender, 'domain'>, to: string): Promise<string> {
+  const email = (await storedEmails(sender.domain)).filter((stored) => stored.destination.to.includes(to)).at(-1);
+  const href = /href="([^"]*\/confirm\/[^"]*)"/.exec(email?.body.html ?? '')?.[1];
+  if (!href) throw new Error(`no confirmation link sent to ${to}`);
+  const url = new URL(href.replaceAll('&amp;', '&'));
+  return `${url.pathname}${url.search}`;
 }

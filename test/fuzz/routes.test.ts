@@ -140,7 +140,7 @@ function defectOf(route: Route, accepted: boolean, response: ApiResponse, writte
 /** The browser pages answer HTML, errors included; every other route answers JSON. */
 function routeAnswersHtml(route: Route): boolean {
   return route.method === 'GET' && !route.path.startsWith('/api/')
-    || ['/unsubscribe/{token}', '/preferences/{token}', '/api/forms/{id}/submit'].includes(route.path) && route.method === 'POST';
+    || ['/unsubscribe/{token}', '/preferences/{token}', '/confirm/{token}', '/api/forms/{id}/submit'].includes(route.path) && route.method === 'POST';
 }
 
 describe('fuzzing every route of the route table', () => {

@@ -173,4 +173,18 @@ describe('tenant isolation', () => {
     expect((await request('GET', `/api/contacts/${theirs.data.id}`, { key: stranger.key })).body.data.status).toBe('subscribed');
     expect((await request('GET', `/api/contacts/${(await owner.contact()).id}`, { key: owner.key })).body.data.status).toBe('unsubscribed');
   });
+
+  it("a confirmation link confirms only in its account: a stranger's pending contact of the same address stays pending", async () => {
+    const token = await owner.confirmationToken();
+    const { body: audience } = await request('POST', '/api/audiences', { key: stranger.key, body: { name: 'Theirs' } });
+    const { body: theirs } = await request('POST', '/api/contacts', { key: stranger.key, body: { email: owner.contactEmail, audienceId: audience.data.id, status: 'pending' } });
+
+    const page = await request('GET', `/confirm/${token}`);
+    const confirmed = await request('POST', `/confirm/${token}`);
+
+    expect(page.body).not.toContain(audience.data.id);
+    // The owner's own contact is no longer pending once the unsubscribe test ran: 200 or 409, never another account's change.
+    expect([200, 409]).toContain(confirmed.status);
+    expect((await request('GET', `/api/contacts/${theirs.data.id}`, { key: stranger.key })).body.data.status).toBe('pending');
+  });
 });

@@ -8,6 +8,7 @@
 import { request } from '../support/api.ts';
 import { urlEncoded } from '../fuzz/arbitraries.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
+import { confirmationUrl } from '#shared/domain/confirmation-links.ts';
 import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
 import { randomBase62 } from '#shared/ids.ts';
 import type { Route } from '#shared/http/routes.ts';
@@ -131,6 +132,14 @@ export class Owner {
     });
   }
 
+  /** The signed token of the double opt-in link of the owned contact, its audience and the owned form. */
+  confirmationToken(): Promise<string> {
+    return this.once('confirmationToken', async () => {
+      const [{ audienceId }, form] = await Promise.all([this.contact(), this.form()]);
+      return tokenOf(await confirmationUrl({ accountId: this.accountId, email: this.contactEmail, audienceId, formId: form.id, issuedAt: new Date() }));
+    });
+  }
+
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
     const [audience, contact, template, domain, email, form] = await Promise.all([
@@ -150,6 +159,7 @@ const contact = (owner: Owner) => owner.contact();
 const template = (owner: Owner) => owner.template();
 const form = (owner: Owner) => owner.form();
 const bySlug: Fixture = async (owner) => ({ params: { slug: (await owner.form()).slug } });
+const byConfirmationToken: Fixture = async (owner) => ({ params: { token: await owner.confirmationToken() } });
 const byToken = (body?: unknown): Fixture => async (owner) => ({ params: { token: await owner.token() }, ...(body === undefined ? {} : { body }) });
 
 /** Every route with a path parameter, keyed `METHOD /path/{param}`. */
@@ -182,7 +192,8 @@ export const ROUTE_FIXTURES: Record<string, Fixture> = {
   'POST /unsubscribe/{token}': byToken(),
   'GET /preferences/{token}': byToken(),
   'POST /preferences/{token}': byToken({ status: 'unsubscribed' }),
-  'GET /confirm/{token}': async (owner) => ({ params: { token: await owner.token() }, query: `audienceId=${encodeURIComponent((await owner.audience()).id)}` }),
+  'GET /confirm/{token}': byConfirmationToken,
+  'POST /confirm/{token}': byConfirmationToken,
 };
 
 /** The fixture of a route with a path parameter; throws for a route nobody wrote one for. */
