@@ -4,7 +4,8 @@ import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { getDomain as readDomain } from '#shared/data/domains.ts';
 import { createDomain, getDomain } from '#shared/domain/domains.ts';
-import { localVerifier, sesVerifier, verifyDomain, type TxtResolver } from '#shared/domain/domain-verification.ts';
+import { localVerifier, sesVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
+import { fakeDns } from './support.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DOMAIN_ID = /^dom_[0-9A-Za-z]{20}$/;
@@ -29,15 +30,6 @@ function ownership(domain: string) {
 /** The domain's ownership record, as the API lists it. */
 function ownershipOf(domain: { records: { purpose: string; name: string; value: string }[] }) {
   return domain.records.find((record) => record.purpose === 'ownership')!;
-}
-
-/** DNS publishing these TXT values at any name, and noting the names asked: node:dns's answer shape. */
-function publishing(values: string[]): TxtResolver & { asked: string[] } {
-  const asked: string[] = [];
-  return Object.assign(async (name: string) => {
-    asked.push(name);
-    return values.map((value) => [value]);
-  }, { asked });
 }
 
 /** SES answering identity commands by name: the emulator has none, so a stand-in plays AWS. */
@@ -246,7 +238,7 @@ describe('domains against SES', () => {
       GetEmailIdentityCommand: () => status,
     });
     const created = await createDomain(accountId, { domain: 'slow.example.com' }, new Date(), sesVerifier(ses));
-    const published = publishing([ownershipOf(created).value]);
+    const published = fakeDns({ '_postlane.slow.example.com': [[ownershipOf(created).value]] });
 
     const failed = await getDomain(accountId, created.id, new Date(), sesVerifier(ses, published));
     status = { VerifiedForSendingStatus: true, DkimAttributes: { Tokens: tokens, Status: 'SUCCESS' } };

@@ -1,42 +1,14 @@
-import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { describe, expect, it } from 'vitest';
 import { isDomainName, localVerifier, sesVerifier, verifyDomain, type TxtResolver } from '#shared/domain/domain-verification.ts';
 import { getDomain } from '#shared/data/domains.ts';
 import { createTestAccount } from '../support/accounts.ts';
-
-/** SES answering GetEmailIdentity: the emulator has no identity commands, so a stand-in plays AWS. */
-function fakeSes(answer: () => Promise<unknown>): Pick<SESv2Client, 'send'> & { asked: unknown[] } {
-  const asked: unknown[] = [];
-  return {
-    asked,
-    send: (async (command: { input: unknown }) => {
-      asked.push(command.input);
-      return answer();
-    }) as unknown as SESv2Client['send'],
-  };
-}
-
-/** DNS answering TXT lookups from a table of names (node:dns's shape: each record in its strings); other names do not exist. */
-function fakeDns(records: Record<string, string[][]>): TxtResolver & { asked: string[] } {
-  const asked: string[] = [];
-  return Object.assign(async (name: string) => {
-    asked.push(name);
-    const found = records[name];
-    if (!found) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
-    return found;
-  }, { asked });
-}
-
-/** The TXT value that proves the account's ownership, from its stored domain. */
-async function proofOf(accountId: string, domain: string): Promise<string> {
-  return `postlane-verification=${(await getDomain(accountId, domain))!.verificationToken}`;
-}
+import { fakeDns, fakeSes, proofOf, sesSaying } from '../domains/support.ts';
 
 describe('domain verification', () => {
   it('records a domain SES has verified as pending until the account\'s own TXT record is published', async () => {
     const { accountId } = await createTestAccount();
-    const verifiedInSes = fakeSes(async () => ({ VerifiedForSendingStatus: true }));
-    const nothingPublished = fakeDns({});
+    const verifiedInSes = sesSaying(true);
+    const nothingPublished = fakeDns();
 
     const first = await verifyDomain(accountId, 'ok.example.com', sesVerifier(verifiedInSes, nothingPublished));
     const published = fakeDns({ '_postlane.ok.example.com': [['v=spf1 -all'], [await proofOf(accountId, 'ok.example.com')]] });
@@ -51,10 +23,10 @@ describe('domain verification', () => {
 
   it('needs SES to verify the identity too: a published TXT record alone verifies nothing, and DNS is not asked', async () => {
     const { accountId } = await createTestAccount();
-    await verifyDomain(accountId, 'pending.example.com', sesVerifier(fakeSes(async () => ({ VerifiedForSendingStatus: false })), fakeDns({})));
+    await verifyDomain(accountId, 'pending.example.com', sesVerifier(sesSaying(false), fakeDns()));
     const dns = fakeDns({ '_postlane.pending.example.com': [[await proofOf(accountId, 'pending.example.com')]] });
 
-    const pending = await verifyDomain(accountId, 'pending.example.com', sesVerifier(fakeSes(async () => ({ VerifiedForSendingStatus: false })), dns));
+    const pending = await verifyDomain(accountId, 'pending.example.com', sesVerifier(sesSaying(false), dns));
 
     expect(pending).toEqual({ domain: 'pending.example.com', verified: false });
     expect(dns.asked).toEqual([]);
@@ -64,9 +36,9 @@ describe('domain verification', () => {
   it('accepts only the account\'s own token, also from a record split into several strings', async () => {
     const owner = await createTestAccount();
     const other = await createTestAccount();
-    const ses = fakeSes(async () => ({ VerifiedForSendingStatus: true }));
-    await verifyDomain(owner.accountId, 'split.example.com', sesVerifier(ses, fakeDns({})));
-    await verifyDomain(other.accountId, 'split.example.com', sesVerifier(ses, fakeDns({})));
+    const ses = sesSaying(true);
+    await verifyDomain(owner.accountId, 'split.example.com', sesVerifier(ses, fakeDns()));
+    await verifyDomain(other.accountId, 'split.example.com', sesVerifier(ses, fakeDns()));
     const ownerProof = await proofOf(owner.accountId, 'split.example.com');
     // DNS publishes the owner's proof, in two strings as a long TXT value may come, and a near miss of the other's.
     const dns = fakeDns({ '_postlane.split.example.com': [[ownerProof.slice(0, 10), ownerProof.slice(10)], [`${await proofOf(other.accountId, 'split.example.com')}x`]] });
@@ -86,7 +58,7 @@ describe('domain verification', () => {
       throw Object.assign(new Error(`queryTxt ESERVFAIL ${name}`), { code: 'ESERVFAIL' });
     };
 
-    await expect(verifyDomain(accountId, 'example.com', sesVerifier(fakeSes(async () => ({ VerifiedForSendingStatus: true })), failing))).rejects.toMatchObject({ code: 'ESERVFAIL' });
+    await expect(verifyDomain(accountId, 'example.com', sesVerifier(sesSaying(true), failing))).rejects.toMatchObject({ code: 'ESERVFAIL' });
     expect(await getDomain(accountId, 'example.com')).toMatchObject({ verified: true });
   });
 
@@ -94,7 +66,7 @@ describe('domain verification', () => {
     const { accountId } = await createTestAccount();
     await verifyDomain(accountId, 'example.com', localVerifier);
 
-    await verifyDomain(accountId, 'example.com', sesVerifier(fakeSes(async () => ({ VerifiedForSendingStatus: false })), fakeDns({})));
+    await verifyDomain(accountId, 'example.com', sesVerifier(sesSaying(false), fakeDns()));
 
     const domain = await getDomain(accountId, 'example.com');
     expect(domain?.verified).toBe(false);
