@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { getDomain } from '#shared/domain/domains.ts';
-import { localVerifier, sesVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
+import { insertDomain } from '#shared/data/domains.ts';
+import { localVerifier, newDomainRecord, sesVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
 import { randomBase62 } from '#shared/ids.ts';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
 import { request, type ApiResponse } from '../support/api.ts';
@@ -127,5 +128,22 @@ describe('domains belong to the account that proved them', () => {
     expectRefused(refused);
     expect(verified.body.data).toMatchObject({ id: added.id, verified: true, status: 'verified', records: added.records });
     expect(accepted.map((response) => response.status)).toEqual([200, 200, 200]);
+  });
+
+  it('takes a domain recorded verified before proofs existed for unverified, and gives it a proof of its own at its next check', async () => {
+    const account = await createTestAccount();
+    const domain = `v${randomBase62(10).toLowerCase()}.example.com`;
+    // As SES's shared identity alone used to record it, for whichever account added the name.
+    const { verificationToken: _none, ...legacy } = newDomainRecord(account.accountId, domain, { verified: true, status: 'verified', dkimTokens: [] }, new Date());
+    await insertDomain(legacy);
+
+    const refused = await sendFromEverywhere(account.key, `news@${domain}`);
+    const polled = await request('GET', `/api/domains/${legacy.domainId}`, { key: account.key });
+    const again = await request('GET', `/api/domains/${legacy.domainId}`, { key: account.key });
+
+    expectRefused(refused);
+    expect(polled.body.data).toMatchObject({ verified: false, status: 'pending', verifiedAt: null });
+    expect(polled.body.data.records).toContainEqual({ purpose: 'ownership', type: 'TXT', name: `_postlane.${domain}`, value: await proofOf(account.accountId, domain), required: true });
+    expect(again.body.data.records).toEqual(polled.body.data.records);
   });
 });
