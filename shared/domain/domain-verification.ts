@@ -40,7 +40,7 @@ export function ownershipRecord(domain: string, token: string): { name: string; 
   return { name: `_postlane.${domain}`, value: `postlane-verification=${token}` };
 }
 
-/** 32 base62 characters (about 190 bits): unguessable, so only who holds the account's key can publish it. */
+/** 32 random base62 characters (about 190 bits): no other account's record can match it, and nobody can publish it before the account is shown it. */
 export function newVerificationToken(): string {
   return randomBase62(32);
 }
@@ -171,7 +171,7 @@ export async function verifyDomain(
     try {
       await insertDomain(record);
     } catch (error) {
-      // Added by someone else between the two writes, with a proof of its own that nobody can have published yet: record the answer on theirs.
+      // Added to the account between the read and the insert (a racing POST): record the answer on that one, which keeps its own proof.
       if (!(error instanceof ConflictError && error.code === 'DOMAIN_EXISTS')) throw error;
       record = (await saveDomainState(accountId, domain, state, token, now)) ?? record;
     }
