@@ -10,7 +10,7 @@
  * `admin domain verify`, vouches for both, and API requests verify nothing.
  */
 import { createHash } from 'node:crypto';
-import { resolveTxt } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { CreateEmailIdentityCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '#shared/config.ts';
 import { getDomain, insertDomain, saveDomainState, type DomainRecord, type DomainState } from '#shared/data/domains.ts';
@@ -30,6 +30,10 @@ export interface DomainVerifier {
 
 /** Looks up a name's TXT records as node:dns does: each record in its character-strings. */
 export type TxtResolver = (name: string) => Promise<string[][]>;
+
+let resolver: Resolver | undefined;
+// The system's resolvers, bounded: c-ares's defaults retry for most of a minute, longer than an API request may take.
+const systemResolveTxt: TxtResolver = (name) => (resolver ??= new Resolver({ timeout: 2_000, tries: 2 })).resolveTxt(name);
 
 /**
  * The account's proof of ownership, `_postlane.example.com TXT
@@ -97,7 +101,7 @@ async function proofPublished(resolve: TxtResolver, domain: string, token: strin
  * GetEmailIdentity) and the account's TXT proof, read from DNS once SES has
  * verified the identity. Tests give the SES client and the resolver.
  */
-export function sesVerifier(client?: Pick<SESv2Client, 'send'>, resolve: TxtResolver = resolveTxt): DomainVerifier {
+export function sesVerifier(client?: Pick<SESv2Client, 'send'>, resolve: TxtResolver = systemResolveTxt): DomainVerifier {
   // Imported statically, two commands by name: `import()` of the package would bundle all of its 100-odd operations.
   let ses = client;
   const sender = () => (ses ??= new SESv2Client({ region: config.AWS_REGION }));
