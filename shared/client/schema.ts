@@ -605,7 +605,7 @@ export interface components {
             records: {
                 name: string;
                 /** @enum {string} */
-                purpose: "dkim" | "spf" | "dmarc";
+                purpose: "dkim" | "ownership" | "spf" | "dmarc";
                 required: boolean;
                 /** @enum {string} */
                 type: "CNAME" | "TXT";

@@ -14,6 +14,12 @@ export interface DomainRecord {
   status: DomainStatus;
   /** SES's Easy DKIM tokens: each becomes a `<token>._domainkey.<domain>` CNAME. */
   dkimTokens: string[];
+  /**
+   * The account's own proof of ownership, published in a TXT record; absent on
+   * domains recorded before proofs existed, which count as unverified until
+   * their next check gives them one.
+   */
+  verificationToken?: string;
   createdAt: string;
   verifiedAt?: string;
 }
@@ -27,17 +33,21 @@ const domainKey = (accountId: string, domain: string) => ({ pk: accountId, sk: `
 const domainIdKey = (accountId: string, domainId: string) => ({ pk: accountScoped(accountId, 'DOMAIN'), sk: domainId });
 
 function toDomain(item: Record<string, unknown>): DomainRecord {
-  const verified = item.verified === true;
+  const token = typeof item.verificationToken === 'string' ? item.verificationToken : undefined;
+  // Before proofs, SES's shared identity alone verified a domain for any account that added it: such a record proves nothing.
+  const verified = item.verified === true && token !== undefined;
+  // Domains recorded before the status existed (admin CLI) carry only `verified`.
+  const status = (item.status as DomainStatus | undefined) ?? (verified ? 'verified' : 'pending');
   return {
     domainId: item.domainId as string,
     accountId: item.accountId as string,
     domain: item.domain as string,
     verified,
-    // Domains recorded before the status existed (admin CLI) carry only `verified`.
-    status: (item.status as DomainStatus | undefined) ?? (verified ? 'verified' : 'pending'),
+    status: status === 'verified' && !verified ? 'pending' : status,
     dkimTokens: (item.dkimTokens ?? []) as string[],
+    ...(token === undefined ? {} : { verificationToken: token }),
     createdAt: item.createdAt as string,
-    ...(typeof item.verifiedAt === 'string' ? { verifiedAt: item.verifiedAt } : {}),
+    ...(verified && typeof item.verifiedAt === 'string' ? { verifiedAt: item.verifiedAt } : {}),
   };
 }
 
@@ -96,16 +106,18 @@ export async function listDomains(accountId: string, offset: number, limit: numb
 }
 
 /**
- * Records what the identity says about an existing domain; `verifiedAt` is set
- * when it first verifies and removed when it stops. Undefined when the domain
- * is not there.
+ * Records where an existing domain stands, checked with the proof `token`,
+ * which becomes the domain's when it has none yet; `verifiedAt` is set when it
+ * first verifies and removed when it stops. Undefined when the domain is not
+ * there.
  */
-export async function saveDomainState(accountId: string, domain: string, state: DomainState, now: Date): Promise<DomainRecord | undefined> {
+export async function saveDomainState(accountId: string, domain: string, state: DomainState, token: string, now: Date): Promise<DomainRecord | undefined> {
   try {
     const { Attributes } = await db.send(new UpdateCommand({
       TableName: tableName,
       Key: domainKey(accountId, domain),
-      UpdateExpression: 'SET verified = :verified, #status = :status, dkimTokens = :tokens'
+      // A proof once given never changes: the account may have published it already.
+      UpdateExpression: 'SET verified = :verified, #status = :status, dkimTokens = :tokens, verificationToken = if_not_exists(verificationToken, :token)'
         + (state.verified ? ', verifiedAt = if_not_exists(verifiedAt, :now)' : ' REMOVE verifiedAt'),
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#status': 'status' },
@@ -113,6 +125,7 @@ export async function saveDomainState(accountId: string, domain: string, state: 
         ':verified': state.verified,
         ':status': state.status,
         ':tokens': state.dkimTokens,
+        ':token': token,
         ...(state.verified ? { ':now': now.toISOString() } : {}),
       },
       ReturnValues: 'ALL_NEW',

@@ -1,22 +1,52 @@
 /**
- * Whether an account may send from a domain. Deployed, SES's own identity
- * decides: creating it gives the DKIM tokens to publish, and SES verifies the
- * domain once it sees them in DNS. Locally there is no SES identity to ask (the
- * emulator has no identity commands), so the local verifier makes up stable
- * tokens and vouches for any domain whenever it is asked.
+ * Whether an account may send from a domain. Deployed, two proofs decide, both
+ * needed: SES's identity for the domain is verified (creating it gives the DKIM
+ * tokens to publish; SES verifies it once it sees them in DNS), and the
+ * account's own TXT record is published. SES identities belong to the AWS
+ * account, so every Postlane account that adds a domain shares one identity:
+ * without the account's own record, whoever added a domain another account had
+ * verified could send as it. Locally there is neither SES identity nor DNS to
+ * ask (the emulator has no identity commands): the local verifier, used by
+ * `admin domain verify`, vouches for both, and API requests verify nothing.
  */
 import { createHash } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
 import { CreateEmailIdentityCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '#shared/config.ts';
-import { insertDomain, saveDomainState, type DomainRecord, type DomainState } from '#shared/data/domains.ts';
+import { getDomain, insertDomain, saveDomainState, type DomainRecord, type DomainState } from '#shared/data/domains.ts';
 import { ConflictError, NotFoundError } from '#shared/errors.ts';
-import { newId } from '#shared/ids.ts';
+import { newId, randomBase62 } from '#shared/ids.ts';
 
 export interface DomainVerifier {
-  /** Creates the sending identity, or finds the one that exists, and says where it stands. */
+  /**
+   * Creates the sending identity, or finds the one that exists, and says where
+   * it stands: never verified, as no account can have published a proof it is
+   * only now being given.
+   */
   createIdentity(domain: string): Promise<DomainState>;
-  /** Where the identity stands now; DOMAIN_NOT_FOUND when there is none. */
-  readIdentity(domain: string): Promise<DomainState>;
+  /** Where the domain stands for the account whose proof is `token`; DOMAIN_NOT_FOUND when SES has no identity. */
+  readIdentity(domain: string, token: string): Promise<DomainState>;
+}
+
+/** Looks up a name's TXT records as node:dns does: each record in its character-strings. */
+export type TxtResolver = (name: string) => Promise<string[][]>;
+
+let resolver: Resolver | undefined;
+// The system's resolvers, bounded: c-ares's defaults retry for most of a minute, longer than an API request may take.
+const systemResolveTxt: TxtResolver = (name) => (resolver ??= new Resolver({ timeout: 2_000, tries: 2 })).resolveTxt(name);
+
+/**
+ * The account's proof of ownership, `_postlane.example.com TXT
+ * "postlane-verification=<token>"`: a name of its own, so it sits beside SPF
+ * and other accounts' proofs without touching them.
+ */
+export function ownershipRecord(domain: string, token: string): { name: string; value: string } {
+  return { name: `_postlane.${domain}`, value: `postlane-verification=${token}` };
+}
+
+/** 32 random base62 characters (about 190 bits): no other account's record can match it, and nobody can publish it before the account is shown it. */
+export function newVerificationToken(): string {
+  return randomBase62(32);
 }
 
 /** Three tokens shaped like SES's (32 lower-case characters), the same for a domain every time. */
@@ -24,11 +54,16 @@ function localDkimTokens(domain: string): string[] {
   return [1, 2, 3].map((n) => createHash('sha256').update(`${domain}#${n}`).digest('hex').slice(0, 32));
 }
 
-/** New identities start pending, as in SES; asking again finds them verified, as if DNS were already in place. */
+const pendingLocally = async (domain: string): Promise<DomainState> => ({ verified: false, status: 'pending', dkimTokens: localDkimTokens(domain) });
+
+/** `admin domain verify` and the seed, locally: new identities start pending, as in SES; asking finds them verified, as if both proofs were in DNS. */
 export const localVerifier: DomainVerifier = {
-  createIdentity: async (domain) => ({ verified: false, status: 'pending', dkimTokens: localDkimTokens(domain) }),
+  createIdentity: pendingLocally,
   readIdentity: async (domain) => ({ verified: true, status: 'verified', dkimTokens: localDkimTokens(domain) }),
 };
+
+/** API requests beside the emulator: there is no DNS to read, so a domain stays pending until the operator vouches for it. */
+const localApiVerifier: DomainVerifier = { createIdentity: pendingLocally, readIdentity: pendingLocally };
 
 type SesIdentity = { VerifiedForSendingStatus?: boolean; DkimAttributes?: { Tokens?: string[]; Status?: string } };
 
@@ -41,12 +76,36 @@ function stateOf(identity: SesIdentity): DomainState {
   };
 }
 
-/** Easy DKIM identities in the configured region (CreateEmailIdentity, GetEmailIdentity). */
-export function sesVerifier(client?: Pick<SESv2Client, 'send'>): DomainVerifier {
+/** What SES's answer means for one account: verified only with its own proof too, which alone leaves the domain pending. */
+function withProof(identity: DomainState, proven: boolean): DomainState {
+  if (!identity.verified || proven) return identity;
+  return { ...identity, verified: false, status: 'pending' };
+}
+
+// No such name, or the name has no TXT records: nothing published yet. Other failures (SERVFAIL, timeouts) are raised, not taken for an answer.
+const NOTHING_PUBLISHED = new Set(['ENOTFOUND', 'ENODATA']);
+
+async function proofPublished(resolve: TxtResolver, domain: string, token: string): Promise<boolean> {
+  const { name, value } = ownershipRecord(domain, token);
+  try {
+    // A record longer than 255 characters comes in several strings, one value once joined (RFC 7208, 3.3).
+    return (await resolve(name)).some((strings) => strings.join('') === value);
+  } catch (error) {
+    if (NOTHING_PUBLISHED.has((error as NodeJS.ErrnoException).code ?? '')) return false;
+    throw error;
+  }
+}
+
+/**
+ * Easy DKIM identities in the configured region (CreateEmailIdentity,
+ * GetEmailIdentity) and the account's TXT proof, read from DNS once SES has
+ * verified the identity. Tests give the SES client and the resolver.
+ */
+export function sesVerifier(client?: Pick<SESv2Client, 'send'>, resolve: TxtResolver = systemResolveTxt): DomainVerifier {
   // Imported statically, two commands by name: `import()` of the package would bundle all of its 100-odd operations.
   let ses = client;
   const sender = () => (ses ??= new SESv2Client({ region: config.AWS_REGION }));
-  const readIdentity = async (domain: string): Promise<DomainState> => {
+  const readSes = async (domain: string): Promise<DomainState> => {
     try {
       return stateOf(await sender().send(new GetEmailIdentityCommand({ EmailIdentity: domain })));
     } catch (error) {
@@ -57,22 +116,25 @@ export function sesVerifier(client?: Pick<SESv2Client, 'send'>): DomainVerifier 
     }
   };
   return {
-    readIdentity,
+    async readIdentity(domain, token) {
+      const identity = await readSes(domain);
+      return withProof(identity, identity.verified && (await proofPublished(resolve, domain, token)));
+    },
     async createIdentity(domain) {
       try {
-        return stateOf(await sender().send(new CreateEmailIdentityCommand({ EmailIdentity: domain })));
+        return withProof(stateOf(await sender().send(new CreateEmailIdentityCommand({ EmailIdentity: domain }))), false);
       } catch (error) {
-        // Created before (by the operator, or an earlier attempt): its tokens stay the same.
-        if ((error as Error).name === 'AlreadyExistsException') return readIdentity(domain);
+        // Created before (by the operator, another account, or an earlier attempt): its tokens stay the same.
+        if ((error as Error).name === 'AlreadyExistsException') return withProof(await readSes(domain), false);
         throw error;
       }
     },
   };
 }
 
-/** The verifier for API requests: SES when deployed, the local one beside the SES emulator. */
+/** The verifier for API requests: SES and DNS when deployed; beside the SES emulator, one that verifies nothing. */
 export function configuredVerifier(): DomainVerifier {
-  return config.SES_ENDPOINT ? localVerifier : sesVerifier();
+  return config.SES_ENDPOINT ? localApiVerifier : sesVerifier();
 }
 
 /** `example.com`, `mail.example.co.uk`: lower-case labels of letters, digits and inner hyphens, and a dot. */
@@ -80,22 +142,24 @@ export function isDomainName(value: string): boolean {
   return value.length <= 253 && /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/.test(value);
 }
 
-/** A new domain of the account, recorded with what the identity says about it. */
-export function newDomainRecord(accountId: string, domain: string, state: DomainState, now: Date): DomainRecord {
+/** A new domain of the account, recorded with what the identity says about it and the account's own proof to publish. */
+export function newDomainRecord(accountId: string, domain: string, state: DomainState, now: Date, verificationToken = newVerificationToken()): DomainRecord {
   return {
     domainId: newId('dom', now.getTime()),
     accountId,
     domain,
     ...state,
+    verificationToken,
     createdAt: now.toISOString(),
     ...(state.verified ? { verifiedAt: now.toISOString() } : {}),
   };
 }
 
 /**
- * Asks the verifier about the domain and records the answer on the account,
- * adding the domain when the account does not have it yet (the admin CLI's
- * `domain verify`). Nothing is recorded when the identity does not exist.
+ * Asks the verifier about the domain for the account and records the answer,
+ * adding the domain (with a new proof) when the account does not have it yet
+ * (the admin CLI's `domain verify`). Nothing is recorded when the identity does
+ * not exist.
  */
 export async function verifyDomain(
   accountId: string,
@@ -103,16 +167,17 @@ export async function verifyDomain(
   verifier: DomainVerifier,
   now = new Date(),
 ): Promise<{ domain: string; verified: boolean }> {
-  const state = await verifier.readIdentity(domain);
-  let record = await saveDomainState(accountId, domain, state, now);
+  const token = (await getDomain(accountId, domain))?.verificationToken ?? newVerificationToken();
+  const state = await verifier.readIdentity(domain, token);
+  let record = await saveDomainState(accountId, domain, state, token, now);
   if (!record) {
-    record = newDomainRecord(accountId, domain, state, now);
+    record = newDomainRecord(accountId, domain, state, now, token);
     try {
       await insertDomain(record);
     } catch (error) {
-      // Added by someone else between the two writes: record the answer on theirs.
+      // Added to the account between the read and the insert (a racing POST): record the answer on that one, which keeps its own proof.
       if (!(error instanceof ConflictError && error.code === 'DOMAIN_EXISTS')) throw error;
-      record = (await saveDomainState(accountId, domain, state, now)) ?? record;
+      record = (await saveDomainState(accountId, domain, state, token, now)) ?? record;
     }
   }
   return { domain: record.domain, verified: record.verified };

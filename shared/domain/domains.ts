@@ -7,11 +7,11 @@ import { NotFoundError, notFound } from '#shared/errors.ts';
 import { isId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type { CreateDomainInput } from '#shared/schemas/domains.ts';
-import { configuredVerifier, newDomainRecord, type DomainVerifier } from './domain-verification.ts';
+import { configuredVerifier, newDomainRecord, newVerificationToken, ownershipRecord, type DomainVerifier } from './domain-verification.ts';
 
 export interface DnsRecord {
-  /** `dkim` records are what SES verifies; `spf` and `dmarc` are advice for deliverability. */
-  purpose: 'dkim' | 'spf' | 'dmarc';
+  /** `dkim` records are what SES verifies; `ownership` is the account's own proof; `spf` and `dmarc` are advice for deliverability. */
+  purpose: 'dkim' | 'ownership' | 'spf' | 'dmarc';
   type: 'CNAME' | 'TXT';
   name: string;
   value: string;
@@ -31,16 +31,20 @@ export interface Domain {
 export type DomainListItem = Omit<Domain, 'records'>;
 
 /**
- * What to publish in DNS: SES's three Easy DKIM CNAMEs, which verify the domain;
- * an SPF record naming SES, for receivers that check SPF against the header
- * domain (SES's own MAIL FROM domain passes SPF already); and a monitoring-only
- * DMARC policy, which Gmail and Yahoo require of bulk senders.
+ * What to publish in DNS: SES's three Easy DKIM CNAMEs, which verify the
+ * domain in SES; the account's ownership TXT, which makes it the account's
+ * (SES's identity is shared by every account that adds the name); an SPF
+ * record naming SES, for receivers that check SPF against the header domain
+ * (SES's own MAIL FROM domain passes SPF already); and a monitoring-only DMARC
+ * policy, which Gmail and Yahoo require of bulk senders. A domain recorded
+ * before proofs existed has no token until its next check.
  */
-export function dnsRecords(domain: string, dkimTokens: string[]): DnsRecord[] {
+export function dnsRecords(domain: string, dkimTokens: string[], verificationToken?: string): DnsRecord[] {
   return [
     ...dkimTokens.map((token): DnsRecord => ({
       purpose: 'dkim', type: 'CNAME', name: `${token}._domainkey.${domain}`, value: `${token}.dkim.amazonses.com`, required: true,
     })),
+    ...(verificationToken ? [{ purpose: 'ownership', type: 'TXT', ...ownershipRecord(domain, verificationToken), required: true } as const] : []),
     { purpose: 'spf', type: 'TXT', name: domain, value: 'v=spf1 include:amazonses.com ~all', required: false },
     { purpose: 'dmarc', type: 'TXT', name: `_dmarc.${domain}`, value: 'v=DMARC1; p=none;', required: false },
   ];
@@ -59,10 +63,10 @@ function toListItem(record: DomainRecord): DomainListItem {
 
 function toDomain(record: DomainRecord): Domain {
   const { createdAt, verifiedAt, ...rest } = toListItem(record);
-  return { ...rest, records: dnsRecords(record.domain, record.dkimTokens), createdAt, verifiedAt };
+  return { ...rest, records: dnsRecords(record.domain, record.dkimTokens, record.verificationToken), createdAt, verifiedAt };
 }
 
-/** Creates the sending identity and records the domain: 409 DOMAIN_EXISTS when the account has it already. */
+/** Creates the sending identity and records the domain, pending, with a new proof: 409 DOMAIN_EXISTS when the account has it already. */
 export async function createDomain(accountId: string, input: CreateDomainInput, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<Domain> {
   // Checked first so that a repeated request does not call SES; the insert's condition settles races.
   if (await readDomain(accountId, input.domain)) throw domainExists(input.domain);
@@ -72,24 +76,27 @@ export async function createDomain(accountId: string, input: CreateDomainInput, 
 }
 
 /**
- * The domain with its DNS records. While it is not verified, asks the identity
- * again and records any change, so a client polling this sees verification
- * land; once verified, the stored state answers (the admin CLI re-checks).
+ * The domain with its DNS records. While it is not verified, checks both
+ * proofs again and records any change, so a client polling this sees
+ * verification land; once verified, the stored state answers (the admin CLI
+ * re-checks).
  */
 export async function getDomain(accountId: string, domainId: string, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<Domain> {
   const record = isId('dom', domainId) ? await getDomainById(accountId, domainId) : undefined;
   if (!record) throw notFound.domain();
   if (record.verified) return toDomain(record);
+  const token = record.verificationToken ?? newVerificationToken();
   let state;
   try {
-    state = await verifier.readIdentity(record.domain);
+    state = await verifier.readIdentity(record.domain, token);
   } catch (error) {
     // The identity was removed from SES by hand: show what was last known rather than a 404 for a domain that is listed.
     if (error instanceof NotFoundError) return toDomain(record);
     throw error;
   }
-  const changed = state.verified !== record.verified || state.status !== record.status || state.dkimTokens.join() !== record.dkimTokens.join();
-  return toDomain(changed ? (await saveDomainState(accountId, record.domain, state, now)) ?? record : record);
+  const changed = state.verified !== record.verified || state.status !== record.status || state.dkimTokens.join() !== record.dkimTokens.join()
+    || token !== record.verificationToken;
+  return toDomain(changed ? (await saveDomainState(accountId, record.domain, state, token, now)) ?? record : record);
 }
 
 export async function listDomains(accountId: string, page: number, limit: number): Promise<{ domains: DomainListItem[]; pagination: Pagination }> {

@@ -129,7 +129,7 @@ export const templateListItem = v.strictObject({
 export const renderedTemplate = v.strictObject({ success: v.literal(true), subject: v.string(), html: v.string(), text: v.string() });
 
 const dnsRecord = v.strictObject({
-  purpose: v.picklist(['dkim', 'spf', 'dmarc']),
+  purpose: v.picklist(['dkim', 'ownership', 'spf', 'dmarc']),
   type: v.picklist(['CNAME', 'TXT']),
   name: v.string(),
   value: v.string(),

@@ -5,6 +5,7 @@ import { request } from '../support/api.ts';
 import { getDomain as readDomain } from '#shared/data/domains.ts';
 import { createDomain, getDomain } from '#shared/domain/domains.ts';
 import { localVerifier, sesVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
+import { fakeDns } from './support.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DOMAIN_ID = /^dom_[0-9A-Za-z]{20}$/;
@@ -21,6 +22,16 @@ function dkim(domain: string, tokens: string[]) {
   return tokens.map((token) => ({ purpose: 'dkim', type: 'CNAME', name: `${token}._domainkey.${domain}`, value: `${token}.dkim.amazonses.com`, required: true }));
 }
 
+/** The account's own proof: a TXT record at `_postlane.<domain>` with an unguessable token. */
+function ownership(domain: string) {
+  return { purpose: 'ownership', type: 'TXT', name: `_postlane.${domain}`, value: expect.stringMatching(/^postlane-verification=[0-9A-Za-z]{32}$/), required: true };
+}
+
+/** The domain's ownership record, as the API lists it. */
+function ownershipOf(domain: { records: { purpose: string; name: string; value: string }[] }) {
+  return domain.records.find((record) => record.purpose === 'ownership')!;
+}
+
 /** SES answering identity commands by name: the emulator has none, so a stand-in plays AWS. */
 function fakeSes(answers: Record<string, (input: unknown) => unknown>): Pick<SESv2Client, 'send'> & { asked: [string, unknown][] } {
   const asked: [string, unknown][] = [];
@@ -35,7 +46,7 @@ function fakeSes(answers: Record<string, (input: unknown) => unknown>): Pick<SES
 }
 
 describe('domains API', () => {
-  it('adds a domain, lower-cased, with the DKIM, SPF and DMARC records to publish, pending', async () => {
+  it('adds a domain, lower-cased, with the DKIM, ownership, SPF and DMARC records to publish, pending', async () => {
     const { key } = await createTestAccount();
 
     const response = await request('POST', '/api/domains', { key, body: { domain: ' Mail.Example.COM ' } });
@@ -51,7 +62,7 @@ describe('domains API', () => {
         domain: 'mail.example.com',
         verified: false,
         status: 'pending',
-        records: [...dkim('mail.example.com', tokens), ...adviceFor('mail.example.com')],
+        records: [...dkim('mail.example.com', tokens), ownership('mail.example.com'), ...adviceFor('mail.example.com')],
         createdAt: expect.stringMatching(ISO),
         verifiedAt: null,
       },
@@ -97,18 +108,20 @@ describe('domains API', () => {
     expect(unknown.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'dkim' });
   });
 
-  it('gets a domain by id with its records; locally, asking again finds it verified, and the sender check sees it', async () => {
+  it('gets a domain by id with its records; locally, adding and asking again verify nothing, and the sender check refuses it', async () => {
     const { accountId, key } = await createTestAccount();
     const created = (await request('POST', '/api/domains', { key, body: { domain: 'news.example.com' } })).body.data;
 
     const response = await request('GET', `/api/domains/${created.id}`, { key });
+    const again = await request('GET', `/api/domains/${created.id}`, { key });
+    const send = await request('POST', '/api/email/send', { key, body: { from: 'news@news.example.com', recipients: ['ana@example.org'], subject: 'Hi', content: '<p>Hi</p>' } });
 
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({
-      success: true,
-      data: { ...created, verified: true, status: 'verified', verifiedAt: expect.stringMatching(ISO) },
-    });
-    expect(await readDomain(accountId, 'news.example.com')).toMatchObject({ verified: true, domainId: created.id });
+    expect(response.body).toEqual({ success: true, data: created });
+    expect(again.body).toEqual({ success: true, data: created });
+    expect(await readDomain(accountId, 'news.example.com')).toMatchObject({ verified: false, status: 'pending', domainId: created.id });
+    expect(send.status).toBe(403);
+    expect(send.body).toMatchObject({ error: 'SENDER_NOT_VERIFIED', field: 'from' });
   });
 
   it('lists domains newest first with pagination, without their records', async () => {
@@ -199,10 +212,10 @@ describe('domains against SES', () => {
     const domain = await createDomain(accountId, { domain: 'ses.example.com' }, new Date(), sesVerifier(ses));
 
     expect(ses.asked).toEqual([['CreateEmailIdentityCommand', { EmailIdentity: 'ses.example.com' }]]);
-    expect(domain).toMatchObject({ verified: false, status: 'pending', records: [...dkim('ses.example.com', tokens), ...adviceFor('ses.example.com')] });
+    expect(domain).toMatchObject({ verified: false, status: 'pending', records: [...dkim('ses.example.com', tokens), ownership('ses.example.com'), ...adviceFor('ses.example.com')] });
   });
 
-  it('takes the existing identity when SES already has it', async () => {
+  it('takes the existing identity when SES already has it, verified, and still waits for the account\'s own proof', async () => {
     const { accountId } = await createTestAccount();
     const ses = fakeSes({
       CreateEmailIdentityCommand: () => {
@@ -214,7 +227,7 @@ describe('domains against SES', () => {
     const domain = await createDomain(accountId, { domain: 'known.example.com' }, new Date(), sesVerifier(ses));
 
     expect(ses.asked.map(([name]) => name)).toEqual(['CreateEmailIdentityCommand', 'GetEmailIdentityCommand']);
-    expect(domain).toMatchObject({ verified: true, status: 'verified', verifiedAt: expect.stringMatching(ISO) });
+    expect(domain).toMatchObject({ verified: false, status: 'pending', verifiedAt: null, records: [...dkim('known.example.com', tokens), ownership('known.example.com'), ...adviceFor('known.example.com')] });
   });
 
   it('asks SES again while the domain is pending, records a failure, and stops asking once it is verified', async () => {
@@ -225,11 +238,12 @@ describe('domains against SES', () => {
       GetEmailIdentityCommand: () => status,
     });
     const created = await createDomain(accountId, { domain: 'slow.example.com' }, new Date(), sesVerifier(ses));
+    const published = fakeDns({ '_postlane.slow.example.com': [[ownershipOf(created).value]] });
 
-    const failed = await getDomain(accountId, created.id, new Date(), sesVerifier(ses));
+    const failed = await getDomain(accountId, created.id, new Date(), sesVerifier(ses, published));
     status = { VerifiedForSendingStatus: true, DkimAttributes: { Tokens: tokens, Status: 'SUCCESS' } };
-    const verified = await getDomain(accountId, created.id, new Date(), sesVerifier(ses));
-    const later = await getDomain(accountId, created.id, new Date(), sesVerifier(ses));
+    const verified = await getDomain(accountId, created.id, new Date(), sesVerifier(ses, published));
+    const later = await getDomain(accountId, created.id, new Date(), sesVerifier(ses, published));
 
     expect(failed).toMatchObject({ verified: false, status: 'failed' });
     expect(verified).toMatchObject({ verified: true, status: 'verified', verifiedAt: expect.stringMatching(ISO) });

@@ -114,6 +114,23 @@ describe('admin: domains', () => {
     expect(verified.json).toEqual({ domain: 'mail.example.com', verified: true });
     expect(await getDomain(accountId, 'mail.example.com')).toMatchObject({ verified: true, verifiedAt: expect.any(String) });
   });
+
+  it('verifies a domain added over the API for that account only, keeping its id and its ownership record', async () => {
+    const [owner, other] = await Promise.all([admin(['account', 'create', '--plan', 'business']), admin(['account', 'create', '--plan', 'business'])]);
+    const [ownerKey, otherKey] = await Promise.all([owner, other].map((run) => admin(['key', 'create', '--account', run.json.accountId])));
+    const domain = `admin-${owner.json.accountId.slice(-8).toLowerCase()}.example.com`;
+    const [added, otherAdded] = await Promise.all([ownerKey, otherKey].map((run) => request('POST', '/api/domains', { key: run!.json.key, body: { domain } })));
+
+    const verified = await admin(['domain', 'verify', '--account', owner.json.accountId, '--domain', domain]);
+    const [shown, otherShown] = await Promise.all([
+      request('GET', `/api/domains/${added!.body.data.id}`, { key: ownerKey!.json.key }),
+      request('GET', `/api/domains/${otherAdded!.body.data.id}`, { key: otherKey!.json.key }),
+    ]);
+
+    expect(verified.json).toEqual({ domain, verified: true });
+    expect(shown.body.data).toEqual({ ...added!.body.data, verified: true, status: 'verified', verifiedAt: expect.any(String) });
+    expect(otherShown.body.data).toMatchObject({ verified: false, status: 'pending' });
+  });
 });
 
 describe('admin: failures are one line on stderr and a non-zero exit', () => {

@@ -1,41 +1,72 @@
-import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { describe, expect, it } from 'vitest';
-import { isDomainName, localVerifier, sesVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
+import { isDomainName, localVerifier, sesVerifier, verifyDomain, type TxtResolver } from '#shared/domain/domain-verification.ts';
 import { getDomain } from '#shared/data/domains.ts';
 import { createTestAccount } from '../support/accounts.ts';
-
-/** SES answering GetEmailIdentity: the emulator has no identity commands, so a stand-in plays AWS. */
-function fakeSes(answer: () => Promise<unknown>): Pick<SESv2Client, 'send'> & { asked: unknown[] } {
-  const asked: unknown[] = [];
-  return {
-    asked,
-    send: (async (command: { input: unknown }) => {
-      asked.push(command.input);
-      return answer();
-    }) as unknown as SESv2Client['send'],
-  };
-}
+import { fakeDns, fakeSes, proofOf, sesSaying } from '../domains/support.ts';
 
 describe('domain verification', () => {
-  it('records what SES says about the identity', async () => {
+  it('records a domain SES has verified as pending until the account\'s own TXT record is published', async () => {
     const { accountId } = await createTestAccount();
-    const verifiedInSes = fakeSes(async () => ({ VerifiedForSendingStatus: true }));
-    const pendingInSes = fakeSes(async () => ({ VerifiedForSendingStatus: false }));
+    const verifiedInSes = sesSaying(true);
+    const nothingPublished = fakeDns();
 
-    const verified = await verifyDomain(accountId, 'ok.example.com', sesVerifier(verifiedInSes));
-    const pending = await verifyDomain(accountId, 'pending.example.com', sesVerifier(pendingInSes));
+    const first = await verifyDomain(accountId, 'ok.example.com', sesVerifier(verifiedInSes, nothingPublished));
+    const published = fakeDns({ '_postlane.ok.example.com': [['v=spf1 -all'], [await proofOf(accountId, 'ok.example.com')]] });
+    const second = await verifyDomain(accountId, 'ok.example.com', sesVerifier(verifiedInSes, published));
 
-    expect(verifiedInSes.asked).toEqual([{ EmailIdentity: 'ok.example.com' }]);
-    expect(verified).toEqual({ domain: 'ok.example.com', verified: true });
+    expect(verifiedInSes.asked).toEqual([{ EmailIdentity: 'ok.example.com' }, { EmailIdentity: 'ok.example.com' }]);
+    expect(nothingPublished.asked).toEqual(['_postlane.ok.example.com']);
+    expect(first).toEqual({ domain: 'ok.example.com', verified: false });
+    expect(second).toEqual({ domain: 'ok.example.com', verified: true });
+    expect(await getDomain(accountId, 'ok.example.com')).toMatchObject({ verified: true, status: 'verified', verifiedAt: expect.any(String) });
+  });
+
+  it('needs SES to verify the identity too: a published TXT record alone verifies nothing, and DNS is not asked', async () => {
+    const { accountId } = await createTestAccount();
+    await verifyDomain(accountId, 'pending.example.com', sesVerifier(sesSaying(false), fakeDns()));
+    const dns = fakeDns({ '_postlane.pending.example.com': [[await proofOf(accountId, 'pending.example.com')]] });
+
+    const pending = await verifyDomain(accountId, 'pending.example.com', sesVerifier(sesSaying(false), dns));
+
     expect(pending).toEqual({ domain: 'pending.example.com', verified: false });
-    expect(await getDomain(accountId, 'pending.example.com')).toMatchObject({ verified: false });
+    expect(dns.asked).toEqual([]);
+    expect(await getDomain(accountId, 'pending.example.com')).toMatchObject({ verified: false, status: 'pending' });
+  });
+
+  it('accepts only the account\'s own token, also from a record split into several strings', async () => {
+    const owner = await createTestAccount();
+    const other = await createTestAccount();
+    const ses = sesSaying(true);
+    await verifyDomain(owner.accountId, 'split.example.com', sesVerifier(ses, fakeDns()));
+    await verifyDomain(other.accountId, 'split.example.com', sesVerifier(ses, fakeDns()));
+    const ownerProof = await proofOf(owner.accountId, 'split.example.com');
+    // DNS publishes the owner's proof, in two strings as a long TXT value may come, and a near miss of the other's.
+    const dns = fakeDns({ '_postlane.split.example.com': [[ownerProof.slice(0, 10), ownerProof.slice(10)], [`${await proofOf(other.accountId, 'split.example.com')}x`]] });
+
+    const owners = await verifyDomain(owner.accountId, 'split.example.com', sesVerifier(ses, dns));
+    const others = await verifyDomain(other.accountId, 'split.example.com', sesVerifier(ses, dns));
+
+    expect(ownerProof).not.toBe(await proofOf(other.accountId, 'split.example.com'));
+    expect(owners).toEqual({ domain: 'split.example.com', verified: true });
+    expect(others).toEqual({ domain: 'split.example.com', verified: false });
+  });
+
+  it('raises a DNS failure other than "no such record" rather than taking it for an answer', async () => {
+    const { accountId } = await createTestAccount();
+    await verifyDomain(accountId, 'example.com', localVerifier);
+    const failing: TxtResolver = async (name) => {
+      throw Object.assign(new Error(`queryTxt ESERVFAIL ${name}`), { code: 'ESERVFAIL' });
+    };
+
+    await expect(verifyDomain(accountId, 'example.com', sesVerifier(sesSaying(true), failing))).rejects.toMatchObject({ code: 'ESERVFAIL' });
+    expect(await getDomain(accountId, 'example.com')).toMatchObject({ verified: true });
   });
 
   it('takes a verified domain back when SES no longer verifies it', async () => {
     const { accountId } = await createTestAccount();
     await verifyDomain(accountId, 'example.com', localVerifier);
 
-    await verifyDomain(accountId, 'example.com', sesVerifier(fakeSes(async () => ({ VerifiedForSendingStatus: false }))));
+    await verifyDomain(accountId, 'example.com', sesVerifier(sesSaying(false), fakeDns()));
 
     const domain = await getDomain(accountId, 'example.com');
     expect(domain?.verified).toBe(false);
