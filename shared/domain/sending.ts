@@ -211,15 +211,26 @@ function checkDestinations(cc: readonly string[], bcc: readonly string[]): void 
   }
 }
 
-/** Each distinct cc and bcc address that is not a recipient already (it gets that message), cc first. */
-function copyAddresses(delivery: Delivery): { address: string; copyOf: 'cc' | 'bcc' }[] {
+/** A cc or bcc address, with the id its own message gets if it needs one. */
+interface CopyAddress {
+  address: string;
+  copyOf: 'cc' | 'bcc';
+  emailId: string;
+}
+
+/**
+ * Each distinct cc and bcc address that is not a recipient already (it gets
+ * that message), cc first. Ids are made here, before any await, so they grow
+ * in cc and bcc order after the recipients'.
+ */
+function copyAddresses(delivery: Delivery, now: Date): CopyAddress[] {
   const seen = new Set(delivery.recipients);
-  const copies: { address: string; copyOf: 'cc' | 'bcc' }[] = [];
+  const copies: CopyAddress[] = [];
   for (const [copyOf, addresses] of [['cc', delivery.cc], ['bcc', delivery.bcc]] as const) {
     for (const address of addresses) {
       if (seen.has(address)) continue;
       seen.add(address);
-      copies.push({ address, copyOf });
+      copies.push({ address, copyOf, emailId: newId('eml', now.getTime()) });
     }
   }
   return copies;
@@ -321,7 +332,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const { principal, now } = context;
   // Ids are made before any await, so they grow in recipient order, then cc and bcc order.
   const emailIds = delivery.recipients.map(() => newId('eml', now.getTime()));
-  const copies = copyAddresses(delivery).map((copy) => ({ ...copy, emailId: newId('eml', now.getTime()) }));
+  const copies = copyAddresses(delivery, now);
   const [month, suppressed] = await Promise.all([
     quotaMonth(principal.accountId, now),
     suppressionsOf(principal.accountId, [...delivery.recipients, ...copies.map((copy) => copy.address)], delivery.suppressWhen),
@@ -333,17 +344,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
   const reported = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address, suppressed.get(copy.address)!));
   const kept = copies.filter((copy) => !suppressed.has(copy.address));
-  // Variables are the request's: one copy per address is the same whichever recipient's message it copies.
-  const separate = drafts.some((message) => message.bound);
-  let copyDrafts: Draft[] = [];
-  if (separate) {
-    const needed = deliverable.length > 0 ? kept : [];
-    copyDrafts = await Promise.all(needed.map(async ({ address, copyOf, emailId }) => ({ ...(await draft(delivery, template, address, emailId, undefined, context)), copyOf })));
-  } else {
-    checkDestinations(delivery.cc, delivery.bcc);
-    const riding = { cc: delivery.cc.filter((address) => !suppressed.has(address)), bcc: delivery.bcc.filter((address) => !suppressed.has(address)) };
-    for (const message of drafts) Object.assign(message, riding);
-  }
+  const copyDrafts = await placeCopies(delivery, template, drafts, deliverable.length > 0 ? kept : [], suppressed, context);
   if (delivery.admit) {
     for (const message of deliverable) await delivery.admit(message.recipient);
   }
@@ -388,6 +389,30 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   }
   if (retries.length > 0) await enqueueRefused(report, await enqueueRetries(principal.accountId, month.period, retries), month);
   return report;
+}
+
+/**
+ * Where cc and bcc go. Messages that show signed links get none: each kept
+ * address gets a draft of its own, bound to it, returned to be sent once a
+ * recipient's has. Otherwise the unsuppressed ones ride on every recipient's
+ * message, and must fit in it with the recipient.
+ */
+async function placeCopies(
+  delivery: Delivery,
+  template: LoadedTemplate | undefined,
+  drafts: Draft[],
+  kept: readonly CopyAddress[],
+  suppressed: ReadonlyMap<string, ContactStatus>,
+  context: DeliveryContext,
+): Promise<Draft[]> {
+  // Variables are the request's: one copy per address is the same whichever recipient's message it copies.
+  if (drafts.some((message) => message.bound)) {
+    return Promise.all(kept.map(async ({ address, copyOf, emailId }) => ({ ...(await draft(delivery, template, address, emailId, undefined, context)), copyOf })));
+  }
+  checkDestinations(delivery.cc, delivery.bcc);
+  const riding = { cc: delivery.cc.filter((address) => !suppressed.has(address)), bcc: delivery.bcc.filter((address) => !suppressed.has(address)) };
+  for (const message of drafts) Object.assign(message, riding);
+  return [];
 }
 
 /** SES took it, now or from the retry queue later. */
