@@ -1,5 +1,5 @@
-import { PostlaneError, ValidationError } from '#shared/errors.ts';
-import { SEND_LIMITS, type EmailSendInput } from '#shared/schemas/sending.ts';
+import { PostlaneError } from '#shared/errors.ts';
+import type { EmailSendInput } from '#shared/schemas/sending.ts';
 import { resolveAttachments } from './attachments.ts';
 import { EffectCommittedError, makeIdempotent, type Idempotent } from './idempotency.ts';
 import {
@@ -23,18 +23,6 @@ export interface EmailSendResult extends Record<string, unknown> {
   emailsRemaining: number;
 }
 
-/** SES takes at most 50 addresses per message, and every message carries all of cc and bcc. */
-function checkDestinations(cc: readonly string[], bcc: readonly string[]): void {
-  const room = SEND_LIMITS.destinationsPerMessage - 1;
-  if (cc.length + bcc.length > room) {
-    throw new ValidationError(
-      'VALIDATION_ERROR',
-      `cc and bcc together may hold at most ${room} addresses: each message goes to one recipient plus all of them, and SES takes ${SEND_LIMITS.destinationsPerMessage} per message`,
-      cc.length > room ? 'cc' : 'bcc',
-    );
-  }
-}
-
 function summary(sent: number, total: number): string {
   if (sent === 0) return `The email was not sent to any of the ${total} recipient${total === 1 ? '' : 's'}`;
   return sent === total ? `Email sent to ${total} recipient${total === 1 ? '' : 's'}` : `Email sent to ${sent} of ${total} recipients`;
@@ -44,13 +32,29 @@ function failure(result: MessageResult): EmailSendResult['failedEmails'][number]
   return { recipient: result.recipient, error: result.error!.code, message: result.error!.message };
 }
 
-/** The answer to a send from its report: every recipient sent or queued counts as accepted (queued ones are charged and sent later). */
+function accepted(result: MessageResult): boolean {
+  return result.status === 'sent' || result.status === 'queued';
+}
+
+/** Some recipient's message was sent or queued (a cc or bcc copy goes only with one). */
+function reachedSomeRecipient(report: DeliveryReport): boolean {
+  return report.messages.some((result) => !result.copyOf && accepted(result));
+}
+
+/**
+ * The answer to a send from its report: every message sent or queued counts
+ * as accepted (queued ones are charged and sent later), the own copies of cc
+ * and bcc addresses included; the summary counts recipients only.
+ */
 function resultOf(report: DeliveryReport, recipientCount: number): EmailSendResult {
-  const sent = report.messages.filter((result) => result.status === 'sent' || result.status === 'queued');
+  const sent = report.messages.filter(accepted);
   return {
-    message: summary(sent.length, recipientCount),
+    message: summary(sent.filter((result) => !result.copyOf).length, recipientCount),
     successfulEmails: sent.map(({ recipient, trackingId, status }) => ({ recipient, trackingId, ...(status === 'queued' ? { queued: true as const } : {}) })),
-    failedEmails: report.messages.filter((result) => !sent.includes(result)).map(failure),
+    failedEmails: [
+      ...report.messages.filter((result) => !accepted(result)).map(failure),
+      ...report.leftOut.map(({ recipient, error }) => ({ recipient, error: error.code, message: error.message })),
+    ],
     recipientCount,
     emailsRemaining: report.emailsRemaining,
   };
@@ -58,7 +62,9 @@ function resultOf(report: DeliveryReport, recipientCount: number): EmailSendResu
 
 /**
  * POST /api/email/send: one message per distinct recipient (a repeated
- * address gets one), cc and bcc on each. Some sent: the result. None sent:
+ * address gets one), cc and bcc on each, or each on its own message when the
+ * messages carry signed links; suppressed cc and bcc addresses are left out
+ * and listed among the failures. Some sent: the result. None sent:
  * ALL_RECIPIENTS_FAILED (422) carrying the result, or SENDING_PAUSED (503)
  * when SES's sending is paused for the whole deployment. With an
  * `idempotencyKey`, as on the single sends, a retry of the same request gets
@@ -67,7 +73,6 @@ function resultOf(report: DeliveryReport, recipientCount: number): EmailSendResu
 export async function sendEmail(input: EmailSendInput, context: SendContext): Promise<Idempotent<EmailSendResult>> {
   const from = parseMailboxField(input.from, 'from');
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
-  checkDestinations(input.cc, input.bcc);
   const content = contentOf(input);
   const { principal, now } = context;
   const payload = { ...input, idempotencyKey: undefined };
@@ -94,7 +99,7 @@ export async function sendEmail(input: EmailSendInput, context: SendContext): Pr
       throw error;
     }
     const result = resultOf(report, recipients.length);
-    if (result.successfulEmails.length > 0) return result;
+    if (reachedSomeRecipient(report)) return result;
     const paused = report.messages.some((message) => message.error?.code === 'SENDING_PAUSED');
     throw new PostlaneError(paused ? 'SENDING_PAUSED' : 'ALL_RECIPIENTS_FAILED', result.message, { fields: result });
   });

@@ -48,8 +48,11 @@ const EMAIL_TRANSITIONS: Record<'Delivery' | 'Reject' | 'Bounce' | 'Complaint', 
   Complaint: { from: ['sent', 'queued', 'delivered', 'bounced'], to: 'complained' },
 };
 
+/** What SES feedback suppresses for; unsubscribing is the recipient's own doing (subscriptions.ts). */
+type FeedbackReason = Exclude<SuppressionReason, 'unsubscribed'>;
+
 /** A complaint outranks a bounce: a bounce never replaces it. */
-const CONTACT_FROM: Record<SuppressionReason, readonly ContactStatus[]> = {
+const CONTACT_FROM: Record<FeedbackReason, readonly ContactStatus[]> = {
   bounced: CONTACT_STATUSES.filter((status) => status !== 'bounced' && status !== 'complained'),
   complained: CONTACT_STATUSES.filter((status) => status !== 'complained'),
 };
@@ -60,7 +63,7 @@ const CONTACT_FROM: Record<SuppressionReason, readonly ContactStatus[]> = {
  * Each change is conditional on the status it moves from, so a redelivered
  * event changes nothing and counters stay exact.
  */
-async function suppressAddress(accountId: string, address: string, reason: SuppressionReason, now: Date): Promise<void> {
+async function suppressAddress(accountId: string, address: string, reason: FeedbackReason, now: Date): Promise<void> {
   const email = address.toLowerCase();
   const memberships = await findContactsByEmail(accountId, email);
   if (memberships.length === 0) {
@@ -88,7 +91,7 @@ function tagged(event: SesEvent): { accountId: string; emailId: string } | undef
 }
 
 /** The effect one event has: the addresses to suppress and how, and the record's next status (none for a transient bounce). */
-function effectOf(event: SesEvent): { suppress?: { reason: SuppressionReason; addresses: string[] }; email?: (typeof EMAIL_TRANSITIONS)[keyof typeof EMAIL_TRANSITIONS] } | undefined {
+function effectOf(event: SesEvent): { suppress?: { reason: FeedbackReason; addresses: string[] }; email?: (typeof EMAIL_TRANSITIONS)[keyof typeof EMAIL_TRANSITIONS] } | undefined {
   switch (event.eventType) {
     case 'Delivery':
     case 'Reject':

@@ -4,6 +4,11 @@
  * email records. Each recipient gets a message of its own, with its own
  * email id, tracking id and signed unsubscribe links.
  *
+ * A signed link acts on the address it was made for, so a message that shows
+ * one is never copied to cc or bcc: each of those addresses gets a message of
+ * its own instead, addressed to it alone, with its own links (decisions,
+ * "Trust at the edges"). Messages without such links carry cc and bcc as given.
+ *
  * Order matters: everything that can refuse the request (sender, template,
  * rendering, OTP window, quota) runs before the first message leaves, so a
  * refused request sends nothing and charges nothing.
@@ -11,12 +16,13 @@
 import { newId } from '#shared/ids.ts';
 import { findContactsByEmail } from '#shared/data/contacts.ts';
 import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/data/emails.ts';
-import { getSuppression } from '#shared/data/suppressions.ts';
+import { getSuppressions } from '#shared/data/suppressions.ts';
 import { formatMailbox, type Mailbox } from '#shared/email/address.ts';
 import { sendConcurrency } from '#shared/email/attachment-budget.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
 import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type OutgoingEmail, type SendOutcome } from '#shared/email/transport.ts';
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
+import { SEND_LIMITS } from '#shared/schemas/sending.ts';
 import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from './contact-status.ts';
@@ -66,6 +72,8 @@ export type FailureCode = DeliveryErrorCode | 'RECIPIENT_SUPPRESSED' | 'SEND_FAI
 
 export interface MessageResult {
   recipient: string;
+  /** A cc or bcc address's own copy of a message that carries recipient-bound links. */
+  copyOf?: 'cc' | 'bcc';
   emailId: string;
   trackingId: string;
   /** queued: SES throttled it and it waits on the retry queue; accepted and charged like a sent one. */
@@ -75,8 +83,15 @@ export interface MessageResult {
   cause?: unknown;
 }
 
+/** A cc or bcc address left out of every message. */
+export interface LeftOutAddress {
+  recipient: string;
+  error: { code: 'RECIPIENT_SUPPRESSED'; message: string };
+}
+
 export interface DeliveryReport {
   messages: MessageResult[];
+  leftOut: LeftOutAddress[];
   emailsRemaining: number;
 }
 
@@ -121,23 +136,48 @@ interface Draft {
   html: string;
   text: string;
   unsubscribeUrl: string | undefined;
+  /** It shows the recipient's signed links (unsubscribe or preferences), so it may go to nobody else. */
+  bound: boolean;
+  /** Who else gets this very message. */
+  cc: readonly string[];
+  bcc: readonly string[];
+  copyOf?: 'cc' | 'bcc';
 }
 
 type LoadedTemplate = Awaited<ReturnType<typeof loadTemplate>>;
 
+/**
+ * The status that keeps each address from being sent to, for those that have
+ * one: its contacts' statuses in every audience and the account's suppression
+ * list. One wave of reads for all addresses (a query each, in parallel, and
+ * one batch read of the list), however many there are.
+ */
+async function suppressionsOf(accountId: string, addresses: readonly string[], suppressWhen: readonly ContactStatus[]): Promise<Map<string, ContactStatus>> {
+  const normalised = addresses.map((address) => address.toLowerCase());
+  const [memberships, listed] = await Promise.all([
+    Promise.all(normalised.map((address) => findContactsByEmail(accountId, address))),
+    getSuppressions(accountId, normalised),
+  ]);
+  const suppressed = new Map<string, ContactStatus>();
+  addresses.forEach((address, index) => {
+    const reason = listed.get(normalised[index]!);
+    const statuses: ContactStatus[] = [...memberships[index]!.map((membership) => membership.status), ...(reason ? [reason] : [])];
+    const status = statuses.find((candidate) => suppressWhen.includes(candidate));
+    if (status) suppressed.set(address, status);
+  });
+  return suppressed;
+}
+
+/** One message to `recipient`, rendered with its own signed links; it carries no cc or bcc until the send decides. */
 async function draft(
   delivery: Delivery,
   template: LoadedTemplate | undefined,
   recipient: string,
   emailId: string,
+  suppressedAs: ContactStatus | undefined,
   { principal, now }: DeliveryContext,
 ): Promise<Draft> {
-  // The account-level suppression is one GetItem beside the membership query, not after it.
-  const [memberships, suppressed, links] = await Promise.all([
-    findContactsByEmail(principal.accountId, recipient.toLowerCase()),
-    getSuppression(principal.accountId, recipient.toLowerCase()),
-    subscriptionLinks(principal.accountId, recipient),
-  ]);
+  const links = await subscriptionLinks(principal.accountId, recipient);
   const builtins = builtinVariables(now, links);
   const { content, variables } = delivery;
   const rendered = 'html' in content
@@ -147,12 +187,61 @@ async function draft(
     recipient,
     emailId,
     trackingId: trackingIdOf(emailId, now),
-    suppressedAs: [...memberships.map((membership) => membership.status), ...(suppressed ? [suppressed] : [])].find((status) => delivery.suppressWhen.includes(status)),
+    suppressedAs,
     subject: rendered.subject,
     html: rendered.html,
     text: rendered.text,
     unsubscribeUrl: rendered.usesUnsubscribeLink ? links.oneClickUrl : undefined,
+    // What was rendered, not what the source names: a link reached through a Liquid variable or filter binds the message too.
+    bound: rendered.usesUnsubscribeLink || [rendered.subject, rendered.html, rendered.text].some((part) => part.includes(links.token)),
+    cc: [],
+    bcc: [],
   };
+}
+
+/** SES takes at most 50 addresses per message: one recipient plus every cc and bcc, when they ride along. */
+function checkDestinations(cc: readonly string[], bcc: readonly string[]): void {
+  const room = SEND_LIMITS.destinationsPerMessage - 1;
+  if (cc.length + bcc.length > room) {
+    throw new ValidationError(
+      'VALIDATION_ERROR',
+      `cc and bcc together may hold at most ${room} addresses: each message goes to one recipient plus all of them, and SES takes ${SEND_LIMITS.destinationsPerMessage} per message`,
+      cc.length > room ? 'cc' : 'bcc',
+    );
+  }
+}
+
+/** A cc or bcc address, with the id its own message gets if it needs one. */
+interface CopyAddress {
+  address: string;
+  copyOf: 'cc' | 'bcc';
+  emailId: string;
+}
+
+/**
+ * Each distinct cc and bcc address that is not a recipient already (it gets
+ * that message), cc first. Ids are made here, before any await, so they grow
+ * in cc and bcc order after the recipients'.
+ */
+function copyAddresses(delivery: Delivery, now: Date): CopyAddress[] {
+  const seen = new Set(delivery.recipients);
+  const copies: CopyAddress[] = [];
+  for (const [copyOf, addresses] of [['cc', delivery.cc], ['bcc', delivery.bcc]] as const) {
+    for (const address of addresses) {
+      if (seen.has(address)) continue;
+      seen.add(address);
+      copies.push({ address, copyOf, emailId: newId('eml', now.getTime()) });
+    }
+  }
+  return copies;
+}
+
+function leftOut(address: string, status: ContactStatus): LeftOutAddress {
+  return { recipient: address, error: { code: 'RECIPIENT_SUPPRESSED', message: suppressedMessage(status) } };
+}
+
+function suppressedMessage(status: ContactStatus | undefined): string {
+  return `The address is ${status} in this account's contacts or suppression list; nothing was sent to it`;
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time, results in order. */
@@ -177,8 +266,8 @@ function outgoingEmail(delivery: Delivery, message: Draft, accountId: string): O
     tags: { accountId, emailId: message.emailId },
     from: delivery.from,
     to: [message.recipient],
-    cc: delivery.cc,
-    bcc: delivery.bcc,
+    cc: message.cc,
+    bcc: message.bcc,
     replyTo: delivery.replyTo ? [delivery.replyTo] : [],
     subject: message.subject,
     html: message.html,
@@ -205,10 +294,8 @@ async function sendOne(transport: MailTransport, delivery: Delivery, message: Dr
 const TEST_SEND: Sent = { status: 'sent', messageId: '' };
 
 function resultOf(message: Draft, sent: Sent | undefined): MessageResult {
-  const base = { recipient: message.recipient, emailId: message.emailId, trackingId: message.trackingId };
-  if (!sent) {
-    return { ...base, status: 'suppressed', error: { code: 'RECIPIENT_SUPPRESSED', message: `The recipient is ${message.suppressedAs} in this account's contacts; nothing was sent` } };
-  }
+  const base = { recipient: message.recipient, ...(message.copyOf ? { copyOf: message.copyOf } : {}), emailId: message.emailId, trackingId: message.trackingId };
+  if (!sent) return { ...base, status: 'suppressed', error: { code: 'RECIPIENT_SUPPRESSED', message: suppressedMessage(message.suppressedAs) } };
   if (sent.status === 'sent') return { ...base, status: 'sent' };
   if (sent.status === 'queued') return { ...base, status: 'queued' };
   if (sent.status === 'failed') return { ...base, status: 'failed', error: { code: sent.error, message: sent.message } };
@@ -222,8 +309,8 @@ function recordOf(delivery: Delivery, message: Draft, result: MessageResult, sen
     type: delivery.type,
     from: formatMailbox(delivery.from),
     to: message.recipient,
-    cc: [...delivery.cc],
-    bcc: [...delivery.bcc],
+    cc: [...message.cc],
+    bcc: [...message.bcc],
     ...(delivery.replyTo ? { replyTo: formatMailbox(delivery.replyTo) } : {}),
     subject: message.subject,
     status: result.status,
@@ -235,44 +322,62 @@ function recordOf(delivery: Delivery, message: Draft, result: MessageResult, sen
 }
 
 /**
- * Sends one message per recipient and records each. A test key does all of
- * it except the SES call and the quota. Refusals of the whole request throw;
- * per-recipient outcomes come back in `messages`.
+ * Sends one message per recipient and records each, and the cc and bcc
+ * addresses their copies (riding along, or their own messages when the
+ * messages carry signed links). A test key does all of it except the SES
+ * call and the quota. Refusals of the whole request throw; per-message
+ * outcomes come back in `messages`, suppressed cc and bcc in `leftOut`.
  */
 export async function deliver(delivery: Delivery, context: DeliveryContext, transport: MailTransport = defaultTransport): Promise<DeliveryReport> {
   const { principal, now } = context;
-  const [month] = await Promise.all([quotaMonth(principal.accountId, now), ensureVerifiedSender(principal.accountId, delivery.from)]);
-  // Ids are made before any await, so they grow in recipient order.
+  // Ids are made before any await, so they grow in recipient order, then cc and bcc order.
   const emailIds = delivery.recipients.map(() => newId('eml', now.getTime()));
+  const copies = copyAddresses(delivery, now);
+  const [month, suppressed] = await Promise.all([
+    quotaMonth(principal.accountId, now),
+    suppressionsOf(principal.accountId, [...delivery.recipients, ...copies.map((copy) => copy.address)], delivery.suppressWhen),
+    ensureVerifiedSender(principal.accountId, delivery.from),
+  ]);
   // One read of the template for the whole send, not one per recipient.
   const template = 'templateId' in delivery.content ? await loadTemplate(context.principal.accountId, delivery.content.templateId) : undefined;
-  const drafts = await Promise.all(delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, context)));
+  const drafts = await Promise.all(delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, suppressed.get(recipient), context)));
   const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
+  const reported = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address, suppressed.get(copy.address)!));
+  const kept = copies.filter((copy) => !suppressed.has(copy.address));
+  const copyDrafts = await placeCopies(delivery, template, drafts, deliverable.length > 0 ? kept : [], suppressed, context);
   if (delivery.admit) {
     for (const message of deliverable) await delivery.admit(message.recipient);
   }
 
   const live = principal.env === 'live';
-  let emailsRemaining = live && deliverable.length > 0 ? await reserveQuota(month, deliverable.length) : undefined;
+  const charged = deliverable.length + copyDrafts.length;
+  let emailsRemaining = live && charged > 0 ? await reserveQuota(month, charged) : undefined;
   const outcomes = new Map<Draft, Sent>();
-  const sent = await mapConcurrently(deliverable, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) => (live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND)));
-  deliverable.forEach((message, index) => outcomes.set(message, sent[index]!));
-  const unsent = sent.filter((outcome) => outcome.status !== 'sent' && outcome.status !== 'queued').length;
+  const sendAll = async (messages: readonly Draft[]) => {
+    const sent = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) => (live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND)));
+    messages.forEach((message, index) => outcomes.set(message, sent[index]!));
+  };
+  await sendAll(deliverable);
+  // Copies of a message nobody got would be copies of nothing: they leave only once a recipient's message has.
+  const copiesSent = deliverable.some((message) => isAccepted(outcomes.get(message)!)) ? copyDrafts : [];
+  await sendAll(copiesSent);
+  const unsent = charged - [...outcomes.values()].filter(isAccepted).length;
   // From here on messages may have left: nothing but the records' own write may fail the request (see UnrecordedDeliveryError).
   if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent).catch(keepCharge(principal.accountId, unsent, emailsRemaining));
   emailsRemaining ??= await quotaLeft(month);
 
-  const messages = drafts.map((message) => resultOf(message, outcomes.get(message)));
+  const recorded = [...drafts, ...copiesSent];
+  const messages = recorded.map((message) => resultOf(message, outcomes.get(message)));
   for (const result of messages) {
     if (result.cause) log.error('SES send failed', { accountId: principal.accountId, emailId: result.emailId, error: result.cause });
   }
-  const report = { messages, emailsRemaining };
-  const retries = deliverable.flatMap((message): PendingRetry[] => {
+  const report: DeliveryReport = { messages, leftOut: reported, emailsRemaining };
+  const retries = recorded.flatMap((message): PendingRetry[] => {
     const outcome = outcomes.get(message);
     return outcome?.status === 'queued' ? [{ emailId: message.emailId, body: outcome.body }] : [];
   });
   try {
-    await putEmailRecords(principal.accountId, drafts.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)));
+    await putEmailRecords(principal.accountId, recorded.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)));
   } catch (error) {
     // Throttled messages are queued only once their records exist: these never were, so they fail, uncharged.
     if (retries.length > 0) {
@@ -284,6 +389,35 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   }
   if (retries.length > 0) await enqueueRefused(report, await enqueueRetries(principal.accountId, month.period, retries), month);
   return report;
+}
+
+/**
+ * Where cc and bcc go. Messages that show signed links get none: each kept
+ * address gets a draft of its own, bound to it, returned to be sent once a
+ * recipient's has. Otherwise the unsuppressed ones ride on every recipient's
+ * message, and must fit in it with the recipient.
+ */
+async function placeCopies(
+  delivery: Delivery,
+  template: LoadedTemplate | undefined,
+  drafts: Draft[],
+  kept: readonly CopyAddress[],
+  suppressed: ReadonlyMap<string, ContactStatus>,
+  context: DeliveryContext,
+): Promise<Draft[]> {
+  // Variables are the request's: one copy per address is the same whichever recipient's message it copies.
+  if (drafts.some((message) => message.bound)) {
+    return Promise.all(kept.map(async ({ address, copyOf, emailId }) => ({ ...(await draft(delivery, template, address, emailId, undefined, context)), copyOf })));
+  }
+  checkDestinations(delivery.cc, delivery.bcc);
+  const riding = { cc: delivery.cc.filter((address) => !suppressed.has(address)), bcc: delivery.bcc.filter((address) => !suppressed.has(address)) };
+  for (const message of drafts) Object.assign(message, riding);
+  return [];
+}
+
+/** SES took it, now or from the retry queue later. */
+function isAccepted(outcome: Sent): boolean {
+  return outcome.status === 'sent' || outcome.status === 'queued';
 }
 
 /**

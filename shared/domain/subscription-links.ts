@@ -26,6 +26,8 @@ export interface SubscriptionClaims {
 }
 
 export interface SubscriptionLinks {
+  /** The signed token both pages' addresses end in: a message that shows it is bound to its recipient. */
+  token: string;
   /** Shows a confirmation page; a POST to it unsubscribes. */
   unsubscribeUrl: string;
   /** Lists the address's audiences, each of which it can leave or rejoin. */
@@ -115,5 +117,5 @@ export async function subscriptionLinks(accountId: string, email: string): Promi
   const token = signSubscriptionToken(await signingSecret(), accountId, email, new Date());
   const base = publicBase();
   const unsubscribeUrl = `${base}/unsubscribe/${token}`;
-  return { unsubscribeUrl, preferencesUrl: `${base}/preferences/${token}`, oneClickUrl: unsubscribeUrl };
+  return { token, unsubscribeUrl, preferencesUrl: `${base}/preferences/${token}`, oneClickUrl: unsubscribeUrl };
 }

@@ -4,9 +4,15 @@
  * the service's record of what happened to mail, not the contact's choice, so
  * the contact can never clear one; and `pending` awaits a double opt-in
  * confirmation, which is not given here.
+ *
+ * An address that is no contact of the account (a cc, a bcc, a recipient of
+ * a one-off send) has no audience to leave: its choice is kept on the
+ * account's suppression list instead, so unsubscribing always records
+ * something (decisions, "Trust at the edges").
  */
 import { getAudienceProfiles } from '#shared/data/audiences.ts';
 import { findContactsByEmail, type EmailMembership } from '#shared/data/contacts.ts';
+import { getSuppression, putSuppression, removeUnsubscribe, type SuppressionReason } from '#shared/data/suppressions.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import type { ContactStatus } from './contact-status.ts';
 import { changeContactStatus } from './contacts.ts';
@@ -59,32 +65,73 @@ async function apply(accountId: string, contacts: Pick<EmailMembership, 'contact
 /**
  * Unsubscribes the address in every audience of the account where it is
  * subscribed or pending, including audiences deleted since (their contacts
- * remain, and suppression reads them). Idempotent.
+ * remain, and suppression reads them); an address that is no contact goes on
+ * the account's suppression list. Idempotent.
  */
 export async function unsubscribeEverywhere(accountId: string, email: string, now: Date): Promise<void> {
   const memberships = await findContactsByEmail(accountId, email);
+  if (memberships.length === 0) {
+    await putSuppression(accountId, email, 'unsubscribed', now);
+    return;
+  }
   await apply(accountId, memberships.filter((membership) => MOVABLE_TO.unsubscribed.includes(membership.status)), 'unsubscribed', now);
 }
 
-/** The address's audiences that still exist, by name: two round trips. */
-async function memberships(accountId: string, email: string): Promise<Membership[]> {
-  const found = await findContactsByEmail(accountId, email);
+/**
+ * The address's standing with all of the account's mail, shown when it is no
+ * contact or the account's suppression list holds it: `subscribed` (nothing
+ * recorded) or the recorded reason.
+ */
+export interface AccountWideSubscription {
+  status: 'subscribed' | SuppressionReason;
+  canBecome?: SubscriptionChoice;
+}
+
+export interface AddressSubscriptions {
+  subscriptions: AudienceSubscription[];
+  accountWide?: AccountWideSubscription;
+}
+
+/** Only an unsubscribe recorded here is the recipient's to lift. */
+const ACCOUNT_WIDE_CHOICE: Partial<Record<AccountWideSubscription['status'], SubscriptionChoice>> = { subscribed: 'unsubscribed', unsubscribed: 'subscribed' };
+
+function accountWide(status: AccountWideSubscription['status']): AccountWideSubscription {
+  const canBecome = ACCOUNT_WIDE_CHOICE[status];
+  return { status, ...(canBecome ? { canBecome } : {}) };
+}
+
+/** The address's audiences that still exist, by name, and its account-wide standing: two round trips. */
+async function memberships(accountId: string, email: string): Promise<{ listed: Membership[]; accountWide?: AccountWideSubscription }> {
+  const [found, suppressed] = await Promise.all([findContactsByEmail(accountId, email), getSuppression(accountId, email)]);
   const profiles = await getAudienceProfiles(accountId, found.map((membership) => membership.audienceId));
-  return found
+  const listed = found
     .flatMap(({ audienceId, contactId, status }) => {
       const profile = profiles.get(audienceId);
       return profile ? [{ ...subscription(audienceId, profile.name, status), contactId }] : [];
     })
     .sort((a, b) => a.name.localeCompare(b.name) || a.audienceId.localeCompare(b.audienceId));
+  return found.length === 0 || suppressed ? { listed, accountWide: accountWide(suppressed ?? 'subscribed') } : { listed };
 }
 
 function withoutContact({ contactId: _contactId, ...listed }: Membership): AudienceSubscription {
   return listed;
 }
 
-/** The address's audiences that still exist, by name, with what the recipient may change in each. */
-export async function listSubscriptions(accountId: string, email: string): Promise<AudienceSubscription[]> {
-  return (await memberships(accountId, email)).map(withoutContact);
+/** The address's audiences that still exist, by name, with what the recipient may change in each; and its account-wide standing. */
+export async function listSubscriptions(accountId: string, email: string): Promise<AddressSubscriptions> {
+  const { listed, accountWide: standing } = await memberships(accountId, email);
+  return { subscriptions: listed.map(withoutContact), ...(standing ? { accountWide: standing } : {}) };
+}
+
+/** Applies a choice to the account-wide standing; the standing afterwards. */
+async function applyAccountWide(accountId: string, email: string, standing: AccountWideSubscription, choice: SubscriptionChoice, now: Date): Promise<AccountWideSubscription> {
+  if (standing.canBecome !== choice) return standing;
+  if (choice === 'unsubscribed') {
+    await putSuppression(accountId, email, 'unsubscribed', now);
+    return accountWide('unsubscribed');
+  }
+  // A bounce or complaint recorded meanwhile stays: then the unsubscribe was not there to lift.
+  return (await removeUnsubscribe(accountId, email)) ? accountWide('subscribed') : accountWide((await getSuppression(accountId, email)) ?? 'subscribed');
 }
 
 export interface PreferenceChange {
@@ -98,21 +145,26 @@ export interface PreferenceChange {
  * `refused` when the named audience is not one of its listed audiences or its
  * status cannot become the choice (bounced, complained, pending → subscribed);
  * nothing changes then. Choosing the status it already has changes nothing
- * and is not refused, so a form sent twice is harmless.
+ * and is not refused, so a form sent twice is harmless. A choice without an
+ * audience applies to the account-wide standing too.
  */
 export async function changeSubscriptions(
   accountId: string,
   email: string,
   change: PreferenceChange,
   now: Date,
-): Promise<{ refused: boolean; subscriptions: AudienceSubscription[] }> {
-  const listed = await memberships(accountId, email);
+): Promise<{ refused: boolean } & AddressSubscriptions> {
+  const { listed, accountWide: standing } = await memberships(accountId, email);
   const target = change.audienceId === undefined ? undefined : listed.find((membership) => membership.audienceId === change.audienceId);
   const refused = change.audienceId !== undefined && target?.canBecome !== change.status && target?.status !== change.status;
   const moving = refused ? [] : listed.filter((membership) => (target ? membership === target : true) && membership.canBecome === change.status);
-  const after = await apply(accountId, moving, change.status, now);
+  const [after, standingAfter] = await Promise.all([
+    apply(accountId, moving, change.status, now),
+    standing && change.audienceId === undefined ? applyAccountWide(accountId, email, standing, change.status, now) : standing,
+  ]);
   return {
     refused,
     subscriptions: listed.map((membership) => subscription(membership.audienceId, membership.name, after.get(membership.contactId) ?? membership.status)),
+    ...(standingAfter ? { accountWide: standingAfter } : {}),
   };
 }

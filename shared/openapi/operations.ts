@@ -105,12 +105,14 @@ export const OPERATIONS: Record<HandlerName, Operation> = {
   },
   'subscriptions/unsubscribe': {
     summary: 'Unsubscribe (also RFC 8058 one-click)',
+    description: 'The address leaves every audience of the account where it is subscribed or pending; an address that is no contact of the account goes on its suppression list, which general sends honour (OTP and transactional sends do not).',
     responses: { 200: HTML_PAGE },
     pageStatuses: [400],
   },
   'subscriptions/preferences-page': { summary: 'Subscription preferences page of a signed link', responses: { 200: HTML_PAGE }, pageStatuses: [400] },
   'subscriptions/update-preferences': {
     summary: 'Leave or rejoin an audience, or leave all',
+    description: 'Without `audienceId` the choice also applies to the address\'s standing with all of the account\'s mail, shown for an address that is no contact: leaving puts it on the suppression list, rejoining lifts an unsubscribe (never a bounce or complaint).',
     responses: { 200: HTML_PAGE },
     pageStatuses: [400, 409],
     example: { status: 'unsubscribed', audienceId: 'aud_0BqM3xYfZk2T' },
@@ -118,7 +120,7 @@ export const OPERATIONS: Record<HandlerName, Operation> = {
 
   'email/send': {
     summary: 'Send an email to up to 50 recipients',
-    description: 'When every recipient fails the answer is 422 `ALL_RECIPIENTS_FAILED` carrying the whole send result. With an `idempotencyKey`, a retry with the same body gets the first answer back (header `Idempotent-Replayed: true`) and nothing is sent again.',
+    description: 'Each recipient gets a message of its own, carrying `cc` and `bcc`. When the content shows `{{unsubscribeUrl}}` or `{{preferencesUrl}}` (links that act on the address they are delivered to), each `cc` and `bcc` address gets a message of its own instead, addressed to it alone with its own links; these copies are charged, recorded and listed in `successfulEmails`, and leave only when some recipient\'s message did. A recipient, `cc` or `bcc` address that unsubscribed, bounced or complained is left out and listed in `failedEmails` as `RECIPIENT_SUPPRESSED`; a suppressed `cc` or `bcc` address does not fail the send. `recipientCount` counts `recipients` only. When every recipient fails the answer is 422 `ALL_RECIPIENTS_FAILED` carrying the whole send result. With an `idempotencyKey`, a retry with the same body gets the first answer back (header `Idempotent-Replayed: true`) and nothing is sent again.',
     responses: { 200: r.emailSendResult },
     errors: [...idempotentSendErrors, 'ATTACHMENT_TOO_LARGE', 'ATTACHMENT_NOT_FOUND', 'ATTACHMENT_NOT_UPLOADED', 'ALL_RECIPIENTS_FAILED'],
     example: { from: 'Acme <hello@example.com>', recipients: ['ada@example.com'], subject: 'Hello {{firstName}}', content: '<p>Hi {{firstName}}</p>', variables: { firstName: 'Ada' } },

@@ -6,7 +6,7 @@
  */
 import type { ContactStatus } from '#shared/domain/contact-status.ts';
 import { verifySubscriptionToken, type SubscriptionClaims } from '#shared/domain/subscription-links.ts';
-import { changeSubscriptions, listSubscriptions, unsubscribeEverywhere, type AudienceSubscription } from '#shared/domain/subscriptions.ts';
+import { changeSubscriptions, listSubscriptions, unsubscribeEverywhere, type AccountWideSubscription, type AddressSubscriptions, type AudienceSubscription } from '#shared/domain/subscriptions.ts';
 import { escapeHtml } from '#shared/email/html.ts';
 import type { Reply } from '#shared/http/reply.ts';
 import type { PreferencesInput } from '#shared/schemas/subscriptions.ts';
@@ -55,19 +55,32 @@ export function unsubscribe(token: string, now: Date): Promise<Reply> {
   });
 }
 
-function subscriptionItem({ audienceId, name, status, canBecome }: AudienceSubscription): string {
+/** One line of the list: a name, its status, and a button for the choice it allows (no audience: the account-wide standing). */
+function listItem(name: string, status: ContactStatus, canBecome: AudienceSubscription['canBecome'], audienceId?: string): string {
   const action = canBecome === 'subscribed' ? 'Resubscribe' : 'Unsubscribe';
   const form = canBecome
-    ? `<form method="post"><input type="hidden" name="audienceId" value="${escapeHtml(audienceId)}">`
+    ? `<form method="post">${audienceId === undefined ? '' : `<input type="hidden" name="audienceId" value="${escapeHtml(audienceId)}">`}`
       + `<button type="submit" name="status" value="${canBecome}"${canBecome === 'subscribed' ? ' class="secondary"' : ''}>`
       + `${action}<span class="visually-hidden"> ${canBecome === 'subscribed' ? 'to' : 'from'} ${escapeHtml(name)}</span></button></form>`
     : '';
   return `<li><div><strong>${escapeHtml(name)}</strong><br><span class="status">${STATUS_LABELS[status]}</span></div>${form}</li>`;
 }
 
-function preferencesPage(email: string, subscriptions: AudienceSubscription[], notice?: { text: string; error?: boolean }, status = 200): Reply {
-  const list = subscriptions.length > 0
-    ? `<ul>${subscriptions.map(subscriptionItem).join('\n')}</ul>`
+function subscriptionItem({ audienceId, name, status, canBecome }: AudienceSubscription): string {
+  return listItem(name, status, canBecome, audienceId);
+}
+
+/** An address that is on no list (a cc, a one-off recipient) still chooses whether this sender may write to it. */
+const ACCOUNT_WIDE_NAME = 'All emails from this sender';
+
+function accountWideItem({ status, canBecome }: AccountWideSubscription): string {
+  return listItem(ACCOUNT_WIDE_NAME, status, canBecome);
+}
+
+function preferencesPage(email: string, { subscriptions, accountWide }: AddressSubscriptions, notice?: { text: string; error?: boolean }, status = 200): Reply {
+  const items = [...subscriptions.map(subscriptionItem), ...(accountWide ? [accountWideItem(accountWide)] : [])];
+  const list = items.length > 0
+    ? `<ul>${items.join('\n')}</ul>`
     : '<p>This address is on no mailing list.</p>';
   const leaveAll = subscriptions.some((subscription) => subscription.canBecome === 'unsubscribed')
     ? '<form method="post"><button type="submit" name="status" value="unsubscribed">Unsubscribe from all</button></form>'
@@ -88,9 +101,9 @@ export function preferences(token: string): Promise<Reply> {
 /** POST /preferences/{token}: leaves or rejoins one audience, or leaves all; 409 when the change is not the recipient's to make. */
 export function savePreferences(token: string, change: PreferencesInput, now: Date): Promise<Reply> {
   return forRecipient(token, async ({ accountId, email }) => {
-    const { refused, subscriptions } = await changeSubscriptions(accountId, email, change, now);
+    const { refused, ...after } = await changeSubscriptions(accountId, email, change, now);
     return refused
-      ? preferencesPage(email, subscriptions, { text: 'That subscription cannot be changed from this page. Nothing was changed.', error: true }, 409)
-      : preferencesPage(email, subscriptions, { text: 'Your preferences are saved.' });
+      ? preferencesPage(email, after, { text: 'That subscription cannot be changed from this page. Nothing was changed.', error: true }, 409)
+      : preferencesPage(email, after, { text: 'Your preferences are saved.' });
   });
 }

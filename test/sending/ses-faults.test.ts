@@ -197,3 +197,38 @@ describe('DynamoDB failing after SES took some of a send\'s messages', () => {
     expect(await storedEmails(sender.domain)).toHaveLength(1);
   });
 });
+
+describe('SES faults on the own messages of cc and bcc (content with signed links)', () => {
+  const WITH_LINKS = '<p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>';
+
+  it('sends no copy when SES takes no recipient\'s message, and charges nothing', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [ann, carl] = [uniqueAddress('ann'), uniqueAddress('carl')];
+    injectSesFaults((recipient) => (recipient === ann ? rejected() : undefined));
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ann], cc: [carl], subject: 'Hi', content: WITH_LINKS } });
+
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ error: 'ALL_RECIPIENTS_FAILED', successfulEmails: [], failedEmails: [{ recipient: ann, error: 'MESSAGE_REJECTED' }], emailsRemaining: 10 });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+    expect(await storedEmails(sender.domain)).toEqual([]);
+  });
+
+  it('reports a refused copy in failedEmails without failing the send, and charges only what SES took', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [ann, carl, bea] = [uniqueAddress('ann'), uniqueAddress('carl'), uniqueAddress('bea')];
+    injectSesFaults((recipient) => (recipient === bea ? rejected() : undefined));
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ann], cc: [carl], bcc: [bea], subject: 'Hi', content: WITH_LINKS } });
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      message: 'Email sent to 1 recipient',
+      successfulEmails: [{ recipient: ann }, { recipient: carl }],
+      failedEmails: [{ recipient: bea, error: 'MESSAGE_REJECTED' }],
+      recipientCount: 1,
+      emailsRemaining: 8,
+    });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 2 });
+  });
+});
