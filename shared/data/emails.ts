@@ -102,7 +102,8 @@ export function markQueuedEmailSent(accountId: string, emailId: string, sesMessa
  * charged, and a retried call cannot refund twice. False when the record is
  * no longer queued.
  */
-export async function failQueuedEmail(accountId: string, emailId: string, error: { code: string; message: string }, period: string): Promise<boolean> {
+/** Settles a queued email as failed, refunding its charge to `period` (none: an uncharged cc or bcc copy). */
+export async function failQueuedEmail(accountId: string, emailId: string, error: { code: string; message: string }, period: string | undefined): Promise<boolean> {
   try {
     await transactWrite([
       {
@@ -115,7 +116,7 @@ export async function failQueuedEmail(accountId: string, emailId: string, error:
           ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':error': error },
         },
       },
-      releaseEmailsItem(accountId, period, 1),
+      ...(period === undefined ? [] : [releaseEmailsItem(accountId, period, 1)]),
     ]);
     return true;
   } catch (cause) {

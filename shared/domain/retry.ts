@@ -50,6 +50,8 @@ export async function queueBodyFor(send: QueuedSend, queue: RetryQueue | undefin
 export interface PendingRetry {
   emailId: string;
   body: string;
+  /** The quota month it was charged to; none for an uncharged cc or bcc copy. */
+  period: string | undefined;
 }
 
 export const QUEUE_REFUSED = { code: 'SES_THROTTLED', message: 'The sending rate of the SES account was exceeded; send again later' } as const;
@@ -61,9 +63,9 @@ export const QUEUE_REFUSED = { code: 'SES_THROTTLED', message: 'The sending rate
  * after all, its record and quota settled like a last attempt; returns
  * the email ids of those.
  */
-export async function enqueueRetries(accountId: string, period: string, pending: readonly PendingRetry[], queue: RetryQueue | undefined = retryQueue): Promise<Set<string>> {
+export async function enqueueRetries(accountId: string, pending: readonly PendingRetry[], queue: RetryQueue | undefined = retryQueue): Promise<Set<string>> {
   const refused = new Set<string>();
-  await Promise.all(pending.map(async ({ emailId, body }) => {
+  await Promise.all(pending.map(async ({ emailId, body, period }) => {
     try {
       await queue!.enqueue(body, backoffSeconds(1));
     } catch (error) {

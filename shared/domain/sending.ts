@@ -282,7 +282,7 @@ async function sendOne(transport: MailTransport, delivery: Delivery, message: Dr
   try {
     const outcome = await transport.send(email);
     if (outcome.status !== 'failed' || outcome.error !== 'SES_THROTTLED') return outcome;
-    const body = await queueBodyFor({ accountId: month.accountId, emailId: message.emailId, period: month.period, email });
+    const body = await queueBodyFor({ accountId: month.accountId, emailId: message.emailId, ...chargedTo(message, month), email });
     return body === undefined ? outcome : { status: 'queued', body };
   } catch (cause) {
     // One message's unexpected failure must not lose the others' outcomes (or their quota).
@@ -350,7 +350,8 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   }
 
   const live = principal.env === 'live';
-  const charged = deliverable.length + copyDrafts.length;
+  // One email counts per message to a recipient; cc and bcc copies, riding along or of their own, do not count extra (decisions, plans).
+  const charged = deliverable.length;
   let emailsRemaining = live && charged > 0 ? await reserveQuota(month, charged) : undefined;
   const outcomes = new Map<Draft, Sent>();
   const sendAll = async (messages: readonly Draft[]) => {
@@ -361,7 +362,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   // Copies of a message nobody got would be copies of nothing: they leave only once a recipient's message has.
   const copiesSent = deliverable.some((message) => isAccepted(outcomes.get(message)!)) ? copyDrafts : [];
   await sendAll(copiesSent);
-  const unsent = charged - [...outcomes.values()].filter(isAccepted).length;
+  const unsent = deliverable.filter((message) => !isAccepted(outcomes.get(message)!)).length;
   // From here on messages may have left: nothing but the records' own write may fail the request (see UnrecordedDeliveryError).
   if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent).catch(keepCharge(principal.accountId, unsent, emailsRemaining));
   emailsRemaining ??= await quotaLeft(month);
@@ -374,7 +375,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const report: DeliveryReport = { messages, leftOut: reported, emailsRemaining };
   const retries = recorded.flatMap((message): PendingRetry[] => {
     const outcome = outcomes.get(message);
-    return outcome?.status === 'queued' ? [{ emailId: message.emailId, body: outcome.body }] : [];
+    return outcome?.status === 'queued' ? [{ emailId: message.emailId, body: outcome.body, period: chargedTo(message, month).period }] : [];
   });
   try {
     await putEmailRecords(principal.accountId, recorded.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)));
@@ -382,12 +383,13 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
     // Throttled messages are queued only once their records exist: these never were, so they fail, uncharged.
     if (retries.length > 0) {
       report.messages = refusedByQueue(messages, (result) => result.status === 'queued');
-      await releaseQuota(month, retries.length).catch(keepCharge(principal.accountId, retries.length, undefined));
+      const charged = retries.filter((retry) => retry.period !== undefined).length;
+      if (charged > 0) await releaseQuota(month, charged).catch(keepCharge(principal.accountId, charged, undefined));
     }
     if (messages.some((message) => message.status === 'sent')) throw new UnrecordedDeliveryError(report, error);
     throw error;
   }
-  if (retries.length > 0) await enqueueRefused(report, await enqueueRetries(principal.accountId, month.period, retries), month);
+  if (retries.length > 0) await enqueueRefused(report, await enqueueRetries(principal.accountId, retries), month);
   return report;
 }
 
@@ -413,6 +415,11 @@ async function placeCopies(
   const riding = { cc: delivery.cc.filter((address) => !suppressed.has(address)), bcc: delivery.bcc.filter((address) => !suppressed.has(address)) };
   for (const message of drafts) Object.assign(message, riding);
   return [];
+}
+
+/** The month a message's email was charged to: none for a cc or bcc copy (decisions: copies do not count extra). */
+function chargedTo(message: Draft, month: QuotaMonth): { period?: string } {
+  return message.copyOf ? {} : { period: month.period };
 }
 
 /** SES took it, now or from the retry queue later. */

@@ -13,7 +13,9 @@ export function escapeHtml(text: string): string {
  * lists and entities) set up for mail: no wrapping (links stay whole), link
  * addresses in brackets after their text, headings and table headers in the
  * author's case, images left out, every table read as data so cells and rows
- * keep their separators (`Email   dave@example.com`, not `Emaildave@example.com`).
+ * keep their separators (`Email   dave@example.com`, not `Emaildave@example.com`),
+ * a blank line between rows (layout tables hold one block per row) and no
+ * wrapping inside a cell.
  */
 const TEXT_OPTIONS: HtmlToTextOptions = {
   wordwrap: false,
@@ -22,7 +24,7 @@ const TEXT_OPTIONS: HtmlToTextOptions = {
     { selector: 'img', format: 'skip' },
     { selector: 'ul', options: { itemPrefix: '- ' } },
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
-    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, rowSpacing: 1, maxColumnWidth: 10_000 } },
   ],
 };
 

@@ -22,8 +22,8 @@ export function backoffSeconds(attempts: number): number {
 export interface QueuedSend {
   accountId: string;
   emailId: string;
-  /** The quota month the message was charged to, refunded there if it finally fails. */
-  period: string;
+  /** The quota month the message was charged to, refunded there if it finally fails; none for a cc or bcc copy, which is not charged. */
+  period?: string;
   email: OutgoingEmail;
 }
 
@@ -34,7 +34,7 @@ const QueuedSendBody = v.object({
   version: v.literal(1),
   accountId: v.string(),
   emailId: v.string(),
-  period: v.string(),
+  period: v.optional(v.string()),
   email: v.object({
     from: Mailbox,
     to: v.array(v.string()),
@@ -56,7 +56,7 @@ export function encodeQueuedSend(send: QueuedSend): string {
     version: 1,
     accountId: send.accountId,
     emailId: send.emailId,
-    period: send.period,
+    ...(send.period === undefined ? {} : { period: send.period }),
     email: {
       ...email,
       attachments: email.attachments.map((attachment) => ({ ...attachment, content: Buffer.from(attachment.content).toString('base64') })),
@@ -72,14 +72,14 @@ const StoredSendPointer = v.object({
   version: v.literal(1),
   accountId: v.string(),
   emailId: v.string(),
-  period: v.string(),
+  period: v.optional(v.string()),
   stored: v.literal(true),
 });
 
 export type StoredSendPointer = v.InferOutput<typeof StoredSendPointer>;
 
 export function encodeStoredSendPointer(send: Pick<QueuedSend, 'accountId' | 'emailId' | 'period'>): string {
-  return JSON.stringify({ version: 1, accountId: send.accountId, emailId: send.emailId, period: send.period, stored: true });
+  return JSON.stringify({ version: 1, accountId: send.accountId, emailId: send.emailId, ...(send.period === undefined ? {} : { period: send.period }), stored: true });
 }
 
 /** The pointer a queue body holds, or undefined when it holds the message itself. */

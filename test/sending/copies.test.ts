@@ -52,8 +52,8 @@ describe('cc and bcc of messages with signed links', () => {
       successfulEmails: [ann, bob, carl, bea].map((recipient) => ({ recipient, trackingId: expect.stringMatching(TRACKING_ID) })),
       failedEmails: [],
       recipientCount: 2,
-      // Every message that leaves is charged: two recipients, one copy each for cc and bcc.
-      emailsRemaining: 1_000_000 - 4,
+      // Charged per recipient: the cc and bcc copies do not count extra (decisions), even as messages of their own.
+      emailsRemaining: 1_000_000 - 2,
     });
     const stored = await storedEmails(sender.domain);
     expect(stored.map((email) => email.destination)).toEqual([

@@ -153,6 +153,22 @@ describe('a throttled send', () => {
     expect(await storedEmails(sender.domain)).toEqual([]);
   });
 
+  it('of a bcc copy that keeps being throttled refunds nothing: copies were never charged', async () => {
+    const sender = await createSender({ quota: 10 });
+    const [to, bcc] = [uniqueAddress('to'), uniqueAddress('bcc')];
+    throttleSes((recipient) => recipient === bcc);
+
+    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], bcc: [bcc], subject: 'Hi', content: '<a href="{{unsubscribeUrl}}">Leave</a>' } });
+    const copy = response.body.successfulEmails.find((sent: { recipient: string }) => sent.recipient === bcc);
+    await runWorker();
+    const record = await eventually(() => emailOf(sender.key, copy.trackingId), (email) => email.status !== 'queued');
+
+    expect(copy).toMatchObject({ queued: true });
+    expect(record).toMatchObject({ to: bcc, status: 'failed', error: { code: 'SES_THROTTLED' } });
+    // The recipient's message stays charged; the copy's final failure gives back nothing it never took.
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
+  });
+
   it('too large for one SQS message is kept in the bucket, queued as a pointer, and delivered whole by the worker', async () => {
     const sender = await createSender({ quota: 10 });
     const to = uniqueAddress();

@@ -94,7 +94,7 @@ describe('htmlToText', () => {
   it('keeps table cells and rows apart', () => {
     const html = '<table><tr><th>Field</th><th>Value</th></tr><tr><td>Email</td><td>dave@example.com</td></tr><tr><td>Total</td><td>$10</td></tr></table>';
 
-    const lines = htmlToText(html).split('\n');
+    const lines = htmlToText(html).split('\n').filter((line) => line !== '');
 
     expect(lines.map((line) => line.split(/\s{2,}/))).toEqual([['Field', 'Value'], ['Email', 'dave@example.com'], ['Total', '$10']]);
   });
