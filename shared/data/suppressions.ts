@@ -10,12 +10,20 @@ export type SuppressionReason = 'bounced' | 'complained';
 
 const suppressionKey = (accountId: string, email: string) => ({ pk: accountScoped(accountId, 'SUPPRESSED'), sk: email });
 
-/** Records (or re-records) the address; a complaint is never downgraded to a bounce. */
+/** Reasons a new one leaves in place: itself (a replayed event keeps the first date) and what outranks it (a complaint, a bounce). */
+const KEPT_OVER: Record<SuppressionReason, readonly SuppressionReason[]> = {
+  bounced: ['bounced', 'complained'],
+  complained: ['complained'],
+};
+
+/** Records the address once; a complaint is never downgraded to a bounce, and the same news again changes nothing. */
 export async function putSuppression(accountId: string, email: string, reason: SuppressionReason, now: Date): Promise<void> {
+  const kept = Object.fromEntries(KEPT_OVER[reason].map((other, index) => [`:kept${index}`, other]));
   await db.send(new PutCommand({
     TableName: tableName,
     Item: { ...suppressionKey(accountId, email), entity: 'suppression', email, reason, createdAt: now.toISOString() },
-    ...(reason === 'bounced' ? { ConditionExpression: 'attribute_not_exists(reason) OR reason <> :complained', ExpressionAttributeValues: { ':complained': 'complained' } } : {}),
+    ConditionExpression: `attribute_not_exists(reason) OR NOT (reason IN (${Object.keys(kept).join(', ')}))`,
+    ExpressionAttributeValues: kept,
   })).catch((error: unknown) => {
     if (!isConditionFailure(error)) throw error;
   });
