@@ -77,7 +77,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('alarms as soon as a message reaches the dead-letter queue', () => {
-    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS');
+    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS' && JSON.stringify(alarm.Properties.Dimensions).includes(deadLetterId));
     expect(alarms).toHaveLength(1);
     expect(alarms[0]![1].Properties).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
