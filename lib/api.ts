@@ -64,6 +64,8 @@ export const ACCESS_LOG_FIELDS = {
  */
 export class PostlaneApi extends Construct {
   readonly httpApi: HttpApi;
+  /** `$default`, with the throttling and access logs. */
+  readonly stage: HttpStage;
 
   constructor(scope: Construct, id: string, props: PostlaneApiProps) {
     super(scope, id);
@@ -81,6 +83,10 @@ export class PostlaneApi extends Construct {
       if (routes.some((route) => route.cors)) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', props.protection.corsOrigins);
       return new HttpLambdaIntegration(`${constructId(handler)}Integration`, fn.function, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+        // One invoke permission per function for this API rather than one per route: the HEAD
+        // twins and preflights would otherwise add a resource each, against CloudFormation's 500.
+        // Only the routes integrated with a function reach it either way.
+        scopePermissionToRoute: false,
       });
     };
 
@@ -92,7 +98,7 @@ export class PostlaneApi extends Construct {
       createDefaultStage: false,
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.protection.accessLogRetention, removalPolicy: RemovalPolicy.DESTROY });
-    const stage = new HttpStage(this, 'DefaultStage', {
+    const stage = this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.httpApi,
       autoDeploy: true,
       throttle: props.protection.throttle,

@@ -84,7 +84,7 @@ export class RegionalStack extends Stack {
 
     const functions = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction).map((endpoint) => endpoint.function);
     if (props.customDomain) {
-      this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi });
+      this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi, stage: this.api.stage });
       // Links in sent mail must come back to a region holding the same data and
       // signing key: with a replicated table any region will do, else only this one.
       const replicated = props.tableSource.kind === 'replica' || props.tableSource.replicaRegions.length > 0;
