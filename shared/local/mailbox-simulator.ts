@@ -11,6 +11,7 @@
 import type { SendEmailCommandInput, SendEmailCommandOutput } from '@aws-sdk/client-sesv2';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { handler } from '#functions/feedback/ses-events.ts';
+import { getEmailRecord } from '#shared/data/emails.ts';
 import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/message-tags.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
@@ -26,11 +27,21 @@ const OUTCOMES: Record<string, readonly SesEventType[]> = {
   complaint: ['Delivery', 'Complaint'],
 };
 
-/**
- * SES publishes seconds after accepting a message; this also leaves the send
- * path time to store the email record the events move.
- */
+/** SES publishes a moment after accepting a message. */
 const DEFAULT_DELAY_MS = 500;
+/**
+ * The send path stores the email records after SES accepted the messages; in
+ * AWS the events take longer than that, so locally they wait for the record.
+ */
+const RECORD_WAIT_MS = 10_000;
+const RECORD_POLL_MS = 50;
+
+async function recordStored(message: SentMessage): Promise<void> {
+  const deadline = Date.now() + RECORD_WAIT_MS;
+  while (!(await getEmailRecord(message.accountId, message.emailId)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, RECORD_POLL_MS));
+  }
+}
 
 const MIDDLEWARE_NAME = 'localMailboxSimulator';
 
@@ -55,6 +66,7 @@ export function startMailboxSimulator(options: { deadLetterQueueUrl?: string; de
   const pending = new Set<Promise<void>>();
   const publish = async (message: SentMessage) => {
     await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? DEFAULT_DELAY_MS));
+    await recordStored(message);
     for (const type of OUTCOMES[simulatorMailbox(message.recipient)!]!) {
       const event = sesEventBridgeEvent(type, message);
       try {
