@@ -80,7 +80,8 @@ export class PostlaneApi extends Construct {
         attachments: { bucket: props.attachmentsBucket, access: [...new Set(routes.flatMap((route) => route.attachments ?? []))].sort() },
         queues: Object.fromEntries([...new Set(routes.flatMap((route) => route.queues ?? []))].map((name) => [name, props.queues[name]])),
       });
-      if (routes.some((route) => route.cors)) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', props.protection.corsOrigins);
+      // The preflight function and the cors routes' own must answer the same origins.
+      if (handler === PREFLIGHT_HANDLER || routes.some((route) => route.cors)) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', props.protection.corsOrigins);
       return new HttpLambdaIntegration(`${constructId(handler)}Integration`, fn.function, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
         // One invoke permission per function for this API rather than one per route: the HEAD
@@ -98,7 +99,7 @@ export class PostlaneApi extends Construct {
       createDefaultStage: false,
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.protection.accessLogRetention, removalPolicy: RemovalPolicy.DESTROY });
-    const stage = this.stage = new HttpStage(this, 'DefaultStage', {
+    this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.httpApi,
       autoDeploy: true,
       throttle: props.protection.throttle,
@@ -119,10 +120,10 @@ export class PostlaneApi extends Construct {
           ThrottlingBurstLimit: props.protection.publicThrottle.burstLimit,
         };
         // CloudFormation refuses settings for a route key that does not exist yet.
-        stage.node.addDependency(added!);
+        this.stage.node.addDependency(added!);
       }
     }
-    (stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
+    (this.stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
   }
 }
 

@@ -51,14 +51,14 @@ describe('API protection', () => {
     }
   });
 
-  it('has a CORS preflight route only for the paths of cors routes, all public; only their functions get the allowed origins', () => {
+  it('has a CORS preflight route only for the paths of cors routes, all public; only their functions and the preflight\'s get the allowed origins', () => {
     const preflights = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey as string).filter((key) => key.startsWith('OPTIONS '));
     expect(preflights.sort()).toEqual(['OPTIONS /api/forms/public/{slug}', 'OPTIONS /api/forms/{id}/submit']);
     expect(ROUTES.filter((route) => 'cors' in route && route.cors).every((route) => route.auth === 'public')).toBe(true);
     const withOrigins = ofType(resources, 'AWS::Lambda::Function')
       .filter(([, fn]) => fn.Properties.Environment?.Variables?.CORS_ALLOWED_ORIGINS !== undefined)
       .map(([, fn]) => [fn.Properties.Description, fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS]);
-    expect(withOrigins.sort()).toEqual([['Postlane functions/forms/get-public.ts', '*'], ['Postlane functions/forms/submit.ts', '*']]);
+    expect(withOrigins.sort()).toEqual([['Postlane functions/forms/get-public.ts', '*'], ['Postlane functions/forms/submit.ts', '*'], ['Postlane functions/system/preflight.ts', '*']]);
     // API Gateway's own CORS would answer every route's preflight, keyed ones included.
     for (const [, api] of ofType(resources, 'AWS::ApiGatewayV2::Api')) expect(api.Properties.CorsConfiguration).toBeUndefined();
   });
@@ -77,8 +77,10 @@ describe('API protection', () => {
     expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 40, ThrottlingBurstLimit: 80 });
     expect(stage.RouteSettings['POST /api/forms/{id}/submit']).toEqual({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
     expect(customResources[referencedId(stage.AccessLogSettings.DestinationArn)]!.Properties.RetentionInDays).toBe(90);
-    const submit = ofType(customResources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === 'Postlane functions/forms/submit.ts')!;
-    expect(submit[1].Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://www.example.com,https://shop.example.com');
+    for (const handler of ['forms/submit', 'system/preflight']) {
+      const fn = ofType(customResources, 'AWS::Lambda::Function').find(([, one]) => one.Properties.Description === `Postlane functions/${handler}.ts`)!;
+      expect(fn[1].Properties.Environment.Variables.CORS_ALLOWED_ORIGINS, handler).toBe('https://www.example.com,https://shop.example.com');
+    }
 
     const settingsWith = (extra: Record<string, string>) => readSettings(new App({ context: extra }).node);
     expect(() => settingsWith({ 'postlane:throttleRate': '0' })).toThrow('postlane:throttleRate');
