@@ -35,13 +35,15 @@ function quota(value: string | undefined): number | undefined {
 }
 
 // Loaded after DYNAMODB_ENDPOINT is settled: shared/config.ts reads it once, on import.
-const [{ config }, { PLANS }, accounts, apiKeys, { getAccount }, verification] = await Promise.all([
+const [{ awsConnection, config }, { PLANS }, accounts, apiKeys, { getAccount }, verification, deadLetters, { SQSClient }] = await Promise.all([
   import('#shared/config.ts'),
   import('#shared/domain/plans.ts'),
   import('#shared/domain/accounts.ts'),
   import('#shared/domain/api-keys.ts'),
   import('#shared/data/accounts.ts'),
   import('#shared/domain/domain-verification.ts'),
+  import('#shared/domain/dead-letters.ts'),
+  import('@aws-sdk/client-sqs'),
 ]);
 
 async function existingAccount(accountId: string): Promise<string> {
@@ -53,6 +55,16 @@ async function restrict(flags: Flags, action: 'disable' | 'revoke'): Promise<obj
   const accountId = await existingAccount(flags.account!);
   if (!(await apiKeys.restrictKey(accountId, flags.id!, action))) throw new Error(`Unknown key ${flags.id} for account ${accountId}`);
   return action === 'disable' ? { id: flags.id, disabled: true } : { id: flags.id, revoked: true };
+}
+
+/**
+ * `--queue`: a dead-letter queue's URL, as the stack's outputs and `npm start`
+ * print them. Locally the stand-in's address is in the URL itself.
+ */
+function deadLetterQueue(flags: Flags): { client: InstanceType<typeof SQSClient>; queueUrl: string } {
+  const queueUrl = flags.queue!;
+  if (!URL.canParse(queueUrl) || !/^https?:$/.test(new URL(queueUrl).protocol)) throw new UsageError(`--queue must be a queue URL such as https://sqs.us-east-1.amazonaws.com/123456789012/name; got "${queueUrl}"`);
+  return { client: new SQSClient({ ...awsConnection(deployed ? undefined : new URL(queueUrl).origin), maxAttempts: 3 }), queueUrl };
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -93,6 +105,20 @@ const COMMANDS: Record<string, Command> = {
       if (!verification.isDomainName(domain)) throw new UsageError(`--domain must be a domain name such as example.com; got "${flags.domain}"`);
       const verifier = deployed ? verification.sesVerifier() : verification.localVerifier;
       return verification.verifyDomain(await existingAccount(flags.account!), domain, verifier);
+    },
+  },
+  'feedback replay': {
+    flags: ['queue!'],
+    run: (flags) => {
+      const { client, queueUrl } = deadLetterQueue(flags);
+      return deadLetters.replayFeedback(client, queueUrl);
+    },
+  },
+  'retry settle': {
+    flags: ['queue!'],
+    run: (flags) => {
+      const { client, queueUrl } = deadLetterQueue(flags);
+      return deadLetters.settleRetryDeadLetters(client, queueUrl);
     },
   },
 };

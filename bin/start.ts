@@ -12,7 +12,7 @@ import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#shared/local/dyn
 import { isPortFree } from '#shared/local/ports.ts';
 import { startLocalS3 } from '#shared/local/s3.ts';
 import { startSesEmulator } from '#shared/local/ses.ts';
-import { createRetryQueues, startLocalSqs } from '#shared/local/sqs.ts';
+import { createQueue, createRetryQueues, startLocalSqs } from '#shared/local/sqs.ts';
 import type { LocalAccount } from '#shared/local/seed.ts';
 
 // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 would only clutter the output.
@@ -24,6 +24,7 @@ const DATA_DIR = process.env.LOCAL_DATA_DIR ? resolve(process.env.LOCAL_DATA_DIR
 const KEYS_FILE = join(DATA_DIR, 'local-keys.json');
 const HOST = '127.0.0.1';
 const RETRY_QUEUE_NAME = 'postlane-retry';
+const FEEDBACK_DEAD_LETTERS_NAME = 'postlane-feedback-dlq';
 
 class StartError extends Error {}
 
@@ -168,6 +169,7 @@ async function main(): Promise<void> {
   }
   const retryQueues = await createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES);
   line('retry queue', retryQueues.queueUrl, externalSqs ? '(SQS_ENDPOINT; not started here)' : `(throttled sends, worker polling; dead letters: ${retryQueues.deadLetterQueueUrl})`);
+  const feedbackDeadLetters = await createQueue(sqsEndpoint, FEEDBACK_DEAD_LETTERS_NAME);
 
   // shared/config.ts reads the environment once, on import: everything that reaches it is imported below, after this.
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
@@ -185,6 +187,9 @@ async function main(): Promise<void> {
   stoppers.push(api.close);
   const { startRetryWorker } = await import('#shared/local/retry-worker.ts');
   stoppers.push((await startRetryWorker()).stop);
+  const { startMailboxSimulator, SIMULATOR_DOMAIN } = await import('#shared/local/mailbox-simulator.ts');
+  stoppers.push(startMailboxSimulator({ deadLetterQueueUrl: feedbackDeadLetters }).stop);
+  line('SES feedback', `success@, bounce@, complaint@${SIMULATOR_DOMAIN}`, `(local mailbox simulator; dead letters: ${feedbackDeadLetters})`);
   line('HTTP API', api.url);
   line('hosted forms', `${api.url}/f/<slug>`);
 

@@ -1,10 +1,13 @@
-import { HttpApi, HttpMethod, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { CfnStage, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, PayloadFormatVersion, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES, type QueueName, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
+import { edgeRoutes, FALLBACK_HANDLER, PREFLIGHT_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES, type EdgeRoute, type QueueName, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 
 export interface PostlaneApiProps {
@@ -16,7 +19,39 @@ export interface PostlaneApiProps {
   readonly attachmentsBucket: IBucket;
   /** Each queue routes may declare. */
   readonly queues: Record<QueueName, IQueue>;
+  readonly protection: ApiProtection;
 }
+
+/** What guards the stage (context `postlane:throttle*`, `postlane:accessLogRetentionDays`, `postlane:corsOrigins`). */
+export interface ApiProtection {
+  /** Every route's default. */
+  readonly throttle: Required<ThrottleSettings>;
+  /** Routes marked `throttle: 'public'` in the route table. */
+  readonly publicThrottle: Required<ThrottleSettings>;
+  readonly accessLogRetention: RetentionDays;
+  /** CORS_ALLOWED_ORIGINS of the functions: `*` or comma-separated origins. */
+  readonly corsOrigins: string;
+}
+
+/**
+ * One JSON object per request. Only API Gateway's own fields: never headers
+ * (`x-api-key`), the query or the path (an address in `/api/contacts/email/…`),
+ * which is why the route key stands in for the path.
+ */
+export const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  time: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  method: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  errorMessage: '$context.error.message',
+} as const;
 
 /**
  * The public API: one function per handler module of the route table, one API
@@ -29,6 +64,8 @@ export interface PostlaneApiProps {
  */
 export class PostlaneApi extends Construct {
   readonly httpApi: HttpApi;
+  /** `$default`, with the throttling and access logs. */
+  readonly stage: HttpStage;
 
   constructor(scope: Construct, id: string, props: PostlaneApiProps) {
     super(scope, id);
@@ -43,8 +80,14 @@ export class PostlaneApi extends Construct {
         attachments: { bucket: props.attachmentsBucket, access: [...new Set(routes.flatMap((route) => route.attachments ?? []))].sort() },
         queues: Object.fromEntries([...new Set(routes.flatMap((route) => route.queues ?? []))].map((name) => [name, props.queues[name]])),
       });
+      // The preflight function and the cors routes' own must answer the same origins.
+      if (handler === PREFLIGHT_HANDLER || routes.some((route) => route.cors)) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', props.protection.corsOrigins);
       return new HttpLambdaIntegration(`${constructId(handler)}Integration`, fn.function, {
         payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+        // One invoke permission per function for this API rather than one per route: the HEAD
+        // twins and preflights would otherwise add a resource each, against CloudFormation's 500.
+        // Only the routes integrated with a function reach it either way.
+        scopePermissionToRoute: false,
       });
     };
 
@@ -52,13 +95,35 @@ export class PostlaneApi extends Construct {
       apiName: 'postlane',
       description: 'Postlane email and contacts API',
       defaultIntegration: integrate(FALLBACK_HANDLER, []),
+      // The stage below replaces the implicit one, to carry throttling and access logs.
+      createDefaultStage: false,
     });
-    for (const [handler, routes] of routesByHandler(ROUTES)) {
-      const integration = integrate(handler, routes);
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.protection.accessLogRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      autoDeploy: true,
+      throttle: props.protection.throttle,
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)) },
+    });
+
+    const edge = edgeRoutes(ROUTES);
+    // A JSON map in CloudFormation's own spelling: CDK passes its values through unconverted.
+    const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+    for (const [handler, routes] of edgeRoutesByHandler(edge)) {
+      // The preflight function answers from the route table alone: no table, no secrets.
+      const integration = integrate(handler, handler === PREFLIGHT_HANDLER ? [] : routes.map((route) => route.route));
       for (const route of routes) {
-        this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+        const [added] = this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+        if (route.route.throttle !== 'public') continue;
+        routeSettings[`${route.method} ${route.path}`] = {
+          ThrottlingRateLimit: props.protection.publicThrottle.rateLimit,
+          ThrottlingBurstLimit: props.protection.publicThrottle.burstLimit,
+        };
+        // CloudFormation refuses settings for a route key that does not exist yet.
+        this.stage.node.addDependency(added!);
       }
     }
+    (this.stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
   }
 }
 
@@ -75,8 +140,8 @@ function tableActionsOf(routes: readonly Route[]): TableAction[] {
   return [...actions].sort();
 }
 
-function routesByHandler(routes: readonly Route[]): Map<string, Route[]> {
-  const byHandler = new Map<string, Route[]>();
+function edgeRoutesByHandler(routes: readonly EdgeRoute[]): Map<string, EdgeRoute[]> {
+  const byHandler = new Map<string, EdgeRoute[]>();
   for (const route of routes) byHandler.set(route.handler, [...(byHandler.get(route.handler) ?? []), route]);
   return byHandler;
 }

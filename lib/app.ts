@@ -1,5 +1,7 @@
 import type { App } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ApiProtection } from './api.ts';
 import type { CustomDomainSettings } from './custom-domain.ts';
 import { RegionalStack } from './regional-stack.ts';
 
@@ -16,7 +18,21 @@ export interface PostlaneSettings {
   readonly alarmEmail?: string;
   /** The API under a domain of the operator's, latency-routed across the regions. */
   readonly customDomain?: CustomDomainSettings;
+  /** Stage throttling, access-log retention and CORS origins of each region's API. */
+  readonly api: ApiProtection;
 }
+
+/**
+ * Requests per second (and burst) the whole stage takes before API Gateway
+ * answers 429: far below the account's 10,000, so one noisy client cannot
+ * starve the other APIs of the account, and above what the plans' per-key
+ * limits add up to for a few hundred busy keys.
+ */
+export const DEFAULT_THROTTLE = { rateLimit: 500, burstLimit: 1000 };
+/** Anonymous routes (public forms, unsubscribe and preference pages) get much less: nothing rate-limits them per key. */
+export const DEFAULT_PUBLIC_THROTTLE = { rateLimit: 20, burstLimit: 50 };
+/** Access logs are kept as long as the functions' logs. */
+export const DEFAULT_ACCESS_LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 /**
  * Reads the `postlane:*` context. Values from cdk.json arrive typed; values from
@@ -34,13 +50,52 @@ export function readSettings(node: Node): PostlaneSettings {
   const alarmEmail = text(node.tryGetContext('postlane:alarmEmail'));
   if (alarmEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context postlane:alarmEmail is not an email address: ${alarmEmail}`);
   const customDomain = readCustomDomain(node);
+  const api: ApiProtection = {
+    throttle: {
+      rateLimit: count(node, 'throttleRate') ?? DEFAULT_THROTTLE.rateLimit,
+      burstLimit: count(node, 'throttleBurst') ?? DEFAULT_THROTTLE.burstLimit,
+    },
+    publicThrottle: {
+      rateLimit: count(node, 'publicThrottleRate') ?? DEFAULT_PUBLIC_THROTTLE.rateLimit,
+      burstLimit: count(node, 'publicThrottleBurst') ?? DEFAULT_PUBLIC_THROTTLE.burstLimit,
+    },
+    accessLogRetention: retention(node) ?? DEFAULT_ACCESS_LOG_RETENTION,
+    corsOrigins: corsOrigins(node),
+  };
   return {
     regions,
     independentRegions: flag(node.tryGetContext('postlane:independentRegions')),
     tableName,
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(customDomain ? { customDomain } : {}),
+    api,
   };
+}
+
+/** `postlane:<name>`, a whole number of at least 1 (requests per second, or a burst). */
+function count(node: Node, name: string): number | undefined {
+  const value = text(node.tryGetContext(`postlane:${name}`));
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new Error(`Context postlane:${name} must be a whole number of at least 1, got ${value}`);
+  return Number(value);
+}
+
+/** `postlane:accessLogRetentionDays`: one of the periods CloudWatch Logs offers. */
+function retention(node: Node): RetentionDays | undefined {
+  const value = text(node.tryGetContext('postlane:accessLogRetentionDays'));
+  if (value === undefined) return undefined;
+  const days = Number(value);
+  const offered = Object.values(RetentionDays).filter((item): item is RetentionDays => typeof item === 'number' && item !== RetentionDays.INFINITE);
+  if (!offered.includes(days)) throw new Error(`Context postlane:accessLogRetentionDays must be one of ${offered.join(', ')}, got ${value}`);
+  return days;
+}
+
+/** `postlane:corsOrigins`: `*` (the default) or origins, as a list or comma-separated; checked like the functions check CORS_ALLOWED_ORIGINS. */
+function corsOrigins(node: Node): string {
+  const origins = list(node.tryGetContext('postlane:corsOrigins')) ?? ['*'];
+  const invalid = origins.filter((origin) => origin !== '*' && !/^https?:\/\/[^\s,/]+$/.test(origin));
+  if (origins.length === 0 || invalid.length > 0) throw new Error(`Context postlane:corsOrigins must be * or origins such as https://www.example.com, got ${JSON.stringify(origins)}`);
+  return origins.join(',');
 }
 
 /**
@@ -74,6 +129,7 @@ export function addRegionalStacks(app: App, settings: PostlaneSettings = readSet
       : { kind: 'replica' },
     ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
+    api: settings.api,
   }));
   if (!settings.independentRegions) {
     // The replicas exist only once the home stack has deployed its global table.

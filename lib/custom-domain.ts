@@ -1,5 +1,5 @@
 import { CfnOutput, Stack } from 'aws-cdk-lib';
-import { ApiMapping, DomainName, type IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ApiMapping, DomainName, type IHttpApi, type IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate, CertificateValidation } from 'aws-cdk-lib/aws-certificatemanager';
 import { ARecord, HostedZone, RecordTarget, type IHostedZone } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayv2DomainProperties } from 'aws-cdk-lib/aws-route53-targets';
@@ -22,6 +22,8 @@ export function regionalDomainName(domainName: string, region: string): string {
 export interface CustomDomainProps {
   readonly settings: CustomDomainSettings;
   readonly httpApi: IHttpApi;
+  /** The API's stage the names map to (the API has no implicit one: its stage carries throttling and access logs). */
+  readonly stage: IHttpStage;
 }
 
 /**
@@ -53,8 +55,8 @@ export class CustomDomain extends Construct {
       subjectAlternativeNames: [regionalName],
       validation: CertificateValidation.fromDns(zone),
     });
-    this.addName('Shared', domainName, { certificate, zone, httpApi: props.httpApi, latencyRegion: region });
-    this.addName('Regional', regionalName, { certificate, zone, httpApi: props.httpApi });
+    this.addName('Shared', domainName, { certificate, zone, httpApi: props.httpApi, stage: props.stage, latencyRegion: region });
+    this.addName('Regional', regionalName, { certificate, zone, httpApi: props.httpApi, stage: props.stage });
 
     this.url = `https://${domainName}`;
     this.regionalUrl = `https://${regionalName}`;
@@ -62,9 +64,9 @@ export class CustomDomain extends Construct {
     new CfnOutput(scope, 'RegionalDomainUrl', { value: this.regionalUrl, description: 'The API in this region only' });
   }
 
-  private addName(id: string, name: string, options: { certificate: Certificate; zone: IHostedZone; httpApi: IHttpApi; latencyRegion?: string }): void {
+  private addName(id: string, name: string, options: { certificate: Certificate; zone: IHostedZone; httpApi: IHttpApi; stage: IHttpStage; latencyRegion?: string }): void {
     const domain = new DomainName(this, `${id}Name`, { domainName: name, certificate: options.certificate });
-    new ApiMapping(this, `${id}Mapping`, { api: options.httpApi, domainName: domain });
+    new ApiMapping(this, `${id}Mapping`, { api: options.httpApi, stage: options.stage, domainName: domain });
     new ARecord(this, `${id}Record`, {
       zone: options.zone,
       recordName: name,

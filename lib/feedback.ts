@@ -1,10 +1,13 @@
-import { Duration } from 'aws-cdk-lib';
+import { CfnResource, Duration } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { TableAction } from '#shared/http/routes.ts';
+import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 
 /** Functions no HTTP route invokes: the infra tests check their grants as they check the route table's. */
@@ -36,6 +39,12 @@ export interface SesFeedbackProps {
 export class SesFeedback extends Construct {
   readonly configurationSet: ConfigurationSet;
   readonly function: EndpointFunction;
+  /**
+   * Events the function still failed on after EventBridge's day of retries
+   * (`admin feedback replay` applies them); without it they would be dropped.
+   */
+  readonly deadLetterQueue: Queue;
+  readonly deadLetterAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: SesFeedbackProps) {
     super(scope, id);
@@ -50,13 +59,31 @@ export class SesFeedback extends Construct {
       table: props.table,
       tableActions: EVENT_FUNCTIONS.sesFeedback.table,
     });
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // SQS's longest: time for an operator to fix the cause and replay.
+      retentionPeriod: Duration.days(14),
+    });
+    // cdk-nag recognises a dead-letter queue only by another queue's redrive policy, not by an EventBridge target's.
+    (this.deadLetterQueue.node.defaultChild as CfnResource).addMetadata('cdk_nag', {
+      rules_to_suppress: ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy'].map((id) => ({
+        id,
+        reason: 'This queue is the dead-letter queue of the SES feedback rule\'s target; a dead-letter queue has none of its own',
+      })),
+    });
+    this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      description: 'SES feedback events failed for a day (feedback dead-letter queue not empty); replay them with admin feedback replay once the cause is fixed',
+    });
     new Rule(this, 'Rule', {
       description: 'Postlane: SES bounces, complaints, deliveries and rejects to the feedback function',
       eventPattern: {
         source: ['aws.ses'],
         detail: { mail: { tags: { 'ses:configuration-set': [this.configurationSet.configurationSetName] } } },
       },
-      targets: [new LambdaFunction(this.function.function, { retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+      targets: [new LambdaFunction(this.function.function, { retryAttempts: 185, maxEventAge: Duration.hours(24), deadLetterQueue: this.deadLetterQueue })],
     });
   }
 }

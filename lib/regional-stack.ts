@@ -3,7 +3,7 @@ import { TableV2, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { PostlaneAlarms } from './alarms.ts';
-import { PostlaneApi } from './api.ts';
+import { PostlaneApi, type ApiProtection } from './api.ts';
 import { AttachmentsBucket } from './attachments-bucket.ts';
 import { CustomDomain, type CustomDomainSettings } from './custom-domain.ts';
 import { EndpointFunction } from './endpoint-function.ts';
@@ -25,6 +25,7 @@ export interface RegionalStackProps extends StackProps {
   readonly tableSource: TableSource;
   readonly alarmEmail?: string;
   readonly customDomain?: CustomDomainSettings;
+  readonly api: ApiProtection;
 }
 
 /** Where the key of the signed unsubscribe and preference links lives, beside the table it belongs to. */
@@ -74,12 +75,16 @@ export class RegionalStack extends Stack {
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
       queues: { retry: this.retryQueue.queue },
+      protection: props.api,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
+    // What the admin replay commands take as --queue.
+    new CfnOutput(this, 'FeedbackDeadLetterQueueUrl', { value: this.feedback.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'RetryDeadLetterQueueUrl', { value: this.retryQueue.deadLetterQueue.queueUrl });
 
     const functions = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction).map((endpoint) => endpoint.function);
     if (props.customDomain) {
-      this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi });
+      this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi, stage: this.api.stage });
       // Links in sent mail must come back to a region holding the same data and
       // signing key: with a replicated table any region will do, else only this one.
       const replicated = props.tableSource.kind === 'replica' || props.tableSource.replicaRegions.length > 0;

@@ -27,6 +27,8 @@ const ConfigSchema = v.object({
   SIGNING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
   /** Name of the Secrets Manager secret holding that key (deployed). */
   SIGNING_SECRET_PARAMETER: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** Origins whose pages may call the `cors` routes (public form view and submit): `*` or `https://a.example,https://b.example`. */
+  CORS_ALLOWED_ORIGINS: v.optional(v.pipe(v.string(), v.regex(/^\s*(\*|https?:\/\/[^\s,/]+)(\s*,\s*(\*|https?:\/\/[^\s,/]+))*\s*$/, 'must be * or a comma-separated list of origins such as https://www.example.com')), '*'),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

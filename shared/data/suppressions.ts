@@ -18,14 +18,17 @@ const STRENGTH: readonly SuppressionReason[] = ['unsubscribed', 'bounced', 'comp
 
 const suppressionKey = (accountId: string, email: string) => ({ pk: accountScoped(accountId, 'SUPPRESSED'), sk: email });
 
-/** Records (or re-records) the address, unless a stronger reason is already recorded. */
+/**
+ * Records the address unless the same or a stronger reason is already there:
+ * a replayed event keeps the first date, and a complaint is never downgraded.
+ */
 export async function putSuppression(accountId: string, email: string, reason: SuppressionReason, now: Date): Promise<void> {
-  const stronger = STRENGTH.slice(STRENGTH.indexOf(reason) + 1);
-  const values = Object.fromEntries(stronger.map((name, index) => [`:stronger${index}`, name]));
+  const kept = Object.fromEntries(STRENGTH.slice(STRENGTH.indexOf(reason)).map((other, index) => [`:kept${index}`, other]));
   await db.send(new PutCommand({
     TableName: tableName,
     Item: { ...suppressionKey(accountId, email), entity: 'suppression', email, reason, createdAt: now.toISOString() },
-    ...(stronger.length > 0 ? { ConditionExpression: `attribute_not_exists(reason) OR NOT reason IN (${Object.keys(values).join(', ')})`, ExpressionAttributeValues: values } : {}),
+    ConditionExpression: `attribute_not_exists(reason) OR NOT (reason IN (${Object.keys(kept).join(', ')}))`,
+    ExpressionAttributeValues: kept,
   })).catch((error: unknown) => {
     if (!isConditionFailure(error)) throw error;
   });

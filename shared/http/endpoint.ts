@@ -5,7 +5,7 @@ import type { Principal } from '#shared/domain/api-keys.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import { authentication, httpResponse, rateLimit, requestBody, type EndpointContext, type Middleware, type RequestState } from './middleware.ts';
 import { parseInput } from './validation.ts';
-import { DEFAULT_MAX_BODY_BYTES, matchRoute, routesOf, type HandlerName, type Route } from './routes.ts';
+import { DEFAULT_MAX_BODY_BYTES, edgeRoutes, matchRoute, routesOf, type HandlerName, type Route } from './routes.ts';
 import { errorReply } from './error-envelope.ts';
 import type { Reply } from './reply.ts';
 import { withRequestLog } from './request-log.ts';
@@ -63,7 +63,7 @@ function build(
   schemas: EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>,
   fn: (input: PublicInput<unknown, unknown>, state: RequestState) => Promise<Reply>,
 ): EndpointHandler {
-  const chain: Middleware[] = [httpResponse()];
+  const chain: Middleware[] = [httpResponse({ cors: route.cors ?? false })];
   if (route.auth === 'key') chain.push(authentication(route), rateLimit());
   if (schemas.body) chain.push(requestBody(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, route.bodyFormats));
 
@@ -122,7 +122,7 @@ export function fallbackEndpoint(): LambdaHandler {
     .use(httpResponse())
     .handler(async (event) => {
       const method = event.requestContext?.http?.method ?? 'GET';
-      const match = matchRoute(method, event.rawPath ?? '/');
+      const match = matchRoute(method, event.rawPath ?? '/', edgeRoutes());
       if (match.kind === 'method-not-allowed') {
         const error = new PostlaneError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${match.allowed.join(', ')}`);
         return { ...errorReply(error), headers: { Allow: match.allowed.join(', ') } };

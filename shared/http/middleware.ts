@@ -8,6 +8,7 @@ import { AuthError, PostlaneError } from '#shared/errors.ts';
 import { authenticate, type Principal } from '#shared/domain/api-keys.ts';
 import { admitRequest, RateLimitExceeded, type RateWindow } from '#shared/domain/rate-limit.ts';
 import { addLogContext, log } from '#shared/log.ts';
+import { corsHeaders } from './cors.ts';
 import { replyForError } from './error-envelope.ts';
 import type { Reply } from './reply.ts';
 import type { Route } from './routes.ts';
@@ -51,14 +52,27 @@ function toResult(reply: Reply, state: RequestState): APIGatewayProxyStructuredR
   };
 }
 
-/** Serialises replies and turns every error into the envelope; used first so it wraps all the others. */
-export function httpResponse(): Middleware {
+/**
+ * What every answer gets last: the CORS headers on a `cors` route, and no body
+ * for a HEAD, which runs the GET's handler for its status and headers (RFC 9110).
+ */
+function finish(event: APIGatewayProxyEventV2, result: APIGatewayProxyStructuredResultV2, cors: boolean): APIGatewayProxyStructuredResultV2 {
+  const headers = cors ? { ...result.headers, ...corsHeaders(event) } : result.headers;
+  return { ...result, ...(headers ? { headers } : {}), ...(event.requestContext?.http?.method === 'HEAD' ? { body: '' } : {}) };
+}
+
+/**
+ * Serialises replies and turns every error into the envelope; used first so it
+ * wraps all the others. `cors`: the route's answers carry the CORS headers.
+ */
+export function httpResponse(options: { cors?: boolean } = {}): Middleware {
+  const cors = options.cors ?? false;
   return {
     before: (request) => {
       request.context.postlane = { now: new Date() };
     },
     after: (request) => {
-      request.response = toResult(request.response as Reply, request.context.postlane);
+      request.response = finish(request.event, toResult(request.response as Reply, request.context.postlane), cors);
     },
     onError: (request) => {
       const state = request.context.postlane ?? { now: new Date() };
@@ -68,7 +82,7 @@ export function httpResponse(): Middleware {
         // The request's log context adds requestId and accountId; the client gets only the fixed message.
         log.error('unhandled error', { route: request.event.routeKey, error });
       }
-      request.response = toResult(replyForError(error), state);
+      request.response = finish(request.event, toResult(replyForError(error), state), cors);
     },
   };
 }

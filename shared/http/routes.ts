@@ -6,6 +6,9 @@
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
+/** What API Gateway routes beyond the table's methods: a HEAD twin of every GET, and CORS preflights. */
+export type EdgeMethod = HttpMethod | 'HEAD' | 'OPTIONS';
+
 /**
  * DynamoDB actions a handler calls (transactions need the actions they contain).
  * The stack grants exactly these, plus what authentication and rate limiting
@@ -62,11 +65,22 @@ export interface Route {
   maxBodyBytes?: number;
   /** Accepted body formats; JSON only unless the route also takes HTML form posts. */
   bodyFormats?: readonly ('json' | 'form')[];
+  /**
+   * `public`: the stage's tighter per-route throttle for anonymous routes
+   * (context `postlane:publicThrottleRate`/`Burst`); otherwise the stage default.
+   */
+  throttle?: 'public';
+  /**
+   * Browsers on other origins may call it (CORS_ALLOWED_ORIGINS, default any):
+   * its path gets an OPTIONS preflight route and its answers the CORS headers.
+   * Never on keyed routes: a page must not be able to spend a visitor's key.
+   */
+  cors?: boolean;
 }
 
 const key = { auth: 'key', permission: 'full' } as const;
 /** The recipient's unsubscribe and preference pages: the signed link in the path is the only credential. */
-const signedLink = { auth: 'public', permission: 'full', secrets: ['linkSigning'] } as const;
+const signedLink = { auth: 'public', permission: 'full', secrets: ['linkSigning'], throttle: 'public' } as const;
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** 1,000 contacts with custom fields; Lambda refuses synchronous payloads over 6 MB. */
@@ -84,7 +98,7 @@ const send = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: 
 const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
 
 /** Public form endpoints: anyone may call them; only published forms answer. */
-const publicForm = { auth: 'public', permission: 'full' } as const;
+const publicForm = { auth: 'public', permission: 'full', throttle: 'public' } as const;
 /**
  * A submission is stored as one item (DynamoDB's limit is 400 KB): this
  * leaves room for the item's own attributes around the submitted values.
@@ -142,12 +156,12 @@ export const ROUTES = [
   // Query: the account's domains, when a form that sends mail has no `from` (the default sender).
   { method: 'POST', path: '/api/forms', handler: 'forms/create', ...key, table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem'] },
   { method: 'GET', path: '/api/forms', handler: 'forms/list', ...key, table: ['Query', 'GetItem'] },
-  { method: 'GET', path: '/api/forms/public/{slug}', handler: 'forms/get-public', ...publicForm, table: ['GetItem', 'UpdateItem'] },
+  { method: 'GET', path: '/api/forms/public/{slug}', handler: 'forms/get-public', ...publicForm, cors: true, table: ['GetItem', 'UpdateItem'] },
   { method: 'GET', path: '/api/forms/{id}', handler: 'forms/get', ...key, table: ['GetItem'] },
   { method: 'PATCH', path: '/api/forms/{id}', handler: 'forms/update', ...key, table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   { method: 'DELETE', path: '/api/forms/{id}', handler: 'forms/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'] },
   { method: 'GET', path: '/api/forms/{id}/submissions', handler: 'forms/submissions', ...key, table: ['GetItem', 'Query'] },
-  { method: 'POST', path: '/api/forms/{id}/submit', handler: 'forms/submit', ...publicForm, table: FORM_SUBMIT_TABLE_ACTIONS, ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'], maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES, bodyFormats: ['json', 'form'] },
+  { method: 'POST', path: '/api/forms/{id}/submit', handler: 'forms/submit', ...publicForm, cors: true, table: FORM_SUBMIT_TABLE_ACTIONS, ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'], maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES, bodyFormats: ['json', 'form'] },
   { method: 'GET', path: '/f/{slug}', handler: 'forms/page', ...publicForm, table: ['GetItem', 'UpdateItem'] },
   // The double opt-in link: its GET only shows a button (mail scanners open links), whose POST confirms.
   { method: 'GET', path: '/confirm/{token}', handler: 'forms/confirm-page', ...signedLink, table: [] },
@@ -168,9 +182,9 @@ export function routesOf(handler: string): Route[] {
   return ROUTES.filter((route) => route.handler === handler);
 }
 
-export type RouteMatch =
-  | { kind: 'route'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allowed: HttpMethod[] }
+export type RouteMatch<R extends { method: string; path: string } = Route> =
+  | { kind: 'route'; route: R; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allowed: string[] }
   | { kind: 'not-found' };
 
 function segments(path: string): string[] {
@@ -201,9 +215,10 @@ function matchPath(template: string, path: string): { params: Record<string, str
   return { params, literals };
 }
 
-export function matchRoute(method: string, path: string, routes: readonly Route[] = ROUTES): RouteMatch {
-  let best: { route: Route; params: Record<string, string>; literals: number } | undefined;
-  const allowed = new Set<HttpMethod>();
+/** The route of `routes` (the table's by default, or `edgeRoutes()`) that API Gateway would pick for this request. */
+export function matchRoute<R extends { method: string; path: string } = Route>(method: string, path: string, routes: readonly R[] = ROUTES as unknown as readonly R[]): RouteMatch<R> {
+  let best: { route: R; params: Record<string, string>; literals: number } | undefined;
+  const allowed = new Set<string>();
   for (const route of routes) {
     const match = matchPath(route.path, path);
     if (!match) continue;
@@ -215,7 +230,41 @@ export function matchRoute(method: string, path: string, routes: readonly Route[
   return allowed.size > 0 ? { kind: 'method-not-allowed', allowed: [...allowed] } : { kind: 'not-found' };
 }
 
+/** Answers the CORS preflights of the `cors` routes' paths. */
+export const PREFLIGHT_HANDLER = 'system/preflight';
+
+/** One route as API Gateway has it: `route` is the table's entry it serves (for OPTIONS, the path's first `cors` route). */
+export interface EdgeRoute {
+  method: EdgeMethod;
+  path: string;
+  handler: string;
+  route: Route;
+}
+
+/**
+ * Every route API Gateway gets, and the local server matches against: the
+ * table's, a HEAD twin of each GET on the same handler (HTTP API routes are
+ * per method, and HEAD must work wherever GET does), and an OPTIONS preflight
+ * per path with `cors` routes. The one declaration both derive from.
+ */
+export function edgeRoutes(routes: readonly Route[] = ROUTES): EdgeRoute[] {
+  const edge: EdgeRoute[] = [];
+  const preflights = new Map<string, Route>();
+  for (const route of routes) {
+    edge.push({ method: route.method, path: route.path, handler: route.handler, route });
+    if (route.method === 'GET') edge.push({ method: 'HEAD', path: route.path, handler: route.handler, route });
+    if (route.cors && !preflights.has(route.path)) preflights.set(route.path, route);
+  }
+  for (const [path, route] of preflights) edge.push({ method: 'OPTIONS', path, handler: PREFLIGHT_HANDLER, route });
+  return edge;
+}
+
+/** The methods a browser may use on a `cors` path: what the preflight of that path allows. */
+export function corsMethodsOf(path: string, routes: readonly Route[] = ROUTES): EdgeMethod[] {
+  return edgeRoutes(routes.filter((route) => route.cors && route.path === path)).filter((route) => route.method !== 'OPTIONS').map((route) => route.method);
+}
+
 /** Every handler module, each once: one Lambda function apiece. */
 export function handlerModules(): string[] {
-  return [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER])];
+  return [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER, PREFLIGHT_HANDLER])];
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { FALLBACK_HANDLER, matchRoute, ROUTES, type Route } from '#shared/http/routes.ts';
+import { edgeRoutes, FALLBACK_HANDLER, matchRoute, ROUTES, type Route } from '#shared/http/routes.ts';
 import type { LambdaHandler } from '#shared/http/endpoint.ts';
 
 /** HTTP API's integration timeout, fixed by AWS. */
@@ -21,9 +21,13 @@ export interface RouteTarget {
   pathParameters?: Record<string, string>;
 }
 
-/** The handler API Gateway would invoke; unmatched requests go to the `$default` route's fallback handler. */
+/**
+ * The handler API Gateway would invoke, among the routes the stack gives it
+ * (HEAD twins and CORS preflights included); unmatched requests go to the
+ * `$default` route's fallback handler.
+ */
 export function routeRequest(method: string, rawPath: string, routes: readonly Route[] = ROUTES): RouteTarget {
-  const match = matchRoute(method, rawPath, routes);
+  const match = matchRoute(method, rawPath, edgeRoutes(routes));
   if (match.kind !== 'route') return { handler: FALLBACK_HANDLER, routeKey: '$default' };
   const { route, params } = match;
   return {

@@ -249,18 +249,25 @@ export async function startLocalSqs(options: { port: number; host?: string }): P
   };
 }
 
+/** One SQS JSON-protocol call, for creating queues before any SDK client is configured. */
+async function call(endpoint: string, action: string, input: unknown): Promise<Record<string, any>> {
+  const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` }, body: JSON.stringify(input) });
+  if (!response.ok) throw new Error(`${action} failed: ${await response.text()}`);
+  return (await response.json()) as Record<string, any>;
+}
+
 /** The retry queue and its dead-letter queue as the stack makes them, created over the SQS API (idempotent, like SQS's CreateQueue). */
 export async function createRetryQueues(endpoint: string, name: string, maxReceiveCount: number): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
-  const call = async (action: string, input: unknown) => {
-    const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` }, body: JSON.stringify(input) });
-    if (!response.ok) throw new Error(`${action} failed: ${await response.text()}`);
-    return (await response.json()) as Record<string, any>;
-  };
-  const deadLetter = await call('CreateQueue', { QueueName: `${name}-dlq` });
-  const { Attributes } = await call('GetQueueAttributes', { QueueUrl: deadLetter.QueueUrl, AttributeNames: ['QueueArn'] });
-  const queue = await call('CreateQueue', {
+  const deadLetter = await call(endpoint, 'CreateQueue', { QueueName: `${name}-dlq` });
+  const { Attributes } = await call(endpoint, 'GetQueueAttributes', { QueueUrl: deadLetter.QueueUrl, AttributeNames: ['QueueArn'] });
+  const queue = await call(endpoint, 'CreateQueue', {
     QueueName: name,
     Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes.QueueArn, maxReceiveCount }) },
   });
   return { queueUrl: queue.QueueUrl, deadLetterQueueUrl: deadLetter.QueueUrl };
+}
+
+/** A queue of its own, as the SES feedback rule's dead-letter queue is. */
+export async function createQueue(endpoint: string, name: string): Promise<string> {
+  return (await call(endpoint, 'CreateQueue', { QueueName: name })).QueueUrl as string;
 }

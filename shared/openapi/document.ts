@@ -215,7 +215,7 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
     info: {
       title: 'Postlane API',
       version,
-      description: 'Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers, except 401, 403 and 413, which are answered before the request is counted.',
+      description: 'Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers, except 401, 403 and 413, which are answered before the request is counted. Every GET also answers HEAD (the same status and headers, no body). The public form view and submit answer CORS preflights (OPTIONS) and carry Access-Control-Allow-Origin for the deployment\'s allowed origins (any by default), never with credentials; keyed operations answer no preflight. The deployment throttles each stage (429 beyond it), tighter on public operations.',
     },
     // The custom domain (README, Deploying: `postlane:domainName`) answers on one latency-routed name and on one name per region.
     servers: [

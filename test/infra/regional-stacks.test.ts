@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/table.ts';
-import { FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES } from '#shared/http/routes.ts';
+import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, ROUTES } from '#shared/http/routes.ts';
 import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
@@ -68,15 +68,15 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   const resources = resourcesOf(template);
   const routes = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route);
   const functions = ofType(resources, 'AWS::Lambda::Function');
-  const handlers = [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER, ...Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler)])];
+  const handlers = [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER, PREFLIGHT_HANDLER, ...Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler)])];
 
-  it('has one API route per route table entry, reaching the function built from its handler', () => {
-    for (const entry of ROUTES) {
+  it('has one API route per route table entry, its HEAD twin and CORS preflight, reaching the function built from its handler', () => {
+    for (const entry of edgeRoutes()) {
       const matching = routes.filter((route) => route.Properties.RouteKey === `${entry.method} ${entry.path}`);
       expect(matching, `${entry.method} ${entry.path}`).toHaveLength(1);
       expect(functionOfRoute(resources, matching[0]!)).toBe(functionIdOf(resources, entry.handler));
     }
-    expect(routes).toHaveLength(ROUTES.length + 1);
+    expect(routes).toHaveLength(edgeRoutes().length + 1);
   });
 
   it('sends every unmatched request to the fallback function on $default', () => {

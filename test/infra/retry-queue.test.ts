@@ -13,7 +13,8 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   const workerId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === `Postlane functions/${RETRY_WORKER.handler}.ts`)![0];
 
   it('is an encrypted queue whose messages move to an encrypted dead-letter queue after the worker\'s last attempt', () => {
-    expect(ofType(resources, 'AWS::SQS::Queue').map(([id]) => id).sort()).toEqual([queueId, deadLetterId].sort());
+    const feedbackDeadLetterId = stack.resolve(stack.feedback.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
+    expect(ofType(resources, 'AWS::SQS::Queue').map(([id]) => id).sort()).toEqual([queueId, deadLetterId, feedbackDeadLetterId].sort());
     const queue = resources[queueId]!.Properties;
     expect(queue).toMatchObject({
       SqsManagedSseEnabled: true,
@@ -26,7 +27,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('refuses requests to either queue that are not made over TLS', () => {
-    const policies = ofType(resources, 'AWS::SQS::QueuePolicy');
+    const policies = ofType(resources, 'AWS::SQS::QueuePolicy').filter(([, policy]) => policy.Properties.Queues.map(referencedId).some((id: string) => [queueId, deadLetterId].includes(id)));
     const guarded = policies.flatMap(([, policy]) => policy.Properties.Queues.map(referencedId));
     expect(guarded.sort()).toEqual([queueId, deadLetterId].sort());
     for (const [, policy] of policies) {
@@ -76,7 +77,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('alarms as soon as a message reaches the dead-letter queue', () => {
-    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS');
+    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS' && JSON.stringify(alarm.Properties.Dimensions).includes(deadLetterId));
     expect(alarms).toHaveLength(1);
     expect(alarms[0]![1].Properties).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',

@@ -28,6 +28,23 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(rule.Targets.map((target: { Arn: unknown }) => referencedId(target.Arn))).toEqual([feedbackId]);
   });
 
+  it('sends events still failing after a day of retries to an encrypted, TLS-only dead-letter queue with an alarm on its depth', () => {
+    const deadLetterId = stack.resolve(stack.feedback.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
+    const [target] = ofType(resources, 'AWS::Events::Rule')[0]![1].Properties.Targets;
+    expect(target).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 24 * 3600 }, DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } } });
+    expect(resources[deadLetterId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+
+    const policy = ofType(resources, 'AWS::SQS::QueuePolicy').find(([, p]) => p.Properties.Queues.map(referencedId).includes(deadLetterId))![1];
+    const statements = policy.Properties.PolicyDocument.Statement;
+    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    // EventBridge may put messages there, for this rule only.
+    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: 'sqs:SendMessage', Principal: { Service: 'events.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': expect.anything() } } }));
+
+    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => JSON.stringify(alarm.Properties.Dimensions ?? []).includes(deadLetterId));
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
   it('grants the feedback function exactly the table actions it declares', () => {
     const fn = resources[feedbackId]!;
     const logGroupArn = { 'Fn::GetAtt': [referencedId(fn.Properties.LoggingConfig.LogGroup), 'Arn'] };

@@ -16,7 +16,7 @@ describe('local HTTP API: dispatch through the route table', () => {
 
     expect(response.status).toBe(405);
     expect(response.body).toEqual({ success: false, error: 'METHOD_NOT_ALLOWED', message: expect.any(String) });
-    expect(response.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'POST']);
+    expect(response.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD', 'POST']);
   });
 
   it('runs the route handler, whose middleware refuses a request without a key with 401', async () => {

@@ -1,0 +1,3 @@
+import { preflightEndpoint } from '#shared/http/cors.ts';
+
+export const handler = preflightEndpoint();

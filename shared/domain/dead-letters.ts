@@ -1,0 +1,85 @@
+/**
+ * What an operator does with dead letters (`admin feedback replay`,
+ * `admin retry settle`): work through a dead-letter queue once, deleting each
+ * message whose work is done and leaving the others for the next run. The
+ * same code talks to real SQS and to the local stand-in; only the client's
+ * endpoint differs.
+ */
+import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import * as v from 'valibot';
+import { failQueuedEmail } from '#shared/data/emails.ts';
+import { applySesEvent } from './feedback.ts';
+
+/**
+ * A message that failed again stays invisible this long, so one run never
+ * sees it twice; it is back on the queue for the next run.
+ */
+const RETRY_LATER_SECONDS = 60;
+
+export interface DrainResult {
+  /** Messages handled and deleted. */
+  replayed: number;
+  /** Messages that failed again; still on the queue. */
+  failed: number;
+}
+
+/**
+ * Receives every visible message of `queueUrl` once and hands its body to
+ * `each`; a message is deleted when `each` resolves, kept when it throws.
+ */
+export async function drainQueue(client: Pick<SQSClient, 'send'>, queueUrl: string, each: (body: string) => Promise<void>): Promise<DrainResult> {
+  const result: DrainResult = { replayed: 0, failed: 0 };
+  for (;;) {
+    const { Messages = [] } = await client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: RETRY_LATER_SECONDS, WaitTimeSeconds: 0 }));
+    if (Messages.length === 0) return result;
+    for (const message of Messages) {
+      try {
+        await each(message.Body ?? '');
+      } catch {
+        // Counted, not logged: the admin command's output is its one JSON line, and the message is still there to read.
+        result.failed++;
+        continue;
+      }
+      await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle! }));
+      result.replayed++;
+    }
+  }
+}
+
+/**
+ * Applies each SES event EventBridge gave up on (the message body is the
+ * EventBridge event) through the feedback handler's own code. Applying an
+ * event is idempotent (every change is conditional on the state it moves
+ * from), so replaying one that partly succeeded, or twice, changes nothing more.
+ */
+export function replayFeedback(client: Pick<SQSClient, 'send'>, queueUrl: string, now: Date = new Date()): Promise<DrainResult> {
+  return drainQueue(client, queueUrl, async (body) => {
+    await applySesEvent(JSON.parse(body) as Record<string, unknown>, now);
+  });
+}
+
+/** The fields every retry queue body has, whether it holds the message or points at it. */
+const DeadLetteredSend = v.object({ accountId: v.string(), emailId: v.string(), period: v.string() });
+
+export const DEAD_LETTERED = { code: 'SEND_FAILED', message: 'The message could not be sent and was given up on' } as const;
+
+export interface SettleResult extends DrainResult {
+  /** Records that were still `queued`, now `failed` with their email refunded. */
+  settled: number;
+}
+
+/**
+ * Settles the retry queue's dead letters: a record a dead-lettered message
+ * left `queued` (the worker failed on its last receive before settling it)
+ * becomes `failed` and its email is refunded, once (the transaction is
+ * conditional on `queued`). They are settled rather than sent again: an OTP
+ * or receipt days late is worse than a clear failure the client can act on.
+ */
+export async function settleRetryDeadLetters(client: Pick<SQSClient, 'send'>, queueUrl: string): Promise<SettleResult> {
+  let settled = 0;
+  const drained = await drainQueue(client, queueUrl, async (body) => {
+    const send = v.parse(DeadLetteredSend, JSON.parse(body));
+    if (await failQueuedEmail(send.accountId, send.emailId, DEAD_LETTERED, send.period)) settled++;
+  });
+  return { ...drained, settled };
+}

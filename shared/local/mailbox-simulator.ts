@@ -1,0 +1,97 @@
+/**
+ * LOCAL ONLY (npm start and its tests): what SES's mailbox simulator does in
+ * AWS. A send to success@, bounce@ or complaint@simulator.amazonses.com
+ * (a `+label` is allowed, as in SES) gets, a moment later, the events SES
+ * would publish through the configuration set, fed to the feedback handler the
+ * stack deploys, as the EventBridge rule feeds it. An event the handler still
+ * fails on goes to the local feedback dead-letter queue, as EventBridge's
+ * would after its retries. The SES emulator itself knows nothing of this: the
+ * simulator watches the SES client's SendEmail calls.
+ */
+import type { SendEmailCommandInput, SendEmailCommandOutput } from '@aws-sdk/client-sesv2';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { handler } from '#functions/feedback/ses-events.ts';
+import { getEmailRecord } from '#shared/data/emails.ts';
+import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/message-tags.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
+import { ses } from '#shared/email/transport.ts';
+import { log } from '#shared/log.ts';
+import { sesEventBridgeEvent, type SentMessage, type SesEventType } from './ses-events.ts';
+
+export const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
+
+/** What SES publishes for each simulator mailbox: a complaint comes after the message was delivered. */
+const OUTCOMES: Record<string, readonly SesEventType[]> = {
+  success: ['Delivery'],
+  bounce: ['Bounce'],
+  complaint: ['Delivery', 'Complaint'],
+};
+
+/** SES publishes a moment after accepting a message. */
+const DEFAULT_DELAY_MS = 500;
+/**
+ * The send path stores the email records after SES accepted the messages; in
+ * AWS the events take longer than that, so locally they wait for the record.
+ */
+const RECORD_WAIT_MS = 10_000;
+const RECORD_POLL_MS = 50;
+
+async function recordStored(message: SentMessage): Promise<void> {
+  const deadline = Date.now() + RECORD_WAIT_MS;
+  while (!(await getEmailRecord(message.accountId, message.emailId)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, RECORD_POLL_MS));
+  }
+}
+
+const MIDDLEWARE_NAME = 'localMailboxSimulator';
+
+/** `bounce+smoke@simulator.amazonses.com` → `bounce`; undefined for any other address. */
+export function simulatorMailbox(address: string): string | undefined {
+  const match = /^([a-z]+)(?:\+[^@]*)?@(.+)$/i.exec(address.trim());
+  return match && match[2]!.toLowerCase() === SIMULATOR_DOMAIN && match[1]!.toLowerCase() in OUTCOMES ? match[1]!.toLowerCase() : undefined;
+}
+
+function messagesOf(input: SendEmailCommandInput, output: SendEmailCommandOutput): SentMessage[] {
+  const tag = (name: string) => input.EmailTags?.find((one) => one.Name === name)?.Value;
+  const [accountId, emailId] = [tag(ACCOUNT_TAG), tag(EMAIL_TAG)];
+  if (!accountId || !emailId || !output.MessageId) return [];
+  return (input.Destination?.ToAddresses ?? []).filter((to) => simulatorMailbox(to)).map((recipient) => ({ accountId, emailId, messageId: output.MessageId!, recipient }));
+}
+
+export interface MailboxSimulator {
+  stop(): Promise<void>;
+}
+
+export function startMailboxSimulator(options: { deadLetterQueueUrl?: string; delayMs?: number } = {}): MailboxSimulator {
+  const pending = new Set<Promise<void>>();
+  const publish = async (message: SentMessage) => {
+    await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? DEFAULT_DELAY_MS));
+    await recordStored(message);
+    for (const type of OUTCOMES[simulatorMailbox(message.recipient)!]!) {
+      const event = sesEventBridgeEvent(type, message);
+      try {
+        await handler(event);
+      } catch (error) {
+        log.error('local mailbox simulator: feedback failed; dead-lettered', { type, emailId: message.emailId, error });
+        if (options.deadLetterQueueUrl) await sqs.send(new SendMessageCommand({ QueueUrl: options.deadLetterQueueUrl, MessageBody: JSON.stringify(event) }));
+      }
+    }
+  };
+  ses.middlewareStack.add((next, context) => async (args) => {
+    const result = await next(args);
+    if (context.commandName === 'SendEmailCommand') {
+      for (const message of messagesOf(args.input as SendEmailCommandInput, result.output as SendEmailCommandOutput)) {
+        const published = publish(message).catch((error: unknown) => log.error('local mailbox simulator failed', { error }));
+        pending.add(published);
+        void published.finally(() => pending.delete(published));
+      }
+    }
+    return result;
+  }, { step: 'initialize', name: MIDDLEWARE_NAME });
+  return {
+    async stop() {
+      ses.middlewareStack.remove(MIDDLEWARE_NAME);
+      await Promise.all(pending);
+    },
+  };
+}

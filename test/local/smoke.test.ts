@@ -1,0 +1,45 @@
+/**
+ * `npm run smoke` against `npm start` (in memory, on free ports), so the
+ * deployment smoke test cannot rot: the local mailbox simulator plays the
+ * part of SES's, turning the bounce and complaint sends into feedback.
+ */
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { findFreePort } from '#shared/local/ports.ts';
+import { ROOT, startStack, stopStack, untilReady } from './npm-start.ts';
+
+function smoke(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('npm', ['run', '--silent', 'smoke', '--', ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('npm run smoke', () => {
+  it('passes every check against npm start, feedback included, and prints the table', async () => {
+    const [api, dynamodb, ses] = [await findFreePort(), await findFreePort(), await findFreePort()];
+    const started = startStack({ LOCAL_IN_MEMORY: '1', PORT: String(api), DYNAMODB_PORT: String(dynamodb), SES_PORT: String(ses) });
+    const output = await untilReady(started);
+    expect(output).toMatch(/^SES feedback +success@, bounce@, complaint@simulator\.amazonses\.com +\(local mailbox simulator; dead letters: http:\/\/127\.0\.0\.1:\d+\/\S+\)$/m);
+
+    const run = await smoke(['--url', `http://127.0.0.1:${api}`, '--table', 'postlane', '--timeout', '15'], { DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamodb}` });
+    await stopStack(started);
+
+    expect(run.stdout).toMatch(/^smoke passed: 11 passed, 0 failed$/m);
+    for (const name of ['account', 'audiences', 'contacts', 'email send', 'feedback', 'otp', 'templates', 'forms', 'domains', 'docs', 'cleanup']) {
+      expect(run.stdout).toMatch(new RegExp(`^PASS  ${name} `, 'm'));
+    }
+    expect(run.code).toBe(0);
+    // The throwaway key is revoked by the cleanup.
+    const key = /svc_live_\w+/.exec(run.stdout);
+    expect(key).toBeNull();
+  }, 90_000);
+
+  it('says how to call it when --url or --table is missing', async () => {
+    const run = await smoke(['--url', 'http://127.0.0.1:1'], {});
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^usage: npm run smoke -- --url/);
+  });
+});

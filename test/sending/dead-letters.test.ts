@@ -1,0 +1,57 @@
+/**
+ * The retry queue's dead letters: a message that reached them while its
+ * record still says `queued` (the worker failed on its last receive before
+ * settling it) is settled by `admin retry settle`: failed, refunded once.
+ */
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { TooManyRequestsException } from '@aws-sdk/client-sesv2';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { showAccount } from '#shared/domain/accounts.ts';
+import { config } from '#shared/config.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
+import { ses } from '#shared/email/transport.ts';
+import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
+import { request } from '../support/api.ts';
+import { createSender, uniqueAddress } from './support.ts';
+
+afterEach(() => vi.restoreAllMocks());
+
+/** A throttled transactional send, its message taken off this file's retry queue as SQS would move it to the dead letters. */
+async function deadLetteredSend() {
+  const sender = await createSender({ quota: 10 });
+  vi.spyOn(ses, 'send').mockRejectedValue(new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} }));
+  const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'Receipt', content: '<p>Paid</p>' } });
+  vi.restoreAllMocks();
+  // Only this test's message: the file's queue is shared by its tests, so take ours by its email id.
+  let body: string | undefined;
+  while (!body) {
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: config.RETRY_QUEUE_URL!, MaxNumberOfMessages: 10, VisibilityTimeout: 600 }));
+    body = Messages.map((message) => message.Body!).find((text) => text.includes(response.body.emailId));
+  }
+  return { sender, emailId: response.body.emailId as string, body };
+}
+
+describe('retry settle', () => {
+  it('fails a record a dead letter left queued and refunds its email, once however often it is run', async () => {
+    const { sender, emailId, body } = await deadLetteredSend();
+    const deadLetters = await freshQueue('retry-dlq');
+    await sqs.send(new SendMessageCommand({ QueueUrl: deadLetters, MessageBody: body }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: deadLetters, MessageBody: '{"version":1}' }));
+    const charged = await showAccount(sender.accountId);
+
+    const first = await admin(['retry', 'settle', '--queue', deadLetters]);
+    await sqs.send(new SendMessageCommand({ QueueUrl: deadLetters, MessageBody: body }));
+    const second = await admin(['retry', 'settle', '--queue', deadLetters]);
+
+    expect(charged).toMatchObject({ emailsSent: 1 });
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(first.stdout)).toEqual({ replayed: 1, failed: 1, settled: 1 });
+    // The unreadable one is still invisible from the first run: one run never sees a message twice.
+    expect(JSON.parse(second.stdout)).toEqual({ replayed: 1, failed: 0, settled: 0 });
+    const record = (await request('GET', `/api/emails/${emailId}`, { key: sender.key })).body.data;
+    expect(record).toMatchObject({ status: 'failed', error: { code: 'SEND_FAILED', message: expect.any(String) } });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
+    // The body it cannot read stays for the operator.
+    expect(await messagesIn(deadLetters)).toBe(1);
+  });
+});
