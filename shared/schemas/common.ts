@@ -145,7 +145,7 @@ function freeValueDefect(value: unknown): { path: v.IssuePathItem[]; message: st
  * nesting is bounded.
  */
 export const templateVariables = v.pipe(
-  v.custom<Record<string, unknown>>(isPlainObject, 'must be an object, not an array'),
+  v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const defect = freeValueDefect(dataset.value);
