@@ -201,41 +201,51 @@ describe('deep nesting with an idempotency key', () => {
 });
 
 describe('limits of a stored object hold for the merged result', () => {
-  const fieldsFrom = (prefix: string, count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`${prefix}${index}`, 'x'.repeat(2048)]));
+  /** Values of 2,048 three-byte characters: 25 keys fit one request's 256 KB, 50 make the heaviest contact the limits allow (about 310 KB). */
+  const fieldsFrom = (prefix: string, count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`${prefix}${index}`, '€'.repeat(2048)]));
 
-  it('a PATCH of customFields that would pass 50 keys once merged is 422, and the contact is unchanged', async () => {
+  /** A contact holding the 50 custom fields allowed, merged from two requests. */
+  async function fullContact(key: string, audienceId: string): Promise<string> {
+    const { body: made } = await request('POST', '/api/contacts', { key, body: { email: 'full@example.com', audienceId, customFields: fieldsFrom('a', 25) } });
+    const filled = await request('PATCH', `/api/contacts/${made.data.id}`, { key, body: { customFields: fieldsFrom('b', 25) } });
+    expect(filled.status).toBe(200);
+    expect(Object.keys(filled.body.data.customFields)).toHaveLength(50);
+    return made.data.id as string;
+  }
+
+  it('a PATCH of customFields that would pass 50 keys once merged is 422 (not a 500 past DynamoDB\'s 400 KB), and the contact is unchanged', async () => {
     const { key, audienceId } = await withAudience();
-    const { body: made } = await request('POST', '/api/contacts', { key, body: { email: 'full@example.com', audienceId, customFields: fieldsFrom('a', 50) } });
-    const before = (await request('GET', `/api/contacts/${made.data.id}`, { key })).body.data;
+    const id = await fullContact(key, audienceId);
+    const before = (await request('GET', `/api/contacts/${id}`, { key })).body.data;
     writes.take();
 
-    const grown = await request('PATCH', `/api/contacts/${made.data.id}`, { key, body: { customFields: fieldsFrom('b', 50) } });
+    const grown = await request('PATCH', `/api/contacts/${id}`, { key, body: { customFields: fieldsFrom('c', 25) } });
     expectRefused(grown, 422, 'VALIDATION_ERROR', 'customFields');
     expect(grown.body.message).toMatch(/at most 50 keys/);
-    expectRefused(await request('PATCH', `/api/contacts/${made.data.id}`, { key, body: { customFields: { extra: 1 } } }), 422, 'VALIDATION_ERROR', 'customFields');
+    expectRefused(await request('PATCH', `/api/contacts/${id}`, { key, body: { customFields: { extra: 1 } } }), 422, 'VALIDATION_ERROR', 'customFields');
 
-    expect((await request('GET', `/api/contacts/${made.data.id}`, { key })).body.data).toEqual(before);
+    expect((await request('GET', `/api/contacts/${id}`, { key })).body.data).toEqual(before);
   });
 
   it('a PATCH that removes as many keys as it adds stays within the limit and succeeds', async () => {
     const { key, audienceId } = await withAudience();
-    const { body: made } = await request('POST', '/api/contacts', { key, body: { email: 'full@example.com', audienceId, customFields: fieldsFrom('a', 50) } });
+    const id = await fullContact(key, audienceId);
 
-    const swapped = await request('PATCH', `/api/contacts/${made.data.id}`, { key, body: { customFields: { a0: null, a1: null, b0: 1, b1: true } } });
+    const swapped = await request('PATCH', `/api/contacts/${id}`, { key, body: { customFields: { a0: null, a1: null, c0: 1, c1: true } } });
 
     expect(swapped.status).toBe(200);
     expect(Object.keys(swapped.body.data.customFields)).toHaveLength(50);
-    expect(swapped.body.data.customFields).toMatchObject({ b0: 1, b1: true });
+    expect(swapped.body.data.customFields).toMatchObject({ c0: 1, c1: true });
   });
 
   it('a bulk import update that would pass the limit once merged fails that entry, naming contacts[i].customFields', async () => {
     const { key, audienceId } = await withAudience();
-    const { body: made } = await request('POST', '/api/contacts', { key, body: { email: 'full@example.com', audienceId, customFields: fieldsFrom('a', 50) } });
-    const before = (await request('GET', `/api/contacts/${made.data.id}`, { key })).body.data;
+    const id = await fullContact(key, audienceId);
+    const before = (await request('GET', `/api/contacts/${id}`, { key })).body.data;
 
     const response = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: [{ email: 'other@example.com' }, { email: 'full@example.com', customFields: { more: 1 } }] } });
 
     expect(response.body).toMatchObject({ imported: 1, failed: 1, errors: [{ index: 1, email: 'full@example.com', error: 'VALIDATION_ERROR', field: 'contacts[1].customFields' }] });
-    expect((await request('GET', `/api/contacts/${made.data.id}`, { key })).body.data).toEqual(before);
+    expect((await request('GET', `/api/contacts/${id}`, { key })).body.data).toEqual(before);
   });
 });
