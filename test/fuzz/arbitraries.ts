@@ -225,6 +225,8 @@ export interface ObjectField {
   field: string;
   /** Any keys allowed (customFields, variables, a submission): reserved keys are what is refused there. */
   freeMap: boolean;
+  /** The schema of that place, wrappers (optional, nullable) removed. */
+  schema: v.GenericSchema;
 }
 
 /** `['fields', 0, 'label']` as the envelope's `field`: `fields[0].label`. */
@@ -257,7 +259,7 @@ export function objectFields(input: v.GenericSchema | undefined, body: unknown, 
   if (!input || path.length > MAX_MUTATION_DEPTH) return [];
   const schema = unwrapped(input as Schema);
   const kind = objectKind(schema);
-  const found: ObjectField[] = kind && (path.length > 0 || kind === 'free') ? [{ path, field: fieldName(path), freeMap: kind === 'free' }] : [];
+  const found: ObjectField[] = kind && (path.length > 0 || kind === 'free') ? [{ path, field: fieldName(path), freeMap: kind === 'free', schema }] : [];
   if (kind === 'strict') {
     const present = body && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {};
     for (const [key, entry] of Object.entries(schema.entries ?? {})) found.push(...objectFields(entry, present[key], [...path, key]));

@@ -256,11 +256,22 @@ describe('fuzzing every route of the route table', () => {
     );
   }, 300_000);
 
-  it('finds the object fields the decisions name in the route schemas, so the shapes below reach them', async () => {
+  it('finds the object fields the decisions name in the route schemas, and each refuses an array (and a free map the reserved keys)', async () => {
     const fields = new Set<string>();
-    for (const route of ROUTES) for (const place of objectFields((await schemasOf(route)).body, {})) fields.add(place.freeMap ? `${place.field} (free)` : place.field);
+    const accepted: string[] = [];
+    for (const route of ROUTES) {
+      for (const place of objectFields((await schemasOf(route)).body, {})) {
+        fields.add(place.freeMap ? `${place.field} (free)` : place.field);
+        // At the schema itself, so a new field built with valibot's own strictObject or record is caught even where a request cannot reach it alone.
+        if (v.safeParse(place.schema, []).success) accepted.push(`${routeKey(route)} ${place.field}: []`);
+        for (const { key, value } of place.freeMap ? reservedKeyed : []) {
+          if (v.safeParse(place.schema, value).success) accepted.push(`${routeKey(route)} ${place.field}: ${key}`);
+        }
+      }
+    }
 
     expect([...fields]).toEqual(expect.arrayContaining(['customFields (free)', 'settings', 'appearance', 'buttonCustomization', 'styles', 'variables (free)', ' (free)']));
+    expect(accepted, 'use strictObject and freeMap of shared/schemas/common.ts').toEqual([]);
   });
 
   // GET and DELETE take no body; a POST without a body schema (the one-click unsubscribe) passes at once.
