@@ -65,7 +65,9 @@ export async function importContacts(accountId: string, request: BulkImportInput
       else firstByEmail.set(input.email, { index, input });
     } catch (error) {
       if (!(error instanceof PostlaneError)) throw error;
-      const email = typeof raw === 'object' && raw !== null && 'email' in raw ? (raw as { email: unknown }).email : null;
+      const given = typeof raw === 'object' && raw !== null && 'email' in raw ? (raw as { email: unknown }).email : null;
+      // Echoed as sent when it is a plain value; an object or array (nested 20,000 deep, say) is not worth echoing, nor safe to serialise.
+      const email = given === null || typeof given === 'object' ? null : given;
       result.failed++;
       result.errors.push({ index, email, error: error.code, message: error.message, ...error.details });
     }

@@ -128,7 +128,7 @@ type Path = (string | number)[];
 const MAX_MUTATION_DEPTH = 8;
 
 /** Paths to the values inside `value` down to MAX_MUTATION_DEPTH, the root included. */
-function pathsOf(value: unknown, prefix: Path = []): Path[] {
+export function pathsOf(value: unknown, prefix: Path = []): Path[] {
   const paths: Path[] = [prefix];
   if (prefix.length >= MAX_MUTATION_DEPTH) return paths;
   if (Array.isArray(value)) value.forEach((item, index) => paths.push(...pathsOf(item, [...prefix, index])));
