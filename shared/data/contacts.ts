@@ -172,8 +172,10 @@ export interface BatchInsertResult {
 
 /**
  * Inserts up to 49 new contacts of one audience in one transaction (two items
- * each plus one counter write: DynamoDB allows 100). A claim taken meanwhile
- * cancels the transaction; those contacts are set aside and the rest retried.
+ * each, one counter write and the audience's existence check: DynamoDB allows
+ * 100). A claim taken meanwhile cancels the transaction; those contacts are
+ * set aside and the rest retried. An audience deleted meanwhile (its counters
+ * outlive it, so their condition does not see it) throws AUDIENCE_NOT_FOUND.
  */
 export async function insertContactBatch(accountId: string, audienceId: string, contacts: ContactRecord[], now: Date): Promise<BatchInsertResult> {
   let pending = contacts;
@@ -183,10 +185,12 @@ export async function insertContactBatch(accountId: string, audienceId: string, 
       await transactWrite([
         ...pending.flatMap((contact) => insertItems(accountId, contact)),
         counterUpdate(accountId, audienceId, sumDeltas(pending.map((contact) => presenceDelta(contact.status, 1))), now),
+        audienceExistsCheck(accountId, audienceId),
       ]);
       return { inserted: pending, alreadyClaimed };
     } catch (error) {
       if (!(error instanceof TransactionCancelled)) throw error;
+      if (error.reasons[pending.length * 2 + 1] === 'ConditionalCheckFailed') throw notFound.audience();
       const claimed = new Set(pending.filter((_, index) => error.reasons[index * 2 + 1] === 'ConditionalCheckFailed'));
       if (claimed.size === 0) throw error;
       alreadyClaimed.push(...claimed);
@@ -197,19 +201,23 @@ export async function insertContactBatch(accountId: string, audienceId: string, 
 }
 
 export const MAX_CONTACTS_PER_INSERT_BATCH = 49;
-/** Two items each at most (contact and claim) plus the counter write. */
+/** Two items each at most (contact and claim) plus the counter write and, for an import, the audience check. */
 export const MAX_CONTACTS_PER_REPLACE_BATCH = 49;
 
 /**
  * Writes new versions of existing contacts of one audience (each carrying the
  * version it was read at) and their counter change in one transaction. Returns
  * the ids whose version moved meanwhile; nothing is written then.
+ * `audienceMustExist` (an import): an audience deleted meanwhile throws
+ * AUDIENCE_NOT_FOUND and nothing is written; a single contact's update works
+ * after its audience is gone, as its contacts stay.
  */
 export async function replaceContacts(
   accountId: string,
   audienceId: string,
   changes: { before: ContactRecord; after: ContactRecord }[],
   now: Date,
+  { audienceMustExist = false } = {},
 ): Promise<{ stale: Set<string> }> {
   const delta = sumDeltas(changes.map(({ before, after }) => statusChangeDelta(before.status, after.status)));
   const items: TransactItems = [];
@@ -220,11 +228,13 @@ export async function replaceContacts(
     items.push(...replaceItems(accountId, before, after));
   }
   if (delta.count !== 0 || Object.values(delta.byStatus).some(Boolean)) items.push(counterUpdate(accountId, audienceId, delta, now));
+  const checkIndex = audienceMustExist ? items.push(audienceExistsCheck(accountId, audienceId)) - 1 : -1;
   try {
     await transactWrite(items);
     return { stale: new Set() };
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
+    if (error.reasons[checkIndex] === 'ConditionalCheckFailed') throw notFound.audience();
     const stale = new Set(changes.filter((_, index) => error.reasons[putIndex[index]!] === 'ConditionalCheckFailed').map(({ before }) => before.contactId));
     if (stale.size === 0) throw error;
     return { stale };

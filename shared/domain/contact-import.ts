@@ -49,6 +49,8 @@ interface Entry {
  * ones updated (or skipped with `skipDuplicates`) 49 to a transaction, each
  * transaction carrying its audience counter change so counts stay exact.
  * Reads are batched 100 keys at a time: 1,000 new contacts take about 31 round trips.
+ * Every transaction also requires the audience to exist: once it is deleted
+ * the import stops, and the entries not yet written fail with AUDIENCE_NOT_FOUND.
  */
 export async function importContacts(accountId: string, request: BulkImportInput, now: Date): Promise<ImportResult> {
   const audience = isId('aud', request.audienceId) ? await getAudience(accountId, request.audienceId) : undefined;
@@ -63,7 +65,9 @@ export async function importContacts(accountId: string, request: BulkImportInput
       else firstByEmail.set(input.email, { index, input });
     } catch (error) {
       if (!(error instanceof PostlaneError)) throw error;
-      const email = typeof raw === 'object' && raw !== null && 'email' in raw ? (raw as { email: unknown }).email : null;
+      const given = typeof raw === 'object' && raw !== null && 'email' in raw ? (raw as { email: unknown }).email : null;
+      // Echoed as sent when it is a plain value; an object or array (nested 20,000 deep, say) is not worth echoing, nor safe to serialise.
+      const email = given === null || typeof given === 'object' ? null : given;
       result.failed++;
       result.errors.push({ index, email, error: error.code, message: error.message, ...error.details });
     }
@@ -74,12 +78,20 @@ export async function importContacts(accountId: string, request: BulkImportInput
   const existing = entries.filter((entry) => claims.has(entry.input.email));
   const fresh = entries.filter((entry) => !claims.has(entry.input.email));
 
-  for (const batch of chunks(fresh, MAX_CONTACTS_PER_INSERT_BATCH)) {
+  const batches = chunks(fresh, MAX_CONTACTS_PER_INSERT_BATCH);
+  for (const [at, batch] of batches.entries()) {
     const records = batch.map((entry) => newContactRecord(request.audienceId, entry.input, now));
-    const { inserted, alreadyClaimed } = await insertContactBatch(accountId, request.audienceId, records, now);
-    result.imported += inserted.length;
+    let outcome: Awaited<ReturnType<typeof insertContactBatch>>;
+    try {
+      outcome = await insertContactBatch(accountId, request.audienceId, records, now);
+    } catch (error) {
+      if (!isAudienceGone(error)) throw error;
+      failAll([...batches.slice(at).flat(), ...existing], result);
+      return finished(result);
+    }
+    result.imported += outcome.inserted.length;
     // Created by someone else since the claims were read: treat as duplicates.
-    const lost = new Set(alreadyClaimed.map((record) => record.email));
+    const lost = new Set(outcome.alreadyClaimed.map((record) => record.email));
     existing.push(...batch.filter((entry) => lost.has(entry.input.email)));
   }
 
@@ -88,8 +100,31 @@ export async function importContacts(accountId: string, request: BulkImportInput
   } else {
     result.imported += await updateExisting(accountId, request.audienceId, existing, claims, now, result);
   }
+  return finished(result);
+}
+
+function finished(result: ImportResult): ImportResult {
   result.errors.sort((a, b) => a.index - b.index);
   return result;
+}
+
+function isAudienceGone(error: unknown): boolean {
+  return error instanceof PostlaneError && error.code === 'AUDIENCE_NOT_FOUND';
+}
+
+/** The audience was deleted while the import ran: what was not written yet fails, nothing more joins it. */
+function failAll(entries: Entry[], result: ImportResult): void {
+  for (const entry of entries) {
+    result.failed++;
+    result.errors.push({ index: entry.index, email: entry.input.email, error: 'AUDIENCE_NOT_FOUND', message: 'The audience was deleted during the import', field: `contacts[${entry.index}]` });
+  }
+}
+
+/** An entry that cannot be written: its error, with `field` inside the request (`contacts[3].customFields`). */
+function failEntry(entry: Entry, error: PostlaneError, result: ImportResult): void {
+  const field = error.details.field ? `contacts[${entry.index}].${error.details.field}` : `contacts[${entry.index}]`;
+  result.failed++;
+  result.errors.push({ index: entry.index, email: entry.input.email, error: error.code, message: error.message, field });
 }
 
 async function updateExisting(
@@ -116,12 +151,26 @@ async function updateExisting(
         result.errors.push({ index: entry.index, email: entry.input.email, error: 'CONFLICT', message: 'The contact was deleted during the import', field: `contacts[${entry.index}]` });
         continue;
       }
-      changes.push({ entry, before, after: applyContactUpdate(before, entry.input, now) });
+      try {
+        changes.push({ entry, before, after: applyContactUpdate(before, entry.input, now) });
+      } catch (error) {
+        // Merged with the stored custom fields, this entry would pass their limits.
+        if (!(error instanceof PostlaneError)) throw error;
+        failEntry(entry, error, result);
+      }
     }
     const retry: Entry[] = [];
-    for (const batch of chunks(changes, MAX_CONTACTS_PER_REPLACE_BATCH)) {
+    const batches = chunks(changes, MAX_CONTACTS_PER_REPLACE_BATCH);
+    for (const [at, batch] of batches.entries()) {
+      let stale: Set<string>;
+      try {
+        ({ stale } = await replaceContacts(accountId, audienceId, batch, now, { audienceMustExist: true }));
+      } catch (error) {
+        if (!isAudienceGone(error)) throw error;
+        failAll([...batches.slice(at).flat().map((change) => change.entry), ...retry], result);
+        return updated;
+      }
       // A stale contact cancels its whole transaction: the batch is retried together.
-      const { stale } = await replaceContacts(accountId, audienceId, batch, now);
       if (stale.size > 0) retry.push(...batch.map((change) => change.entry));
       else updated += batch.length;
     }

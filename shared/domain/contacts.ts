@@ -14,7 +14,8 @@ import {
   type CustomFieldValue,
 } from '#shared/data/contacts.ts';
 import { emailAddress, pagination, type Pagination } from '#shared/schemas/common.ts';
-import type { CreateContactInput, ListContactsQuery, UpdateContactInput } from '#shared/schemas/contacts.ts';
+import { storedCustomFields, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from '#shared/schemas/contacts.ts';
+import { parseInput } from '#shared/http/validation.ts';
 import { DEFAULT_CONTACT_STATUS, type ContactStatus } from './contact-status.ts';
 
 export interface Contact {
@@ -79,8 +80,9 @@ export function newContactRecord(audienceId: string, input: Omit<CreateContactIn
 
 /**
  * Applies an update to a record: given fields replace, `null` clears, custom
- * fields merge key by key (a `null` value removes the key). A status change
- * counts as activity.
+ * fields merge key by key (a `null` value removes the key) and the merged
+ * result must meet the custom field limits (VALIDATION_ERROR otherwise). A
+ * status change counts as activity.
  */
 export function applyContactUpdate(record: ContactRecord, input: Omit<UpdateContactInput, 'email' | 'audienceId'>, now: Date): ContactRecord {
   const at = now.toISOString();
@@ -101,7 +103,8 @@ export function applyContactUpdate(record: ContactRecord, input: Omit<UpdateCont
       if (value === null) delete merged[key];
       else merged[key] = value;
     }
-    next.customFields = merged;
+    // Each update is within the limits on its own; repeated ones must not pile past them (nor past DynamoDB's 400 KB item).
+    next.customFields = parseInput(storedCustomFields, merged, 'customFields');
   }
   return next;
 }

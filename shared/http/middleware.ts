@@ -143,8 +143,21 @@ function parseForm(raw: string): Record<string, string | string[]> {
 }
 
 /**
+ * RFC 8259 JSON is UTF-8: bytes that are not would otherwise become U+FFFD and
+ * be stored as if the client had sent them. A BOM is kept, so JSON.parse refuses it as before.
+ */
+function utf8Text(raw: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw);
+  } catch {
+    throw new PostlaneError('INVALID_JSON', 'Request body is not valid UTF-8');
+  }
+}
+
+/**
  * Parses an object body: JSON, or a form post where the route accepts one.
- * 415 for another media type, 413 past the size limit, 400 INVALID_JSON otherwise.
+ * 415 for another media type or a Content-Encoding, 413 past the size limit,
+ * 400 INVALID_JSON for bytes that are not UTF-8 or text that is not a JSON object.
  */
 export function requestBody(maxBytes: number, formats: readonly BodyFormat[] = ['json']): Middleware {
   return {
@@ -157,17 +170,23 @@ export function requestBody(maxBytes: number, formats: readonly BodyFormat[] = [
           ? 'Request bodies must be application/json or application/x-www-form-urlencoded'
           : 'Request bodies must be application/json');
       }
+      // Neither API Gateway nor this function inflates a compressed body: read as JSON it would be noise.
+      const encoding = header(event, 'content-encoding')?.trim().toLowerCase();
+      if (encoding && encoding !== 'identity') {
+        throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${encoding} is not supported; send the body uncompressed`);
+      }
       const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8')) : undefined;
       if (raw && raw.byteLength > maxBytes) {
         throw new PostlaneError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
       }
+      const text = raw && utf8Text(raw);
       if (isForm) {
-        request.context.postlane.body = parseForm(raw?.toString('utf8') ?? '');
+        request.context.postlane.body = parseForm(text ?? '');
         return;
       }
       let parsed: unknown;
       try {
-        parsed = raw ? JSON.parse(raw.toString('utf8')) : undefined;
+        parsed = text ? JSON.parse(text) : undefined;
       } catch {
         throw new PostlaneError('INVALID_JSON', 'Request body is not valid JSON');
       }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { strictObject } from './common.ts';
 import { attachmentContentType, attachmentFilename } from './sending.ts';
 
 /**
@@ -6,7 +7,7 @@ import { attachmentContentType, attachmentFilename } from './sending.ts';
  * attachment's name and type are. A `size` over 7 MB is refused by the domain
  * with ATTACHMENT_TOO_LARGE, as an inline attachment's is.
  */
-export const createAttachmentBody = v.strictObject({
+export const createAttachmentBody = strictObject({
   filename: attachmentFilename,
   contentType: attachmentContentType,
   size: v.optional(v.pipe(v.number(), v.integer('must be a whole number of bytes'), v.minValue(1, 'must be at least 1 byte'))),

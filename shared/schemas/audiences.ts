@@ -1,16 +1,16 @@
 import * as v from 'valibot';
-import { optionalText, paginationQuery, requiredText } from './common.ts';
+import { optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
 
 export const AUDIENCE_LIMITS = { name: 256, description: 2000 } as const;
 
-export const createAudienceBody = v.strictObject({
+export const createAudienceBody = strictObject({
   name: requiredText(AUDIENCE_LIMITS.name),
   description: optionalText(AUDIENCE_LIMITS.description),
 });
 export type CreateAudienceInput = v.InferOutput<typeof createAudienceBody>;
 
 /** `description: null` clears it. */
-export const updateAudienceBody = v.strictObject({
+export const updateAudienceBody = strictObject({
   name: v.optional(requiredText(AUDIENCE_LIMITS.name)),
   description: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(AUDIENCE_LIMITS.description)))),
 });

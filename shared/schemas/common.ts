@@ -58,8 +58,98 @@ export function pagination(total: number, page: number, limit: number): Paginati
 /** Keys that would reach an object's prototype if some consumer merged them naively. */
 export const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Values for template variables: any JSON object (values may nest, for loops); arrays are not one. */
-export const templateVariables = v.custom<Record<string, unknown>>(
-  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-  'must be an object',
+const RESERVED_KEY_MESSAGE = 'this key is reserved (__proto__, constructor and prototype are refused)';
+
+type Issues = [v.IssuePathItem, ...v.IssuePathItem[]];
+
+/**
+ * valibot's object and record schemas take an array as an object keyed "0",
+ * "1"… (open-circle/valibot#1630, labelled intended), so `settings: []` would
+ * be stored as `{}`; and a record drops `__proto__`, `constructor` and
+ * `prototype` keys without a word. This wrapper refuses both before the
+ * library's own schema runs, which stays as it was for everything else: the
+ * OpenAPI document and the fuzzer read the same `type` and `entries`.
+ */
+function guarded<S extends v.GenericSchema>(schema: S, refuseReservedKeys: boolean): S {
+  const run = schema['~run'].bind(schema);
+  const context = schema as unknown as Parameters<typeof v._addIssue>[0];
+  return v._standardSchema({
+    ...schema,
+    '~run'(dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) {
+      const input = dataset.value;
+      if (Array.isArray(input)) {
+        v._addIssue(context, 'type', dataset, config, { received: 'Array', message: 'must be an object, not an array' });
+        return dataset;
+      }
+      const reserved = refuseReservedKeys && isPlainObject(input) ? Object.keys(input).find((key) => RESERVED_KEYS.has(key)) : undefined;
+      if (reserved !== undefined) {
+        const path: Issues = [{ type: 'object', origin: 'key', input: input as Record<string, unknown>, key: reserved, value: (input as Record<string, unknown>)[reserved] }];
+        v._addIssue(context, 'key', dataset, config, { input: reserved, message: RESERVED_KEY_MESSAGE, path });
+        return dataset;
+      }
+      return run(dataset, config);
+    },
+  } as S);
+}
+
+/** `v.strictObject` that refuses an array (422 naming the field) instead of reading it as an object. */
+export function strictObject<const E extends v.ObjectEntries>(entries: E): v.StrictObjectSchema<E, undefined> {
+  return guarded(v.strictObject(entries), false);
+}
+
+/**
+ * A free map (`customFields`, a submission): `v.record` that refuses an array
+ * and the reserved keys, each 422 naming the field or the key.
+ */
+export function freeMap<const K extends v.BaseSchema<string, string, v.BaseIssue<unknown>>, const T extends v.GenericSchema>(key: K, value: T): v.RecordSchema<K, T, undefined> {
+  return guarded(v.record(key, value), true);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Deepest nesting template variables may have: loops over arrays of objects
+ * need a few levels; past this a body is an attack on whatever walks it
+ * (payload hashing for idempotency, rendering), not data.
+ */
+export const MAX_VARIABLE_DEPTH = 32;
+
+/**
+ * Where `value` breaks the free-map rules at any depth: a reserved key, or
+ * nesting past MAX_VARIABLE_DEPTH. Walked with an explicit stack, so a
+ * hostile depth cannot overflow the call stack here.
+ */
+function freeValueDefect(value: unknown): { path: v.IssuePathItem[]; message: string; input: unknown } | undefined {
+  const stack: { node: unknown; path: v.IssuePathItem[] }[] = [{ node: value, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (path.length > MAX_VARIABLE_DEPTH) return { path, message: `must nest at most ${MAX_VARIABLE_DEPTH} levels deep`, input: node };
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => stack.push({ node: item, path: [...path, { type: 'array', origin: 'value', input: node, key: index, value: item }] }));
+    } else if (isPlainObject(node)) {
+      for (const [key, item] of Object.entries(node)) {
+        const step: v.IssuePathItem = { type: 'object', origin: RESERVED_KEYS.has(key) ? 'key' : 'value', input: node, key, value: item };
+        if (RESERVED_KEYS.has(key)) return { path: [...path, step], message: RESERVED_KEY_MESSAGE, input: key };
+        stack.push({ node: item, path: [...path, step] });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Values for template variables: any JSON object (values may nest, for
+ * loops); arrays are not one, reserved keys are refused at every depth, and
+ * nesting is bounded.
+ */
+export const templateVariables = v.pipe(
+  v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const defect = freeValueDefect(dataset.value);
+    // Never empty: a defect is a key or a level below the variables themselves.
+    if (defect) addIssue({ ...defect, path: defect.path as Issues });
+  }),
 );

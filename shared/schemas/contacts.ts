@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { CONTACT_STATUSES, CREATABLE_STATUSES } from '#shared/domain/contact-status.ts';
-import { emailAddress, optionalText, paginationQuery, requiredText, RESERVED_KEYS } from './common.ts';
+import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
 
 /** Field limits (the spec leaves them open): also keep a contact far below DynamoDB's 400 KB item size. */
 export const CONTACT_LIMITS = {
@@ -26,7 +26,6 @@ const customFieldKey = v.pipe(
   v.string(),
   v.minLength(1, 'keys must not be empty'),
   v.maxLength(CONTACT_LIMITS.customFieldKey, `keys must be at most ${CONTACT_LIMITS.customFieldKey} characters`),
-  v.check((key) => !RESERVED_KEYS.has(key), 'this key is reserved'),
 );
 
 const customFieldValue = v.union(
@@ -40,10 +39,13 @@ const customFieldValue = v.union(
 
 function customFieldsOf<T extends v.GenericSchema>(value: T) {
   return v.pipe(
-    v.record(customFieldKey, value),
+    freeMap(customFieldKey, value),
     v.check((fields) => Object.keys(fields).length <= CONTACT_LIMITS.customFields, `must have at most ${CONTACT_LIMITS.customFields} keys`),
   );
 }
+
+/** Custom fields as stored: an update's merged result must meet these limits too, not only its own keys. */
+export const storedCustomFields = customFieldsOf(customFieldValue);
 
 const contactFields = {
   firstName: optionalText(CONTACT_LIMITS.name),
@@ -51,10 +53,10 @@ const contactFields = {
   phone: v.optional(phone),
   status: v.optional(v.picklist(CREATABLE_STATUSES, `must be one of ${CREATABLE_STATUSES.join(', ')}`)),
   tags: v.optional(tags),
-  customFields: v.optional(customFieldsOf(customFieldValue)),
+  customFields: v.optional(storedCustomFields),
 };
 
-export const createContactBody = v.strictObject({
+export const createContactBody = strictObject({
   email: emailAddress,
   audienceId: requiredText(64),
   ...contactFields,
@@ -64,7 +66,7 @@ export type CreateContactInput = v.InferOutput<typeof createContactBody>;
 const immutable = (name: string) => v.optional(v.custom(() => false, `${name} cannot be changed; create a new contact instead`));
 
 /** Only the fields given change; `null` clears a name or phone, and removes a custom field. */
-export const updateContactBody = v.strictObject({
+export const updateContactBody = strictObject({
   firstName: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(CONTACT_LIMITS.name)))),
   lastName: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(CONTACT_LIMITS.name)))),
   phone: v.optional(v.nullable(phone)),
@@ -77,10 +79,10 @@ export const updateContactBody = v.strictObject({
 export type UpdateContactInput = v.InferOutput<typeof updateContactBody>;
 
 /** One entry of a bulk import; validated one by one so a bad entry fails alone. */
-export const importedContact = v.strictObject({ email: emailAddress, ...contactFields });
+export const importedContact = strictObject({ email: emailAddress, ...contactFields });
 export type ImportedContactInput = v.InferOutput<typeof importedContact>;
 
-export const bulkImportBody = v.strictObject({
+export const bulkImportBody = strictObject({
   audienceId: requiredText(64),
   contacts: v.pipe(
     v.array(v.unknown()),

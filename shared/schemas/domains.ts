@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { isDomainName } from '#shared/domain/domain-verification.ts';
-import { paginationQuery } from './common.ts';
+import { paginationQuery, strictObject } from './common.ts';
 
 /** Compared and stored lower-cased, as DNS names are case-insensitive. */
-export const createDomainBody = v.strictObject({
+export const createDomainBody = strictObject({
   domain: v.pipe(
     v.string(),
     v.trim(),

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isHeaderSafe } from '#shared/email/address.ts';
-import { emailAddress, optionalText, paginationQuery, requiredText } from './common.ts';
+import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
 import { phone } from './contacts.ts';
 import { attachment, decodedBase64Size, mailbox } from './sending.ts';
 
@@ -41,7 +41,7 @@ export const slug = v.pipe(
   v.regex(SLUG, 'must be lower-case letters and digits, words separated by single hyphens'),
 );
 
-const formField = v.strictObject({
+const formField = strictObject({
   id: v.pipe(v.string(), v.regex(FIELD_ID, 'must start with a letter and hold at most 64 letters, digits, _ and -')),
   type: v.picklist(FIELD_TYPES, `must be one of ${FIELD_TYPES.join(', ')}`),
   label: requiredText(FORM_LIMITS.label),
@@ -110,33 +110,33 @@ const clearableEntries = <T extends Record<string, v.GenericSchema>>(entries: T)
 const audienceId = requiredText(64);
 
 /** POST /api/forms. Cross-field rules (options per type, unique ids, what doubleOptIn needs) are the domain's. */
-export const createFormBody = v.strictObject({
+export const createFormBody = strictObject({
   title: requiredText(FORM_LIMITS.title),
   description: optionalText(FORM_LIMITS.description),
   slug: v.optional(slug),
   published: v.optional(v.boolean(), false),
   fields,
-  settings: v.optional(v.strictObject(optionalEntries(settingsEntries)), {}),
+  settings: v.optional(strictObject(optionalEntries(settingsEntries)), {}),
   audienceId: v.optional(audienceId),
-  appearance: v.optional(v.strictObject(optionalEntries(appearanceEntries)), {}),
-  buttonCustomization: v.optional(v.strictObject(optionalEntries(buttonEntries)), {}),
+  appearance: v.optional(strictObject(optionalEntries(appearanceEntries)), {}),
+  buttonCustomization: v.optional(strictObject(optionalEntries(buttonEntries)), {}),
 });
 export type CreateFormInput = v.InferOutput<typeof createFormBody>;
 
 /** PATCH /api/forms/:id: only what is given changes; `fields` replaces the list; settings, appearance and button merge key by key. */
-export const updateFormBody = v.strictObject({
+export const updateFormBody = strictObject({
   title: v.optional(requiredText(FORM_LIMITS.title)),
   description: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(FORM_LIMITS.description, `must be at most ${FORM_LIMITS.description} characters`)))),
   slug: v.optional(slug),
   published: v.optional(v.boolean()),
   fields: v.optional(fields),
-  settings: v.optional(v.strictObject({
+  settings: v.optional(strictObject({
     ...optionalEntries({ successMessage: settingsEntries.successMessage, enableCaptcha: settingsEntries.enableCaptcha, storeResponses: settingsEntries.storeResponses, doubleOptIn: settingsEntries.doubleOptIn }),
     ...clearableEntries({ notifyEmail: settingsEntries.notifyEmail, from: settingsEntries.from }),
   })),
   audienceId: v.optional(v.nullable(audienceId)),
-  appearance: v.optional(v.strictObject(optionalEntries(appearanceEntries))),
-  buttonCustomization: v.optional(v.strictObject(optionalEntries(buttonEntries))),
+  appearance: v.optional(strictObject(optionalEntries(appearanceEntries))),
+  buttonCustomization: v.optional(strictObject(optionalEntries(buttonEntries))),
 });
 export type UpdateFormInput = v.InferOutput<typeof updateFormBody>;
 
@@ -176,7 +176,7 @@ export type ListSubmissionsQuery = v.InferOutput<typeof listSubmissionsQuery>;
  * A submission body before the form's own rules apply: an object (JSON or a
  * form post). Keys and values are checked against the form's fields by the domain.
  */
-export const submissionBody = v.record(v.string(), v.unknown());
+export const submissionBody = freeMap(v.string(), v.unknown());
 export type SubmissionInput = v.InferOutput<typeof submissionBody>;
 
 /** Bounds of submitted values; with the submit route's body limit they keep a stored submission under DynamoDB's 400 KB. */

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { isHeaderSafe } from '#shared/email/address.ts';
 import { PRODUCT_NAME } from '#shared/email/otp-template.ts';
 import { RENDER_LIMITS } from '#shared/email/render-limits.ts';
-import { emailAddress, requiredText, templateVariables } from './common.ts';
+import { emailAddress, requiredText, strictObject, templateVariables } from './common.ts';
 
 /** Limits of the send endpoints (decisions, "Sending"); SES's own are noted where they bind. */
 export const SEND_LIMITS = {
@@ -67,7 +67,7 @@ export const attachmentFilename = v.pipe(headerText(SEND_LIMITS.filename), v.che
 export const attachmentContentType = v.optional(v.pipe(headerText(SEND_LIMITS.contentType), v.regex(MEDIA_TYPE, 'must be a media type such as application/pdf')), 'application/octet-stream');
 
 /** The spec's Attachment object: the file itself, base64 in the request. */
-export const attachment = v.strictObject({
+export const attachment = strictObject({
   content: v.pipe(v.string(), v.transform(compactBase64), v.nonEmpty(), v.regex(BASE64, 'must be base64')),
   filename: attachmentFilename,
   contentType: attachmentContentType,
@@ -75,7 +75,7 @@ export const attachment = v.strictObject({
 export type InlineAttachmentInput = v.InferOutput<typeof attachment>;
 
 /** An upload made with POST /api/attachments, by its id; name and type are the ones declared there. */
-export const attachmentReference = v.strictObject({
+export const attachmentReference = strictObject({
   id: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(64, 'must be at most 64 characters')),
 });
 export type AttachmentReferenceInput = v.InferOutput<typeof attachmentReference>;
@@ -106,7 +106,7 @@ const idempotencyKey = v.optional(v.pipe(
 ));
 
 /** POST /api/email/send. `content` or `templateId`, and `subject` unless the template gives one, are checked by the domain. */
-export const emailSendBody = v.strictObject({
+export const emailSendBody = strictObject({
   from: mailbox,
   recipients: v.pipe(v.array(emailAddress), v.nonEmpty(), v.maxLength(SEND_LIMITS.recipients, `must have at most ${SEND_LIMITS.recipients} addresses`)),
   subject: v.optional(subject),
@@ -122,7 +122,7 @@ export const emailSendBody = v.strictObject({
 export type EmailSendInput = v.InferOutput<typeof emailSendBody>;
 
 /** POST /api/otp/send and /api/otp. `to` or `email` (one is required) is checked by the domain. */
-export const otpSendBody = v.strictObject({
+export const otpSendBody = strictObject({
   to: v.optional(emailAddress),
   email: v.optional(emailAddress),
   from: mailbox,
@@ -141,7 +141,7 @@ export const otpSendBody = v.strictObject({
 export type OtpSendInput = v.InferOutput<typeof otpSendBody>;
 
 /** POST /api/transactional/send. */
-export const transactionalSendBody = v.strictObject({
+export const transactionalSendBody = strictObject({
   to: emailAddress,
   from: mailbox,
   subject: v.optional(subject),

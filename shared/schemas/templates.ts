@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { checkTemplate, TemplateRenderError } from '#shared/email/renderer.ts';
-import { requiredText, templateVariables } from './common.ts';
+import { requiredText, strictObject, templateVariables } from './common.ts';
 import { TEMPLATE_SEARCH_MAX } from './template-list.ts';
 
 /**
@@ -80,7 +80,7 @@ function numberIn(range: { min: number; max: number }, integer = false) {
 export const FONT_WEIGHTS = ['normal', 'bold', 'bolder', 'lighter', '100', '200', '300', '400', '500', '600', '700', '800', '900'] as const;
 export const TEXT_ALIGNS = ['left', 'center', 'right', 'justify'] as const;
 
-export const componentStyles = v.strictObject({
+export const componentStyles = strictObject({
   fontSize: v.optional(numberIn(FONT_SIZE)),
   fontWeight: v.optional(v.picklist(FONT_WEIGHTS, `must be one of ${FONT_WEIGHTS.join(', ')}`)),
   textAlign: v.optional(v.picklist(TEXT_ALIGNS, `must be one of ${TEXT_ALIGNS.join(', ')}`)),
@@ -90,7 +90,7 @@ export const componentStyles = v.strictObject({
 });
 export type ComponentStyles = v.InferOutput<typeof componentStyles>;
 
-export const templateStyles = v.strictObject({
+export const templateStyles = strictObject({
   backgroundColor: v.optional(cssColor),
   width: v.optional(numberIn(TEMPLATE_WIDTH, true)),
   padding: v.optional(numberIn(TEMPLATE_PADDING, true)),
@@ -153,7 +153,7 @@ const componentId = v.pipe(
   v.regex(new RegExp(`^[A-Za-z0-9_-]{1,${TEMPLATE_LIMITS.componentId}}$`), `must be 1 to ${TEMPLATE_LIMITS.componentId} letters, digits, _ or -`),
 );
 
-const heading = v.strictObject({
+const heading = strictObject({
   id: v.optional(componentId),
   type: v.literal('heading'),
   content: componentMarkup(TEMPLATE_LIMITS.content),
@@ -162,14 +162,14 @@ const heading = v.strictObject({
   styles: v.optional(componentStyles),
 });
 
-const text = v.strictObject({
+const text = strictObject({
   id: v.optional(componentId),
   type: v.literal('text'),
   content: componentMarkup(TEMPLATE_LIMITS.content),
   styles: v.optional(componentStyles),
 });
 
-const button = v.strictObject({
+const button = strictObject({
   id: v.optional(componentId),
   type: v.literal('button'),
   label: componentMarkup(TEMPLATE_LIMITS.label),
@@ -210,7 +210,7 @@ const components = v.pipe(
   }),
 );
 
-export const createTemplateBody = v.strictObject({
+export const createTemplateBody = strictObject({
   name: requiredText(TEMPLATE_LIMITS.name),
   subject: templateText(TEMPLATE_LIMITS.subject),
   components: v.optional(components, []),
@@ -219,7 +219,7 @@ export const createTemplateBody = v.strictObject({
 export type CreateTemplateInput = v.InferOutput<typeof createTemplateBody>;
 
 /** Only the fields given change; `components` and `styles` replace the stored ones whole. */
-export const updateTemplateBody = v.strictObject({
+export const updateTemplateBody = strictObject({
   name: v.optional(requiredText(TEMPLATE_LIMITS.name)),
   subject: v.optional(templateText(TEMPLATE_LIMITS.subject)),
   components: v.optional(components),
@@ -228,7 +228,7 @@ export const updateTemplateBody = v.strictObject({
 export type UpdateTemplateInput = v.InferOutput<typeof updateTemplateBody>;
 
 
-export const renderTemplateBody = v.strictObject({
+export const renderTemplateBody = strictObject({
   variables: v.optional(templateVariables, {}),
 });
 export type RenderTemplateInput = v.InferOutput<typeof renderTemplateBody>;

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
-import { db } from '#shared/data/client.ts';
+import { db, dynamo } from '#shared/data/client.ts';
 import { importContacts } from '#shared/domain/contact-import.ts';
+import { deleteAudience } from '#shared/domain/audiences.ts';
+import { audienceCounters, recountAudience } from '../support/recount.ts';
 
 async function setup() {
   const account = await createTestAccount();
@@ -140,5 +142,62 @@ describe('bulk import', () => {
     for (const status of ['subscribed', 'unsubscribed', 'pending', 'bounced', 'complained']) {
       expect({ status, count: stats[status] }).toEqual({ status, count: everyone.filter((c) => c.status === status).length });
     }
+  });
+
+  describe('an audience deleted while the import runs', () => {
+    const HOOK = 'deleteAudienceMidImport';
+
+    /**
+     * Deletes the audience just before the import's `nth` transaction that
+     * touches it: between two batches, the window no single request can aim at.
+     */
+    function deleteBefore(accountId: string, audienceId: string, nth: number): void {
+      let seen = 0;
+      let deleting = false;
+      dynamo.middlewareStack.add((next, context) => async (args) => {
+        if (!deleting && context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes(audienceId) && ++seen === nth) {
+          deleting = true;
+          await deleteAudience(accountId, audienceId, new Date());
+        }
+        return next(args);
+      }, { step: 'initialize', name: HOOK });
+    }
+
+    afterEach(() => {
+      dynamo.middlewareStack.remove(HOOK);
+    });
+
+    it('stops adding contacts to it: later batches fail with AUDIENCE_NOT_FOUND and its counters stay equal to a recount', async () => {
+      const { accountId, key, audienceId } = await setup();
+      const contacts = Array.from({ length: 120 }, (_, index) => ({ email: `late${index}@example.com` }));
+      deleteBefore(accountId, audienceId, 2);
+
+      const response = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts } });
+
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ imported: 49, failed: 71, skipped: 0 });
+      expect(response.body.errors).toHaveLength(71);
+      expect(response.body.errors[0]).toEqual({ index: 49, email: 'late49@example.com', error: 'AUDIENCE_NOT_FOUND', message: 'The audience was deleted during the import', field: 'contacts[49]' });
+      expect(new Set(response.body.errors.map((error: { error: string }) => error.error))).toEqual(new Set(['AUDIENCE_NOT_FOUND']));
+      expect((await request('GET', `/api/audiences/${audienceId}`, { key })).status).toBe(404);
+      // The first batch joined before the delete, and deleting an audience leaves its contacts.
+      const recount = await recountAudience(accountId, audienceId);
+      expect(recount.total).toBe(49);
+      expect(await audienceCounters(accountId, audienceId)).toEqual(recount);
+    });
+
+    it('updates no existing contact of it once it is gone', async () => {
+      const { accountId, key, audienceId } = await setup();
+      const seeded = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: [{ email: 'a@example.com' }, { email: 'b@example.com' }] } });
+      expect(seeded.body.imported).toBe(2);
+      deleteBefore(accountId, audienceId, 1);
+
+      const response = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: [{ email: 'a@example.com', status: 'unsubscribed', firstName: 'Late' }, { email: 'b@example.com', firstName: 'Late' }] } });
+
+      expect(response.body).toMatchObject({ imported: 0, failed: 2, errors: [{ index: 0, error: 'AUDIENCE_NOT_FOUND' }, { index: 1, error: 'AUDIENCE_NOT_FOUND' }] });
+      const listed = (await request('GET', `/api/contacts?audienceId=${audienceId}`, { key })).body.contacts;
+      expect(listed.map((contact: { firstName: string | null; status: string }) => [contact.firstName, contact.status])).toEqual([[null, 'subscribed'], [null, 'subscribed']]);
+      expect(await audienceCounters(accountId, audienceId)).toEqual(await recountAudience(accountId, audienceId));
+    });
   });
 });

@@ -5,7 +5,8 @@
  * extra fields, huge and odd strings, deep nesting, prototype keys).
  */
 import fc from 'fast-check';
-import type * as v from 'valibot';
+import * as v from 'valibot';
+import { RESERVED_KEYS } from '#shared/schemas/common.ts';
 
 type Schema = v.GenericSchema & {
   type: string;
@@ -127,7 +128,7 @@ type Path = (string | number)[];
 const MAX_MUTATION_DEPTH = 8;
 
 /** Paths to the values inside `value` down to MAX_MUTATION_DEPTH, the root included. */
-function pathsOf(value: unknown, prefix: Path = []): Path[] {
+export function pathsOf(value: unknown, prefix: Path = []): Path[] {
   const paths: Path[] = [prefix];
   if (prefix.length >= MAX_MUTATION_DEPTH) return paths;
   if (Array.isArray(value)) value.forEach((item, index) => paths.push(...pathsOf(item, [...prefix, index])));
@@ -216,3 +217,76 @@ export const hostileParam: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
 );
+
+/** A place in a body where the schema expects an object. */
+export interface ObjectField {
+  path: Path;
+  /** As the error envelope names it: `settings`, `fields[0]`, `variables`. */
+  field: string;
+  /** Any keys allowed (customFields, variables, a submission): reserved keys are what is refused there. */
+  freeMap: boolean;
+  /** The schema of that place, wrappers (optional, nullable) removed. */
+  schema: v.GenericSchema;
+}
+
+/** `['fields', 0, 'label']` as the envelope's `field`: `fields[0].label`. */
+export function fieldName(path: Path): string {
+  return path.reduce<string>((out, key) => (typeof key === 'number' ? `${out}[${key}]` : `${out}${out ? '.' : ''}${key}`), '');
+}
+
+const WRAPPERS = ['optional', 'nullable', 'nullish', 'exact_optional', 'non_optional', 'non_nullable'];
+
+function unwrapped(schema: Schema): Schema {
+  let inner = schema;
+  while (WRAPPERS.includes(inner.type) && inner.wrapped) inner = inner.wrapped;
+  return inner;
+}
+
+/** 'strict' for an object with named entries, 'free' for a map of any keys (a record, or a custom schema that takes `{}` and not `[]`). */
+function objectKind(schema: Schema): 'strict' | 'free' | undefined {
+  if (['object', 'strict_object', 'loose_object'].includes(schema.type)) return 'strict';
+  if (schema.type === 'record') return 'free';
+  if (schema.type === 'custom' && v.safeParse(schema, {}).success && !v.safeParse(schema, []).success) return 'free';
+  return undefined;
+}
+
+/**
+ * Every place in `body` (a valid body of the route, or `{}`) where `schema`
+ * expects an object: the root when it is a free map, each object entry
+ * (present or not), and the objects inside the arrays the body holds.
+ */
+export function objectFields(input: v.GenericSchema | undefined, body: unknown, path: Path = []): ObjectField[] {
+  if (!input || path.length > MAX_MUTATION_DEPTH) return [];
+  const schema = unwrapped(input as Schema);
+  const kind = objectKind(schema);
+  const found: ObjectField[] = kind && (path.length > 0 || kind === 'free') ? [{ path, field: fieldName(path), freeMap: kind === 'free', schema }] : [];
+  if (kind === 'strict') {
+    const present = body && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {};
+    for (const [key, entry] of Object.entries(schema.entries ?? {})) found.push(...objectFields(entry, present[key], [...path, key]));
+  }
+  if (schema.type === 'array' && Array.isArray(body)) body.forEach((item, index) => found.push(...objectFields(schema.item, item, [...path, index])));
+  return found;
+}
+
+/** A copy of `body` with `replacement` at `path`, the field added when absent. */
+export function withValueAt(body: unknown, path: Path, replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [head, ...rest] = path;
+  if (Array.isArray(body)) return body.map((item, index) => (index === head ? withValueAt(item, rest, replacement) : item));
+  const object = body && typeof body === 'object' ? body as Record<string, unknown> : {};
+  return { ...object, [head!]: withValueAt(object[head!], rest, replacement) };
+}
+
+/** What a client may send where an object belongs (decisions: an array, a string or a number). */
+export const NOT_OBJECTS: readonly unknown[] = [[], [{}], ['x'], 'text', 42];
+
+/** `{"<key>": {"polluted": true}}` with the reserved key as an own key, as JSON.parse makes it. */
+export const reservedKeyed: readonly { key: string; value: unknown }[] = [...RESERVED_KEYS].map((key) => ({
+  key,
+  value: JSON.parse(`{${JSON.stringify(key)}: {"polluted": true}}`) as unknown,
+}));
+
+/** JSON text of objects nested `depth` deep: as text, since JSON.stringify of the value would overflow the stack first. */
+export function deepJson(depth: number): string {
+  return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}

@@ -44,3 +44,20 @@ describe('found by fuzzing: forms', () => {
     }
   });
 });
+
+describe('found by fuzzing: hostile bodies', () => {
+  it('POST /api/contacts/bulk with an entry whose email is nested 20,000 deep fails that entry instead of a 500 echoing it back', async () => {
+    const { key } = await createTestAccount();
+    const { body: made } = await request('POST', '/api/audiences', { key, body: { name: 'Deep' } });
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+
+    const response = await request('POST', '/api/contacts/bulk', {
+      key,
+      rawBody: `{"audienceId": ${JSON.stringify(made.data.id)}, "contacts": [{"email": ${deep}}, {"email": "ok@example.com"}]}`,
+      headers: { 'content-type': 'application/json' },
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ imported: 1, failed: 1, errors: [{ index: 0, email: null, error: 'VALIDATION_ERROR', field: 'contacts[0].email' }] });
+  });
+});

@@ -9,7 +9,15 @@
  *
  * Seeded per route, so a failure reproduces; FUZZ_SEED=n and FUZZ_RUNS=n
  * change the seed and the number of runs.
+ *
+ * Beside the random cases, every route with a body gets each hostile shape of
+ * the decisions ("Trust at the edges", bodies) at every place its schema
+ * expects an object, judged by the decisions rather than by the schema: a
+ * non-object there is 422 naming the field, a reserved key in a free map 422
+ * naming the key, bytes that are not UTF-8 400 INVALID_JSON, a Content-Encoding
+ * 415, deep nesting with an idempotency key a 4xx.
  */
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +25,23 @@ import { matchRoute, ROUTES, type Route } from '#shared/http/routes.ts';
 import type { EndpointHandler } from '#shared/http/endpoint.ts';
 import { loadHandler } from '#shared/local/http-event.ts';
 import { request, type ApiResponse } from '../support/api.ts';
-import { fixtureOf, hasPathParameter, Owner, pathOf, routeKey, type RouteCall } from '../isolation/resources.ts';
-import { bent, hostileInput, hostileParam, hostileQuery, hostileRawBody, shapedBy, urlEncoded } from './arbitraries.ts';
+import { BODY_REFERENCES, fixtureOf, hasPathParameter, Owner, pathOf, routeKey, type RouteCall } from '../isolation/resources.ts';
+import {
+  bent,
+  deepJson,
+  fieldName,
+  hostileInput,
+  hostileParam,
+  hostileQuery,
+  hostileRawBody,
+  NOT_OBJECTS,
+  objectFields,
+  pathsOf,
+  reservedKeyed,
+  shapedBy,
+  urlEncoded,
+  withValueAt,
+} from './arbitraries.ts';
 import { isBookkeeping, recordWrites, type WriteRecorder } from './stored-writes.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
@@ -143,6 +166,37 @@ function routeAnswersHtml(route: Route): boolean {
     || ['/unsubscribe/{token}', '/preferences/{token}', '/confirm/{token}', '/api/forms/{id}/submit'].includes(route.path) && route.method === 'POST';
 }
 
+/** A valid call of a route without a path parameter, where the isolation suite has none: the least body its schema takes. */
+const PLAIN_BODIES: Record<string, unknown> = {
+  'POST /api/templates': { name: 'Fuzzed', subject: 'Hi' },
+  'POST /api/audiences': { name: 'Fuzzed' },
+};
+
+/** A valid call of the route on the owner's resources, with a body where the route takes one. */
+async function validCall(route: Route, owner: Owner): Promise<RouteCall> {
+  if (hasPathParameter(route)) return fixtureOf(route)(owner);
+  const reference = BODY_REFERENCES[routeKey(route)];
+  if (reference) return reference(owner, owner);
+  return { params: {}, body: PLAIN_BODIES[routeKey(route)] ?? {} };
+}
+
+/** The answer a hostile body must get: its status, and on JSON routes its envelope's code and field. */
+interface Expected {
+  /** `below 500`: any answer but a failure of the service (a bulk import fails a bad entry alone, with 200). */
+  status: number | '4xx' | 'below 500';
+  error?: string;
+  field?: string;
+}
+
+function sendBytes(route: Route, call: RouteCall, key: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  const url = `${pathOf(route, call.params)}${call.query ? `?${call.query}` : ''}`;
+  return withTimeout(request(route.method, url, {
+    ...(route.auth === 'key' ? { key } : {}),
+    rawBody: body,
+    headers: { 'content-type': 'application/json', ...headers },
+  }), `${route.method} ${url}`);
+}
+
 describe('fuzzing every route of the route table', () => {
   let owner: Owner;
   let writes: WriteRecorder;
@@ -202,5 +256,81 @@ describe('fuzzing every route of the route table', () => {
       }),
       { numRuns: RUNS, seed: seedOf(route), endOnFailure: true },
     );
+  }, 300_000);
+
+  it('finds the object fields the decisions name in the route schemas, and each refuses an array (and a free map the reserved keys)', async () => {
+    const fields = new Set<string>();
+    const accepted: string[] = [];
+    for (const route of ROUTES) {
+      for (const place of objectFields((await schemasOf(route)).body, {})) {
+        fields.add(place.freeMap ? `${place.field} (free)` : place.field);
+        // At the schema itself, so a new field built with valibot's own strictObject or record is caught even where a request cannot reach it alone.
+        if (v.safeParse(place.schema, []).success) accepted.push(`${routeKey(route)} ${place.field}: []`);
+        for (const { key, value } of place.freeMap ? reservedKeyed : []) {
+          if (v.safeParse(place.schema, value).success) accepted.push(`${routeKey(route)} ${place.field}: ${key}`);
+        }
+      }
+    }
+
+    expect([...fields]).toEqual(expect.arrayContaining(['customFields (free)', 'settings', 'appearance', 'buttonCustomization', 'styles', 'variables (free)', ' (free)']));
+    expect(accepted, 'use strictObject and freeMap of shared/schemas/common.ts').toEqual([]);
+  });
+
+  // GET and DELETE take no body; a POST without a body schema (the one-click unsubscribe) passes at once.
+  const bodyRoutes = ROUTES.filter((route) => route.method === 'POST' || route.method === 'PATCH').map((route) => [routeKey(route), route] as const);
+
+  it.each(bodyRoutes)('%s: the hostile body shapes of the decisions get their 4xx, code and field, and store nothing', async (_, route) => {
+    const schemas = await schemasOf(route);
+    if (!schemas.body) return;
+    const call = await validCall(route, owner);
+    const base = call.body ?? {};
+    const baseIsValid = schemasAccept(schemas, { params: call.params, ...(call.query ? { query: call.query } : {}), body: JSON.stringify(base) });
+    writes.take();
+    const defects: string[] = [];
+    /** Records what is wrong with one answer: its status, its envelope's code and field (JSON routes), anything stored. */
+    const judge = (what: string, response: ApiResponse, { status, error, field }: Expected) => {
+      const written = writes.take().filter((key) => !isBookkeeping(key)).map((key) => `${key.command} ${key.pk} ${key.sk}`);
+      const statusOk = status === '4xx' ? response.status >= 400 && response.status < 500 : status === 'below 500' ? response.status < 500 : response.status === status;
+      const json = !isHtml(response);
+      const envelopeOk = !json || ((error === undefined || response.body?.error === error) && (field === undefined || response.body?.field === field));
+      if (!statusOk || !envelopeOk || written.length > 0) {
+        defects.push(`${what}: expected ${status}${error ? ` ${error}` : ''}${field ? ` field ${field}` : ''}, got ${response.status} ${JSON.stringify(response.body).slice(0, 200)}${written.length ? `, stored ${written.join(', ')}` : ''}`);
+      }
+    };
+    const asJson = (body: unknown) => sendBytes(route, call, owner.key, JSON.stringify(body));
+    // With the rest of the body valid, the hostile value is the first thing wrong, so it is what the envelope names.
+    const named = (field: string): Expected => (baseIsValid ? { status: 422, error: 'VALIDATION_ERROR', field } : { status: '4xx' });
+
+    for (const place of objectFields(schemas.body, base)) {
+      if (place.path.length > 0) {
+        for (const shape of NOT_OBJECTS) {
+          judge(`${place.field} = ${JSON.stringify(shape)}`, await asJson(withValueAt(base, place.path, shape)), named(place.field));
+        }
+      }
+      if (place.freeMap) {
+        for (const { key, value } of reservedKeyed) {
+          const field = place.field ? `${place.field}.${key}` : key;
+          const body = place.path.length === 0 ? { ...(value as object), ...(base as object) } : withValueAt(base, place.path, value);
+          judge(`${field} in a free map`, await asJson(body), named(field));
+        }
+      }
+    }
+    // Deep enough to overflow a recursive walk of the body (payload hashing did, and so did echoing a value back), with the key that makes the sends hash it.
+    const deepPlaces = [...new Map([...pathsOf(base), ...objectFields(schemas.body, base).map((place) => place.path), ['deep']]
+      .filter((path) => path.length > 0).map((path) => [fieldName(path), path])).values()];
+    // Only where the route takes one (an unknown key would be refused before the deep value is reached); there the decisions want a 4xx.
+    const takesKey = 'idempotencyKey' in ((schemas.body as { entries?: object }).entries ?? {});
+    for (const path of deepPlaces) {
+      const text = JSON.stringify({ ...(withValueAt(base, path, '__deep__') as object), ...(takesKey ? { idempotencyKey: `deep-${routeKey(route)}` } : {}) }).replace('"__deep__"', deepJson(20_000));
+      judge(`${fieldName(path)} nested 20,000 deep${takesKey ? ' with an idempotency key' : ''}`, await sendBytes(route, call, owner.key, text), { status: takesKey ? '4xx' : 'below 500' });
+    }
+
+    const text = JSON.stringify(base);
+    const notUtf8 = Buffer.concat([Buffer.from(text === '{}' ? '{' : `${text.slice(0, -1)},`), Buffer.from('"x": "caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    judge('bytes that are not UTF-8', await sendBytes(route, call, owner.key, notUtf8), { status: 400, error: 'INVALID_JSON' });
+    judge('Content-Encoding: gzip', await sendBytes(route, call, owner.key, gzipSync(text), { 'content-encoding': 'gzip' }), { status: 415, error: 'UNSUPPORTED_MEDIA_TYPE' });
+    judge('Content-Encoding: br', await sendBytes(route, call, owner.key, brotliCompressSync(text), { 'content-encoding': 'br' }), { status: 415, error: 'UNSUPPORTED_MEDIA_TYPE' });
+
+    expect(defects).toEqual([]);
   }, 300_000);
 });
