@@ -80,7 +80,10 @@ const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const EMAIL_SEND_MAX_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
 /** The send endpoints: `sending` keys may call them; they sign each recipient's unsubscribe links. */
 const send = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'] } as const;
-/** Quota, idempotency claims (put, complete, release), the OTP window, the suppression query, the email records. */
+/**
+ * Quota, idempotency claims (put, complete, release: PutItem, UpdateItem,
+ * DeleteItem), the OTP window, the suppression query, the email records.
+ */
 const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
 
 /** Public form endpoints: anyone may call them; only published forms answer. */
@@ -129,7 +132,7 @@ export const ROUTES = [
   { method: 'GET', path: '/preferences/{token}', handler: 'subscriptions/preferences-page', ...signedLink, table: ['Query', 'BatchGetItem'] },
   { method: 'POST', path: '/preferences/{token}', handler: 'subscriptions/update-preferences', ...signedLink, table: ['Query', 'BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], bodyFormats: ['json', 'form'] },
 
-  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: ['GetItem', 'Query', 'UpdateItem', 'BatchWriteItem'], attachments: ['read', 'queue'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
+  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS, attachments: ['read', 'queue'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
   // Uploading is part of sending: `sending` keys may, as they may attach files inline.
   { method: 'POST', path: '/api/attachments', handler: 'attachments/create', auth: 'key', permission: 'sending', table: ['PutItem'], attachments: ['upload'] },
   { method: 'POST', path: '/api/otp/send', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
