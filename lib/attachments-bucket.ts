@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 
@@ -15,12 +15,19 @@ export const ATTACHMENT_UPLOAD_DAYS = 1;
  * cannot delete a bucket that still has objects, so a stack deleted within a
  * day of the last upload leaves it to be emptied and deleted by hand.
  */
+export interface AttachmentsBucketProps {
+  /** `postlane-<stage>`; the bucket is `<prefix>-<account>-<region>`, as bucket names are global. */
+  readonly namePrefix: string;
+}
+
 export class AttachmentsBucket extends Construct {
   readonly bucket: Bucket;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: AttachmentsBucketProps) {
     super(scope, id);
+    const { account, region } = Stack.of(this);
     this.bucket = new Bucket(this, 'Bucket', {
+      bucketName: `${props.namePrefix}-${account}-${region}`,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       encryption: BucketEncryption.S3_MANAGED,

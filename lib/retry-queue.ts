@@ -37,6 +37,8 @@ export const WORKER_QUEUE_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVis
 const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
 
 export interface RetryQueueProps {
+  /** `postlane-<stage>`: the queues are `<prefix>-retry` and `<prefix>-retry-dlq`. */
+  readonly namePrefix: string;
   readonly table: ITableV2;
   readonly sesConfigurationSet: string;
   /** Where a send puts a message too large for the queue (`queued/`), for the worker to read. */
@@ -59,6 +61,7 @@ export class RetryQueue extends Construct {
   constructor(scope: Construct, id: string, props: RetryQueueProps) {
     super(scope, id);
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      queueName: `${props.namePrefix}-retry-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // SQS's longest: time for an operator to look at a message and redrive it.
@@ -73,6 +76,7 @@ export class RetryQueue extends Construct {
       attachments: { bucket: props.attachmentsBucket, access: RETRY_WORKER.attachments },
     });
     this.queue = new Queue(this, 'Queue', {
+      queueName: `${props.namePrefix}-retry`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       maxMessageSizeBytes: MAX_QUEUED_MESSAGE_BYTES,

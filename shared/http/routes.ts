@@ -105,7 +105,7 @@ export const ROUTES = [
   { method: 'GET', path: '/api/audiences', handler: 'audiences/list', ...key, table: ['Query', 'BatchGetItem', 'GetItem'] },
   { method: 'GET', path: '/api/audiences/{id}', handler: 'audiences/get', ...key, table: ['BatchGetItem'] },
   { method: 'GET', path: '/api/audiences/{id}/stats', handler: 'audiences/stats', ...key, table: ['GetItem'] },
-  { method: 'PATCH', path: '/api/audiences/{id}', handler: 'audiences/update', ...key, table: ['UpdateItem'] },
+  { method: 'PATCH', path: '/api/audiences/{id}', handler: 'audiences/update', ...key, table: ['GetItem', 'UpdateItem'] },
   { method: 'DELETE', path: '/api/audiences/{id}', handler: 'audiences/delete', ...key, table: ['DeleteItem', 'UpdateItem'] },
 
   { method: 'POST', path: '/api/contacts', handler: 'contacts/create', ...key, table: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] },
@@ -113,7 +113,7 @@ export const ROUTES = [
   { method: 'POST', path: '/api/contacts/bulk', handler: 'contacts/bulk-import', ...key, table: ['BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], maxBodyBytes: BULK_MAX_BODY_BYTES },
   { method: 'GET', path: '/api/contacts/email/{email}', handler: 'contacts/get-by-email', ...key, table: ['GetItem'] },
   { method: 'GET', path: '/api/contacts/{id}', handler: 'contacts/get', ...key, table: ['GetItem'] },
-  { method: 'PATCH', path: '/api/contacts/{id}', handler: 'contacts/update', ...key, table: ['GetItem', 'UpdateItem'] },
+  { method: 'PATCH', path: '/api/contacts/{id}', handler: 'contacts/update', ...key, table: ['GetItem', 'PutItem', 'UpdateItem'] },
   { method: 'DELETE', path: '/api/contacts/{id}', handler: 'contacts/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem'] },
 
   { method: 'POST', path: '/api/templates', handler: 'templates/create', ...key, table: ['PutItem', 'UpdateItem'] },

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { afterAll, inject, vi } from 'vitest';
+import { afterAll, beforeAll, inject, vi } from 'vitest';
 import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
 import { createRetryQueues } from '#shared/local/sqs.ts';
 
@@ -67,7 +67,11 @@ vi.mock('#shared/domain/domain-verification.ts', async (importOriginal) => {
   };
 });
 
-await (await import('./aws-calls.ts')).recordAwsCalls();
+// Once the test file has loaded: importing the clients reads shared/config.ts, which a
+// file may first adjust (vi.hoisted environment, as test/sending/retry-queue.test.ts does).
+beforeAll(async () => {
+  await (await import('./aws-calls.ts')).recordAwsCalls();
+});
 
 afterAll(async ({}, suite) => {
   await (await import('./api.ts')).stopApi();
