@@ -7,6 +7,7 @@ import { PostlaneApi } from './api.ts';
 import { AttachmentsBucket } from './attachments-bucket.ts';
 import { CustomDomain, type CustomDomainSettings } from './custom-domain.ts';
 import { EndpointFunction } from './endpoint-function.ts';
+import { acknowledgeFindings } from './nag.ts';
 import { SesFeedback } from './feedback.ts';
 import { RetryQueue } from './retry-queue.ts';
 import { PostlaneTable } from './table.ts';
@@ -56,12 +57,15 @@ export class RegionalStack extends Stack {
       // Generated at deploy time, never seen by anyone; replicated with the table, so a
       // link signed in one region verifies in every other (a custom domain may route
       // a click to either). Retained like the table: links in sent mail must keep working.
-      new Secret(this, 'LinkSigningSecret', {
+      const secret = new Secret(this, 'LinkSigningSecret', {
         secretName: linkSigning,
         description: 'Postlane: key of the signed unsubscribe and preference links',
         generateSecretString: { passwordLength: 64, excludePunctuation: true },
         replicaRegions: props.tableSource.replicaRegions.map((region) => ({ region })),
         removalPolicy: RemovalPolicy.RETAIN,
+      });
+      acknowledgeFindings(secret, {
+        'AwsSolutions-SMG4': 'Not rotated: the key signs the unsubscribe links in mail already sent, which must keep working for good (CAN-SPAM, RFC 8058); rotating it would break every one',
       });
     }
     this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table });

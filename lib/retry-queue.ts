@@ -9,6 +9,7 @@ import type { AttachmentsAccess, SesAction, TableAction } from '#shared/http/rou
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
+import { acknowledgeFindings } from './nag.ts';
 
 /**
  * The worker no HTTP route invokes: the infra tests check its grants against
@@ -85,6 +86,12 @@ export class RetryQueue extends Construct {
     });
     this.worker.function.addEnvironment('RETRY_QUEUE_URL', this.queue.queueUrl);
     this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }));
+    acknowledgeFindings(this.deadLetterQueue, {
+      'Serverless-SQSRedrivePolicy': 'The end of the line: messages here are kept 14 days for an operator, and the alarm below says one arrived',
+    });
+    acknowledgeFindings(this.worker.function, {
+      'Serverless-LambdaEventSourceMappingDestination': 'SQS event sources take no on-failure destination (streams and Kafka do): a message that keeps failing moves to the dead-letter queue by the queue\'s redrive policy',
+    });
     this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,

@@ -39,10 +39,11 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     ...(actions.has('Query')
       ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`))
       : []),
-    ...[...sesActions].flatMap((action) => [
-      pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
-      pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
-    ]),
+    ...[...sesActions].map((action) => pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }))),
+    // A send names the stack's configuration set, and SES authorizes it on that set too: only that one.
+    ...(sesActions.has('SendEmail')
+      ? [pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName }))]
+      : []),
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
     ...(sendsToRetryQueue ? [pair(stack, 'sqs:SendMessage', stack.retryQueue.queue.queueArn)] : []),
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
