@@ -3,7 +3,7 @@
  * the SES emulator and the local S3 (in memory), each on a free port, with a
  * table of its own, so the run needs nothing running and leaves nothing running.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -73,6 +73,9 @@ async function checkIam(directory: string): Promise<void> {
   const { checkRecordedCalls } = await import('./iam.ts');
   const records = readdirSync(directory).map((name) => JSON.parse(readFileSync(join(directory, name), 'utf8')));
   const root = resolve(import.meta.dirname, '../..');
+  // Kept for a look after the run: which function made which call, by test file.
+  mkdirSync(join(root, '.data'), { recursive: true });
+  writeFileSync(join(root, '.data', 'aws-calls.json'), JSON.stringify(records));
   const testFiles = readdirSync(join(root, 'test'), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.test.ts'))
     .map((name) => join(root, 'test', name));
