@@ -9,6 +9,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { edgeRoutes, FALLBACK_HANDLER, PREFLIGHT_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES, type EdgeRoute, type QueueName, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
+import { acknowledgeFindings } from './nag.ts';
 
 export interface PostlaneApiProps {
   readonly table: ITableV2;
@@ -97,6 +98,9 @@ export class PostlaneApi extends Construct {
       defaultIntegration: integrate(FALLBACK_HANDLER, []),
       // The stage below replaces the implicit one, to carry throttling and access logs.
       createDefaultStage: false,
+    });
+    acknowledgeFindings(this.httpApi, {
+      'AwsSolutions-APIG4': 'API keys are checked inside the functions (a hash lookup with the account\'s permission and rate limit, shared/http/middleware.ts), so no API Gateway authorizer; public routes (forms, signed unsubscribe links, docs) are public by design',
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.protection.accessLogRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.stage = new HttpStage(this, 'DefaultStage', {

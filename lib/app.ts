@@ -6,14 +6,31 @@ import type { CustomDomainSettings } from './custom-domain.ts';
 import { RegionalStack } from './regional-stack.ts';
 
 export const DEFAULT_REGIONS = ['us-east-1', 'eu-west-1'];
-export const DEFAULT_TABLE_NAME = 'postlane';
+export const DEFAULT_STAGE = 'prod';
+
+/** `postlane-prod`: the start of every name a stage's resources take in the account, so stages never collide. */
+export function namePrefixOf(stage: string): string {
+  return `postlane-${stage}`;
+}
 
 export interface PostlaneSettings {
+  /**
+   * One deployment of several in an account and region (`prod`, `staging`):
+   * in the stack, table, secret, queue and bucket names.
+   */
+  readonly stage: string;
   /** The first region holds the global table; the others get replicas of it. */
   readonly regions: readonly string[];
   /** One unreplicated table per region, so EU data never leaves the EU. */
   readonly independentRegions: boolean;
+  /** Default `postlane-<stage>`. */
   readonly tableName: string;
+  /**
+   * The table and link-signing secret outlived an earlier deployment of this
+   * stage (`cdk destroy` retains them): use them by name instead of creating
+   * them, which CloudFormation would refuse as existing already.
+   */
+  readonly useRetainedData: boolean;
   /** Subscribed to each region's alarm topic. */
   readonly alarmEmail?: string;
   /** The API under a domain of the operator's, latency-routed across the regions. */
@@ -45,7 +62,10 @@ export function readSettings(node: Node): PostlaneSettings {
   if (regions.length === 0 || invalid.length > 0 || new Set(regions).size !== regions.length) {
     throw new Error(`Context postlane:regions must list distinct AWS regions, got ${JSON.stringify(regions)}`);
   }
-  const tableName = String(node.tryGetContext('postlane:tableName') ?? DEFAULT_TABLE_NAME);
+  const stage = text(node.tryGetContext('postlane:stage')) ?? DEFAULT_STAGE;
+  // Lower case, as S3 bucket names must be; short, as they may not pass 63 characters.
+  if (!/^[a-z](?:[a-z0-9-]{0,14}[a-z0-9])?$/.test(stage)) throw new Error(`Context postlane:stage must be 1 to 16 lower-case letters, digits and inner hyphens, got ${stage}`);
+  const tableName = String(node.tryGetContext('postlane:tableName') ?? namePrefixOf(stage));
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) throw new Error(`Context postlane:tableName is not a valid table name: ${tableName}`);
   const alarmEmail = text(node.tryGetContext('postlane:alarmEmail'));
   if (alarmEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context postlane:alarmEmail is not an email address: ${alarmEmail}`);
@@ -63,9 +83,11 @@ export function readSettings(node: Node): PostlaneSettings {
     corsOrigins: corsOrigins(node),
   };
   return {
+    stage,
     regions,
     independentRegions: flag(node.tryGetContext('postlane:independentRegions')),
     tableName,
+    useRetainedData: flag(node.tryGetContext('postlane:useRetainedData')),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(customDomain ? { customDomain } : {}),
     api,
@@ -116,17 +138,20 @@ function readCustomDomain(node: Node): CustomDomainSettings | undefined {
   return { domainName, hostedZoneId: hostedZoneId.toUpperCase(), hostedZoneName };
 }
 
-/** One stack per region, named `Postlane-<region>`, each pinned to its region (replicas require it). */
+/** One stack per region, named `Postlane-<stage>-<region>`, each pinned to its region (replicas require it). */
 export function addRegionalStacks(app: App, settings: PostlaneSettings = readSettings(app.node)): RegionalStack[] {
   const [home, ...others] = settings.regions;
   const account = process.env.CDK_DEFAULT_ACCOUNT;
-  const stacks = settings.regions.map((region) => new RegionalStack(app, `Postlane-${region}`, {
+  const stacks = settings.regions.map((region) => new RegionalStack(app, `Postlane-${settings.stage}-${region}`, {
     env: { region, ...(account ? { account } : {}) },
-    description: `Postlane API and data in ${region}`,
+    description: `Postlane (${settings.stage}) API and data in ${region}`,
+    namePrefix: namePrefixOf(settings.stage),
     tableName: settings.tableName,
-    tableSource: settings.independentRegions || region === home
-      ? { kind: 'own', replicaRegions: settings.independentRegions ? [] : others }
-      : { kind: 'replica' },
+    tableSource: settings.useRetainedData
+      ? { kind: 'retained', replicated: !settings.independentRegions && settings.regions.length > 1 }
+      : settings.independentRegions || region === home
+        ? { kind: 'own', replicaRegions: settings.independentRegions ? [] : others }
+        : { kind: 'replica' },
     ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
     api: settings.api,

@@ -1,4 +1,4 @@
-import { CfnResource, Duration } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import type { TableAction } from '#shared/http/routes.ts';
 import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
+import { acknowledgeFindings } from './nag.ts';
 
 /** Functions no HTTP route invokes: the infra tests check their grants as they check the route table's. */
 export const EVENT_FUNCTIONS = {
@@ -66,12 +67,8 @@ export class SesFeedback extends Construct {
       retentionPeriod: Duration.days(14),
     });
     // cdk-nag recognises a dead-letter queue only by another queue's redrive policy, not by an EventBridge target's.
-    (this.deadLetterQueue.node.defaultChild as CfnResource).addMetadata('cdk_nag', {
-      rules_to_suppress: ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy'].map((id) => ({
-        id,
-        reason: 'This queue is the dead-letter queue of the SES feedback rule\'s target; a dead-letter queue has none of its own',
-      })),
-    });
+    const isDeadLetterQueue = 'This queue is the dead-letter queue of the SES feedback rule\'s target; a dead-letter queue has none of its own';
+    acknowledgeFindings(this.deadLetterQueue, { 'AwsSolutions-SQS3': isDeadLetterQueue, 'Serverless-SQSRedrivePolicy': isDeadLetterQueue });
     this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,

@@ -7,6 +7,7 @@ import { PostlaneApi, type ApiProtection } from './api.ts';
 import { AttachmentsBucket } from './attachments-bucket.ts';
 import { CustomDomain, type CustomDomainSettings } from './custom-domain.ts';
 import { EndpointFunction } from './endpoint-function.ts';
+import { acknowledgeFindings } from './nag.ts';
 import { SesFeedback } from './feedback.ts';
 import { RetryQueue } from './retry-queue.ts';
 import { PostlaneTable } from './table.ts';
@@ -14,13 +15,17 @@ import { PostlaneTable } from './table.ts';
 /**
  * Where this region's table comes from: `own` creates it here (with replicas in
  * the listed regions, or none), `replica` uses the replica another stack's global
- * table keeps in this region.
+ * table keeps in this region, `retained` the table and secret an earlier
+ * deployment left behind (`cdk destroy` keeps both), used by name.
  */
 export type TableSource =
   | { readonly kind: 'own'; readonly replicaRegions: readonly string[] }
-  | { readonly kind: 'replica' };
+  | { readonly kind: 'replica' }
+  | { readonly kind: 'retained'; readonly replicated: boolean };
 
 export interface RegionalStackProps extends StackProps {
+  /** `postlane-<stage>`: queue and bucket names start with it. */
+  readonly namePrefix: string;
   readonly tableName: string;
   readonly tableSource: TableSource;
   readonly alarmEmail?: string;
@@ -53,18 +58,22 @@ export class RegionalStack extends Stack {
       // Generated at deploy time, never seen by anyone; replicated with the table, so a
       // link signed in one region verifies in every other (a custom domain may route
       // a click to either). Retained like the table: links in sent mail must keep working.
-      new Secret(this, 'LinkSigningSecret', {
+      const secret = new Secret(this, 'LinkSigningSecret', {
         secretName: linkSigning,
         description: 'Postlane: key of the signed unsubscribe and preference links',
         generateSecretString: { passwordLength: 64, excludePunctuation: true },
         replicaRegions: props.tableSource.replicaRegions.map((region) => ({ region })),
         removalPolicy: RemovalPolicy.RETAIN,
       });
+      acknowledgeFindings(secret, {
+        'AwsSolutions-SMG4': 'Not rotated: the key signs the unsubscribe links in mail already sent, which must keep working for good (CAN-SPAM, RFC 8058); rotating it would break every one',
+      });
     }
     this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table });
     // One bucket per region: an upload is sent from the region it was made in.
-    this.attachments = new AttachmentsBucket(this, 'Attachments');
+    this.attachments = new AttachmentsBucket(this, 'Attachments', { namePrefix: props.namePrefix });
     this.retryQueue = new RetryQueue(this, 'RetryQueue', {
+      namePrefix: props.namePrefix,
       table: this.table,
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
@@ -87,7 +96,8 @@ export class RegionalStack extends Stack {
       this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi, stage: this.api.stage });
       // Links in sent mail must come back to a region holding the same data and
       // signing key: with a replicated table any region will do, else only this one.
-      const replicated = props.tableSource.kind === 'replica' || props.tableSource.replicaRegions.length > 0;
+      const source = props.tableSource;
+      const replicated = source.kind === 'replica' || (source.kind === 'retained' ? source.replicated : source.replicaRegions.length > 0);
       for (const fn of functions) fn.addEnvironment('PUBLIC_BASE_URL', replicated ? this.customDomain.url : this.customDomain.regionalUrl);
     } else {
       // Links are built from configuration, never from a request's Host: without a custom domain, the API's own address.

@@ -9,6 +9,7 @@ import type { AttachmentsAccess, SesAction, TableAction } from '#shared/http/rou
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
+import { acknowledgeFindings } from './nag.ts';
 
 /**
  * The worker no HTTP route invokes: the infra tests check its grants against
@@ -37,6 +38,8 @@ export const WORKER_QUEUE_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVis
 const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
 
 export interface RetryQueueProps {
+  /** `postlane-<stage>`: the queues are `<prefix>-retry` and `<prefix>-retry-dlq`. */
+  readonly namePrefix: string;
   readonly table: ITableV2;
   readonly sesConfigurationSet: string;
   /** Where a send puts a message too large for the queue (`queued/`), for the worker to read. */
@@ -59,6 +62,7 @@ export class RetryQueue extends Construct {
   constructor(scope: Construct, id: string, props: RetryQueueProps) {
     super(scope, id);
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      queueName: `${props.namePrefix}-retry-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // SQS's longest: time for an operator to look at a message and redrive it.
@@ -73,6 +77,7 @@ export class RetryQueue extends Construct {
       attachments: { bucket: props.attachmentsBucket, access: RETRY_WORKER.attachments },
     });
     this.queue = new Queue(this, 'Queue', {
+      queueName: `${props.namePrefix}-retry`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       maxMessageSizeBytes: MAX_QUEUED_MESSAGE_BYTES,
@@ -81,6 +86,12 @@ export class RetryQueue extends Construct {
     });
     this.worker.function.addEnvironment('RETRY_QUEUE_URL', this.queue.queueUrl);
     this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }));
+    acknowledgeFindings(this.deadLetterQueue, {
+      'Serverless-SQSRedrivePolicy': 'The end of the line: messages here are kept 14 days for an operator, and the alarm below says one arrived',
+    });
+    acknowledgeFindings(this.worker.function, {
+      'Serverless-LambdaEventSourceMappingDestination': 'SQS event sources take no on-failure destination (streams and Kafka do): a message that keeps failing moves to the dead-letter queue by the queue\'s redrive policy',
+    });
     this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,

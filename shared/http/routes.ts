@@ -94,7 +94,10 @@ const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const EMAIL_SEND_MAX_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
 /** The send endpoints: `sending` keys may call them; they sign each recipient's unsubscribe links. */
 const send = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'] } as const;
-/** Quota, idempotency claims (put, complete, release), the OTP window, the suppression lookups, the email records. */
+/**
+ * Quota, idempotency claims (put, complete, release: PutItem, UpdateItem,
+ * DeleteItem), the OTP window, the suppression lookups, the email records.
+ */
 const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
 
 /** Public form endpoints: anyone may call them; only published forms answer. */
@@ -118,15 +121,15 @@ export const ROUTES = [
   { method: 'GET', path: '/api/audiences', handler: 'audiences/list', ...key, table: ['Query', 'BatchGetItem', 'GetItem'] },
   { method: 'GET', path: '/api/audiences/{id}', handler: 'audiences/get', ...key, table: ['BatchGetItem'] },
   { method: 'GET', path: '/api/audiences/{id}/stats', handler: 'audiences/stats', ...key, table: ['GetItem'] },
-  { method: 'PATCH', path: '/api/audiences/{id}', handler: 'audiences/update', ...key, table: ['UpdateItem'] },
+  { method: 'PATCH', path: '/api/audiences/{id}', handler: 'audiences/update', ...key, table: ['GetItem', 'UpdateItem'] },
   { method: 'DELETE', path: '/api/audiences/{id}', handler: 'audiences/delete', ...key, table: ['DeleteItem', 'UpdateItem'] },
 
   { method: 'POST', path: '/api/contacts', handler: 'contacts/create', ...key, table: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] },
   { method: 'GET', path: '/api/contacts', handler: 'contacts/list', ...key, table: ['Query', 'GetItem'] },
-  { method: 'POST', path: '/api/contacts/bulk', handler: 'contacts/bulk-import', ...key, table: ['BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], maxBodyBytes: BULK_MAX_BODY_BYTES },
+  { method: 'POST', path: '/api/contacts/bulk', handler: 'contacts/bulk-import', ...key, table: ['BatchGetItem', 'PutItem', 'UpdateItem'], maxBodyBytes: BULK_MAX_BODY_BYTES },
   { method: 'GET', path: '/api/contacts/email/{email}', handler: 'contacts/get-by-email', ...key, table: ['GetItem'] },
   { method: 'GET', path: '/api/contacts/{id}', handler: 'contacts/get', ...key, table: ['GetItem'] },
-  { method: 'PATCH', path: '/api/contacts/{id}', handler: 'contacts/update', ...key, table: ['GetItem', 'UpdateItem'] },
+  { method: 'PATCH', path: '/api/contacts/{id}', handler: 'contacts/update', ...key, table: ['GetItem', 'PutItem', 'UpdateItem'] },
   { method: 'DELETE', path: '/api/contacts/{id}', handler: 'contacts/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem'] },
 
   { method: 'POST', path: '/api/templates', handler: 'templates/create', ...key, table: ['PutItem', 'UpdateItem'] },
@@ -145,7 +148,7 @@ export const ROUTES = [
   { method: 'GET', path: '/preferences/{token}', handler: 'subscriptions/preferences-page', ...signedLink, table: ['Query', 'BatchGetItem', 'GetItem'] },
   { method: 'POST', path: '/preferences/{token}', handler: 'subscriptions/update-preferences', ...signedLink, table: ['Query', 'BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], bodyFormats: ['json', 'form'] },
 
-  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem', 'BatchWriteItem'], attachments: ['read', 'queue'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
+  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS, attachments: ['read', 'queue'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
   // Uploading is part of sending: `sending` keys may, as they may attach files inline.
   { method: 'POST', path: '/api/attachments', handler: 'attachments/create', auth: 'key', permission: 'sending', table: ['PutItem'], attachments: ['upload'] },
   { method: 'POST', path: '/api/otp/send', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },

@@ -8,6 +8,7 @@ import { isUtf8 } from 'node:buffer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { edgeRoutes, FALLBACK_HANDLER, matchRoute, ROUTES, type Route } from '#shared/http/routes.ts';
 import type { LambdaHandler } from '#shared/http/endpoint.ts';
+import { invokedAs } from './invocation.ts';
 
 /** HTTP API's integration timeout, fixed by AWS. */
 const TIMEOUT_MS = 30_000;
@@ -144,8 +145,10 @@ export function loadHandler(name: string): Promise<LambdaHandler> {
   let loading = handlers.get(name);
   if (!loading) {
     loading = import(new URL(`../../functions/${name}.ts`, import.meta.url).href).then((module: { handler?: LambdaHandler }) => {
-      if (typeof module.handler !== 'function') throw new Error(`functions/${name}.ts exports no handler`);
-      return module.handler;
+      const { handler } = module;
+      if (typeof handler !== 'function') throw new Error(`functions/${name}.ts exports no handler`);
+      // Each call runs as an invocation of this function (shared/local/invocation.ts); the handler's own properties (its schemas) stay readable.
+      return Object.assign(invokedAs(name, handler), handler);
     });
     loading.catch(() => handlers.delete(name));
     handlers.set(name, loading);

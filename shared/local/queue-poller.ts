@@ -9,6 +9,7 @@ import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand,
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { log } from '#shared/log.ts';
 import { lambdaContext } from './http-event.ts';
+import { invokedAs } from './invocation.ts';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -84,7 +85,7 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
       const event = sqsEvent(messages, queueArn, options.region);
       let kept: Set<string>;
       try {
-        kept = keptMessages(event, await options.handler(event, lambdaContext(options.name)));
+        kept = keptMessages(event, await invokedAs(options.name, options.handler)(event, lambdaContext(options.name)));
       } catch (error) {
         log.error('local queue poller: handler failed', { handler: options.name, error });
         kept = new Set(event.Records.map((record) => record.messageId));

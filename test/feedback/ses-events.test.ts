@@ -1,10 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
-import { handler } from '../../functions/feedback/ses-events.ts';
+import { handler as sesEventsHandler } from '../../functions/feedback/ses-events.ts';
+import { invokedAs } from '#shared/local/invocation.ts';
 import { getContact } from '#shared/data/contacts.ts';
 import { sendEmailInput } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
 import { injectDynamoFault } from '../faults/support.ts';
+
+// As Lambda runs it: its AWS calls are checked against this function's role (test/support/aws-calls.ts).
+const handler = invokedAs('feedback/ses-events', sesEventsHandler);
 
 /** An EventBridge event carrying an SES event publishing record, modelled on AWS's documented examples. */
 function sesEvent(eventType: string, accountId: string, emailId: string, body: Record<string, unknown>) {

@@ -18,11 +18,12 @@ function stackWith(app: App, props: Omit<EndpointFunctionProps, 'table'>) {
 }
 
 describe('EndpointFunction', () => {
-  it('grants SES sending only when asked, within its own account and region', () => {
+  it('grants SES sending only when asked, within its own account and region, on the one configuration set it names', () => {
     const { stack } = stackWith(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), {
       handler: FALLBACK_HANDLER,
       tableActions: [],
       sesActions: ['SendEmail'],
+      sesConfigurationSet: 'postlane-feedback',
     });
     const resources = resourcesOf(Template.fromStack(stack));
     const [functionId] = ofType(resources, 'AWS::Lambda::Function')[0]!;
@@ -31,7 +32,7 @@ describe('EndpointFunction', () => {
 
     expect(new Set(ses)).toEqual(new Set([
       pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
-      pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
+      pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: 'postlane-feedback' })),
     ]));
   });
 

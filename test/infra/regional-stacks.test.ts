@@ -39,10 +39,11 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     ...(actions.has('Query')
       ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`))
       : []),
-    ...[...sesActions].flatMap((action) => [
-      pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
-      pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
-    ]),
+    ...[...sesActions].map((action) => pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }))),
+    // A send names the stack's configuration set, and SES authorizes it on that set too: only that one.
+    ...(sesActions.has('SendEmail')
+      ? [pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName }))]
+      : []),
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
     ...(sendsToRetryQueue ? [pair(stack, 'sqs:SendMessage', stack.retryQueue.queue.queueArn)] : []),
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
@@ -54,7 +55,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
 describe('the CDK app', () => {
   it('makes one stack per configured region, pinned to that region', () => {
     expect(stacks.map(({ stack }) => [stack.stackName, stack.region])).toEqual(
-      settings.regions.map((region) => [`Postlane-${region}`, region]),
+      settings.regions.map((region) => [`Postlane-prod-${region}`, region]),
     );
   });
 
@@ -244,6 +245,70 @@ describe('with postlane:independentRegions', () => {
       expect(secrets).toHaveLength(1);
       expect(secrets[0]![1].Properties.ReplicaRegions).toBeUndefined();
     }
+  });
+});
+
+/** The names a stage's resources take in the account, as CloudFormation will create them. */
+function physicalNames(synthesized: ReturnType<typeof synthesize>): string[] {
+  return synthesized.stacks.flatMap(({ stack, template }) => {
+    const resources = resourcesOf(template);
+    const named = (type: string, property: string) => ofType(resources, type).map(([, resource]) => JSON.stringify(stack.resolve(resource.Properties[property])));
+    return [
+      stack.stackName,
+      ...named('AWS::DynamoDB::GlobalTable', 'TableName'),
+      ...named('AWS::SecretsManager::Secret', 'Name'),
+      ...named('AWS::SQS::Queue', 'QueueName'),
+      ...named('AWS::S3::Bucket', 'BucketName'),
+      // The table and secret every function is pointed at, created here or not.
+      ...ofType(resources, 'AWS::Lambda::Function')
+        .flatMap(([, fn]) => [fn.Properties.Environment.Variables.TABLE_NAME, fn.Properties.Environment.Variables.SIGNING_SECRET_PARAMETER])
+        .filter((name): name is string => typeof name === 'string')
+        .map((name) => JSON.stringify(name)),
+    ];
+  });
+}
+
+describe('stages', () => {
+  // A second deployment in the same account, redeployed after `cdk destroy` kept its table and secret.
+  const staging = synthesize({ 'postlane:stage': 'staging', 'postlane:useRetainedData': 'true' });
+
+  it('default to prod, whose name every stack, table, secret, queue and bucket carries', () => {
+    expect(settings).toMatchObject({ stage: 'prod', tableName: 'postlane-prod', useRetainedData: false });
+    const names = physicalNames({ settings, stacks });
+    expect(names.filter((name) => !/[Pp]ostlane-prod/.test(name))).toEqual([]);
+    expect(names).toEqual(expect.arrayContaining([
+      'Postlane-prod-us-east-1', 'Postlane-prod-eu-west-1', '"postlane-prod"', '"postlane-prod/link-signing"',
+      '"postlane-prod-retry"', '"postlane-prod-retry-dlq"',
+    ]));
+  });
+
+  it('give a second stage names of its own, so both deploy to one account and region', () => {
+    const prod = new Set(physicalNames({ settings, stacks }));
+    const names = physicalNames(staging);
+    expect(names.filter((name) => !/[Pp]ostlane-staging/.test(name))).toEqual([]);
+    expect(names.filter((name) => prod.has(name))).toEqual([]);
+    expect(staging.stacks.map(({ stack }) => stack.stackName)).toEqual(['Postlane-staging-us-east-1', 'Postlane-staging-eu-west-1']);
+    // Bucket names are global: the account and region make them unique beyond the stage.
+    const [, bucket] = ofType(resourcesOf(staging.stacks[0]!.template), 'AWS::S3::Bucket')[0]!;
+    expect(staging.stacks[0]!.stack.resolve(bucket.Properties.BucketName)).toEqual({ 'Fn::Join': ['', ['postlane-staging-', { Ref: 'AWS::AccountId' }, '-us-east-1']] });
+  });
+
+  it('with postlane:useRetainedData, use the retained table and secret by name instead of creating them', () => {
+    for (const { stack, template } of staging.stacks) {
+      const resources = resourcesOf(template);
+      expect(ofType(resources, 'AWS::DynamoDB::GlobalTable')).toEqual([]);
+      expect(ofType(resources, 'AWS::SecretsManager::Secret')).toEqual([]);
+      const send = functionIdOf(resources, 'email/send');
+      expect([...permissionsOf(stack, resources, send)]).toEqual(expect.arrayContaining([
+        pair(stack, 'dynamodb:PutItem', stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: 'postlane-staging' })),
+        pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, 'postlane-staging/link-signing')),
+      ]));
+    }
+  });
+
+  it('refuse a stage that cannot be part of a bucket name', () => {
+    expect(() => readSettings(new App({ context: { 'postlane:stage': 'Staging' } }).node)).toThrow(/postlane:stage/);
+    expect(() => readSettings(new App({ context: { 'postlane:stage': 'a-very-long-stage-name' } }).node)).toThrow(/postlane:stage/);
   });
 });
 

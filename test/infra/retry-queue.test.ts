@@ -54,7 +54,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
       ...RETRY_WORKER.table.map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
       ...RETRY_WORKER.ses.flatMap((action) => [
         pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
-        pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: '*' })),
+        pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName })),
       ]),
       ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, stack.retryQueue.queue.queueArn)),
       // Bodies too large for the queue, and nothing else of the bucket; listing, so a missing body is a 404.

@@ -17,7 +17,9 @@ vi.hoisted(() => {
   process.env.RETRY_BACKOFF_SECONDS = '0';
 });
 
-const { handler } = await import('#functions/email/send-queued.ts');
+const { invokedAs } = await import('#shared/local/invocation.ts');
+// As Lambda runs it: its AWS calls are checked against this function's role (test/support/aws-calls.ts).
+const handler = invokedAs('email/send-queued', (await import('#functions/email/send-queued.ts')).handler);
 const { showAccount } = await import('#shared/domain/accounts.ts');
 const { config } = await import('#shared/config.ts');
 const { MAX_RECEIVES, sqs } = await import('#shared/email/retry-queue.ts');

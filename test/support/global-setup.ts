@@ -3,6 +3,9 @@
  * the SES emulator and the local S3 (in memory), each on a free port, with a
  * table of its own, so the run needs nothing running and leaves nothing running.
  */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
 import { findFreePort } from '#shared/local/ports.ts';
@@ -17,6 +20,8 @@ declare module 'vitest' {
     s3Endpoint: string;
     sqsEndpoint: string;
     tableName: string;
+    /** Where each test file's worker writes the AWS calls its functions made (test/support/aws-calls.ts). */
+    awsCallsDirectory: string;
   }
 }
 
@@ -46,7 +51,36 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('s3Endpoint', s3.endpoint);
   project.provide('sqsEndpoint', sqs.endpoint);
   project.provide('tableName', tableName);
+  const awsCallsDirectory = mkdtempSync(join(tmpdir(), 'postlane-aws-calls-'));
+  project.provide('awsCallsDirectory', awsCallsDirectory);
   return async () => {
     await Promise.all([dynamodb.stop(), ses.stop(), s3.stop(), sqs.stop()]);
+    try {
+      await checkIam(awsCallsDirectory);
+    } finally {
+      rmSync(awsCallsDirectory, { recursive: true, force: true });
+    }
   };
+}
+
+/**
+ * Fails the run when a function made an AWS call its deployed role would deny
+ * (or, on a full run, was granted an action it never needed): DynamoDB Local
+ * and the emulators enforce no IAM. Vitest only logs an error thrown here, so
+ * the exit code is set too.
+ */
+async function checkIam(directory: string): Promise<void> {
+  const { checkRecordedCalls } = await import('./iam.ts');
+  const records = readdirSync(directory).map((name) => JSON.parse(readFileSync(join(directory, name), 'utf8')));
+  const root = resolve(import.meta.dirname, '../..');
+  // Kept for a look after the run: which function made which call, by test file.
+  mkdirSync(join(root, '.data'), { recursive: true });
+  writeFileSync(join(root, '.data', 'aws-calls.json'), JSON.stringify(records));
+  const testFiles = readdirSync(join(root, 'test'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => join(root, 'test', name));
+  const problems = checkRecordedCalls(records, testFiles);
+  if (problems.length === 0) return;
+  process.exitCode = 1;
+  throw new Error(`IAM check (test/support/iam.ts), ${problems.length} finding(s):\n${problems.join('\n')}`);
 }

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { afterAll, inject } from 'vitest';
+import { afterAll, beforeAll, inject, vi } from 'vitest';
 import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
 import { createRetryQueues } from '#shared/local/sqs.ts';
 
@@ -32,6 +32,48 @@ function freePort(): Promise<number> {
   });
 }
 
-afterAll(async () => {
+// The two local stand-ins replace AWS calls the deployed functions make: record those
+// (test/support/aws-calls.ts), and keep the stand-ins' own table calls out of the record.
+vi.mock('#shared/domain/signing-secret.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('#shared/domain/signing-secret.ts')>();
+  const [{ recordCall }, { outsideInvocation }] = await Promise.all([import('./aws-calls.ts'), import('#shared/local/invocation.ts')]);
+  return {
+    ...original,
+    // Deployed, each function reads the secret on its own cold start; here the process reads it once.
+    signingSecret: () => {
+      recordCall('secretsmanager:GetSecretValue', { kind: 'secret', secret: 'linkSigning' });
+      return outsideInvocation(original.signingSecret);
+    },
+  };
+});
+vi.mock('#shared/domain/domain-verification.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('#shared/domain/domain-verification.ts')>();
+  const { recordCall } = await import('./aws-calls.ts');
+  return {
+    ...original,
+    configuredVerifier: () => {
+      const verifier = original.configuredVerifier();
+      return {
+        createIdentity: (domain: string) => {
+          recordCall('ses:CreateEmailIdentity', { kind: 'identity', identity: domain });
+          return verifier.createIdentity(domain);
+        },
+        readIdentity: (domain: string, token: string) => {
+          recordCall('ses:GetEmailIdentity', { kind: 'identity', identity: domain });
+          return verifier.readIdentity(domain, token);
+        },
+      };
+    },
+  };
+});
+
+// Once the test file has loaded: importing the clients reads shared/config.ts, which a
+// file may first adjust (vi.hoisted environment, as test/sending/retry-queue.test.ts does).
+beforeAll(async () => {
+  await (await import('./aws-calls.ts')).recordAwsCalls();
+});
+
+afterAll(async ({}, suite) => {
   await (await import('./api.ts')).stopApi();
+  (await import('./aws-calls.ts')).writeRecordedCalls(inject('awsCallsDirectory'), (suite as { file: { filepath: string } }).file.filepath);
 });

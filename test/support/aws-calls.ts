@@ -1,0 +1,114 @@
+/**
+ * Records, in each test worker, every AWS call a function makes while the
+ * tests run, as IAM sees it: the action and the resource it is authorized
+ * against (test/support/iam.ts). Attached from the tests' side: middleware on
+ * the SDK clients, the S3 signer, and wrappers around the two local stand-ins
+ * (the link-signing key and domain verification) for the calls they replace.
+ * test/support/global-setup.ts checks the lot against the synthesized roles.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareStack } from '@smithy/types';
+import { currentHandler } from '#shared/local/invocation.ts';
+import type { AwsCall, CallResource } from './iam.ts';
+
+const calls = new Map<string, AwsCall>();
+
+/** Notes a call of the function whose invocation is in progress; calls outside any (test setup) are the tests' own. */
+export function recordCall(action: string, resource: CallResource): void {
+  const handler = currentHandler();
+  if (!handler) return;
+  const call = { handler, action, resource };
+  calls.set(JSON.stringify(call), call);
+}
+
+/** This worker's calls so far, for the global teardown: one file per test file, also when it made none. */
+export function writeRecordedCalls(directory: string, testFile: string): void {
+  writeFileSync(join(directory, `${randomUUID()}.json`), JSON.stringify({ testFile, calls: [...calls.values()] }));
+}
+
+const table: CallResource = { kind: 'table' };
+
+/** Transactions are authorized per item, by the action each item stands for. */
+const TRANSACT_ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
+
+/** The IAM actions of one DynamoDB request: a Query of an index is authorized on the index's ARN. */
+export function dynamoActions(operation: string, input: Record<string, any>): [string, CallResource][] {
+  switch (operation) {
+    case 'TransactWriteItems':
+    case 'TransactGetItems':
+      return (input.TransactItems as Record<string, unknown>[]).map((item) => [`dynamodb:${TRANSACT_ITEM_ACTIONS[Object.keys(item)[0]!]}`, table]);
+    case 'Query':
+    case 'Scan':
+      return [[`dynamodb:${operation}`, input.IndexName ? { kind: 'index', index: input.IndexName } : table]];
+    default:
+      return [[`dynamodb:${operation}`, table]];
+  }
+}
+
+/** `"Name" <a@Example.com>` → `example.com`: SES authorizes sending on the identity of the sender's domain. */
+function senderDomain(from: string): string {
+  return from.slice(from.lastIndexOf('@') + 1).replace(/>.*$/, '').trim().toLowerCase();
+}
+
+/**
+ * SendEmail is authorized on the sender's identity and on the configuration
+ * set it names. Locally no set is named (the emulator has none); deployed,
+ * every sending function names the stack's (SES_CONFIGURATION_SET).
+ */
+export function sesActions(operation: string, input: Record<string, any>): [string, CallResource][] {
+  if (operation === 'SendEmail') {
+    return [['ses:SendEmail', { kind: 'identity', identity: senderDomain(input.FromEmailAddress) }], ['ses:SendEmail', { kind: 'configurationSet' }]];
+  }
+  return [[`ses:${operation}`, { kind: 'identity', identity: input.EmailIdentity }]];
+}
+
+type Mapper = (operation: string, input: Record<string, any>) => [string, CallResource][];
+
+function recordEvery(stack: MiddlewareStack<any, any>, map: Mapper): void {
+  stack.add((next, context) => async (args) => {
+    const operation = (context.commandName ?? '').replace(/Command$/, '');
+    for (const [action, resource] of map(operation, args.input as Record<string, any>)) recordCall(action, resource);
+    return next(args);
+  }, { step: 'initialize', name: 'recordAwsCalls' });
+}
+
+/**
+ * S3 requests are signed by hand (shared/aws/s3.ts), so they are seen at the
+ * signer: path-style locally, `/<bucket>/<key>`. A GET is authorized as
+ * s3:GetObject, and needs s3:ListBucket too for a missing object to be S3's
+ * 404 rather than a 403, which the code relies on to answer a lost upload.
+ */
+async function recordS3(): Promise<void> {
+  const { SignatureV4 } = await import('@smithy/signature-v4');
+  const prototype = SignatureV4.prototype as unknown as Record<'sign' | 'presign', (this: { service: string }, request: { method: string; path: string }, ...rest: unknown[]) => Promise<unknown>>;
+  for (const method of ['sign', 'presign'] as const) {
+    const original = prototype[method];
+    prototype[method] = function (this: { service: string }, request, ...rest) {
+      if (this.service === 's3' && typeof request?.method === 'string') {
+        const key = request.path.split('/').slice(2).map(decodeURIComponent).join('/');
+        if (request.method === 'PUT') recordCall('s3:PutObject', { kind: 'object', key });
+        if (request.method === 'GET') {
+          recordCall('s3:GetObject', { kind: 'object', key });
+          recordCall('s3:ListBucket', { kind: 'bucket' });
+        }
+        if (request.method === 'DELETE') recordCall('s3:DeleteObject', { kind: 'object', key });
+      }
+      return original.call(this, request, ...rest);
+    };
+  }
+}
+
+/** Attaches the recorders to this worker's clients; load it only once the environment names the local services. */
+export async function recordAwsCalls(): Promise<void> {
+  const [{ dynamo }, { ses }, { sqs }] = await Promise.all([
+    import('#shared/data/client.ts'),
+    import('#shared/email/transport.ts'),
+    import('#shared/email/retry-queue.ts'),
+  ]);
+  recordEvery(dynamo.middlewareStack, dynamoActions);
+  recordEvery(ses.middlewareStack, sesActions);
+  recordEvery(sqs.middlewareStack, (operation, input) => (input.QueueUrl === process.env.RETRY_QUEUE_URL ? [[`sqs:${operation}`, { kind: 'queue', queue: 'retry' }]] : []));
+  await recordS3();
+}

@@ -1,0 +1,256 @@
+/**
+ * The deployed roles, as IAM would judge the calls the tests record
+ * (test/support/aws-calls.ts). DynamoDB Local, the SES emulator and the local
+ * S3 and SQS enforce no IAM, so without this a missing grant shows only in AWS,
+ * as an AccessDenied answered 500.
+ *
+ * The evaluator is ours: @cloud-copilot/iam-simulate (npm) evaluates policies
+ * fully but is not among the project's dependencies, and what the roles use
+ * is small: identity policies of Allow statements with literal actions and
+ * ARNs with `*` and `?`, no conditions, no NotAction or NotResource. A
+ * statement using anything else is refused rather than guessed at.
+ */
+import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
+import { ofType, resourcesOf, synthesize, type Resources } from '../infra/template.ts';
+
+/** The account the ARNs are resolved in; any fixed twelve digits do. */
+export const ACCOUNT = '123456789012';
+/** Secrets Manager's six random characters at the end of every secret's ARN. */
+const SECRET_SUFFIX = 'AbC123';
+
+/** What a call acts on, named as the code knows it; `arnOf` gives its ARN in one deployment. */
+export type CallResource =
+  | { kind: 'table' }
+  | { kind: 'index'; index: string }
+  | { kind: 'identity'; identity: string }
+  | { kind: 'configurationSet' }
+  | { kind: 'bucket' }
+  | { kind: 'object'; key: string }
+  | { kind: 'queue'; queue: 'retry' }
+  | { kind: 'secret'; secret: 'linkSigning' };
+
+/** One AWS call a function made during the tests: `{ handler: 'email/send', action: 'dynamodb:PutItem', resource: { kind: 'table' } }`. */
+export interface AwsCall {
+  handler: string;
+  action: string;
+  resource: CallResource;
+}
+
+export interface Statement {
+  effect: 'Allow' | 'Deny';
+  actions: string[];
+  resources: string[];
+}
+
+/** One regional stack reduced to what evaluation needs, every reference resolved to a concrete name. */
+export interface Deployment {
+  stackName: string;
+  region: string;
+  tableName: string;
+  bucketName: string;
+  retryQueueArn: string;
+  configurationSetName: string;
+  linkSigningSecretName: string;
+  /** The statements of each function's role, by handler module. */
+  functions: Record<string, Statement[]>;
+}
+
+type Intrinsic = Record<string, unknown>;
+
+/**
+ * A template value with every reference made concrete: pseudo parameters from
+ * the stack's region and ACCOUNT, resources by the name CloudFormation would
+ * give them (their name property, else the logical id).
+ */
+export function resolveValue(value: unknown, resources: Resources, region: string): string {
+  if (typeof value === 'string') return value;
+  const intrinsic = value as Intrinsic;
+  const nameOf = (id: string): string => {
+    const resource = resources[id];
+    if (!resource) throw new Error(`Reference to ${id}, which the template does not have`);
+    const properties = resource.Properties ?? {};
+    const named = properties.BucketName ?? properties.QueueName ?? properties.TableName ?? properties.LogGroupName ?? properties.Name;
+    return named === undefined ? id.toLowerCase() : resolveValue(named, resources, region);
+  };
+  if ('Ref' in intrinsic) {
+    const ref = intrinsic.Ref as string;
+    const pseudo: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': region, 'AWS::AccountId': ACCOUNT, 'AWS::URLSuffix': 'amazonaws.com' };
+    if (ref in pseudo) return pseudo[ref]!;
+    if (resources[ref]?.Type === 'AWS::SQS::Queue') return `https://sqs.${region}.amazonaws.com/${ACCOUNT}/${nameOf(ref)}`;
+    return nameOf(ref);
+  }
+  if ('Fn::GetAtt' in intrinsic) {
+    const [id, attribute] = intrinsic['Fn::GetAtt'] as [string, string];
+    const type = resources[id]?.Type;
+    const name = nameOf(id);
+    const arns: Record<string, string> = {
+      'AWS::S3::Bucket': `arn:aws:s3:::${name}`,
+      'AWS::SQS::Queue': `arn:aws:sqs:${region}:${ACCOUNT}:${name}`,
+      'AWS::Logs::LogGroup': `arn:aws:logs:${region}:${ACCOUNT}:log-group:${name}:*`,
+      'AWS::DynamoDB::GlobalTable': `arn:aws:dynamodb:${region}:${ACCOUNT}:table/${name}`,
+    };
+    if (attribute === 'Arn' && type && type in arns) return arns[type]!;
+    if (attribute === 'QueueName' && type === 'AWS::SQS::Queue') return name;
+    throw new Error(`Cannot resolve Fn::GetAtt ${id}.${attribute} (${type})`);
+  }
+  if ('Fn::Join' in intrinsic) {
+    const [separator, parts] = intrinsic['Fn::Join'] as [string, unknown[]];
+    return parts.map((part) => resolveValue(part, resources, region)).join(separator);
+  }
+  throw new Error(`Cannot resolve ${JSON.stringify(value)}`);
+}
+
+function statementsOf(resources: Resources, functionId: string, region: string): Statement[] {
+  const role = (resources[functionId]!.Properties.Role as Intrinsic)['Fn::GetAtt'] as [string, string];
+  const statements: Statement[] = [];
+  for (const [, policy] of ofType(resources, 'AWS::IAM::Policy')) {
+    if (!policy.Properties.Roles.some((entry: Intrinsic) => entry.Ref === role[0])) continue;
+    for (const statement of policy.Properties.PolicyDocument.Statement as Intrinsic[]) {
+      const unsupported = ['Condition', 'NotAction', 'NotResource', 'Principal'].filter((key) => key in statement);
+      if (unsupported.length > 0) throw new Error(`The IAM check cannot evaluate ${unsupported.join(', ')} (role ${role[0]}): extend test/support/iam.ts`);
+      statements.push({
+        effect: statement.Effect as 'Allow' | 'Deny',
+        actions: [statement.Action].flat() as string[],
+        resources: [statement.Resource].flat().map((resource) => resolveValue(resource, resources, region)),
+      });
+    }
+  }
+  return statements;
+}
+
+/** A stack as `Deployment`: its functions found by their description, `Postlane functions/<handler>.ts`. */
+export function deploymentOf(stack: RegionalStack, resources: Resources): Deployment {
+  const region = stack.region;
+  const resolve = (token: unknown) => resolveValue(stack.resolve(token), resources, region);
+  const functions: Record<string, Statement[]> = {};
+  for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+    const handler = /^Postlane functions\/(.+)\.ts$/.exec(fn.Properties.Description ?? '')?.[1];
+    if (handler) functions[handler] = statementsOf(resources, id, region);
+  }
+  return {
+    stackName: stack.stackName,
+    region,
+    tableName: resolve(stack.table.tableName),
+    bucketName: resolve(stack.attachments.bucket.bucketName),
+    retryQueueArn: resolve(stack.retryQueue.queue.queueArn),
+    configurationSetName: resolve(stack.feedback.configurationSet.configurationSetName),
+    linkSigningSecretName: linkSigningSecretName(resolve(stack.table.tableName)),
+    functions,
+  };
+}
+
+/** Every regional stack of the app with this context, as deployments. */
+export function synthesizeDeployments(context: Record<string, unknown> = {}): Deployment[] {
+  const { stacks } = synthesize(context);
+  return stacks.map(({ stack, template }) => deploymentOf(stack, resourcesOf(template)));
+}
+
+/** The ARN IAM authorizes the call against, in this deployment. */
+export function arnOf(resource: CallResource, deployment: Deployment): string {
+  const { region } = deployment;
+  const table = `arn:aws:dynamodb:${region}:${ACCOUNT}:table/${deployment.tableName}`;
+  switch (resource.kind) {
+    case 'table': return table;
+    case 'index': return `${table}/index/${resource.index}`;
+    case 'identity': return `arn:aws:ses:${region}:${ACCOUNT}:identity/${resource.identity}`;
+    case 'configurationSet': return `arn:aws:ses:${region}:${ACCOUNT}:configuration-set/${deployment.configurationSetName}`;
+    case 'bucket': return `arn:aws:s3:::${deployment.bucketName}`;
+    case 'object': return `arn:aws:s3:::${deployment.bucketName}/${resource.key}`;
+    case 'queue': return deployment.retryQueueArn;
+    case 'secret': return `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${deployment.linkSigningSecretName}-${SECRET_SUFFIX}`;
+  }
+}
+
+/** IAM's wildcards: `*` any run of characters (`/` and `:` included), `?` any one; actions compare case-insensitively. */
+export function matchesPattern(pattern: string, value: string, ignoreCase = false): boolean {
+  const source = pattern.split('').map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${source}$`, ignoreCase ? 'i' : '').test(value);
+}
+
+function matches(statement: Statement, action: string, arn: string): boolean {
+  return statement.actions.some((pattern) => matchesPattern(pattern, action, true))
+    && statement.resources.some((pattern) => matchesPattern(pattern, arn));
+}
+
+/** IAM's answer for one identity-policy request: an explicit Deny wins, else any Allow, else the implicit deny. */
+export function isAllowed(statements: readonly Statement[], action: string, arn: string): boolean {
+  if (statements.some((statement) => statement.effect === 'Deny' && matches(statement, action, arn))) return false;
+  return statements.some((statement) => statement.effect === 'Allow' && matches(statement, action, arn));
+}
+
+export interface Denial {
+  stackName: string;
+  handler: string;
+  action: string;
+  arn: string;
+}
+
+/** Every recorded call some deployment's role would refuse; a function the stack lacks refuses everything. */
+export function denials(calls: readonly AwsCall[], deployments: readonly Deployment[]): Denial[] {
+  const found = new Map<string, Denial>();
+  for (const deployment of deployments) {
+    for (const call of calls) {
+      const arn = arnOf(call.resource, deployment);
+      if (isAllowed(deployment.functions[call.handler] ?? [], call.action, arn)) continue;
+      const denial = { stackName: deployment.stackName, handler: call.handler, action: call.action, arn };
+      found.set(JSON.stringify(denial), denial);
+    }
+  }
+  return [...found.values()];
+}
+
+/**
+ * Actions a role grants that no recorded call of its function needed: with
+ * least privilege, taking any one away must deny something the tests do.
+ * `expected` lists the grants tests cannot exercise, each with its reason.
+ */
+export function unusedActions(calls: readonly AwsCall[], deployments: readonly Deployment[], expected: Readonly<Record<string, string>>): { stackName: string; handler: string; action: string }[] {
+  const unused: { stackName: string; handler: string; action: string }[] = [];
+  for (const deployment of deployments) {
+    for (const [handler, statements] of Object.entries(deployment.functions)) {
+      const used = calls.filter((call) => call.handler === handler);
+      const granted = new Set(statements.filter((statement) => statement.effect === 'Allow').flatMap((statement) => statement.actions));
+      for (const action of granted) {
+        if (action in expected || `${handler} ${action}` in expected) continue;
+        if (used.some((call) => matchesPattern(action, call.action, true))) continue;
+        unused.push({ stackName: deployment.stackName, handler, action });
+      }
+    }
+  }
+  return unused;
+}
+
+/** Grants no test can exercise, each with why it is still needed. */
+export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
+  'logs:CreateLogStream': 'the Lambda runtime writes the function\'s logs with its role',
+  'logs:PutLogEvents': 'the Lambda runtime writes the function\'s logs with its role',
+  'sqs:ReceiveMessage': 'the SQS event source mapping polls the retry queue with the worker\'s role',
+  'sqs:DeleteMessage': 'the SQS event source mapping deletes the messages the worker settled',
+  'sqs:GetQueueAttributes': 'the SQS event source mapping reads the queue\'s attributes',
+  'sqs:GetQueueUrl': 'granted with the event source mapping\'s other actions (grantConsumeMessages)',
+  'domains/create ses:GetEmailIdentity': 'read after CreateEmailIdentity answers AlreadyExists, which the local verifier never does',
+  // Only a message over SQS's 1 MiB goes to the bucket; the tests build one with attachments, which
+  // only email/send takes, while these send through the same code (shared/domain/retry.ts).
+  'otp/send s3:PutObject': 'a throttled message too large for the retry queue is stored under queued/ (tested through email/send)',
+  'transactional/send s3:PutObject': 'a throttled message too large for the retry queue is stored under queued/ (tested through email/send)',
+  'forms/submit s3:PutObject': 'a throttled message too large for the retry queue is stored under queued/ (tested through email/send)',
+};
+
+/**
+ * The global teardown's check of every call the workers recorded (files
+ * written by test/support/aws-calls.ts): the denials always; grants never used
+ * only when every test file ran, since a partial run leaves most unused.
+ * Returns the problems, one line each, naming stack, function, action and resource.
+ */
+export function checkRecordedCalls(records: readonly { testFile: string; calls: AwsCall[] }[], allTestFiles: readonly string[]): string[] {
+  const calls = records.flatMap((record) => record.calls);
+  if (calls.length === 0) return [];
+  const deployments = synthesizeDeployments();
+  const problems = denials(calls, deployments).map((denial) => `${denial.stackName}: functions/${denial.handler}.ts calls ${denial.action} on ${denial.arn}, which its role denies`);
+  const ran = new Set(records.map((record) => record.testFile));
+  if (allTestFiles.every((file) => ran.has(file))) {
+    problems.push(...unusedActions(calls, deployments, UNEXERCISED_GRANTS)
+      .map((grant) => `${grant.stackName}: functions/${grant.handler}.ts is granted ${grant.action} but no test made it call that (least privilege: drop it, or test the path that needs it)`));
+  }
+  return problems;
+}
