@@ -26,6 +26,8 @@ export const FEEDBACK_EVENTS = [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMP
 
 export interface SesFeedbackProps {
   readonly table: ITableV2;
+  /** `postlane-<stage>`: the dead-letter queue is `<prefix>-feedback-dlq`. */
+  readonly namePrefix: string;
 }
 
 /**
@@ -61,6 +63,7 @@ export class SesFeedback extends Construct {
       tableActions: EVENT_FUNCTIONS.sesFeedback.table,
     });
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      queueName: `${props.namePrefix}-feedback-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // SQS's longest: time for an operator to fix the cause and replay.

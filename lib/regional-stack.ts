@@ -69,7 +69,7 @@ export class RegionalStack extends Stack {
         'AwsSolutions-SMG4': 'Not rotated: the key signs the unsubscribe links in mail already sent, which must keep working for good (CAN-SPAM, RFC 8058); rotating it would break every one',
       });
     }
-    this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table });
+    this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table, namePrefix: props.namePrefix });
     // One bucket per region: an upload is sent from the region it was made in.
     this.attachments = new AttachmentsBucket(this, 'Attachments', { namePrefix: props.namePrefix });
     this.retryQueue = new RetryQueue(this, 'RetryQueue', {
