@@ -61,9 +61,14 @@ async function restrict(flags: Flags, action: 'disable' | 'revoke'): Promise<obj
  * `--queue`: a dead-letter queue's URL, as the stack's outputs and `npm start`
  * print them. Locally the stand-in's address is in the URL itself.
  */
+function queueUrlFlag(flags: Flags, flag: 'queue' | 'to'): string {
+  const queueUrl = flags[flag]!;
+  if (!URL.canParse(queueUrl) || !/^https?:$/.test(new URL(queueUrl).protocol)) throw new UsageError(`--${flag} must be a queue URL such as https://sqs.us-east-1.amazonaws.com/123456789012/name; got "${queueUrl}"`);
+  return queueUrl;
+}
+
 function deadLetterQueue(flags: Flags): { client: InstanceType<typeof SQSClient>; queueUrl: string } {
-  const queueUrl = flags.queue!;
-  if (!URL.canParse(queueUrl) || !/^https?:$/.test(new URL(queueUrl).protocol)) throw new UsageError(`--queue must be a queue URL such as https://sqs.us-east-1.amazonaws.com/123456789012/name; got "${queueUrl}"`);
+  const queueUrl = queueUrlFlag(flags, 'queue');
   return { client: new SQSClient({ ...awsConnection(deployed ? undefined : new URL(queueUrl).origin), maxAttempts: 3 }), queueUrl };
 }
 
@@ -112,6 +117,13 @@ const COMMANDS: Record<string, Command> = {
     run: (flags) => {
       const { client, queueUrl } = deadLetterQueue(flags);
       return deadLetters.replayFeedback(client, queueUrl);
+    },
+  },
+  'retry replay': {
+    flags: ['queue!', 'to!'],
+    run: (flags) => {
+      const { client, queueUrl } = deadLetterQueue(flags);
+      return deadLetters.replayRetryDeadLetters(client, queueUrl, queueUrlFlag(flags, 'to'));
     },
   },
   'retry settle': {

@@ -2,5 +2,5 @@ import { publicEndpoint } from '#shared/http/endpoint.ts';
 import { ok } from '#shared/http/reply.ts';
 import { getPublicForm } from '#shared/domain/forms.ts';
 
-export const handler = publicEndpoint('forms/get-public', {}, async ({ params }) =>
-  ok({ data: await getPublicForm(params.slug!) }));
+export const handler = publicEndpoint('forms/get-public', {}, async ({ params, method }) =>
+  ok({ data: await getPublicForm(params.slug!, method !== 'HEAD') }));

@@ -1,4 +1,4 @@
 import { publicEndpoint } from '#shared/http/endpoint.ts';
 import { hostedForm } from '#shared/pages/forms.ts';
 
-export const handler = publicEndpoint('forms/page', {}, ({ params }) => hostedForm(params.slug!));
+export const handler = publicEndpoint('forms/page', {}, ({ params, method }) => hostedForm(params.slug!, method !== 'HEAD'));

@@ -1,13 +1,13 @@
 /**
  * What an operator does with dead letters (`admin feedback replay`,
- * `admin retry settle`): work through a dead-letter queue once, deleting each
+ * `admin retry replay`, `admin retry settle`): work through a dead-letter queue once, deleting each
  * message whose work is done and leaving the others for the next run. The
  * same code talks to real SQS and to the local stand-in; only the client's
  * endpoint differs.
  */
-import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
-import { failQueuedEmail } from '#shared/data/emails.ts';
+import { failQueuedEmail, getEmailRecord } from '#shared/data/emails.ts';
 import { applySesEvent } from './feedback.ts';
 
 /**
@@ -59,7 +59,7 @@ export function replayFeedback(client: Pick<SQSClient, 'send'>, queueUrl: string
 }
 
 /** The fields every retry queue body has, whether it holds the message or points at it. */
-const DeadLetteredSend = v.object({ accountId: v.string(), emailId: v.string(), period: v.string() });
+const DeadLetteredSend = v.object({ accountId: v.string(), emailId: v.string(), period: v.optional(v.string()) });
 
 export const DEAD_LETTERED = { code: 'SEND_FAILED', message: 'The message could not be sent and was given up on' } as const;
 
@@ -82,4 +82,28 @@ export async function settleRetryDeadLetters(client: Pick<SQSClient, 'send'>, qu
     if (await failQueuedEmail(send.accountId, send.emailId, DEAD_LETTERED, send.period)) settled++;
   });
   return { ...drained, settled };
+}
+
+export interface RequeueResult extends DrainResult {
+  /** Messages whose record was still `queued`, put back on the retry queue for the worker to send. */
+  requeued: number;
+}
+
+/**
+ * Replays the retry queue's dead letters once their cause is fixed (SES
+ * throttled for longer than the worker's backoff, a bug in the worker): each
+ * message whose record is still `queued` goes back on the retry queue as it
+ * was, and the worker sends it and settles its record as before. A message
+ * whose record is settled already (the worker failed it for good, refunded)
+ * is only removed: sending it now would deliver what its client was told failed.
+ */
+export async function replayRetryDeadLetters(client: Pick<SQSClient, 'send'>, queueUrl: string, retryQueueUrl: string): Promise<RequeueResult> {
+  let requeued = 0;
+  const drained = await drainQueue(client, queueUrl, async (body) => {
+    const send = v.parse(DeadLetteredSend, JSON.parse(body));
+    if ((await getEmailRecord(send.accountId, send.emailId))?.status !== 'queued') return;
+    await client.send(new SendMessageCommand({ QueueUrl: retryQueueUrl, MessageBody: body }));
+    requeued++;
+  });
+  return { ...drained, requeued };
 }

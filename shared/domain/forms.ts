@@ -354,15 +354,16 @@ export async function listForms(accountId: string, query: ListFormsQuery): Promi
  * and the hosted page). FORM_NOT_FOUND for an unknown or unpublished one,
  * which is not counted.
  */
-export async function viewPublishedForm(slug: string): Promise<FormRecord> {
+export async function viewPublishedForm(slug: string, countsView = true): Promise<FormRecord> {
   const route = SLUG.test(slug) ? await findFormRoute(slug) : undefined;
-  const stored = route ? await countView(route) : undefined;
+  // A HEAD shows the form to nobody (link checkers, mail scanners): it reads, and counts no view.
+  const stored = !route ? undefined : countsView ? await countView(route) : await readForm(route.accountId, route.formId).then((found) => (found?.form.published ? found : undefined));
   if (!stored) throw notFound.form();
   return stored.form;
 }
 
-export async function getPublicForm(slug: string): Promise<PublicForm> {
-  return toPublicForm(await viewPublishedForm(slug));
+export async function getPublicForm(slug: string, countsView = true): Promise<PublicForm> {
+  return toPublicForm(await viewPublishedForm(slug, countsView));
 }
 
 /** The inclusive createdAt bounds of a submissions query; a bare date spans its whole UTC day. */

@@ -16,6 +16,8 @@ type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 export interface PublicInput<Body, Query> {
   body: Body;
   query: Query;
+  /** `GET`, `POST`, …; `HEAD` reaches the GET routes too. */
+  method: string;
   /** Path parameters, URL-decoded: `{id}` of `/api/contacts/{id}`. */
   params: Record<string, string>;
   now: Date;
@@ -74,6 +76,7 @@ function build(
     return fn({
       body: schemas.body ? parseInput(schemas.body, state.body) : undefined,
       query: schemas.query ? parseInput(schemas.query, event.queryStringParameters ?? {}) : undefined,
+      method: event.requestContext?.http?.method ?? 'GET',
       params: (event.pathParameters ?? {}) as Record<string, string>,
       now: state.now,
       sourceIp: event.requestContext?.http?.sourceIp ?? '',

@@ -126,7 +126,7 @@ export const ROUTES = [
 
   { method: 'POST', path: '/api/contacts', handler: 'contacts/create', ...key, table: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] },
   { method: 'GET', path: '/api/contacts', handler: 'contacts/list', ...key, table: ['Query', 'GetItem'] },
-  { method: 'POST', path: '/api/contacts/bulk', handler: 'contacts/bulk-import', ...key, table: ['BatchGetItem', 'PutItem', 'UpdateItem'], maxBodyBytes: BULK_MAX_BODY_BYTES },
+  { method: 'POST', path: '/api/contacts/bulk', handler: 'contacts/bulk-import', ...key, table: ['BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], maxBodyBytes: BULK_MAX_BODY_BYTES },
   { method: 'GET', path: '/api/contacts/email/{email}', handler: 'contacts/get-by-email', ...key, table: ['GetItem'] },
   { method: 'GET', path: '/api/contacts/{id}', handler: 'contacts/get', ...key, table: ['GetItem'] },
   { method: 'PATCH', path: '/api/contacts/{id}', handler: 'contacts/update', ...key, table: ['GetItem', 'PutItem', 'UpdateItem'] },

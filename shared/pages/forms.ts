@@ -326,9 +326,9 @@ export function formNotFoundPage(): Reply {
 }
 
 /** GET /f/{slug}: the published form, counting a view; a plain 404 page otherwise. */
-export async function hostedForm(slug: string): Promise<Reply> {
+export async function hostedForm(slug: string, countsView = true): Promise<Reply> {
   try {
-    const form = await viewPublishedForm(slug);
+    const form = await viewPublishedForm(slug, countsView);
     // `/f/<slug>` → `/api/forms/<slug>/submit`, relative so it works under any base address.
     return formPage(form, { action: `../api/forms/${form.slug}/submit` });
   } catch (error) {

@@ -103,6 +103,20 @@ describe('HEAD wherever GET works', () => {
     for (const response of [page, document, unauthorized]) expect(response.body).toBe('');
   });
 
+  it('counts no view for a HEAD of the hosted page or the public view (link checkers open nothing), as a GET does', async () => {
+    const { key } = await createTestAccount();
+    const form = await createForm(key, { slug: `head-${unique()}` });
+
+    const heads = [await request('HEAD', `/f/${form.slug}`), await request('HEAD', `/api/forms/public/${form.slug}`)];
+    const listed = async () => (await request('GET', '/api/forms', { key })).body.forms.find((item: { id: string }) => item.id === form.id).analytics.views;
+    const afterHeads = await listed();
+    await request('GET', `/f/${form.slug}`);
+
+    expect(heads.map((head) => head.status)).toEqual([200, 200]);
+    expect(afterHeads).toBe(0);
+    expect(await listed()).toBe(1);
+  });
+
   it('lists HEAD as allowed where GET is, and refuses HEAD where there is no GET', async () => {
     const put = await request('PUT', '/api/contacts');
     const head = await request('HEAD', '/api/email/send');

@@ -1,7 +1,8 @@
 /**
  * The retry queue's dead letters: a message that reached them while its
  * record still says `queued` (the worker failed on its last receive before
- * settling it) is settled by `admin retry settle`: failed, refunded once.
+ * settling it) is sent again by `admin retry replay` once the cause is fixed,
+ * or given up on by `admin retry settle`: failed, refunded once.
  */
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { TooManyRequestsException } from '@aws-sdk/client-sesv2';
@@ -12,7 +13,9 @@ import { sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
 import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
 import { request } from '../support/api.ts';
-import { createSender, uniqueAddress } from './support.ts';
+import { eventually } from '../support/eventually.ts';
+import { startRetryWorker } from '#shared/local/retry-worker.ts';
+import { createSender, storedEmails, uniqueAddress } from './support.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -55,3 +58,44 @@ describe('retry settle', () => {
     expect(await messagesIn(deadLetters)).toBe(1);
   });
 });
+
+describe('retry replay', () => {
+  it('puts back on the retry queue only what is still queued; the worker sends it once, charged once', async () => {
+    const { sender, emailId, body } = await deadLetteredSend();
+    const settled = await deadLetteredSend();
+    await admin(['retry', 'settle', '--queue', await queueHolding(settled.body)]);
+    const deadLetters = await queueHolding(body, settled.body);
+
+    const replayed = await admin(['retry', 'replay', '--queue', deadLetters, '--to', config.RETRY_QUEUE_URL!]);
+    const worker = await startRetryWorker();
+    const record = await eventually(async () => (await request('GET', `/api/emails/${emailId}`, { key: sender.key })).body.data, (email) => email.status !== 'queued');
+    await worker.stop();
+    const again = await admin(['retry', 'replay', '--queue', deadLetters, '--to', config.RETRY_QUEUE_URL!]);
+
+    expect(replayed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(replayed.stdout)).toEqual({ replayed: 2, failed: 0, requeued: 1 });
+    expect(record).toMatchObject({ status: 'sent', sesMessageId: expect.any(String) });
+    expect(await storedEmails(sender.domain)).toHaveLength(1);
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
+    // The one settled before stays failed and unsent; nothing is left to replay.
+    expect((await request('GET', `/api/emails/${settled.emailId}`, { key: settled.sender.key })).body.data).toMatchObject({ status: 'failed' });
+    expect(await storedEmails(settled.sender.domain)).toEqual([]);
+    expect(JSON.parse(again.stdout)).toEqual({ replayed: 0, failed: 0, requeued: 0 });
+  });
+
+  it('refuses a --to that is not a queue URL, with one line', async () => {
+    const result = await admin(['retry', 'replay', '--queue', await freshQueue('retry-dlq'), '--to', 'retry-queue']);
+
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('--to must be a queue URL');
+  });
+});
+
+/** A fresh dead-letter queue holding these bodies. */
+async function queueHolding(...bodies: string[]): Promise<string> {
+  const queueUrl = await freshQueue('retry-dlq');
+  for (const body of bodies) await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+  return queueUrl;
+}
+

@@ -33,6 +33,7 @@ const { ses } = await import('#shared/email/transport.ts');
 const { sqsEvent } = await import('#shared/local/queue-poller.ts');
 const { startRetryWorker } = await import('#shared/local/retry-worker.ts');
 const { request } = await import('../support/api.ts');
+const { eventually } = await import('../support/eventually.ts');
 const { createSender, storedEmails, uniqueAddress } = await import('./support.ts');
 
 const queueUrl = config.RETRY_QUEUE_URL!;
@@ -65,14 +66,6 @@ function throttleSes(throttles: (recipient: string) => boolean = () => true) {
   return calls;
 }
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function visibleMessages(url: string): Promise<number> {
   const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }));
