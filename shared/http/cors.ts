@@ -7,6 +7,7 @@
  * have no preflight route at all, so a browser never gets to send a key.
  */
 import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config } from '#shared/config.ts';
 import { corsMethodsOf, ROUTES, type Route } from './routes.ts';
@@ -24,10 +25,6 @@ export function allowedOrigins(setting: string = config.CORS_ALLOWED_ORIGINS): '
   return origins.includes('*') ? '*' : origins;
 }
 
-function originOf(event: APIGatewayProxyEventV2): string | undefined {
-  return Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'origin')?.[1];
-}
-
 /**
  * The CORS headers of an answer to `event`: `Access-Control-Allow-Origin` for
  * an allowed origin (`*` when any is), and `Vary: Origin` when the answer
@@ -35,7 +32,7 @@ function originOf(event: APIGatewayProxyEventV2): string | undefined {
  */
 export function corsHeaders(event: APIGatewayProxyEventV2, allowed: '*' | string[] = allowedOrigins()): Record<string, string> {
   if (allowed === '*') return { 'Access-Control-Allow-Origin': '*' };
-  const origin = originOf(event);
+  const origin = event.headers?.origin;
   return origin && allowed.includes(origin) ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' } : { Vary: 'Origin' };
 }
 
@@ -45,7 +42,7 @@ export function corsHeaders(event: APIGatewayProxyEventV2, allowed: '*' | string
  * without `Access-Control-Allow-Origin`, which the browser treats as a refusal.
  */
 export function preflightEndpoint(routes: readonly Route[] = ROUTES): LambdaHandler {
-  return withRequestLog(middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(async (event) => {
+  return withRequestLog(middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().use(httpHeaderNormalizer()).handler(async (event) => {
     // The route key is `OPTIONS <path template>`, as API Gateway and the local server set it.
     const path = event.routeKey.replace(/^OPTIONS /, '');
     return {

@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type * as v from 'valibot';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Principal } from '#shared/domain/api-keys.ts';
@@ -23,7 +24,7 @@ export interface PublicInput<Body, Query> {
   now: Date;
   /** The caller's address as API Gateway saw it. */
   sourceIp: string;
-  /** Request headers, names lower-cased (API Gateway's v2 payload already does). */
+  /** Request headers, names lower-cased (@middy/http-header-normalizer); `content-type` is the bare media type on routes with a body. */
   headers: Record<string, string>;
 }
 
@@ -65,9 +66,10 @@ function build(
   schemas: EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>,
   fn: (input: PublicInput<unknown, unknown>, state: RequestState) => Promise<Reply>,
 ): EndpointHandler {
-  const chain: Middleware[] = [httpResponse({ cors: route.cors ?? false })];
+  // API Gateway's v2 payload and the local server lower-case header names already; a direct invocation (tests, another AWS service) may not.
+  const chain: Middleware[] = [httpResponse({ cors: route.cors ?? false }), httpHeaderNormalizer() as Middleware];
   if (route.auth === 'key') chain.push(authentication(route), rateLimit());
-  if (schemas.body) chain.push(requestBody(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, route.bodyFormats));
+  if (schemas.body) chain.push(...requestBody(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, route.bodyFormats));
 
   const lambda = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>();
   for (const middleware of chain) lambda.use(middleware);
@@ -80,7 +82,7 @@ function build(
       params: (event.pathParameters ?? {}) as Record<string, string>,
       now: state.now,
       sourceIp: event.requestContext?.http?.sourceIp ?? '',
-      headers: Object.fromEntries(Object.entries(event.headers ?? {}).flatMap(([name, value]) => (value === undefined ? [] : [[name.toLowerCase(), value]]))),
+      headers: Object.fromEntries(Object.entries(event.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)),
     }, state);
   }) as unknown as LambdaHandler;
   return Object.assign(withRequestLog(handler), { schemas: { ...schemas } });

@@ -66,6 +66,32 @@ export const internalErrorReply: Reply = {
   body: { success: false, error: 'INTERNAL_ERROR', message: 'An unexpected error occurred; retry the request' },
 };
 
+/**
+ * Our codes for the http errors of Middy's body parsers, by status: their
+ * statuses and messages are Middy's, never our answer. @middy/http-json-body-parser
+ * answers JSON it cannot parse with 415 (422 in other versions): a bad body, not a bad media type.
+ */
+const MIDDY_ERRORS: Record<number, PostlaneError> = {
+  400: new PostlaneError('INVALID_JSON', 'Request body is not valid JSON'),
+  413: new PostlaneError('PAYLOAD_TOO_LARGE', 'Request body is too large'),
+  415: new PostlaneError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json'),
+  422: new PostlaneError('INVALID_JSON', 'Request body is not valid JSON'),
+};
+const MALFORMED = /malformed/i;
+
+function fromMiddy(error: Error & { statusCode?: unknown }): PostlaneError | undefined {
+  const source = (error.cause as { package?: unknown } | undefined)?.package;
+  if (typeof source !== 'string' || !source.startsWith('@middy/') || typeof error.statusCode !== 'number') return undefined;
+  return MALFORMED.test(error.message) ? MIDDY_ERRORS[400] : MIDDY_ERRORS[error.statusCode];
+}
+
+/** A failure the client may be told about: ours, or a Middy middleware's in our terms; `undefined` for anything unexpected. */
+export function knownError(error: unknown): PostlaneError | undefined {
+  if (error instanceof PostlaneError) return error;
+  return error instanceof Error ? fromMiddy(error) : undefined;
+}
+
 export function replyForError(error: unknown): Reply {
-  return error instanceof PostlaneError ? errorReply(error) : internalErrorReply;
+  const known = knownError(error);
+  return known ? errorReply(known) : internalErrorReply;
 }

@@ -3,13 +3,14 @@
  * `{before, after, onError}`. shared/http/endpoint.ts chains them in order.
  */
 import type middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { AuthError, PostlaneError } from '#shared/errors.ts';
 import { authenticate, type Principal } from '#shared/domain/api-keys.ts';
 import { admitRequest, RateLimitExceeded, type RateWindow } from '#shared/domain/rate-limit.ts';
 import { addLogContext, log } from '#shared/log.ts';
 import { corsHeaders } from './cors.ts';
-import { replyForError } from './error-envelope.ts';
+import { knownError, replyForError } from './error-envelope.ts';
 import type { Reply } from './reply.ts';
 import type { Route } from './routes.ts';
 
@@ -27,12 +28,6 @@ export interface EndpointContext extends Context {
 
 export type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>;
 export type Middleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>;
-
-function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
-  // API Gateway's v2 payload lower-cases header names; callers of the handler may not.
-  const headers = event.headers ?? {};
-  return headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
-}
 
 function rateHeaders(window: RateWindow | undefined): Record<string, string> {
   return window
@@ -78,7 +73,7 @@ export function httpResponse(options: { cors?: boolean } = {}): Middleware {
       const state = request.context.postlane ?? { now: new Date() };
       const error = request.error;
       if (error instanceof RateLimitExceeded) state.rateWindow = error.window;
-      if (!(error instanceof PostlaneError)) {
+      if (!knownError(error)) {
         // The request's log context adds requestId and accountId; the client gets only the fixed message.
         log.error('unhandled error', { route: request.event.routeKey, error });
       }
@@ -93,7 +88,7 @@ export function authentication(route: Route): Middleware {
     before: async (request) => {
       if (route.auth === 'public') return;
       const state = request.context.postlane;
-      const principal = await authenticate(header(request.event, 'x-api-key'), state.now);
+      const principal = await authenticate(request.event.headers?.['x-api-key'], state.now);
       if (route.permission === 'full' && principal.permission !== 'full') {
         throw new AuthError('FORBIDDEN', 'This API key may only send email');
       }
@@ -123,6 +118,8 @@ export function rateLimit(): Middleware {
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+/** The content type `bodyMediaType` leaves on a JSON request: the one @middy/http-json-body-parser parses. */
+const CANONICAL_JSON = 'application/json';
 
 /** `application/json; charset=utf-8` gives `application/json`. */
 export function mediaTypeOf(contentType: string | undefined): string | undefined {
@@ -132,14 +129,51 @@ export function mediaTypeOf(contentType: string | undefined): string | undefined
 /** Body formats a route accepts: JSON always; HTML form posts where a browser posts without script (RFC 8058 one-click too). */
 export type BodyFormat = 'json' | 'form';
 
-/** A form post as an object: repeated names (checkboxes) become arrays. */
-function parseForm(raw: string): Record<string, string | string[]> {
-  const fields: Record<string, string | string[]> = Object.create(null);
-  for (const [name, value] of new URLSearchParams(raw)) {
-    const existing = fields[name];
-    fields[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
-  }
-  return { ...fields };
+/**
+ * 415 for a media type the route does not take; then the header holds the bare
+ * media type, so the parsers after it each see theirs.
+ * Why no package: Middy's JSON parser matches case-sensitively and refuses a
+ * missing type (accepted for JSON bodies), and each Middy parser refuses the other's type.
+ */
+function bodyMediaType(formats: readonly BodyFormat[]): Middleware {
+  return {
+    before: (request) => {
+      const headers = (request.event.headers ??= {});
+      const mediaType = mediaTypeOf(headers['content-type']);
+      const isForm = mediaType === FORM_MEDIA_TYPE && formats.includes('form');
+      if (mediaType && !isForm && !JSON_MEDIA_TYPE.test(mediaType)) {
+        throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', formats.includes('form')
+          ? 'Request bodies must be application/json or application/x-www-form-urlencoded'
+          : 'Request bodies must be application/json');
+      }
+      headers['content-type'] = isForm ? FORM_MEDIA_TYPE : CANONICAL_JSON;
+    },
+  };
+}
+
+/**
+ * The body's bytes: 415 for a Content-Encoding, 413 past `maxBytes`, 400
+ * INVALID_JSON for bytes that are not UTF-8; then `event.body` is the text.
+ * Why no package: no Middy middleware limits or refuses request bodies by size or
+ * encoding, and its parsers decode with Buffer#toString, which turns bad bytes into U+FFFD.
+ */
+function bodyBytes(maxBytes: number): Middleware {
+  return {
+    before: (request) => {
+      const { event } = request;
+      // Neither API Gateway nor this function inflates a compressed body: read as JSON it would be noise.
+      const encoding = event.headers?.['content-encoding']?.trim().toLowerCase();
+      if (encoding && encoding !== 'identity') {
+        throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${encoding} is not supported; send the body uncompressed`);
+      }
+      const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+      if (raw.byteLength > maxBytes) {
+        throw new PostlaneError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
+      }
+      event.body = utf8Text(raw);
+      event.isBase64Encoded = false;
+    },
+  };
 }
 
 /**
@@ -155,45 +189,54 @@ function utf8Text(raw: Buffer): string {
 }
 
 /**
- * Parses an object body: JSON, or a form post where the route accepts one.
- * 415 for another media type or a Content-Encoding, 413 past the size limit,
- * 400 INVALID_JSON for bytes that are not UTF-8 or text that is not a JSON object.
+ * A form post as an object: repeated names (checkboxes) become arrays.
+ * Why no package: @middy/http-urlencode-body-parser drops a `__proto__` field
+ * (Object.assign) and fields past the 1,000th, which validation must see to refuse.
  */
-export function requestBody(maxBytes: number, formats: readonly BodyFormat[] = ['json']): Middleware {
+function formBody(): Middleware {
   return {
     before: (request) => {
       const { event } = request;
-      const mediaType = mediaTypeOf(header(event, 'content-type'));
-      const isForm = mediaType === FORM_MEDIA_TYPE && formats.includes('form');
-      if (mediaType && !isForm && !JSON_MEDIA_TYPE.test(mediaType)) {
-        throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', formats.includes('form')
-          ? 'Request bodies must be application/json or application/x-www-form-urlencoded'
-          : 'Request bodies must be application/json');
+      if (event.headers?.['content-type'] !== FORM_MEDIA_TYPE) return;
+      const fields: Record<string, string | string[]> = Object.create(null);
+      for (const [name, value] of new URLSearchParams(event.body ?? '')) {
+        const existing = fields[name];
+        fields[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
       }
-      // Neither API Gateway nor this function inflates a compressed body: read as JSON it would be noise.
-      const encoding = header(event, 'content-encoding')?.trim().toLowerCase();
-      if (encoding && encoding !== 'identity') {
-        throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${encoding} is not supported; send the body uncompressed`);
-      }
-      const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8')) : undefined;
-      if (raw && raw.byteLength > maxBytes) {
-        throw new PostlaneError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
-      }
-      const text = raw && utf8Text(raw);
-      if (isForm) {
-        request.context.postlane.body = parseForm(text ?? '');
-        return;
-      }
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        throw new PostlaneError('INVALID_JSON', 'Request body is not valid JSON');
-      }
+      (event as { body: unknown }).body = { ...fields };
+    },
+  };
+}
+
+/**
+ * 400 INVALID_JSON unless the parsed body is an object; it becomes the endpoint's body.
+ * Why no package: Middy's JSON parser accepts any JSON value.
+ */
+function objectBody(): Middleware {
+  return {
+    before: (request) => {
+      const parsed: unknown = request.event.body;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
         throw new PostlaneError('INVALID_JSON', 'Request body must be a JSON object');
       }
       request.context.postlane.body = parsed;
     },
   };
+}
+
+/**
+ * The middlewares that turn a request body into an object: JSON (parsed by
+ * @middy/http-json-body-parser, whose errors error-envelope.ts maps to ours),
+ * or a form post where the route takes one. In order: 415 for another media
+ * type or a Content-Encoding, 413 past `maxBytes`, 400 INVALID_JSON for bytes
+ * that are not UTF-8 or text that is not a JSON object.
+ */
+export function requestBody(maxBytes: number, formats: readonly BodyFormat[] = ['json']): Middleware[] {
+  return [
+    bodyMediaType(formats),
+    bodyBytes(maxBytes),
+    httpJsonBodyParser({ disableContentTypeError: true }) as Middleware,
+    ...(formats.includes('form') ? [formBody()] : []),
+    objectBody(),
+  ];
 }
