@@ -6,6 +6,7 @@ import { restrictKey } from '#shared/domain/api-keys.ts';
 import { consumeRequest } from '#shared/data/rate-limits.ts';
 import { admitRequest } from '#shared/domain/rate-limit.ts';
 import { newId } from '#shared/ids.ts';
+import { buildHttpApiEvent, lambdaContext, loadHandler } from '#shared/local/http-event.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -93,6 +94,19 @@ describe('request bodies', () => {
     expect(text.status).toBe(415);
     expect(bare.status).toBe(201);
     expect(charset.status).toBe(201);
+  });
+
+  it('reads header names and the media type in any case when the handler is invoked directly', async () => {
+    const { key } = await createTestAccount();
+    const target = { handler: 'audiences/create', routeKey: 'POST /api/audiences' };
+    const event = buildHttpApiEvent({ method: 'POST', url: '/api/audiences', body: Buffer.from('{"name":"Mixed case"}') }, target);
+    // Another AWS service or a test calling the function may keep the case a client wrote, unlike API Gateway.
+    const headers = { Host: 'local.test', 'X-API-Key': key, 'Content-Type': 'Application/JSON; Charset=UTF-8' };
+
+    const result = await (await loadHandler(target.handler))({ ...event, headers }, lambdaContext(target.handler));
+
+    expect(result.statusCode).toBe(201);
+    expect(JSON.parse(result.body!)).toMatchObject({ success: true, data: { name: 'Mixed case' } });
   });
 
   it('answers 413 PAYLOAD_TOO_LARGE past the endpoint limit', async () => {
