@@ -181,6 +181,8 @@ const SCRIPT_HASH = `sha256-${createHash('sha256').update(SCRIPT).digest('base64
  * - CSP: only the page's own script and styles; fetches and posts go back to
  *   this origin (the submit endpoint); embedding in other sites' frames is allowed;
  * - no-store: each load counts a view, so no cache may answer for it.
+ * Not @middy/http-security-headers: its defaults send X-Frame-Options DENY, which would stop
+ * the embedding, and cannot write this CSP's directive order (pinned by test/forms/hosted-page.test.ts).
  */
 const FORM_PAGE_HEADERS = {
   'Content-Security-Policy': `default-src 'none'; script-src '${SCRIPT_HASH}'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'`,

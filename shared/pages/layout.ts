@@ -10,6 +10,8 @@ import { html, type Reply } from '#shared/http/reply.ts';
  * - CSP: no scripts, images or frames, forms post only back here;
  * - no-referrer: the page's URL carries the recipient's token;
  * - no-store and noindex: the page shows an address and must not be cached or listed.
+ * Set here, not by @middy/http-security-headers: its defaults (sandbox, trusted
+ * types, report-to, HSTS, ...) would each need turning off, and it orders CSP directives by its own list.
  */
 const PAGE_HEADERS = {
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
