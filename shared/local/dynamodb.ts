@@ -57,22 +57,20 @@ function runJava(args: string[]): Promise<boolean> {
  * `const { classPath, main } = await loopbackLauncher(jar)`
  */
 async function loopbackLauncher(jar: string): Promise<{ classPath: string; main: string }> {
-  const source = readFileSync(LOOPBACK_LAUNCHER);
-  const dir = join(CLASS_CACHE, createHash('sha256').update(source).update(jar).digest('hex').slice(0, 16));
-  if (!existsSync(join(dir, `${LAUNCHER_CLASS}.class`))) {
-    // Compiled aside and renamed: parallel test workers must never load a half-written class.
-    const partial = `${dir}.${process.pid}.tmp`;
+  const dir = join(CLASS_CACHE, createHash('sha256').update(readFileSync(LOOPBACK_LAUNCHER)).update(jar).digest('hex').slice(0, 16));
+  const compiled = { classPath: `${dir}${delimiter}${jar}`, main: LAUNCHER_CLASS };
+  if (existsSync(join(dir, `${LAUNCHER_CLASS}.class`))) return compiled;
+  // Compiled aside and renamed: parallel test workers must never load a half-written class.
+  const partial = `${dir}.${process.pid}.tmp`;
+  try {
     mkdirSync(partial, { recursive: true });
-    const compiled = await runJava(['-m', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-nowarn', '-d', partial, '-cp', jar, LOOPBACK_LAUNCHER]);
-    try {
-      if (compiled) renameSync(partial, dir);
-    } catch {
-      // Another process renamed its own copy first: the same class.
-    }
+    if (await runJava(['-m', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-nowarn', '-d', partial, '-cp', jar, LOOPBACK_LAUNCHER])) renameSync(partial, dir);
+  } catch {
+    // Another process renamed its copy first (the same class), or the cache is read-only (the source program below).
+  } finally {
     rmSync(partial, { recursive: true, force: true });
-    if (!existsSync(join(dir, `${LAUNCHER_CLASS}.class`))) return { classPath: jar, main: LOOPBACK_LAUNCHER };
   }
-  return { classPath: `${dir}${delimiter}${jar}`, main: LAUNCHER_CLASS };
+  return existsSync(join(dir, `${LAUNCHER_CLASS}.class`)) ? compiled : { classPath: jar, main: LOOPBACK_LAUNCHER };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
