@@ -12,6 +12,8 @@ export const BUDGETS = {
   bulkImport1000RoundTrips: 80,
   /** A read that is O(1) may take at most this much longer at 100,000 contacts than at 1,000 (timing noise on a shared machine). */
   flatTime: { factor: 2, slackMs: 5 },
+  /** `npm start` to `ready`, in memory (issue 15: under 10 s on an idle 2-core machine). */
+  localStartMs: 10_000,
 } as const;
 
 export interface BudgetResult {
@@ -69,6 +71,11 @@ export function checkScale(points: readonly ScalePoint[]): BudgetResult[] {
       detail: `${now.roundTrips} round trips, ${now.readUnits} RRU, ${now.ms.toFixed(1)} ms (at ${first.contacts.toLocaleString('en-US')}: ${base.roundTrips}, ${base.readUnits} RRU, ${base.ms.toFixed(1)} ms)`,
     };
   }));
+}
+
+export function checkLocalStart(medianMs: number): BudgetResult {
+  const limit = BUDGETS.localStartMs;
+  return { budget: 'local start', subject: 'npm start to ready', ok: medianMs <= limit, detail: `${(medianMs / 1000).toFixed(1)} s (budget ${limit / 1000} s)` };
 }
 
 export function checkBulkImport(roundTrips: number): BudgetResult {

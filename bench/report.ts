@@ -2,6 +2,7 @@
 import type { BudgetResult } from './budgets.ts';
 import type { CostPerMillion, Prices } from './cost.ts';
 import type { LoadResult } from './load.ts';
+import type { LocalStart } from './local-start.ts';
 import type { RequestCost } from './metered.ts';
 import type { BulkImportCost, ScalePoint } from './scale.ts';
 
@@ -10,6 +11,7 @@ export interface BenchResults {
   /** `loadAverage`: the 1-minute load average at the start and the end of the run. */
   machine: { node: string; cpus: number; cpuModel: string; loadAverage: [number, number] };
   bareNodeMs: number;
+  localStart: LocalStart;
   functions: { handler: string; bytes: number; initMs: number; fastestInitMs: number; sendsMail: boolean; unused: string[] }[];
   requests: ({ name: string; minimum: number | undefined } & RequestCost)[];
   load: LoadResult[];
@@ -34,6 +36,8 @@ export function toMarkdown(results: BenchResults): string {
   const failed = results.budgets.filter((budget) => !budget.ok);
   return [
     `Measured ${results.measuredAt} on ${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}, load average ${results.machine.loadAverage.map((load) => load.toFixed(1)).join(' → ')}; bare \`node -e ''\` ${ms(results.bareNodeMs)} ms (median).`,
+    '',
+    `\`npm start\` to \`ready\` (in memory, first start, ${results.localStart.rounds} rounds): ${(results.localStart.medianMs / 1000).toFixed(1)} s median, ${(results.localStart.fastestMs / 1000).toFixed(1)} s fastest.`,
     '',
     '#### Functions: bundle and cold init',
     '',

@@ -16,8 +16,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleAll } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
-import { checkBulkImport, checkFunctions, checkRoundTrips, checkScale, parseMinimums } from './budgets.ts';
+import { checkBulkImport, checkFunctions, checkLocalStart, checkRoundTrips, checkScale, parseMinimums } from './budgets.ts';
 import { costPerMillion, PRICES } from './cost.ts';
+import { measureLocalStart } from './local-start.ts';
 import { toMarkdown, withLatestRun, type BenchResults } from './report.ts';
 import { startBenchStack, expectCall } from './stack.ts';
 
@@ -36,6 +37,8 @@ const LOAD_KEYS = 20;
 /** Form submissions are limited to 20 a minute per address and account; every local request comes from 127.0.0.1. */
 const SUBMIT_ACCOUNTS = 60;
 const SUBMITS_PER_ACCOUNT = 15;
+/** Whole `npm start` runs, each to `ready` and stopped. */
+const LOCAL_START_ROUNDS = 3;
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -53,6 +56,9 @@ async function main(): Promise<number> {
   const bundleDir = await mkdtemp(join(tmpdir(), 'postlane-bench-'));
   // Cold starts first, before the local stack exists: a JVM starting DynamoDB Local would compete for the CPU they time.
   const { bundles, cold } = await measureBundles(bundleDir).finally(() => rm(bundleDir, { recursive: true, force: true }));
+  // Also before the bench's own stack: each round boots and stops a JVM of its own.
+  progress(`timing npm start to ready: ${LOCAL_START_ROUNDS} rounds`);
+  const localStart = await measureLocalStart(LOCAL_START_ROUNDS);
   const stack = await startBenchStack();
   try {
     const functions = bundles.map((bundle) => ({
@@ -114,6 +120,7 @@ async function main(): Promise<number> {
     }));
 
     const budgets = [
+      checkLocalStart(localStart.medianMs),
       ...checkFunctions(functions),
       ...checkRoundTrips(requests),
       ...checkScale(scale),
@@ -123,6 +130,7 @@ async function main(): Promise<number> {
       measuredAt: new Date().toISOString(),
       machine: { node: process.versions.node, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU', loadAverage: [loadAtStart, loadavg()[0]!] },
       bareNodeMs: cold.bareNodeMs,
+      localStart,
       functions,
       requests,
       load,

@@ -18,6 +18,8 @@ class UsageError extends Error {}
 type Flags = Record<string, string>;
 
 interface Command {
+  /** What it does, for `--help`. */
+  summary: string;
   /** Flag names; the required ones end in `!`. */
   flags: string[];
   run(flags: Flags): Promise<object>;
@@ -74,6 +76,7 @@ function deadLetterQueue(flags: Flags): { client: InstanceType<typeof SQSClient>
 
 const COMMANDS: Record<string, Command> = {
   'account create': {
+    summary: 'creates an account; prints its id',
     flags: ['plan', 'quota', 'name'],
     run: (flags) => accounts.createAccount({
       plan: oneOf('plan', flags.plan ?? 'free', PLANS),
@@ -82,6 +85,7 @@ const COMMANDS: Record<string, Command> = {
     }),
   },
   'account show': {
+    summary: 'plan, quota and usage of an account',
     flags: ['account!'],
     run: async (flags) => {
       const summary = await accounts.showAccount(flags.account!);
@@ -90,6 +94,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'key create': {
+    summary: 'creates an API key; prints its secret, the only time it is shown',
     flags: ['account!', 'env', 'name', 'permission'],
     run: async (flags) => {
       const env = oneOf('env', flags.env ?? 'live', ['live', 'test']);
@@ -98,12 +103,14 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'key list': {
+    summary: "an account's keys, without secrets",
     flags: ['account!'],
     run: async (flags) => ({ keys: await apiKeys.listKeys(await existingAccount(flags.account!)) }),
   },
-  'key disable': { flags: ['account!', 'id!'], run: (flags) => restrict(flags, 'disable') },
-  'key revoke': { flags: ['account!', 'id!'], run: (flags) => restrict(flags, 'revoke') },
+  'key disable': { summary: 'refuses the key from now on (403)', flags: ['account!', 'id!'], run: (flags) => restrict(flags, 'disable') },
+  'key revoke': { summary: 'revokes the key for good (401)', flags: ['account!', 'id!'], run: (flags) => restrict(flags, 'revoke') },
   'domain verify': {
+    summary: "records the domain's status for the account (locally: verified)",
     flags: ['account!', 'domain!'],
     run: async (flags) => {
       const domain = flags.domain!.toLowerCase();
@@ -113,6 +120,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'feedback replay': {
+    summary: 'replays dead-lettered SES feedback events',
     flags: ['queue!'],
     run: (flags) => {
       const { client, queueUrl } = deadLetterQueue(flags);
@@ -120,6 +128,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'retry replay': {
+    summary: 'puts dead-lettered throttled sends still queued back on the retry queue',
     flags: ['queue!', 'to!'],
     run: (flags) => {
       const { client, queueUrl } = deadLetterQueue(flags);
@@ -127,6 +136,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'retry settle': {
+    summary: 'settles dead-lettered throttled sends as failed',
     flags: ['queue!'],
     run: (flags) => {
       const { client, queueUrl } = deadLetterQueue(flags);
@@ -136,6 +146,21 @@ const COMMANDS: Record<string, Command> = {
 };
 
 const USAGE = `usage: npm run --silent admin -- <${Object.keys(COMMANDS).join(' | ')}> [--flag value]...`;
+
+/** `--help`: every command of the table with its flags (`[--plan PLAN]` optional, `--account ACCOUNT` required). */
+function help(): string {
+  const synopsis = (name: string, command: Command) => [name, ...command.flags.map((flag) => {
+    const bare = flag.replace(/!$/, '');
+    return bare === flag ? `[--${bare} ${bare.toUpperCase()}]` : `--${bare} ${bare.toUpperCase()}`;
+  })].join(' ');
+  return [
+    'usage: npm run --silent admin -- <command> [--flag value]...',
+    'Each command prints one JSON object on stdout (exit 0), or one line on stderr (exit non-zero).',
+    '',
+    ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${synopsis(name, command)}`, `      ${command.summary}`]),
+    '',
+  ].join('\n');
+}
 
 /** `--name value` or `--name=value`, each flag at most once, only the command's own. */
 function parseFlags(name: string, command: Command, args: string[]): Flags {
@@ -170,6 +195,10 @@ function describe(error: unknown): string {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    process.stdout.write(help());
+    return;
+  }
   const name = argv.slice(0, 2).join(' ');
   const command = COMMANDS[name];
   if (!command) throw new UsageError(name ? `Unknown command "${name}"; ${USAGE}` : USAGE);

@@ -4,16 +4,17 @@
  * docs/local-contract.md describes. Ctrl-C or SIGTERM stops every part and
  * exits 0.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
 import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
-import { isPortFree } from '#shared/local/ports.ts';
+import { isPortFree, suggestFreePort } from '#shared/local/ports.ts';
 import { startLocalS3 } from '#shared/local/s3.ts';
 import { startSesEmulator } from '#shared/local/ses.ts';
 import { createQueue, createRetryQueues, startLocalSqs } from '#shared/local/sqs.ts';
 import type { LocalAccount } from '#shared/local/seed.ts';
+import { writeLogTo } from '#shared/log.ts';
 
 // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 would only clutter the output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -22,6 +23,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // LOCAL_DATA_DIR moves the persistent data elsewhere (the restart test keeps it in a temporary directory).
 const DATA_DIR = process.env.LOCAL_DATA_DIR ? resolve(process.env.LOCAL_DATA_DIR) : join(ROOT, '.data');
 const KEYS_FILE = join(DATA_DIR, 'local-keys.json');
+/** The service's own log (one JSON line per request, and errors), emptied at each start. */
+const LOG_FILE = join(DATA_DIR, 'server.log');
 const HOST = '127.0.0.1';
 const RETRY_QUEUE_NAME = 'postlane-retry';
 const FEEDBACK_DEAD_LETTERS_NAME = 'postlane-feedback-dlq';
@@ -47,7 +50,9 @@ async function checkPorts(parts: Part[]): Promise<void> {
     const clash = parts.slice(0, index).find((other) => other.port === part.port);
     if (clash) throw new StartError(`${clash.variable} and ${part.variable} are both ${part.port}; set ${part.variable} to another port`);
     if (!(await isPortFree(part.port))) {
-      throw new StartError(`Port ${part.port} is already in use (${part.name}); set ${part.variable} to a free port, e.g. ${part.variable}=${part.port + 1} npm start`);
+      const free = await suggestFreePort(part.port, parts.map((other) => other.port));
+      const example = free === undefined ? '' : `, e.g. ${part.variable}=${free} npm start`;
+      throw new StartError(`Port ${part.port} is already in use (${part.name}); set ${part.variable} to a free port${example}`);
     }
   }
 }
@@ -64,8 +69,8 @@ function shutdown(code: number): Promise<never> {
   return stopping;
 }
 
-function line(label: string, address: string, note = ''): void {
-  console.log(`${label.padEnd(15)} ${address}${note ? `  ${note}` : ''}`);
+function line(label: string, address: string, note = ''): string {
+  return `${label.padEnd(15)} ${address}${note ? `  ${note}` : ''}`;
 }
 
 /** The admin command line for this stack: it needs the endpoint and table when they are not its defaults. */
@@ -106,8 +111,29 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
+/** `LOCAL_IN_MEMORY`: unset, 0/false or 1/true; anything else is a typo that would silently persist data. */
+function inMemoryFlag(): boolean {
+  const raw = process.env.LOCAL_IN_MEMORY ?? '';
+  if (!['', '0', '1', 'false', 'true'].includes(raw)) throw new StartError(`LOCAL_IN_MEMORY must be 1 or true (in memory), 0, false or unset; got "${raw}"`);
+  return raw === '1' || raw === 'true';
+}
+
+/**
+ * Validates the environment the handlers will read, before anything starts.
+ * A fresh instance of shared/config.ts (the query makes it one): the instance
+ * the handlers share reads the environment once, on import, and must see the
+ * endpoints that are only set below.
+ */
+async function checkConfig(): Promise<void> {
+  try {
+    await import(`${new URL('../shared/config.ts', import.meta.url).href}?startup-check`);
+  } catch (error) {
+    throw new StartError((error as Error).message);
+  }
+}
+
 async function main(): Promise<void> {
-  const inMemory = process.env.LOCAL_IN_MEMORY === '1' || process.env.LOCAL_IN_MEMORY === 'true';
+  const inMemory = inMemoryFlag();
   const externalDynamo = process.env.DYNAMODB_ENDPOINT;
   const externalSes = process.env.SES_ENDPOINT;
   const externalS3 = process.env.S3_ENDPOINT;
@@ -119,46 +145,37 @@ async function main(): Promise<void> {
   const s3Part = process.env.S3_PORT ? port('S3_PORT', 0, 'local S3') : undefined;
   // Likewise the SQS stand-in of the retry queue (SQS_PORT).
   const sqsPart = process.env.SQS_PORT ? port('SQS_PORT', 0, 'local SQS') : undefined;
+  await checkConfig();
   await checkPorts([...(externalDynamo ? [] : [dynamoPart]), ...(externalSes ? [] : [sesPart]), ...(externalS3 || !s3Part ? [] : [s3Part]), ...(externalSqs || !sqsPart ? [] : [sqsPart]), apiPart]);
 
-  let dynamoEndpoint = externalDynamo;
-  if (dynamoEndpoint) {
-    line('DynamoDB', dynamoEndpoint, '(DYNAMODB_ENDPOINT; not started here)');
-  } else {
-    const dbPath = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
-    const dynamo = await startDynamoDbLocal({ port: dynamoPart.port, ...(dbPath ? { dbPath } : {}) });
-    stoppers.push(dynamo.stop);
-    void dynamo.exited.then(() => {
-      // Ctrl-C reaches java too (same process group); let our own SIGINT handler run first.
-      setTimeout(() => {
-        if (stopping) return;
-        console.error('DynamoDB Local stopped unexpectedly; stopping everything');
-        void shutdown(1);
-      }, 500);
-    });
-    dynamoEndpoint = dynamo.endpoint;
-    line('DynamoDB Local', dynamoEndpoint, dbPath ? `(data in ${relative(ROOT, dbPath)}/)` : '(in memory: LOCAL_IN_MEMORY)');
-  }
+  // The JVM of DynamoDB Local takes longest to answer: everything else starts and loads while it boots.
+  const dbPath = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
+  const dynamoStarting = externalDynamo ? undefined : startDynamoDbLocal({ port: dynamoPart.port, quickStart: true, ...(dbPath ? { dbPath } : {}) });
+  // Awaited below; a part failing first must not leave it an unhandled rejection (exit kills its JVM).
+  dynamoStarting?.catch(() => undefined);
+  // Printed together once every part is up, so they read in this order however the starts interleave.
+  const lines: string[] = [];
+  const dynamoEndpoint = externalDynamo ?? `http://${HOST}:${dynamoPart.port}`;
 
   let sesEndpoint = externalSes;
   if (sesEndpoint) {
-    line('SES', sesEndpoint, '(SES_ENDPOINT; not started here)');
+    lines.push(line('SES', sesEndpoint, '(SES_ENDPOINT; not started here)'));
   } else {
     const ses = await startSesEmulator({ port: sesPart.port, host: HOST });
     stoppers.push(ses.stop);
     sesEndpoint = ses.endpoint;
-    line('SES emulator', sesEndpoint, `(sent emails: ${sesEndpoint}/ , as JSON: ${sesEndpoint}/store)`);
+    lines.push(line('SES emulator', sesEndpoint, `(sent emails: ${sesEndpoint}/ , as JSON: ${sesEndpoint}/store)`));
   }
 
   let s3Endpoint = externalS3;
   if (s3Endpoint) {
-    line('S3', s3Endpoint, '(S3_ENDPOINT; not started here)');
+    lines.push(line('S3', s3Endpoint, '(S3_ENDPOINT; not started here)'));
   } else {
     const dataDir = inMemory ? undefined : join(DATA_DIR, 's3');
     const s3 = await startLocalS3({ port: s3Part?.port ?? 0, host: HOST, ...(dataDir ? { dataDir } : {}) });
     stoppers.push(s3.stop);
     s3Endpoint = s3.endpoint;
-    line('local S3', s3Endpoint, dataDir ? `(attachment uploads in ${relative(ROOT, dataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)');
+    lines.push(line('local S3', s3Endpoint, dataDir ? `(attachment uploads in ${relative(ROOT, dataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)'));
   }
 
   let sqsEndpoint = externalSqs;
@@ -168,8 +185,13 @@ async function main(): Promise<void> {
     sqsEndpoint = sqs.endpoint;
   }
   const retryQueues = await createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES);
-  line('retry queue', retryQueues.queueUrl, externalSqs ? '(SQS_ENDPOINT; not started here)' : `(throttled sends, worker polling; dead letters: ${retryQueues.deadLetterQueueUrl})`);
+  lines.push(line('retry queue', retryQueues.queueUrl, externalSqs ? '(SQS_ENDPOINT; not started here)' : `(throttled sends, worker polling; dead letters: ${retryQueues.deadLetterQueueUrl})`));
   const feedbackDeadLetters = await createQueue(sqsEndpoint, FEEDBACK_DEAD_LETTERS_NAME);
+
+  // An access line per request would interleave with these lines: the service logs to a file of its own.
+  mkdirSync(DATA_DIR, { recursive: true });
+  writeLogTo(createWriteStream(LOG_FILE));
+  lines.push(line('server log', relative(ROOT, LOG_FILE), '(a JSON line per request, and errors; tail -f it)'));
 
   // shared/config.ts reads the environment once, on import: everything that reaches it is imported below, after this.
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
@@ -179,19 +201,38 @@ async function main(): Promise<void> {
   process.env.RETRY_QUEUE_URL = retryQueues.queueUrl;
   // Mailed and rendered links start here, whatever Host a request carries (local contract).
   process.env.PUBLIC_BASE_URL ??= `http://${HOST}:${apiPart.port}`;
-  const { config, readConfig } = await import('#shared/config.ts');
+  const [{ config, readConfig }, { startHttpServer }, { startRetryWorker }, { startMailboxSimulator, SIMULATOR_DOMAIN }] = await Promise.all([
+    import('#shared/config.ts'),
+    import('#shared/local/http-server.ts'),
+    import('#shared/local/retry-worker.ts'),
+    import('#shared/local/mailbox-simulator.ts'),
+  ]);
+
+  if (dynamoStarting) {
+    const dynamo = await dynamoStarting;
+    stoppers.push(dynamo.stop);
+    void dynamo.exited.then(() => {
+      // Ctrl-C reaches java too (same process group); let our own SIGINT handler run first.
+      setTimeout(() => {
+        if (stopping) return;
+        console.error('DynamoDB Local stopped unexpectedly; stopping everything');
+        void shutdown(1);
+      }, 500);
+    });
+    lines.unshift(line('DynamoDB Local', dynamoEndpoint, dbPath ? `(data in ${relative(ROOT, dbPath)}/)` : '(in memory: LOCAL_IN_MEMORY)'));
+  } else {
+    lines.unshift(line('DynamoDB', dynamoEndpoint, '(DYNAMODB_ENDPOINT; not started here)'));
+  }
   await ensureTable(dynamoEndpoint, config.TABLE_NAME);
 
-  const { startHttpServer } = await import('#shared/local/http-server.ts');
   const api = await startHttpServer({ port: apiPart.port, host: HOST });
   stoppers.push(api.close);
-  const { startRetryWorker } = await import('#shared/local/retry-worker.ts');
   stoppers.push((await startRetryWorker()).stop);
-  const { startMailboxSimulator, SIMULATOR_DOMAIN } = await import('#shared/local/mailbox-simulator.ts');
   stoppers.push(startMailboxSimulator({ deadLetterQueueUrl: feedbackDeadLetters }).stop);
-  line('SES feedback', `success@, bounce@, complaint@${SIMULATOR_DOMAIN}`, `(local mailbox simulator; dead letters: ${feedbackDeadLetters})`);
-  line('HTTP API', api.url);
-  line('hosted forms', `${api.url}/f/<slug>`);
+  lines.push(line('SES feedback', `success@, bounce@, complaint@${SIMULATOR_DOMAIN}`, `(local mailbox simulator; dead letters: ${feedbackDeadLetters})`));
+  lines.push(line('HTTP API', api.url));
+  lines.push(line('hosted forms', `${api.url}/f/<slug>`));
+  console.log(lines.join('\n'));
 
   const admin = adminCommand(dynamoEndpoint, config.TABLE_NAME, readConfig({}).TABLE_NAME);
   // The file belongs with .data/dynamodb/: keys of an in-memory or outside table must not replace its keys.
@@ -199,10 +240,7 @@ async function main(): Promise<void> {
   if (await isTableEmpty(dynamoEndpoint, config.TABLE_NAME)) {
     const { seedLocalAccount } = await import('#shared/local/seed.ts');
     const account = await seedLocalAccount();
-    if (keysFile) {
-      mkdirSync(DATA_DIR, { recursive: true });
-      writeFileSync(keysFile, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
-    }
+    if (keysFile) writeFileSync(keysFile, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
     printKeys(account, keysFile, admin);
   } else {
     printKeysHint(keysFile, admin);

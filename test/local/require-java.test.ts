@@ -12,24 +12,39 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
+/** The check with `script` as the only `java` on PATH (before the system's tools). */
+function runWithJava(script: string): Promise<{ code: number | null; stderr: string }> {
+  const bin = mkdtempSync(join(tmpdir(), 'fake-java-'));
+  writeFileSync(join(bin, 'java'), `#!/bin/sh\n${script}`, { mode: 0o755 });
+  return run(['--always'], { PATH: `${bin}:/usr/bin:/bin` });
+}
+
+/** Refused: exit 1 and one line on stderr containing each of `parts`. */
+function expectRefusal({ code, stderr }: { code: number | null; stderr: string }, ...parts: string[]): void {
+  expect(code).toBe(1);
+  expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+  for (const part of parts) expect(stderr).toContain(part);
+}
+
 describe('the java check before npm start and npm test', () => {
   it('stops with one line saying what to install when java is missing', async () => {
-    const { code, stderr } = await run(['--always'], { PATH: '/nonexistent' });
-
-    expect(code).toBe(1);
-    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(stderr).toContain('apt-get install -y default-jre-headless');
+    expectRefusal(await run(['--always'], { PATH: '/nonexistent' }), 'apt-get install -y default-jre-headless');
   });
 
   it('stops with one line when java lacks the compiler module the loopback launcher runs on', async () => {
-    const bin = mkdtempSync(join(tmpdir(), 'slim-java-'));
-    writeFileSync(join(bin, 'java'), '#!/bin/sh\necho java.base@17\n', { mode: 0o755 });
+    expectRefusal(await runWithJava('echo java.base@17\n'), 'jdk.compiler');
+  });
 
-    const { code, stderr } = await run(['--always'], { PATH: `${bin}:/usr/bin:/bin` });
+  it('refuses a java older than 17 in one line naming the version found and what to install', async () => {
+    const refused = await runWithJava('echo java.base@11.0.20\necho jdk.compiler@11.0.20\n');
 
-    expect(code).toBe(1);
-    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(stderr).toContain('jdk.compiler');
+    expectRefusal(refused, 'java 11.0.20 found', 'Java 17+', 'apt-get install -y default-jre-headless');
+  });
+
+  it('names Java 8, which has no --list-modules, by the version java -version reports', async () => {
+    const refused = await runWithJava('if [ "$1" = -version ]; then echo \'openjdk version "1.8.0_392"\' >&2; exit 0; fi\necho "Unrecognized option: $1" >&2\nexit 1\n');
+
+    expectRefusal(refused, 'java 1.8.0_392 found');
   });
 
   it('lets npm start use an outside DynamoDB without java', async () => {

@@ -51,6 +51,11 @@ describe('npm start across a restart', () => {
     const sent = await api('POST', '/api/transactional/send', { from: 'news@example.com', to: 'someone@example.org', subject: 'Kept', content: '<p>Kept</p>' });
     const statsBefore = (await api('GET', `/api/audiences/${audience.id}/stats`)).body.data;
     expect([imported.status, sent.status]).toEqual([200, 200]);
+    // Request logs go to the file the startup lines name, never between those lines (nor after them).
+    expect(seeding.output()).toMatch(/^server log +\S*server\.log\b/m);
+    expect(seeding.output()).not.toMatch(/^\{/m);
+    const logged = readFileSync(join(dataDir, 'server.log'), 'utf8').trimEnd().split('\n').map((entry) => JSON.parse(entry) as { route?: string });
+    expect(logged.map(({ route }) => route)).toEqual(expect.arrayContaining(['POST /api/audiences', 'POST /api/contacts/bulk']));
     expect(await stopStack(seeding)).toBe(0);
 
     const restartedEnv = await stackEnv(dataDir);

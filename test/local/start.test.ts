@@ -1,5 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFreePort, isPortFree } from '#shared/local/ports.ts';
 import { listenersOf } from './listening.ts';
@@ -76,17 +78,50 @@ describe('npm start', () => {
     expect(secondOutput).toMatch(/key create --account/);
   }, 90_000);
 
+  it.each([
+    ['TABLE_NAME', 'x'],
+    ['PUBLIC_BASE_URL', 'not a url'],
+    ['CORS_ALLOWED_ORIGINS', 'example.com'],
+    ['LOCAL_IN_MEMORY', 'yes'],
+    ['PORT', 'http'],
+  ])('stops before anything starts, in one line naming %s, when its value is bad', async (variable, value) => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'postlane-config-')), 'data');
+    const ports = { PORT: String(await findFreePort()), DYNAMODB_PORT: String(await findFreePort()), SES_PORT: String(await findFreePort()) };
+
+    const started = start({ ...ports, LOCAL_DATA_DIR: dataDir, [variable]: value });
+    const { code, stderr } = await started.exit;
+
+    expect(code).toBe(1);
+    expect(started.output()).toBe('');
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr).toContain(variable);
+    // DynamoDB Local would have made its data folder there.
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   describe('with a port taken', () => {
-    let blocker: Server | undefined;
+    const blockers: Server[] = [];
 
     afterEach(async () => {
-      await new Promise((resolve) => blocker?.close(resolve));
+      await Promise.all(blockers.splice(0).map((blocker) => new Promise((resolve) => blocker.close(resolve))));
     });
+
+    /** Listens on `port` as another program would; false when something already does. */
+    async function block(port: number): Promise<boolean> {
+      const blocker = createServer();
+      const bound = await new Promise<boolean>((resolve) => {
+        blocker.once('error', () => resolve(false));
+        blocker.listen(port, '127.0.0.1', () => resolve(true));
+      });
+      if (bound) blockers.push(blocker);
+      return bound;
+    }
 
     it.each(['PORT', 'DYNAMODB_PORT', 'SES_PORT'])('fails with one line naming the port and %s', async (variable) => {
       const taken = await findFreePort();
-      blocker = createServer();
-      await new Promise<void>((resolve) => blocker!.listen(taken, '127.0.0.1', resolve));
+      await block(taken);
+      // The obvious suggestion, the next port, is taken too.
+      await block(taken + 1);
       const ports: Record<string, string> = { PORT: String(await findFreePort()), DYNAMODB_PORT: String(await findFreePort()), SES_PORT: String(await findFreePort()) };
 
       const started = start({ ...ports, [variable]: String(taken), LOCAL_IN_MEMORY: '1' });
@@ -97,6 +132,10 @@ describe('npm start', () => {
       expect(stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(stderr).toContain(`Port ${taken} is already in use`);
       expect(stderr).toContain(`set ${variable} to a free port`);
+      const suggested = Number(new RegExp(`${variable}=(\\d+) npm start`).exec(stderr)?.[1]);
+      expect(suggested).not.toBe(taken + 1);
+      expect(Object.entries(ports).filter(([name]) => name !== variable).map(([, port]) => Number(port))).not.toContain(suggested);
+      expect(await isPortFree(suggested)).toBe(true);
     });
   });
 });
