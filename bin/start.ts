@@ -190,7 +190,8 @@ async function main(): Promise<void> {
 
   // An access line per request would interleave with these lines: the service logs to a file of its own.
   mkdirSync(DATA_DIR, { recursive: true });
-  writeLogTo(createWriteStream(LOG_FILE));
+  // Request lines carry account ids: readable by the owner only, as the local keys file is.
+  writeLogTo(createWriteStream(LOG_FILE, { mode: 0o600 }));
   lines.push(line('server log', relative(ROOT, LOG_FILE), '(a JSON line per request, and errors; tail -f it)'));
 
   // shared/config.ts reads the environment once, on import: everything that reaches it is imported below, after this.
