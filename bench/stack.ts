@@ -48,6 +48,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     TABLE_NAME: `postlane-bench-${Date.now().toString(36)}`,
     AWS_REGION: 'us-east-1',
     SIGNING_SECRET: 'bench-signing-secret-0123456789abcdef',
+    // Mailed links are built from configuration, never from a request: the benchmark builds them and follows none.
+    PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   try {
