@@ -14,9 +14,19 @@ import { confirmationUrl } from './confirmation-links.ts';
 import { defaultSender } from './sender.ts';
 import { deliver, SUPPRESSED_FOR_TRANSACTIONAL } from './sending.ts';
 
-/** When a submission came in. */
+/** When a submission came in, and who its emails come from (looked up once per submission). */
 export interface SubmissionContext {
   now: Date;
+  sender: () => Promise<Mailbox | undefined>;
+}
+
+/**
+ * The context of one submission's emails: `settings.from`, else the account's
+ * default sender, read at most once however many emails the submission sends.
+ */
+export function submissionContext(accountId: string, form: FormRecord, now: Date): SubmissionContext {
+  let sender: Promise<Mailbox | undefined> | undefined;
+  return { now, sender: () => (sender ??= form.settings.from ? Promise.resolve(parseMailbox(form.settings.from)) : defaultSender(accountId)) };
 }
 
 interface FormEmail {
@@ -34,8 +44,8 @@ interface FormEmail {
  * test mode, behind a public form). Counts against the account's quota;
  * recipients that bounced or complained are not sent to.
  */
-async function deliverFormEmail(accountId: string, form: FormRecord, email: FormEmail, { now }: SubmissionContext): Promise<void> {
-  const from = form.settings.from ? parseMailbox(form.settings.from) : await defaultSender(accountId);
+async function deliverFormEmail(accountId: string, form: FormRecord, email: FormEmail, { now, sender }: SubmissionContext): Promise<void> {
+  const from = await sender();
   // The form's checks make this rare: the account's last verified domain was removed since.
   if (!from) throw new Error(`Form ${form.formId} has no valid sender`);
   const { messages: [result] } = await deliver({

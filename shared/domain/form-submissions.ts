@@ -17,7 +17,7 @@ import { log } from '#shared/log.ts';
 import { CONTACT_LIMITS } from '#shared/schemas/contacts.ts';
 import { submissionSchema, type SubmissionInput } from '#shared/schemas/forms.ts';
 import { createContact, getContactByEmail, type Contact } from './contacts.ts';
-import { sendConfirmationRequest, sendSubmissionNotice } from './form-emails.ts';
+import { sendConfirmationRequest, sendSubmissionNotice, submissionContext, type SubmissionContext } from './form-emails.ts';
 import { HONEYPOT_FIELD } from './published-forms.ts';
 
 /**
@@ -157,9 +157,10 @@ export async function submitToForm({ accountId, form }: { accountId: string; for
       log.error(`form submission: could not ${step}`, { accountId, formId: form.formId, submissionId: submission.submissionId, error });
     }
   };
+  const context = submissionContext(accountId, form, now);
   await Promise.all([
-    passOn('link the contact', () => linkContact(accountId, form, data, request)),
-    form.settings.notifyEmail ? passOn('notify', () => sendSubmissionNotice(accountId, form, submission, request)) : undefined,
+    passOn('link the contact', () => linkContact(accountId, form, data, context)),
+    form.settings.notifyEmail ? passOn('notify', () => sendSubmissionNotice(accountId, form, submission, context)) : undefined,
   ]);
   return receipt;
 }
@@ -189,14 +190,14 @@ function contactDetails(fields: readonly FormFieldRecord[], data: Record<string,
  * complained one stays so; the preferences link resubscribes). A pending one
  * may be asked again under double opt-in, at most once an hour per form.
  */
-async function linkContact(accountId: string, form: FormRecord, data: Record<string, unknown>, request: SubmitRequest): Promise<void> {
+async function linkContact(accountId: string, form: FormRecord, data: Record<string, unknown>, context: SubmissionContext): Promise<void> {
   const { email, details } = contactDetails(form.fields, data);
   if (!form.audienceId || !email) return;
   const audienceId = form.audienceId;
   const doubleOptIn = form.settings.doubleOptIn;
   let contact: Contact;
   try {
-    contact = await createContact(accountId, { email, audienceId, ...details, status: doubleOptIn ? 'pending' : 'subscribed' }, request.now);
+    contact = await createContact(accountId, { email, audienceId, ...details, status: doubleOptIn ? 'pending' : 'subscribed' }, context.now);
   } catch (error) {
     if (error instanceof NotFoundError) {
       log.warn('form submission: the linked audience no longer exists', { accountId, formId: form.formId, audienceId });
@@ -206,6 +207,6 @@ async function linkContact(accountId: string, form: FormRecord, data: Record<str
     contact = await getContactByEmail(accountId, email, audienceId);
   }
   if (contact.status === 'pending' && doubleOptIn) {
-    await sendConfirmationRequest(accountId, form, contact.email, request);
+    await sendConfirmationRequest(accountId, form, contact.email, context);
   }
 }

@@ -10,7 +10,8 @@
  * shared/schemas/templates.ts and are escaped once more where they are written.
  */
 import type { ComponentStyles } from '#shared/schemas/templates.ts';
-import { escapeHtml, htmlToText } from './html.ts';
+import { escapeHtml } from './html.ts';
+import { htmlToText } from './plain-text.ts';
 
 export interface TemplateStyles {
   backgroundColor: string;

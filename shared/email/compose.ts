@@ -4,7 +4,7 @@
  */
 import type { ComponentInput } from '#shared/schemas/templates.ts';
 import { componentsToHtml, componentsToText, type RenderedComponent, type TemplateStyles } from './components.ts';
-import { htmlToText, MAX_HTML_NESTING, nestingDepth } from './html.ts';
+import { htmlToText, MAX_HTML_NESTING, nestingDepth } from './plain-text.ts';
 import { RENDER_LIMITS, renderTemplate, TemplateRenderError, type TemplateMode } from './renderer.ts';
 
 export type TemplateComponent = ComponentInput & { id: string };

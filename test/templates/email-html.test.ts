@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { builtinVariables, PREVIEW_LINKS, withBuiltins } from '#shared/email/builtins.ts';
 import { componentsToHtml, componentsToText, TEMPLATE_STYLE_DEFAULTS, type RenderedComponent } from '#shared/email/components.ts';
-import { escapeHtml, htmlToText, nestingDepth } from '#shared/email/html.ts';
+import { escapeHtml } from '#shared/email/html.ts';
+import { htmlToText, nestingDepth } from '#shared/email/plain-text.ts';
 import { isButtonUrl, isCssColor, isEmailSafeMarkup } from '#shared/schemas/templates.ts';
 
 const components: RenderedComponent[] = [
