@@ -69,9 +69,10 @@ function queueUrlFlag(flags: Flags, flag: 'queue' | 'to'): string {
   return queueUrl;
 }
 
-function deadLetterQueue(flags: Flags): { client: InstanceType<typeof SQSClient>; queueUrl: string } {
+/** The client and URL of the dead-letter queue `--queue` names, as the dead-letter commands take them. */
+function deadLetterQueue(flags: Flags): [InstanceType<typeof SQSClient>, string] {
   const queueUrl = queueUrlFlag(flags, 'queue');
-  return { client: new SQSClient({ ...awsConnection(deployed ? undefined : new URL(queueUrl).origin), maxAttempts: 3 }), queueUrl };
+  return [new SQSClient({ ...awsConnection(deployed ? undefined : new URL(queueUrl).origin), maxAttempts: 3 }), queueUrl];
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -122,26 +123,17 @@ const COMMANDS: Record<string, Command> = {
   'feedback replay': {
     summary: 'replays dead-lettered SES feedback events',
     flags: ['queue!'],
-    run: (flags) => {
-      const { client, queueUrl } = deadLetterQueue(flags);
-      return deadLetters.replayFeedback(client, queueUrl);
-    },
+    run: (flags) => deadLetters.replayFeedback(...deadLetterQueue(flags)),
   },
   'retry replay': {
     summary: 'puts dead-lettered throttled sends still queued back on the retry queue',
     flags: ['queue!', 'to!'],
-    run: (flags) => {
-      const { client, queueUrl } = deadLetterQueue(flags);
-      return deadLetters.replayRetryDeadLetters(client, queueUrl, queueUrlFlag(flags, 'to'));
-    },
+    run: (flags) => deadLetters.replayRetryDeadLetters(...deadLetterQueue(flags), queueUrlFlag(flags, 'to')),
   },
   'retry settle': {
     summary: 'settles dead-lettered throttled sends as failed',
     flags: ['queue!'],
-    run: (flags) => {
-      const { client, queueUrl } = deadLetterQueue(flags);
-      return deadLetters.settleRetryDeadLetters(client, queueUrl);
-    },
+    run: (flags) => deadLetters.settleRetryDeadLetters(...deadLetterQueue(flags)),
   },
 };
 
