@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort } from '#shared/local/ports.ts';
+import { findFreePort } from '#dev/local/ports.ts';
 import { median } from './cold-start.ts';
 
 export interface LocalStart {

@@ -1,5 +1,5 @@
 // The API for the load test, in a process of its own; tells the benchmark its address over IPC once listening.
-import { startHttpServer } from '#shared/local/http-server.ts';
+import { startHttpServer } from '#dev/local/http-server.ts';
 
 const server = await startHttpServer({ port: 0 });
 process.send!({ url: server.url });

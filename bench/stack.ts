@@ -7,10 +7,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { ensureTable, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
-import { findFreePort } from '#shared/local/ports.ts';
-import { startSesEmulator } from '#shared/local/ses.ts';
-import type { LocalService } from '#shared/local/service.ts';
+import { ensureTable, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
+import { findFreePort } from '#dev/local/ports.ts';
+import { startSesEmulator } from '#dev/local/ses.ts';
+import type { LocalService } from '#dev/local/service.ts';
 
 export interface BenchStack {
   env: Record<string, string>;

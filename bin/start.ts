@@ -8,12 +8,12 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
-import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
-import { isPortFree, suggestFreePort } from '#shared/local/ports.ts';
-import { startLocalS3 } from '#shared/local/s3.ts';
-import { startSesEmulator } from '#shared/local/ses.ts';
-import { createQueue, createRetryQueues, startLocalSqs } from '#shared/local/sqs.ts';
-import type { LocalAccount } from '#shared/local/seed.ts';
+import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
+import { isPortFree, suggestFreePort } from '#dev/local/ports.ts';
+import { startLocalS3 } from '#dev/local/s3.ts';
+import { startSesEmulator } from '#dev/local/ses.ts';
+import { createQueue, createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
+import type { LocalAccount } from '#dev/local/seed.ts';
 import { writeLogTo } from '#shared/log.ts';
 
 // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 would only clutter the output.
@@ -204,9 +204,9 @@ async function main(): Promise<void> {
   process.env.PUBLIC_BASE_URL ??= `http://${HOST}:${apiPart.port}`;
   const [{ config, readConfig }, { startHttpServer }, { startRetryWorker }, { startMailboxSimulator, SIMULATOR_DOMAIN }] = await Promise.all([
     import('#shared/config.ts'),
-    import('#shared/local/http-server.ts'),
-    import('#shared/local/retry-worker.ts'),
-    import('#shared/local/mailbox-simulator.ts'),
+    import('#dev/local/http-server.ts'),
+    import('#dev/local/retry-worker.ts'),
+    import('#dev/local/mailbox-simulator.ts'),
   ]);
 
   if (dynamoStarting) {
@@ -239,7 +239,7 @@ async function main(): Promise<void> {
   // The file belongs with .data/dynamodb/: keys of an in-memory or outside table must not replace its keys.
   const keysFile = externalDynamo || inMemory ? undefined : KEYS_FILE;
   if (await isTableEmpty(dynamoEndpoint, config.TABLE_NAME)) {
-    const { seedLocalAccount } = await import('#shared/local/seed.ts');
+    const { seedLocalAccount } = await import('#dev/local/seed.ts');
     const account = await seedLocalAccount();
     if (keysFile) writeFileSync(keysFile, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
     printKeys(account, keysFile, admin);

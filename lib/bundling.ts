@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { RENDERER_FILES } from '#shared/openapi/docs-page.ts';
+import { RENDERER_FILES } from '#shared/pages/docs.ts';
 import type { Metafile } from 'esbuild';
 
 /**

@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { findFreePort } from '#shared/local/ports.ts';
+import { findFreePort } from '#dev/local/ports.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

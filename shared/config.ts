@@ -13,7 +13,7 @@ const ConfigSchema = v.object({
   ATTACHMENTS_BUCKET: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')), 'postlane-attachments'),
   /** The retry queue for throttled sends (an SQS queue URL); unset, a throttled message fails as SES_THROTTLED. */
   RETRY_QUEUE_URL: optionalUrl,
-  /** A local SQS endpoint: the stand-in of `npm start` and the tests (shared/local/sqs.ts). */
+  /** A local SQS endpoint: the stand-in of `npm start` and the tests (dev/local/sqs.ts). */
   SQS_ENDPOINT: optionalUrl,
   /** First retry delay of a throttled message; each later attempt waits twice as long (tests set 0). */
   RETRY_BACKOFF_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(900)), '10'),

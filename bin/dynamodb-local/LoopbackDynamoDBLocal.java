@@ -1,7 +1,7 @@
 // DynamoDB Local's command line has no host option: its Jetty server binds every
 // interface, which would expose the local table (key hashes, the local link-signing
 // key) to the network. This launcher builds the server exactly as the jar's own main
-// does, then binds its connectors to 127.0.0.1 before starting it. shared/local/dynamodb.ts
+// does, then binds its connectors to 127.0.0.1 before starting it. dev/local/dynamodb.ts
 // compiles it once into node_modules/.cache (no build step, nothing binary in git).
 import java.lang.reflect.Field;
 import org.eclipse.jetty.server.Connector;

@@ -1,4 +1,4 @@
 import { publicEndpoint } from '#shared/http/endpoint.ts';
-import { docsPage } from '#shared/openapi/docs-page.ts';
+import { docsPage } from '#shared/pages/docs.ts';
 
 export const handler = publicEndpoint('system/docs', {}, async () => docsPage());

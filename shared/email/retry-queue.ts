@@ -3,7 +3,7 @@
  * (it does not queue it), so the composed message goes onto an SQS queue and
  * the worker (functions/email/send-queued.ts) sends it later with backoff.
  * The same code runs against the local stand-in of `npm start` and the tests
- * (shared/local/sqs.ts); only the endpoint differs.
+ * (dev/local/sqs.ts); only the endpoint differs.
  */
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';

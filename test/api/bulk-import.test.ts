@@ -4,7 +4,7 @@ import { request } from '../support/api.ts';
 import { db, dynamo } from '#shared/data/client.ts';
 import { importContacts } from '#shared/domain/contact-import.ts';
 import { deleteAudience } from '#shared/domain/audiences.ts';
-import { outsideInvocation } from '#shared/local/invocation.ts';
+import { outsideInvocation } from '#dev/local/invocation.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
 
 async function setup() {

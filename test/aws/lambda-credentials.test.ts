@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { defaultProvider } from '#shared/aws/lambda-credentials.ts';
 import { ID_BODY_LENGTH } from '#shared/ids.ts';
-import { buildHttpApiEvent } from '#shared/local/http-event.ts';
+import { buildHttpApiEvent } from '#dev/local/http-event.ts';
 import { bundleHandler } from '../../lib/bundling.ts';
 
 const CREDENTIAL_VARIABLES = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI'] as const;

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { getObject, presignPut, putObject, S3RequestError, type S3Location } from '#shared/aws/s3.ts';
-import { startLocalS3 } from '#shared/local/s3.ts';
-import type { LocalService } from '#shared/local/service.ts';
+import { startLocalS3 } from '#dev/local/s3.ts';
+import type { LocalService } from '#dev/local/service.ts';
 
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session/token+with=odd chars' };
 const SIGNING_DATE = new Date('2026-11-21T12:34:56Z');

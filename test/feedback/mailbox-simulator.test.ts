@@ -5,7 +5,7 @@
  * queue, from which `admin feedback replay` applies it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMailboxSimulator, simulatorMailbox, type MailboxSimulator } from '#shared/local/mailbox-simulator.ts';
+import { startMailboxSimulator, simulatorMailbox, type MailboxSimulator } from '#dev/local/mailbox-simulator.ts';
 import { injectDynamoFault } from '../faults/support.ts';
 import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
 import { request } from '../support/api.ts';

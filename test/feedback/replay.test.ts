@@ -13,7 +13,7 @@ import { db, tableName } from '#shared/data/client.ts';
 import { getEmailRecord } from '#shared/data/emails.ts';
 import { accountScoped } from '#shared/data/partition.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
-import { sesEventBridgeEvent, type SesEventType } from '#shared/local/ses-events.ts';
+import { sesEventBridgeEvent, type SesEventType } from '#dev/local/ses-events.ts';
 import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
 import { request } from '../support/api.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';

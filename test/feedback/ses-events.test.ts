@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { handler as sesEventsHandler } from '../../functions/feedback/ses-events.ts';
-import { invokedAs } from '#shared/local/invocation.ts';
+import { invokedAs } from '#dev/local/invocation.ts';
 import { getContact } from '#shared/data/contacts.ts';
 import { sendEmailInput } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';

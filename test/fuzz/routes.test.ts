@@ -23,7 +23,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchRoute, ROUTES, type Route } from '#shared/http/routes.ts';
 import type { EndpointHandler } from '#shared/http/endpoint.ts';
-import { loadHandler } from '#shared/local/http-event.ts';
+import { loadHandler } from '#dev/local/http-event.ts';
 import { request, type ApiResponse } from '../support/api.ts';
 import { BODY_REFERENCES, fixtureOf, hasPathParameter, Owner, pathOf, routeKey, type RouteCall } from '../isolation/resources.ts';
 import {

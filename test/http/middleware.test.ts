@@ -6,7 +6,7 @@ import { restrictKey } from '#shared/domain/api-keys.ts';
 import { consumeRequest } from '#shared/data/rate-limits.ts';
 import { admitRequest } from '#shared/domain/rate-limit.ts';
 import { newId } from '#shared/ids.ts';
-import { buildHttpApiEvent, lambdaContext, loadHandler } from '#shared/local/http-event.ts';
+import { buildHttpApiEvent, lambdaContext, loadHandler } from '#dev/local/http-event.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();

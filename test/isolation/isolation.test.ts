@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type Route } from '#shared/http/routes.ts';
-import { loadHandler } from '#shared/local/http-event.ts';
+import { loadHandler } from '#dev/local/http-event.ts';
 import type { EndpointHandler } from '#shared/http/endpoint.ts';
 import { randomBase62 } from '#shared/ids.ts';
 import { request, type ApiResponse } from '../support/api.ts';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';
 import { getDomain } from '#shared/data/domains.ts';
-import { findFreePort } from '#shared/local/ports.ts';
+import { findFreePort } from '#dev/local/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

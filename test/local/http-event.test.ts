@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildHttpApiEvent, lambdaContext, routeRequest, toHttpResult } from '#shared/local/http-event.ts';
+import { buildHttpApiEvent, lambdaContext, routeRequest, toHttpResult } from '#dev/local/http-event.ts';
 
 describe('routeRequest', () => {
   it('names the handler, the route key and the decoded path parameters', () => {

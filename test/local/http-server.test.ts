@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';
-import { API_GATEWAY_MAX_BODY_BYTES } from '#shared/local/http-server.ts';
+import { API_GATEWAY_MAX_BODY_BYTES } from '#dev/local/http-server.ts';
 
 describe('local HTTP API: dispatch through the route table', () => {
   it('answers an unknown path with the 404 NOT_FOUND envelope', async () => {

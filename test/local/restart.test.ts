@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findFreePort } from '#shared/local/ports.ts';
+import { findFreePort } from '#dev/local/ports.ts';
 import { startStack, stopStack, untilReady } from './npm-start.ts';
 
 const dataDirs: string[] = [];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { startLocalS3 } from '#shared/local/s3.ts';
+import { startLocalS3 } from '#dev/local/s3.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'postlane-s3-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '#shared/local/ports.ts';
+import { findFreePort } from '#dev/local/ports.ts';
 import { ROOT, startStack, stopStack, untilReady } from './npm-start.ts';
 
 function smoke(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {

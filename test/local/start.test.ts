@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findFreePort, isPortFree } from '#shared/local/ports.ts';
+import { findFreePort, isPortFree } from '#dev/local/ports.ts';
 import { listenersOf } from './listening.ts';
 import { ROOT, startStack as start, stopStack as stop, untilReady } from './npm-start.ts';
 

@@ -4,9 +4,9 @@ import * as v from 'valibot';
 import { validate } from '@readme/openapi-parser';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { ROUTES, type HandlerName } from '#shared/http/routes.ts';
-import { buildDocument, derivedErrorCodes, loadRequestSchemas } from '#shared/openapi/document.ts';
-import { OPERATIONS } from '#shared/openapi/operations.ts';
-import { openApiJson, typedClientSource } from '#shared/openapi/generate.ts';
+import { buildDocument, derivedErrorCodes, loadRequestSchemas } from '#dev/openapi/document.ts';
+import { OPERATIONS } from '#dev/openapi/operations.ts';
+import { openApiJson, typedClientSource } from '#dev/openapi/generate.ts';
 import { request } from '../support/api.ts';
 import { DEFAULT_REGIONS } from '../../lib/app.ts';
 
@@ -29,7 +29,7 @@ describe('the OpenAPI document', () => {
     const fresh = await openApiJson();
 
     expect(documentJson).toBe(fresh);
-    expect(committed('shared/client/schema.ts')).toBe(await typedClientSource(JSON.parse(fresh)));
+    expect(committed('dev/client/schema.ts')).toBe(await typedClientSource(JSON.parse(fresh)));
   });
 
   it('has one operation per route of the route table, and nothing else', () => {
@@ -43,7 +43,7 @@ describe('the OpenAPI document', () => {
     const schemas = await loadRequestSchemas();
     const undescribed = { method: 'GET', path: '/api/widgets', handler: 'widgets/list', auth: 'key', permission: 'full', table: [] } as const;
 
-    expect(() => buildDocument(schemas, '0', [...ROUTES, undescribed])).toThrow('widgets/list.ts needs its handler schemas and an entry in shared/openapi/operations.ts');
+    expect(() => buildDocument(schemas, '0', [...ROUTES, undescribed])).toThrow('widgets/list.ts needs its handler schemas and an entry in dev/openapi/operations.ts');
   });
 
   it("documents each handler's own request schemas: body, query and path parameters", async () => {

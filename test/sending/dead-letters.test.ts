@@ -14,7 +14,7 @@ import { ses } from '#shared/email/transport.ts';
 import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
 import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
-import { startRetryWorker } from '#shared/local/retry-worker.ts';
+import { startRetryWorker } from '#dev/local/retry-worker.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
 
 afterEach(() => vi.restoreAllMocks());

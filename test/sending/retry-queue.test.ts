@@ -17,7 +17,7 @@ vi.hoisted(() => {
   process.env.RETRY_BACKOFF_SECONDS = '0';
 });
 
-const { invokedAs } = await import('#shared/local/invocation.ts');
+const { invokedAs } = await import('#dev/local/invocation.ts');
 // As Lambda runs it: its AWS calls are checked against this function's role (test/support/aws-calls.ts).
 const handler = invokedAs('email/send-queued', (await import('#functions/email/send-queued.ts')).handler);
 const { showAccount } = await import('#shared/domain/accounts.ts');
@@ -30,8 +30,8 @@ const { DeleteObjectCommand, S3Client } = await import('@aws-sdk/client-s3');
 /** The test's own view of the local bucket (the code under test signs its requests itself). */
 const attachmentsBucket = new S3Client({ region: 'us-east-1', endpoint: config.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 const { ses } = await import('#shared/email/transport.ts');
-const { sqsEvent } = await import('#shared/local/queue-poller.ts');
-const { startRetryWorker } = await import('#shared/local/retry-worker.ts');
+const { sqsEvent } = await import('#dev/local/queue-poller.ts');
+const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
 const { request } = await import('../support/api.ts');
 const { eventually } = await import('../support/eventually.ts');
 const { createSender, storedEmails, uniqueAddress } = await import('./support.ts');

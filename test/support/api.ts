@@ -4,16 +4,16 @@
  * into one handler module with the same event, for what HTTP cannot set up.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { buildHttpApiEvent, lambdaContext, loadHandler, type RouteTarget } from '#shared/local/http-event.ts';
+import { buildHttpApiEvent, lambdaContext, loadHandler, type RouteTarget } from '#dev/local/http-event.ts';
 import { routesOf } from '#shared/http/routes.ts';
-import type { LocalHttpServer } from '#shared/local/http-server.ts';
+import type { LocalHttpServer } from '#dev/local/http-server.ts';
 import { assertDocumented } from './contract.ts';
 
 let api: Promise<LocalHttpServer> | undefined;
 
 /** The worker's one local API server, started on first use on a free port. */
 export function startApi(): Promise<LocalHttpServer> {
-  api ??= import('#shared/local/http-server.ts').then(({ startHttpServer }) => startHttpServer({ port: Number(process.env.TEST_API_PORT ?? 0) }));
+  api ??= import('#dev/local/http-server.ts').then(({ startHttpServer }) => startHttpServer({ port: Number(process.env.TEST_API_PORT ?? 0) }));
   return api;
 }
 

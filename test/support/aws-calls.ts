@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareStack } from '@smithy/types';
-import { currentHandler } from '#shared/local/invocation.ts';
+import { currentHandler } from '#dev/local/invocation.ts';
 import type { AwsCall, CallResource } from './iam.ts';
 
 const calls = new Map<string, AwsCall>();

@@ -6,7 +6,7 @@
  * `const api = await apiClient(key); const { data } = await api.POST('/api/audiences', { body: { name: 'Main' } })`
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from '#shared/client/schema.ts';
+import type { paths } from '#dev/client/schema.ts';
 import { startApi } from './api.ts';
 import { assertDocumented } from './contract.ts';
 

@@ -7,11 +7,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { ensureTable, startDynamoDbLocal } from '#shared/local/dynamodb.ts';
-import { findFreePort } from '#shared/local/ports.ts';
-import { startLocalS3 } from '#shared/local/s3.ts';
-import { startSesEmulator } from '#shared/local/ses.ts';
-import { startLocalSqs } from '#shared/local/sqs.ts';
+import { ensureTable, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
+import { findFreePort } from '#dev/local/ports.ts';
+import { startLocalS3 } from '#dev/local/s3.ts';
+import { startSesEmulator } from '#dev/local/ses.ts';
+import { startLocalSqs } from '#dev/local/sqs.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, inject, vi } from 'vitest';
 import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
-import { createRetryQueues } from '#shared/local/sqs.ts';
+import { createRetryQueues } from '#dev/local/sqs.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 process.env.SES_ENDPOINT = inject('sesEndpoint');
@@ -36,7 +36,7 @@ function freePort(): Promise<number> {
 // (test/support/aws-calls.ts), and keep the stand-ins' own table calls out of the record.
 vi.mock('#shared/domain/signing-secret.ts', async (importOriginal) => {
   const original = await importOriginal<typeof import('#shared/domain/signing-secret.ts')>();
-  const [{ recordCall }, { outsideInvocation }] = await Promise.all([import('./aws-calls.ts'), import('#shared/local/invocation.ts')]);
+  const [{ recordCall }, { outsideInvocation }] = await Promise.all([import('./aws-calls.ts'), import('#dev/local/invocation.ts')]);
   return {
     ...original,
     // Deployed, each function reads the secret on its own cold start; here the process reads it once.

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 description of the API, built from the route table, the
- * handlers' own request schemas and shared/openapi/operations.ts. `npm run
+ * handlers' own request schemas and dev/openapi/operations.ts. `npm run
  * openapi` writes it to docs/openapi.json, which GET /openapi.json serves.
  */
 import type * as v from 'valibot';
@@ -192,7 +192,7 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
     const operation = OPERATIONS[handler];
     const schemas = requestSchemas[handler];
     if (!operation || !schemas) {
-      throw new Error(`${route.method} ${route.path}: functions/${handler}.ts needs its handler schemas and an entry in shared/openapi/operations.ts`);
+      throw new Error(`${route.method} ${route.path}: functions/${handler}.ts needs its handler schemas and an entry in dev/openapi/operations.ts`);
     }
     const parameters = parametersOf(route, schemas, components);
     paths[route.path] = {
@@ -248,7 +248,7 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
 
 /** Each handler's request schemas, read from the handler module itself. */
 export async function loadRequestSchemas(): Promise<Record<HandlerName, RequestSchemas>> {
-  const { loadHandler } = await import('#shared/local/http-event.ts');
+  const { loadHandler } = await import('#dev/local/http-event.ts');
   const entries = await Promise.all([...new Set(ROUTES.map((route) => route.handler))].map(async (handler) => {
     const loaded = (await loadHandler(handler)) as { schemas?: RequestSchemas };
     if (!loaded.schemas) throw new Error(`functions/${handler}.ts is not built with endpoint() or publicEndpoint()`);

@@ -1,6 +1,6 @@
 /**
  * What the API answers, as valibot schemas: the OpenAPI document is generated
- * from them (shared/openapi/document.ts) and the test suite checks every
+ * from them (dev/openapi/document.ts) and the test suite checks every
  * response it receives against them, so a reply that drifts from its
  * description fails a test. Strict objects: a field added to a reply must be
  * described here too.

@@ -1,6 +1,6 @@
 /**
  * The generated files of the API description: docs/openapi.json and the
- * typed client's types, shared/client/schema.ts. `npm run openapi` writes
+ * typed client's types, dev/client/schema.ts. `npm run openapi` writes
  * them; test/openapi checks the committed ones equal a fresh generation.
  */
 import openapiTS, { astToString } from 'openapi-typescript';

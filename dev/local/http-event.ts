@@ -147,7 +147,7 @@ export function loadHandler(name: string): Promise<LambdaHandler> {
     loading = import(new URL(`../../functions/${name}.ts`, import.meta.url).href).then((module: { handler?: LambdaHandler }) => {
       const { handler } = module;
       if (typeof handler !== 'function') throw new Error(`functions/${name}.ts exports no handler`);
-      // Each call runs as an invocation of this function (shared/local/invocation.ts); the handler's own properties (its schemas) stay readable.
+      // Each call runs as an invocation of this function (dev/local/invocation.ts); the handler's own properties (its schemas) stay readable.
       return Object.assign(invokedAs(name, handler), handler);
     });
     loading.catch(() => handlers.delete(name));
