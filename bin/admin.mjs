@@ -3,11 +3,14 @@
 // instead of compiling TypeScript on every call (about 0.7 s). The bundle is
 // rebuilt, in about 0.2 s, whenever a source file is newer than it.
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bundle = join(root, 'node_modules', '.cache', 'postlane', 'admin.mjs');
+// One bundle per checkout: git worktrees may share one node_modules, never a bundle of another tree's sources.
+const checkout = createHash('sha256').update(root).digest('hex').slice(0, 12);
+const bundle = join(root, 'node_modules', '.cache', 'postlane', `admin-${checkout}.mjs`);
 
 function newestSource(dir) {
   let newest = 0;
@@ -18,7 +21,7 @@ function newestSource(dir) {
   return newest;
 }
 
-const sources = Math.max(newestSource(join(root, 'shared')), statSync(join(root, 'bin', 'admin.ts')).mtimeMs, statSync(join(root, 'package.json')).mtimeMs);
+const sources = Math.max(newestSource(join(root, 'shared')), newestSource(join(root, 'dev')), statSync(join(root, 'bin', 'admin.ts')).mtimeMs, statSync(join(root, 'package.json')).mtimeMs);
 if (!existsSync(bundle) || statSync(bundle).mtimeMs < sources) {
   const { build } = await import('esbuild');
   const { outputFiles } = await build({
