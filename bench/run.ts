@@ -143,7 +143,7 @@ async function main(): Promise<number> {
     await writeFile('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
     await writeFile('bench/results/latest.md', `${markdown}\n`);
     printReport(markdown);
-    progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s; wrote bench/results/latest.json and latest.md`);
+    progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s; wrote bench/results/latest.json and bench/results/latest.md`);
     const failed = budgets.filter((budget) => !budget.ok);
     if (check && failed.length > 0) {
       for (const budget of failed) console.error(`budget not met: ${budget.budget}, ${budget.subject}: ${budget.detail}`);
