@@ -1,4 +1,4 @@
-/** The benchmark's results as markdown tables: what `npm run bench` prints and the README shows. */
+/** The benchmark's results as markdown tables: what `npm run bench` prints and writes to bench/results/latest.md. */
 import type { BudgetResult } from './budgets.ts';
 import type { CostPerMillion, Prices } from './cost.ts';
 import type { LoadResult } from './load.ts';
@@ -78,15 +78,4 @@ export function toMarkdown(results: BenchResults): string {
     `#### Budgets (\`npm run bench -- --check\`): ${failed.length === 0 ? `all ${results.budgets.length} met` : `${failed.length} of ${results.budgets.length} not met`}`,
     ...(failed.length === 0 ? [] : ['', table(['budget', 'subject', 'measured'], failed.map((budget) => [budget.budget, budget.subject, budget.detail]))]),
   ].join('\n');
-}
-
-const README_START = '<!-- bench:latest:start -->';
-const README_END = '<!-- bench:latest:end -->';
-
-/** The README with the latest tables between its bench markers; throws when the markers are missing, rather than appending somewhere. */
-export function withLatestRun(readme: string, markdown: string): string {
-  const start = readme.indexOf(README_START);
-  const end = readme.indexOf(README_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${README_START} … ${README_END} section for the tables`);
-  return `${readme.slice(0, start + README_START.length)}\n\n${markdown}\n\n${readme.slice(end)}`;
 }

@@ -3,8 +3,8 @@
  * and capacity per request, warm load, scale and bulk import, and a cost
  * estimate, measured in one run on this machine against a local stack of its
  * own. Writes bench/results/latest.json and .md and prints the tables.
- * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails);
- * `-- --readme` also writes the tables into README.md's Performance section.
+ * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails).
+ * The docs link bench/results/latest.md rather than copy its tables.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // The handlers in this process write an access line per request (console.log): thousands that would bury the report.
@@ -19,12 +19,10 @@ import { measureColdStarts } from './cold-start.ts';
 import { checkBulkImport, checkFunctions, checkLocalStart, checkRoundTrips, checkScale, parseMinimums } from './budgets.ts';
 import { costPerMillion, PRICES } from './cost.ts';
 import { measureLocalStart } from './local-start.ts';
-import { toMarkdown, withLatestRun, type BenchResults } from './report.ts';
+import { toMarkdown, type BenchResults } from './report.ts';
 import { startBenchStack, expectCall } from './stack.ts';
 
 const check = process.argv.includes('--check');
-/** `--readme`: also put the tables into README.md's Performance section. */
-const updateReadme = process.argv.includes('--readme');
 /** Repetitions: cold starts per bundle, metered requests per endpoint, load seconds per endpoint. */
 const COLD_START_ROUNDS = 11;
 const REQUEST_RUNS = 5;
@@ -144,9 +142,8 @@ async function main(): Promise<number> {
     const markdown = toMarkdown(results);
     await writeFile('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
     await writeFile('bench/results/latest.md', `${markdown}\n`);
-    if (updateReadme) await writeFile('README.md', withLatestRun(await readFile('README.md', 'utf8'), markdown));
     printReport(markdown);
-    progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s; wrote bench/results/latest.json and latest.md`);
+    progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s; wrote bench/results/latest.json and bench/results/latest.md`);
     const failed = budgets.filter((budget) => !budget.ok);
     if (check && failed.length > 0) {
       for (const budget of failed) console.error(`budget not met: ${budget.budget}, ${budget.subject}: ${budget.detail}`);

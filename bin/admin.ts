@@ -2,7 +2,7 @@
  * Operator commands: `npm run --silent admin -- <command> [--flag value]...`.
  * Each prints one JSON object on stdout and exits 0, or one line on stderr and
  * exits 1 (2 for a malformed command line). The commands and their output are
- * part of the local contract (docs/local-contract.md).
+ * promised to scripts and people alike (README.md, "Admin CLI"), so they stay as documented there.
  *
  * Talks to the local stack unless AWS_REGION and TABLE_NAME are set without
  * DYNAMODB_ENDPOINT: then to that deployed table, and to SES for domain status.

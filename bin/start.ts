@@ -1,7 +1,7 @@
 /**
  * `npm start`: DynamoDB Local, the SES emulator, the local S3 of attachment
  * uploads and the HTTP API in one foreground process tree, as
- * docs/local-contract.md describes. Ctrl-C or SIGTERM stops every part and
+ * README.md ("Local stack") describes. Ctrl-C or SIGTERM stops every part and
  * exits 0.
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   const dynamoPart = port('DYNAMODB_PORT', 8000, 'DynamoDB Local');
   const sesPart = port('SES_PORT', 8005, 'SES emulator');
   const apiPart = port('PORT', 3000, 'HTTP API');
-  // Not part of the local contract's fixed ports: any free one unless S3_PORT names one.
+  // Not one of the fixed ports README.md documents: any free one unless S3_PORT names one.
   const s3Part = process.env.S3_PORT ? port('S3_PORT', 0, 'local S3') : undefined;
   // Likewise the SQS stand-in of the retry queue (SQS_PORT).
   const sqsPart = process.env.SQS_PORT ? port('SQS_PORT', 0, 'local SQS') : undefined;
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
   process.env.S3_ENDPOINT = s3Endpoint;
   process.env.SQS_ENDPOINT = sqsEndpoint;
   process.env.RETRY_QUEUE_URL = retryQueues.queueUrl;
-  // Mailed and rendered links start here, whatever Host a request carries (local contract).
+  // Mailed and rendered links start here, whatever Host a request carries (docs/operations.md, PUBLIC_BASE_URL).
   process.env.PUBLIC_BASE_URL ??= `http://${HOST}:${apiPart.port}`;
   const [{ config, readConfig }, { startHttpServer }, { startRetryWorker }, { startMailboxSimulator, SIMULATOR_DOMAIN }] = await Promise.all([
     import('#shared/config.ts'),

@@ -160,7 +160,7 @@ if (ready) {
 await check('cleanup', async () => {
   if (created.formId) await call('DELETE', `/api/forms/${created.formId}`, 200);
   if (created.templateId) await call('DELETE', `/api/templates/${created.templateId}`, 200);
-  // Deleting the audience leaves its contacts (decisions): they go one by one.
+  // Deleting the audience leaves its contacts (docs/api.md, "Audiences"): they go one by one.
   if (created.audienceId) {
     for (const contact of (await call('GET', `/api/contacts?audienceId=${created.audienceId}&limit=100`, 200)).contacts) await call('DELETE', `/api/contacts/${contact.id}`, 200);
     await call('DELETE', `/api/audiences/${created.audienceId}`, 200);

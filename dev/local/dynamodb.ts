@@ -4,7 +4,7 @@
  *
  * The jar has no host option (its Jetty server takes only a port and binds
  * every interface), so it is started through bin/dynamodb-local/LoopbackDynamoDBLocal.java,
- * which binds it to 127.0.0.1 as the local contract requires.
+ * which binds it to 127.0.0.1: every local part listens on loopback only (README.md, "Local stack").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';

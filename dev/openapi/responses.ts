@@ -178,7 +178,7 @@ export const email = v.strictObject({
   createdAt: timestamp,
 });
 
-/** Email send result (spec section 2); a send where every recipient failed is this in a 422 envelope. */
+/** Email send result (docs/api.md, "Sending email"); a send where every recipient failed is this in a 422 envelope. */
 export const emailSendResult = v.strictObject({
   success: v.literal(true),
   message: v.string(),

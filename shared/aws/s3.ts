@@ -8,7 +8,7 @@
  *
  * Signing follows the SDK's S3 settings: the path is not escaped twice,
  * GETs carry `x-amz-content-sha256`, pre-signed URLs say UNSIGNED-PAYLOAD
- * (test/attachments/s3-signing.test.ts compares the URLs with the SDK's own).
+ * (test/aws/s3.test.ts compares the URLs with the SDK's own).
  */
 import { createHash, createHmac, type BinaryLike, type Hash, type Hmac } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';

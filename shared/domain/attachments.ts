@@ -2,7 +2,7 @@
  * Attachments two ways: inline base64 in the send request (the spec's
  * Attachment object), or uploaded beforehand with POST /api/attachments and
  * referenced by id. Lambda takes at most 6 MB per request, so a 7 MB file
- * (9.3 MB in base64) can only come the second way; see README "Attachments".
+ * (9.3 MB in base64) can only come the second way; see docs/api.md, "Attachments".
  */
 import { isId, newId } from '#shared/ids.ts';
 import { getAttachmentObject, getAttachmentRecord, presignAttachmentUpload, putAttachmentRecord, type AttachmentRecord } from '#shared/data/attachments.ts';

@@ -13,7 +13,7 @@ import {
   type SendContext,
 } from './sending.ts';
 
-/** Email send result (spec section 2). */
+/** Email send result (docs/api.md, "Sending email"). */
 export interface EmailSendResult extends Record<string, unknown> {
   message: string;
   /** `queued: true` on a recipient whose message SES throttled and the retry queue will send later. */

@@ -3,7 +3,7 @@ import { RateLimitError } from '#shared/errors.ts';
 import { PLAN_LIMITS } from './plans.ts';
 import type { Principal } from './api-keys.ts';
 
-/** Spec section 8: OTP emails per recipient within 5 minutes, by plan. */
+/** OTP emails per recipient within 5 minutes, by plan (docs/api.md, "POST /api/otp/send"). */
 export const OTP_WINDOW_MS = 5 * 60 * 1000;
 
 /**

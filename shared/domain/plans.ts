@@ -1,4 +1,4 @@
-/** Plan limits from the spec's section 8 and the product decisions. */
+/** Plan limits: docs/api.md, "Rate limits" and "Quota". */
 export const PLANS = ['free', 'pro', 'growth', 'business'] as const;
 export type Plan = (typeof PLANS)[number];
 

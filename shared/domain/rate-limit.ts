@@ -17,7 +17,7 @@ export class RateLimitExceeded extends RateLimitError {
   }
 }
 
-/** Counts a request against its key's plan limits (spec section 8); throws RateLimitExceeded past either. */
+/** Counts a request against its key's plan limits (docs/api.md, "Rate limits"); throws RateLimitExceeded past either. */
 export async function admitRequest(principal: Principal, now = new Date()): Promise<RateWindow> {
   const limits = PLAN_LIMITS[principal.plan];
   const outcome = await consumeRequest(principal.accountId, principal.keyId, now, {

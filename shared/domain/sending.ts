@@ -6,8 +6,8 @@
  *
  * A signed link acts on the address it was made for, so a message that shows
  * one is never copied to cc or bcc: each of those addresses gets a message of
- * its own instead, addressed to it alone, with its own links (decisions,
- * "Trust at the edges"). Messages without such links carry cc and bcc as given.
+ * its own instead, addressed to it alone, with its own links (docs/api.md,
+ * "Sending email"). Messages without such links carry cc and bcc as given.
  *
  * Order matters: everything that can refuse the request (sender, template,
  * rendering, OTP window, quota) runs before the first message leaves, so a
@@ -95,7 +95,7 @@ export interface DeliveryReport {
   emailsRemaining: number;
 }
 
-/** Statuses that suppress a recipient of POST /api/email/send (decisions, "Sending"). */
+/** Statuses that suppress a recipient of POST /api/email/send (docs/api.md, "Sending email"). */
 export const SUPPRESSED_FOR_EMAIL: readonly ContactStatus[] = ['unsubscribed', 'bounced', 'complained'];
 /**
  * OTP and transactional mail is what the recipient asked for (a code, a
@@ -350,7 +350,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   }
 
   const live = principal.env === 'live';
-  // One email counts per message to a recipient; cc and bcc copies, riding along or of their own, do not count extra (decisions, plans).
+  // One email counts per message to a recipient; cc and bcc copies, riding along or of their own, do not count extra (docs/api.md, "Quota").
   const charged = deliverable.length;
   let emailsRemaining = live && charged > 0 ? await reserveQuota(month, charged) : undefined;
   const outcomes = new Map<Draft, Sent>();
@@ -417,7 +417,7 @@ async function placeCopies(
   return [];
 }
 
-/** The month a message's email was charged to: none for a cc or bcc copy (decisions: copies do not count extra). */
+/** The month a message's email was charged to: none for a cc or bcc copy (docs/api.md, "Quota": copies do not count extra). */
 function chargedTo(message: Draft, month: QuotaMonth): { period?: string } {
   return message.copyOf ? {} : { period: month.period };
 }
@@ -460,7 +460,7 @@ export class UnrecordedDeliveryError extends Error {
   }
 }
 
-/** Response of the OTP and transactional endpoints (spec 4.1). */
+/** Response of the OTP and transactional endpoints (docs/api.md, "POST /api/otp/send"). */
 export interface SingleSendResponse extends Record<string, unknown> {
   message: string;
   trackingId: string;

@@ -8,7 +8,7 @@
  * An address that is no contact of the account (a cc, a bcc, a recipient of
  * a one-off send) has no audience to leave: its choice is kept on the
  * account's suppression list instead, so unsubscribing always records
- * something (decisions, "Trust at the edges").
+ * something (docs/api.md, "Unsubscribe and preferences").
  */
 import { getAudienceProfiles } from '#shared/data/audiences.ts';
 import { findContactsByEmail, type EmailMembership } from '#shared/data/contacts.ts';

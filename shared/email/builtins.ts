@@ -1,5 +1,5 @@
 /**
- * The variables every template sees whatever the caller passes (spec section 2):
+ * The variables every template sees whatever the caller passes (docs/api.md, "Built-in variables"):
  * currentYear, currentDate, unsubscribeUrl, preferencesUrl.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The default OTP email (spec 4.1): Portuguese, a title, a line naming the
+ * The default OTP email (docs/api.md, "POST /api/otp/send"): Portuguese, a title, a line naming the
  * app, the code large and letter-spaced, the expiry when given, and a security
  * notice. Written in the template language and rendered like any send's
  * content, so variables are escaped the same way. Table layout and inline

@@ -1,7 +1,7 @@
 import { PostlaneError, type ErrorCode } from '#shared/errors.ts';
 import type { Reply } from './reply.ts';
 
-/** The one place where error codes become HTTP statuses (spec section 7 and the product decisions). */
+/** The one place where error codes become HTTP statuses (docs/api.md, "Errors"). */
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,

@@ -154,7 +154,7 @@ export const ROUTES = [
   { method: 'POST', path: '/api/otp/send', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
   { method: 'POST', path: '/api/otp', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
   { method: 'POST', path: '/api/transactional/send', handler: 'transactional/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
-  // Reading records is not sending: decisions give `sending` keys the three send endpoints only.
+  // Reading records is not sending: `sending` keys reach the send endpoints only (docs/api.md, "Authentication").
   { method: 'GET', path: '/api/emails/{id}', handler: 'emails/get', ...key, table: ['GetItem'] },
   // Query: the account's domains, when a form that sends mail has no `from` (the default sender).
   { method: 'POST', path: '/api/forms', handler: 'forms/create', ...key, table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem'] },

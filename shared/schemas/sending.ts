@@ -4,7 +4,7 @@ import { PRODUCT_NAME } from '#shared/email/otp-template.ts';
 import { RENDER_LIMITS } from '#shared/email/render-limits.ts';
 import { emailAddress, requiredText, strictObject, templateVariables } from './common.ts';
 
-/** Limits of the send endpoints (decisions, "Sending"); SES's own are noted where they bind. */
+/** Limits of the send endpoints (docs/api.md, "Sending email"); SES's own are noted where they bind. */
 export const SEND_LIMITS = {
   recipients: 50,
   cc: 50,
@@ -12,7 +12,7 @@ export const SEND_LIMITS = {
   /** SES: 50 addresses per message, To, Cc and Bcc together. */
   destinationsPerMessage: 50,
   attachments: 10,
-  /** Decoded size of one attachment (spec section 8). */
+  /** Decoded size of one attachment (docs/api.md, "Attachments"). */
   attachmentBytes: 7 * 1024 * 1024,
   /**
    * SES v2's largest message, attachments base64-encoded: with headers and

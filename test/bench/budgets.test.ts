@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { checkRoundTrips, checkScale, parseMinimums } from '../../bench/budgets.ts';
 import { functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
 import { costPerMillion, PRICES } from '../../bench/cost.ts';
-import { withLatestRun } from '../../bench/report.ts';
 
 const SES_INPUT = 'node_modules/@aws-sdk/client-sesv2/dist-es/index.js';
 const LIQUID_INPUT = 'node_modules/liquidjs/dist/liquid.node.mjs';
@@ -67,18 +66,5 @@ describe('cost per million requests', () => {
   it('bills duration rounded up to the millisecond', () => {
     expect(costPerMillion({ durationMs: 10.2, memoryMb: 1024, readUnits: 0, writeUnits: 0 }).lambda)
       .toBeCloseTo(costPerMillion({ durationMs: 11, memoryMb: 1024, readUnits: 0, writeUnits: 0 }).lambda, 9);
-  });
-});
-
-describe('the README\'s Performance tables', () => {
-  it('are replaced between their markers, and never appended when the markers are gone', () => {
-    const readme = 'intro\n<!-- bench:latest:start -->\n\nold table\n\n<!-- bench:latest:end -->\n\nafter';
-    expect(withLatestRun(readme, 'new table')).toBe('intro\n<!-- bench:latest:start -->\n\nnew table\n\n<!-- bench:latest:end -->\n\nafter');
-    expect(() => withLatestRun('no markers', 'new table')).toThrow(/bench:latest:start/);
-  });
-
-  it('are those of the last committed run (bench/results/latest.md)', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    expect(withLatestRun(readme, readFileSync('bench/results/latest.md', 'utf8').trim())).toBe(readme);
   });
 });

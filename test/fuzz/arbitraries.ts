@@ -277,7 +277,7 @@ export function withValueAt(body: unknown, path: Path, replacement: unknown): un
   return { ...object, [head!]: withValueAt(object[head!], rest, replacement) };
 }
 
-/** What a client may send where an object belongs (decisions: an array, a string or a number). */
+/** What a client may send where an object belongs (docs/api.md, "Errors": an array, a string or a number). */
 export const NOT_OBJECTS: readonly unknown[] = [[], [{}], ['x'], 'text', 42];
 
 /** `{"<key>": {"polluted": true}}` with the reserved key as an own key, as JSON.parse makes it. */

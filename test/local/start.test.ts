@@ -47,7 +47,7 @@ describe('npm start', () => {
     // An in-memory stack's keys die with it: they must not replace the persistent stack's.
     expect(existsSync(KEYS_FILE) ? readFileSync(KEYS_FILE, 'utf8') : undefined).toBe(keysBefore);
 
-    // Every part, the JVM of DynamoDB Local included, on loopback only (local contract).
+    // Every part, the JVM of DynamoDB Local included, on loopback only (README.md, "Local stack").
     const listeners = listenersOf(started.child.pid!);
     expect(listeners.map(({ port }) => port)).toEqual(expect.arrayContaining([api, dynamodb, ses]));
     for (const listener of listeners) expect(['127.0.0.1', '::ffff:127.0.0.1'], JSON.stringify(listener)).toContain(listener.address);

@@ -1,5 +1,5 @@
 /**
- * cc and bcc (decisions, "Trust at the edges"): a message that carries signed
+ * cc and bcc (docs/api.md, "Sending email"): a message that carries signed
  * links is never copied to them; each gets a message of its own, addressed to
  * it alone, with links bound to it. Suppression covers them like recipients.
  */
@@ -52,7 +52,7 @@ describe('cc and bcc of messages with signed links', () => {
       successfulEmails: [ann, bob, carl, bea].map((recipient) => ({ recipient, trackingId: expect.stringMatching(TRACKING_ID) })),
       failedEmails: [],
       recipientCount: 2,
-      // Charged per recipient: the cc and bcc copies do not count extra (decisions), even as messages of their own.
+      // Charged per recipient: the cc and bcc copies do not count extra (docs/api.md, "Quota"), even as messages of their own.
       emailsRemaining: 1_000_000 - 2,
     });
     const stored = await storedEmails(sender.domain);

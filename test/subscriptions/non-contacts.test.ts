@@ -1,5 +1,5 @@
 /**
- * Unsubscribing always records something (decisions, "Trust at the edges"):
+ * Unsubscribing always records something (docs/api.md, "Unsubscribe and preferences"):
  * an address that is no contact of the account (a cc, a bcc, a one-off
  * recipient) goes on the account's suppression list, which general sends
  * honour and OTP and transactional sends do not.

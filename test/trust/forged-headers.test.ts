@@ -1,6 +1,6 @@
 /**
  * Links are built from the configured public base URL, never from what a
- * request says about where it was sent (decisions, "Trust at the edges"):
+ * request says about where it was sent (docs/api.md, "Unsubscribe and preferences"; docs/operations.md, PUBLIC_BASE_URL):
  * an anonymous client choosing `Host` or `X-Forwarded-Proto` must not choose
  * the host or scheme of a link mailed from the account's own domain.
  */

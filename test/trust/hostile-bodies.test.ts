@@ -1,5 +1,5 @@
 /**
- * Hostile bodies (decisions, "Trust at the edges"): an array, string or number
+ * Hostile bodies (docs/api.md, "Errors"): an array, string or number
  * where an object is expected, reserved keys in free maps, bytes that are not
  * UTF-8, a compressed body, deep nesting, and updates that would pass a stored
  * object's limits once merged. Each gets its 4xx with the right code and field,
