@@ -12,7 +12,7 @@ import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/message-tags.ts';
 import { isId } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { changeContactStatus } from './contacts.ts';
-import { CONTACT_STATUSES, type ContactStatus } from './contact-status.ts';
+import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 
 const tagValue = v.optional(v.array(v.string()));
 const recipients = v.array(v.object({ emailAddress: v.string() }));

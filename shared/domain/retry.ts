@@ -17,13 +17,13 @@ import {
   encodeQueuedSend,
   encodeStoredSendPointer,
   fitsQueue,
-  MAX_RECEIVES,
   retryQueue,
   storedSendPointer,
   type QueuedSend,
   type StoredSendPointer,
   type RetryQueue,
 } from '#shared/email/retry-queue.ts';
+import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from '#shared/email/transport.ts';
 import { log } from '#shared/log.ts';
 
