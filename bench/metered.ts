@@ -1,5 +1,5 @@
 /** Requests measured one at a time: DynamoDB round trips and capacity (the client's meter) and time. */
-import type { DynamoMeter } from '#shared/data/client.ts';
+import type { DynamoMeter } from './dynamo-meter.ts';
 import { median } from './cold-start.ts';
 import { call } from './stack.ts';
 import type { Call } from './scenarios.ts';

@@ -69,7 +69,7 @@ async function main(): Promise<number> {
     }));
 
     // Everything below reads shared/config.ts, which the stack has pointed at the local services.
-    const { meterDynamoDb } = await import('#shared/data/client.ts');
+    const { meterDynamoDb } = await import('./dynamo-meter.ts');
     const { startHttpServer } = await import('#dev/local/http-server.ts');
     const { createBenchAccount, formBody, uniqueEmail } = await import('./fixtures.ts');
     const { buildScenarios } = await import('./scenarios.ts');

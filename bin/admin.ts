@@ -37,13 +37,14 @@ function quota(value: string | undefined): number | undefined {
 }
 
 // Loaded after DYNAMODB_ENDPOINT is settled: shared/config.ts reads it once, on import.
-const [{ awsConnection, config }, { PLANS }, accounts, apiKeys, { getAccount }, verification, deadLetters, { SQSClient }] = await Promise.all([
+const [{ awsConnection, config }, { PLANS }, accounts, apiKeys, { getAccount }, verification, { isDomainName }, deadLetters, { SQSClient }] = await Promise.all([
   import('#shared/config.ts'),
-  import('#shared/domain/plans.ts'),
+  import('#shared/model/plans.ts'),
   import('#shared/domain/accounts.ts'),
   import('#shared/domain/api-keys.ts'),
   import('#shared/data/accounts.ts'),
   import('#shared/domain/domain-verification.ts'),
+  import('#shared/schemas/domains.ts'),
   import('#shared/domain/dead-letters.ts'),
   import('@aws-sdk/client-sqs'),
 ]);
@@ -115,7 +116,7 @@ const COMMANDS: Record<string, Command> = {
     flags: ['account!', 'domain!'],
     run: async (flags) => {
       const domain = flags.domain!.toLowerCase();
-      if (!verification.isDomainName(domain)) throw new UsageError(`--domain must be a domain name such as example.com; got "${flags.domain}"`);
+      if (!isDomainName(domain)) throw new UsageError(`--domain must be a domain name such as example.com; got "${flags.domain}"`);
       const verifier = deployed ? verification.sesVerifier() : verification.localVerifier;
       return verification.verifyDomain(await existingAccount(flags.account!), domain, verifier);
     },

@@ -7,7 +7,7 @@
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
+import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
 import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
 import { isPortFree, suggestFreePort } from '#dev/local/ports.ts';
 import { startLocalS3 } from '#dev/local/s3.ts';

@@ -10,7 +10,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
-import { QUEUED_MESSAGES_PREFIX } from '#shared/email/retry-policy.ts';
+import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
 import type { AttachmentsAccess, QueueName, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
 import { cdkBundlingOf } from './bundling.ts';
 import { acknowledgeFindings } from './nag.ts';

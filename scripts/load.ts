@@ -217,7 +217,7 @@ async function settle(tenants: Tenant[]): Promise<void> {
 async function recount(api: string, tenants: Tenant[], pending: Map<object, Planned>) {
   const { getAudienceCounters } = await import('#shared/data/audiences.ts');
   const { queryContacts } = await import('#shared/data/contacts.ts');
-  const { CONTACT_STATUSES } = await import('#shared/domain/contact-status.ts');
+  const { CONTACT_STATUSES } = await import('#shared/model/contact-status.ts');
   return Promise.all(tenants.map(async (tenant) => {
     const stored = (await queryContacts(tenant.accountId, { audienceId: tenant.audienceId }, 0, 1_000_000)).contacts;
     const storedByStatus = Object.fromEntries(CONTACT_STATUSES.map((status) => [status, stored.filter((contact) => contact.status === status).length]));

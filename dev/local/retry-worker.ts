@@ -5,7 +5,8 @@
  */
 import { handler } from '#functions/email/send-queued.ts';
 import { config } from '#shared/config.ts';
-import { sqs, WORKER_BATCH_SIZE } from '#shared/email/retry-queue.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
+import { WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
 
 export function startRetryWorker(queueUrl: string | undefined = config.RETRY_QUEUE_URL): Promise<QueuePoller> {

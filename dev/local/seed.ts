@@ -2,7 +2,7 @@
 import { createAccount } from '#shared/domain/accounts.ts';
 import { createApiKey, type CreatedKey } from '#shared/domain/api-keys.ts';
 import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
-import type { Plan } from '#shared/domain/plans.ts';
+import type { Plan } from '#shared/model/plans.ts';
 
 export interface LocalAccount {
   accountId: string;

@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MAX_QUEUED_MESSAGE_BYTES } from '#shared/email/retry-policy.ts';
+import { MAX_QUEUED_MESSAGE_BYTES } from '#shared/model/retry-policy.ts';
 import type { LocalService } from './service.ts';
 
 /** The account id local queue URLs and ARNs carry (any value works; ElasticMQ and LocalStack use this one). */

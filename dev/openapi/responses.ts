@@ -6,7 +6,7 @@
  * described here too.
  */
 import * as v from 'valibot';
-import { CONTACT_STATUSES } from '#shared/domain/contact-status.ts';
+import { CONTACT_STATUSES } from '#shared/model/contact-status.ts';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
 const nullableText = v.nullable(v.string());

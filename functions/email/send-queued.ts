@@ -1,5 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { sendQueuedBatch } from '#shared/domain/retry.ts';
+import { sendQueuedMessages } from '#shared/domain/retry.ts';
 import { withLogContext } from '#shared/log.ts';
 
 /**
@@ -8,4 +8,12 @@ import { withLogContext } from '#shared/log.ts';
  * others are deleted.
  */
 export const handler = (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> =>
-  withLogContext({ lambdaRequestId: context?.awsRequestId }, () => sendQueuedBatch(event.Records));
+  withLogContext({ lambdaRequestId: context?.awsRequestId }, async () => {
+    const settled = await sendQueuedMessages(event.Records.map((record) => ({
+      messageId: record.messageId,
+      body: record.body,
+      receives: Number(record.attributes.ApproximateReceiveCount),
+      receiptHandle: record.receiptHandle,
+    })));
+    return { batchItemFailures: event.Records.filter((_record, index) => settled[index] === 'again').map((record) => ({ itemIdentifier: record.messageId })) };
+  });

@@ -1,9 +1,9 @@
-import type { Context } from 'aws-lambda';
-import { applySesEvent, type SesEventBridgeEvent } from '#shared/domain/feedback.ts';
+import type { Context, EventBridgeEvent } from 'aws-lambda';
+import { applySesEvent } from '#shared/domain/feedback.ts';
 import { withLogContext } from '#shared/log.ts';
 
-/** Invoked by the EventBridge rule of lib/feedback.ts; a throw makes Lambda retry the event. */
-export const handler = async (event: SesEventBridgeEvent, context?: Pick<Context, 'awsRequestId'>): Promise<void> =>
-  withLogContext({ lambdaRequestId: context?.awsRequestId }, async () => {
-    await applySesEvent(event, new Date());
+/** Invoked by the EventBridge rule of lib/feedback.ts, SES's event as `detail`; a throw makes Lambda retry the event. */
+export const handler = async (event: Partial<EventBridgeEvent<string, unknown>>, context?: Pick<Context, 'awsRequestId'>): Promise<void> =>
+  withLogContext({ lambdaRequestId: context?.awsRequestId, detailType: event['detail-type'] }, async () => {
+    await applySesEvent(event.detail, new Date());
   });

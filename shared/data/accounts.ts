@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
-import type { Plan } from '#shared/domain/plans.ts';
+import type { Plan } from '#shared/model/plans.ts';
 
 export interface AccountRecord {
   accountId: string;

@@ -2,7 +2,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-s
 import { batchGetAll, db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
-import { CONTACT_STATUSES, type ContactStatus } from '#shared/domain/contact-status.ts';
+import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 import { notFound } from '#shared/errors.ts';
 
 /**

@@ -16,89 +16,17 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { awsConnection, config } from '#shared/config.ts';
 
+/** Exported for the tests and the benchmark, which attach their own middleware (faults, metering) to its stack. */
 export const dynamo = new DynamoDBClient({
   ...awsConnection(config.DYNAMODB_ENDPOINT),
   maxAttempts: 4,
 });
-
-/**
- * Tests only: decides per DynamoDB command (`PutItemCommand`, `TransactWriteItemsCommand`)
- * whether it fails, before it reaches DynamoDB or after DynamoDB applied it and the
- * answer was lost, for faults DynamoDB Local cannot produce on demand.
- */
-export type FaultHook = (command: string, input: Record<string, unknown>) => { error: Error; after?: boolean } | undefined;
-
-let faultHook: FaultHook | undefined;
-
-export function setFaultHook(hook: FaultHook | undefined): void {
-  faultHook = hook;
-}
-
-// Initialize step: ahead of the SDK's own retries, so a fault stands for one that outlasted them.
-dynamo.middlewareStack.add((next, context) => async (args) => {
-  const fault = faultHook?.(context.commandName ?? '', args.input as Record<string, unknown>);
-  if (!fault) return next(args);
-  if (fault.after) await next(args);
-  throw fault.error;
-}, { step: 'initialize', name: 'faultHook' });
 
 export const db = DynamoDBDocumentClient.from(dynamo, {
   marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
 });
 
 export const tableName = config.TABLE_NAME;
-
-/** What DynamoDB calls cost since the meter was started or reset. */
-export interface DynamoUsage {
-  /** Calls to DynamoDB (an SDK retry of one call counts once). */
-  roundTrips: number;
-  readUnits: number;
-  writeUnits: number;
-}
-
-export interface DynamoMeter {
-  usage(): DynamoUsage;
-  reset(): void;
-}
-
-type Capacity = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
-
-/** Operations DynamoDB bills in write units, also for the items they only check. */
-const WRITE_OPERATIONS = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
-
-/**
- * Counts every call of this process's DynamoDB client and sums the capacity
- * it consumed, by asking each call for `ReturnConsumedCapacity: TOTAL`. Only
- * the benchmark turns it on (it measures round trips and units per request);
- * handlers never do, so deployed requests carry no extra parameter.
- */
-export function meterDynamoDb(): DynamoMeter {
-  let usage: DynamoUsage = { roundTrips: 0, readUnits: 0, writeUnits: 0 };
-  dynamo.middlewareStack.add(
-    (next, context) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-      usage.roundTrips++;
-      const result = await next(args);
-      const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
-      const writes = WRITE_OPERATIONS.has(context.commandName ?? '');
-      for (const capacity of [consumed ?? []].flat()) {
-        // DynamoDB Local reports only the total; AWS splits reads from writes in transactions.
-        const read = capacity.ReadCapacityUnits ?? (writes ? 0 : capacity.CapacityUnits ?? 0);
-        const write = capacity.WriteCapacityUnits ?? (writes ? capacity.CapacityUnits ?? 0 : 0);
-        usage.readUnits += read;
-        usage.writeUnits += write;
-      }
-      return result;
-    },
-    { step: 'initialize', priority: 'low', name: 'postlaneDynamoMeter' },
-  );
-  return {
-    usage: () => ({ ...usage }),
-    reset: () => {
-      usage = { roundTrips: 0, readUnits: 0, writeUnits: 0 };
-    },
-  };
-}
 
 export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 

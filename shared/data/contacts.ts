@@ -2,7 +2,7 @@ import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems, type WriteRequest } from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
 import { accountScoped } from './partition.ts';
-import type { ContactStatus } from '#shared/domain/contact-status.ts';
+import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { ConflictError, notFound } from '#shared/errors.ts';
 
 export type CustomFieldValue = string | number | boolean;

@@ -6,7 +6,7 @@
  * overwrites rather than piles up; the bucket's lifecycle deletes them a day on.
  */
 import { getObject, putObject } from '#shared/aws/s3.ts';
-import { QUEUED_MESSAGES_PREFIX } from '#shared/email/retry-policy.ts';
+import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
 import { attachmentsBucketObject } from './attachments.ts';
 
 export const queuedMessageKey = (accountId: string, emailId: string) => `${QUEUED_MESSAGES_PREFIX}${accountId}/${emailId}.json`;

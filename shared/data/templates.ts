@@ -2,8 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { accountKey, TEMPLATE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
-import type { TemplateComponent } from '#shared/email/compose.ts';
-import type { TemplateStyles } from '#shared/email/components.ts';
+import type { TemplateStyles } from '#shared/model/templates.ts';
+import type { TemplateComponent } from '#shared/schemas/templates.ts';
 import { notFound } from '#shared/errors.ts';
 
 /**

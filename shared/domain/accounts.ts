@@ -1,7 +1,7 @@
 import { newId } from '#shared/ids.ts';
 import { getAccount, putAccount, type AccountRecord } from '#shared/data/accounts.ts';
 import { getEmailsSent } from '#shared/data/usage.ts';
-import { PLAN_LIMITS, type Plan } from './plans.ts';
+import { PLAN_LIMITS, type Plan } from '#shared/model/plans.ts';
 
 export async function createAccount(input: { plan: Plan; quota?: number; name?: string }, now = new Date()): Promise<{ accountId: string }> {
   const accountId = newId('acc', now.getTime());

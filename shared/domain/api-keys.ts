@@ -12,7 +12,7 @@ import {
   type KeyPermission,
 } from '#shared/data/api-keys.ts';
 import { getAccount } from '#shared/data/accounts.ts';
-import type { Plan } from './plans.ts';
+import type { Plan } from '#shared/model/plans.ts';
 
 const SECRET_LENGTH = 32; // ~190 bits: a fast hash is enough, nothing to brute-force
 const KEY_PATTERN = new RegExp(`^svc_(live|test)_([0-9A-Za-z]{${ID_BODY_LENGTH}})([0-9A-Za-z]{${ID_BODY_LENGTH}})[0-9A-Za-z]{${SECRET_LENGTH}}$`);

@@ -15,7 +15,7 @@ import {
 } from '#shared/data/audiences.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type { CreateAudienceInput, UpdateAudienceInput } from '#shared/schemas/audiences.ts';
-import { CONTACT_STATUSES, type ContactStatus } from './contact-status.ts';
+import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 
 export interface Audience {
   id: string;

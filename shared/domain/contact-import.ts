@@ -10,7 +10,7 @@ import {
   replaceContacts,
   type ContactRecord,
 } from '#shared/data/contacts.ts';
-import { parseInput } from '#shared/http/validation.ts';
+import { parseInput } from '#shared/schemas/parse.ts';
 import { importedContact, type BulkImportInput, type ImportedContactInput } from '#shared/schemas/contacts.ts';
 import { applyContactUpdate, newContactRecord } from './contacts.ts';
 

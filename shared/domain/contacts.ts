@@ -15,8 +15,8 @@ import {
 } from '#shared/data/contacts.ts';
 import { emailAddress, pagination, type Pagination } from '#shared/schemas/common.ts';
 import { storedCustomFields, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from '#shared/schemas/contacts.ts';
-import { parseInput } from '#shared/http/validation.ts';
-import { DEFAULT_CONTACT_STATUS, type ContactStatus } from './contact-status.ts';
+import { parseInput } from '#shared/schemas/parse.ts';
+import { DEFAULT_CONTACT_STATUS, type ContactStatus } from '#shared/model/contact-status.ts';
 
 export interface Contact {
   id: string;

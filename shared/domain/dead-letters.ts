@@ -54,7 +54,7 @@ export async function drainQueue(client: Pick<SQSClient, 'send'>, queueUrl: stri
  */
 export function replayFeedback(client: Pick<SQSClient, 'send'>, queueUrl: string, now: Date = new Date()): Promise<DrainResult> {
   return drainQueue(client, queueUrl, async (body) => {
-    await applySesEvent(JSON.parse(body) as Record<string, unknown>, now);
+    await applySesEvent((JSON.parse(body) as { detail?: unknown }).detail, now);
   });
 }
 

@@ -137,11 +137,6 @@ export function configuredVerifier(): DomainVerifier {
   return config.SES_ENDPOINT ? localApiVerifier : sesVerifier();
 }
 
-/** `example.com`, `mail.example.co.uk`: lower-case labels of letters, digits and inner hyphens, and a dot. */
-export function isDomainName(value: string): boolean {
-  return value.length <= 253 && /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/.test(value);
-}
-
 /** A new domain of the account, recorded with what the identity says about it and the account's own proof to publish. */
 export function newDomainRecord(accountId: string, domain: string, state: DomainState, now: Date, verificationToken = newVerificationToken()): DomainRecord {
   return {

@@ -12,7 +12,7 @@ import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/message-tags.ts';
 import { isId } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { changeContactStatus } from './contacts.ts';
-import { CONTACT_STATUSES, type ContactStatus } from './contact-status.ts';
+import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 
 const tagValue = v.optional(v.array(v.string()));
 const recipients = v.array(v.object({ emailAddress: v.string() }));
@@ -30,12 +30,6 @@ const SesEventSchema = v.object({
 });
 
 type SesEvent = v.InferOutput<typeof SesEventSchema>;
-
-/** What EventBridge hands the function: the SES event is `detail`. */
-export interface SesEventBridgeEvent {
-  'detail-type'?: string;
-  detail?: unknown;
-}
 
 export type FeedbackOutcome = 'applied' | 'ignored';
 
@@ -108,17 +102,18 @@ function effectOf(event: SesEvent): { suppress?: { reason: FeedbackReason; addre
 }
 
 /**
- * Applies one SES event. Malformed, unknown or untagged events are logged and
- * dropped (retrying them would never succeed); DynamoDB errors propagate so
- * the invocation fails and is retried.
+ * Applies one SES event publishing record (what EventBridge carries as
+ * `detail`). Malformed, unknown or untagged events are logged and dropped
+ * (retrying them would never succeed); DynamoDB errors propagate so the
+ * invocation fails and is retried.
  */
-export async function applySesEvent(input: SesEventBridgeEvent, now: Date): Promise<FeedbackOutcome> {
-  const parsed = v.safeParse(SesEventSchema, input.detail);
+export async function applySesEvent(record: unknown, now: Date): Promise<FeedbackOutcome> {
+  const parsed = v.safeParse(SesEventSchema, record);
   const event = parsed.success ? parsed.output : undefined;
   const owner = event && tagged(event);
   const effect = event && effectOf(event);
   if (!event || !owner || !effect) {
-    log.warn('SES event dropped', { detailType: input['detail-type'], reason: !event ? 'malformed or unknown event' : !owner ? 'no Postlane tags' : 'missing event body' });
+    log.warn('SES event dropped', { reason: !event ? 'malformed or unknown event' : !owner ? 'no Postlane tags' : 'missing event body' });
     return 'ignored';
   }
   if (!effect.email) {

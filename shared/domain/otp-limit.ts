@@ -1,6 +1,6 @@
 import { admitOtpSend } from '#shared/data/otp-windows.ts';
 import { RateLimitError } from '#shared/errors.ts';
-import { PLAN_LIMITS } from './plans.ts';
+import { PLAN_LIMITS } from '#shared/model/plans.ts';
 import type { Principal } from './api-keys.ts';
 
 /** OTP emails per recipient within 5 minutes, by plan (docs/api.md, "POST /api/otp/send"). */

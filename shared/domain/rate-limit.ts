@@ -1,6 +1,6 @@
 import { RateLimitError } from '#shared/errors.ts';
 import { consumeRequest } from '#shared/data/rate-limits.ts';
-import { PLAN_LIMITS } from './plans.ts';
+import { PLAN_LIMITS } from '#shared/model/plans.ts';
 import type { Principal } from './api-keys.ts';
 
 /** What the X-RateLimit-* headers report: the per-second window. */

@@ -1,14 +1,13 @@
 /**
  * Throttled sends, both halves: the request puts a message SES throttled on
  * the retry queue (`queueBodyFor`, `enqueueRetries`), and the worker sends it
- * later (`sendQueuedBatch`), moving its record queued → sent, or → failed
+ * later (`sendQueuedMessages`), moving its record queued → sent, or → failed
  * with the email refunded once the last attempt is throttled too.
  *
  * Quota: a queued message is charged when it is queued, like a sent one (the
  * response's emailsRemaining already counts it); the worker charges nothing,
  * and gives the email back only when the message finally fails.
  */
-import type { SQSBatchItemFailure, SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { failQueuedEmail, getEmailRecord, markQueuedEmailSent } from '#shared/data/emails.ts';
 import { readQueuedMessage, storeQueuedMessage } from '#shared/data/queued-messages.ts';
 import {
@@ -17,13 +16,13 @@ import {
   encodeQueuedSend,
   encodeStoredSendPointer,
   fitsQueue,
-  MAX_RECEIVES,
   retryQueue,
   storedSendPointer,
   type QueuedSend,
   type StoredSendPointer,
   type RetryQueue,
 } from '#shared/email/retry-queue.ts';
+import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from '#shared/email/transport.ts';
 import { log } from '#shared/log.ts';
 
@@ -90,8 +89,19 @@ async function attemptSend(transport: MailTransport, send: QueuedSend): Promise<
   }
 }
 
-/** What became of one queue message: settled (delete it), or to be received again (report it as a batch item failure). */
-type Settled = 'done' | 'again';
+/** One receive of one queue message, as the worker's event source hands it over. */
+export interface ReceivedMessage {
+  /** The queue's id of the message, for the log. */
+  messageId: string;
+  body: string;
+  /** How often the queue has handed the message out, this time included (SQS's ApproximateReceiveCount). */
+  receives: number;
+  /** What the queue needs to reschedule this receive. */
+  receiptHandle: string;
+}
+
+/** What became of one queue message: settled (delete it), or to be received again (the handler reports it as a batch item failure). */
+export type Settled = 'done' | 'again';
 
 /**
  * One receive of one message. `receives` is SQS's ApproximateReceiveCount:
@@ -134,50 +144,45 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
 
 export const STORED_MESSAGE_LOST = { code: 'SEND_FAILED', message: 'The stored message was no longer there to send' } as const;
 
-/** Sends the message a queue record's body holds. */
-function sendBody(record: SQSRecord, body: string, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
-  return sendQueued(decodeQueuedSend(body), Number(record.attributes.ApproximateReceiveCount), record.receiptHandle, transport, queue);
+/** Sends the message a queue body holds. */
+function sendBody(message: ReceivedMessage, body: string, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
+  return sendQueued(decodeQueuedSend(body), message.receives, message.receiptHandle, transport, queue);
 }
 
 /** Sends the stored message a pointer names; one gone from the bucket fails its record for good. */
-async function sendStored(record: SQSRecord, pointer: StoredSendPointer, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
+async function sendStored(message: ReceivedMessage, pointer: StoredSendPointer, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
   const body = await readQueuedMessage(pointer.accountId, pointer.emailId);
-  if (body !== undefined) return sendBody(record, body, transport, queue);
+  if (body !== undefined) return sendBody(message, body, transport, queue);
   // Only the bucket's lifecycle, a day on, removes it: a message received that late fails for good.
   log.error('stored throttled message is gone', { accountId: pointer.accountId, emailId: pointer.emailId });
   await failQueuedEmail(pointer.accountId, pointer.emailId, STORED_MESSAGE_LOST, pointer.period);
   return 'done';
 }
 
-/** Settles one record; any failure leaves it to be received again. */
-async function settle(record: SQSRecord, send: () => Promise<Settled>): Promise<Settled> {
+/** Settles one message; any failure leaves it to be received again. */
+async function settle(message: ReceivedMessage, send: () => Promise<Settled>): Promise<Settled> {
   try {
     return await send();
   } catch (error) {
     // A body this code did not write, or DynamoDB or SQS failing: received again after the visibility timeout, then the dead-letter queue.
-    log.error('queued message could not be processed', { messageId: record.messageId, error });
+    log.error('queued message could not be processed', { messageId: message.messageId, error });
     return 'again';
   }
 }
 
 /**
- * The worker. Returns the messages to receive again, as SQS's partial batch
- * response; the event source deletes the others. Messages in the queue itself
- * (under 1 MiB each) are sent at once; stored ones, up to ~40 MB of JSON each,
- * one at a time, within the worker's memory.
+ * The worker: what became of each message, in order. Messages in the queue
+ * itself (under 1 MiB each) are sent at once; stored ones, up to ~40 MB of
+ * JSON each, one at a time, within the worker's memory.
  */
-export async function sendQueuedBatch(records: readonly SQSRecord[], transport: MailTransport = sesTransport(), queue: RetryQueue | undefined = retryQueue): Promise<SQSBatchResponse> {
+export async function sendQueuedMessages(messages: readonly ReceivedMessage[], transport: MailTransport = sesTransport(), queue: RetryQueue | undefined = retryQueue): Promise<Settled[]> {
   if (!queue) throw new Error('RETRY_QUEUE_URL is not set: the worker cannot reschedule messages');
-  const pointers = records.map((record) => storedSendPointer(record.body));
-  const inline = Promise.all(records.map((record, index) => (pointers[index] ? undefined : settle(record, () => sendBody(record, record.body, transport, queue)))));
+  const pointers = messages.map((message) => storedSendPointer(message.body));
+  const inline = Promise.all(messages.map((message, index) => (pointers[index] ? undefined : settle(message, () => sendBody(message, message.body, transport, queue)))));
   const stored: (Settled | undefined)[] = [];
-  for (const [index, record] of records.entries()) {
+  for (const [index, message] of messages.entries()) {
     const pointer = pointers[index];
-    if (pointer) stored[index] = await settle(record, () => sendStored(record, pointer, transport, queue));
+    if (pointer) stored[index] = await settle(message, () => sendStored(message, pointer, transport, queue));
   }
-  const settled = (await inline).map((outcome, index) => outcome ?? stored[index]!);
-  const batchItemFailures: SQSBatchItemFailure[] = records
-    .filter((_record, index) => settled[index] === 'again')
-    .map((record) => ({ itemIdentifier: record.messageId }));
-  return { batchItemFailures };
+  return (await inline).map((outcome, index) => outcome ?? stored[index]!);
 }

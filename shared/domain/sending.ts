@@ -25,7 +25,7 @@ import { PostlaneError, ValidationError } from '#shared/errors.ts';
 import { SEND_LIMITS } from '#shared/schemas/sending.ts';
 import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
-import type { ContactStatus } from './contact-status.ts';
+import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { EffectCommittedError } from './idempotency.ts';
 import { ensureVerifiedSender } from './sender.ts';
 import { quotaLeft, quotaMonth, releaseQuota, reserveQuota, type QuotaMonth } from './quota.ts';

@@ -14,7 +14,7 @@ import { getAudienceProfiles } from '#shared/data/audiences.ts';
 import { findContactsByEmail, type EmailMembership } from '#shared/data/contacts.ts';
 import { getSuppression, putSuppression, removeUnsubscribe, type SuppressionReason } from '#shared/data/suppressions.ts';
 import { NotFoundError } from '#shared/errors.ts';
-import type { ContactStatus } from './contact-status.ts';
+import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { changeContactStatus } from './contacts.ts';
 
 export type SubscriptionChoice = 'subscribed' | 'unsubscribed';

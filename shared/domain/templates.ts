@@ -11,12 +11,14 @@ import {
   type TemplateSummary,
 } from '#shared/data/templates.ts';
 import { builtinVariables, withBuiltins } from '#shared/email/builtins.ts';
-import { TEMPLATE_STYLE_DEFAULTS, type TemplateStyles } from '#shared/email/components.ts';
-import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail, type TemplateComponent } from '#shared/email/compose.ts';
+import { TEMPLATE_STYLE_DEFAULTS } from '#shared/email/components.ts';
+import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail } from '#shared/email/compose.ts';
+import type { TemplateStyles } from '#shared/model/templates.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type {
   ComponentInput,
   CreateTemplateInput,
+  TemplateComponent,
   TemplateStylesInput,
   UpdateTemplateInput,
 } from '#shared/schemas/templates.ts';

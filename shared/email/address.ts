@@ -45,11 +45,6 @@ export function formatMailbox(mailbox: Mailbox): string {
   return `=?UTF-8?B?${Buffer.from(name, 'utf8').toString('base64')}?= <${address}>`;
 }
 
-/** A line break in a header value would start a header of the caller's choosing. */
-export function isHeaderSafe(value: string): boolean {
-  return !/[\r\n]/.test(value);
-}
-
 /** The domain part of an address: `news@mail.example.com` gives `mail.example.com`. */
 export function domainOf(address: string): string {
   return address.slice(address.lastIndexOf('@') + 1);

@@ -9,15 +9,10 @@
  * (shared/email/compose.ts); style values come validated by
  * shared/schemas/templates.ts and are escaped once more where they are written.
  */
+import type { TemplateStyles } from '#shared/model/templates.ts';
 import type { ComponentStyles } from '#shared/schemas/templates.ts';
 import { escapeHtml } from './html.ts';
 import { htmlToText } from './plain-text.ts';
-
-export interface TemplateStyles {
-  backgroundColor: string;
-  width: number;
-  padding: number;
-}
 
 /** Applied to a template that does not set them; stored with the template when it is saved. */
 export const TEMPLATE_STYLE_DEFAULTS: TemplateStyles = { backgroundColor: '#ffffff', width: 600, padding: 24 };

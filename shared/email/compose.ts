@@ -2,12 +2,11 @@
  * A whole message from its sources: subject, body and plain-text alternative,
  * every part through the template language within one shared budget.
  */
-import type { ComponentInput } from '#shared/schemas/templates.ts';
-import { componentsToHtml, componentsToText, type RenderedComponent, type TemplateStyles } from './components.ts';
+import type { TemplateStyles } from '#shared/model/templates.ts';
+import type { TemplateComponent } from '#shared/schemas/templates.ts';
+import { componentsToHtml, componentsToText, type RenderedComponent } from './components.ts';
 import { htmlToText, MAX_HTML_NESTING, nestingDepth } from './plain-text.ts';
-import { RENDER_LIMITS, renderTemplate, TemplateRenderError, type TemplateMode } from './renderer.ts';
-
-export type TemplateComponent = ComponentInput & { id: string };
+import { RENDER_LIMITS, renderTemplate, TemplateRenderError, type TemplateMode } from '#shared/templating/renderer.ts';
 
 /** What a stored template renders from. */
 export interface TemplateDesign {

@@ -6,9 +6,6 @@
  * styles only: Gmail drops <style> in some clients, Outlook ignores max-width.
  */
 
-/** The service's product name, the default `appName`. */
-export const PRODUCT_NAME = 'Postlane';
-
 /** Rendered with `appName` as a variable, so an app name is never read as template syntax. */
 export const DEFAULT_OTP_SUBJECT = '{{appName}} - Seu código de verificação';
 

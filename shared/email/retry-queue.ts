@@ -8,10 +8,9 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { awsConnection, config } from '#shared/config.ts';
-import { backoffSeconds as backoffFrom, MAX_DELAY_SECONDS, MAX_QUEUED_MESSAGE_BYTES } from './retry-policy.ts';
+import { backoffSeconds as backoffFrom, MAX_DELAY_SECONDS, MAX_QUEUED_MESSAGE_BYTES } from '#shared/model/retry-policy.ts';
 import type { OutgoingEmail } from './transport.ts';
 
-export { MAX_RECEIVES, WORKER_BATCH_SIZE } from './retry-policy.ts';
 
 /** Seconds to wait after `attempts` failed tries, from this deployment's RETRY_BACKOFF_SECONDS. */
 export function backoffSeconds(attempts: number): number {

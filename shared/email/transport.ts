@@ -5,7 +5,8 @@
  */
 import { SendEmailCommand, SESv2Client, type SendEmailCommandInput } from '@aws-sdk/client-sesv2';
 import { awsConnection, config } from '#shared/config.ts';
-import { formatMailbox, isHeaderSafe, type Mailbox } from './address.ts';
+import { isHeaderSafe } from '#shared/schemas/common.ts';
+import { formatMailbox, type Mailbox } from './address.ts';
 import { ACCOUNT_TAG, EMAIL_TAG } from './message-tags.ts';
 
 export interface OutgoingAttachment {

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Principal } from '#shared/domain/api-keys.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import { authentication, httpResponse, rateLimit, requestBody, type EndpointContext, type Middleware, type RequestState } from './middleware.ts';
-import { parseInput } from './validation.ts';
+import { parseInput } from '#shared/schemas/parse.ts';
 import { DEFAULT_MAX_BODY_BYTES, edgeRoutes, matchRoute, routesOf, type HandlerName, type Route } from './routes.ts';
 import { errorReply } from './error-envelope.ts';
 import type { Reply } from './reply.ts';

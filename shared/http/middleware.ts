@@ -9,6 +9,7 @@ import { AuthError, PostlaneError } from '#shared/errors.ts';
 import { authenticate, type Principal } from '#shared/domain/api-keys.ts';
 import { admitRequest, RateLimitExceeded, type RateWindow } from '#shared/domain/rate-limit.ts';
 import { addLogContext, log } from '#shared/log.ts';
+import type { BodyFormat } from '#shared/model/body-format.ts';
 import { corsHeaders } from './cors.ts';
 import { knownError, replyForError } from './error-envelope.ts';
 import type { Reply } from './reply.ts';
@@ -125,9 +126,6 @@ const CANONICAL_JSON = 'application/json';
 export function mediaTypeOf(contentType: string | undefined): string | undefined {
   return contentType?.split(';')[0]!.trim().toLowerCase();
 }
-
-/** Body formats a route accepts: JSON always; HTML form posts where a browser posts without script (RFC 8058 one-click too). */
-export type BodyFormat = 'json' | 'form';
 
 /**
  * 415 for a media type the route does not take; then the header holds the bare

@@ -4,7 +4,7 @@
  * and changes nothing. Forms post back to the page's own URL, so the pages
  * work under any base address (API Gateway's, a custom domain, localhost).
  */
-import type { ContactStatus } from '#shared/domain/contact-status.ts';
+import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { verifySubscriptionToken, type SubscriptionClaims } from '#shared/domain/subscription-links.ts';
 import { changeSubscriptions, listSubscriptions, unsubscribeEverywhere, type AccountWideSubscription, type AddressSubscriptions, type AudienceSubscription } from '#shared/domain/subscriptions.ts';
 import { escapeHtml } from '#shared/email/html.ts';

@@ -13,6 +13,11 @@ export const emailAddress = v.pipe(
   v.toLowerCase(),
 );
 
+/** A line break in a header value would start a header of the caller's choosing. */
+export function isHeaderSafe(value: string): boolean {
+  return !/[\r\n]/.test(value);
+}
+
 /** A required text field: blank counts as missing. */
 export function requiredText(maxLength: number) {
   return v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(maxLength, `must be at most ${maxLength} characters`));

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { CONTACT_STATUSES, CREATABLE_STATUSES } from '#shared/domain/contact-status.ts';
+import { CONTACT_STATUSES, CREATABLE_STATUSES } from '#shared/model/contact-status.ts';
 import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
 
 /** Field limits (the spec leaves them open): also keep a contact far below DynamoDB's 400 KB item size. */

@@ -1,6 +1,10 @@
 import * as v from 'valibot';
-import { isDomainName } from '#shared/domain/domain-verification.ts';
 import { paginationQuery, strictObject } from './common.ts';
+
+/** `example.com`, `mail.example.co.uk`: lower-case labels of letters, digits and inner hyphens, and a dot. */
+export function isDomainName(value: string): boolean {
+  return value.length <= 253 && /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/.test(value);
+}
 
 /** Compared and stored lower-cased, as DNS names are case-insensitive. */
 export const createDomainBody = strictObject({

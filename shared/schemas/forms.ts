@@ -1,6 +1,5 @@
 import * as v from 'valibot';
-import { isHeaderSafe } from '#shared/email/address.ts';
-import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
+import { emailAddress, freeMap, isHeaderSafe, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
 import { phone } from './contacts.ts';
 import { attachment, decodedBase64Size, mailbox } from './sending.ts';
 

@@ -1,8 +1,7 @@
 import * as v from 'valibot';
-import { isHeaderSafe } from '#shared/email/address.ts';
-import { PRODUCT_NAME } from '#shared/email/otp-template.ts';
-import { RENDER_LIMITS } from '#shared/email/render-limits.ts';
-import { emailAddress, requiredText, strictObject, templateVariables } from './common.ts';
+import { PRODUCT_NAME } from '#shared/model/product.ts';
+import { RENDER_LIMITS } from '#shared/templating/render-limits.ts';
+import { emailAddress, isHeaderSafe, requiredText, strictObject, templateVariables } from './common.ts';
 
 /** Limits of the send endpoints (docs/api.md, "Sending email"); SES's own are noted where they bind. */
 export const SEND_LIMITS = {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { checkTemplate, TemplateRenderError } from '#shared/email/renderer.ts';
+import { checkTemplate, TemplateRenderError } from '#shared/templating/renderer.ts';
 import { requiredText, strictObject, templateVariables } from './common.ts';
 import { TEMPLATE_SEARCH_MAX } from './template-list.ts';
 
@@ -181,6 +181,9 @@ export const COMPONENT_TYPES = ['heading', 'text', 'button'] as const;
 
 const component = v.variant('type', [heading, text, button], `must be one of ${COMPONENT_TYPES.join(', ')}`);
 export type ComponentInput = v.InferOutput<typeof component>;
+
+/** A component as a template stores it: what the client gave, and the id it was given. */
+export type TemplateComponent = ComponentInput & { id: string };
 
 function byteLength(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value), 'utf8');

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { admitRequest } from '#shared/domain/rate-limit.ts';
 import type { Principal } from '#shared/domain/api-keys.ts';
-import { PLAN_LIMITS } from '#shared/domain/plans.ts';
+import { PLAN_LIMITS } from '#shared/model/plans.ts';
 import { createTestAccount } from '../support/accounts.ts';
 
 async function freePrincipal(): Promise<Principal> {

@@ -5,7 +5,7 @@
  * the link-signing secret, the recipient, the subject or the body.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { setFaultHook } from '#shared/data/client.ts';
+import { setFaultHook } from '../support/dynamo-faults.ts';
 import { signingSecret } from '#shared/domain/signing-secret.ts';
 import { request } from '../support/api.ts';
 import { createSender, uniqueAddress } from '../sending/support.ts';

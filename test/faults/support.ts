@@ -1,11 +1,11 @@
 /**
  * DynamoDB faults that DynamoDB Local cannot produce on demand (throttling,
  * a cancelled transaction, a timeout, an answer lost after the write applied),
- * injected through the client's test hook; every other call is real.
+ * injected through middleware attached to the client (../support/dynamo-faults.ts); every other call is real.
  */
 import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeEach, vi } from 'vitest';
-import { setFaultHook } from '#shared/data/client.ts';
+import { setFaultHook } from '../support/dynamo-faults.ts';
 
 export const dynamoFaults = {
   throttled: () => new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', $metadata: {} }),

@@ -138,11 +138,11 @@ describe('SES feedback', () => {
     await expect(handler(sesEvent('Bounce', 'acc_nope', 'eml_nope', {}))).resolves.toBeUndefined();
   });
 
-  it('logs under the invocation\'s request id', async () => {
+  it('logs under the invocation\'s request id and the event\'s detail type', async () => {
     const lines: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
-    await handler({ detail: 'nonsense' }, { awsRequestId: 'req-feedback-1' });
-    expect(lines.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ message: 'SES event dropped', lambdaRequestId: 'req-feedback-1' }));
+    await handler({ 'detail-type': 'Email Bounced', detail: 'nonsense' }, { awsRequestId: 'req-feedback-1' });
+    expect(lines.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ message: 'SES event dropped', lambdaRequestId: 'req-feedback-1', detailType: 'Email Bounced' }));
   });
 
   it('tags every message with its account and email id, and names the configuration set when one is configured', () => {

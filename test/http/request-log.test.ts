@@ -4,7 +4,7 @@
  * or fails.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setFaultHook } from '#shared/data/client.ts';
+import { setFaultHook } from '../support/dynamo-faults.ts';
 import { invoke, request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { createSender, uniqueAddress } from '../sending/support.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/email/retry-policy.ts';
+import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import { ROUTES } from '#shared/http/routes.ts';
 import { RETRY_WORKER, WORKER_QUEUE_ACTIONS } from '../../lib/retry-queue.ts';
 import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize } from './template.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isDomainName, localVerifier, sesVerifier, verifyDomain, type TxtResolver } from '#shared/domain/domain-verification.ts';
+import { localVerifier, sesVerifier, verifyDomain, type TxtResolver } from '#shared/domain/domain-verification.ts';
+import { isDomainName } from '#shared/schemas/domains.ts';
 import { getDomain } from '#shared/data/domains.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { fakeDns, fakeSes, proofOf, sesSaying } from '../domains/support.ts';

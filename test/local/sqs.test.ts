@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, QueueDoesNotExist, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { backoffSeconds, MAX_DELAY_SECONDS } from '#shared/email/retry-policy.ts';
+import { backoffSeconds, MAX_DELAY_SECONDS } from '#shared/model/retry-policy.ts';
 import { keptMessages, sqsEvent } from '#dev/local/queue-poller.ts';
 import { createRetryQueues, LocalQueues, startLocalSqs } from '#dev/local/sqs.ts';
 

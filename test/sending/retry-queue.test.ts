@@ -22,8 +22,8 @@ const { invokedAs } = await import('#dev/local/invocation.ts');
 const handler = invokedAs('email/send-queued', (await import('#functions/email/send-queued.ts')).handler);
 const { showAccount } = await import('#shared/domain/accounts.ts');
 const { config } = await import('#shared/config.ts');
-const { MAX_RECEIVES, sqs } = await import('#shared/email/retry-queue.ts');
-const { MAX_QUEUED_MESSAGE_BYTES } = await import('#shared/email/retry-policy.ts');
+const { sqs } = await import('#shared/email/retry-queue.ts');
+const { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES } = await import('#shared/model/retry-policy.ts');
 const { queuedMessageKey, readQueuedMessage } = await import('#shared/data/queued-messages.ts');
 const { DeleteObjectCommand, S3Client } = await import('@aws-sdk/client-s3');
 

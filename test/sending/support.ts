@@ -9,7 +9,7 @@ import { createApiKey } from '#shared/domain/api-keys.ts';
 import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
 import { randomBase62 } from '#shared/ids.ts';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
-import type { Plan } from '#shared/domain/plans.ts';
+import type { Plan } from '#shared/model/plans.ts';
 
 export interface Sender extends TestAccount {
   /** A verified domain only this test sends from: `s1a2b3c4d5.example.com`. */

@@ -3,7 +3,7 @@ import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { createAudience, deleteAudience, getAudienceStats } from '#shared/domain/audiences.ts';
 import { createContact, getContact, updateContact } from '#shared/domain/contacts.ts';
-import type { ContactStatus } from '#shared/domain/contact-status.ts';
+import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
 
 const now = new Date();

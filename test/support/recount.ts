@@ -4,7 +4,7 @@
  */
 import { getAudienceCounters } from '#shared/data/audiences.ts';
 import { queryContacts } from '#shared/data/contacts.ts';
-import { CONTACT_STATUSES, type ContactStatus } from '#shared/domain/contact-status.ts';
+import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 
 export type StatusCounts = Record<ContactStatus, number>;
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, inject, vi } from 'vitest';
-import { MAX_RECEIVES } from '#shared/email/retry-policy.ts';
+import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
 import { createRetryQueues } from '#dev/local/sqs.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');

@@ -1,0 +1,2 @@
+/** The service's product name, the default `appName` of OTP emails. */
+export const PRODUCT_NAME = 'Postlane';

@@ -1,0 +1,6 @@
+/** A template's page styles, every one set: defaults fill what a client leaves out when the template is saved. */
+export interface TemplateStyles {
+  backgroundColor: string;
+  width: number;
+  padding: number;
+}

@@ -1,0 +1,25 @@
+/**
+ * A deployed function carries what runs in Lambda and nothing else: the
+ * DynamoDB fault hook and meter are attached by the tests and the benchmark
+ * (test/support/dynamo-faults.ts, bench/dynamo-meter.ts), and development
+ * tooling stays out of the bundle.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { bundleHandler } from '../../lib/bundling.ts';
+
+const outdir = mkdtempSync(join(tmpdir(), 'postlane-seams-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+it('bundles a DynamoDB-using function with no fault hook, no meter, and nothing from dev/, test/ or bench/', async () => {
+  const outfile = join(outdir, 'create.mjs');
+  const metafile = await bundleHandler('contacts/create', outfile);
+  const inputs = Object.keys(metafile.inputs);
+
+  expect(inputs).toContain('shared/data/client.ts');
+  expect(inputs.filter((input) => /^(dev|test|bench|lib|bin|scripts)\//.test(input))).toEqual([]);
+  // Middleware names survive minification: they are strings on the client's stack.
+  expect(readFileSync(outfile, 'utf8').match(/fault ?hook|dynamo ?meter/gi) ?? []).toEqual([]);
+});
