@@ -216,12 +216,10 @@ function responsesOf(route: Route, operation: Operation, schemas: RequestSchemas
   return responses;
 }
 
-/** A component with its description first, unless its schema carries one (a lazy schema's metadata). */
+/** A component with its description (dev/openapi/descriptions.ts), unless its schema carries one of its own (`v.metadata`). */
 function described(name: string, schema: JsonObject): JsonObject {
   const description = COMPONENT_DESCRIPTIONS[name];
-  if (schema.description !== undefined) return schema;
-  if (description === undefined) throw new Error(`components.schemas.${name} needs a description in dev/openapi/descriptions.ts or its schema's v.metadata`);
-  return { description, ...schema };
+  return schema.description !== undefined || description === undefined ? schema : { description, ...schema };
 }
 
 function errorEnvelopeSchema(): JsonObject {
@@ -263,8 +261,7 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
         ...(operation.description ? { description: operation.description } : {}),
         ...(route.auth === 'public' ? { security: [] } : {}),
         ...(parameters.length > 0 ? { parameters } : {}),
-        ...(schemas.body ? { requestBody: requestBodyOf(route, operation, schemas.body, components) } : {}),
-        ...(FORM_POST_BODIES[handler] ? { requestBody: FORM_POST_BODIES[handler] } : {}),
+        ...(schemas.body ? { requestBody: requestBodyOf(route, operation, schemas.body, components) } : FORM_POST_BODIES[handler] ? { requestBody: FORM_POST_BODIES[handler] } : {}),
         responses: responsesOf(route, operation, schemas, components),
       },
     };
