@@ -19,7 +19,7 @@ const oneClickExamples = {
   button: { summary: 'The unsubscribe page\'s button', value: {} },
 };
 
-const emptyForm = { type: 'object', description: 'The confirmation page\'s button posts no field; any body is ignored.', maxProperties: 0 };
+const emptyForm = { type: 'object', description: 'The confirmation page\'s button posts no field; any body is ignored.' };
 
 export const FORM_POST_BODIES: Partial<Record<HandlerName, JsonObject>> = {
   'subscriptions/unsubscribe': {
