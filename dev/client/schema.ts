@@ -544,6 +544,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description An audience with its exact contact count. */
         Audience: {
             count: number;
             /** Format: date-time */
@@ -554,6 +555,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description An audience as lists show it. */
         AudienceListItem: {
             count: number;
             /** Format: date-time */
@@ -562,6 +564,7 @@ export interface components {
             id: string;
             name: string;
         };
+        /** @description Contact counts of an audience by status, and its growth over the last 30 days in percent. */
         AudienceStats: {
             bounced: number;
             complained: number;
@@ -571,6 +574,7 @@ export interface components {
             total: number;
             unsubscribed: number;
         };
+        /** @description A contact of an audience, with every field. */
         Contact: {
             audienceId: string;
             /** Format: date-time */
@@ -591,6 +595,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description A contact as lists show it. */
         ContactListItem: {
             audienceId: string;
             /** Format: date-time */
@@ -603,6 +608,7 @@ export interface components {
             status: "subscribed" | "unsubscribed" | "pending" | "bounced" | "complained";
             tags: string[];
         };
+        /** @description A sending domain with the DNS records to publish. */
         Domain: {
             /** Format: date-time */
             createdAt: string;
@@ -622,6 +628,7 @@ export interface components {
             verified: boolean;
             verifiedAt: string | null;
         };
+        /** @description A sending domain as lists show it. */
         DomainListItem: {
             /** Format: date-time */
             createdAt: string;
@@ -632,6 +639,7 @@ export interface components {
             verified: boolean;
             verifiedAt: string | null;
         };
+        /** @description The record of one sent message (one recipient) and its delivery status. */
         Email: {
             bcc: string[];
             cc: string[];
@@ -654,7 +662,22 @@ export interface components {
             /** @enum {string} */
             type: "email" | "otp" | "transactional";
         };
-        /** @enum {string} */
+        /**
+         * Email attachment
+         * @description A file inline (`content`, base64, with `filename`) or an upload made with POST /api/attachments (`id` alone).
+         */
+        EmailAttachment: {
+            content: string;
+            /** @default application/octet-stream */
+            contentType: string;
+            filename: string;
+        } | {
+            id: string;
+        };
+        /**
+         * @description Every error code the API answers; each operation lists those it can give, by status.
+         * @enum {string}
+         */
         ErrorCode: "ALL_RECIPIENTS_FAILED" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_NOT_FOUND" | "EMAIL_NOT_FOUND" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_EMAIL" | "INVALID_JSON" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR";
         /** @description Every failure. A failed email send also carries the fields of its send result. */
         ErrorEnvelope: {
@@ -667,6 +690,7 @@ export interface components {
             /** @constant */
             success: false;
         };
+        /** @description A form with its fields, settings and look. */
         Form: {
             appearance: {
                 backgroundColor: string;
@@ -704,6 +728,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description A form as lists show it, with its hosted address and analytics. */
         FormListItem: {
             analytics: {
                 conversionRate: number;
@@ -729,14 +754,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        Lazy1: {
-            content: string;
-            /** @default application/octet-stream */
-            contentType: string;
-            filename: string;
-        } | {
-            id: string;
-        };
+        /** @description Where a page sits in a list: `total` items, `pages` of `limit` items each. */
         Pagination: {
             limit: number;
             page: number;
@@ -745,6 +763,7 @@ export interface components {
             /** @constant */
             truncated?: true;
         };
+        /** @description What a published form shows to anyone: title, fields and look. */
         PublicForm: {
             appearance: {
                 backgroundColor: string;
@@ -766,6 +785,7 @@ export interface components {
             }[];
             title: string;
         };
+        /** @description One stored submission of a form. */
         Submission: {
             /** Format: date-time */
             createdAt: string;
@@ -774,6 +794,7 @@ export interface components {
             };
             id: string;
         };
+        /** @description A template with its components and styles. */
         Template: {
             components: ({
                 content: string;
@@ -816,6 +837,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description A template as lists show it. */
         TemplateListItem: {
             /** Format: date-time */
             createdAt: string;
@@ -826,7 +848,24 @@ export interface components {
             updatedAt: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Too many requests to this deployment: API Gateway's stage throttle refused the request before it reached the service. Retry with backoff. */
+        StageThrottled: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Too Many Requests"
+                 *     }
+                 */
+                "application/json": {
+                    message: string;
+                };
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -3254,7 +3293,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @default [] */
-                    attachments?: components["schemas"]["Lazy1"][];
+                    attachments?: components["schemas"]["EmailAttachment"][];
                     /** @default [] */
                     bcc?: string[];
                     /** @default [] */
@@ -4483,6 +4522,11 @@ export interface operations {
                 "application/json": {
                     [key: string]: unknown;
                 };
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     [key: string]: unknown;
                 };
@@ -4630,6 +4674,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6283,6 +6328,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6306,7 +6352,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The confirmation page's button: an empty form post. Any body is accepted and ignored: the signed link decides. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Confirm a double opt-in subscription */
             200: {
@@ -6335,6 +6387,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6367,6 +6420,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6410,6 +6464,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6450,6 +6505,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6493,6 +6549,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6529,6 +6586,12 @@ export interface operations {
                     /** @enum {string} */
                     status: "subscribed" | "unsubscribed";
                 };
+                /**
+                 * @example {
+                 *       "status": "unsubscribed",
+                 *       "audienceId": "aud_0BqM3xYfZk2T"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     audienceId?: string;
                     /** @enum {string} */
@@ -6604,6 +6667,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6647,6 +6711,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -6670,7 +6735,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Any body is accepted and ignored: the signed link decides. Mail clients post `List-Unsubscribe=One-Click` (RFC 8058), as multipart/form-data or form-urlencoded. */
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @constant */
+                    "List-Unsubscribe"?: "One-Click";
+                };
+                "multipart/form-data": {
+                    /** @constant */
+                    "List-Unsubscribe"?: "One-Click";
+                };
+            };
+        };
         responses: {
             /** @description Unsubscribe (also RFC 8058 one-click) */
             200: {
@@ -6690,6 +6767,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["StageThrottled"];
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {

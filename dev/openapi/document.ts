@@ -10,8 +10,12 @@ import { statusOf } from '#shared/http/error-envelope.ts';
 import { UNCOUNTED_STATUSES } from '#shared/http/middleware.ts';
 import type { EndpointSchemas } from '#shared/http/endpoint.ts';
 import { ROUTES, type HandlerName, type Route } from '#shared/http/routes.ts';
+import { LOCAL_SERVER } from '#shared/http/api-description.ts';
 import { HTML_PAGE, OPERATIONS, type Operation } from './operations.ts';
 import * as r from './responses.ts';
+import { COMPONENT_DESCRIPTIONS, TAG_DESCRIPTIONS, type Area } from './descriptions.ts';
+import { errorExamples, sharedErrorExamples, type FieldHints } from './error-examples.ts';
+import { FORM_POST_BODIES } from './form-posts.ts';
 
 export type RequestSchemas = EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>;
 
@@ -49,20 +53,33 @@ const CONVERSION: ConversionConfig = { target: 'draft-2020-12', typeMode: 'input
 /**
  * Valibot to JSON Schema, with shared definitions pointing into
  * `components.schemas`. The converter numbers the definitions it makes for
- * lazy schemas from 0 in every call; here each distinct one gets a name of
- * its own (`Lazy1`, `Lazy2`…), and the same one keeps its name.
+ * lazy schemas from 0 in every call; each is named after its title instead
+ * (see componentName), so the same schema has the same name in every body.
  */
 function jsonSchemaOf(schema: v.GenericSchema, components: JsonObject): JsonObject {
   const { $schema: _, $defs = {}, ...converted } = toJsonSchema(schema, CONVERSION) as JsonObject & { $defs?: JsonObject };
   const names = new Map<string, string>();
+  for (const [id, definition] of Object.entries($defs)) if (!(id in NAMED_SCHEMAS)) names.set(id, componentName(definition as JsonObject, id));
   for (const [id, definition] of Object.entries($defs)) {
-    if (id in NAMED_SCHEMAS) continue;
-    const text = JSON.stringify(definition);
-    const lazy = Object.keys(components).filter((name) => name.startsWith('Lazy'));
-    names.set(id, lazy.find((name) => JSON.stringify(components[name]) === text) ?? `Lazy${lazy.length + 1}`);
+    const name = names.get(id) ?? id;
+    const component = toComponentRefs(definition, names);
+    if (name in components && JSON.stringify(components[name]) !== JSON.stringify(component)) throw new Error(`Two different schemas are named ${name}: give one another title`);
+    components[name] = component;
   }
-  for (const [id, definition] of Object.entries($defs)) components[names.get(id) ?? id] ??= toComponentRefs(definition, names);
   return toComponentRefs(converted, names) as JsonObject;
+}
+
+/**
+ * A lazy schema's component is named after the title of the schema it
+ * answers when asked without input (`v.metadata({ title: 'Email attachment' })`
+ * gives `EmailAttachment`): a name that says what it is, where a number would
+ * change with the order of the routes.
+ */
+export function componentName(definition: JsonObject, id: string): string {
+  if (typeof definition.title !== 'string') {
+    throw new Error(`A lazy schema needs v.metadata({ title }) to name its component in the API description (definition ${id}: ${JSON.stringify(definition).slice(0, 200)})`);
+  }
+  return definition.title.replace(/(?:^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, letter: string) => letter.toUpperCase()).replace(/[^A-Za-z0-9]/g, '');
 }
 
 function toComponentRefs(value: unknown, names: ReadonlyMap<string, string>): unknown {
@@ -126,15 +143,47 @@ function parametersOf(route: Route, schemas: RequestSchemas, components: JsonObj
 
 function requestBodyOf(route: Route, operation: Operation, body: v.GenericSchema, components: JsonObject): JsonObject {
   const schema = jsonSchemaOf(body, components);
+  // The same example serves both: OpenAPI serializes an object example into the form fields.
   const json = { schema, ...(operation.example ? { example: operation.example } : {}) };
   return {
     required: true,
     content: {
       'application/json': json,
-      ...(route.bodyFormats?.includes('form') ? { 'application/x-www-form-urlencoded': { schema } } : {}),
+      ...(route.bodyFormats?.includes('form') ? { 'application/x-www-form-urlencoded': json } : {}),
     },
   };
 }
+
+const ADDRESS_FIELD = /^(?:email|to|from|recipients|cc|bcc|replyTo|notifyEmail)$/;
+
+/** The fields an operation's validation error examples name: its own, so an example never points at a field the request has not. */
+function fieldHints(schemas: RequestSchemas): FieldHints {
+  const hints: FieldHints = {};
+  for (const schema of [schemas.body, schemas.query]) {
+    if (!schema) continue;
+    const { properties = {}, required = [] } = toJsonSchema(schema, CONVERSION) as { properties?: Record<string, { type?: string }>; required?: string[] };
+    const address = Object.keys(properties).find((name) => ADDRESS_FIELD.test(name));
+    hints.required ??= required[0];
+    hints.any ??= Object.keys(properties)[0];
+    hints.address ??= address && (properties[address]?.type === 'array' ? `${address}[0]` : address);
+  }
+  return hints;
+}
+
+/**
+ * API Gateway's own answer when the stage's throttle (context
+ * `postlane:throttle*`) refuses a request before any function runs; the
+ * operations that answer 429 themselves describe their own.
+ */
+const STAGE_THROTTLED = {
+  description: 'Too many requests to this deployment: API Gateway\'s stage throttle refused the request before it reached the service. Retry with backoff.',
+  content: {
+    'application/json': {
+      schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+      example: { message: 'Too Many Requests' },
+    },
+  },
+};
 
 function responsesOf(route: Route, operation: Operation, schemas: RequestSchemas, components: JsonObject): JsonObject {
   const counted = route.auth === 'key' ? RATE_LIMIT_HEADERS : {};
@@ -152,9 +201,10 @@ function responsesOf(route: Route, operation: Operation, schemas: RequestSchemas
   }
   const byStatus = errorCodesByStatus(route, schemas);
   for (const status of operation.pageStatuses ?? []) if (!byStatus.has(status) && !(status in responses)) byStatus.set(status, []);
+  const hints = fieldHints(schemas);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const envelope = codes.length > 0
-      ? { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { error: { enum: codes } } }] } } }
+      ? { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { error: { enum: codes } } }] }, examples: errorExamples(codes, hints) } }
       : {};
     responses[String(status)] = {
       description: codes.length > 0 ? codes.join(', ') : 'An HTML page explaining the problem',
@@ -162,7 +212,14 @@ function responsesOf(route: Route, operation: Operation, schemas: RequestSchemas
       content: { ...envelope, ...(operation.pageStatuses?.includes(status) ? HTML_CONTENT : {}) },
     };
   }
+  responses['429'] ??= { $ref: '#/components/responses/StageThrottled' };
   return responses;
+}
+
+/** A component with its description (dev/openapi/descriptions.ts), unless its schema carries one of its own (`v.metadata`). */
+function described(name: string, schema: JsonObject): JsonObject {
+  const description = COMPONENT_DESCRIPTIONS[name];
+  return schema.description !== undefined || description === undefined ? schema : { description, ...schema };
 }
 
 function errorEnvelopeSchema(): JsonObject {
@@ -204,7 +261,7 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
         ...(operation.description ? { description: operation.description } : {}),
         ...(route.auth === 'public' ? { security: [] } : {}),
         ...(parameters.length > 0 ? { parameters } : {}),
-        ...(schemas.body ? { requestBody: requestBodyOf(route, operation, schemas.body, components) } : {}),
+        ...(schemas.body ? { requestBody: requestBodyOf(route, operation, schemas.body, components) } : FORM_POST_BODIES[handler] ? { requestBody: FORM_POST_BODIES[handler] } : {}),
         responses: responsesOf(route, operation, schemas, components),
       },
     };
@@ -215,6 +272,9 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
     info: {
       title: 'Postlane API',
       version,
+      contact: { name: 'The operators of this deployment' },
+      // The project is not published under a license (package.json is private).
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: 'Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers, except 401, 403 and 413, which are answered before the request is counted. Every GET also answers HEAD (the same status and headers, no body). The public form view and submit answer CORS preflights (OPTIONS) and carry Access-Control-Allow-Origin for the deployment\'s allowed origins (any by default), never with credentials; keyed operations answer no preflight. The deployment throttles each stage (429 beyond it), tighter on public operations.',
     },
     // The custom domain (README, Deploying: `postlane:domainName`) answers on one latency-routed name and on one name per region.
@@ -222,10 +282,10 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
       { url: 'https://{domain}', description: 'The nearest region, behind your custom domain', variables: { domain } },
       { url: 'https://{region}.{domain}', description: 'One region, behind your custom domain', variables: { region, domain } },
       { url: 'https://{apiId}.execute-api.{region}.amazonaws.com', description: "One region at its API Gateway address (the stack's output)", variables: { apiId: { default: 'abc123defg', description: 'The HTTP API id' }, region } },
-      { url: 'http://127.0.0.1:3000', description: 'npm start' },
+      LOCAL_SERVER,
     ],
     security: [{ apiKey: [] }],
-    tags: [...new Set(routes.map((route) => route.handler.split('/')[0]))].map((name) => ({ name })),
+    tags: [...new Set(routes.map((route) => route.handler.split('/')[0] as Area))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
     paths,
     components: {
       securitySchemes: {
@@ -237,9 +297,11 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
         RateLimitReset: { description: 'Unix time (seconds) when the window resets', schema: { type: 'integer' } },
         RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
       },
+      responses: { StageThrottled: STAGE_THROTTLED },
+      examples: sharedErrorExamples(allCodes),
       schemas: {
-        ...Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
-        ErrorCode: { type: 'string', enum: allCodes },
+        ...Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b)).map(([name, schema]) => [name, described(name, schema as JsonObject)])),
+        ErrorCode: { type: 'string', description: COMPONENT_DESCRIPTIONS.ErrorCode, enum: allCodes },
         ErrorEnvelope: errorEnvelopeSchema(),
       },
     },

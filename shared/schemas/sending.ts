@@ -86,7 +86,11 @@ export type AttachmentReferenceInput = v.InferOutput<typeof attachmentReference>
  * without an input (JSON never holds `undefined`: only the API description's
  * conversion asks so), it answers the union, so the document shows both forms.
  */
-export const attachmentForms = v.union([attachment, attachmentReference]);
+export const attachmentForms = v.pipe(
+  v.union([attachment, attachmentReference]),
+  // The title names the schema's component in the API description (a lazy schema has no name of its own).
+  v.metadata({ title: 'Email attachment', description: 'A file inline (`content`, base64, with `filename`) or an upload made with POST /api/attachments (`id` alone).' }),
+);
 export const sendAttachment = v.lazy((input) => {
   if (input === undefined) return attachmentForms;
   return typeof input === 'object' && input !== null && 'id' in input ? attachmentReference : attachment;

@@ -47,4 +47,24 @@ describe('GET /docs', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it.skipIf(skip)('offers this server first, and "Try it out" sends the request to it', async () => {
+    const { page, problems } = await newPage(browser);
+    await page.goto(`${base}/docs`);
+    const operation = page.locator('#operations-system-systemOpenapi');
+    await operation.waitFor({ timeout: 20_000 });
+
+    const firstServer = await page.locator('.servers select option').first().getAttribute('value');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('.try-out__btn').click();
+    await operation.locator('.execute').click();
+    await operation.locator('.request-url pre').waitFor({ timeout: 20_000 });
+
+    expect(firstServer).toBe(base);
+    expect(await operation.locator('.request-url pre').textContent()).toBe(`${base}/openapi.json`);
+    expect(await operation.locator('.live-responses-table .response .response-col_status').first().textContent()).toContain('200');
+    // Left open this long, Chromium also asks for /favicon.ico, which the API has not (404).
+    expect(problems.filter((problem) => !problem.includes('status of 404'))).toEqual([]);
+    await page.close();
+  });
 });

@@ -1,0 +1,44 @@
+/**
+ * Prose of the API description that no schema or route carries: what each
+ * tag (the area of functions/<area>/) and each named component is. Keyed by
+ * the route table's areas, so a new area does not compile without its text.
+ */
+import type { HandlerName } from '#shared/http/routes.ts';
+
+/** `contacts/create` gives `contacts`. */
+export type Area = HandlerName extends `${infer area}/${string}` ? area : never;
+
+export const TAG_DESCRIPTIONS: Record<Area, string> = {
+  audiences: 'Lists of contacts that broadcasts, forms and segments are built on. Deleting an audience keeps its contacts.',
+  contacts: 'The people of an audience: address, name, status (subscribed, unsubscribed, pending, bounced, complained), tags and custom fields. An address is unique per audience, compared case-insensitively.',
+  templates: 'Reusable emails built from components (heading, text, button) and styles, rendered with liquidjs: `{{name}}`, `{{#if name}}…{{/if}}`, `{{name|"default"}}`.',
+  domains: 'Sending domains: the DNS records to publish (DKIM, ownership, SPF, DMARC) and their verification. Mail goes only from domains the account verified itself.',
+  subscriptions: 'The pages of the signed links a recipient gets (`{{unsubscribeUrl}}`, `{{preferencesUrl}}`, `List-Unsubscribe`): no key, the link is the credential and acts only on the address it was sent to.',
+  email: 'Sending: each recipient gets a message of its own. Suppressed addresses (unsubscribed, bounced, complained) are refused per recipient in `failedEmails`.',
+  attachments: 'Uploads of files too large to send inline: a pre-signed URL to PUT the file to, referenced in a send by its id.',
+  otp: 'One-time codes by email, with a per-recipient window (429 beyond it) and idempotent retries.',
+  transactional: 'One email to one address (receipts, password resets), with idempotent retries; refused only for bounces and complaints, never for an unsubscribe.',
+  emails: 'The records of sent emails and their delivery status.',
+  forms: 'Signup forms: managed with a key, viewed and submitted by anyone once published (hosted page, JSON or HTML form post), with double opt-in.',
+  system: 'This description and its reference page.',
+};
+
+/** What each named component is; a lazy schema's component takes its own `v.metadata` title and description instead. */
+export const COMPONENT_DESCRIPTIONS: Record<string, string> = {
+  Pagination: 'Where a page sits in a list: `total` items, `pages` of `limit` items each.',
+  Contact: 'A contact of an audience, with every field.',
+  ContactListItem: 'A contact as lists show it.',
+  Audience: 'An audience with its exact contact count.',
+  AudienceListItem: 'An audience as lists show it.',
+  AudienceStats: 'Contact counts of an audience by status, and its growth over the last 30 days in percent.',
+  Template: 'A template with its components and styles.',
+  TemplateListItem: 'A template as lists show it.',
+  Domain: 'A sending domain with the DNS records to publish.',
+  DomainListItem: 'A sending domain as lists show it.',
+  Email: 'The record of one sent message (one recipient) and its delivery status.',
+  Form: 'A form with its fields, settings and look.',
+  FormListItem: 'A form as lists show it, with its hosted address and analytics.',
+  PublicForm: 'What a published form shows to anyone: title, fields and look.',
+  Submission: 'One stored submission of a form.',
+  ErrorCode: 'Every error code the API answers; each operation lists those it can give, by status.',
+};

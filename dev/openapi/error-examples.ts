@@ -1,0 +1,94 @@
+/**
+ * One example error envelope per code, for the error responses of the API
+ * description. Without them a reader (and Swagger UI, which makes a sample
+ * from the first value of the `ErrorCode` enum) sees codes the status never
+ * has. Keyed by every code, so a new code does not compile without one.
+ */
+import type { ErrorCode } from '#shared/errors.ts';
+
+/** Where an operation's validation examples point: fields of its own request. */
+export interface FieldHints {
+  /** Its first required body (or query) field. */
+  required?: string;
+  /** Its first field that holds an address. */
+  address?: string;
+  /** Its first field of any kind. */
+  any?: string;
+}
+
+interface Example {
+  message: string;
+  field?: string;
+  retryAfter?: number;
+  /** Further envelope fields: a failed send carries its whole result. */
+  fields?: Record<string, unknown>;
+}
+
+const SUPPRESSED = "The address is unsubscribed in this account's contacts or suppression list; nothing was sent to it";
+
+const failedSend = (error: string, message: string) => ({
+  successfulEmails: [],
+  failedEmails: [{ recipient: 'ada@example.com', error, message }],
+  recipientCount: 1,
+  emailsRemaining: 49_988,
+});
+
+const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = {
+  UNAUTHORIZED: { message: 'Missing or invalid API key' },
+  FORBIDDEN: { message: 'This API key may only send email' },
+  RATE_LIMIT_EXCEEDED: { message: 'Rate limit exceeded; retry after 1 second', retryAfter: 1 },
+  INVALID_JSON: { message: 'Request body is not valid JSON' },
+  UNSUPPORTED_MEDIA_TYPE: { message: 'Request bodies must be application/json' },
+  PAYLOAD_TOO_LARGE: { message: 'Request body is too large' },
+  MISSING_REQUIRED_FIELD: ({ required = 'email' }) => ({ message: `${required} is required`, field: required }),
+  INVALID_EMAIL: ({ address = 'email' }) => ({ message: `${address} must be a valid email address`, field: address }),
+  VALIDATION_ERROR: ({ any = 'limit' }) => ({ message: `${any}: invalid value`, field: any }),
+  NOT_FOUND: { message: 'No route for GET /api/nothing' },
+  METHOD_NOT_ALLOWED: { message: 'PUT is not allowed here; use GET, PATCH, DELETE' },
+  CONTACT_NOT_FOUND: { message: 'Contact not found' },
+  AUDIENCE_NOT_FOUND: { message: 'Audience not found' },
+  TEMPLATE_NOT_FOUND: { message: 'Template not found' },
+  FORM_NOT_FOUND: { message: 'Form not found' },
+  EMAIL_NOT_FOUND: { message: 'Email not found' },
+  DOMAIN_NOT_FOUND: { message: 'Domain not found' },
+  ATTACHMENT_NOT_FOUND: { message: 'Attachment not found', field: 'attachments[0].id' },
+  ATTACHMENT_NOT_UPLOADED: { message: 'Nothing has been uploaded for attachments[0].id yet; PUT the file to its uploadUrl first', field: 'attachments[0].id' },
+  CONTACT_EXISTS: { message: 'A contact with this email already exists in this audience', field: 'email' },
+  SLUG_TAKEN: { message: 'This slug is already used by another form', field: 'slug' },
+  DOMAIN_EXISTS: { message: 'The domain mail.example.com is already added to this account', field: 'domain' },
+  CONFLICT: { message: 'The resource changed concurrently; retry the request' },
+  SENDER_NOT_VERIFIED: { message: 'The sender domain example.org is not a verified domain of this account', field: 'from' },
+  QUOTA_EXCEEDED: { message: 'Monthly email quota exceeded' },
+  ATTACHMENT_TOO_LARGE: { message: 'attachments[0] is larger than 7 MB', field: 'attachments[0]' },
+  RECIPIENT_SUPPRESSED: { message: SUPPRESSED, field: 'to' },
+  MESSAGE_REJECTED: { message: 'SES rejected the message: Email address is not verified' },
+  ALL_RECIPIENTS_FAILED: { message: 'No recipient could be sent to', fields: failedSend('RECIPIENT_SUPPRESSED', SUPPRESSED) },
+  IDEMPOTENCY_KEY_REUSED: { message: 'This idempotency key was already used with a different request body', field: 'idempotencyKey' },
+  IDEMPOTENCY_IN_PROGRESS: { message: 'A request with this idempotency key is still in progress; retry shortly', field: 'idempotencyKey', retryAfter: 1 },
+  SES_THROTTLED: { message: 'The sending rate of the SES account was exceeded; send again later' },
+  SENDING_PAUSED: { message: 'Sending is paused for the SES account of this deployment' },
+  INTERNAL_ERROR: { message: 'An unexpected error occurred; retry the request' },
+};
+
+type ExampleObject = { summary: string; value: Record<string, unknown> };
+
+function exampleOf(code: ErrorCode, hints: FieldHints): ExampleObject {
+  const entry = EXAMPLES[code];
+  const { message, field, retryAfter, fields } = typeof entry === 'function' ? entry(hints) : entry;
+  return { summary: code, value: { ...fields, success: false, error: code, message, ...(field === undefined ? {} : { field }), ...(retryAfter === undefined ? {} : { retryAfter }) } };
+}
+
+/**
+ * The named examples of one error status, one per code, as an OpenAPI
+ * `examples` map. Codes whose example names no field of the request are
+ * references into `components.examples` (see sharedErrorExamples), written once.
+ * `errorExamples(['CONTACT_NOT_FOUND'], {})` gives `{CONTACT_NOT_FOUND: {$ref: '#/components/examples/CONTACT_NOT_FOUND'}}`.
+ */
+export function errorExamples(codes: readonly ErrorCode[], hints: FieldHints): Record<string, ExampleObject | { $ref: string }> {
+  return Object.fromEntries(codes.map((code) => [code, typeof EXAMPLES[code] === 'function' ? exampleOf(code, hints) : { $ref: `#/components/examples/${code}` }]));
+}
+
+/** `components.examples`: the examples errorExamples refers to, for the given codes. */
+export function sharedErrorExamples(codes: readonly ErrorCode[]): Record<string, ExampleObject> {
+  return Object.fromEntries(codes.filter((code) => typeof EXAMPLES[code] !== 'function').map((code) => [code, exampleOf(code, {})]));
+}
