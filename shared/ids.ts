@@ -59,6 +59,15 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
 }
 
 /**
+ * An id whose time part is exactly `ms`, also when ids of later times were
+ * made before (newId never goes back): for records that carry the time of
+ * what they describe, such as events, whose lists are ranges of dates.
+ */
+export function idAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encodeTime(ms)}${randomBase62(RANDOM_CHARS)}`;
+}
+
+/**
  * The smallest (`'first'`) or largest (`'last'`) id of that kind made in the
  * millisecond `ms`: key bounds for a date range over time-ordered ids.
  */

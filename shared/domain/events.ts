@@ -5,7 +5,7 @@
  */
 import { eventLists, putEventOnce, queryEvents, type StoredEvent } from '#shared/data/events.ts';
 import { ValidationError } from '#shared/errors.ts';
-import { newId } from '#shared/ids.ts';
+import { idAt } from '#shared/ids.ts';
 import { fanOutEvent } from '#shared/webhooks/fan-out.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { retentionExpiry, retentionHorizon } from './retention.ts';
@@ -59,7 +59,7 @@ export interface EventInput {
  * `await recordEvent('acc_…', {type: 'email.bounced', data: {...}, sourceKey: 'ses:0100…:Bounce:a@example.com'}, Date.now())`
  */
 export async function recordEvent(accountId: string, input: EventInput, now: number): Promise<{ event: PostlaneEvent; created: boolean }> {
-  const candidate: PostlaneEvent = { id: newId('evt', now), type: input.type, createdAt: new Date(now).toISOString(), data: input.data };
+  const candidate: PostlaneEvent = { id: idAt('evt', now), type: input.type, createdAt: new Date(now).toISOString(), data: input.data };
   const recorded = await putEventOnce(accountId, input.sourceKey, candidate, retentionExpiry(now));
   await fanOutEvent(accountId, recorded.event, now);
   return recorded;
@@ -106,7 +106,7 @@ async function page(
 }
 
 /** The account's events, newest first, optionally of one type and within dates (GET /api/events). */
-export function listEvents(accountId: string, options: EventListOptions, now: number): Promise<EventPage> {
+export async function listEvents(accountId: string, options: EventListOptions, now: number): Promise<EventPage> {
   if (options.startDate && options.endDate && options.startDate > options.endDate) {
     throw new ValidationError('VALIDATION_ERROR', 'startDate must not be after endDate', 'startDate');
   }
