@@ -9,7 +9,7 @@ vi.hoisted(() => {
   process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
 });
 
-const { addressClass, configuredUrlPolicy, parseWebhookUrl, resolveWebhookTarget } = await import('#shared/webhooks/url-safety.ts');
+const { addressClass, configuredUrlPolicy, resolveWebhookTarget } = await import('#shared/webhooks/url-safety.ts');
 const { postWebhook } = await import('#shared/webhooks/delivery-client.ts');
 const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
 const { createWebhook, getDeliveryWithAttempts, sendTestEvent } = await import('#shared/domain/webhooks.ts');
