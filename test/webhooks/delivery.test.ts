@@ -20,6 +20,7 @@ const { configuredWebhookQueue, encodeDeliveryMessage, queueDelaySeconds } = awa
 const { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } = await import('#shared/webhooks/schedule.ts');
 const { errorReply } = await import('#shared/http/error-envelope.ts');
 const { PostlaneError } = await import('#shared/errors.ts');
+const { sqsEvent } = await import('#dev/local/queue-poller.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
 const { createWebhookQueue, startReceiver, takeMessages } = await import('./support.ts');
 
@@ -338,6 +339,9 @@ describe('deliveries and retries', () => {
 });
 
 describe('the worker', () => {
+  /** The SQS event Lambda would build for these bodies. */
+  const recordsOf = (bodies: string[]) => sqsEvent(bodies.map((body, index) => ({ MessageId: `m${index}`, ReceiptHandle: `r${index}`, Body: body })), 'arn:aws:sqs:us-east-1:000000000000:webhooks', 'us-east-1').Records;
+
   it('delivers a batch in parallel: a slow receiver does not hold up a fast one', async () => {
     const { accountId } = await createTestAccount();
     const slow = await receiver(() => (response) => setTimeout(() => response.writeHead(200).end(), 1_500));
@@ -350,7 +354,7 @@ describe('the worker', () => {
     messages.sort((a, b) => Number(b.webhookId === slowWebhook.id) - Number(a.webhookId === slowWebhook.id));
     expect(messages[0]!.webhookId).toBe(slowWebhook.id);
     const started = Date.now();
-    const records = messages.map((message, index) => ({ messageId: `m${index}`, body: encodeDeliveryMessage(message) }) as Parameters<typeof deliverWebhookBatch>[0][number]);
+    const records = recordsOf(messages.map(encodeDeliveryMessage));
     const response = await deliverWebhookBatch(records, Date.now(), configuredWebhookQueue());
     expect(response).toEqual({ batchItemFailures: [] });
     expect(fast.requests[0]!.at - started).toBeLessThan(1_000);
@@ -363,10 +367,7 @@ describe('the worker', () => {
     await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
     await recordEvent(accountId, bounce(), Date.now());
     const [message] = await takeMessages(accountId);
-    const records = [
-      { messageId: 'good', body: encodeDeliveryMessage(message!) },
-      { messageId: 'junk', body: '{"not":"ours"}' },
-    ] as Parameters<typeof deliverWebhookBatch>[0];
+    const records = recordsOf([encodeDeliveryMessage(message!), '{"not":"ours"}']);
     expect(await deliverWebhookBatch(records, Date.now(), configuredWebhookQueue())).toEqual({ batchItemFailures: [] });
     // The retry waits 5 s on the queue, as SQS's DelaySeconds says.
     expect(await takeMessages(accountId)).toEqual([]);
