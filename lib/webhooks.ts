@@ -7,6 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { TableAction } from '#shared/http/routes.ts';
+import { WEBHOOK_BATCH_SIZE } from '#shared/webhooks/schedule.ts';
 import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
@@ -22,12 +23,6 @@ export const WEBHOOK_WORKER = {
   handler: 'webhooks/deliver',
   table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
 } as const satisfies { handler: string; table: readonly TableAction[] };
-
-/**
- * Messages per invocation, all delivered at once: ten receivers timing out
- * (10 s each, in parallel) still end well within the function's 28 s.
- */
-export const WEBHOOK_BATCH_SIZE = 10;
 
 /**
  * Receives of one message before it moves to the dead-letter queue. A

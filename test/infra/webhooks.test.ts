@@ -7,7 +7,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import { PostlaneTable } from '../../lib/table.ts';
-import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES, WEBHOOK_WORKER, WebhookDelivery } from '../../lib/webhooks.ts';
+import { WEBHOOK_BATCH_SIZE } from '#shared/webhooks/schedule.ts';
+import { WEBHOOK_MAX_RECEIVES, WEBHOOK_WORKER, WebhookDelivery } from '../../lib/webhooks.ts';
 import { EndpointFunction } from '../../lib/endpoint-function.ts';
 import { ofType, pair, permissionsOf, referencedId, resourcesOf } from './template.ts';
 
