@@ -9,9 +9,9 @@
  * | delivery | `acc_X#WHK#whk_W#DLV` | `dlv_D` (newest first by id) |
  * | attempt | `acc_X#DLV#dlv_D` | `ATT#0001` |
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, notFound, PostlaneError } from '#shared/errors.ts';
-import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled } from './client.ts';
+import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
 import { accountScoped } from './partition.ts';
 
 export interface WebhookEndpoint {
@@ -75,6 +75,16 @@ function toDelivery(item: Record<string, unknown>): Delivery {
   return delivery as unknown as Delivery;
 }
 
+/** An UpdateItem whose condition may not hold: the item as written, or undefined when the condition refused it. */
+async function updateReturning(input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>): Promise<Record<string, unknown> | undefined> {
+  try {
+    return (await db.send(new UpdateCommand({ ...input, TableName: tableName, ReturnValues: 'ALL_NEW' }))).Attributes;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
 /** Puts a new endpoint if the account has fewer than `max`; WEBHOOK_LIMIT_REACHED otherwise. */
 export async function putEndpoint(accountId: string, endpoint: WebhookEndpoint, max: number): Promise<void> {
   try {
@@ -125,21 +135,15 @@ export async function updateEndpoint(
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   const names = Object.fromEntries([...entries.map(([name]) => name), ...remove].map((name) => [`#${name}`, name]));
   const set = entries.map(([name]) => `#${name} = :${name}`);
-  try {
-    const { Attributes } = await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: endpointKey(accountId, webhookId),
-      UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.map((name) => `#${name}`).join(', ')}` : ''].join(' '),
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: names,
-      ...(entries.length ? { ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])) } : {}),
-      ReturnValues: 'ALL_NEW',
-    }));
-    return toEndpoint(Attributes!);
-  } catch (error) {
-    if (isConditionFailure(error)) throw notFound.webhook();
-    throw error;
-  }
+  const updated = await updateReturning({
+    Key: endpointKey(accountId, webhookId),
+    UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.map((name) => `#${name}`).join(', ')}` : ''].join(' '),
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: names,
+    ...(entries.length ? { ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])) } : {}),
+  });
+  if (!updated) throw notFound.webhook();
+  return toEndpoint(updated);
 }
 
 /** Deletes the endpoint and gives its place back; its deliveries expire with their TTL. */
@@ -157,54 +161,31 @@ export async function deleteEndpoint(accountId: string, webhookId: string): Prom
 
 /** Notes a failed attempt: the run of failures starts now unless one is already running; answers its start. */
 export async function markEndpointFailing(accountId: string, webhookId: string, now: string): Promise<string | undefined> {
-  try {
-    const { Attributes } = await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: endpointKey(accountId, webhookId),
-      UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':now': now },
-      ReturnValues: 'UPDATED_NEW',
-    }));
-    return Attributes?.failingSince as string | undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const updated = await updateReturning({
+    Key: endpointKey(accountId, webhookId),
+    UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':now': now },
+  });
+  return updated?.failingSince as string | undefined;
 }
 
 /** Ends a run of failures (a delivery succeeded); nothing to write when none is running. */
 export async function clearEndpointFailing(accountId: string, webhookId: string): Promise<void> {
-  try {
-    await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: endpointKey(accountId, webhookId),
-      UpdateExpression: 'REMOVE failingSince',
-      ConditionExpression: 'attribute_exists(failingSince)',
-    }));
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateIf({ Key: endpointKey(accountId, webhookId), UpdateExpression: 'REMOVE failingSince', ConditionExpression: 'attribute_exists(failingSince)' });
 }
 
 /**
  * Disables an endpoint whose run of failures started at `failingSince`;
  * true for the one caller that did it (racing workers disable it once).
  */
-export async function disableFailingEndpoint(accountId: string, webhookId: string, failingSince: string, now: string): Promise<boolean> {
-  try {
-    await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: endpointKey(accountId, webhookId),
-      UpdateExpression: 'SET enabled = :false, disabledAt = :now, updatedAt = :now',
-      ConditionExpression: 'enabled = :true AND failingSince = :since',
-      ExpressionAttributeValues: { ':false': false, ':true': true, ':now': now, ':since': failingSince },
-    }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function disableFailingEndpoint(accountId: string, webhookId: string, failingSince: string, now: string): Promise<boolean> {
+  return updateIf({
+    Key: endpointKey(accountId, webhookId),
+    UpdateExpression: 'SET enabled = :false, disabledAt = :now, updatedAt = :now',
+    ConditionExpression: 'enabled = :true AND failingSince = :since',
+    ExpressionAttributeValues: { ':false': false, ':true': true, ':now': now, ':since': failingSince },
+  });
 }
 
 /** Puts the delivery unless it exists (one per event and endpoint); answers the stored one. */
@@ -249,21 +230,14 @@ export async function queryDeliveries(
  * the condition false and does nothing, so each attempt is made once.
  */
 export async function claimAttempt(accountId: string, webhookId: string, deliveryId: string, attempt: number, now: number, leaseUntil: number): Promise<Delivery | undefined> {
-  try {
-    const { Attributes } = await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: deliveryKey(accountId, webhookId, deliveryId),
-      UpdateExpression: 'SET attempts = :attempt, leaseUntil = :lease',
-      ConditionExpression: '#status = :pending AND (attempts = :previous OR (attempts = :attempt AND leaseUntil < :now))',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':pending': 'pending', ':previous': attempt - 1, ':attempt': attempt, ':now': now, ':lease': leaseUntil },
-      ReturnValues: 'ALL_NEW',
-    }));
-    return toDelivery(Attributes!);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const claimed = await updateReturning({
+    Key: deliveryKey(accountId, webhookId, deliveryId),
+    UpdateExpression: 'SET attempts = :attempt, leaseUntil = :lease',
+    ConditionExpression: '#status = :pending AND (attempts = :previous OR (attempts = :attempt AND leaseUntil < :now))',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pending': 'pending', ':previous': attempt - 1, ':attempt': attempt, ':now': now, ':lease': leaseUntil },
+  });
+  return claimed ? toDelivery(claimed) : undefined;
 }
 
 export interface AttemptOutcome {
@@ -307,18 +281,13 @@ export async function finishAttempt(accountId: string, delivery: Delivery, outco
 
 /** Ends a pending delivery without an attempt (its endpoint was disabled or deleted). */
 export async function abandonDelivery(accountId: string, delivery: Delivery, reason: string, now: string): Promise<void> {
-  try {
-    await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: deliveryKey(accountId, delivery.webhookId, delivery.id),
-      UpdateExpression: 'SET #status = :failed, lastError = :reason, updatedAt = :now REMOVE nextAttemptAt, leaseUntil',
-      ConditionExpression: '#status = :pending AND attempts = :attempts',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending', ':reason': reason, ':now': now, ':attempts': delivery.attempts },
-    }));
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateIf({
+    Key: deliveryKey(accountId, delivery.webhookId, delivery.id),
+    UpdateExpression: 'SET #status = :failed, lastError = :reason, updatedAt = :now REMOVE nextAttemptAt, leaseUntil',
+    ConditionExpression: '#status = :pending AND attempts = :attempts',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending', ':reason': reason, ':now': now, ':attempts': delivery.attempts },
+  });
 }
 
 /**
@@ -326,20 +295,14 @@ export async function abandonDelivery(accountId: string, delivery: Delivery, rea
  * progress (CONFLICT); answers it as it now is.
  */
 export async function reopenDelivery(accountId: string, webhookId: string, deliveryId: string, now: number): Promise<Delivery> {
-  try {
-    const { Attributes } = await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: deliveryKey(accountId, webhookId, deliveryId),
-      UpdateExpression: 'SET #status = :pending, nextAttemptAt = :at, updatedAt = :at',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':pending': 'pending', ':at': new Date(now).toISOString(), ':now': now },
-      ReturnValues: 'ALL_NEW',
-    }));
-    return toDelivery(Attributes!);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  const reopened = await updateReturning({
+    Key: deliveryKey(accountId, webhookId, deliveryId),
+    UpdateExpression: 'SET #status = :pending, nextAttemptAt = :at, updatedAt = :at',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pending': 'pending', ':at': new Date(now).toISOString(), ':now': now },
+  });
+  if (reopened) return toDelivery(reopened);
   if (!(await getDelivery(accountId, webhookId, deliveryId))) throw notFound.delivery();
   throw new PostlaneError('CONFLICT', 'An attempt of this delivery is in progress; retry it once it ends');
 }

@@ -18,11 +18,9 @@ const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
 const { deliverWebhookBatch } = await import('#shared/webhooks/worker.ts');
 const { configuredWebhookQueue, encodeDeliveryMessage, queueDelaySeconds } = await import('#shared/webhooks/queue.ts');
 const { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } = await import('#shared/webhooks/schedule.ts');
-const { errorReply } = await import('#shared/http/error-envelope.ts');
-const { PostlaneError } = await import('#shared/errors.ts');
 const { sqsEvent } = await import('#dev/local/queue-poller.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
-const { createWebhookQueue, startReceiver, takeMessages } = await import('./support.ts');
+const { createWebhookQueue, refusal, startReceiver, takeMessages } = await import('./support.ts');
 
 await createWebhookQueue();
 
@@ -61,12 +59,6 @@ async function walk(message: Message, until: (step: Message) => boolean = () => 
     current = next.action === 'enqueue' ? next.message : undefined;
   }
   return { steps, stopped: current };
-}
-
-async function refusal(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(PostlaneError);
-  return errorReply(error as InstanceType<typeof PostlaneError>);
 }
 
 describe('fan-out', () => {

@@ -10,20 +10,12 @@ vi.hoisted(() => {
 });
 
 const { createWebhook, deleteWebhook, getWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT, sendTestEvent, updateWebhook } = await import('#shared/domain/webhooks.ts');
-const { errorReply } = await import('#shared/http/error-envelope.ts');
-const { PostlaneError } = await import('#shared/errors.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
-const { createWebhookQueue } = await import('./support.ts');
+const { createWebhookQueue, refusal } = await import('./support.ts');
 
 await createWebhookQueue();
 
 const URL_A = 'http://127.0.0.1:9/a';
-
-async function refusal(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(PostlaneError);
-  return errorReply(error as InstanceType<typeof PostlaneError>);
-}
 
 describe('webhook endpoints', () => {
   it('creates an enabled endpoint and shows its whsec_ secret only then', async () => {

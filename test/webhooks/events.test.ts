@@ -12,21 +12,14 @@ vi.hoisted(() => {
 
 const { listEmailEvents, listEvents, recordEvent, EVENT_TYPES } = await import('#shared/domain/events.ts');
 const { meterDynamoDb } = await import('#shared/data/client.ts');
-const { errorReply } = await import('#shared/http/error-envelope.ts');
-const { PostlaneError } = await import('#shared/errors.ts');
 const { retentionExpiry } = await import('#shared/domain/retention.ts');
 const { signingSecret } = await import('#shared/domain/signing-secret.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
+const { refusal } = await import('./support.ts');
 
 const DAY = 86_400_000;
 /** One meter for the file: it is middleware on the shared client, added once. */
 const meter = meterDynamoDb();
-
-async function refusal(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(PostlaneError);
-  return errorReply(error as InstanceType<typeof PostlaneError>);
-}
 
 describe('recording an event', () => {
   it('stores {id, type, createdAt, data} with an evt_ id', async () => {

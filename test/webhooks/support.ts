@@ -12,9 +12,12 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { expect } from 'vitest';
 import { createQueue } from '#dev/local/sqs.ts';
 import { config } from '#shared/config.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
+import { PostlaneError } from '#shared/errors.ts';
+import { errorReply } from '#shared/http/error-envelope.ts';
 import { decodeDeliveryMessage, type DeliveryMessage } from '#shared/webhooks/queue.ts';
 
 export interface ReceivedRequest {
@@ -85,4 +88,11 @@ export async function takeMessages(accountId: string): Promise<DeliveryMessage[]
   const mine = waiting.get(accountId) ?? [];
   waiting.delete(accountId);
   return mine;
+}
+
+/** The error envelope a refused call would be answered with: `expect(await refusal(call())).toMatchObject({status: 404, ...})`. */
+export async function refusal(promise: Promise<unknown>) {
+  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(PostlaneError);
+  return errorReply(error as PostlaneError);
 }

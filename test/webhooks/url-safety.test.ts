@@ -13,10 +13,8 @@ const { addressClass, configuredUrlPolicy, resolveWebhookTarget } = await import
 const { postWebhook } = await import('#shared/webhooks/delivery-client.ts');
 const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
 const { createWebhook, getDeliveryWithAttempts, sendTestEvent } = await import('#shared/domain/webhooks.ts');
-const { errorReply } = await import('#shared/http/error-envelope.ts');
-const { PostlaneError } = await import('#shared/errors.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
-const { createWebhookQueue, startReceiver, takeMessages } = await import('./support.ts');
+const { createWebhookQueue, refusal, startReceiver, takeMessages } = await import('./support.ts');
 
 await createWebhookQueue();
 
@@ -36,12 +34,6 @@ function resolverOf(answers: Record<string, string[]>) {
 
 const deployed = (answers: Record<string, string[]> = {}): Policy => ({ allowLocal: false, resolve: resolverOf(answers).resolve });
 const local = (answers: Record<string, string[]> = {}): Policy => ({ allowLocal: true, resolve: resolverOf(answers).resolve });
-
-async function refusal(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(PostlaneError);
-  return errorReply(error as InstanceType<typeof PostlaneError>);
-}
 
 /** Every class of address a delivery must never reach, with one example each. */
 const REFUSED: [string, string][] = [
