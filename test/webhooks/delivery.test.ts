@@ -15,6 +15,7 @@ vi.hoisted(() => {
 const { recordEvent, listEvents } = await import('#shared/domain/events.ts');
 const { createWebhook, getDeliveryWithAttempts, getWebhook, listDeliveries, retryDelivery, sendTestEvent, updateWebhook } = await import('#shared/domain/webhooks.ts');
 const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
+const { claimAttempt } = await import('#shared/data/webhooks.ts');
 const { deliverWebhookBatch } = await import('#shared/webhooks/worker.ts');
 const { configuredWebhookQueue, encodeDeliveryMessage, queueDelaySeconds } = await import('#shared/webhooks/queue.ts');
 const { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } = await import('#shared/webhooks/schedule.ts');
@@ -173,6 +174,22 @@ describe('delivery', () => {
     const outcomes = await Promise.all([deliverWebhook(message!, Date.now()), deliverWebhook(message!, Date.now())]);
     expect(outcomes.map((outcome) => (outcome as { outcome: string }).outcome).sort()).toEqual(['duplicate', 'succeeded']);
     expect(target.requests).toHaveLength(1);
+  });
+
+  it('makes the attempt of a worker that died mid-way once its lease has run out, and not before', async () => {
+    const { accountId } = await createTestAccount();
+    const target = await receiver();
+    const { id } = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
+    await recordEvent(accountId, bounce(), Date.now());
+    const [message] = await takeMessages(accountId);
+    const now = Date.now();
+    // The dead worker's claim: attempt 1 taken, no outcome recorded.
+    expect(await claimAttempt(accountId, id, message!.deliveryId, 1, now, now + 30_000)).toBeDefined();
+    expect(await deliverWebhook(message!, now + 1_000)).toMatchObject({ outcome: 'duplicate' });
+    // SQS hands the message out again after its visibility timeout, longer than the lease.
+    expect(await deliverWebhook(message!, now + 31_000)).toMatchObject({ outcome: 'succeeded' });
+    expect(target.requests).toHaveLength(1);
+    expect(await getDeliveryWithAttempts(accountId, id, message!.deliveryId, now)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
   it('marks a delivery failed after the last scheduled attempt', async () => {

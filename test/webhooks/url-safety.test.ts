@@ -113,6 +113,20 @@ describe('deployed', () => {
     }
   });
 
+  it('checks again at every attempt: a name that resolved to a public address when created and to a private one now gets nothing', async () => {
+    const { accountId } = await createTestAccount();
+    const answers: Record<string, string[]> = { 'hooks.example.com': ['93.184.216.34'] };
+    const dns = resolverOf(answers);
+    const webhook = await createWebhook(accountId, { url: 'https://hooks.example.com/in', events: ['*'] }, Date.now(), { allowLocal: false, resolve: dns.resolve });
+    answers['hooks.example.com'] = ['169.254.169.254'];
+    const delivery = await sendTestEvent(accountId, webhook.id, Date.now());
+    const [message] = await takeMessages(accountId);
+    await deliverWebhook(message!, Date.now(), { policy: { allowLocal: false, resolve: dns.resolve } });
+    expect(dns.calls).toEqual(['hooks.example.com', 'hooks.example.com']);
+    const stored = await getDeliveryWithAttempts(accountId, webhook.id, delivery.id, Date.now());
+    expect(stored.attemptLog).toEqual([expect.objectContaining({ attempt: 1, error: expect.stringMatching(/linkLocal/) })]);
+  });
+
   it('refuses a private URL when the endpoint is created or changed', async () => {
     const { accountId } = await createTestAccount();
     const reply = await refusal(createWebhook(accountId, { url: 'https://169.254.169.254/latest/meta-data/', events: ['*'] }, Date.now(), deployed()));
