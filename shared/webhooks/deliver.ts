@@ -72,7 +72,7 @@ export async function deliverWebhook(message: DeliveryMessage, now: number, opti
   if (message.notBefore > now) return { action: 'enqueue', message };
   const { accountId, webhookId, deliveryId } = message;
   const delivery = await getDelivery(accountId, webhookId, deliveryId);
-  if (!delivery || delivery.status !== 'pending') return { action: 'done', outcome: 'settled' };
+  if (delivery?.status !== 'pending') return { action: 'done', outcome: 'settled' };
   const endpoint = await getEndpoint(accountId, webhookId);
   if (!endpoint || (!endpoint.enabled && delivery.eventType !== 'webhook.test')) {
     await abandonDelivery(accountId, delivery, endpoint ? 'The webhook is disabled' : 'The webhook was deleted', new Date(now).toISOString());

@@ -80,9 +80,13 @@ describe('listing events', () => {
 
   /** The few hundred events both list tests read (only read: they cannot disturb each other). */
   let large: ReturnType<typeof history> | undefined;
+  function largeHistory() {
+    large ??= history();
+    return large;
+  }
 
   it('pages through a few hundred events newest first, one query per page reading only the page', async () => {
-    const { accountId } = await (large ??= history());
+    const { accountId } = await largeHistory();
     // The cursor key is read once per cold start, not per page.
     await signingSecret();
     const seen: number[] = [];
@@ -104,7 +108,7 @@ describe('listing events', () => {
   });
 
   it('filters by type with the same cost per page, whatever the other types', async () => {
-    const { accountId } = await (large ??= history());
+    const { accountId } = await largeHistory();
     await signingSecret();
     meter.reset();
     const first = await listEvents(accountId, { type: 'email.bounced', limit: 25 }, Date.now());
