@@ -15,6 +15,10 @@ const ConfigSchema = v.object({
   RETRY_QUEUE_URL: optionalUrl,
   /** A local SQS endpoint: the stand-in of `npm start` and the tests (dev/local/sqs.ts). */
   SQS_ENDPOINT: optionalUrl,
+  /** The webhook delivery queue (an SQS queue URL): events fan out onto it, the worker (functions/webhooks/deliver.ts) takes from it. */
+  WEBHOOK_QUEUE_URL: optionalUrl,
+  /** Days that email records, events and webhook deliveries are kept (DynamoDB TTL), then removed. */
+  RETENTION_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(3650)), '30'),
   /** First retry delay of a throttled message; each later attempt waits twice as long (tests set 0). */
   RETRY_BACKOFF_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(900)), '10'),
   /** SES configuration set every send names, so its bounce/complaint/delivery events reach the feedback function (deployed only). */

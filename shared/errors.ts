@@ -21,6 +21,10 @@ export type ErrorCode =
   | 'EMAIL_NOT_FOUND'
   | 'DOMAIN_NOT_FOUND'
   | 'ATTACHMENT_NOT_FOUND'
+  | 'WEBHOOK_NOT_FOUND'
+  | 'DELIVERY_NOT_FOUND'
+  | 'INVALID_WEBHOOK_URL'
+  | 'WEBHOOK_LIMIT_REACHED'
   | 'ATTACHMENT_NOT_UPLOADED'
   | 'CONTACT_EXISTS'
   | 'SLUG_TAKEN'
@@ -96,4 +100,6 @@ export const notFound = {
   domain: () => new NotFoundError('DOMAIN_NOT_FOUND', 'Domain not found'),
   /** Always in a send request's body, so always with the `field` that named it. */
   attachment: (field: string) => new NotFoundError('ATTACHMENT_NOT_FOUND', 'Attachment not found', { field }),
+  webhook: () => new NotFoundError('WEBHOOK_NOT_FOUND', 'Webhook not found'),
+  delivery: () => new NotFoundError('DELIVERY_NOT_FOUND', 'Delivery not found'),
 } as const;

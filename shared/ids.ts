@@ -7,7 +7,7 @@ const RANDOM_CHARS = 12; // ~71 bits, so two ids of one millisecond never collid
 
 export const ID_BODY_LENGTH = TIME_CHARS + RANDOM_CHARS;
 
-export type IdPrefix = 'acc' | 'key' | 'con' | 'aud' | 'tpl' | 'frm' | 'sub' | 'eml' | 'dom' | 'att';
+export type IdPrefix = 'acc' | 'key' | 'con' | 'aud' | 'tpl' | 'frm' | 'sub' | 'eml' | 'dom' | 'att' | 'evt' | 'whk' | 'dlv';
 
 function encodeTime(ms: number): string {
   let out = '';
@@ -56,6 +56,23 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
   const next = time <= last.time ? increment(last.random) : undefined;
   last = next ? { time: last.time, random: next } : { time: time > last.time ? time : last.time, random: randomBase62(RANDOM_CHARS) };
   return `${prefix}_${last.time}${last.random}`;
+}
+
+/**
+ * An id whose time part is exactly `ms`, also when ids of later times were
+ * made before (newId never goes back): for records that carry the time of
+ * what they describe, such as events, whose lists are ranges of dates.
+ */
+export function idAt(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encodeTime(ms)}${randomBase62(RANDOM_CHARS)}`;
+}
+
+/**
+ * The smallest (`'first'`) or largest (`'last'`) id of that kind made in the
+ * millisecond `ms`: key bounds for a date range over time-ordered ids.
+ */
+export function idBoundAt(prefix: IdPrefix, ms: number, end: 'first' | 'last'): string {
+  return `${prefix}_${encodeTime(ms)}${(end === 'first' ? ALPHABET[0]! : ALPHABET[61]!).repeat(RANDOM_CHARS)}`;
 }
 
 /** True when `value` has the shape of an id of that kind; lets a malformed id be a plain 404 without a read. */

@@ -1,0 +1,111 @@
+/**
+ * Events (`evt_`): one item per underlying change, keyed by a hash of the
+ * change's source key, so that writing it is also claiming it: a replayed
+ * notification or a retried write finds the item there and adds nothing.
+ * The lists read the three overloaded indexes, newest first by id (ids sort
+ * by time), so every page costs its own items whatever the history's size:
+ *
+ * - gsi1 `acc_X#EVT` / `evt_…`: the account's events;
+ * - gsi2 `acc_X#EVT#<type>` / `evt_…`: one type;
+ * - gsi3 `acc_X#EML#eml_E#EVT` / `evt_…`: one email's (only events with an `emailId`).
+ */
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { idBoundAt } from '#shared/ids.ts';
+import { db, isConditionFailure, tableName } from './client.ts';
+import { accountScoped } from './partition.ts';
+
+export interface StoredEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  data: Record<string, unknown>;
+}
+
+export type EventIndex = 'gsi1' | 'gsi2' | 'gsi3';
+
+/** The item of the change `sourceKey`: hashed, so any text fits a key and none of it is kept there. */
+export function eventKey(accountId: string, sourceKey: string) {
+  return { pk: accountScoped(accountId, 'EVTSRC', createHash('sha256').update(sourceKey, 'utf8').digest('base64url')), sk: 'EVENT' };
+}
+
+/** The partition of each list in its index. */
+export const eventLists = {
+  account: (accountId: string) => ({ index: 'gsi1' as const, partition: accountScoped(accountId, 'EVT') }),
+  type: (accountId: string, type: string) => ({ index: 'gsi2' as const, partition: accountScoped(accountId, 'EVT', type) }),
+  email: (accountId: string, emailId: string) => ({ index: 'gsi3' as const, partition: accountScoped(accountId, 'EML', emailId, 'EVT') }),
+};
+
+function toEvent(item: Record<string, unknown>): StoredEvent {
+  return { id: item.id as string, type: item.type as string, createdAt: item.createdAt as string, data: item.data as Record<string, unknown> };
+}
+
+/**
+ * Writes the event unless its change was recorded already (`attribute_not_exists`,
+ * so of racing writers exactly one wins); then answers the one that is stored.
+ */
+export async function putEventOnce(accountId: string, sourceKey: string, event: StoredEvent, expiresAt: number): Promise<{ event: StoredEvent; created: boolean }> {
+  const key = eventKey(accountId, sourceKey);
+  const emailId = typeof event.data.emailId === 'string' ? event.data.emailId : undefined;
+  try {
+    await db.send(new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...key,
+        entity: 'event',
+        ...event,
+        expiresAt,
+        gsi1pk: eventLists.account(accountId).partition,
+        gsi1sk: event.id,
+        gsi2pk: eventLists.type(accountId, event.type).partition,
+        gsi2sk: event.id,
+        ...(emailId ? { gsi3pk: eventLists.email(accountId, emailId).partition, gsi3sk: event.id } : {}),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }));
+    return { event, created: true };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  return { event: toEvent(Item!), created: false };
+}
+
+export interface EventQuery {
+  index: EventIndex;
+  partition: string;
+  /** Inclusive bounds on creation time, epoch ms. */
+  fromMs: number;
+  toMs?: number;
+  newestFirst: boolean;
+  limit: number;
+  startKey?: Record<string, string>;
+  /** Epoch seconds: items past their TTL that DynamoDB has not removed yet are left out. */
+  nowSeconds: number;
+}
+
+/**
+ * One page of a list: at most `limit` items read (expired ones are read but
+ * not answered, so a page may be short), and where the next page starts.
+ */
+export async function queryEvents(query: EventQuery): Promise<{ events: StoredEvent[]; lastKey?: Record<string, string> }> {
+  const { index } = query;
+  const response = await db.send(new QueryCommand({
+    TableName: tableName,
+    IndexName: index,
+    KeyConditionExpression: '#pk = :partition AND #sk BETWEEN :from AND :to',
+    FilterExpression: 'expiresAt > :now',
+    ExpressionAttributeNames: { '#pk': `${index}pk`, '#sk': `${index}sk` },
+    ExpressionAttributeValues: {
+      ':partition': query.partition,
+      ':from': idBoundAt('evt', query.fromMs, 'first'),
+      // Past every id: `~` sorts after the base62 alphabet.
+      ':to': query.toMs === undefined ? 'evt_~' : idBoundAt('evt', query.toMs, 'last'),
+      ':now': query.nowSeconds,
+    },
+    ScanIndexForward: !query.newestFirst,
+    Limit: query.limit,
+    ExclusiveStartKey: query.startKey,
+  }));
+  return { events: (response.Items ?? []).map(toEvent), lastKey: response.LastEvaluatedKey as Record<string, string> | undefined };
+}

@@ -1,0 +1,314 @@
+/**
+ * Webhook endpoints (`whk_`), their deliveries (`dlv_`) and each delivery's
+ * attempts.
+ *
+ * | item | pk | sk |
+ * |---|---|---|
+ * | endpoint | `acc_X#WHK` | `whk_W` |
+ * | endpoint count | `acc_X#WHK` | `#COUNT` (sorts before every id) |
+ * | delivery | `acc_X#WHK#whk_W#DLV` | `dlv_D` (newest first by id) |
+ * | attempt | `acc_X#DLV#dlv_D` | `ATT#0001` |
+ */
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, notFound, PostlaneError } from '#shared/errors.ts';
+import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
+import { accountScoped } from './partition.ts';
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  /** Event types, or `['*']` for all. */
+  events: string[];
+  description: string;
+  enabled: boolean;
+  /** `whsec_…`: never answered after creation. */
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Start of the current run of failed attempts; absent after any success. */
+  failingSince?: string;
+  disabledAt?: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface Delivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  /** The exact body every attempt sends and signs. */
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode?: number;
+  lastError?: string;
+  nextAttemptAt?: string;
+  createdAt: string;
+  /** Epoch ms until which the attempt in progress owns the delivery. */
+  leaseUntil?: number;
+  expiresAt: number;
+}
+
+export interface DeliveryAttempt {
+  attempt: number;
+  at: string;
+  statusCode?: number;
+  error?: string;
+  durationMs: number;
+}
+
+const endpointKey = (accountId: string, webhookId: string) => ({ pk: accountScoped(accountId, 'WHK'), sk: webhookId });
+const countKey = (accountId: string) => ({ pk: accountScoped(accountId, 'WHK'), sk: '#COUNT' });
+const deliveryPartition = (accountId: string, webhookId: string) => accountScoped(accountId, 'WHK', webhookId, 'DLV');
+const deliveryKey = (accountId: string, webhookId: string, deliveryId: string) => ({ pk: deliveryPartition(accountId, webhookId), sk: deliveryId });
+const attemptPartition = (accountId: string, deliveryId: string) => accountScoped(accountId, 'DLV', deliveryId);
+const attemptSortKey = (attempt: number) => `ATT#${String(attempt).padStart(4, '0')}`;
+
+function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
+  const { pk: _pk, sk: _sk, entity: _entity, ...endpoint } = item;
+  return endpoint as unknown as WebhookEndpoint;
+}
+
+function toDelivery(item: Record<string, unknown>): Delivery {
+  const { pk: _pk, sk: _sk, entity: _entity, ...delivery } = item;
+  return delivery as unknown as Delivery;
+}
+
+/** An UpdateItem whose condition may not hold: the item as written, or undefined when the condition refused it. */
+async function updateReturning(input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>): Promise<Record<string, unknown> | undefined> {
+  try {
+    return (await db.send(new UpdateCommand({ ...input, TableName: tableName, ReturnValues: 'ALL_NEW' }))).Attributes;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Puts a new endpoint if the account has fewer than `max`; WEBHOOK_LIMIT_REACHED otherwise. */
+export async function putEndpoint(accountId: string, endpoint: WebhookEndpoint, max: number): Promise<void> {
+  try {
+    await transactWrite([
+      { Put: { TableName: tableName, Item: { ...endpointKey(accountId, endpoint.id), entity: 'webhook', ...endpoint }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Update: {
+          TableName: tableName,
+          Key: countKey(accountId),
+          UpdateExpression: 'ADD #count :one',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: { ':one': 1, ':max': max },
+        },
+      },
+    ]);
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons[1] === 'ConditionalCheckFailed') {
+      throw new ConflictError('WEBHOOK_LIMIT_REACHED', `An account has at most ${max} webhook endpoints`);
+    }
+    throw error;
+  }
+}
+
+export async function getEndpoint(accountId: string, webhookId: string): Promise<WebhookEndpoint | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: endpointKey(accountId, webhookId), ConsistentRead: true }));
+  return Item ? toEndpoint(Item) : undefined;
+}
+
+/** Every endpoint of the account, newest first (at most the limit per account, so one small query). */
+export async function listEndpoints(accountId: string): Promise<WebhookEndpoint[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': endpointKey(accountId, '').pk, ':prefix': 'whk_' },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  });
+  return items.map(toEndpoint);
+}
+
+/** Sets the given fields of an existing endpoint (and removes `remove`); WEBHOOK_NOT_FOUND when there is none. */
+export async function updateEndpoint(
+  accountId: string,
+  webhookId: string,
+  changes: Partial<Omit<WebhookEndpoint, 'id' | 'secret' | 'createdAt'>>,
+  remove: readonly ('failingSince' | 'disabledAt')[] = [],
+): Promise<WebhookEndpoint> {
+  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+  const names = Object.fromEntries([...entries.map(([name]) => name), ...remove].map((name) => [`#${name}`, name]));
+  const set = entries.map(([name]) => `#${name} = :${name}`);
+  const updated = await updateReturning({
+    Key: endpointKey(accountId, webhookId),
+    UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.map((name) => `#${name}`).join(', ')}` : ''].join(' '),
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: names,
+    ...(entries.length ? { ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])) } : {}),
+  });
+  if (!updated) throw notFound.webhook();
+  return toEndpoint(updated);
+}
+
+/** Deletes the endpoint and gives its place back; its deliveries expire with their TTL. */
+export async function deleteEndpoint(accountId: string, webhookId: string): Promise<void> {
+  try {
+    await transactWrite([
+      { Delete: { TableName: tableName, Key: endpointKey(accountId, webhookId), ConditionExpression: 'attribute_exists(pk)' } },
+      { Update: { TableName: tableName, Key: countKey(accountId), UpdateExpression: 'ADD #count :minus', ExpressionAttributeNames: { '#count': 'count' }, ExpressionAttributeValues: { ':minus': -1 } } },
+    ]);
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') throw notFound.webhook();
+    throw error;
+  }
+}
+
+/** Notes a failed attempt: the run of failures starts now unless one is already running; answers its start. */
+export async function markEndpointFailing(accountId: string, webhookId: string, now: string): Promise<string | undefined> {
+  const updated = await updateReturning({
+    Key: endpointKey(accountId, webhookId),
+    UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':now': now },
+  });
+  return updated?.failingSince as string | undefined;
+}
+
+/** Ends a run of failures (a delivery succeeded); nothing to write when none is running. */
+export async function clearEndpointFailing(accountId: string, webhookId: string): Promise<void> {
+  await updateIf({ Key: endpointKey(accountId, webhookId), UpdateExpression: 'REMOVE failingSince', ConditionExpression: 'attribute_exists(failingSince)' });
+}
+
+/**
+ * Disables an endpoint whose run of failures started at `failingSince`;
+ * true for the one caller that did it (racing workers disable it once).
+ */
+export function disableFailingEndpoint(accountId: string, webhookId: string, failingSince: string, now: string): Promise<boolean> {
+  return updateIf({
+    Key: endpointKey(accountId, webhookId),
+    UpdateExpression: 'SET enabled = :false, disabledAt = :now, updatedAt = :now',
+    ConditionExpression: 'enabled = :true AND failingSince = :since',
+    ExpressionAttributeValues: { ':false': false, ':true': true, ':now': now, ':since': failingSince },
+  });
+}
+
+/** Puts the delivery unless it exists (one per event and endpoint); answers the stored one. */
+export async function putDeliveryOnce(accountId: string, delivery: Delivery): Promise<{ delivery: Delivery; created: boolean }> {
+  const key = deliveryKey(accountId, delivery.webhookId, delivery.id);
+  try {
+    await db.send(new PutCommand({ TableName: tableName, Item: { ...key, entity: 'delivery', ...delivery }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return { delivery, created: true };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  return { delivery: (await getDelivery(accountId, delivery.webhookId, delivery.id))!, created: false };
+}
+
+export async function getDelivery(accountId: string, webhookId: string, deliveryId: string): Promise<Delivery | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: deliveryKey(accountId, webhookId, deliveryId), ConsistentRead: true }));
+  return Item ? toDelivery(Item) : undefined;
+}
+
+/** One page of an endpoint's deliveries, newest first, expired ones left out. */
+export async function queryDeliveries(
+  accountId: string,
+  webhookId: string,
+  options: { limit: number; startKey?: Record<string, string>; nowSeconds: number },
+): Promise<{ deliveries: Delivery[]; lastKey?: Record<string, string> }> {
+  const response = await db.send(new QueryCommand({
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk',
+    FilterExpression: 'expiresAt > :now',
+    ExpressionAttributeValues: { ':pk': deliveryPartition(accountId, webhookId), ':now': options.nowSeconds },
+    ScanIndexForward: false,
+    Limit: options.limit,
+    ExclusiveStartKey: options.startKey,
+  }));
+  return { deliveries: (response.Items ?? []).map(toDelivery), lastKey: response.LastEvaluatedKey as Record<string, string> | undefined };
+}
+
+/**
+ * Takes attempt `attempt` of a pending delivery until `leaseUntil`: when the
+ * previous attempt is done, or when this one was taken by a worker that died
+ * (its lease ran out without an outcome). A duplicate queue message finds
+ * the condition false and does nothing, so each attempt is made once.
+ */
+export async function claimAttempt(accountId: string, webhookId: string, deliveryId: string, attempt: number, now: number, leaseUntil: number): Promise<Delivery | undefined> {
+  const claimed = await updateReturning({
+    Key: deliveryKey(accountId, webhookId, deliveryId),
+    UpdateExpression: 'SET attempts = :attempt, leaseUntil = :lease',
+    ConditionExpression: '#status = :pending AND (attempts = :previous OR (attempts = :attempt AND leaseUntil < :now))',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pending': 'pending', ':previous': attempt - 1, ':attempt': attempt, ':now': now, ':lease': leaseUntil },
+  });
+  return claimed ? toDelivery(claimed) : undefined;
+}
+
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  nextAttemptAt?: string;
+  record: DeliveryAttempt;
+}
+
+/** Records an attempt and its outcome together, if the attempt is still the delivery's latest. */
+export async function finishAttempt(accountId: string, delivery: Delivery, outcome: AttemptOutcome): Promise<void> {
+  const { record } = outcome;
+  const set = ['#status = :status', 'updatedAt = :at', ...(record.statusCode === undefined ? [] : ['lastStatusCode = :code']), ...(record.error === undefined ? [] : ['lastError = :error']), ...(outcome.nextAttemptAt ? ['nextAttemptAt = :next'] : [])];
+  const remove = ['leaseUntil', ...(record.statusCode === undefined ? ['lastStatusCode'] : []), ...(record.error === undefined ? ['lastError'] : []), ...(outcome.nextAttemptAt ? [] : ['nextAttemptAt'])];
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: tableName,
+          Key: deliveryKey(accountId, delivery.webhookId, delivery.id),
+          UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
+          ConditionExpression: 'attempts = :attempt',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': outcome.status,
+            ':at': record.at,
+            ':attempt': record.attempt,
+            ...(record.statusCode === undefined ? {} : { ':code': record.statusCode }),
+            ...(record.error === undefined ? {} : { ':error': record.error }),
+            ...(outcome.nextAttemptAt ? { ':next': outcome.nextAttemptAt } : {}),
+          },
+        },
+      },
+      { Put: { TableName: tableName, Item: { pk: attemptPartition(accountId, delivery.id), sk: attemptSortKey(record.attempt), entity: 'deliveryAttempt', ...record, expiresAt: delivery.expiresAt } } },
+    ]);
+  } catch (error) {
+    // A manual retry moved the delivery on meanwhile: this outcome is no longer its latest.
+    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') return;
+    throw error;
+  }
+}
+
+/** Ends a pending delivery without an attempt (its endpoint was disabled or deleted). */
+export async function abandonDelivery(accountId: string, delivery: Delivery, reason: string, now: string): Promise<void> {
+  await updateIf({
+    Key: deliveryKey(accountId, delivery.webhookId, delivery.id),
+    UpdateExpression: 'SET #status = :failed, lastError = :reason, updatedAt = :now REMOVE nextAttemptAt, leaseUntil',
+    ConditionExpression: '#status = :pending AND attempts = :attempts',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending', ':reason': reason, ':now': now, ':attempts': delivery.attempts },
+  });
+}
+
+/**
+ * Makes a delivery pending again for a manual retry, unless an attempt is in
+ * progress (CONFLICT); answers it as it now is.
+ */
+export async function reopenDelivery(accountId: string, webhookId: string, deliveryId: string, now: number): Promise<Delivery> {
+  const reopened = await updateReturning({
+    Key: deliveryKey(accountId, webhookId, deliveryId),
+    UpdateExpression: 'SET #status = :pending, nextAttemptAt = :at, updatedAt = :at',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pending': 'pending', ':at': new Date(now).toISOString(), ':now': now },
+  });
+  if (reopened) return toDelivery(reopened);
+  if (!(await getDelivery(accountId, webhookId, deliveryId))) throw notFound.delivery();
+  throw new PostlaneError('CONFLICT', 'An attempt of this delivery is in progress; retry it once it ends');
+}
+
+/** Every attempt of a delivery, first first (at most the schedule's eight plus manual retries). */
+export async function listAttempts(accountId: string, deliveryId: string): Promise<DeliveryAttempt[]> {
+  const items = await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': attemptPartition(accountId, deliveryId) }, ConsistentRead: true });
+  return items.map(({ pk: _pk, sk: _sk, entity: _entity, expiresAt: _expiresAt, ...attempt }) => attempt as unknown as DeliveryAttempt);
+}

@@ -1,0 +1,121 @@
+/**
+ * The event log: every change a customer may want to know about becomes one
+ * event `{id, type, createdAt, data}`, kept for the configured retention and
+ * fanned out to the account's webhook endpoints (shared/webhooks/fan-out.ts).
+ */
+import { eventLists, putEventOnce, queryEvents, type StoredEvent } from '#shared/data/events.ts';
+import { ValidationError } from '#shared/errors.ts';
+import { idAt } from '#shared/ids.ts';
+import { fanOutEvent } from '#shared/webhooks/fan-out.ts';
+import { decodeCursor, encodeCursor } from './cursors.ts';
+import { retentionExpiry, retentionHorizon } from './retention.ts';
+
+/** The event catalogue (docs/webhooks.md): what `events` of a webhook endpoint and the `type` filter accept. */
+export const EVENT_TYPES = [
+  'email.sent',
+  'email.delivered',
+  'email.delivery_delayed',
+  'email.bounced',
+  'email.complained',
+  'email.rejected',
+  'email.failed',
+  'email.opened',
+  'email.clicked',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.unsubscribed',
+  'form.submitted',
+  'broadcast.sent',
+  'webhook.disabled',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export type PostlaneEvent = StoredEvent;
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export interface EventInput {
+  type: EventType;
+  data: Record<string, unknown>;
+  /**
+   * Names the underlying change, the same however often it is reported: an
+   * SES message id with the notification type and recipient
+   * (`ses:<messageId>:Bounce:a@example.com`), or an entity id and version
+   * (`contact:con_…:v3`). A second event with the same key is not recorded.
+   */
+  sourceKey: string;
+}
+
+/**
+ * Records the event once per `sourceKey` and hands it to the account's
+ * webhook endpoints. A repeat (`created: false`) answers the stored event and
+ * fans it out again, which only re-queues deliveries not yet attempted: a
+ * crash between the write and the queue is repaired by the replay.
+ *
+ * `await recordEvent('acc_…', {type: 'email.bounced', data: {...}, sourceKey: 'ses:0100…:Bounce:a@example.com'}, Date.now())`
+ */
+export async function recordEvent(accountId: string, input: EventInput, now: number): Promise<{ event: PostlaneEvent; created: boolean }> {
+  const candidate: PostlaneEvent = { id: idAt('evt', now), type: input.type, createdAt: new Date(now).toISOString(), data: input.data };
+  const recorded = await putEventOnce(accountId, input.sourceKey, candidate, retentionExpiry(now));
+  await fanOutEvent(accountId, recorded.event, now);
+  return recorded;
+}
+
+export interface EventPage {
+  events: PostlaneEvent[];
+  /** Null at the end of the list. */
+  nextCursor: string | null;
+}
+
+export interface EventListOptions {
+  type?: EventType;
+  /** Inclusive, on `createdAt`. */
+  startDate?: Date;
+  endDate?: Date;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * One page of a list, and the cursor of the next. Reads at most `limit`
+ * items, never below the retention horizon (items DynamoDB has not removed
+ * yet would otherwise make empty pages at the end).
+ */
+async function page(
+  accountId: string,
+  scope: string,
+  list: { index: 'gsi1' | 'gsi2' | 'gsi3'; partition: string },
+  options: { startDate?: Date; endDate?: Date; limit: number; cursor?: string; newestFirst: boolean },
+  now: number,
+): Promise<EventPage> {
+  const horizon = retentionHorizon(now);
+  const { events, lastKey } = await queryEvents({
+    ...list,
+    fromMs: Math.max(horizon, options.startDate?.getTime() ?? horizon),
+    ...(options.endDate ? { toMs: options.endDate.getTime() } : {}),
+    newestFirst: options.newestFirst,
+    limit: options.limit,
+    ...(options.cursor ? { startKey: await decodeCursor(accountId, scope, options.cursor) } : {}),
+    nowSeconds: Math.floor(now / 1000),
+  });
+  return { events, nextCursor: lastKey ? await encodeCursor(accountId, scope, lastKey) : null };
+}
+
+/** The account's events, newest first, optionally of one type and within dates (GET /api/events). */
+export async function listEvents(accountId: string, options: EventListOptions, now: number): Promise<EventPage> {
+  if (options.startDate && options.endDate && options.startDate > options.endDate) {
+    throw new ValidationError('VALIDATION_ERROR', 'startDate must not be after endDate', 'startDate');
+  }
+  const scope = `events?${new URLSearchParams({ type: options.type ?? '', startDate: options.startDate?.toISOString() ?? '', endDate: options.endDate?.toISOString() ?? '' })}`;
+  const list = options.type ? eventLists.type(accountId, options.type) : eventLists.account(accountId);
+  return page(accountId, scope, list, { ...options, newestFirst: true }, now);
+}
+
+/** One email's events, oldest first (GET /api/emails/:id/events). */
+export function listEmailEvents(accountId: string, emailId: string, options: { limit: number; cursor?: string }, now: number): Promise<EventPage> {
+  return page(accountId, `emails/${emailId}/events`, eventLists.email(accountId, emailId), { ...options, newestFirst: false }, now);
+}

@@ -1,0 +1,190 @@
+/**
+ * Webhook endpoints and their deliveries, as the API will offer them
+ * (decisions: "Events, webhooks and the message log"): create (the secret is
+ * answered only here), get, list, update, delete, a test event, the
+ * deliveries with their attempts, and a manual retry.
+ */
+import {
+  deleteEndpoint,
+  getDelivery,
+  getEndpoint,
+  listAttempts,
+  listEndpoints,
+  putEndpoint,
+  queryDeliveries,
+  reopenDelivery,
+  updateEndpoint,
+  type Delivery,
+  type DeliveryAttempt,
+  type WebhookEndpoint,
+} from '#shared/data/webhooks.ts';
+import { notFound, PostlaneError, ValidationError } from '#shared/errors.ts';
+import { isId, newId } from '#shared/ids.ts';
+import { configuredWebhookQueue, enqueueDelivery, type WebhookQueue } from '#shared/webhooks/queue.ts';
+import { deliverEvent } from '#shared/webhooks/fan-out.ts';
+import { newWebhookSecret } from '#shared/webhooks/signing.ts';
+import { configuredUrlPolicy, resolveWebhookTarget, UnsafeUrlError, type UrlPolicy } from '#shared/webhooks/url-safety.ts';
+import { decodeCursor, encodeCursor } from './cursors.ts';
+import { isEventType } from './events.ts';
+
+/** Endpoints per account: every event reads them all, so they stay one small query. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
+
+const MAX_DESCRIPTION_LENGTH = 500;
+
+/** What the API answers: everything but the secret. */
+export type Webhook = Omit<WebhookEndpoint, 'secret' | 'failingSince'>;
+
+export interface WebhookInput {
+  url: string;
+  events: string[];
+  description?: string;
+}
+
+function publicView({ secret: _secret, failingSince: _failingSince, ...webhook }: WebhookEndpoint): Webhook {
+  return webhook;
+}
+
+function checkEvents(events: readonly string[]): string[] {
+  if (events.length === 0) throw new ValidationError('VALIDATION_ERROR', 'events must name at least one event type, or be ["*"]', 'events');
+  events.forEach((type, index) => {
+    if (type === '*' ? events.length > 1 : !isEventType(type)) {
+      throw new ValidationError('VALIDATION_ERROR', type === '*' ? '"*" stands alone in events' : `${type} is not an event type (see the event catalogue)`, `events[${index}]`);
+    }
+  });
+  return [...new Set(events)];
+}
+
+function checkDescription(description: string): string {
+  if (description.length > MAX_DESCRIPTION_LENGTH) throw new ValidationError('VALIDATION_ERROR', `description must be at most ${MAX_DESCRIPTION_LENGTH} characters`, 'description');
+  return description;
+}
+
+/**
+ * Refuses a URL that could never be delivered to. A name that does not
+ * resolve yet is accepted (its DNS may come later); a name that resolves to a
+ * private address is not. The check that protects is the one at delivery.
+ */
+async function checkUrl(url: string, policy: UrlPolicy): Promise<string> {
+  try {
+    await resolveWebhookTarget(url, policy);
+  } catch (error) {
+    if (!(error instanceof UnsafeUrlError) || !/does not resolve/.test(error.message)) throw error;
+  }
+  return url;
+}
+
+/** A new endpoint, enabled, with its secret (the only time it is answered). */
+export async function createWebhook(accountId: string, input: WebhookInput, now: number, policy: UrlPolicy = configuredUrlPolicy()): Promise<Webhook & { secret: string }> {
+  const at = new Date(now).toISOString();
+  const endpoint: WebhookEndpoint = {
+    id: newId('whk', now),
+    url: await checkUrl(input.url, policy),
+    events: checkEvents(input.events),
+    description: checkDescription(input.description ?? ''),
+    enabled: true,
+    secret: newWebhookSecret(),
+    createdAt: at,
+    updatedAt: at,
+  };
+  await putEndpoint(accountId, endpoint, MAX_WEBHOOKS_PER_ACCOUNT);
+  return { ...publicView(endpoint), secret: endpoint.secret };
+}
+
+async function endpointOf(accountId: string, webhookId: string): Promise<WebhookEndpoint> {
+  const endpoint = isId('whk', webhookId) ? await getEndpoint(accountId, webhookId) : undefined;
+  if (!endpoint) throw notFound.webhook();
+  return endpoint;
+}
+
+export async function getWebhook(accountId: string, webhookId: string): Promise<Webhook> {
+  return publicView(await endpointOf(accountId, webhookId));
+}
+
+export async function listWebhooks(accountId: string): Promise<Webhook[]> {
+  return (await listEndpoints(accountId)).map(publicView);
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: string[];
+  description?: string;
+  enabled?: boolean;
+}
+
+/** Changes the given fields; enabling an endpoint again starts its failure count afresh. */
+export async function updateWebhook(accountId: string, webhookId: string, changes: WebhookChanges, now: number, policy: UrlPolicy = configuredUrlPolicy()): Promise<Webhook> {
+  if (!isId('whk', webhookId)) throw notFound.webhook();
+  const updated = await updateEndpoint(accountId, webhookId, {
+    ...(changes.url === undefined ? {} : { url: await checkUrl(changes.url, policy) }),
+    ...(changes.events === undefined ? {} : { events: checkEvents(changes.events) }),
+    ...(changes.description === undefined ? {} : { description: checkDescription(changes.description) }),
+    ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
+    updatedAt: new Date(now).toISOString(),
+  }, changes.enabled ? ['failingSince', 'disabledAt'] : []);
+  return publicView(updated);
+}
+
+export async function deleteWebhook(accountId: string, webhookId: string): Promise<void> {
+  if (!isId('whk', webhookId)) throw notFound.webhook();
+  await deleteEndpoint(accountId, webhookId);
+}
+
+function queueOrFail(queue: WebhookQueue | undefined): WebhookQueue {
+  if (!queue) throw new Error('WEBHOOK_QUEUE_URL is not set: deliveries cannot be queued');
+  return queue;
+}
+
+/**
+ * Sends a `webhook.test` event to this endpoint only (also when disabled, so
+ * a receiver can be checked before enabling it). The event is not in the
+ * account's event log: nothing happened but the test.
+ */
+export async function sendTestEvent(accountId: string, webhookId: string, now: number, queue = configuredWebhookQueue()): Promise<Delivery> {
+  await endpointOf(accountId, webhookId);
+  const event = { id: newId('evt', now), type: 'webhook.test', createdAt: new Date(now).toISOString(), data: { webhookId, message: 'A test event from Postlane' } };
+  return deliverEvent(accountId, webhookId, event, queueOrFail(queue), now);
+}
+
+export type DeliveryView = Omit<Delivery, 'payload' | 'leaseUntil' | 'expiresAt'>;
+
+function deliveryView({ payload: _payload, leaseUntil: _leaseUntil, expiresAt: _expiresAt, ...delivery }: Delivery): DeliveryView {
+  return delivery;
+}
+
+/** One page of an endpoint's deliveries, newest first, with the cursor of the next (null at the end). */
+export async function listDeliveries(accountId: string, webhookId: string, options: { limit: number; cursor?: string }, now: number): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
+  await endpointOf(accountId, webhookId);
+  const scope = `webhooks/${webhookId}/deliveries`;
+  const { deliveries, lastKey } = await queryDeliveries(accountId, webhookId, {
+    limit: options.limit,
+    ...(options.cursor ? { startKey: await decodeCursor(accountId, scope, options.cursor) } : {}),
+    nowSeconds: Math.floor(now / 1000),
+  });
+  return { deliveries: deliveries.map(deliveryView), nextCursor: lastKey ? await encodeCursor(accountId, scope, lastKey) : null };
+}
+
+async function deliveryOf(accountId: string, webhookId: string, deliveryId: string, now: number): Promise<Delivery> {
+  const delivery = isId('whk', webhookId) && isId('dlv', deliveryId) ? await getDelivery(accountId, webhookId, deliveryId) : undefined;
+  if (!delivery || delivery.expiresAt <= Math.floor(now / 1000)) throw notFound.delivery();
+  return delivery;
+}
+
+/** A delivery with every attempt made, first first. */
+export async function getDeliveryWithAttempts(accountId: string, webhookId: string, deliveryId: string, now: number): Promise<DeliveryView & { attemptLog: DeliveryAttempt[] }> {
+  const delivery = await deliveryOf(accountId, webhookId, deliveryId, now);
+  return { ...deliveryView(delivery), attemptLog: await listAttempts(accountId, deliveryId) };
+}
+
+/**
+ * Delivers again now, whatever the delivery's state: a failed one gets one
+ * more attempt, a pending one is attempted now instead of at its next time.
+ * The endpoint must be enabled (a disabled one's deliveries end unattempted).
+ */
+export async function retryDelivery(accountId: string, webhookId: string, deliveryId: string, now: number, queue = configuredWebhookQueue()): Promise<DeliveryView> {
+  await deliveryOf(accountId, webhookId, deliveryId, now);
+  if (!(await endpointOf(accountId, webhookId)).enabled) throw new PostlaneError('CONFLICT', 'The webhook is disabled: enable it before retrying its deliveries');
+  const reopened = await reopenDelivery(accountId, webhookId, deliveryId, now);
+  await enqueueDelivery(queueOrFail(queue), { version: 1, accountId, webhookId, deliveryId, attempt: reopened.attempts + 1, notBefore: now }, now);
+  return deliveryView(reopened);
+}

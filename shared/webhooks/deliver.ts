@@ -1,0 +1,108 @@
+/**
+ * The webhook worker's logic, one queue message at a time: make the attempt
+ * the message names, record it, and say what should be queued next. It never
+ * waits in process: a message that surfaces before it is due goes back with
+ * the remaining delay, and a retry is a new message.
+ */
+import {
+  abandonDelivery,
+  claimAttempt,
+  clearEndpointFailing,
+  disableFailingEndpoint,
+  finishAttempt,
+  getDelivery,
+  getEndpoint,
+  markEndpointFailing,
+  type Delivery,
+  type WebhookEndpoint,
+} from '#shared/data/webhooks.ts';
+import { recordEvent } from '#shared/domain/events.ts';
+import { log } from '#shared/log.ts';
+import { postWebhook, type PostResult } from './delivery-client.ts';
+import type { DeliveryMessage } from './queue.ts';
+import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, retryDelaySeconds } from './schedule.ts';
+import { signedHeaders } from './signing.ts';
+import { configuredUrlPolicy, resolveWebhookTarget, UnsafeUrlError, type UrlPolicy } from './url-safety.ts';
+
+/** What the caller should do once the message is handled: nothing, or queue `message` (it is due at its `notBefore`). */
+export type NextStep = { action: 'done'; outcome: string } | { action: 'enqueue'; message: DeliveryMessage };
+
+export interface DeliverOptions {
+  policy?: UrlPolicy;
+  /** The signature's time: the moment the request leaves, whatever `now` the schedule runs on. */
+  clock?: () => Date;
+}
+
+/** Longer than one attempt can take, so a live attempt is never taken over. */
+const LEASE_MS = DELIVERY_TIMEOUT_MS * 3;
+
+async function attempt(endpoint: WebhookEndpoint, delivery: Delivery, policy: UrlPolicy, clock: () => Date): Promise<PostResult> {
+  const eventId = (JSON.parse(delivery.payload) as { id: string }).id;
+  try {
+    const { url, target } = await resolveWebhookTarget(endpoint.url, policy);
+    return await postWebhook(url, target, delivery.payload, signedHeaders(endpoint.secret, eventId, delivery.payload, clock()));
+  } catch (error) {
+    if (error instanceof UnsafeUrlError) return { error: error.message, durationMs: 0 };
+    throw error;
+  }
+}
+
+/**
+ * After a failed attempt: the endpoint's run of failures goes on, and once it
+ * has lasted DISABLE_AFTER_MS the endpoint is disabled and `webhook.disabled`
+ * recorded (once: only the worker whose condition holds does both).
+ */
+async function noteFailure(accountId: string, endpoint: WebhookEndpoint, now: number): Promise<void> {
+  const at = new Date(now).toISOString();
+  const failingSince = await markEndpointFailing(accountId, endpoint.id, at);
+  if (!failingSince || now - Date.parse(failingSince) < DISABLE_AFTER_MS) return;
+  if (!(await disableFailingEndpoint(accountId, endpoint.id, failingSince, at))) return;
+  await recordEvent(accountId, {
+    type: 'webhook.disabled',
+    data: { webhookId: endpoint.id, url: endpoint.url, failingSince, reason: 'Every delivery failed for 24 hours' },
+    sourceKey: `webhook.disabled:${endpoint.id}:${failingSince}`,
+  }, now);
+}
+
+/**
+ * Handles one queue message at `now`. `deliverWebhook(message, Date.now())`
+ * in the Lambda; tests pass any `now` to walk the schedule without waiting.
+ */
+export async function deliverWebhook(message: DeliveryMessage, now: number, options: DeliverOptions = {}): Promise<NextStep> {
+  if (message.notBefore > now) return { action: 'enqueue', message };
+  const { accountId, webhookId, deliveryId } = message;
+  const delivery = await getDelivery(accountId, webhookId, deliveryId);
+  if (delivery?.status !== 'pending') return { action: 'done', outcome: 'settled' };
+  const endpoint = await getEndpoint(accountId, webhookId);
+  if (!endpoint || (!endpoint.enabled && delivery.eventType !== 'webhook.test')) {
+    await abandonDelivery(accountId, delivery, endpoint ? 'The webhook is disabled' : 'The webhook was deleted', new Date(now).toISOString());
+    return { action: 'done', outcome: 'abandoned' };
+  }
+  const claimed = await claimAttempt(accountId, webhookId, deliveryId, message.attempt, now, now + LEASE_MS);
+  // Another copy of this message made (or is making) the attempt.
+  if (!claimed) return { action: 'done', outcome: 'duplicate' };
+
+  const result = await attempt(endpoint, claimed, options.policy ?? configuredUrlPolicy(), options.clock ?? (() => new Date()));
+  const succeeded = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
+  const delay = succeeded ? undefined : retryDelaySeconds(message.attempt);
+  const nextAttemptAt = delay === undefined ? undefined : now + delay * 1000;
+  await finishAttempt(accountId, claimed, {
+    status: succeeded ? 'succeeded' : delay === undefined ? 'failed' : 'pending',
+    ...(nextAttemptAt === undefined ? {} : { nextAttemptAt: new Date(nextAttemptAt).toISOString() }),
+    record: {
+      attempt: message.attempt,
+      at: new Date(now).toISOString(),
+      ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }),
+      ...(result.error === undefined ? {} : { error: result.error }),
+      durationMs: result.durationMs,
+    },
+  });
+  if (succeeded) {
+    if (endpoint.failingSince) await clearEndpointFailing(accountId, webhookId);
+    return { action: 'done', outcome: 'succeeded' };
+  }
+  log.info('webhook delivery failed', { webhookId, deliveryId, attempt: message.attempt, statusCode: result.statusCode, error: result.error });
+  await noteFailure(accountId, endpoint, now);
+  if (nextAttemptAt === undefined) return { action: 'done', outcome: 'failed' };
+  return { action: 'enqueue', message: { ...message, attempt: message.attempt + 1, notBefore: nextAttemptAt } };
+}

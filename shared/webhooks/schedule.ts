@@ -1,0 +1,28 @@
+/**
+ * When a failed delivery is tried again, as the Standard Webhooks
+ * specification suggests (and Svix does): 8 attempts over about 28 hours,
+ * longer than the 24 hours of failures after which an endpoint is disabled.
+ */
+
+/** Seconds after attempt n (index n − 1) fails before attempt n + 1. */
+export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
+
+/** Attempts in all: the first and one per delay. */
+export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+
+/** An endpoint failing for this long with no success is disabled. */
+export const DISABLE_AFTER_MS = 24 * 3600 * 1000;
+
+/** Longest wait before a receiver's answer counts as a failure. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** Seconds to wait after attempt `attempt` failed; undefined when it was the last. */
+export function retryDelaySeconds(attempt: number): number | undefined {
+  return RETRY_DELAYS_SECONDS[attempt - 1];
+}
+
+/**
+ * Messages per worker invocation, all delivered at once: ten receivers timing
+ * out (10 s each, in parallel) still end well within the function's 28 s.
+ */
+export const WEBHOOK_BATCH_SIZE = 10;

@@ -1,0 +1,33 @@
+/**
+ * A batch of queue messages as Lambda's SQS event source hands them over:
+ * every message on its own, all at once (a slow receiver holds its own
+ * message only), and a message whose handling threw is reported as a partial
+ * batch failure, to be received again, never the whole batch.
+ */
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { log } from '#shared/log.ts';
+import { deliverWebhook, type DeliverOptions } from './deliver.ts';
+import { configuredWebhookQueue, decodeDeliveryMessage, enqueueDelivery, type DeliveryMessage } from './queue.ts';
+
+export async function deliverWebhookBatch(records: readonly SQSRecord[], now: number, queue = configuredWebhookQueue(), options: DeliverOptions = {}): Promise<SQSBatchResponse> {
+  if (!queue) throw new Error('WEBHOOK_QUEUE_URL is not set: the worker cannot queue the next attempts');
+  const failed = await Promise.all(records.map(async (record) => {
+    let message: DeliveryMessage;
+    try {
+      message = decodeDeliveryMessage(record.body);
+    } catch {
+      // Not a message this code wrote: receiving it again would change nothing.
+      log.error('webhook worker: unreadable message dropped', { messageId: record.messageId });
+      return false;
+    }
+    try {
+      const next = await deliverWebhook(message, now, options);
+      if (next.action === 'enqueue') await enqueueDelivery(queue, next.message, now);
+      return false;
+    } catch (error) {
+      log.error('webhook worker: message failed, to be received again', { messageId: record.messageId, error });
+      return true;
+    }
+  }));
+  return { batchItemFailures: records.filter((_record, index) => failed[index]).map((record) => ({ itemIdentifier: record.messageId })) };
+}

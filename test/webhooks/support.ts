@@ -1,0 +1,98 @@
+/**
+ * A real webhook receiver (node:http on a free port of 127.0.0.1) and this
+ * file's webhook queue on the local SQS stand-in. Load after the test file's
+ * `vi.hoisted` has named the queue (see `webhookQueueName`): shared/config.ts
+ * reads WEBHOOK_QUEUE_URL once:
+ *
+ *     vi.hoisted(() => {
+ *       process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
+ *     });
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { expect } from 'vitest';
+import { createQueue } from '#dev/local/sqs.ts';
+import { config } from '#shared/config.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
+import { PostlaneError } from '#shared/errors.ts';
+import { errorReply } from '#shared/http/error-envelope.ts';
+import { decodeDeliveryMessage, type DeliveryMessage } from '#shared/webhooks/queue.ts';
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/** How the receiver answers its n-th request (from 0): a status, or a function that writes the response itself. */
+export type Responder = (request: ReceivedRequest, index: number) => number | ((response: ServerResponse) => void);
+
+export interface Receiver {
+  url: string;
+  port: number;
+  requests: ReceivedRequest[];
+  stop(): Promise<void>;
+}
+
+export async function startReceiver(respond: Responder = () => 200): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const received = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      requests.push(received);
+      const answer = respond(received, requests.length - 1);
+      if (typeof answer === 'number') response.writeHead(answer).end();
+      else answer(response);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    port,
+    requests,
+    stop: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** Creates the queue the environment names (the stand-in answers its URL). */
+export async function createWebhookQueue(): Promise<void> {
+  const url = config.WEBHOOK_QUEUE_URL!;
+  const created = await createQueue(config.SQS_ENDPOINT!, url.split('/').pop()!);
+  if (created !== url) throw new Error(`WEBHOOK_QUEUE_URL ${url} is not the queue the stand-in made (${created})`);
+}
+
+const waiting = new Map<string, DeliveryMessage[]>();
+
+/** The visible queue messages of one account's deliveries, taken off the queue; other accounts' wait for their own test. */
+export async function takeMessages(accountId: string): Promise<DeliveryMessage[]> {
+  for (;;) {
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if (Messages.length === 0) break;
+    for (const message of Messages) {
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, ReceiptHandle: message.ReceiptHandle }));
+      const decoded = decodeDeliveryMessage(message.Body!);
+      waiting.set(decoded.accountId, [...(waiting.get(decoded.accountId) ?? []), decoded]);
+    }
+  }
+  const mine = waiting.get(accountId) ?? [];
+  waiting.delete(accountId);
+  return mine;
+}
+
+/** The error envelope a refused call would be answered with: `expect(await refusal(call())).toMatchObject({status: 404, ...})`. */
+export async function refusal(promise: Promise<unknown>) {
+  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(PostlaneError);
+  return errorReply(error as PostlaneError);
+}
