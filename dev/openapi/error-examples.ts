@@ -67,6 +67,10 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   IDEMPOTENCY_IN_PROGRESS: { message: 'A request with this idempotency key is still in progress; retry shortly', field: 'idempotencyKey', retryAfter: 1 },
   SES_THROTTLED: { message: 'The sending rate of the SES account was exceeded; send again later' },
   SENDING_PAUSED: { message: 'Sending is paused for the SES account of this deployment' },
+  WEBHOOK_NOT_FOUND: { message: 'Webhook not found' },
+  DELIVERY_NOT_FOUND: { message: 'Delivery not found' },
+  INVALID_WEBHOOK_URL: { message: 'url must be an https URL whose host resolves to public addresses', field: 'url' },
+  WEBHOOK_LIMIT_REACHED: { message: 'This account has the most webhook endpoints it may have (20)' },
   INTERNAL_ERROR: { message: 'An unexpected error occurred; retry the request' },
 };
 

@@ -8,4 +8,7 @@ import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
  * others are deleted.
  */
 export const handler = (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> =>
-  withLogContext({ lambdaRequestId: context?.awsRequestId }, () => deliverWebhookBatch(event.Records, Date.now()));
+  withLogContext({ lambdaRequestId: context?.awsRequestId }, async () => {
+    const again = await deliverWebhookBatch(event.Records.map(({ messageId, body }) => ({ messageId, body })), Date.now());
+    return { batchItemFailures: again.map((itemIdentifier) => ({ itemIdentifier })) };
+  });

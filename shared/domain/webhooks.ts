@@ -1,6 +1,6 @@
 /**
  * Webhook endpoints and their deliveries, as the API will offer them
- * (decisions: "Events, webhooks and the message log"): create (the secret is
+ * (docs/webhooks.md): create (the secret is
  * answered only here), get, list, update, delete, a test event, the
  * deliveries with their attempts, and a manual retry.
  */

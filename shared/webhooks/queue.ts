@@ -9,7 +9,7 @@
 import * as v from 'valibot';
 import { config } from '#shared/config.ts';
 import { sqsRetryQueue, type RetryQueue } from '#shared/email/retry-queue.ts';
-import { MAX_DELAY_SECONDS } from '#shared/email/retry-policy.ts';
+import { MAX_DELAY_SECONDS } from '#shared/model/retry-policy.ts';
 
 const DeliveryMessageSchema = v.object({
   version: v.literal(1),

@@ -4,12 +4,18 @@
  * message only), and a message whose handling threw is reported as a partial
  * batch failure, to be received again, never the whole batch.
  */
-import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { log } from '#shared/log.ts';
 import { deliverWebhook, type DeliverOptions } from './deliver.ts';
 import { configuredWebhookQueue, decodeDeliveryMessage, enqueueDelivery, type DeliveryMessage } from './queue.ts';
 
-export async function deliverWebhookBatch(records: readonly SQSRecord[], now: number, queue = configuredWebhookQueue(), options: DeliverOptions = {}): Promise<SQSBatchResponse> {
+/** One received queue message: what the handler takes from each SQS record. */
+export interface ReceivedMessage {
+  messageId: string;
+  body: string;
+}
+
+/** The ids of the messages to receive again (a partial batch failure). */
+export async function deliverWebhookBatch(records: readonly ReceivedMessage[], now: number, queue = configuredWebhookQueue(), options: DeliverOptions = {}): Promise<string[]> {
   if (!queue) throw new Error('WEBHOOK_QUEUE_URL is not set: the worker cannot queue the next attempts');
   const failed = await Promise.all(records.map(async (record) => {
     let message: DeliveryMessage;
@@ -29,5 +35,5 @@ export async function deliverWebhookBatch(records: readonly SQSRecord[], now: nu
       return true;
     }
   }));
-  return { batchItemFailures: records.filter((_record, index) => failed[index]).map((record) => ({ itemIdentifier: record.messageId })) };
+  return records.filter((_record, index) => failed[index]).map((record) => record.messageId);
 }

@@ -18,7 +18,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'schemas', paths: ['shared/schemas/'] },
   { name: 'data', paths: ['shared/aws/', 'shared/data/'] },
   { name: 'email', paths: ['shared/email/'] },
-  { name: 'domain', paths: ['shared/domain/'] },
+  { name: 'domain', paths: ['shared/domain/', 'shared/webhooks/'] },
   { name: 'edge', paths: ['shared/pages/', 'shared/http/'] },
   { name: 'functions', paths: ['functions/'] },
 ];

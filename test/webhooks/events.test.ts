@@ -11,7 +11,7 @@ vi.hoisted(() => {
 });
 
 const { listEmailEvents, listEvents, recordEvent, EVENT_TYPES } = await import('#shared/domain/events.ts');
-const { meterDynamoDb } = await import('#shared/data/client.ts');
+const { meterDynamoDb } = await import('../../bench/dynamo-meter.ts');
 const { retentionExpiry } = await import('#shared/domain/retention.ts');
 const { signingSecret } = await import('#shared/domain/signing-secret.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
