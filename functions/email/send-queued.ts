@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { sendQueuedBatch } from '#shared/domain/retry.ts';
 import { withLogContext } from '#shared/log.ts';
+import { inRegionScope } from '#shared/data/regions.ts';
 
 /**
  * Invoked by the retry queue's event source (lib/retry-queue.ts) with
@@ -8,4 +9,4 @@ import { withLogContext } from '#shared/log.ts';
  * others are deleted.
  */
 export const handler = (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> =>
-  withLogContext({ lambdaRequestId: context?.awsRequestId }, () => sendQueuedBatch(event.Records));
+  withLogContext({ lambdaRequestId: context?.awsRequestId }, () => inRegionScope(() => sendQueuedBatch(event.Records)));
