@@ -4,7 +4,7 @@ import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/ta
 import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, ROUTES } from '#shared/http/routes.ts';
 import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
-import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
+import { replicaArn, secretArnForPolicies } from '../../lib/endpoint-function.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
 import { functionOfRoute, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
 
@@ -36,6 +36,9 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     pair(stack, 'logs:CreateLogStream', logGroupArn),
     pair(stack, 'logs:PutLogEvents', logGroupArn),
     ...[...actions].map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
+    // An account's writes and guarding reads go to its home region's replica (docs/regions.md).
+    ...settings.regions.filter((region) => region !== stack.region)
+      .flatMap((region) => [...actions].map((action) => pair(stack, `dynamodb:${action}`, replicaArn(stack, region, settings.tableName)))),
     ...(actions.has('Query')
       ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`))
       : []),
@@ -244,6 +247,29 @@ describe('with postlane:independentRegions', () => {
       const secrets = ofType(resourcesOf(template), 'AWS::SecretsManager::Secret');
       expect(secrets).toHaveLength(1);
       expect(secrets[0]![1].Properties.ReplicaRegions).toBeUndefined();
+    }
+  });
+
+  it('tells every function so, and grants none of them another region\'s table: data stays in its home region', () => {
+    for (const { stack, template } of independent.stacks) {
+      const resources = resourcesOf(template);
+      for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+        expect(fn.Properties.Environment.Variables).toMatchObject({ DEPLOYMENT_REGIONS: independent.settings.regions.join(','), REGION_MODE: 'independent' });
+        const tableArns = [...permissionsOf(stack, resources, id)].filter((entry) => entry.startsWith('dynamodb:')).map((entry) => entry.slice(entry.indexOf(' ') + 1));
+        for (const other of independent.settings.regions.filter((region) => region !== stack.region)) {
+          for (const arn of tableArns) expect(arn, fn.Properties.Description).not.toContain(`:dynamodb:${other}:`);
+        }
+      }
+    }
+  });
+});
+
+describe('home regions (global table)', () => {
+  it('tell every function the deployment\'s regions, first the default home, and route by home', () => {
+    for (const { template } of stacks) {
+      for (const [, fn] of ofType(resourcesOf(template), 'AWS::Lambda::Function')) {
+        expect(fn.Properties.Environment.Variables).toMatchObject({ DEPLOYMENT_REGIONS: settings.regions.join(','), REGION_MODE: 'home' });
+      }
     }
   });
 });
