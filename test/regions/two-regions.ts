@@ -101,6 +101,8 @@ export async function arrange(replication: Replication | undefined): Promise<Set
   await replication?.settled();
   const from = `news@${domain}`;
   const audienceId = (await call(US, 'audiences/create', { key, body: { name: 'Both regions' } })).body.data.id as string;
+  // Without home regions the EU replica would not know the audience yet.
+  await replication?.settled();
   const moved = [];
   for (const email of [uniqueAddress('move'), uniqueAddress('move')]) {
     moved.push({ id: (await call(EU, 'contacts/create', { key, body: { email, audienceId } })).body.data.id as string, email });
