@@ -176,3 +176,11 @@ export async function violations(setup: Setup): Promise<string[]> {
   if (receipts > 1) found.push(`one idempotency key sent ${receipts} emails`);
   return found;
 }
+
+/** Arranges an account, runs `concurrentTraffic` for it, waits for replication to settle and lists what broke. */
+export async function trafficViolations(replication: Replication): Promise<string[]> {
+  const setup = await arrange(replication);
+  await concurrentTraffic(setup);
+  await replication.settled();
+  return violations(setup);
+}
