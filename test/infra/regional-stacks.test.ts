@@ -4,9 +4,9 @@ import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/ta
 import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, ROUTES } from '#shared/http/routes.ts';
 import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
-import { replicaArn, secretArnForPolicies } from '../../lib/endpoint-function.ts';
+import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
-import { functionOfRoute, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
+import { functionOfRoute, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs, type Resources } from './template.ts';
 
 /** CloudFormation refuses stacks over 500 resources; fail while there is still room to split. */
 const RESOURCE_BUDGET = 400;
@@ -35,10 +35,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   return new Set([
     pair(stack, 'logs:CreateLogStream', logGroupArn),
     pair(stack, 'logs:PutLogEvents', logGroupArn),
-    ...[...actions].map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
-    // An account's writes and guarding reads go to its home region's replica (docs/regions.md).
-    ...settings.regions.filter((region) => region !== stack.region)
-      .flatMap((region) => [...actions].map((action) => pair(stack, `dynamodb:${action}`, replicaArn(stack, region, settings.tableName)))),
+    ...tablePairs(stack, actions, settings),
     ...(actions.has('Query')
       ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`))
       : []),
