@@ -10,7 +10,10 @@ await vi.hoisted(async () => (await import('./environment.ts')).twoRegionEnviron
 
 const { arrange, call, EU, inRegion, itemsOf, startRegions, TABLES, trafficViolations, US } = await import('./two-regions.ts');
 const { restrictKey } = await import('#shared/domain/api-keys.ts');
-const { moveAccount, showAccount } = await import('#shared/domain/accounts.ts');
+const { createAccount, moveAccount, showAccount } = await import('#shared/domain/accounts.ts');
+const { db, tableName } = await import('#shared/data/client.ts');
+const { accountKey } = await import('#shared/data/accounts.ts');
+const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
 
 const replication = (await startRegions({ replicated: true }))!;
 afterAll(() => replication.stop());
@@ -77,5 +80,12 @@ describe('home regions (global table, two regions)', () => {
     await replication.settled();
     // ...until replication brings them.
     expect((await call(US, 'contacts/create', { key: setup.key, body: { email: 'ana@example.org', audienceId: stranded } })).status).toBe(201);
+  });
+
+  it('refuses one write naming the items of two accounts: each account is written in its own home', async () => {
+    const [first, second] = [await createAccount({ plan: 'free', region: EU }), await createAccount({ plan: 'free', region: US })];
+    const exists = (accountId: string) => ({ ConditionCheck: { TableName: tableName, Key: accountKey(accountId), ConditionExpression: 'attribute_exists(pk)' } });
+
+    await expect(db.send(new TransactWriteCommand({ TransactItems: [exists(first.accountId), exists(second.accountId)] }))).rejects.toThrow(/names the items of 2 accounts/);
   });
 });
