@@ -50,7 +50,7 @@ const [{ awsConnection, config }, { PLANS }, accounts, apiKeys, { getAccount }, 
 ]);
 
 async function existingAccount(accountId: string): Promise<string> {
-  if (!(await getAccount(accountId))) throw new Error(`Unknown account ${accountId}`);
+  if (!(await getAccount(accountId, { consistent: true }))) throw new Error(`Unknown account ${accountId}`);
   return accountId;
 }
 
@@ -79,12 +79,22 @@ function deadLetterQueue(flags: Flags): [InstanceType<typeof SQSClient>, string]
 const COMMANDS: Record<string, Command> = {
   'account create': {
     summary: 'creates an account; prints its id',
-    flags: ['plan', 'quota', 'name'],
+    flags: ['plan', 'quota', 'name', 'region'],
     run: (flags) => accounts.createAccount({
       plan: oneOf('plan', flags.plan ?? 'free', PLANS),
       quota: quota(flags.quota),
       name: flags.name,
+      ...(flags.region === undefined ? {} : { region: flags.region }),
     }),
+  },
+  'account move': {
+    summary: "makes another region the account's home (after a region outage, or on request)",
+    flags: ['account!', 'region!'],
+    run: async (flags) => {
+      const moved = await accounts.moveAccount(flags.account!, flags.region!);
+      if (!moved) throw new Error(`Unknown account ${flags.account}`);
+      return moved;
+    },
   },
   'account show': {
     summary: 'plan, quota and usage of an account',

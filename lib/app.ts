@@ -147,6 +147,8 @@ export function addRegionalStacks(app: App, settings: PostlaneSettings = readSet
     description: `Postlane (${settings.stage}) API and data in ${region}`,
     namePrefix: namePrefixOf(settings.stage),
     tableName: settings.tableName,
+    regions: settings.regions,
+    independentRegions: settings.independentRegions,
     tableSource: settings.useRetainedData
       ? { kind: 'retained', replicated: !settings.independentRegions && settings.regions.length > 1 }
       : settings.independentRegions || region === home

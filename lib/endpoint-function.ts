@@ -51,6 +51,11 @@ export function secretArnForPolicies(stack: Stack, secretName: string): string {
 }
 
 
+/** The ARN of the global table's replica in `region`: a replica keeps the table's name. */
+export function replicaArn(stack: Stack, region: string, tableName: string): string {
+  return stack.formatArn({ service: 'dynamodb', region, resource: 'table', resourceName: tableName });
+}
+
 /**
  * 512 MB: Lambda's CPU share grows with memory (one vCPU at 1,769 MB), and loading a
  * bundle costs about 50 ms of one full core, so roughly 350 ms of cold start at 256 MB
@@ -74,9 +79,11 @@ const TIMEOUT = Duration.seconds(28);
  */
 export class EndpointFunction extends Construct {
   readonly function: NodejsFunction;
+  private readonly tableActions: readonly TableAction[];
 
   constructor(scope: Construct, id: string, props: EndpointFunctionProps) {
     super(scope, id);
+    this.tableActions = props.tableActions;
     const entry = `functions/${props.handler}.ts`;
     const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     // Not AWSLambdaBasicExecutionRole: it may write to any log group in the account.
@@ -177,6 +184,25 @@ export class EndpointFunction extends Construct {
         resources: GLOBAL_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`),
       }));
     }
+  }
+
+  /**
+   * The deployment's regions reach the code (DEPLOYMENT_REGIONS, REGION_MODE,
+   * docs/regions.md). With a global table, an account's writes and guarding
+   * reads go to its home region's replica, wherever the request arrived, so
+   * the table actions are granted on the replicas of the other regions too
+   * (same name, their region in the ARN); with independent regions, on none.
+   */
+  useRegions(tableName: string, regions: readonly string[], independent: boolean): void {
+    this.function.addEnvironment('DEPLOYMENT_REGIONS', regions.join(','));
+    this.function.addEnvironment('REGION_MODE', independent ? 'independent' : 'home');
+    const stack = Stack.of(this);
+    const others = regions.filter((region) => region !== stack.region);
+    if (independent || others.length === 0 || this.tableActions.length === 0) return;
+    this.function.addToRolePolicy(new PolicyStatement({
+      actions: this.tableActions.map((action) => `dynamodb:${action}`),
+      resources: others.map((region) => replicaArn(stack, region, tableName)),
+    }));
   }
 
   /**

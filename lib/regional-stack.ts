@@ -28,6 +28,10 @@ export interface RegionalStackProps extends StackProps {
   readonly namePrefix: string;
   readonly tableName: string;
   readonly tableSource: TableSource;
+  /** Every region of the deployment, the first being the default home of new accounts. */
+  readonly regions: readonly string[];
+  /** One unreplicated table per region: each account's data stays in its home region. */
+  readonly independentRegions: boolean;
   readonly alarmEmail?: string;
   readonly customDomain?: CustomDomainSettings;
   readonly api: ApiProtection;
@@ -91,7 +95,9 @@ export class RegionalStack extends Stack {
     new CfnOutput(this, 'FeedbackDeadLetterQueueUrl', { value: this.feedback.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'RetryDeadLetterQueueUrl', { value: this.retryQueue.deadLetterQueue.queueUrl });
 
-    const functions = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction).map((endpoint) => endpoint.function);
+    const endpoints = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction);
+    for (const endpoint of endpoints) endpoint.useRegions(props.tableName, props.regions, props.independentRegions);
+    const functions = endpoints.map((endpoint) => endpoint.function);
     if (props.customDomain) {
       this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi, stage: this.api.stage });
       // Links in sent mail must come back to a region holding the same data and

@@ -5,6 +5,17 @@ const optionalUrl = v.optional(v.pipe(v.string(), v.url()));
 const ConfigSchema = v.object({
   TABLE_NAME: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{3,255}$/)), 'postlane'),
   AWS_REGION: v.optional(v.pipe(v.string(), v.minLength(1)), 'us-east-1'),
+  /** Every region of the deployment, the first being the default home of new accounts: `us-east-1,eu-west-1`; unset, AWS_REGION alone. */
+  DEPLOYMENT_REGIONS: v.optional(v.pipe(v.string(), v.regex(/^\s*[a-z0-9-]+(\s*,\s*[a-z0-9-]+)*\s*$/, 'must be a comma-separated list of regions'))),
+  /**
+   * `home` (global table): an account's writes and guarding reads go to its home region's replica.
+   * `independent`: one unreplicated table per region, each account's data in its home region only.
+   * `local`: every call to the replica of the region the request arrived in; unsafe across
+   * regions (test/regions shows why), kept only to demonstrate the danger.
+   */
+  REGION_MODE: v.optional(v.picklist(['home', 'independent', 'local']), 'home'),
+  /** Locally, the table standing for each other region's replica (one DynamoDB Local holds both): `eu-west-1=postlane-eu`. */
+  DYNAMODB_REPLICA_TABLES: v.optional(v.pipe(v.string(), v.regex(/^\s*[a-z0-9-]+=[A-Za-z0-9_.-]{3,255}(\s*,\s*[a-z0-9-]+=[A-Za-z0-9_.-]{3,255})*\s*$/, 'must be a comma-separated list of region=table'))),
   DYNAMODB_ENDPOINT: optionalUrl,
   SES_ENDPOINT: optionalUrl,
   /** A local S3 endpoint (path-style): the stand-in of `npm start` and the tests. */

@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { sendQueuedMessages } from '#shared/domain/retry.ts';
 import { withLogContext } from '#shared/log.ts';
+import { inRegionScope } from '#shared/data/regions.ts';
 
 /**
  * Invoked by the retry queue's event source (lib/retry-queue.ts) with
@@ -9,11 +10,11 @@ import { withLogContext } from '#shared/log.ts';
  */
 export const handler = (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> =>
   withLogContext({ lambdaRequestId: context?.awsRequestId }, async () => {
-    const settled = await sendQueuedMessages(event.Records.map((record) => ({
+    const settled = await inRegionScope(() => sendQueuedMessages(event.Records.map((record) => ({
       messageId: record.messageId,
       body: record.body,
       receives: Number(record.attributes.ApproximateReceiveCount),
       receiptHandle: record.receiptHandle,
-    })));
+    }))));
     return { batchItemFailures: event.Records.filter((_record, index) => settled[index] === 'again').map((record) => ({ itemIdentifier: record.messageId })) };
   });

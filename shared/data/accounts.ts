@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
+import { db, tableName, updateIf } from './client.ts';
+import { DEFAULT_HOME_REGION } from './regions.ts';
 import type { Plan } from '#shared/model/plans.ts';
 
 export interface AccountRecord {
@@ -8,10 +9,15 @@ export interface AccountRecord {
   plan: Plan;
   /** Monthly email quota when set by the operator; otherwise the plan's. */
   quotaOverride?: number;
+  /** Home region: every write for the account, and every read guarding one, goes to its replica (docs/regions.md). */
+  region: string;
   createdAt: string;
 }
 
 export const accountKey = (accountId: string) => ({ pk: accountId, sk: 'ACCOUNT' });
+
+/** Where the account item keeps its home region; shared/data/client.ts reads it to route calls. */
+export const HOME_REGION_ATTRIBUTE = 'region';
 
 /** Counter of audiences that are not deleted; kept on the account item so a list's total is one read. */
 export const AUDIENCE_COUNT_ATTRIBUTE = 'audienceCount';
@@ -24,6 +30,8 @@ export function toAccount(item: Record<string, unknown>): AccountRecord {
     name: item.name as string,
     plan: item.plan as Plan,
     ...(typeof item.quotaOverride === 'number' ? { quotaOverride: item.quotaOverride } : {}),
+    // Accounts made before home regions live in the deployment's first region.
+    region: typeof item[HOME_REGION_ATTRIBUTE] === 'string' ? item[HOME_REGION_ATTRIBUTE] as string : DEFAULT_HOME_REGION,
     createdAt: item.createdAt as string,
   };
 }
@@ -36,9 +44,21 @@ export async function putAccount(account: AccountRecord): Promise<void> {
   }));
 }
 
-export async function getAccount(accountId: string): Promise<(AccountRecord & { audienceCount: number; templateCount: number }) | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: accountKey(accountId) }));
+/** `consistent`: read in the account's home replica, for a check that guards a write (an operator's, a key's creation). */
+export async function getAccount(accountId: string, options: { consistent?: boolean } = {}): Promise<(AccountRecord & { audienceCount: number; templateCount: number }) | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: accountKey(accountId), ...(options.consistent ? { ConsistentRead: true } : {}) }));
   return Item
     ? { ...toAccount(Item), audienceCount: Number(Item[AUDIENCE_COUNT_ATTRIBUTE] ?? 0), templateCount: Number(Item[TEMPLATE_COUNT_ATTRIBUTE] ?? 0) }
     : undefined;
+}
+
+/** Makes `region` the account's home, written in the replica the caller is routed to; false when the account is not there. */
+export function setAccountRegion(accountId: string, region: string): Promise<boolean> {
+  return updateIf({
+    Key: accountKey(accountId),
+    UpdateExpression: 'SET #region = :region',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#region': HOME_REGION_ATTRIBUTE },
+    ExpressionAttributeValues: { ':region': region },
+  });
 }

@@ -2,8 +2,12 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import {
   BatchGetCommand,
   BatchWriteCommand,
+  DeleteCommand,
   DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
   QueryCommand,
+  TransactGetCommand,
   type BatchGetCommandOutput,
   type BatchWriteCommandInput,
   type BatchWriteCommandOutput,
@@ -15,6 +19,8 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { awsConnection, config } from '#shared/config.ts';
+import { DEFAULT_HOME_REGION, DEPLOYMENT_REGIONS, knownHome, localRegion, rememberHome, routesToHome } from './regions.ts';
+import { accountKey, HOME_REGION_ATTRIBUTE } from './accounts.ts';
 
 /** Exported for the tests and the benchmark, which attach their own middleware (faults, metering) to its stack. */
 export const dynamo = new DynamoDBClient({
@@ -22,11 +28,114 @@ export const dynamo = new DynamoDBClient({
   maxAttempts: 4,
 });
 
-export const db = DynamoDBDocumentClient.from(dynamo, {
-  marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-});
+const DOCUMENT_OPTIONS = { marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false } };
 
 export const tableName = config.TABLE_NAME;
+
+/** One region's replica of the table: a global table keeps one name in every region. */
+export interface Replica {
+  region: string;
+  client: DynamoDBClient;
+  documents: DynamoDBDocumentClient;
+}
+
+const replicas = new Map<string, Replica>([[config.AWS_REGION, { region: config.AWS_REGION, client: dynamo, documents: DynamoDBDocumentClient.from(dynamo, DOCUMENT_OPTIONS) }]]);
+
+/** Locally one DynamoDB Local holds a table per simulated region (DYNAMODB_REPLICA_TABLES); in AWS the name is the same everywhere. */
+const LOCAL_REPLICA_TABLES = new Map((config.DYNAMODB_REPLICA_TABLES ?? '').split(',').filter((entry) => entry.includes('=')).map((entry) => entry.split('=').map((part) => part.trim()) as [string, string]));
+
+/** The replica in `region`, its client made on first use. */
+export function replicaFor(region: string): Replica {
+  let replica = replicas.get(region);
+  if (!replica) {
+    const client = new DynamoDBClient({ ...awsConnection(config.DYNAMODB_ENDPOINT), region, maxAttempts: 4 });
+    const localTable = LOCAL_REPLICA_TABLES.get(region);
+    if (localTable) client.middlewareStack.add((next) => async (args) => {
+      renameTables(args.input as Record<string, any>, tableName, localTable);
+      const result = await next(args);
+      renameTables(result.output as Record<string, any>, localTable, tableName);
+      return result;
+    }, { step: 'initialize', priority: 'high', name: 'localReplicaTable' });
+    replica = { region, client, documents: DynamoDBDocumentClient.from(client, DOCUMENT_OPTIONS) };
+    replicas.set(region, replica);
+  }
+  return replica;
+}
+
+/** Where requests and answers name the table: the top level, per transaction item, and as the key of batch maps. */
+function renameTables(message: Record<string, any> | undefined, from: string, to: string): void {
+  if (!message) return;
+  if (message.TableName === from) message.TableName = to;
+  for (const item of message.TransactItems ?? []) for (const operation of Object.values(item) as Record<string, unknown>[]) if (operation.TableName === from) operation.TableName = to;
+  for (const map of ['RequestItems', 'Responses', 'UnprocessedKeys', 'UnprocessedItems'] as const) {
+    if (message[map]?.[from] === undefined) continue;
+    message[map][to] = message[map][from];
+    delete message[map][from];
+  }
+}
+
+type Command = { input: Record<string, any> };
+
+/** Writes, and reads strongly consistent, which is how the code reads what guards a write. */
+function writesOrGuards(command: Command): boolean {
+  const { input } = command;
+  return command instanceof PutCommand || command instanceof UpdateCommand || command instanceof DeleteCommand
+    || command instanceof TransactWriteCommand || command instanceof BatchWriteCommand || command instanceof TransactGetCommand
+    || input.ConsistentRead === true
+    || (command instanceof BatchGetCommand && Object.values(input.RequestItems ?? {}).some((request: any) => request.ConsistentRead === true));
+}
+
+const ACCOUNT_IN_KEY = /^(acc_[0-9A-Za-z]+)(?:#|$)/;
+
+/** The account whose items a call names (every account-scoped key starts with its id), or undefined for the few global items. */
+function accountOf(input: Record<string, any>): string | undefined {
+  const keys: unknown[] = [input.Item?.pk, input.Key?.pk, ...Object.values(input.ExpressionAttributeValues ?? {})];
+  for (const item of input.TransactItems ?? []) for (const operation of Object.values(item) as any[]) keys.push(operation.Item?.pk, operation.Key?.pk);
+  for (const request of Object.values(input.RequestItems ?? {}) as any[]) {
+    if (Array.isArray(request)) for (const write of request) keys.push(write.PutRequest?.Item?.pk, write.DeleteRequest?.Key?.pk);
+    else for (const key of request.Keys ?? []) keys.push(key.pk);
+  }
+  const accounts = new Set(keys.flatMap((key) => (typeof key === 'string' ? ACCOUNT_IN_KEY.exec(key)?.[1] ?? [] : [])));
+  if (accounts.size > 1) throw new Error(`One DynamoDB call names the items of ${accounts.size} accounts; each account has its own home region`);
+  return [...accounts][0];
+}
+
+/**
+ * The account's home as the local replica knows it (a plain read: the home
+ * changes only by `account move`); an account not replicated here yet is
+ * looked for in the other replicas. Outside a request, each call asks again.
+ */
+async function lookUpHome(accountId: string): Promise<string> {
+  const local = localRegion();
+  for (const region of [local, ...DEPLOYMENT_REGIONS.filter((other) => other !== local)]) {
+    const { Item } = await replicaFor(region).documents.send(new GetCommand({ TableName: tableName, Key: accountKey(accountId), ProjectionExpression: '#region', ExpressionAttributeNames: { '#region': HOME_REGION_ATTRIBUTE } }));
+    if (!Item) continue;
+    const home = typeof Item[HOME_REGION_ATTRIBUTE] === 'string' ? Item[HOME_REGION_ATTRIBUTE] as string : DEFAULT_HOME_REGION;
+    rememberHome(accountId, home);
+    return home;
+  }
+  return local;
+}
+
+/** Which replica a call goes to (docs/regions.md): the account's home for writes and guarding reads, else the local one. */
+async function replicaOf(command: Command): Promise<Replica> {
+  const local = localRegion();
+  if (!routesToHome() || !writesOrGuards(command)) return replicaFor(local);
+  const accountId = accountOf(command.input);
+  if (!accountId) return replicaFor(local);
+  return replicaFor(knownHome(accountId) ?? await lookUpHome(accountId));
+}
+
+/**
+ * The table, as every data module uses it: each call is sent to the replica
+ * `replicaOf` picks from the keys it names, so no data module can write an
+ * account's items outside its home region.
+ */
+export const db = DynamoDBDocumentClient.from(dynamo, DOCUMENT_OPTIONS);
+db.send = (async (command: Command, ...rest: unknown[]) => {
+  const { documents } = await replicaOf(command);
+  return (documents.send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+}) as typeof db.send;
 
 export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 

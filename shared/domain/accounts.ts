@@ -1,18 +1,46 @@
 import { newId } from '#shared/ids.ts';
-import { getAccount, putAccount, type AccountRecord } from '#shared/data/accounts.ts';
+import { getAccount, putAccount, setAccountRegion, type AccountRecord } from '#shared/data/accounts.ts';
+import { assertDeploymentRegion, DEFAULT_HOME_REGION, DEPLOYMENT_REGIONS, localRegion, withHome } from '#shared/data/regions.ts';
+import { config } from '#shared/config.ts';
 import { getEmailsSent } from '#shared/data/usage.ts';
 import { PLAN_LIMITS, type Plan } from '#shared/model/plans.ts';
 
-export async function createAccount(input: { plan: Plan; quota?: number; name?: string }, now = new Date()): Promise<{ accountId: string }> {
+/** `region`: the home region, one of the deployment's; default its first. */
+export async function createAccount(input: { plan: Plan; quota?: number; name?: string; region?: string }, now = new Date()): Promise<{ accountId: string }> {
+  const region = input.region ?? DEFAULT_HOME_REGION;
+  assertDeploymentRegion(region);
+  if (config.REGION_MODE === 'independent' && region !== localRegion()) {
+    throw new Error(`In independent-regions mode an account's data lives only in its home region's table: create it there (AWS_REGION=${region})`);
+  }
   const accountId = newId('acc', now.getTime());
-  await putAccount({
+  await withHome(accountId, region, () => putAccount({
     accountId,
     name: input.name ?? accountId,
     plan: input.plan,
     ...(input.quota === undefined ? {} : { quotaOverride: input.quota }),
+    region,
     createdAt: now.toISOString(),
-  });
+  }));
   return { accountId };
+}
+
+/**
+ * Makes `region` the account's home (`admin account move`): from the next
+ * call on, its writes and guarding reads go to that replica. Written in the
+ * new home first (it must succeed: the old region may be the one that is
+ * down), then in every other replica that answers, so none keeps routing to
+ * the old home until replication brings the change. Writes the old home took
+ * but had not yet replicated when it failed are not in the new home: they
+ * arrive when the old region comes back, and last writer wins (docs/regions.md).
+ */
+export async function moveAccount(accountId: string, region: string): Promise<{ accountId: string; region: string } | undefined> {
+  assertDeploymentRegion(region);
+  if (config.REGION_MODE === 'independent') {
+    throw new Error('In independent-regions mode each region has its own table and accounts do not move: their data stays in their home region');
+  }
+  if (!(await withHome(accountId, region, () => setAccountRegion(accountId, region)))) return undefined;
+  await Promise.allSettled(DEPLOYMENT_REGIONS.filter((other) => other !== region).map((other) => withHome(accountId, other, () => setAccountRegion(accountId, region))));
+  return { accountId, region };
 }
 
 /** The calendar month (UTC) that the quota counts in: `2026-11`. */
@@ -28,6 +56,7 @@ export function monthlyQuotaOf(account: Pick<AccountRecord, 'plan' | 'quotaOverr
 export interface AccountSummary {
   accountId: string;
   plan: Plan;
+  region: string;
   quota: number;
   emailsSent: number;
   emailsRemaining: number;
@@ -40,5 +69,5 @@ export async function showAccount(accountId: string, now = new Date()): Promise<
   const period = quotaPeriod(now);
   const quota = monthlyQuotaOf(account);
   const emailsSent = await getEmailsSent(accountId, period);
-  return { accountId, plan: account.plan, quota, emailsSent, emailsRemaining: Math.max(0, quota - emailsSent), period };
+  return { accountId, plan: account.plan, region: account.region, quota, emailsSent, emailsRemaining: Math.max(0, quota - emailsSent), period };
 }

@@ -12,6 +12,7 @@ import {
   type KeyPermission,
 } from '#shared/data/api-keys.ts';
 import { getAccount } from '#shared/data/accounts.ts';
+import { localRegion, rememberHome, routesToHome, withHome } from '#shared/data/regions.ts';
 import type { Plan } from '#shared/model/plans.ts';
 
 const SECRET_LENGTH = 32; // ~190 bits: a fast hash is enough, nothing to brute-force
@@ -51,7 +52,7 @@ export async function createApiKey(input: {
   permission: KeyPermission;
   name?: string;
 }, now = new Date()): Promise<CreatedKey> {
-  const account = await getAccount(input.accountId);
+  const account = await getAccount(input.accountId, { consistent: true });
   if (!account) throw new AuthError('UNAUTHORIZED', `No account ${input.accountId}`);
   const keyId = newId('key', now.getTime());
   const key = `svc_${input.env}_${input.accountId.slice(4)}${keyId.slice(4)}${randomBase62(SECRET_LENGTH)}`;
@@ -75,7 +76,7 @@ const unauthorized = () => new AuthError('UNAUTHORIZED', 'Missing or invalid API
 export async function authenticate(key: string | undefined, now = new Date()): Promise<Principal> {
   const parsed = key ? parseKey(key) : undefined;
   if (!key || !parsed) throw unauthorized();
-  const found = await getApiKeyWithAccount(parsed.accountId, parsed.keyId);
+  const found = await keyAtHome(parsed.accountId, parsed.keyId);
   if (!found || found.key.revoked || found.key.env !== parsed.env) throw unauthorized();
   const expected = Buffer.from(found.key.secretHash, 'hex');
   const given = Buffer.from(hashKey(key), 'hex');
@@ -91,6 +92,22 @@ export async function authenticate(key: string | undefined, now = new Date()): P
     permission: found.key.permission,
     plan: found.account.plan,
   };
+}
+
+/**
+ * The key as its account's home replica has it, where revoking and disabling
+ * are written, so they hold at once in every region. The local replica names
+ * the home; when that is another region the key is read again there: one
+ * more round trip, only for requests that arrived away from home. A key the
+ * local replica does not have yet (or, with independent regions, at all) is unknown.
+ */
+async function keyAtHome(accountId: string, keyId: string): Promise<Awaited<ReturnType<typeof getApiKeyWithAccount>>> {
+  const local = localRegion();
+  const found = await withHome(accountId, local, () => getApiKeyWithAccount(accountId, keyId));
+  if (!found) return undefined;
+  const home = routesToHome() ? found.account.region : local;
+  rememberHome(accountId, home);
+  return home === local ? found : withHome(accountId, home, () => getApiKeyWithAccount(accountId, keyId));
 }
 
 export type KeySummary = Pick<ApiKeyRecord, 'name' | 'env' | 'permission' | 'disabled' | 'revoked' | 'createdAt'> & {

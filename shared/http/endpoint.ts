@@ -10,6 +10,7 @@ import { DEFAULT_MAX_BODY_BYTES, edgeRoutes, matchRoute, routesOf, type HandlerN
 import { errorReply } from './error-envelope.ts';
 import type { Reply } from './reply.ts';
 import { withRequestLog } from './request-log.ts';
+import { inRegionScope } from '#shared/data/regions.ts';
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
@@ -85,7 +86,10 @@ function build(
       headers: Object.fromEntries(Object.entries(event.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)),
     }, state);
   }) as unknown as LambdaHandler;
-  return Object.assign(withRequestLog(handler), { schemas: { ...schemas } });
+  const logged = withRequestLog(handler);
+  // Each invocation learns account homes afresh: a move takes effect on the next request.
+  const scoped: LambdaHandler = (event, context) => inRegionScope(() => logged(event, context));
+  return Object.assign(scoped, { schemas: { ...schemas } });
 }
 
 /**

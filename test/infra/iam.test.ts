@@ -50,6 +50,15 @@ describe('the IAM check', () => {
     },
   );
 
+  it('judges a call that went to another region\'s replica (an account\'s home) on that replica\'s ARN: granted with a global table, denied with independent regions', () => {
+    const remote: AwsCall[] = [{ handler: 'contacts/create', action: 'dynamodb:PutItem', resource: { kind: 'table', remote: true } }];
+    expect(arnOf(remote[0]!.resource, home!)).toBe(`arn:aws:dynamodb:${home!.otherRegions[0]}:123456789012:table/${home!.tableName}`);
+    expect(denials(remote, deployments)).toEqual([]);
+
+    const independent = synthesizeDeployments({ 'postlane:independentRegions': 'true' });
+    expect(denials(remote, independent).map((denial) => denial.arn)).toEqual(independent.map((deployment) => arnOf(remote[0]!.resource, deployment)));
+  });
+
   it('reports an action granted but never called', () => {
     const calls = SEND_WITH_IDEMPOTENCY.filter((call) => call.action !== 'dynamodb:DeleteItem');
     const unused = unusedActions(calls, [home!], { 'logs:CreateLogStream': '', 'logs:PutLogEvents': '' })

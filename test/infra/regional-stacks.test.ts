@@ -6,7 +6,7 @@ import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
-import { functionOfRoute, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
+import { functionOfRoute, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs, type Resources } from './template.ts';
 
 /** CloudFormation refuses stacks over 500 resources; fail while there is still room to split. */
 const RESOURCE_BUDGET = 400;
@@ -35,7 +35,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   return new Set([
     pair(stack, 'logs:CreateLogStream', logGroupArn),
     pair(stack, 'logs:PutLogEvents', logGroupArn),
-    ...[...actions].map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
+    ...tablePairs(stack, actions, settings),
     ...(actions.has('Query')
       ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`))
       : []),
@@ -244,6 +244,29 @@ describe('with postlane:independentRegions', () => {
       const secrets = ofType(resourcesOf(template), 'AWS::SecretsManager::Secret');
       expect(secrets).toHaveLength(1);
       expect(secrets[0]![1].Properties.ReplicaRegions).toBeUndefined();
+    }
+  });
+
+  it('tells every function so, and grants none of them another region\'s table: data stays in its home region', () => {
+    for (const { stack, template } of independent.stacks) {
+      const resources = resourcesOf(template);
+      for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+        expect(fn.Properties.Environment.Variables).toMatchObject({ DEPLOYMENT_REGIONS: independent.settings.regions.join(','), REGION_MODE: 'independent' });
+        const tableArns = [...permissionsOf(stack, resources, id)].filter((entry) => entry.startsWith('dynamodb:')).map((entry) => entry.slice(entry.indexOf(' ') + 1));
+        for (const other of independent.settings.regions.filter((region) => region !== stack.region)) {
+          for (const arn of tableArns) expect(arn, fn.Properties.Description).not.toContain(`:dynamodb:${other}:`);
+        }
+      }
+    }
+  });
+});
+
+describe('home regions (global table)', () => {
+  it('tell every function the deployment\'s regions, first the default home, and route by home', () => {
+    for (const { template } of stacks) {
+      for (const [, fn] of ofType(resourcesOf(template), 'AWS::Lambda::Function')) {
+        expect(fn.Properties.Environment.Variables).toMatchObject({ DEPLOYMENT_REGIONS: settings.regions.join(','), REGION_MODE: 'home' });
+      }
     }
   });
 });

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import { ROUTES } from '#shared/http/routes.ts';
 import { RETRY_WORKER, WORKER_QUEUE_ACTIONS } from '../../lib/retry-queue.ts';
-import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize } from './template.ts';
+import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 
-const { stacks } = synthesize();
+const { stacks, settings } = synthesize();
 
 describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, template] as const))('%s retry queue', (_name, stack, template) => {
   const resources = resourcesOf(template);
@@ -51,7 +51,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(permissionsOf(stack, resources, workerId)).toEqual(new Set([
       pair(stack, 'logs:CreateLogStream', logGroupArn),
       pair(stack, 'logs:PutLogEvents', logGroupArn),
-      ...RETRY_WORKER.table.map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
+      ...tablePairs(stack, RETRY_WORKER.table, settings),
       ...RETRY_WORKER.ses.flatMap((action) => [
         pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
         pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName })),

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
-import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize } from './template.ts';
+import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 
-const { stacks } = synthesize();
+const { stacks, settings } = synthesize();
 
 describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, template] as const))('%s SES feedback', (_name, stack, template) => {
   const resources = resourcesOf(template);
@@ -51,7 +51,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(permissionsOf(stack, resources, feedbackId)).toEqual(new Set([
       pair(stack, 'logs:CreateLogStream', logGroupArn),
       pair(stack, 'logs:PutLogEvents', logGroupArn),
-      ...EVENT_FUNCTIONS.sesFeedback.table.map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
+      ...tablePairs(stack, EVENT_FUNCTIONS.sesFeedback.table, settings),
       ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)),
     ]));
   });

@@ -6,6 +6,8 @@
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addRegionalStacks, readSettings } from '../../lib/app.ts';
+import { replicaArn } from '../../lib/endpoint-function.ts';
+import type { RegionalStack } from '../../lib/regional-stack.ts';
 
 export interface Resource {
   Type: string;
@@ -66,4 +68,15 @@ export function permissionsOf(stack: Stack, resources: Resources, functionId: st
 /** A pair as `permissionsOf` writes it; `resource` may be a token, resolved as the template shows it. */
 export function pair(stack: Stack, action: string, resource: unknown): string {
   return `${action} ${JSON.stringify(stack.resolve(resource))}`;
+}
+
+/**
+ * `dynamodb:<action> <table>` for each action, on the stack's table and, with a
+ * global table, on the other regions' replicas too, where an account's home
+ * region may be (docs/regions.md).
+ */
+export function tablePairs(stack: RegionalStack, actions: Iterable<string>, settings: { regions: readonly string[]; tableName: string }): string[] {
+  const others = settings.regions.filter((region) => region !== stack.region);
+  return [...actions].flatMap((action) => [stack.table.tableArn, ...others.map((region) => replicaArn(stack, region, settings.tableName))]
+    .map((arn) => pair(stack, `dynamodb:${action}`, arn)));
 }

@@ -49,6 +49,7 @@ describe('admin: accounts', () => {
     expect(shown.json).toEqual({
       accountId: created.json.accountId,
       plan: 'free',
+      region: 'us-east-1',
       quota: 3000,
       emailsSent: 0,
       emailsRemaining: 3000,
@@ -63,6 +64,41 @@ describe('admin: accounts', () => {
     const shown = await admin(['account', 'show', '--account', created.json.accountId]);
 
     expect(shown.json).toMatchObject({ plan: 'growth', quota: 12, emailsRemaining: 12 });
+  });
+});
+
+describe('admin: home regions', () => {
+  // Both regions' replicas are the one test table here: a global table whose replication is instant.
+  const twoRegions = { DEPLOYMENT_REGIONS: 'us-east-1,eu-west-1' };
+
+  it('creates an account in the region --region names (default the first), shows it, and moves it', async () => {
+    const [plain, european] = await Promise.all([admin(['account', 'create'], twoRegions), admin(['account', 'create', '--region', 'eu-west-1'], twoRegions)]);
+    expectJson(european);
+
+    expect((await admin(['account', 'show', '--account', plain.json.accountId], twoRegions)).json).toMatchObject({ region: 'us-east-1' });
+    expect((await admin(['account', 'show', '--account', european.json.accountId], twoRegions)).json).toMatchObject({ region: 'eu-west-1' });
+
+    const moved = await admin(['account', 'move', '--account', european.json.accountId, '--region', 'us-east-1'], twoRegions);
+
+    expectJson(moved);
+    expect(moved.json).toEqual({ accountId: european.json.accountId, region: 'us-east-1' });
+    expect((await admin(['account', 'show', '--account', european.json.accountId], twoRegions)).json).toMatchObject({ region: 'us-east-1' });
+  });
+
+  it('refuses a region the deployment does not have, and an unknown account, in one line', async () => {
+    const { accountId } = (await admin(['account', 'create'], twoRegions)).json;
+
+    const runs = await Promise.all([
+      admin(['account', 'create', '--region', 'ap-south-1'], twoRegions),
+      admin(['account', 'move', '--account', accountId, '--region', 'ap-south-1'], twoRegions),
+      admin(['account', 'move', '--account', 'acc_missing', '--region', 'eu-west-1'], twoRegions),
+      admin(['account', 'move', '--account', accountId], twoRegions),
+    ]);
+
+    expectOneLineError(runs[0]!, 1, /^Unknown region ap-south-1: the deployment's regions are us-east-1, eu-west-1\n$/);
+    expectOneLineError(runs[1]!, 1, /^Unknown region ap-south-1/);
+    expectOneLineError(runs[2]!, 1, /^Unknown account acc_missing\n$/);
+    expectOneLineError(runs[3]!, 2, /account move needs --region/);
   });
 });
 

@@ -28,13 +28,17 @@ export function writeRecordedCalls(directory: string, testFile: string): void {
   writeFileSync(join(directory, `${randomUUID()}.json`), JSON.stringify({ testFile, calls: [...calls.values()] }));
 }
 
-const table: CallResource = { kind: 'table' };
 
 /** Transactions are authorized per item, by the action each item stands for. */
 const TRANSACT_ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
 
-/** The IAM actions of one DynamoDB request: a Query of an index is authorized on the index's ARN. */
-export function dynamoActions(operation: string, input: Record<string, any>): [string, CallResource][] {
+/**
+ * The IAM actions of one DynamoDB request: a Query of an index is authorized
+ * on the index's ARN; `remote`: the call went to another region's replica
+ * (an account's home), authorized on that replica's ARN.
+ */
+export function dynamoActions(operation: string, input: Record<string, any>, remote = false): [string, CallResource][] {
+  const table: CallResource = remote ? { kind: 'table', remote } : { kind: 'table' };
   switch (operation) {
     case 'TransactWriteItems':
     case 'TransactGetItems':
@@ -102,12 +106,16 @@ async function recordS3(): Promise<void> {
 
 /** Attaches the recorders to this worker's clients; load it only once the environment names the local services. */
 export async function recordAwsCalls(): Promise<void> {
-  const [{ dynamo }, { ses }, { sqs }] = await Promise.all([
+  const [{ replicaFor }, { DEPLOYMENT_REGIONS, localRegion }, { ses }, { sqs }] = await Promise.all([
     import('#shared/data/client.ts'),
+    import('#shared/data/regions.ts'),
     import('#shared/email/transport.ts'),
     import('#shared/email/retry-queue.ts'),
   ]);
-  recordEvery(dynamo.middlewareStack, dynamoActions);
+  // Each region's replica (test/regions runs two), judged from the region the request arrived in.
+  for (const region of DEPLOYMENT_REGIONS) {
+    recordEvery(replicaFor(region).client.middlewareStack, (operation, input) => dynamoActions(operation, input, region !== localRegion()));
+  }
   recordEvery(ses.middlewareStack, sesActions);
   recordEvery(sqs.middlewareStack, (operation, input) => (input.QueueUrl === process.env.RETRY_QUEUE_URL ? [[`sqs:${operation}`, { kind: 'queue', queue: 'retry' }]] : []));
   await recordS3();

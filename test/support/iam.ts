@@ -20,7 +20,8 @@ const SECRET_SUFFIX = 'AbC123';
 
 /** What a call acts on, named as the code knows it; `arnOf` gives its ARN in one deployment. */
 export type CallResource =
-  | { kind: 'table' }
+  /** `remote`: in another region's replica of the global table (an account's home region). */
+  | { kind: 'table'; remote?: boolean }
   | { kind: 'index'; index: string }
   | { kind: 'identity'; identity: string }
   | { kind: 'configurationSet' }
@@ -46,6 +47,8 @@ export interface Statement {
 export interface Deployment {
   stackName: string;
   region: string;
+  /** The deployment's other regions, whose replicas an account homed there is written in. */
+  otherRegions: string[];
   tableName: string;
   bucketName: string;
   retryQueueArn: string;
@@ -119,7 +122,7 @@ function statementsOf(resources: Resources, functionId: string, region: string):
 }
 
 /** A stack as `Deployment`: its functions found by their description, `Postlane functions/<handler>.ts`. */
-export function deploymentOf(stack: RegionalStack, resources: Resources): Deployment {
+export function deploymentOf(stack: RegionalStack, resources: Resources, regions: readonly string[] = [stack.region]): Deployment {
   const region = stack.region;
   const resolve = (token: unknown) => resolveValue(stack.resolve(token), resources, region);
   const functions: Record<string, Statement[]> = {};
@@ -130,6 +133,7 @@ export function deploymentOf(stack: RegionalStack, resources: Resources): Deploy
   return {
     stackName: stack.stackName,
     region,
+    otherRegions: regions.filter((other) => other !== region),
     tableName: resolve(stack.table.tableName),
     bucketName: resolve(stack.attachments.bucket.bucketName),
     retryQueueArn: resolve(stack.retryQueue.queue.queueArn),
@@ -141,8 +145,8 @@ export function deploymentOf(stack: RegionalStack, resources: Resources): Deploy
 
 /** Every regional stack of the app with this context, as deployments. */
 export function synthesizeDeployments(context: Record<string, unknown> = {}): Deployment[] {
-  const { stacks } = synthesize(context);
-  return stacks.map(({ stack, template }) => deploymentOf(stack, resourcesOf(template)));
+  const { stacks, settings } = synthesize(context);
+  return stacks.map(({ stack, template }) => deploymentOf(stack, resourcesOf(template), settings.regions));
 }
 
 /** The ARN IAM authorizes the call against, in this deployment. */
@@ -150,7 +154,7 @@ export function arnOf(resource: CallResource, deployment: Deployment): string {
   const { region } = deployment;
   const table = `arn:aws:dynamodb:${region}:${ACCOUNT}:table/${deployment.tableName}`;
   switch (resource.kind) {
-    case 'table': return table;
+    case 'table': return resource.remote ? `arn:aws:dynamodb:${deployment.otherRegions[0] ?? region}:${ACCOUNT}:table/${deployment.tableName}` : table;
     case 'index': return `${table}/index/${resource.index}`;
     case 'identity': return `arn:aws:ses:${region}:${ACCOUNT}:identity/${resource.identity}`;
     case 'configurationSet': return `arn:aws:ses:${region}:${ACCOUNT}:configuration-set/${deployment.configurationSetName}`;
