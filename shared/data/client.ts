@@ -1,12 +1,7 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
-  BatchWriteCommand,
   DynamoDBDocumentClient,
   QueryCommand,
-  type BatchGetCommandOutput,
-  type BatchWriteCommandInput,
-  type BatchWriteCommandOutput,
   TransactWriteCommand,
   UpdateCommand,
   type QueryCommandInput,
@@ -15,6 +10,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { awsConnection, config } from '#shared/config.ts';
+import { ConflictError } from '#shared/errors.ts';
 
 export const dynamo = new DynamoDBClient({
   ...awsConnection(config.DYNAMODB_ENDPOINT),
@@ -26,7 +22,16 @@ export const dynamo = new DynamoDBClient({
  * whether it fails, before it reaches DynamoDB or after DynamoDB applied it and the
  * answer was lost, for faults DynamoDB Local cannot produce on demand.
  */
-export type FaultHook = (command: string, input: Record<string, unknown>) => { error: Error; after?: boolean } | undefined;
+export type FaultHook = (command: string, input: Record<string, unknown>) => Fault | undefined;
+
+/**
+ * `error`: the call fails (after DynamoDB applied it, with `after`).
+ * `unprocessed`: a BatchGetItem or BatchWriteItem is answered in part, as
+ * under throttling: DynamoDB processes the first half of its requests
+ * (`half`, rounded up: a single one is processed) or `none` of them, and
+ * returns the rest as `UnprocessedKeys` / `UnprocessedItems`.
+ */
+export type Fault = { error: Error; after?: boolean } | { unprocessed: 'half' | 'none' };
 
 let faultHook: FaultHook | undefined;
 
@@ -38,9 +43,34 @@ export function setFaultHook(hook: FaultHook | undefined): void {
 dynamo.middlewareStack.add((next, context) => async (args) => {
   const fault = faultHook?.(context.commandName ?? '', args.input as Record<string, unknown>);
   if (!fault) return next(args);
+  if ('unprocessed' in fault) return answerInPart(next, args, context.commandName ?? '', fault.unprocessed);
   if (fault.after) await next(args);
   throw fault.error;
 }, { step: 'initialize', name: 'faultHook' });
+
+type BatchRequests = Record<string, { Keys?: unknown[] } | unknown[]>;
+
+/** Sends part of a batch call's requests (in DynamoDB's wire format: the document client marshalled them already) and returns the rest unprocessed. */
+async function answerInPart<Output extends object>(
+  next: (args: { input: object }) => Promise<{ output: Output; response: unknown }>,
+  args: { input: object },
+  command: string,
+  processed: 'half' | 'none',
+): Promise<{ output: Output; response: unknown }> {
+  const input = args.input as { RequestItems: BatchRequests };
+  const [table, requests] = Object.entries(input.RequestItems)[0]!;
+  const reads = command === 'BatchGetItemCommand';
+  const all = reads ? (requests as { Keys: unknown[] }).Keys : requests as unknown[];
+  const sent = processed === 'half' ? all.slice(0, Math.ceil(all.length / 2)) : [];
+  const left = all.slice(sent.length);
+  const unprocessed = { [table]: reads ? { ...requests, Keys: left } : left };
+  if (sent.length === 0) {
+    const output = { $metadata: {}, ...(reads ? { Responses: { [table]: [] }, UnprocessedKeys: unprocessed } : { UnprocessedItems: unprocessed }) };
+    return { output: output as unknown as Output, response: {} };
+  }
+  const result = await next({ ...args, input: { ...input, RequestItems: { [table]: reads ? { ...requests, Keys: sent } : sent } } });
+  return { ...result, output: { ...result.output, ...(reads ? { UnprocessedKeys: unprocessed } : { UnprocessedItems: unprocessed }) } };
+}
 
 export const db = DynamoDBDocumentClient.from(dynamo, {
   marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
@@ -117,9 +147,9 @@ const CONFLICT_RETRIES = 10;
 
 /**
  * Runs a transaction, retrying while it loses only to other transactions on the
- * same items (DynamoDB cancels instead of queueing). A cancellation for any other
- * reason surfaces as `TransactionCancelled` with per-item codes for the caller
- * to turn into a domain error.
+ * same items (DynamoDB cancels instead of queueing), then 409 `CONFLICT`. A
+ * cancellation for any other reason surfaces as `TransactionCancelled` with
+ * per-item codes for the caller to turn into a domain error.
  */
 export async function transactWrite(items: TransactItems): Promise<void> {
   for (let attempt = 0; ; attempt++) {
@@ -131,7 +161,9 @@ export async function transactWrite(items: TransactItems): Promise<void> {
       const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
       const onlyConflicts = reasons.some((code) => code === 'TransactionConflict')
         && reasons.every((code) => code === 'TransactionConflict' || code === 'None');
-      if (!onlyConflicts || attempt >= CONFLICT_RETRIES) throw new TransactionCancelled(reasons);
+      if (!onlyConflicts) throw new TransactionCancelled(reasons);
+      // Still losing after the retries: the items are contended, the request itself is fine; 409 like every other "changed concurrently".
+      if (attempt >= CONFLICT_RETRIES) throw new ConflictError('CONFLICT', 'The data changed concurrently; retry the request');
       await sleep(jitteredBackoff(attempt));
     }
   }
@@ -210,49 +242,4 @@ export async function queryPage(
     startKey = response.LastEvaluatedKey;
   } while (startKey && (filtered ? examined < scanLimit : matched < offset + limit));
   return { items, matched, truncated: filtered && startKey !== undefined };
-}
-
-const BATCH_GET_LIMIT = 100;
-
-/**
- * Items by key, strongly consistent, in any order: 100 keys per BatchGetItem
- * (its limit, chunks in parallel), retrying keys DynamoDB leaves unprocessed.
- */
-export async function batchGetAll(requested: Record<string, string>[]): Promise<Record<string, unknown>[]> {
-  // BatchGetItem refuses a request that names one key twice.
-  const keys = [...new Map(requested.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
-  const chunks: Record<string, string>[][] = [];
-  for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) chunks.push(keys.slice(start, start + BATCH_GET_LIMIT));
-  const results = await Promise.all(chunks.map(async (chunk) => {
-    const found: Record<string, unknown>[] = [];
-    let wanted: Record<string, unknown>[] | undefined = chunk;
-    for (let attempt = 0; wanted && wanted.length > 0; attempt++) {
-      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-      const response: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: wanted, ConsistentRead: true } } }));
-      found.push(...(response.Responses?.[tableName] ?? []));
-      wanted = response.UnprocessedKeys?.[tableName]?.Keys;
-    }
-    return found;
-  }));
-  return results.flat();
-}
-
-const BATCH_WRITE_LIMIT = 25;
-const UNPROCESSED_WRITE_RETRIES = 8;
-
-export type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
-
-/** Puts and deletes, 25 per BatchWriteItem (its limit, chunks in parallel), retrying what DynamoDB leaves unprocessed. */
-export async function batchWriteAll(requests: readonly WriteRequest[]): Promise<void> {
-  const chunks: WriteRequest[][] = [];
-  for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) chunks.push(requests.slice(start, start + BATCH_WRITE_LIMIT));
-  await Promise.all(chunks.map(async (chunk) => {
-    let pending: WriteRequest[] | undefined = chunk;
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > UNPROCESSED_WRITE_RETRIES) throw new Error(`DynamoDB left ${pending.length} writes unprocessed`);
-      if (attempt > 0) await sleep(jitteredBackoff(attempt));
-      const response: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = response.UnprocessedItems?.[tableName];
-    }
-  }));
 }

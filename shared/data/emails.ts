@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll, db, isConditionFailure, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
+import { batchWriteAll } from './batches.ts';
+import { db, isConditionFailure, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { releaseEmailsItem } from './usage.ts';
 
