@@ -56,6 +56,33 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     ]));
   });
 
+  it('runs the suppression-list reconciliation every hour, granted exactly the table actions it declares and read-only SES suppression-list access', () => {
+    const reconcileId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === `Postlane functions/${EVENT_FUNCTIONS.suppressionReconciliation.handler}.ts`)![0];
+    const schedules = ofType(resources, 'AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(1);
+    const { ScheduleExpression, State, Target } = schedules[0]![1].Properties;
+    expect([ScheduleExpression, State ?? 'ENABLED']).toEqual(['rate(1 hour)', 'ENABLED']);
+    expect(referencedId(Target.Arn)).toBe(reconcileId);
+
+    const fn = resources[reconcileId]!;
+    const logGroupArn = { 'Fn::GetAtt': [referencedId(fn.Properties.LoggingConfig.LogGroup), 'Arn'] };
+    expect(permissionsOf(stack, resources, reconcileId)).toEqual(new Set([
+      pair(stack, 'logs:CreateLogStream', logGroupArn),
+      pair(stack, 'logs:PutLogEvents', logGroupArn),
+      ...EVENT_FUNCTIONS.suppressionReconciliation.table.map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
+      ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)),
+      pair(stack, 'ses:ListSuppressedDestinations', '*'),
+      pair(stack, 'ses:GetSuppressedDestination', '*'),
+    ]));
+    // The scheduler's role may invoke this function and nothing else.
+    const schedulerRoleId = referencedId(Target.RoleArn);
+    const schedulerActions = ofType(resources, 'AWS::IAM::Policy')
+      .filter(([, policy]) => policy.Properties.Roles.some((role: unknown) => referencedId(role) === schedulerRoleId))
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement.flatMap((statement: { Action: string | string[]; Resource: unknown }) => [statement.Action].flat().map((action) => pair(stack, action, statement.Resource))));
+    const functionArn = { 'Fn::GetAtt': [reconcileId, 'Arn'] };
+    expect(new Set(schedulerActions)).toEqual(new Set([pair(stack, 'lambda:InvokeFunction', [functionArn, { 'Fn::Join': ['', [functionArn, ':*']] }])]));
+  });
+
   it('names the configuration set in every sending function, and only there', () => {
     for (const [, fn] of ofType(resources, 'AWS::Lambda::Function')) {
       const variable = fn.Properties.Environment.Variables.SES_CONFIGURATION_SET;
