@@ -863,7 +863,7 @@ export interface operations {
                     /** @default application/octet-stream */
                     contentType?: string;
                     filename: string;
-                    size?: number;
+                    size: number;
                 };
             };
         };
