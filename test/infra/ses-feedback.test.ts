@@ -45,15 +45,19 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
-  it('grants the feedback function exactly the table actions it declares', () => {
-    const fn = resources[feedbackId]!;
-    const logGroupArn = { 'Fn::GetAtt': [referencedId(fn.Properties.LoggingConfig.LogGroup), 'Arn'] };
-    expect(permissionsOf(stack, resources, feedbackId)).toEqual(new Set([
+  /** What an event function's role must hold for its logs and its declared table actions (Query on every index too). */
+  function logAndTablePermissions(functionId: string, tableActions: readonly string[]): string[] {
+    const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
+    return [
       pair(stack, 'logs:CreateLogStream', logGroupArn),
       pair(stack, 'logs:PutLogEvents', logGroupArn),
-      ...EVENT_FUNCTIONS.sesFeedback.table.map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
+      ...tableActions.map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
       ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)),
-    ]));
+    ];
+  }
+
+  it('grants the feedback function exactly the table actions it declares', () => {
+    expect(permissionsOf(stack, resources, feedbackId)).toEqual(new Set(logAndTablePermissions(feedbackId, EVENT_FUNCTIONS.sesFeedback.table)));
   });
 
   it('runs the suppression-list reconciliation every hour, granted exactly the table actions it declares and read-only SES suppression-list access', () => {
@@ -64,13 +68,8 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect([ScheduleExpression, State ?? 'ENABLED']).toEqual(['rate(1 hour)', 'ENABLED']);
     expect(referencedId(Target.Arn)).toBe(reconcileId);
 
-    const fn = resources[reconcileId]!;
-    const logGroupArn = { 'Fn::GetAtt': [referencedId(fn.Properties.LoggingConfig.LogGroup), 'Arn'] };
     expect(permissionsOf(stack, resources, reconcileId)).toEqual(new Set([
-      pair(stack, 'logs:CreateLogStream', logGroupArn),
-      pair(stack, 'logs:PutLogEvents', logGroupArn),
-      ...EVENT_FUNCTIONS.suppressionReconciliation.table.map((action) => pair(stack, `dynamodb:${action}`, stack.table.tableArn)),
-      ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)),
+      ...logAndTablePermissions(reconcileId, EVENT_FUNCTIONS.suppressionReconciliation.table),
       pair(stack, 'ses:ListSuppressedDestinations', '*'),
       pair(stack, 'ses:GetSuppressedDestination', '*'),
     ]));
