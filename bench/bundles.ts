@@ -102,15 +102,17 @@ export interface BundleReport extends Bundle {
   unused: { module: HeavyModule; via: string[] }[];
 }
 
-/** Functions no route invokes (lib/feedback.ts's EVENT_FUNCTIONS), bundled and measured like the rest. */
-async function eventHandlers(): Promise<string[]> {
+/** Functions no route invokes (lib/feedback.ts's EVENT_FUNCTIONS), bundled and measured like the rest, and those of them that call SES. */
+async function eventHandlers(): Promise<{ handlers: string[]; callingSes: Set<string> }> {
   const { EVENT_FUNCTIONS } = await import('../lib/feedback.ts');
-  return Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler);
+  const functions = Object.values(EVENT_FUNCTIONS);
+  return { handlers: functions.map((fn) => fn.handler), callingSes: new Set(functions.filter((fn) => 'ses' in fn).map((fn) => fn.handler)) };
 }
 
 /** Bundles every function into `outDir` with the deployed settings and a metafile. */
 export async function bundleAll(outDir: string): Promise<BundleReport[]> {
-  const handlers = [...handlerModules(), ...(await eventHandlers())];
+  const events = await eventHandlers();
+  const handlers = [...handlerModules(), ...events.handlers];
   const reports: BundleReport[] = [];
   for (const handler of handlers) {
     const entry = `functions/${handler}.ts`;
@@ -119,6 +121,8 @@ export async function bundleAll(outDir: string): Promise<BundleReport[]> {
     // What esbuild kept: a module imported but tree-shaken away costs nothing at load.
     const inputs = Object.values(metafile.outputs).flatMap((output) => Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path));
     const use = functionUse(handler);
+    // The suppression-list reconciliation reads SES's list: the SES client is its to carry.
+    if (events.callingSes.has(handler)) use.callsSes = true;
     const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
     const unused = unusedHeavyModules(inputs, use).map((module) => ({ module, via: importChain(metafile, entry, HEAVY_MODULES[module]) }));
     reports.push({ handler, file, bytes, inputs, sendsMail: use.sendsMail, unused });

@@ -3,7 +3,8 @@
  * contacts (stats, count and page 1 must cost the same at every size), and
  * what a bulk import of 1,000 contacts costs.
  */
-import { batchWriteAll, transactWrite } from '#shared/data/client.ts';
+import { batchWriteAll } from '#shared/data/batches.ts';
+import { transactWrite } from '#shared/data/client.ts';
 import type { DynamoMeter } from './dynamo-meter.ts';
 import { counterUpdate } from '#shared/data/audiences.ts';
 import { newContactPuts, presenceDelta, sumDeltas, type ContactRecord } from '#shared/data/contacts.ts';

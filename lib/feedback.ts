@@ -1,6 +1,9 @@
-import { Duration } from 'aws-cdk-lib';
+import { CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
@@ -19,7 +22,20 @@ export const EVENT_FUNCTIONS = {
    * changeEmailStatus and recordContactActivity (UpdateItem), putSuppression (PutItem).
    */
   sesFeedback: { handler: 'feedback/ses-events', table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'] },
-} as const satisfies Record<string, { handler: string; table: readonly TableAction[] }>;
+  /**
+   * The cursor (GetItem, PutItem), the email record by SES message id (Query
+   * on gsi1), then what sesFeedback does for a bounce or complaint; and SES's
+   * account-level suppression list, read only.
+   */
+  suppressionReconciliation: {
+    handler: 'feedback/reconcile',
+    table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
+    ses: ['ListSuppressedDestinations', 'GetSuppressedDestination'],
+  },
+} as const satisfies Record<string, { handler: string; table: readonly TableAction[]; ses?: readonly string[] }>;
+
+/** How often SES's suppression list is reconciled: a lost bounce is acted on within the hour. */
+export const RECONCILIATION_RATE = Duration.hours(1);
 
 /** The events that change a record or a contact; sends, opens and clicks are not published. */
 export const FEEDBACK_EVENTS = [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT, EmailSendingEvent.DELIVERY, EmailSendingEvent.REJECT];
@@ -48,6 +64,8 @@ export class SesFeedback extends Construct {
    */
   readonly deadLetterQueue: Queue;
   readonly deadLetterAlarm: Alarm;
+  /** Applies what SES's account-level suppression list holds and the events missed (shared/domain/feedback-reconciliation.ts). */
+  readonly reconciliation: EndpointFunction;
 
   constructor(scope: Construct, id: string, props: SesFeedbackProps) {
     super(scope, id);
@@ -85,5 +103,30 @@ export class SesFeedback extends Construct {
       },
       targets: [new LambdaFunction(this.function.function, { retryAttempts: 185, maxEventAge: Duration.hours(24), deadLetterQueue: this.deadLetterQueue })],
     });
+    this.reconciliation = this.reconcileSuppressionList(props.table);
+  }
+
+  private reconcileSuppressionList(table: ITableV2): EndpointFunction {
+    const { handler, table: tableActions, ses } = EVENT_FUNCTIONS.suppressionReconciliation;
+    const reconciliation = new EndpointFunction(this, 'Reconciliation', { handler, table, tableActions });
+    // The suppression list is the account's: these actions take no resource but `*` (SES's service authorization reference).
+    reconciliation.function.addToRolePolicy(new PolicyStatement({ actions: ses.map((action) => `ses:${action}`), resources: ['*'] }));
+    acknowledgeFindings(reconciliation, {
+      'AwsSolutions-IAM5[Resource::*]': 'ses:ListSuppressedDestinations and ses:GetSuppressedDestination support no resource-level permissions; both only read',
+    });
+    // A role of its own, rather than the stack-wide one the target would create, so its one finding is acknowledged here.
+    const scheduleRole = new Role(this, 'ReconciliationScheduleRole', { assumedBy: new ServicePrincipal('scheduler.amazonaws.com') });
+    const stack = Stack.of(this);
+    const functionLogicalId = stack.resolve(stack.getLogicalId(reconciliation.function.node.defaultChild as CfnElement)) as string;
+    acknowledgeFindings(scheduleRole, {
+      [`AwsSolutions-IAM5[Resource::<${functionLogicalId}.Arn>:*]`]: 'lambda:InvokeFunction on the reconciliation function and its versions, as grantInvoke writes it; this role can invoke nothing else',
+    });
+    // Scheduler rather than a rule: it retries a failed invocation itself, and a missed run is covered by the next one's window anyway.
+    new Schedule(this, 'ReconciliationSchedule', {
+      description: 'Postlane: apply SES account-level suppressions whose feedback events were lost',
+      schedule: ScheduleExpression.rate(RECONCILIATION_RATE),
+      target: new LambdaInvoke(reconciliation.function, { retryAttempts: 2, role: scheduleRole }),
+    });
+    return reconciliation;
   }
 }

@@ -902,7 +902,7 @@ export interface operations {
                     /** @default application/octet-stream */
                     contentType?: string;
                     filename: string;
-                    size?: number;
+                    size: number;
                 };
             };
         };

@@ -10,6 +10,19 @@ import { edgeRoutes, FALLBACK_HANDLER, matchRoute, ROUTES, type Route } from '#s
 import type { LambdaHandler } from '#shared/http/endpoint.ts';
 import { invokedAs } from './invocation.ts';
 
+/**
+ * Lambda's limit on a synchronous invocation's payload: the event as JSON, so
+ * a body counts as the event carries it (JSON-escaped, or base64), headers
+ * and request context included (Lambda quotas: "Invocation payload (request
+ * and response) 6 MB each for synchronous").
+ */
+export const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+/** What Lambda measures against LAMBDA_MAX_PAYLOAD_BYTES. */
+export function invocationPayloadBytes(event: APIGatewayProxyEventV2): number {
+  return Buffer.byteLength(JSON.stringify(event));
+}
+
 /** HTTP API's integration timeout, fixed by AWS. */
 const TIMEOUT_MS = 30_000;
 

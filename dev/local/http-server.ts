@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { PostlaneError } from '#shared/errors.ts';
 import { errorReply } from '#shared/http/error-envelope.ts';
 import { log } from '#shared/log.ts';
-import { buildHttpApiEvent, invokeTarget, routeRequest, type HttpResult } from './http-event.ts';
+import { buildHttpApiEvent, invocationPayloadBytes, invokeTarget, LAMBDA_MAX_PAYLOAD_BYTES, routeRequest, type HttpResult } from './http-event.ts';
 import { listenLocally } from './service.ts';
 
 /** API Gateway refuses larger payloads before any Lambda runs. */
@@ -38,6 +38,17 @@ function tooLarge(): HttpResult {
   return { statusCode: reply.status, headers: { 'content-type': 'application/json' }, cookies: [], body: Buffer.from(JSON.stringify(reply.body)) };
 }
 
+/**
+ * API Gateway's own answer when Lambda refuses the event as too large
+ * (RequestEntityTooLargeException): 413 with API Gateway's body, not our
+ * envelope, since no function ran. As AWS's Lambda Test Tool v2 emulates an
+ * HTTP API (aws/aws-lambda-dotnet, pull request 1990: "Add 6MB request and
+ * response size check"). See docs/limits.md.
+ */
+function lambdaRefused(): HttpResult {
+  return { statusCode: 413, headers: { 'content-type': 'application/json' }, cookies: [], body: Buffer.from(JSON.stringify({ message: 'Request Entity Too Large' })) };
+}
+
 function write(response: ServerResponse, result: HttpResult): void {
   response.statusCode = result.statusCode;
   for (const [name, value] of Object.entries(result.headers)) response.setHeader(name, value);
@@ -53,6 +64,7 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   const method = request.method ?? 'GET';
   const target = routeRequest(method, url.split('?')[0]!);
   const event = buildHttpApiEvent({ method, url, headers: request.headersDistinct, body, sourceIp: request.socket.remoteAddress ?? '127.0.0.1' }, target);
+  if (invocationPayloadBytes(event) > LAMBDA_MAX_PAYLOAD_BYTES) return write(response, lambdaRefused());
   const { result, error } = await invokeTarget(event, target);
   if (error) log.error('handler failed', { handler: target.handler, requestId: event.requestContext.requestId, error });
   write(response, result);

@@ -5,8 +5,10 @@
  * would publish through the configuration set, fed to the feedback handler the
  * stack deploys, as the EventBridge rule feeds it. An event the handler still
  * fails on goes to the local feedback dead-letter queue, as EventBridge's
- * would after its retries. The SES emulator itself knows nothing of this: the
- * simulator watches the SES client's SendEmail calls.
+ * would after its retries. A bounce or a complaint also puts the address on
+ * the local account-level suppression list (./suppression-list.ts), as SES
+ * does whether or not its event arrives. The SES emulator itself knows
+ * nothing of this: the simulator watches the SES client's SendEmail calls.
  */
 import type { SendEmailCommandInput, SendEmailCommandOutput } from '@aws-sdk/client-sesv2';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -15,6 +17,7 @@ import { getEmailRecord } from '#shared/data/emails.ts';
 import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/message-tags.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
+import { config } from '#shared/config.ts';
 import { log } from '#shared/log.ts';
 import { sesEventBridgeEvent, type SentMessage, type SesEventType } from './ses-events.ts';
 
@@ -62,12 +65,33 @@ export interface MailboxSimulator {
   stop(): Promise<void>;
 }
 
-export function startMailboxSimulator(options: { deadLetterQueueUrl?: string; delayMs?: number } = {}): MailboxSimulator {
+/** SES's own record of a hard bounce or complaint, with the message that caused it (a plain request: SES writes it, not a Postlane function). */
+async function suppressLocally(message: SentMessage, reason: 'BOUNCE' | 'COMPLAINT'): Promise<void> {
+  const response = await fetch(`${config.SES_ENDPOINT}/v2/email/suppression/addresses`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ EmailAddress: message.recipient, Reason: reason, Attributes: { MessageId: message.messageId } }),
+  });
+  if (!response.ok) throw new Error(`local suppression list answered ${response.status}`);
+}
+
+export interface MailboxSimulatorOptions {
+  deadLetterQueueUrl?: string;
+  delayMs?: number;
+  /** The events never reach the feedback handler (lost on the way, as EventBridge may); the suppression list still gets the address. */
+  dropEvents?: boolean;
+}
+
+export function startMailboxSimulator(options: MailboxSimulatorOptions = {}): MailboxSimulator {
   const pending = new Set<Promise<void>>();
   const publish = async (message: SentMessage) => {
     await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? DEFAULT_DELAY_MS));
     await recordStored(message);
-    for (const type of OUTCOMES[simulatorMailbox(message.recipient)!]!) {
+    const outcomes = OUTCOMES[simulatorMailbox(message.recipient)!]!;
+    if (outcomes.includes('Complaint')) await suppressLocally(message, 'COMPLAINT');
+    else if (outcomes.includes('Bounce')) await suppressLocally(message, 'BOUNCE');
+    if (options.dropEvents) return;
+    for (const type of outcomes) {
       const event = sesEventBridgeEvent(type, message);
       try {
         await handler(event);

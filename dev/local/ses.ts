@@ -1,10 +1,12 @@
 /**
  * The SES v2 emulator (npm `aws-ses-v2-local`), in this process: it keeps sent
- * emails in memory, lists them at `/` and returns them as JSON at `GET /store`.
+ * emails in memory, lists them at `/` and returns them as JSON at `GET /store`;
+ * the account-level suppression list is ours (./suppression-list.ts).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { stopServer, type LocalService } from './service.ts';
+import { serveSuppressionList } from './suppression-list.ts';
 
 type ServerFactory = (config: { host: string; port: number }) => Promise<Server>;
 
@@ -29,6 +31,7 @@ export async function startSesEmulator(options: { port: number; host?: string })
     server.close();
     throw new Error(`The SES emulator could not listen on ${host}:${options.port} (port in use?)`);
   }
+  serveSuppressionList(server);
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://${host}:${port}`,

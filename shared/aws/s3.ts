@@ -54,11 +54,11 @@ function credentialsFor(location: S3Location): AwsCredentialIdentity | AwsCreden
   return runtimeCredentials;
 }
 
-function signerFor(location: S3Location): SignatureV4 {
+function signerFor(location: S3Location, credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider = credentialsFor(location)): SignatureV4 {
   return new SignatureV4({
     service: 's3',
     region: location.region,
-    credentials: credentialsFor(location),
+    credentials,
     sha256: Sha256,
     uriEscapePath: false,
     applyChecksum: true,
@@ -100,26 +100,56 @@ function urlOf(request: HttpRequest): string {
 
 export interface PresignedPut {
   contentType: string;
-  /** Signed when given: S3 then refuses an upload of any other length. */
-  contentLength?: number;
+  /**
+   * Always signed: S3 refuses an upload of any other length. A pre-signed PUT
+   * can bind only an exact length (a length range needs a POST policy), so an
+   * unsigned one would take any object up to S3's 5 GB.
+   */
+  contentLength: number;
+  /** The longest the URL should work; less when the signing credentials expire sooner. */
   expiresInSeconds: number;
   signingDate?: Date;
 }
 
-/** A URL that PUTs this object with exactly the signed Content-Type (and Content-Length). */
-export async function presignPut(location: S3Location, put: PresignedPut): Promise<string> {
+/**
+ * Kept between the URL's end and the credentials': S3 checks a pre-signed
+ * request against the credentials that signed it, so a URL outliving its
+ * session token fails early whatever X-Amz-Expires says.
+ */
+export const CREDENTIALS_EXPIRY_MARGIN_SECONDS = 60;
+
+/** The URL and when it really stops working. */
+export interface SignedUpload {
+  url: string;
+  expiresAt: Date;
+}
+
+/**
+ * A URL that PUTs this object with exactly the signed Content-Type and
+ * Content-Length, valid for `expiresInSeconds` or until shortly before the
+ * signing credentials expire (a Lambda role's session), whichever is sooner.
+ */
+export async function presignPut(location: S3Location, put: PresignedPut): Promise<SignedUpload> {
+  const source = credentialsFor(location);
+  const credentials = typeof source === 'function' ? await source() : source;
+  const signingDate = put.signingDate ?? new Date();
+  const credentialsLeft = credentials.expiration
+    ? Math.floor((credentials.expiration.getTime() - signingDate.getTime()) / 1000) - CREDENTIALS_EXPIRY_MARGIN_SECONDS
+    : Infinity;
+  const expiresIn = Math.max(1, Math.min(put.expiresInSeconds, credentialsLeft));
   const headers: Record<string, string> = {
     'content-type': put.contentType,
-    ...(put.contentLength === undefined ? {} : { 'content-length': String(put.contentLength) }),
+    'content-length': String(put.contentLength),
     // S3 cannot hash a body it has not seen when the URL is made. Spelled as the SDK spells it: the signer hoists it into the query as named.
     'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD',
   };
-  const signed = await signerFor(location).presign(objectRequest(location, 'PUT', headers), {
-    expiresIn: put.expiresInSeconds,
+  const signed = await signerFor(location, credentials).presign(objectRequest(location, 'PUT', headers), {
+    expiresIn,
     signableHeaders: new Set(Object.keys(headers).filter((name) => name.startsWith('content-'))),
-    ...(put.signingDate ? { signingDate: put.signingDate } : {}),
+    signingDate,
   });
-  return urlOf(signed);
+  // X-Amz-Date has whole seconds: the URL ends `expiresIn` after that, not after `signingDate`'s milliseconds.
+  return { url: urlOf(signed), expiresAt: new Date(Math.floor(signingDate.getTime() / 1000) * 1000 + expiresIn * 1000) };
 }
 
 export class S3RequestError extends Error {

@@ -1,4 +1,5 @@
-import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from './batches.ts';
 import { db, isConditionFailure, queryAll, tableName, updateIf } from './client.ts';
 import { accountKey, toAccount, type AccountRecord } from './accounts.ts';
 
@@ -54,10 +55,7 @@ export async function getApiKeyWithAccount(
   keyId: string,
 ): Promise<{ key: ApiKeyRecord; account: AccountRecord } | undefined> {
   const wanted = [apiKeyKey(accountId, keyId), accountKey(accountId)];
-  const { Responses } = await db.send(new BatchGetCommand({
-    RequestItems: { [tableName]: { Keys: wanted, ConsistentRead: true } },
-  }));
-  const items = Responses?.[tableName] ?? [];
+  const items = await batchGetAll(wanted);
   const keyItem = items.find((item) => item.sk === wanted[0]!.sk);
   const accountItem = items.find((item) => item.sk === wanted[1]!.sk);
   return keyItem && accountItem ? { key: toApiKey(keyItem), account: toAccount(accountItem) } : undefined;

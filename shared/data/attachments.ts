@@ -5,7 +5,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { awsConnection, config } from '#shared/config.ts';
-import { getObject, presignPut, type S3Location, type StoredObject } from '#shared/aws/s3.ts';
+import { getObject, presignPut, type S3Location, type SignedUpload, type StoredObject } from '#shared/aws/s3.ts';
 import { db, tableName } from './client.ts';
 import { accountScoped } from './partition.ts';
 
@@ -13,7 +13,7 @@ export interface AttachmentRecord {
   attachmentId: string;
   filename: string;
   contentType: string;
-  /** Declared at creation; the upload URL then signs this Content-Length. */
+  /** Declared at creation; the upload URL signs this Content-Length. Absent only on records made before it was required. */
   size?: number;
   /** The region whose bucket holds the upload: buckets are regional, the table is global. */
   region: string;
@@ -66,16 +66,11 @@ export function attachmentsBucketObject(key: string): S3Location {
 const objectLocation = (accountId: string, attachmentId: string) => attachmentsBucketObject(attachmentObjectKey(accountId, attachmentId));
 
 /**
- * A pre-signed PUT of the attachment's object. Content-Type, and
- * Content-Length when the size was declared, are signed: S3 refuses an upload
- * that differs in either.
+ * A pre-signed PUT of the attachment's object, signing its Content-Type and
+ * Content-Length: S3 refuses an upload that differs in either.
  */
-export function presignAttachmentUpload(accountId: string, record: AttachmentRecord, expiresInSeconds: number): Promise<string> {
-  return presignPut(objectLocation(accountId, record.attachmentId), {
-    contentType: record.contentType,
-    ...(record.size === undefined ? {} : { contentLength: record.size }),
-    expiresInSeconds,
-  });
+export function presignAttachmentUpload(accountId: string, record: AttachmentRecord & { size: number }, expiresInSeconds: number): Promise<SignedUpload> {
+  return presignPut(objectLocation(accountId, record.attachmentId), { contentType: record.contentType, contentLength: record.size, expiresInSeconds });
 }
 
 /** The uploaded object, read only when at most `maxBytes`; undefined when nothing was uploaded. */

@@ -1,5 +1,6 @@
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from './batches.ts';
+import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
@@ -125,8 +126,7 @@ export async function insertAudience(accountId: string, audience: AudienceRecord
 /** The profile and the counters in one round trip; undefined when the audience does not exist or was deleted. */
 export async function getAudience(accountId: string, audienceId: string): Promise<{ audience: AudienceRecord; counters: AudienceCounters } | undefined> {
   const keys = [audienceKey(accountId, audienceId), countersKey(accountId, audienceId)];
-  const { Responses } = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
-  const items = Responses?.[tableName] ?? [];
+  const items = await batchGetAll(keys);
   const profile = items.find((item) => item.pk === keys[0]!.pk);
   const counters = items.find((item) => item.pk === keys[1]!.pk);
   return profile && counters ? { audience: toAudience(profile), counters: toCounters(counters) } : undefined;
@@ -168,10 +168,8 @@ export async function listAudiences(accountId: string, offset: number, limit: nu
   } while (startKey && profiles.length < offset + limit);
   const wanted = profiles.slice(offset, offset + limit);
   if (wanted.length === 0) return [];
-  const { Responses } = await db.send(new BatchGetCommand({
-    RequestItems: { [tableName]: { Keys: wanted.map((audience) => countersKey(accountId, audience.audienceId)) } },
-  }));
-  const countersById = new Map((Responses?.[tableName] ?? []).map((item) => [item.sk as string, toCounters(item)]));
+  const counters = await batchGetAll(wanted.map((audience) => countersKey(accountId, audience.audienceId)));
+  const countersById = new Map(counters.map((item) => [item.sk as string, toCounters(item)]));
   return wanted.map((audience) => ({ audience, counters: countersById.get(audience.audienceId) ?? toCounters({}) }));
 }
 

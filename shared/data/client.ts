@@ -8,9 +8,6 @@ import {
   PutCommand,
   QueryCommand,
   TransactGetCommand,
-  type BatchGetCommandOutput,
-  type BatchWriteCommandInput,
-  type BatchWriteCommandOutput,
   TransactWriteCommand,
   UpdateCommand,
   type QueryCommandInput,
@@ -21,6 +18,7 @@ import {
 import { awsConnection, config } from '#shared/config.ts';
 import { DEFAULT_HOME_REGION, DEPLOYMENT_REGIONS, knownHome, localRegion, rememberHome, routesToHome } from './regions.ts';
 import { accountKey, HOME_REGION_ATTRIBUTE } from './accounts.ts';
+import { ConflictError } from '#shared/errors.ts';
 
 /** Exported for the tests and the benchmark, which attach their own middleware (faults, metering) to its stack. */
 export const dynamo = new DynamoDBClient({
@@ -154,9 +152,9 @@ const CONFLICT_RETRIES = 10;
 
 /**
  * Runs a transaction, retrying while it loses only to other transactions on the
- * same items (DynamoDB cancels instead of queueing). A cancellation for any other
- * reason surfaces as `TransactionCancelled` with per-item codes for the caller
- * to turn into a domain error.
+ * same items (DynamoDB cancels instead of queueing), then 409 `CONFLICT`. A
+ * cancellation for any other reason surfaces as `TransactionCancelled` with
+ * per-item codes for the caller to turn into a domain error.
  */
 export async function transactWrite(items: TransactItems): Promise<void> {
   for (let attempt = 0; ; attempt++) {
@@ -168,7 +166,9 @@ export async function transactWrite(items: TransactItems): Promise<void> {
       const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
       const onlyConflicts = reasons.some((code) => code === 'TransactionConflict')
         && reasons.every((code) => code === 'TransactionConflict' || code === 'None');
-      if (!onlyConflicts || attempt >= CONFLICT_RETRIES) throw new TransactionCancelled(reasons);
+      if (!onlyConflicts) throw new TransactionCancelled(reasons);
+      // Still losing after the retries: the items are contended, the request itself is fine; 409 like every other "changed concurrently".
+      if (attempt >= CONFLICT_RETRIES) throw new ConflictError('CONFLICT', 'The data changed concurrently; retry the request');
       await sleep(jitteredBackoff(attempt));
     }
   }
@@ -247,49 +247,4 @@ export async function queryPage(
     startKey = response.LastEvaluatedKey;
   } while (startKey && (filtered ? examined < scanLimit : matched < offset + limit));
   return { items, matched, truncated: filtered && startKey !== undefined };
-}
-
-const BATCH_GET_LIMIT = 100;
-
-/**
- * Items by key, strongly consistent, in any order: 100 keys per BatchGetItem
- * (its limit, chunks in parallel), retrying keys DynamoDB leaves unprocessed.
- */
-export async function batchGetAll(requested: Record<string, string>[]): Promise<Record<string, unknown>[]> {
-  // BatchGetItem refuses a request that names one key twice.
-  const keys = [...new Map(requested.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
-  const chunks: Record<string, string>[][] = [];
-  for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) chunks.push(keys.slice(start, start + BATCH_GET_LIMIT));
-  const results = await Promise.all(chunks.map(async (chunk) => {
-    const found: Record<string, unknown>[] = [];
-    let wanted: Record<string, unknown>[] | undefined = chunk;
-    for (let attempt = 0; wanted && wanted.length > 0; attempt++) {
-      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-      const response: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: wanted, ConsistentRead: true } } }));
-      found.push(...(response.Responses?.[tableName] ?? []));
-      wanted = response.UnprocessedKeys?.[tableName]?.Keys;
-    }
-    return found;
-  }));
-  return results.flat();
-}
-
-const BATCH_WRITE_LIMIT = 25;
-const UNPROCESSED_WRITE_RETRIES = 8;
-
-export type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
-
-/** Puts and deletes, 25 per BatchWriteItem (its limit, chunks in parallel), retrying what DynamoDB leaves unprocessed. */
-export async function batchWriteAll(requests: readonly WriteRequest[]): Promise<void> {
-  const chunks: WriteRequest[][] = [];
-  for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) chunks.push(requests.slice(start, start + BATCH_WRITE_LIMIT));
-  await Promise.all(chunks.map(async (chunk) => {
-    let pending: WriteRequest[] | undefined = chunk;
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > UNPROCESSED_WRITE_RETRIES) throw new Error(`DynamoDB left ${pending.length} writes unprocessed`);
-      if (attempt > 0) await sleep(jitteredBackoff(attempt));
-      const response: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = response.UnprocessedItems?.[tableName];
-    }
-  }));
 }

@@ -1,5 +1,6 @@
 import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems, type WriteRequest } from './client.ts';
+import { batchGetAll, type WriteRequest } from './batches.ts';
+import { db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems } from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
 import { accountScoped } from './partition.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';

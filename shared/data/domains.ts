@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled } from './client.ts';
+import { batchGetAll } from './batches.ts';
+import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError } from '#shared/errors.ts';
 

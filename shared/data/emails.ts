@@ -1,5 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll, db, isConditionFailure, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll } from './batches.ts';
+import { db, isConditionFailure, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { releaseEmailsItem } from './usage.ts';
 
@@ -37,6 +38,13 @@ export interface EmailRecord {
  * many messages spreads its writes instead of heating one partition.
  */
 const emailKey = (accountId: string, emailId: string) => ({ pk: accountScoped(accountId, 'EML', emailId), sk: 'EMAIL' });
+/**
+ * gsi1 of a record SES accepted: its SES message id, the one thing SES's
+ * account-level suppression list remembers of the message that put an
+ * address there (GetSuppressedDestination). Not account-scoped: SES ids are
+ * the deployment's, and only the feedback reconciliation reads this index.
+ */
+const sesMessageIndexKey = (sesMessageId: string) => ({ gsi1pk: `SESMSG#${sesMessageId}`, gsi1sk: 'EMAIL' });
 
 function toRecord(item: Record<string, unknown>): EmailRecord {
   return {
@@ -59,7 +67,9 @@ function toRecord(item: Record<string, unknown>): EmailRecord {
 
 /** Stores records, 25 per BatchWriteItem, retrying what DynamoDB leaves unprocessed under load. */
 export async function putEmailRecords(accountId: string, records: readonly EmailRecord[]): Promise<void> {
-  const requests = records.map((record) => ({ PutRequest: { Item: { ...emailKey(accountId, record.emailId), entity: 'email', ...record } } }));
+  const requests = records.map((record) => ({
+    PutRequest: { Item: { ...emailKey(accountId, record.emailId), ...(record.sesMessageId ? sesMessageIndexKey(record.sesMessageId) : {}), entity: 'email', ...record } },
+  }));
   await batchWriteAll(requests);
 }
 
@@ -90,10 +100,24 @@ const STILL_QUEUED = { ConditionExpression: '#status = :queued', ExpressionAttri
 export function markQueuedEmailSent(accountId: string, emailId: string, sesMessageId: string): Promise<boolean> {
   return updateIf({
     Key: emailKey(accountId, emailId),
-    UpdateExpression: 'SET #status = :sent, sesMessageId = :messageId',
+    UpdateExpression: 'SET #status = :sent, sesMessageId = :messageId, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
     ...STILL_QUEUED,
-    ExpressionAttributeValues: { ':queued': 'queued', ':sent': 'sent', ':messageId': sesMessageId },
+    ExpressionAttributeValues: { ':queued': 'queued', ':sent': 'sent', ':messageId': sesMessageId, ':gsi1pk': sesMessageIndexKey(sesMessageId).gsi1pk, ':gsi1sk': 'EMAIL' },
   });
+}
+
+/** The account and email record of the message SES gave this id; undefined for a message Postlane has no record of. */
+export async function findEmailBySesMessageId(sesMessageId: string): Promise<{ accountId: string; emailId: string } | undefined> {
+  const { Items } = await db.send(new QueryCommand({
+    TableName: tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :key',
+    ExpressionAttributeValues: { ':key': sesMessageIndexKey(sesMessageId).gsi1pk },
+    Limit: 1,
+  }));
+  const item = Items?.[0];
+  // The record's partition is `<accountId>#EML#<emailId>`.
+  return item ? { accountId: (item.pk as string).split('#')[0]!, emailId: item.emailId as string } : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll, db, isConditionFailure, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import { batchWriteAll } from './batches.ts';
+import { db, isConditionFailure, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { accountKey } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError, notFound } from '#shared/errors.ts';

@@ -4,7 +4,8 @@
  * or complained, or it unsubscribed through a signed link.
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll, db, isConditionFailure, tableName } from './client.ts';
+import { batchGetAll } from './batches.ts';
+import { db, isConditionFailure, tableName } from './client.ts';
 import { accountScoped } from './partition.ts';
 
 export type SuppressionReason = 'unsubscribed' | 'bounced' | 'complained';

@@ -27,7 +27,7 @@ export interface AttachmentUpload {
   id: string;
   filename: string;
   contentType: string;
-  size?: number;
+  size: number;
   /** PUT the file's bytes here, with exactly `headers`, before `uploadExpiresAt`. */
   uploadUrl: string;
   method: 'PUT';
@@ -43,28 +43,29 @@ function tooLarge(field: string, what: string): PostlaneError {
 
 /** POST /api/attachments: the record and a pre-signed PUT for the bytes. */
 export async function createAttachment(accountId: string, input: CreateAttachmentInput, now: Date): Promise<AttachmentUpload> {
-  if (input.size !== undefined && input.size > SEND_LIMITS.attachmentBytes) throw tooLarge('size', 'The attachment');
-  const record: AttachmentRecord = {
+  if (input.size > SEND_LIMITS.attachmentBytes) throw tooLarge('size', 'The attachment');
+  const record: AttachmentRecord & { size: number } = {
     attachmentId: newId('att', now.getTime()),
     filename: input.filename,
     contentType: input.contentType,
-    ...(input.size === undefined ? {} : { size: input.size }),
+    size: input.size,
     region: config.AWS_REGION,
     createdAt: now.toISOString(),
     expiresAt: Math.floor(now.getTime() / 1000) + ATTACHMENT_LIFETIME_SECONDS,
   };
   await putAttachmentRecord(accountId, record);
-  const uploadUrl = await presignAttachmentUpload(accountId, record, UPLOAD_URL_SECONDS);
+  const upload = await presignAttachmentUpload(accountId, record, UPLOAD_URL_SECONDS);
   return {
     id: record.attachmentId,
     filename: record.filename,
     contentType: record.contentType,
-    ...(record.size === undefined ? {} : { size: record.size }),
-    uploadUrl,
+    size: record.size,
+    uploadUrl: upload.url,
     method: 'PUT',
     // Content-Length is not listed: clients (fetch, browsers, curl) set it from the body, and may not set it by hand.
     headers: { 'Content-Type': record.contentType },
-    uploadExpiresAt: new Date(now.getTime() + UPLOAD_URL_SECONDS * 1000).toISOString(),
+    // The URL's own end: sooner than UPLOAD_URL_SECONDS when the function's credentials expire first.
+    uploadExpiresAt: upload.expiresAt.toISOString(),
     expiresAt: new Date(record.expiresAt * 1000).toISOString(),
   };
 }

@@ -43,7 +43,7 @@ const EMAIL_TRANSITIONS: Record<'Delivery' | 'Reject' | 'Bounce' | 'Complaint', 
 };
 
 /** What SES feedback suppresses for; unsubscribing is the recipient's own doing (subscriptions.ts). */
-type FeedbackReason = Exclude<SuppressionReason, 'unsubscribed'>;
+export type FeedbackReason = Exclude<SuppressionReason, 'unsubscribed'>;
 
 /** A complaint outranks a bounce: a bounce never replaces it. */
 const CONTACT_FROM: Record<FeedbackReason, readonly ContactStatus[]> = {
@@ -67,6 +67,18 @@ async function suppressAddress(accountId: string, address: string, reason: Feedb
   for (const membership of memberships) {
     if (CONTACT_FROM[reason].includes(membership.status)) await changeContactStatus(accountId, membership.contactId, CONTACT_FROM[reason], reason, now);
   }
+}
+
+/**
+ * What a hard bounce or a complaint does, whether its event arrived or the
+ * reconciliation found it on SES's suppression list later: the addresses are
+ * suppressed for the account that sent the message, and its record moves.
+ * Every write is conditional, so applying it again changes nothing.
+ */
+export async function applyBounceOrComplaint(owner: { accountId: string; emailId: string }, reason: FeedbackReason, addresses: readonly string[], now: Date): Promise<void> {
+  for (const address of addresses) await suppressAddress(owner.accountId, address, reason, now);
+  const transition = EMAIL_TRANSITIONS[reason === 'bounced' ? 'Bounce' : 'Complaint'];
+  await changeEmailStatus(owner.accountId, owner.emailId, transition.from, transition.to);
 }
 
 /** Mail reached these addresses: every contact of the account with one of them was last active then. */
@@ -121,7 +133,8 @@ export async function applySesEvent(record: unknown, now: Date): Promise<Feedbac
     return 'applied';
   }
   if (effect.suppress) {
-    for (const address of effect.suppress.addresses) await suppressAddress(owner.accountId, address, effect.suppress.reason, now);
+    await applyBounceOrComplaint(owner, effect.suppress.reason, effect.suppress.addresses, now);
+    return 'applied';
   }
   if (event.eventType === 'Delivery' && event.delivery) {
     await recordDelivery(owner.accountId, event.delivery.recipients, new Date(event.delivery.timestamp ?? now).toISOString());

@@ -150,6 +150,18 @@ function bodyMediaType(formats: readonly BodyFormat[]): Middleware {
 }
 
 /**
+ * The body's size as the event carries it, which is what Lambda's 6 MB
+ * payload limit counts: base64 as is, text JSON-escaped (a `"` or `\\` takes
+ * two bytes, a control character six). A route's limit counted this way
+ * leaves its headroom below 6 MB for the rest of the event whatever the
+ * body holds, so a body within the limit always reaches the function.
+ */
+function carriedBodyBytes(event: { body?: string; isBase64Encoded?: boolean }): number {
+  if (!event.body) return 0;
+  return event.isBase64Encoded ? event.body.length : Buffer.byteLength(JSON.stringify(event.body)) - 2;
+}
+
+/**
  * The body's bytes: 415 for a Content-Encoding, 413 past `maxBytes`, 400
  * INVALID_JSON for bytes that are not UTF-8; then `event.body` is the text.
  * Why no package: no Middy middleware limits or refuses request bodies by size or
@@ -164,10 +176,10 @@ function bodyBytes(maxBytes: number): Middleware {
       if (encoding && encoding !== 'identity') {
         throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${encoding} is not supported; send the body uncompressed`);
       }
-      const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-      if (raw.byteLength > maxBytes) {
-        throw new PostlaneError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes`);
+      if (carriedBodyBytes(event) > maxBytes) {
+        throw new PostlaneError('PAYLOAD_TOO_LARGE', `Request body exceeds ${maxBytes} bytes (counted as Lambda receives it: JSON-escaped, or base64)`);
       }
+      const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
       event.body = utf8Text(raw);
       event.isBase64Encoded = false;
     },

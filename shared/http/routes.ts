@@ -87,7 +87,9 @@ export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
 /**
  * Lambda takes at most 6 MB per synchronous invocation, the API Gateway event
- * around the body included; 256 KB is left for that envelope. Base64 makes
+ * around the body included; the body counts as the event carries it
+ * (JSON-escaped: shared/http/middleware.ts), and 256 KB is left for the rest
+ * of the event. Base64 (which JSON leaves unescaped) makes
  * this about 4.3 MB of attachments per request, below the spec's 7 MB each:
  * larger files go through POST /api/attachments (a pre-signed S3 upload).
  */

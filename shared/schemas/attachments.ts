@@ -10,6 +10,7 @@ import { attachmentContentType, attachmentFilename } from './sending.ts';
 export const createAttachmentBody = strictObject({
   filename: attachmentFilename,
   contentType: attachmentContentType,
-  size: v.optional(v.pipe(v.number(), v.integer('must be a whole number of bytes'), v.minValue(1, 'must be at least 1 byte'))),
+  // Required: the upload URL signs it, so S3 refuses any other length (unsigned, a URL would take up to 5 GB).
+  size: v.pipe(v.number(), v.integer('must be a whole number of bytes'), v.minValue(1, 'must be at least 1 byte')),
 });
 export type CreateAttachmentInput = v.InferOutput<typeof createAttachmentBody>;

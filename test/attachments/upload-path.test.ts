@@ -93,7 +93,7 @@ describe('POST /api/attachments and sending by id', () => {
     const sender = await createSender();
     const other = await createSender();
     const othersId = await uploaded(other.key, Buffer.from('not yours'));
-    const expired = await createAttachment(sender.accountId, { filename: 'old.txt', contentType: 'text/plain' }, new Date(Date.now() - 25 * 3_600_000));
+    const expired = await createAttachment(sender.accountId, { filename: 'old.txt', contentType: 'text/plain', size: 3 }, new Date(Date.now() - 25 * 3_600_000));
     expect((await put(expired, Buffer.from('old'))).status).toBe(200);
     const ownId = await uploaded(sender.key, Buffer.from('mine'));
 
@@ -107,7 +107,7 @@ describe('POST /api/attachments and sending by id', () => {
 
   it('answers an id whose file was never uploaded with 409 ATTACHMENT_NOT_UPLOADED, and sends nothing', async () => {
     const sender = await createSender();
-    const upload = await startUpload(sender.key, { filename: 'later.pdf', contentType: 'application/pdf' });
+    const upload = await startUpload(sender.key, { filename: 'later.pdf', contentType: 'application/pdf', size: 100 });
 
     const response = await send(sender, [{ id: upload.id }]);
 
@@ -116,19 +116,28 @@ describe('POST /api/attachments and sending by id', () => {
     expect(await storedEmails(sender.domain)).toEqual([]);
   });
 
-  it('refuses a file over 7 MB: declared (400 on size), or uploaded without a size (400 on the item at send)', async () => {
+  it('refuses a file over 7 MB when declared (400 on size), and a declaration without a size: the URL always signs the length', async () => {
     const sender = await createSender();
 
     const declared = await request('POST', '/api/attachments', { key: sender.key, body: { filename: 'huge.bin', size: SEVEN_MEGABYTES + 1 } });
-    const undeclared = await startUpload(sender.key, { filename: 'huge.bin' });
-    expect(undeclared.headers).toEqual({ 'Content-Type': 'application/octet-stream' });
-    expect((await put(undeclared, Buffer.alloc(SEVEN_MEGABYTES + 1))).status).toBe(200);
-    const sent = await send(sender, [{ filename: 'small.txt', content: 'aGk=' }, { id: undeclared.id }]);
+    const undeclared = await request('POST', '/api/attachments', { key: sender.key, body: { filename: 'huge.bin' } });
 
     expect(declared.status).toBe(400);
     expect(declared.body).toMatchObject({ error: 'ATTACHMENT_TOO_LARGE', field: 'size' });
-    expect(sent.status).toBe(400);
-    expect(sent.body).toMatchObject({ error: 'ATTACHMENT_TOO_LARGE', field: 'attachments[1]' });
+    expect(undeclared.status).toBe(400);
+    expect(undeclared.body).toMatchObject({ success: false, error: 'MISSING_REQUIRED_FIELD', field: 'size' });
+  });
+
+  it('an upload URL takes exactly the declared length: a larger file (the 7 MB limit and more) is refused by S3, not only at send time', async () => {
+    const sender = await createSender();
+    const upload = await startUpload(sender.key, { filename: 'small.bin', size: 10 });
+
+    const larger = await put(upload, Buffer.alloc(SEVEN_MEGABYTES + 1));
+    const shorter = await put(upload, Buffer.alloc(9));
+
+    expect(new URL(upload.uploadUrl).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host');
+    expect([larger.status, shorter.status]).toEqual([403, 403]);
+    expect((await send(sender, [{ id: upload.id }])).body.error).toBe('ATTACHMENT_NOT_UPLOADED');
   });
 
   it('refuses attachments that together pass SES\'s 40 MB message, before anything is sent', async () => {
@@ -145,14 +154,15 @@ describe('POST /api/attachments and sending by id', () => {
   it('validates the declaration as inline attachments are validated', async () => {
     const { key } = await createTestAccount({ permission: 'sending' });
     const cases: [Record<string, unknown>, number, string, string][] = [
-      [{ contentType: 'application/pdf' }, 400, 'MISSING_REQUIRED_FIELD', 'filename'],
-      [{ filename: '../etc/passwd' }, 422, 'VALIDATION_ERROR', 'filename'],
-      [{ filename: 'a.txt\r\nX-Evil: 1' }, 422, 'VALIDATION_ERROR', 'filename'],
-      [{ filename: 'a.pdf', contentType: 'pdf' }, 422, 'VALIDATION_ERROR', 'contentType'],
-      [{ filename: 'a.pdf', contentType: 'text/plain\r\nX-Evil: 1' }, 422, 'VALIDATION_ERROR', 'contentType'],
+      [{ contentType: 'application/pdf', size: 1 }, 400, 'MISSING_REQUIRED_FIELD', 'filename'],
+      [{ filename: 'a.pdf' }, 400, 'MISSING_REQUIRED_FIELD', 'size'],
+      [{ filename: '../etc/passwd', size: 1 }, 422, 'VALIDATION_ERROR', 'filename'],
+      [{ filename: 'a.txt\r\nX-Evil: 1', size: 1 }, 422, 'VALIDATION_ERROR', 'filename'],
+      [{ filename: 'a.pdf', contentType: 'pdf', size: 1 }, 422, 'VALIDATION_ERROR', 'contentType'],
+      [{ filename: 'a.pdf', contentType: 'text/plain\r\nX-Evil: 1', size: 1 }, 422, 'VALIDATION_ERROR', 'contentType'],
       [{ filename: 'a.pdf', size: 0 }, 422, 'VALIDATION_ERROR', 'size'],
       [{ filename: 'a.pdf', size: 1.5 }, 422, 'VALIDATION_ERROR', 'size'],
-      [{ filename: 'a.pdf', content: 'aGk=' }, 422, 'VALIDATION_ERROR', 'content'],
+      [{ filename: 'a.pdf', size: 1, content: 'aGk=' }, 422, 'VALIDATION_ERROR', 'content'],
     ];
     for (const [body, status, error, field] of cases) {
       const response = await request('POST', '/api/attachments', { key, body });

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { getObject, presignPut, putObject, S3RequestError, type S3Location } from '#shared/aws/s3.ts';
+import { CREDENTIALS_EXPIRY_MARGIN_SECONDS, getObject, presignPut, putObject, S3RequestError, type S3Location } from '#shared/aws/s3.ts';
 import { startLocalS3 } from '#dev/local/s3.ts';
 import type { LocalService } from '#dev/local/service.ts';
 
@@ -34,20 +34,53 @@ async function sdkPresignedPut(location: S3Location, contentType: string, conten
 }
 
 describe('pre-signed PUT', () => {
-  const cases: [string, S3Location, number | undefined][] = [
+  const cases: [string, S3Location, number][] = [
     ['a virtual-hosted bucket, with the length signed', { region: 'eu-west-1', bucket: 'postlane-attachments-1a2b3c', key: 'acc_1/att 1+ü', credentials: CREDENTIALS }, 1234],
-    ['a virtual-hosted bucket, without a length', { region: 'us-east-1', bucket: 'postlane-attachments', key: 'acc_1/att_1', credentials: CREDENTIALS }, undefined],
+    ['a virtual-hosted bucket in another region', { region: 'us-east-1', bucket: 'postlane-attachments', key: 'acc_1/att_1', credentials: CREDENTIALS }, 7 * 1024 * 1024],
     ['a local path-style endpoint', { region: 'us-east-1', bucket: 'uploads', key: 'acc_1/att_1', endpoint: 'http://127.0.0.1:4569', credentials: CREDENTIALS }, 5],
   ];
 
   it.each(cases)('is the URL the SDK makes, for %s', async (_, location, contentLength) => {
-    const ours = await presignPut(location, { contentType: 'application/pdf', ...(contentLength === undefined ? {} : { contentLength }), expiresInSeconds: 900, signingDate: SIGNING_DATE });
-    expect(ours).toBe(await sdkPresignedPut(location, 'application/pdf', contentLength));
+    const ours = await presignPut(location, { contentType: 'application/pdf', contentLength, expiresInSeconds: 900, signingDate: SIGNING_DATE });
+    expect(ours).toEqual({ url: await sdkPresignedPut(location, 'application/pdf', contentLength), expiresAt: new Date(SIGNING_DATE.getTime() + 900_000) });
   });
 
   it('uses the path style for a bucket name with dots, which a virtual host certificate would not cover', async () => {
-    const url = new URL(await presignPut({ region: 'eu-west-1', bucket: 'mail.example.com', key: 'a/b', credentials: CREDENTIALS }, { contentType: 'text/plain', expiresInSeconds: 60 }));
+    const url = new URL((await presignPut({ region: 'eu-west-1', bucket: 'mail.example.com', key: 'a/b', credentials: CREDENTIALS }, { contentType: 'text/plain', contentLength: 1, expiresInSeconds: 60 })).url);
     expect([url.host, url.pathname]).toEqual(['s3.eu-west-1.amazonaws.com', '/mail.example.com/a/b']);
+  });
+});
+
+describe('pre-signed PUT with expiring credentials', () => {
+  let s3: LocalService;
+  beforeAll(async () => {
+    s3 = await startLocalS3({ port: 0 });
+  });
+  afterAll(() => s3.stop());
+
+  const signedWith = (expiration: Date | undefined): S3Location => ({
+    region: 'us-east-1', bucket: 'uploads', key: 'acc_1/att_2', endpoint: s3.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local', ...(expiration ? { expiration } : {}) },
+  });
+
+  it('never claims to outlive the credentials that signed it: X-Amz-Expires and expiresAt stop a minute before they do', async () => {
+    const expiration = new Date(SIGNING_DATE.getTime() + 10 * 60_000);
+
+    const upload = await presignPut(signedWith(expiration), { contentType: 'text/plain', contentLength: 5, expiresInSeconds: 3600, signingDate: SIGNING_DATE });
+
+    expect(new URL(upload.url).searchParams.get('X-Amz-Expires')).toBe(String(10 * 60 - CREDENTIALS_EXPIRY_MARGIN_SECONDS));
+    expect(upload.expiresAt).toEqual(new Date(expiration.getTime() - CREDENTIALS_EXPIRY_MARGIN_SECONDS * 1000));
+  });
+
+  it('keeps the asked lifetime when the credentials last longer, or carry no expiry; the clamped URL still uploads', async () => {
+    const later = await presignPut(signedWith(new Date(Date.now() + 6 * 3_600_000)), { contentType: 'text/plain', contentLength: 5, expiresInSeconds: 3600 });
+    const unbounded = await presignPut(signedWith(undefined), { contentType: 'text/plain', contentLength: 5, expiresInSeconds: 3600 });
+    const clamped = await presignPut(signedWith(new Date(Date.now() + 5 * 60_000)), { contentType: 'text/plain', contentLength: 5, expiresInSeconds: 3600 });
+
+    expect([later.url, unbounded.url].map((url) => new URL(url).searchParams.get('X-Amz-Expires'))).toEqual(['3600', '3600']);
+    expect(Number(new URL(clamped.url).searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(5 * 60 - CREDENTIALS_EXPIRY_MARGIN_SECONDS);
+    expect((await fetch(clamped.url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'hello' })).status).toBe(200);
+    expect((await fetch(clamped.url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'hello!' })).status).toBe(403);
   });
 });
 
@@ -58,7 +91,7 @@ describe('GET of an object', () => {
   beforeAll(async () => {
     s3 = await startLocalS3({ port: 0 });
     const upload = await presignPut(at('acc_1/report.pdf'), { contentType: 'application/pdf', contentLength: 11, expiresInSeconds: 60 });
-    const put = await fetch(upload, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: 'hello world' });
+    const put = await fetch(upload.url, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: 'hello world' });
     expect(put.status).toBe(200);
   });
   afterAll(() => s3.stop());

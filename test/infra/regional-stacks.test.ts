@@ -26,6 +26,8 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   const routes = ROUTES.filter((route) => route.handler === handler);
   const actions = new Set([...routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]), ...Object.values(EVENT_FUNCTIONS).filter((fn) => fn.handler === handler).flatMap((fn) => fn.table)]);
   const sesActions = new Set(routes.flatMap((route) => ('ses' in route ? route.ses : [])));
+  // SES's account-level suppression list takes no resource but `*`.
+  const accountSesActions = Object.values(EVENT_FUNCTIONS).filter((fn) => fn.handler === handler).flatMap((fn) => ('ses' in fn ? fn.ses : []));
   const readsSecret = routes.some((route) => 'secrets' in route && route.secrets.includes('linkSigning'));
   const sendsToRetryQueue = routes.some((route) => 'queues' in route && route.queues.includes('retry'));
   const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? route.attachments : [])));
@@ -35,6 +37,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   return new Set([
     pair(stack, 'logs:CreateLogStream', logGroupArn),
     pair(stack, 'logs:PutLogEvents', logGroupArn),
+    ...accountSesActions.map((action) => pair(stack, `ses:${action}`, '*')),
     ...tablePairs(stack, actions, settings),
     ...(actions.has('Query')
       ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`))

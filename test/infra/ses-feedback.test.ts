@@ -45,15 +45,41 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
-  it('grants the feedback function exactly the table actions it declares', () => {
-    const fn = resources[feedbackId]!;
-    const logGroupArn = { 'Fn::GetAtt': [referencedId(fn.Properties.LoggingConfig.LogGroup), 'Arn'] };
-    expect(permissionsOf(stack, resources, feedbackId)).toEqual(new Set([
+  /** What an event function's role must hold for its logs and its declared table actions (Query on every index too). */
+  function logAndTablePermissions(functionId: string, tableActions: readonly string[]): string[] {
+    const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
+    return [
       pair(stack, 'logs:CreateLogStream', logGroupArn),
       pair(stack, 'logs:PutLogEvents', logGroupArn),
-      ...tablePairs(stack, EVENT_FUNCTIONS.sesFeedback.table, settings),
+      ...tablePairs(stack, tableActions, settings),
       ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)),
+    ];
+  }
+
+  it('grants the feedback function exactly the table actions it declares', () => {
+    expect(permissionsOf(stack, resources, feedbackId)).toEqual(new Set(logAndTablePermissions(feedbackId, EVENT_FUNCTIONS.sesFeedback.table)));
+  });
+
+  it('runs the suppression-list reconciliation every hour, granted exactly the table actions it declares and read-only SES suppression-list access', () => {
+    const reconcileId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === `Postlane functions/${EVENT_FUNCTIONS.suppressionReconciliation.handler}.ts`)![0];
+    const schedules = ofType(resources, 'AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(1);
+    const { ScheduleExpression, State, Target } = schedules[0]![1].Properties;
+    expect([ScheduleExpression, State ?? 'ENABLED']).toEqual(['rate(1 hour)', 'ENABLED']);
+    expect(referencedId(Target.Arn)).toBe(reconcileId);
+
+    expect(permissionsOf(stack, resources, reconcileId)).toEqual(new Set([
+      ...logAndTablePermissions(reconcileId, EVENT_FUNCTIONS.suppressionReconciliation.table),
+      pair(stack, 'ses:ListSuppressedDestinations', '*'),
+      pair(stack, 'ses:GetSuppressedDestination', '*'),
     ]));
+    // The scheduler's role may invoke this function and nothing else.
+    const schedulerRoleId = referencedId(Target.RoleArn);
+    const schedulerActions = ofType(resources, 'AWS::IAM::Policy')
+      .filter(([, policy]) => policy.Properties.Roles.some((role: unknown) => referencedId(role) === schedulerRoleId))
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement.flatMap((statement: { Action: string | string[]; Resource: unknown }) => [statement.Action].flat().map((action) => pair(stack, action, statement.Resource))));
+    const functionArn = { 'Fn::GetAtt': [reconcileId, 'Arn'] };
+    expect(new Set(schedulerActions)).toEqual(new Set([pair(stack, 'lambda:InvokeFunction', [functionArn, { 'Fn::Join': ['', [functionArn, ':*']] }])]));
   });
 
   it('names the configuration set in every sending function, and only there', () => {

@@ -56,6 +56,9 @@ function senderDomain(from: string): string {
   return from.slice(from.lastIndexOf('@') + 1).replace(/>.*$/, '').trim().toLowerCase();
 }
 
+/** SES actions on the account-level suppression list, which name no resource. */
+const ACCOUNT_LEVEL_SES = new Set(['ListSuppressedDestinations', 'GetSuppressedDestination']);
+
 /**
  * SendEmail is authorized on the sender's identity and on the configuration
  * set it names. Locally no set is named (the emulator has none); deployed,
@@ -65,6 +68,7 @@ export function sesActions(operation: string, input: Record<string, any>): [stri
   if (operation === 'SendEmail') {
     return [['ses:SendEmail', { kind: 'identity', identity: senderDomain(input.FromEmailAddress) }], ['ses:SendEmail', { kind: 'configurationSet' }]];
   }
+  if (ACCOUNT_LEVEL_SES.has(operation)) return [[`ses:${operation}`, { kind: 'account' }]];
   return [[`ses:${operation}`, { kind: 'identity', identity: input.EmailIdentity }]];
 }
 

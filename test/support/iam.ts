@@ -28,7 +28,9 @@ export type CallResource =
   | { kind: 'bucket' }
   | { kind: 'object'; key: string }
   | { kind: 'queue'; queue: 'retry' }
-  | { kind: 'secret'; secret: 'linkSigning' };
+  | { kind: 'secret'; secret: 'linkSigning' }
+  /** An action with no resource-level permissions (SES's account-level suppression list): IAM authorizes it on `*`. */
+  | { kind: 'account' };
 
 /** One AWS call a function made during the tests: `{ handler: 'email/send', action: 'dynamodb:PutItem', resource: { kind: 'table' } }`. */
 export interface AwsCall {
@@ -162,6 +164,7 @@ export function arnOf(resource: CallResource, deployment: Deployment): string {
     case 'object': return `arn:aws:s3:::${deployment.bucketName}/${resource.key}`;
     case 'queue': return deployment.retryQueueArn;
     case 'secret': return `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${deployment.linkSigningSecretName}-${SECRET_SUFFIX}`;
+    case 'account': return '*';
   }
 }
 
