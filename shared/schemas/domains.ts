@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { isDomainName } from '#shared/domain/domain-verification.ts';
 import { paginationQuery, strictObject } from './common.ts';
+import { timestamp } from './replies.ts';
 
 /** Compared and stored lower-cased, as DNS names are case-insensitive. */
 export const createDomainBody = strictObject({
@@ -15,3 +16,25 @@ export const createDomainBody = strictObject({
 export type CreateDomainInput = v.InferOutput<typeof createDomainBody>;
 
 export const listDomainsQuery = v.object(paginationQuery(20, 100));
+
+// Replies.
+
+const dnsRecordSchema = v.strictObject({
+  purpose: v.picklist(['dkim', 'ownership', 'spf', 'dmarc']),
+  type: v.picklist(['CNAME', 'TXT']),
+  name: v.string(),
+  value: v.string(),
+  required: v.boolean(),
+});
+
+const domainFields = {
+  id: v.string(),
+  domain: v.string(),
+  verified: v.boolean(),
+  status: v.picklist(['pending', 'verified', 'failed']),
+  createdAt: timestamp,
+  verifiedAt: v.nullable(timestamp),
+};
+
+export const domainSchema = v.strictObject({ ...domainFields, records: v.array(dnsRecordSchema) });
+export const domainListItemSchema = v.strictObject(domainFields);

@@ -3,6 +3,7 @@ import { isHeaderSafe } from '#shared/email/address.ts';
 import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
 import { phone } from './contacts.ts';
 import { attachment, decodedBase64Size, mailbox } from './sending.ts';
+import { count, nullableText, timestamp } from './replies.ts';
 
 /** Field limits (the spec leaves them open); a form item stays far below DynamoDB's 400 KB. */
 export const FORM_LIMITS = {
@@ -249,3 +250,62 @@ export function submissionSchema(fields: readonly FieldDefinition[]) {
     return [field.id, field.required ? schema : v.optional(schema)];
   })));
 }
+
+// Replies.
+
+const formFieldSchema = v.strictObject({
+  id: v.string(),
+  type: v.string(),
+  label: v.string(),
+  placeholder: nullableText,
+  required: v.boolean(),
+  options: v.optional(v.array(v.string())),
+});
+
+const formLook = {
+  appearance: v.strictObject({ backgroundColor: v.string(), primaryColor: v.string(), fontFamily: v.string() }),
+  buttonCustomization: v.strictObject({ text: v.string(), variant: v.string() }),
+};
+
+/** What a form and its list item share. */
+const formSummary = {
+  id: v.string(),
+  title: v.string(),
+  description: nullableText,
+  slug: v.string(),
+  published: v.boolean(),
+  fields: v.array(formFieldSchema),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
+export const formSchema = v.strictObject({
+  ...formSummary,
+  settings: v.strictObject({
+    successMessage: v.string(),
+    notifyEmail: nullableText,
+    enableCaptcha: v.boolean(),
+    storeResponses: v.boolean(),
+    doubleOptIn: v.boolean(),
+    from: nullableText,
+  }),
+  audienceId: nullableText,
+  ...formLook,
+});
+
+export const formListItemSchema = v.strictObject({
+  ...formSummary,
+  publishedUrl: v.string(),
+  analytics: v.strictObject({ views: count, submissions: count, conversionRate: v.number() }),
+});
+
+export const publicFormSchema = v.strictObject({
+  title: v.string(),
+  description: nullableText,
+  fields: v.array(formFieldSchema),
+  ...formLook,
+});
+
+export const submissionRecordSchema = v.strictObject({ id: v.string(), data: v.record(v.string(), v.unknown()), createdAt: timestamp });
+
+export const submitReceiptReply = v.strictObject({ success: v.literal(true), message: v.string(), submissionId: v.string() });

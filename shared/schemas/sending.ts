@@ -3,6 +3,7 @@ import { isHeaderSafe } from '#shared/email/address.ts';
 import { PRODUCT_NAME } from '#shared/email/otp-template.ts';
 import { RENDER_LIMITS } from '#shared/email/render-limits.ts';
 import { emailAddress, requiredText, strictObject, templateVariables } from './common.ts';
+import { count } from './replies.ts';
 
 /** Limits of the send endpoints (decisions, "Sending"); SES's own are noted where they bind. */
 export const SEND_LIMITS = {
@@ -152,3 +153,29 @@ export const transactionalSendBody = strictObject({
   idempotencyKey,
 });
 export type TransactionalSendInput = v.InferOutput<typeof transactionalSendBody>;
+
+// Replies.
+
+/** Email send result (spec section 2); a send where every recipient failed is this in a 422 envelope. */
+export const emailSendResultReply = v.strictObject({
+  success: v.literal(true),
+  message: v.string(),
+  successfulEmails: v.array(v.strictObject({
+    recipient: v.string(),
+    trackingId: v.string(),
+    /** Present on a recipient whose message SES throttled: it waits on the retry queue and is sent later. */
+    queued: v.optional(v.literal(true)),
+  })),
+  failedEmails: v.array(v.strictObject({ recipient: v.string(), error: v.string(), message: v.string() })),
+  recipientCount: count,
+  emailsRemaining: count,
+});
+
+/** OTP and transactional sends. */
+export const singleSendResultReply = v.strictObject({
+  success: v.literal(true),
+  message: v.string(),
+  trackingId: v.string(),
+  emailId: v.string(),
+  queued: v.boolean(),
+});

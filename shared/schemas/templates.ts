@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { checkTemplate, TemplateRenderError } from '#shared/email/renderer.ts';
 import { requiredText, strictObject, templateVariables } from './common.ts';
 import { TEMPLATE_SEARCH_MAX } from './template-list.ts';
+import { timestamp } from './replies.ts';
 
 /**
  * Limits the spec leaves open. Together they keep a template's item far below
@@ -232,3 +233,33 @@ export const renderTemplateBody = strictObject({
   variables: v.optional(templateVariables, {}),
 });
 export type RenderTemplateInput = v.InferOutput<typeof renderTemplateBody>;
+
+// Replies.
+
+const replyComponentStyles = v.record(v.string(), v.union([v.string(), v.number()]));
+
+const templateComponentSchema = v.variant('type', [
+  v.strictObject({ id: v.string(), type: v.literal('heading'), content: v.string(), level: v.picklist([1, 2]), styles: replyComponentStyles }),
+  v.strictObject({ id: v.string(), type: v.literal('text'), content: v.string(), styles: replyComponentStyles }),
+  v.strictObject({ id: v.string(), type: v.literal('button'), label: v.string(), url: v.string(), styles: replyComponentStyles }),
+]);
+
+export const templateSchema = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  subject: v.string(),
+  components: v.array(templateComponentSchema),
+  styles: v.strictObject({ backgroundColor: v.string(), width: v.number(), padding: v.number() }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const templateListItemSchema = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  subject: v.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const renderedTemplateReply = v.strictObject({ success: v.literal(true), subject: v.string(), html: v.string(), text: v.string() });

@@ -1,14 +1,13 @@
 /**
- * Tenant isolation, walked from the route table: for every keyed route with a
+ * Tenant isolation, walked from the route table (the contracts): for every keyed route with a
  * path parameter, another account's key pointed at the owner's resource gets
  * exactly the answer an unknown id gets (404) and changes nothing; no list
  * shows another account's items; a signed link reaches only its own account.
  */
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES, type Route } from '#shared/http/routes.ts';
-import { loadHandler } from '#dev/local/http-event.ts';
-import type { EndpointHandler } from '#shared/http/endpoint.ts';
+import type { Route } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { randomBase62 } from '#shared/ids.ts';
 import { request, type ApiResponse } from '../support/api.ts';
 import { uniqueAddress } from '../sending/support.ts';
@@ -112,7 +111,7 @@ describe('tenant isolation', () => {
 
   it('covers every route whose body names an audience or a template', async () => {
     for (const route of ROUTES) {
-      const body = ((await loadHandler(route.handler)) as EndpointHandler).schemas.body as { entries?: object } | undefined;
+      const body = route.request.body as { entries?: object } | undefined;
       const entries = (body?.entries ?? {}) as Record<string, v.GenericSchema>;
       // A field that takes an id; one that refuses every value (an immutable one) names nothing.
       const names = REFERENCE_FIELDS.filter((field) => entries[field] && v.safeParse(entries[field], 'aud_0VbdqWvOrCa87kCC3Lnd').success);
@@ -142,7 +141,7 @@ describe('tenant isolation', () => {
 
   describe.each(keyedLists.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
     it("never shows another account's items", async () => {
-      const schemas = ((await loadHandler(route.handler)) as EndpointHandler).schemas;
+      const schemas = route.request;
       const audienceId = (await owner.audience()).id;
       // Also with the owner's audience as the filter, where the list takes one.
       const queries = ['', ...(schemas.query && 'entries' in schemas.query && 'audienceId' in (schemas.query.entries as object) ? [`audienceId=${audienceId}`] : [])];
