@@ -1,0 +1,106 @@
+/**
+ * "One endpoint, one contract" (docs/architecture.md, Adding an endpoint):
+ * an endpoint is its entry in functions/<area>/contract.ts plus its handler
+ * beside it, and everything else derives from those two files. These checks
+ * keep it so: every route comes from a contract whose handler exists and is
+ * built from it, nothing elsewhere lists handlers again, and shared/ never
+ * reaches up into functions/.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { AREAS, ROUTES } from '#functions/routes.ts';
+import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
+import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
+import { RETRY_WORKER } from '../../lib/retry-queue.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(join(ROOT, directory), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
+}
+
+/** The source without its comments, so an example in a doc comment is not a list. */
+function code(path: string): string {
+  return read(path).replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"])\/\/[^\n]*/g, '$1');
+}
+
+/** Handler modules that are no endpoint of a contract, each with why. */
+const NOT_ENDPOINTS: Record<string, string> = {
+  [FALLBACK_HANDLER]: 'answers what no route matches (API Gateway $default)',
+  [PREFLIGHT_HANDLER]: 'answers the CORS preflights the `cors` routes imply',
+  [EVENT_FUNCTIONS.sesFeedback.handler]: 'invoked by EventBridge, not over HTTP',
+  [RETRY_WORKER.handler]: 'invoked by the retry queue, not over HTTP',
+};
+
+/**
+ * Places outside the contracts that may still name an endpoint's handler, each
+ * with why: what they say is not derivable from a contract.
+ */
+const ALLOWED_MENTIONS: Record<string, string> = {
+  'lib/bundling.ts system/docs': 'files the docs page reads at run time, a bundling detail of that one module',
+  'bench/bundles.ts templates/create': 'the bench expects the template engine in these bundles: an expectation checked against the build, not a declaration',
+  'bench/bundles.ts templates/update': 'as above',
+  'bench/bundles.ts templates/render': 'as above',
+};
+
+describe('one endpoint, one contract', () => {
+  const endpoints = Object.entries(AREAS).flatMap(([area, contract]) => Object.entries(contract).map(([action, endpoint]) => ({ area, action, endpoint })));
+
+  it('lists in functions/routes.ts every area that has a contract, and only those', () => {
+    const withContract = readdirSync(join(ROOT, 'functions')).filter((area) => existsSync(join(ROOT, 'functions', area, 'contract.ts')));
+
+    expect(Object.keys(AREAS).sort()).toEqual(withContract.sort());
+  });
+
+  it('takes every route from a contract, an endpoint once per path', () => {
+    const fromContracts = endpoints.flatMap(({ endpoint }) => [endpoint.path, ...(endpoint.aliases ?? [])].map((path) => `${endpoint.method} ${path} ${endpoint.handler}`));
+
+    expect(ROUTES.map((route) => `${route.method} ${route.path} ${route.handler}`)).toEqual(fromContracts);
+    expect(new Set(ROUTES.map((route) => `${route.method} ${route.path}`)).size).toBe(ROUTES.length);
+  });
+
+  it.each(endpoints.map(({ area, action, endpoint }) => [endpoint.handler, area, action] as const))("%s: its handler is beside its contract and built from that contract's entry", (handler, area, action) => {
+    const path = `functions/${handler}.ts`;
+
+    expect(existsSync(join(ROOT, path)), path).toBe(true);
+    expect(code(path)).toMatch(new RegExp(`\\b(?:endpoint|publicEndpoint)\\(${area}\\.${action}\\b`));
+    expect(code(path)).toContain(`import { ${area} } from './contract.ts';`);
+  });
+
+  it('has no handler module that is neither an endpoint of a contract nor a known non-HTTP function', () => {
+    const modules = filesUnder('functions').map((path) => path.replace(/^functions\//, '').replace(/\.ts$/, ''))
+      .filter((module) => !module.endsWith('/contract') && module !== 'routes');
+    const endpointHandlers = new Set(endpoints.map(({ endpoint }) => endpoint.handler));
+
+    expect(modules.filter((module) => !endpointHandlers.has(module) && !(module in NOT_ENDPOINTS))).toEqual([]);
+  });
+
+  it("bundles into a handler only its own area's contract: no endpoint module imports the route table", () => {
+    const importers = endpoints.map(({ endpoint }) => `functions/${endpoint.handler}.ts`).filter((path) => /from '(?:\.\.\/routes|#functions\/routes)\.ts'/.test(code(path)));
+
+    expect(importers).toEqual([]);
+  });
+
+  it('repeats no handler name outside the contracts: no hand-kept list in lib/, dev/, bench/, bin/, scripts/ or test/support/', () => {
+    const handlers = [...new Set(endpoints.map(({ endpoint }) => endpoint.handler))];
+    const files = ['lib', 'dev', 'bench', 'bin', 'scripts', 'test/support'].flatMap(filesUnder).filter((path) => path !== 'dev/client/schema.ts');
+    const mentions = files.flatMap((path) => {
+      const text = code(path);
+      return handlers.filter((handler) => text.includes(`'${handler}'`) || text.includes(`"${handler}"`) || text.includes(`\`${handler}`)).map((handler) => `${path} ${handler}`);
+    });
+
+    expect(mentions.filter((mention) => !(mention in ALLOWED_MENTIONS))).toEqual([]);
+    expect(Object.keys(ALLOWED_MENTIONS).filter((mention) => !mentions.includes(mention)), 'allowed mentions no longer there').toEqual([]);
+  });
+
+  it('keeps the layers: nothing in shared/ imports from functions/', () => {
+    const upward = filesUnder('shared').filter((path) => /from '(?:#functions\/|(?:\.\.\/)+functions\/)/.test(read(path)));
+
+    expect(upward).toEqual([]);
+  });
+});
