@@ -13,6 +13,17 @@ export const emailAddress = v.pipe(
   v.toLowerCase(),
 );
 
+/**
+ * A rule across fields, reported at `field`: missing there (400
+ * MISSING_REQUIRED_FIELD) when that field is absent, else 422
+ * VALIDATION_ERROR. Runs once the fields themselves are valid.
+ *
+ * `v.pipe(strictObject({ to, email }), fieldRule('to', (input) => input.to !== undefined || input.email !== undefined, 'to is required'))`
+ */
+export function fieldRule<T extends Record<string, unknown>>(field: keyof T & string, holds: (input: T) => boolean, message: string) {
+  return v.forward<T, v.CheckIssue<T>, [string]>(v.check<T, string>(holds, message), [field] as never);
+}
+
 /** A required text field: blank counts as missing. */
 export function requiredText(maxLength: number) {
   return v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(maxLength, `must be at most ${maxLength} characters`));

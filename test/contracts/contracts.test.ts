@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { AREAS, ROUTES } from '#functions/routes.ts';
 import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
@@ -102,5 +103,33 @@ describe('one endpoint, one contract', () => {
     const upward = filesUnder('shared').filter((path) => /from '(?:#functions\/|(?:\.\.\/)+functions\/)/.test(read(path)));
 
     expect(upward).toEqual([]);
+  });
+});
+
+describe('rules across fields, in the schemas', () => {
+  const documented = JSON.parse(read('docs/openapi.json')) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { description?: string } }> } }>> };
+  const bodyDescription = (path: string) => documented.paths[path]!.post!.requestBody!.content['application/json']!.schema.description;
+  const from = 'hello@example.com';
+
+  it('content or templateId: the send schemas refuse neither and both, so the fuzzers judge by them, and the document says so', async () => {
+    const { email } = await import('#functions/email/contract.ts');
+    const { transactional } = await import('#functions/transactional/contract.ts');
+    const send = { from, recipients: ['ada@example.com'], subject: 'Hi' };
+    const single = { from, to: 'ada@example.com', subject: 'Hi' };
+    const accepts = (schema: Parameters<typeof v.safeParse>[0], body: unknown) => v.safeParse(schema, body).success;
+
+    expect([accepts(email.send.request.body, send), accepts(email.send.request.body, { ...send, content: 'x', templateId: 'tpl_1' }), accepts(email.send.request.body, { ...send, content: 'x' })]).toEqual([false, false, true]);
+    expect([accepts(transactional.send.request.body, single), accepts(transactional.send.request.body, { ...single, templateId: 'tpl_1' })]).toEqual([false, true]);
+    expect(bodyDescription('/api/email/send')).toMatch(/`content`.*`templateId`.*not both.*`cc` and `bcc`.*at most 49/s);
+    expect(bodyDescription('/api/transactional/send')).toMatch(/`content`.*`templateId`/);
+  });
+
+  it('to or email: the OTP schema requires one, and the same address if both, and the document says so', async () => {
+    const { otp } = await import('#functions/otp/contract.ts');
+    const base = { from, code: '123456' };
+    const accepts = (body: unknown) => v.safeParse(otp.send.request.body, body).success;
+
+    expect([accepts(base), accepts({ ...base, to: 'a@example.com', email: 'b@example.com' }), accepts({ ...base, email: 'b@example.com' })]).toEqual([false, false, true]);
+    expect(bodyDescription('/api/otp/send')).toMatch(/`to`.*`email`/);
   });
 });
