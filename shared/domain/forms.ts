@@ -22,7 +22,8 @@ import {
 import { ConflictError, notFound, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
-import { CHOICE_TYPES, FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type ListFormsQuery, type ListSubmissionsQuery, type UpdateFormInput } from '#shared/schemas/forms.ts';
+import { CHOICE_TYPES, FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type formListItemSchema, type formSchema, type ListFormsQuery, type ListSubmissionsQuery, type publicFormSchema, type submissionRecordSchema, type UpdateFormInput } from '#shared/schemas/forms.ts';
+import type * as v from 'valibot';
 import { ensureDefaultSender, ensureVerifiedSender, parseMailboxField } from './sender.ts';
 import { publicBase } from './public-urls.ts';
 
@@ -32,57 +33,13 @@ export const FORM_DEFAULTS = {
   buttonCustomization: { text: 'Submit', variant: 'filled' },
 } as const;
 
-export interface FormField {
-  id: string;
-  type: FormFieldRecord['type'];
-  label: string;
-  placeholder: string | null;
-  required: boolean;
-  /** Only on select, checkbox and radio fields. */
-  options?: string[];
-}
-
-export interface Form {
-  id: string;
-  title: string;
-  description: string | null;
-  slug: string;
-  published: boolean;
-  fields: FormField[];
-  settings: {
-    successMessage: string;
-    notifyEmail: string | null;
-    enableCaptcha: boolean;
-    storeResponses: boolean;
-    doubleOptIn: boolean;
-    from: string | null;
-  };
-  audienceId: string | null;
-  appearance: FormRecord['appearance'];
-  buttonCustomization: FormRecord['buttonCustomization'];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface FormAnalytics {
-  views: number;
-  submissions: number;
-  conversionRate: number;
-}
-
-export type FormListItem = Pick<Form, 'id' | 'title' | 'description' | 'slug' | 'published' | 'fields' | 'createdAt' | 'updatedAt'> & {
-  publishedUrl: string;
-  analytics: FormAnalytics;
-};
-
+export type Form = v.InferOutput<typeof formSchema>;
+export type FormField = Form['fields'][number];
+export type FormListItem = v.InferOutput<typeof formListItemSchema>;
+export type FormAnalytics = FormListItem['analytics'];
 /** What anyone may see of a published form: no id, slug, settings or audience. */
-export type PublicForm = Pick<Form, 'title' | 'description' | 'fields' | 'appearance' | 'buttonCustomization'>;
-
-export interface Submission {
-  id: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-}
+export type PublicForm = v.InferOutput<typeof publicFormSchema>;
+export type Submission = v.InferOutput<typeof submissionRecordSchema>;
 
 function toField(field: FormFieldRecord): FormField {
   return {

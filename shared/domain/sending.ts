@@ -22,7 +22,8 @@ import { sendConcurrency } from '#shared/email/attachment-budget.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
 import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type OutgoingEmail, type SendOutcome } from '#shared/email/transport.ts';
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
-import { SEND_LIMITS } from '#shared/schemas/sending.ts';
+import { SEND_LIMITS, type singleSendResultReply } from '#shared/schemas/sending.ts';
+import type * as v from 'valibot';
 import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from './contact-status.ts';
@@ -461,14 +462,8 @@ export class UnrecordedDeliveryError extends Error {
   }
 }
 
-/** Response of the OTP and transactional endpoints (spec 4.1). */
-export interface SingleSendResponse extends Record<string, unknown> {
-  message: string;
-  trackingId: string;
-  emailId: string;
-  /** True when SES throttled the message and it waits on the retry queue, to be sent later (its record says `queued`). */
-  queued: boolean;
-}
+/** Response of the OTP and transactional endpoints (spec 4.1); `queued` when SES throttled the message and it waits on the retry queue. */
+export type SingleSendResponse = Omit<v.InferOutput<typeof singleSendResultReply>, 'success'>;
 
 /**
  * The error a one-recipient send answers with when its message was not sent;
