@@ -2,7 +2,7 @@
  * Sending domains over the API (beyond the spec): add one, list them, and read
  * one with the DNS records SES needs and where its verification stands.
  */
-import { getDomainById, getDomain as readDomain, insertDomain, listDomains as readDomains, saveDomainState, domainExists, type DomainRecord, type DomainStatus } from '#shared/data/domains.ts';
+import { getDomainById, getDomain as readDomain, insertDomain, listDomains as readDomains, saveDomainState, domainExists, type DomainRecord } from '#shared/data/domains.ts';
 import { NotFoundError, notFound } from '#shared/errors.ts';
 import { isId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';

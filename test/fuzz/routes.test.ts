@@ -25,7 +25,7 @@ import { matchRoute } from '#shared/http/routes.ts';
 import { HTML_PAGE, type Endpoint, type RequestSchemas } from '#shared/http/contract.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { request, type ApiResponse } from '../support/api.ts';
-import { BODY_REFERENCES, fixtureOf, hasPathParameter, Owner, pathOf, routeKey, type RouteCall } from '../isolation/resources.ts';
+import { fixtureOf, hasPathParameter, Owner, pathOf, referenceCall, referenceFieldsOf, routeKey, type RouteCall } from '../isolation/resources.ts';
 import {
   bent,
   deepJson,
@@ -162,8 +162,7 @@ function routeAnswersHtml(route: Endpoint): boolean {
 /** A valid call of the route on the owner's resources, with a body where the route takes one. */
 async function validCall(route: Endpoint, owner: Owner): Promise<RouteCall> {
   if (hasPathParameter(route)) return fixtureOf(route)(owner);
-  const reference = BODY_REFERENCES[routeKey(route)];
-  if (reference) return reference(owner, owner);
+  if (referenceFieldsOf(route).length > 0) return referenceCall(route, owner, owner);
   return { params: {}, body: route.example ?? {} };
 }
 

@@ -11,6 +11,7 @@ import { urlEncoded } from '../fuzz/arbitraries.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
 import { confirmationUrl } from '#shared/domain/confirmation-links.ts';
 import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
+import * as v from 'valibot';
 import { randomBase62 } from '#shared/ids.ts';
 import type { Route } from '#shared/http/routes.ts';
 import type { Endpoint, ResourceKind } from '#shared/http/contract.ts';
@@ -195,34 +196,37 @@ export function fixtureOf(route: Pick<Endpoint, 'method' | 'path' | 'params' | '
 /** Body fields that name a resource of the caller's account. */
 export const REFERENCE_FIELDS = ['audienceId', 'templateId'] as const;
 
-type Reference = (owner: Owner, caller: Owner) => Promise<RouteCall>;
+/** The body fields of a route's schema, or none. */
+function bodyFields(route: Pick<Endpoint, 'request'>): Record<string, unknown> {
+  return ((route.request.body as { entries?: Record<string, unknown> } | undefined)?.entries) ?? {};
+}
 
-const otpWithTemplate: Reference = async (owner, caller) => ({
-  params: {},
-  body: { from: caller.sender.from, to: uniqueAddress(), code: '123456', templateId: (await owner.template()).id },
-});
+/** The reference fields a route's body takes: those that accept an id (an immutable one refuses every value and names nothing). */
+export function referenceFieldsOf(route: Pick<Endpoint, 'request'>): (typeof REFERENCE_FIELDS)[number][] {
+  const entries = bodyFields(route) as Record<string, v.GenericSchema>;
+  return REFERENCE_FIELDS.filter((field) => entries[field] && v.safeParse(entries[field], 'aud_0VbdqWvOrCa87kCC3Lnd').success);
+}
 
 /**
- * Every route whose body may name an audience or a template: a call by
- * `caller` that is valid but for naming the owner's resource.
+ * A call by `caller` of a route whose body may name an audience or a
+ * template, valid but for naming the owner's: the contract's example, sent
+ * from the caller's verified sender to fresh addresses, with each reference
+ * field set to the owner's resource (a template replaces inline content), and
+ * the path on the caller's own resources.
  */
-export const BODY_REFERENCES: Record<string, Reference> = {
-  'POST /api/contacts': async (owner) => ({ params: {}, body: { email: uniqueAddress(), audienceId: (await owner.audience()).id } }),
-  'POST /api/contacts/bulk': async (owner) => ({ params: {}, body: { audienceId: (await owner.audience()).id, contacts: [{ email: uniqueAddress() }] } }),
-  'POST /api/forms': async (owner) => ({
-    params: {},
-    body: { title: 'Theirs', audienceId: (await owner.audience()).id, fields: [{ id: 'email', type: 'email', label: 'Email' }] },
-  }),
-  'PATCH /api/forms/{id}': async (owner, caller) => ({ params: { id: (await caller.form()).id }, body: { audienceId: (await owner.audience()).id } }),
-  'POST /api/email/send': async (owner, caller) => ({
-    params: {},
-    body: { from: caller.sender.from, recipients: [uniqueAddress()], subject: 'Hi', templateId: (await owner.template()).id },
-  }),
-  'POST /api/otp/send': otpWithTemplate,
-  'POST /api/otp': otpWithTemplate,
-  'POST /preferences/{token}': async (owner, caller) => ({ params: { token: await caller.token() }, body: { audienceId: (await owner.audience()).id, status: 'unsubscribed' } }),
-  'POST /api/transactional/send': async (owner, caller) => ({
-    params: {},
-    body: { from: caller.sender.from, to: uniqueAddress(), templateId: (await owner.template()).id },
-  }),
-};
+export async function referenceCall(route: Pick<Endpoint, 'method' | 'path' | 'params' | 'example' | 'request'>, owner: Owner, caller: Owner): Promise<RouteCall> {
+  const call = hasPathParameter(route) ? await fixtureOf(route)(caller) : { params: {} };
+  const fields = bodyFields(route);
+  // A key the first call stores would answer the second, about an unknown id, with IDEMPOTENCY_KEY_REUSED.
+  const { idempotencyKey: _, ...body }: Record<string, unknown> = { ...route.example };
+  if ('from' in fields) body.from = caller.sender.from;
+  for (const field of ['to', 'email'] as const) if (typeof body[field] === 'string') body[field] = uniqueAddress();
+  if (Array.isArray(body.recipients)) body.recipients = [uniqueAddress()];
+  const references = referenceFieldsOf(route);
+  if (references.includes('audienceId')) body.audienceId = (await owner.audience()).id;
+  if (references.includes('templateId')) {
+    body.templateId = (await owner.template()).id;
+    delete body.content;
+  }
+  return { ...call, body };
+}
