@@ -22,7 +22,7 @@ import {
 import { ConflictError, notFound, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
-import { CHOICE_TYPES, FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type formListItemSchema, type formSchema, type ListFormsQuery, type ListSubmissionsQuery, type publicFormSchema, type submissionRecordSchema, type UpdateFormInput } from '#shared/schemas/forms.ts';
+import { FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type formListItemSchema, type formSchema, type ListFormsQuery, type ListSubmissionsQuery, type publicFormSchema, type submissionRecordSchema, type UpdateFormInput } from '#shared/schemas/forms.ts';
 import type * as v from 'valibot';
 import { ensureDefaultSender, ensureVerifiedSender, parseMailboxField } from './sender.ts';
 import { publicBase } from './public-urls.ts';
@@ -125,7 +125,11 @@ function withSuffix(base: string): string {
   return `${base}-${randomBytes(SUFFIX_LENGTH).toString('hex').slice(0, SUFFIX_LENGTH)}`;
 }
 
-/** The cross-field rules the schema cannot state: options by type, unique ids, what a linked audience and emails need. */
+/**
+ * The rules across fields the schema cannot state, since an update is judged
+ * merged with the stored form: unique ids, what a linked audience and emails
+ * need. (Options by field type are the schema's: fields are replaced whole.)
+ */
 function checkConfiguration(form: FormRecord): void {
   const seen = new Map<string, number>();
   form.fields.forEach((field, index) => {
@@ -133,9 +137,6 @@ function checkConfiguration(form: FormRecord): void {
     const first = seen.get(field.id);
     if (first !== undefined) throw new ValidationError('VALIDATION_ERROR', `${at}.id repeats the id of fields[${first}]`, `${at}.id`);
     seen.set(field.id, index);
-    const takesOptions = CHOICE_TYPES.includes(field.type);
-    if (takesOptions && !field.options) throw new ValidationError('MISSING_REQUIRED_FIELD', `${at}.options is required for ${field.type} fields`, `${at}.options`);
-    if (!takesOptions && field.options) throw new ValidationError('VALIDATION_ERROR', `${at}.options: only select, checkbox and radio fields take options`, `${at}.options`);
   });
   const hasEmailField = form.fields.some((field) => field.type === 'email');
   if (form.audienceId && !hasEmailField) {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isHeaderSafe } from '#shared/email/address.ts';
-import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
+import { emailAddress, fieldRule, freeMap, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
 import { phone } from './contacts.ts';
 import { attachment, decodedBase64Size, mailbox } from './sending.ts';
 import { count, nullableText, timestamp } from './replies.ts';
@@ -42,13 +42,13 @@ export const slug = v.pipe(
   v.regex(SLUG, 'must be lower-case letters and digits, words separated by single hyphens'),
 );
 
-const formField = strictObject({
+const formFieldEntries = strictObject({
   id: v.pipe(v.string(), v.regex(FIELD_ID, 'must start with a letter and hold at most 64 letters, digits, _ and -')),
   type: v.picklist(FIELD_TYPES, `must be one of ${FIELD_TYPES.join(', ')}`),
   label: requiredText(FORM_LIMITS.label),
   placeholder: optionalText(FORM_LIMITS.placeholder),
   required: v.optional(v.boolean(), false),
-  /** For select, checkbox and radio; checked against the type by the domain. */
+  /** For select, checkbox and radio only. */
   options: v.optional(v.pipe(
     v.array(requiredText(FORM_LIMITS.option)),
     v.nonEmpty('must list at least one option'),
@@ -56,6 +56,16 @@ const formField = strictObject({
     v.check((options) => new Set(options).size === options.length, 'must not repeat an option'),
   )),
 });
+
+type FormFieldEntries = v.InferOutput<typeof formFieldEntries>;
+
+/** A field's options go with its type: the choice types need them, the others take none. */
+const formField = v.pipe(
+  formFieldEntries,
+  v.description('`options` is required for select, checkbox and radio fields, and refused on the others.'),
+  fieldRule<FormFieldEntries>('options', (field) => !CHOICE_TYPES.includes(field.type) || field.options !== undefined, (issue) => `is required for ${(issue.input as FormFieldEntries).type} fields`),
+  fieldRule<FormFieldEntries>('options', (field) => CHOICE_TYPES.includes(field.type) || field.options === undefined, 'only select, checkbox and radio fields take options'),
+);
 export type FormFieldInput = v.InferOutput<typeof formField>;
 
 const fields = v.pipe(

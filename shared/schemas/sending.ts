@@ -118,8 +118,8 @@ function contentOrTemplate<T extends ContentFields>(description: string) {
   return [
     v.description<T, string>(description),
     fieldRule<T>('templateId', (input) => input.content === undefined || input.templateId === undefined, 'Give content or templateId, not both'),
-    fieldRule<T>('content', (input) => input.content !== undefined || input.templateId !== undefined, 'content is required when templateId is absent'),
-    fieldRule<T>('subject', (input) => input.templateId !== undefined || input.subject !== undefined, 'subject is required'),
+    fieldRule<T>('content', (input) => input.content !== undefined || input.templateId !== undefined, 'is required when templateId is absent'),
+    fieldRule<T>('subject', (input) => input.templateId !== undefined || input.subject !== undefined, 'is required'),
   ] as const;
 }
 
@@ -172,7 +172,7 @@ export const otpSendBody = v.pipe(
   otpSendFields,
   v.description('Give the recipient as `to` or as `email` (its alias); both only when they are the same address.'),
   fieldRule<v.InferOutput<typeof otpSendFields>>('email', (input) => input.to === undefined || input.email === undefined || input.to === input.email, 'Give the recipient as to or as email, not two different addresses'),
-  fieldRule<v.InferOutput<typeof otpSendFields>>('to', (input) => input.to !== undefined || input.email !== undefined, 'to is required (email is accepted as its alias)'),
+  fieldRule<v.InferOutput<typeof otpSendFields>>('to', (input) => input.to !== undefined || input.email !== undefined, 'is required (email is accepted as its alias)'),
 );
 export type OtpSendInput = v.InferOutput<typeof otpSendBody>;
 

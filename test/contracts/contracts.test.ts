@@ -132,4 +132,13 @@ describe('rules across fields, in the schemas', () => {
     expect([accepts(base), accepts({ ...base, to: 'a@example.com', email: 'b@example.com' }), accepts({ ...base, email: 'b@example.com' })]).toEqual([false, false, true]);
     expect(bodyDescription('/api/otp/send')).toMatch(/`to`.*`email`/);
   });
+
+  it("a form field's options go with its type: the form schemas refuse a choice field without options and options elsewhere, and the document says so", async () => {
+    const { forms } = await import('#functions/forms/contract.ts');
+    const accepts = (field: Record<string, unknown>) => v.safeParse(forms.create.request.body, { title: 'Signup', fields: [{ id: 'pick', label: 'Pick', ...field }] }).success;
+    const fieldDescription = JSON.stringify(documented.paths['/api/forms']!.post!.requestBody).match(/"description":"`options` is required[^"]*"/);
+
+    expect([accepts({ type: 'select' }), accepts({ type: 'text', options: ['a'] }), accepts({ type: 'radio', options: ['a'] })]).toEqual([false, false, true]);
+    expect(fieldDescription).not.toBeNull();
+  });
 });
