@@ -4,4 +4,4 @@ import document from '../../docs/openapi.json' with { type: 'json' };
 import { system } from './contract.ts';
 
 export const handler = publicEndpoint(system.openapi, async () =>
-  ({ status: 200, body: document, headers: { 'Cache-Control': 'public, max-age=300' } }));
+  ({ status: 200 as const, body: document, headers: { 'Cache-Control': 'public, max-age=300' } }));

@@ -21,15 +21,10 @@ import type {
   UpdateTemplateInput,
 } from '#shared/schemas/templates.ts';
 import type { ListTemplatesQuery } from '#shared/schemas/template-list.ts';
-import type { templateListItemSchema } from '#shared/schemas/templates.ts';
+import type { templateListItemSchema, templateSchema } from '#shared/schemas/templates.ts';
 import type * as v from 'valibot';
 
-/**
- * Typed from the record rather than the reply schema: the stored component
- * type (shared/email/compose.ts) keeps `id`, `level` and `styles` optional,
- * which the reply promises; normalizeComponents fills them on every write.
- */
-export type Template = { id: string } & Omit<TemplateRecord, 'templateId'>;
+export type Template = v.InferOutput<typeof templateSchema>;
 export type TemplateListItem = v.InferOutput<typeof templateListItemSchema>;
 
 function toListItem(summary: TemplateSummary): TemplateListItem {

@@ -2,12 +2,13 @@
  * A whole message from its sources: subject, body and plain-text alternative,
  * every part through the template language within one shared budget.
  */
-import type { ComponentInput } from '#shared/schemas/templates.ts';
+import type { ComponentInput, ComponentStyles } from '#shared/schemas/templates.ts';
 import { componentsToHtml, componentsToText, type RenderedComponent, type TemplateStyles } from './components.ts';
 import { htmlToText, MAX_HTML_NESTING, nestingDepth } from './plain-text.ts';
 import { RENDER_LIMITS, renderTemplate, TemplateRenderError, type TemplateMode } from './renderer.ts';
 
-export type TemplateComponent = ComponentInput & { id: string };
+/** A stored component: the input with its id, styles and (headings) level filled in, as templates.ts `normalizeComponents` writes it. */
+export type TemplateComponent = ComponentInput & { id: string; styles: ComponentStyles } & ({ type: 'heading'; level: 1 | 2 } | { type: 'text' | 'button' });
 
 /** What a stored template renders from. */
 export interface TemplateDesign {

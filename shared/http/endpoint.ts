@@ -9,7 +9,7 @@ import { parseInput } from './validation.ts';
 import { DEFAULT_MAX_BODY_BYTES, edgeRoutes, matchRoute, type Route } from './routes.ts';
 import type { Endpoint, EndpointSpec, RequestSchemas } from './contract.ts';
 import { errorReply } from './error-envelope.ts';
-import type { Reply } from './reply.ts';
+import type { JsonReply, Reply } from './reply.ts';
 import { withRequestLog } from './request-log.ts';
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
@@ -35,6 +35,15 @@ export interface EndpointInput<Body, Query> extends PublicInput<Body, Query> {
 }
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/**
+ * What a handler may return: for each success status of the contract, a reply
+ * whose body is the reply schema's output; any reply where the endpoint
+ * answers pages (HTML, or JSON and HTML by the caller's Accept).
+ */
+type ReplyOf<E extends EndpointSpec> = E['pageStatuses'] extends readonly number[] ? Reply : {
+  [S in keyof E['responses'] & number]: E['responses'][S] extends v.GenericSchema ? JsonReply<S, v.InferOutput<E['responses'][S]>> : Reply;
+}[keyof E['responses'] & number];
 
 type BodyOf<E extends EndpointSpec> = Output<E['request']['body']>;
 type QueryOf<E extends EndpointSpec> = Output<E['request']['query']>;
@@ -84,18 +93,18 @@ function checked(contract: Endpoint, auth: Route['auth']): Endpoint {
  */
 export function endpoint<E extends Endpoint>(
   contract: E,
-  fn: (input: EndpointInput<BodyOf<E>, QueryOf<E>>) => Promise<Reply>,
+  fn: (input: EndpointInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>,
 ): LambdaHandler {
   return build(checked(contract, 'key'), (input, state) =>
-    fn({ ...(input as PublicInput<BodyOf<E>, QueryOf<E>>), principal: state.principal! }));
+    fn({ ...(input as PublicInput<BodyOf<E>, QueryOf<E>>), principal: state.principal! }) as Promise<Reply>);
 }
 
 /** A Lambda handler for a public endpoint (no key): public forms, unsubscribe and preference pages. */
 export function publicEndpoint<E extends Endpoint>(
   contract: E,
-  fn: (input: PublicInput<BodyOf<E>, QueryOf<E>>) => Promise<Reply>,
+  fn: (input: PublicInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>,
 ): LambdaHandler {
-  return build(checked(contract, 'public'), (input) => fn(input as PublicInput<BodyOf<E>, QueryOf<E>>));
+  return build(checked(contract, 'public'), (input) => fn(input as PublicInput<BodyOf<E>, QueryOf<E>>) as Promise<Reply>);
 }
 
 /**

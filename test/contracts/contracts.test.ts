@@ -99,6 +99,25 @@ describe('one endpoint, one contract', () => {
     expect(Object.keys(ALLOWED_MENTIONS).filter((mention) => !mentions.includes(mention)), 'allowed mentions no longer there').toEqual([]);
   });
 
+  it("types a handler's reply by its contract's reply schema: another body fails the type-check", async () => {
+    const { contacts } = await import('#functions/contacts/contract.ts');
+    const { endpoint } = await import('#shared/http/endpoint.ts');
+    const { created, ok } = await import('#shared/http/reply.ts');
+    const contact = { id: 'con_1', email: 'ada@example.com', audienceId: 'aud_1', firstName: null, lastName: null, phone: null, status: 'subscribed' as const, tags: [], customFields: {}, createdAt: '', updatedAt: '', lastActivityAt: '' };
+
+    const built = [
+      endpoint(contacts.get, async () => ok({ data: contact })),
+      // @ts-expect-error a field the reply schema requires is missing
+      endpoint(contacts.get, async () => ok({ data: { ...contact, email: undefined } })),
+      // @ts-expect-error a field of the wrong type
+      endpoint(contacts.get, async () => ok({ data: { ...contact, status: 'gone' } })),
+      // @ts-expect-error a status the contract does not answer with
+      endpoint(contacts.get, async () => created(contact)),
+    ];
+
+    expect(built.every((handler) => typeof handler === 'function')).toBe(true);
+  });
+
   it('keeps the layers: nothing in shared/ imports from functions/', () => {
     const upward = filesUnder('shared').filter((path) => /from '(?:#functions\/|(?:\.\.\/)+functions\/)/.test(read(path)));
 
