@@ -6,6 +6,7 @@
 import type { Metafile } from 'esbuild';
 import { bundleHandler } from '../lib/bundling.ts';
 import { handlerModules, routesOf } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
 
 export interface Bundle {
   handler: string;
@@ -49,7 +50,7 @@ export interface FunctionUse {
 
 /** What a function calls, from the route table: the same declarations the stack grants permissions from. */
 export function functionUse(handler: string): FunctionUse {
-  const routes = routesOf(handler);
+  const routes = routesOf(handler, ROUTES);
   const sendsMail = routes.some((route) => route.ses?.includes('SendEmail'));
   return {
     sendsMail,
@@ -112,7 +113,7 @@ async function eventHandlers(): Promise<{ handlers: string[]; callingSes: Set<st
 /** Bundles every function into `outDir` with the deployed settings and a metafile. */
 export async function bundleAll(outDir: string): Promise<BundleReport[]> {
   const events = await eventHandlers();
-  const handlers = [...handlerModules(), ...events.handlers];
+  const handlers = [...handlerModules(ROUTES), ...events.handlers];
   const reports: BundleReport[] = [];
   for (const handler of handlers) {
     const entry = `functions/${handler}.ts`;

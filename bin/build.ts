@@ -3,13 +3,14 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { bundleHandler } from '../lib/bundling.ts';
 import { handlerModules } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
 
 const OUT = 'dist/functions';
 await rm(OUT, { recursive: true, force: true });
 await mkdir(OUT, { recursive: true });
 
 const rows: string[] = [];
-for (const handler of handlerModules()) {
+for (const handler of handlerModules(ROUTES)) {
   const outfile = `${OUT}/${handler}.mjs`;
   const metafile = await bundleHandler(handler, outfile);
   await writeFile(`${OUT}/${handler}.meta.json`, JSON.stringify(metafile));

@@ -7,7 +7,8 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { edgeRoutes, FALLBACK_HANDLER, PREFLIGHT_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, ROUTES, type EdgeRoute, type QueueName, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { edgeRoutes, FALLBACK_HANDLER, PREFLIGHT_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, type EdgeRoute, type QueueName, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
 

@@ -28,10 +28,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List audiences */
+        /**
+         * List audiences
+         * @description One page of the account's audiences, newest first, each with its exact contact count.
+         */
         get: operations["audiencesList"];
         put?: never;
-        /** Create an audience */
+        /**
+         * Create an audience
+         * @description An audience is a list of contacts; it starts empty, with `count` 0.
+         */
         post: operations["audiencesCreate"];
         delete?: never;
         options?: never;
@@ -46,15 +52,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an audience */
+        /**
+         * Get an audience
+         * @description The audience with its exact contact count; an audience of another account is answered as unknown.
+         */
         get: operations["audiencesGet"];
         put?: never;
         post?: never;
-        /** Delete an audience (its contacts are kept) */
+        /**
+         * Delete an audience (its contacts are kept)
+         * @description The contacts of a deleted audience stay, keep their `audienceId` and are still listed by it.
+         */
         delete: operations["audiencesDelete"];
         options?: never;
         head?: never;
-        /** Change the name or description of an audience */
+        /**
+         * Change the name or description of an audience
+         * @description Only the fields given change; `description: null` clears the description.
+         */
         patch: operations["audiencesUpdate"];
         trace?: never;
     };
@@ -65,7 +80,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Contact counts of an audience by status */
+        /**
+         * Contact counts of an audience by status
+         * @description Exact counts per contact status and `growthRate`, the percent change of the contact count over the last 30 days (0 when there was none 30 days ago).
+         */
         get: operations["audiencesStats"];
         put?: never;
         post?: never;
@@ -82,10 +100,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List contacts, filtered by audience, status, tag or search */
+        /**
+         * List contacts, filtered by audience, status, tag or search
+         * @description One page of contacts, newest first. `search` matches a case-insensitive part of the address, first or last name; a page past the end is empty with the right `total` and `pages`.
+         */
         get: operations["contactsList"];
         put?: never;
-        /** Create a contact in an audience */
+        /**
+         * Create a contact in an audience
+         * @description The address is stored lower-cased and is unique within its audience (409 `CONTACT_EXISTS`); `status` defaults to `subscribed`.
+         */
         post: operations["contactsCreate"];
         delete?: never;
         options?: never;
@@ -100,15 +124,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a contact */
+        /**
+         * Get a contact
+         * @description The contact with its tags and custom fields; a contact of another account is answered as unknown.
+         */
         get: operations["contactsGet"];
         put?: never;
         post?: never;
-        /** Delete a contact permanently */
+        /**
+         * Delete a contact permanently
+         * @description The contact is removed and its audience's counts drop at once.
+         */
         delete: operations["contactsDelete"];
         options?: never;
         head?: never;
-        /** Change a contact (only the fields given) */
+        /**
+         * Change a contact (only the fields given)
+         * @description `customFields` is merged key by key (a key set to `null` is removed) and `tags` replaces all tags; `email` and `audienceId` cannot change.
+         */
         patch: operations["contactsUpdate"];
         trace?: never;
     };
@@ -139,7 +172,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a contact of an audience by address */
+        /**
+         * Find a contact of an audience by address
+         * @description The address is compared case-insensitively; `audienceId` is required, since one address may be a contact of several audiences.
+         */
         get: operations["contactsGetByEmail"];
         put?: never;
         post?: never;
@@ -156,10 +192,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List sending domains */
+        /**
+         * List sending domains
+         * @description One page of the account's domains with their verification status.
+         */
         get: operations["domainsList"];
         put?: never;
-        /** Add a sending domain; answers the DNS records to publish */
+        /**
+         * Add a sending domain; answers the DNS records to publish
+         * @description The domain is verified for this account once SES sees its DKIM records and the account's own ownership TXT record is published; only then may `from` use it.
+         */
         post: operations["domainsCreate"];
         delete?: never;
         options?: never;
@@ -174,7 +216,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a sending domain with its records and verification status */
+        /**
+         * Get a sending domain with its records and verification status
+         * @description Checks the verification again when the domain is still pending, so polling this shows when it becomes verified.
+         */
         get: operations["domainsGet"];
         put?: never;
         post?: never;
@@ -211,7 +256,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the record of a sent email */
+        /**
+         * Get the record of a sent email
+         * @description The record a send answered as `emailId`, with its delivery status as SES reports it (delivered, bounced, complained…).
+         */
         get: operations["emailsGet"];
         put?: never;
         post?: never;
@@ -228,10 +276,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List forms with their analytics */
+        /**
+         * List forms with their analytics
+         * @description One page of the account's forms, each with its views, submissions and conversion rate.
+         */
         get: operations["formsList"];
         put?: never;
-        /** Create a form */
+        /**
+         * Create a form
+         * @description A published form is served at `/f/{slug}` and takes submissions; with an `audienceId` its email field adds the submitter to that audience (`settings.doubleOptIn` asks them to confirm first).
+         */
         post: operations["formsCreate"];
         delete?: never;
         options?: never;
@@ -246,15 +300,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a form with its settings */
+        /**
+         * Get a form with its settings
+         * @description The whole form, published or not.
+         */
         get: operations["formsGet"];
         put?: never;
         post?: never;
-        /** Delete a form with its submissions */
+        /**
+         * Delete a form with its submissions
+         * @description The form, its slug and every stored submission are removed; contacts it added stay.
+         */
         delete: operations["formsDelete"];
         options?: never;
         head?: never;
-        /** Change a form */
+        /**
+         * Change a form
+         * @description Only the fields given change; `published` publishes or withdraws the form, and a new `slug` frees the old one.
+         */
         patch: operations["formsUpdate"];
         trace?: never;
     };
@@ -265,7 +328,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the submissions of a form */
+        /**
+         * List the submissions of a form
+         * @description One page of stored submissions, newest first; `startDate` and `endDate` filter on `createdAt`, inclusive.
+         */
         get: operations["formsSubmissions"];
         put?: never;
         post?: never;
@@ -302,7 +368,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a published form for rendering */
+        /**
+         * Get a published form for rendering
+         * @description What a page needs to render the form, without its settings; counts a view. An unpublished form is answered as unknown.
+         */
         get: operations["formsGetPublic"];
         put?: never;
         post?: never;
@@ -323,7 +392,7 @@ export interface paths {
         put?: never;
         /**
          * Send a one-time code
-         * @description POST /api/otp is the same endpoint under a second path.
+         * @description POST /api/otp is the same endpoint under a second path. Takes `to` or `email`; an address gets a limited number of codes per 5 minutes (429 `RATE_LIMIT_EXCEEDED` with `retryAfter`), and an `idempotencyKey` makes a retry answer the first send again.
          */
         post: operations["otpSendAlias1"];
         delete?: never;
@@ -343,7 +412,7 @@ export interface paths {
         put?: never;
         /**
          * Send a one-time code
-         * @description POST /api/otp is the same endpoint under a second path.
+         * @description POST /api/otp is the same endpoint under a second path. Takes `to` or `email`; an address gets a limited number of codes per 5 minutes (429 `RATE_LIMIT_EXCEEDED` with `retryAfter`), and an `idempotencyKey` makes a retry answer the first send again.
          */
         post: operations["otpSend"];
         delete?: never;
@@ -359,10 +428,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List templates */
+        /**
+         * List templates
+         * @description One page of the account's templates, newest first, without their components.
+         */
         get: operations["templatesList"];
         put?: never;
-        /** Create a template */
+        /**
+         * Create a template
+         * @description Subject and components take `{{name}}`, `{{#if name}}…{{/if}}` and `{{name|"default"}}`; a template that does not parse is refused here rather than at send time.
+         */
         post: operations["templatesCreate"];
         delete?: never;
         options?: never;
@@ -377,15 +452,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a template with its components and styles */
+        /**
+         * Get a template with its components and styles
+         * @description The whole template, as sends and previews render it.
+         */
         get: operations["templatesGet"];
         put?: never;
         post?: never;
-        /** Delete a template */
+        /**
+         * Delete a template
+         * @description Sends that name the template afterwards fail with 404 `TEMPLATE_NOT_FOUND`.
+         */
         delete: operations["templatesDelete"];
         options?: never;
         head?: never;
-        /** Change a template */
+        /**
+         * Change a template
+         * @description Only the fields given change; `components` replaces all components.
+         */
         patch: operations["templatesUpdate"];
         trace?: never;
     };
@@ -398,7 +482,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Render a template with variables (preview) */
+        /**
+         * Render a template with variables (preview)
+         * @description Answers the subject, HTML and plain text a send with these variables would carry; nothing is sent. Variables are HTML-escaped in the content.
+         */
         post: operations["templatesRender"];
         delete?: never;
         options?: never;
@@ -415,7 +502,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one transactional email */
+        /**
+         * Send one transactional email
+         * @description One message to one address, from `content` or a `templateId` with `variables`; only bounces and complaints stop it, never an unsubscribe. An `idempotencyKey` makes a retry answer the first send again.
+         */
         post: operations["transactionalSend"];
         delete?: never;
         options?: never;
@@ -454,7 +544,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The API reference page */
+        /**
+         * The API reference page
+         * @description A browsable page of this API description.
+         */
         get: operations["systemDocs"];
         put?: never;
         post?: never;
@@ -471,7 +564,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Hosted page of a published form */
+        /**
+         * Hosted page of a published form
+         * @description The form as a page that works without script; counts a view.
+         */
         get: operations["formsPage"];
         put?: never;
         post?: never;
@@ -488,7 +584,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This API description (OpenAPI 3.1) */
+        /**
+         * This API description (OpenAPI 3.1)
+         * @description The document this reference is built from; generate a client from it.
+         */
         get: operations["systemOpenapi"];
         put?: never;
         post?: never;
@@ -505,7 +604,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Subscription preferences page of a signed link */
+        /**
+         * Subscription preferences page of a signed link
+         * @description Lists the audiences of the account the address belongs to, each with a button to leave or rejoin it.
+         */
         get: operations["subscriptionsPreferencesPage"];
         put?: never;
         /**
@@ -526,7 +628,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Unsubscribe page of a signed link */
+        /**
+         * Unsubscribe page of a signed link
+         * @description Shows a button that confirms the unsubscribe; opening the link changes nothing, since mail scanners open links.
+         */
         get: operations["subscriptionsUnsubscribePage"];
         put?: never;
         /**
@@ -4167,7 +4272,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "published": false
+                 *       "title": "Spring newsletter signup",
+                 *       "published": true
                  *     }
                  */
                 "application/json": {

@@ -3,10 +3,10 @@
  * tag (the area of functions/<area>/) and each named component is. Keyed by
  * the route table's areas, so a new area does not compile without its text.
  */
-import type { HandlerName } from '#shared/http/routes.ts';
+import type { AREAS } from '#functions/routes.ts';
 
-/** `contacts/create` gives `contacts`. */
-export type Area = HandlerName extends `${infer area}/${string}` ? area : never;
+/** An area of the route table: `contacts`, `templates`… */
+export type Area = keyof typeof AREAS;
 
 export const TAG_DESCRIPTIONS: Record<Area, string> = {
   audiences: 'Lists of contacts that broadcasts, forms and segments are built on. Deleting an audience keeps its contacts.',

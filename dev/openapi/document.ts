@@ -1,23 +1,30 @@
 /**
- * The OpenAPI 3.1 description of the API, built from the route table, the
- * handlers' own request schemas and dev/openapi/operations.ts. `npm run
- * openapi` writes it to docs/openapi.json, which GET /openapi.json serves.
+ * The OpenAPI 3.1 description of the API, built from the route table: each
+ * endpoint's contract (functions/<area>/contract.ts) gives its schemas,
+ * replies, summary and description. `npm run openapi` writes it to
+ * docs/openapi.json, which GET /openapi.json serves.
  */
 import type * as v from 'valibot';
 import { toJsonSchema, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import type { ErrorCode } from '#shared/errors.ts';
 import { statusOf } from '#shared/http/error-envelope.ts';
 import { UNCOUNTED_STATUSES } from '#shared/http/middleware.ts';
-import type { EndpointSchemas } from '#shared/http/endpoint.ts';
-import { ROUTES, type HandlerName, type Route } from '#shared/http/routes.ts';
+import { HTML_PAGE, type Endpoint, type RequestSchemas } from '#shared/http/contract.ts';
+import type { Route } from '#shared/http/routes.ts';
+import { audienceListItemSchema, audienceSchema, audienceStatsSchema } from '#shared/schemas/audiences.ts';
+import { contactListItemSchema, contactSchema } from '#shared/schemas/contacts.ts';
+import { domainListItemSchema, domainSchema } from '#shared/schemas/domains.ts';
+import { emailSchema } from '#shared/schemas/emails.ts';
+import { formListItemSchema, formSchema, publicFormSchema, submissionRecordSchema } from '#shared/schemas/forms.ts';
+import { pagination } from '#shared/schemas/replies.ts';
+import { templateListItemSchema, templateSchema } from '#shared/schemas/templates.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { LOCAL_SERVER } from '#shared/http/api-description.ts';
-import { HTML_PAGE, OPERATIONS, type Operation } from './operations.ts';
-import * as r from './responses.ts';
 import { COMPONENT_DESCRIPTIONS, TAG_DESCRIPTIONS, type Area } from './descriptions.ts';
 import { errorExamples, sharedErrorExamples, type FieldHints } from './error-examples.ts';
 import { FORM_POST_BODIES } from './form-posts.ts';
 
-export type RequestSchemas = EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>;
+export type { RequestSchemas };
 
 type JsonObject = Record<string, unknown>;
 
@@ -26,21 +33,21 @@ export const SERVER_REGIONS = { 'us-east-1': 'US East (N. Virginia)', 'eu-west-1
 
 /** Resources named in the document, so the typed client has a type for each. */
 const NAMED_SCHEMAS = {
-  Pagination: r.pagination,
-  Contact: r.contact,
-  ContactListItem: r.contactListItem,
-  Audience: r.audience,
-  AudienceListItem: r.audienceListItem,
-  AudienceStats: r.audienceStats,
-  Template: r.template,
-  TemplateListItem: r.templateListItem,
-  Domain: r.domain,
-  DomainListItem: r.domainListItem,
-  Email: r.email,
-  Form: r.form,
-  FormListItem: r.formListItem,
-  PublicForm: r.publicForm,
-  Submission: r.submission,
+  Pagination: pagination,
+  Contact: contactSchema,
+  ContactListItem: contactListItemSchema,
+  Audience: audienceSchema,
+  AudienceListItem: audienceListItemSchema,
+  AudienceStats: audienceStatsSchema,
+  Template: templateSchema,
+  TemplateListItem: templateListItemSchema,
+  Domain: domainSchema,
+  DomainListItem: domainListItemSchema,
+  Email: emailSchema,
+  Form: formSchema,
+  FormListItem: formListItemSchema,
+  PublicForm: publicFormSchema,
+  Submission: submissionRecordSchema,
 };
 
 /**
@@ -106,9 +113,9 @@ export function derivedErrorCodes(route: Route, schemas: RequestSchemas): ErrorC
 }
 
 /** Every error code a route can answer, by HTTP status. */
-export function errorCodesByStatus(route: Route, schemas: RequestSchemas): Map<number, ErrorCode[]> {
+export function errorCodesByStatus(route: Endpoint, schemas: RequestSchemas = route.request): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set([...derivedErrorCodes(route, schemas), ...(OPERATIONS[route.handler as HandlerName].errors ?? [])])) {
+  for (const code of new Set([...derivedErrorCodes(route, schemas), ...(route.errors ?? [])])) {
     const status = statusOf(code);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -141,7 +148,7 @@ function parametersOf(route: Route, schemas: RequestSchemas, components: JsonObj
   ];
 }
 
-function requestBodyOf(route: Route, operation: Operation, body: v.GenericSchema, components: JsonObject): JsonObject {
+function requestBodyOf(route: Route, operation: Endpoint, body: v.GenericSchema, components: JsonObject): JsonObject {
   const schema = jsonSchemaOf(body, components);
   // The same example serves both: OpenAPI serializes an object example into the form fields.
   const json = { schema, ...(operation.example ? { example: operation.example } : {}) };
@@ -185,7 +192,7 @@ const STAGE_THROTTLED = {
   },
 };
 
-function responsesOf(route: Route, operation: Operation, schemas: RequestSchemas, components: JsonObject): JsonObject {
+function responsesOf(route: Endpoint, operation: Endpoint, schemas: RequestSchemas, components: JsonObject): JsonObject {
   const counted = route.auth === 'key' ? RATE_LIMIT_HEADERS : {};
   const headers = (status: number) => (UNCOUNTED_STATUSES.includes(status) ? {} : counted);
   const responses: JsonObject = {};
@@ -240,17 +247,14 @@ function errorEnvelopeSchema(): JsonObject {
 const domain = { default: 'api.example.com', description: 'The `postlane:domainName` of the deployment' };
 const region = { default: 'us-east-1', enum: Object.keys(SERVER_REGIONS), description: Object.entries(SERVER_REGIONS).map(([code, name]) => `${code}: ${name}`).join('; ') };
 
-/** The whole document for the given request schemas (each handler's `handler.schemas`). */
-export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas>, version: string, routes: readonly Route[] = ROUTES): JsonObject {
+/** The whole document of the given routes, each its endpoint's contract. */
+export function buildDocument(version: string, routes: readonly Endpoint[] = ROUTES): JsonObject {
   const components: JsonObject = {};
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
-    const handler = route.handler as HandlerName;
-    const operation = OPERATIONS[handler];
-    const schemas = requestSchemas[handler];
-    if (!operation || !schemas) {
-      throw new Error(`${route.method} ${route.path}: functions/${handler}.ts needs its handler schemas and an entry in dev/openapi/operations.ts`);
-    }
+    const { handler } = route;
+    const operation = route;
+    const schemas = route.request;
     const parameters = parametersOf(route, schemas, components);
     paths[route.path] = {
       ...paths[route.path],
@@ -258,7 +262,7 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
         operationId: operationId(route, routes),
         tags: [handler.split('/')[0]],
         summary: operation.summary,
-        ...(operation.description ? { description: operation.description } : {}),
+        description: operation.description,
         ...(route.auth === 'public' ? { security: [] } : {}),
         ...(parameters.length > 0 ? { parameters } : {}),
         ...(schemas.body ? { requestBody: requestBodyOf(route, operation, schemas.body, components) } : FORM_POST_BODIES[handler] ? { requestBody: FORM_POST_BODIES[handler] } : {}),
@@ -266,7 +270,7 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
       },
     };
   }
-  const allCodes = [...new Set(routes.flatMap((route) => [...errorCodesByStatus(route, requestSchemas[route.handler as HandlerName]).values()].flat()))].sort();
+  const allCodes = [...new Set(routes.flatMap((route) => [...errorCodesByStatus(route).values()].flat()))].sort();
   return {
     openapi: '3.1.0',
     info: {
@@ -306,15 +310,4 @@ export function buildDocument(requestSchemas: Record<HandlerName, RequestSchemas
       },
     },
   };
-}
-
-/** Each handler's request schemas, read from the handler module itself. */
-export async function loadRequestSchemas(): Promise<Record<HandlerName, RequestSchemas>> {
-  const { loadHandler } = await import('#dev/local/http-event.ts');
-  const entries = await Promise.all([...new Set(ROUTES.map((route) => route.handler))].map(async (handler) => {
-    const loaded = (await loadHandler(handler)) as { schemas?: RequestSchemas };
-    if (!loaded.schemas) throw new Error(`functions/${handler}.ts is not built with endpoint() or publicEndpoint()`);
-    return [handler, loaded.schemas] as const;
-  }));
-  return Object.fromEntries(entries) as Record<HandlerName, RequestSchemas>;
 }

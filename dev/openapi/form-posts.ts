@@ -3,7 +3,6 @@
  * link alone decides, so their handlers read no body, but mail clients and
  * the pages' buttons do send one, and the description says what.
  */
-import type { HandlerName } from '#shared/http/routes.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -21,7 +20,7 @@ const oneClickExamples = {
 
 const emptyForm = { type: 'object', description: 'The confirmation page\'s button posts no field; any body is ignored.' };
 
-export const FORM_POST_BODIES: Partial<Record<HandlerName, JsonObject>> = {
+export const FORM_POST_BODIES: Partial<Record<string, JsonObject>> = {
   'subscriptions/unsubscribe': {
     description: 'Any body is accepted and ignored: the signed link decides. Mail clients post `List-Unsubscribe=One-Click` (RFC 8058), as multipart/form-data or form-urlencoded.',
     required: false,

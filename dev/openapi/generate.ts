@@ -5,10 +5,10 @@
  */
 import openapiTS, { astToString } from 'openapi-typescript';
 import packageJson from '../../package.json' with { type: 'json' };
-import { buildDocument, loadRequestSchemas } from './document.ts';
+import { buildDocument } from './document.ts';
 
 export async function openApiJson(): Promise<string> {
-  return `${JSON.stringify(buildDocument(await loadRequestSchemas(), packageJson.version), null, 2)}\n`;
+  return `${JSON.stringify(buildDocument(packageJson.version), null, 2)}\n`;
 }
 
 export async function typedClientSource(document: Record<string, unknown>): Promise<string> {

@@ -1,7 +1,7 @@
 import { endpoint } from '#shared/http/endpoint.ts';
 import { ok } from '#shared/http/reply.ts';
-import { listContactsQuery } from '#shared/schemas/contacts.ts';
 import { listContacts } from '#shared/domain/contacts.ts';
+import { contacts } from './contract.ts';
 
-export const handler = endpoint('contacts/list', { query: listContactsQuery }, async ({ principal, query }) =>
+export const handler = endpoint(contacts.list, async ({ principal, query }) =>
   ok({ ...(await listContacts(principal.accountId, query)) }));

@@ -1,7 +1,7 @@
 import { endpoint } from '#shared/http/endpoint.ts';
 import { created } from '#shared/http/reply.ts';
-import { createDomainBody } from '#shared/schemas/domains.ts';
 import { createDomain } from '#shared/domain/domains.ts';
+import { domains } from './contract.ts';
 
-export const handler = endpoint('domains/create', { body: createDomainBody }, async ({ principal, body, now }) =>
+export const handler = endpoint(domains.create, async ({ principal, body, now }) =>
   created(await createDomain(principal.accountId, body, now)));

@@ -1,4 +1,5 @@
 import { publicEndpoint } from '#shared/http/endpoint.ts';
 import { confirmationRequestPage } from '#shared/pages/forms.ts';
+import { forms } from './contract.ts';
 
-export const handler = publicEndpoint('forms/confirm-page', {}, ({ params }) => confirmationRequestPage(params.token!));
+export const handler = publicEndpoint(forms.confirmPage, ({ params }) => confirmationRequestPage(params.token!));

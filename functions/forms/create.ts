@@ -1,7 +1,7 @@
 import { endpoint } from '#shared/http/endpoint.ts';
 import { created } from '#shared/http/reply.ts';
-import { createFormBody } from '#shared/schemas/forms.ts';
 import { createForm } from '#shared/domain/forms.ts';
+import { forms } from './contract.ts';
 
-export const handler = endpoint('forms/create', { body: createFormBody }, async ({ principal, body, now }) =>
+export const handler = endpoint(forms.create, async ({ principal, body, now }) =>
   created(await createForm(principal.accountId, body, now)));

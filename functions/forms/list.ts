@@ -1,7 +1,7 @@
 import { endpoint } from '#shared/http/endpoint.ts';
 import { ok } from '#shared/http/reply.ts';
-import { listFormsQuery } from '#shared/schemas/forms.ts';
 import { listForms } from '#shared/domain/forms.ts';
+import { forms } from './contract.ts';
 
-export const handler = endpoint('forms/list', { query: listFormsQuery }, async ({ principal, query }) =>
+export const handler = endpoint(forms.list, async ({ principal, query }) =>
   ok(await listForms(principal.accountId, query)));

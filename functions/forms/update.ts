@@ -1,7 +1,7 @@
 import { endpoint } from '#shared/http/endpoint.ts';
 import { ok } from '#shared/http/reply.ts';
-import { updateFormBody } from '#shared/schemas/forms.ts';
 import { updateForm } from '#shared/domain/forms.ts';
+import { forms } from './contract.ts';
 
-export const handler = endpoint('forms/update', { body: updateFormBody }, async ({ principal, params, body, now }) =>
+export const handler = endpoint(forms.update, async ({ principal, params, body, now }) =>
   ok({ data: await updateForm(principal.accountId, params.id!, body, now) }));

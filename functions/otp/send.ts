@@ -1,8 +1,8 @@
 import { endpoint } from '#shared/http/endpoint.ts';
 import { idempotentOk } from '#shared/http/reply.ts';
-import { otpSendBody } from '#shared/schemas/sending.ts';
 import { sendOtp } from '#shared/domain/otp.ts';
+import { otp } from './contract.ts';
 
 /** Serves POST /api/otp/send and its alias POST /api/otp. */
-export const handler = endpoint('otp/send', { body: otpSendBody }, async ({ principal, body, now }) =>
+export const handler = endpoint(otp.send, async ({ principal, body, now }) =>
   idempotentOk(await sendOtp(body, { principal, now })));

@@ -1,6 +1,6 @@
 import { publicEndpoint } from '#shared/http/endpoint.ts';
-import { preferencesBody } from '#shared/schemas/subscriptions.ts';
 import { savePreferences } from '#shared/pages/subscriptions.ts';
+import { subscriptions } from './contract.ts';
 
-export const handler = publicEndpoint('subscriptions/update-preferences', { body: preferencesBody }, ({ params, body, now }) =>
+export const handler = publicEndpoint(subscriptions.updatePreferences, ({ params, body, now }) =>
   savePreferences(params.token!, body, now));

@@ -1,3 +1,4 @@
 import { fallbackEndpoint } from '#shared/http/endpoint.ts';
+import { ROUTES } from '../routes.ts';
 
-export const handler = fallbackEndpoint();
+export const handler = fallbackEndpoint(ROUTES);

@@ -10,7 +10,8 @@ import { config } from '#shared/config.ts';
 import { mimeEncodedSize } from '#shared/email/attachment-budget.ts';
 import type { OutgoingAttachment } from '#shared/email/transport.ts';
 import { notFound, PostlaneError, ValidationError } from '#shared/errors.ts';
-import type { CreateAttachmentInput } from '#shared/schemas/attachments.ts';
+import type { attachmentUploadSchema, CreateAttachmentInput } from '#shared/schemas/attachments.ts';
+import type * as v from 'valibot';
 import { decodedBase64Size, SEND_LIMITS, type AttachmentInput, type InlineAttachmentInput } from '#shared/schemas/sending.ts';
 
 /** How long an id can be referenced after creation; the bucket's lifecycle removes uploads after a day too. */
@@ -23,19 +24,8 @@ export const UPLOAD_URL_SECONDS = 60 * 60;
  */
 const MESSAGE_ROOM_BESIDE_ATTACHMENTS = 2 * 1024 * 1024;
 
-export interface AttachmentUpload {
-  id: string;
-  filename: string;
-  contentType: string;
-  size: number;
-  /** PUT the file's bytes here, with exactly `headers`, before `uploadExpiresAt`. */
-  uploadUrl: string;
-  method: 'PUT';
-  headers: Record<string, string>;
-  uploadExpiresAt: string;
-  /** Until when send requests may reference `id`. */
-  expiresAt: string;
-}
+/** PUT the file's bytes to `uploadUrl`, with exactly `headers`, before `uploadExpiresAt`; send requests may reference `id` until `expiresAt`. */
+export type AttachmentUpload = v.InferOutput<typeof attachmentUploadSchema>;
 
 function tooLarge(field: string, what: string): PostlaneError {
   return new PostlaneError('ATTACHMENT_TOO_LARGE', `${what} is larger than 7 MB`, { field });

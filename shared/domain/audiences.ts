@@ -14,19 +14,13 @@ import {
   type AudienceRecord,
 } from '#shared/data/audiences.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
-import type { CreateAudienceInput, UpdateAudienceInput } from '#shared/schemas/audiences.ts';
+import type { audienceSchema, audienceStatsSchema, CreateAudienceInput, UpdateAudienceInput } from '#shared/schemas/audiences.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
+import type * as v from 'valibot';
 
-export interface Audience {
-  id: string;
-  name: string;
-  description: string | null;
-  count: number;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Audience = v.InferOutput<typeof audienceSchema>;
 
-export type AudienceStats = { total: number; growthRate: number } & Record<ContactStatus, number>;
+export type AudienceStats = v.InferOutput<typeof audienceStatsSchema>;
 
 function toAudience(record: AudienceRecord, counters: Pick<AudienceCounters, 'count'>): Audience {
   return {

@@ -11,23 +11,12 @@ import {
   type ContactRecord,
 } from '#shared/data/contacts.ts';
 import { parseInput } from '#shared/schemas/parse.ts';
-import { importedContact, type BulkImportInput, type ImportedContactInput } from '#shared/schemas/contacts.ts';
+import { importedContact, type BulkImportInput, type ImportedContactInput, type importResultReply } from '#shared/schemas/contacts.ts';
+import type * as v from 'valibot';
 import { applyContactUpdate, newContactRecord } from './contacts.ts';
 
-export interface ImportError {
-  index: number;
-  email: unknown;
-  error: ErrorCode;
-  message: string;
-  field?: string;
-}
-
-export interface ImportResult {
-  imported: number;
-  failed: number;
-  skipped: number;
-  errors: ImportError[];
-}
+export type ImportResult = Omit<v.InferOutput<typeof importResultReply>, 'success'>;
+export type ImportError = ImportResult['errors'][number] & { error: ErrorCode };
 
 /** Rounds of re-reading contacts whose version moved under a concurrent writer. */
 const STALE_RETRIES = 5;

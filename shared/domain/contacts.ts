@@ -14,26 +14,14 @@ import {
   type CustomFieldValue,
 } from '#shared/data/contacts.ts';
 import { emailAddress, pagination, type Pagination } from '#shared/schemas/common.ts';
-import { storedCustomFields, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from '#shared/schemas/contacts.ts';
+import { contactListItemSchema, contactSchema, storedCustomFields, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from '#shared/schemas/contacts.ts';
 import { parseInput } from '#shared/schemas/parse.ts';
 import { DEFAULT_CONTACT_STATUS, type ContactStatus } from '#shared/model/contact-status.ts';
 
-export interface Contact {
-  id: string;
-  email: string;
-  audienceId: string;
-  firstName: string | null;
-  lastName: string | null;
-  phone: string | null;
-  status: ContactStatus;
-  tags: string[];
-  customFields: Record<string, CustomFieldValue>;
-  createdAt: string;
-  updatedAt: string;
-  lastActivityAt: string;
-}
+/** A contact as the API answers it: the reply schema's type, so the two cannot drift. */
+export type Contact = v.InferOutput<typeof contactSchema>;
 
-export type ContactListItem = Pick<Contact, 'id' | 'email' | 'firstName' | 'lastName' | 'status' | 'audienceId' | 'tags' | 'createdAt'>;
+export type ContactListItem = v.InferOutput<typeof contactListItemSchema>;
 
 export function toContact(record: ContactRecord): Contact {
   return {

@@ -2,33 +2,18 @@
  * Sending domains over the API (beyond the spec): add one, list them, and read
  * one with the DNS records SES needs and where its verification stands.
  */
-import { getDomainById, getDomain as readDomain, insertDomain, listDomains as readDomains, saveDomainState, domainExists, type DomainRecord, type DomainStatus } from '#shared/data/domains.ts';
+import { getDomainById, getDomain as readDomain, insertDomain, listDomains as readDomains, saveDomainState, domainExists, type DomainRecord } from '#shared/data/domains.ts';
 import { NotFoundError, notFound } from '#shared/errors.ts';
 import { isId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
-import type { CreateDomainInput } from '#shared/schemas/domains.ts';
+import type { CreateDomainInput, domainListItemSchema, domainSchema } from '#shared/schemas/domains.ts';
 import { configuredVerifier, newDomainRecord, newVerificationToken, ownershipRecord, type DomainVerifier } from './domain-verification.ts';
+import type * as v from 'valibot';
 
-export interface DnsRecord {
-  /** `dkim` records are what SES verifies; `ownership` is the account's own proof; `spf` and `dmarc` are advice for deliverability. */
-  purpose: 'dkim' | 'ownership' | 'spf' | 'dmarc';
-  type: 'CNAME' | 'TXT';
-  name: string;
-  value: string;
-  required: boolean;
-}
-
-export interface Domain {
-  id: string;
-  domain: string;
-  verified: boolean;
-  status: DomainStatus;
-  records: DnsRecord[];
-  createdAt: string;
-  verifiedAt: string | null;
-}
-
-export type DomainListItem = Omit<Domain, 'records'>;
+export type Domain = v.InferOutput<typeof domainSchema>;
+/** `dkim` records are what SES verifies; `ownership` is the account's own proof; `spf` and `dmarc` are advice for deliverability. */
+export type DnsRecord = Domain['records'][number];
+export type DomainListItem = v.InferOutput<typeof domainListItemSchema>;
 
 /**
  * What to publish in DNS: SES's three Easy DKIM CNAMEs, which verify the

@@ -1,5 +1,6 @@
 import { PostlaneError } from '#shared/errors.ts';
-import type { EmailSendInput } from '#shared/schemas/sending.ts';
+import type * as v from 'valibot';
+import type { EmailSendInput, emailSendResultReply } from '#shared/schemas/sending.ts';
 import { resolveAttachments } from './attachments.ts';
 import { EffectCommittedError, makeIdempotent, type Idempotent } from './idempotency.ts';
 import {
@@ -13,15 +14,8 @@ import {
   type SendContext,
 } from './sending.ts';
 
-/** Email send result (docs/api.md, "Sending email"). */
-export interface EmailSendResult extends Record<string, unknown> {
-  message: string;
-  /** `queued: true` on a recipient whose message SES throttled and the retry queue will send later. */
-  successfulEmails: { recipient: string; trackingId: string; queued?: true }[];
-  failedEmails: { recipient: string; error: string; message: string }[];
-  recipientCount: number;
-  emailsRemaining: number;
-}
+/** Email send result (docs/api.md, "Sending email"); `queued: true` on a recipient whose message SES throttled and the retry queue will send later. */
+export type EmailSendResult = Omit<v.InferOutput<typeof emailSendResultReply>, 'success'>;
 
 function summary(sent: number, total: number): string {
   if (sent === 0) return `The email was not sent to any of the ${total} recipient${total === 1 ? '' : 's'}`;

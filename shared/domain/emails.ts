@@ -1,24 +1,11 @@
 import { isId } from '#shared/ids.ts';
 import { getEmailRecord, type EmailRecord } from '#shared/data/emails.ts';
 import { notFound } from '#shared/errors.ts';
+import type * as v from 'valibot';
+import type { emailSchema } from '#shared/schemas/emails.ts';
 
 /** An email record as GET /api/emails/:id returns it. */
-export interface Email {
-  id: string;
-  trackingId: string;
-  type: EmailRecord['type'];
-  from: string;
-  to: string;
-  cc: string[];
-  bcc: string[];
-  replyTo: string | null;
-  subject: string;
-  status: EmailRecord['status'];
-  error: { code: string; message: string } | null;
-  sesMessageId: string | null;
-  test: boolean;
-  createdAt: string;
-}
+export type Email = v.InferOutput<typeof emailSchema>;
 
 function toEmail(record: EmailRecord): Email {
   return {

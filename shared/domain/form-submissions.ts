@@ -15,7 +15,7 @@ import { toValidationError } from '#shared/schemas/parse.ts';
 import { newId } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { CONTACT_LIMITS } from '#shared/schemas/contacts.ts';
-import { submissionSchema, type SubmissionInput } from '#shared/schemas/forms.ts';
+import { submissionSchema, type SubmissionInput, type submitReceiptReply } from '#shared/schemas/forms.ts';
 import { createContact, getContactByEmail, type Contact } from './contacts.ts';
 import { sendConfirmationRequest, sendSubmissionNotice, submissionContext, type SubmissionContext } from './form-emails.ts';
 import { HONEYPOT_FIELD } from './published-forms.ts';
@@ -38,11 +38,8 @@ export interface SubmitRequest {
   now: Date;
 }
 
-export interface SubmitReceipt {
-  submissionId: string;
-  /** The form's success message. */
-  message: string;
-}
+/** `message`: the form's success message. */
+export type SubmitReceipt = Omit<v.InferOutput<typeof submitReceiptReply>, 'success'>;
 
 export interface FieldError {
   field: string;

@@ -22,7 +22,8 @@ import {
 import { ConflictError, notFound, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
-import { CHOICE_TYPES, FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type ListFormsQuery, type ListSubmissionsQuery, type UpdateFormInput } from '#shared/schemas/forms.ts';
+import { FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type formListItemSchema, type formSchema, type ListFormsQuery, type ListSubmissionsQuery, type publicFormSchema, type submissionRecordSchema, type UpdateFormInput } from '#shared/schemas/forms.ts';
+import type * as v from 'valibot';
 import { ensureDefaultSender, ensureVerifiedSender, parseMailboxField } from './sender.ts';
 import { publicBase } from './public-urls.ts';
 
@@ -32,57 +33,13 @@ export const FORM_DEFAULTS = {
   buttonCustomization: { text: 'Submit', variant: 'filled' },
 } as const;
 
-export interface FormField {
-  id: string;
-  type: FormFieldRecord['type'];
-  label: string;
-  placeholder: string | null;
-  required: boolean;
-  /** Only on select, checkbox and radio fields. */
-  options?: string[];
-}
-
-export interface Form {
-  id: string;
-  title: string;
-  description: string | null;
-  slug: string;
-  published: boolean;
-  fields: FormField[];
-  settings: {
-    successMessage: string;
-    notifyEmail: string | null;
-    enableCaptcha: boolean;
-    storeResponses: boolean;
-    doubleOptIn: boolean;
-    from: string | null;
-  };
-  audienceId: string | null;
-  appearance: FormRecord['appearance'];
-  buttonCustomization: FormRecord['buttonCustomization'];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface FormAnalytics {
-  views: number;
-  submissions: number;
-  conversionRate: number;
-}
-
-export type FormListItem = Pick<Form, 'id' | 'title' | 'description' | 'slug' | 'published' | 'fields' | 'createdAt' | 'updatedAt'> & {
-  publishedUrl: string;
-  analytics: FormAnalytics;
-};
-
+export type Form = v.InferOutput<typeof formSchema>;
+export type FormField = Form['fields'][number];
+export type FormListItem = v.InferOutput<typeof formListItemSchema>;
+export type FormAnalytics = FormListItem['analytics'];
 /** What anyone may see of a published form: no id, slug, settings or audience. */
-export type PublicForm = Pick<Form, 'title' | 'description' | 'fields' | 'appearance' | 'buttonCustomization'>;
-
-export interface Submission {
-  id: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-}
+export type PublicForm = v.InferOutput<typeof publicFormSchema>;
+export type Submission = v.InferOutput<typeof submissionRecordSchema>;
 
 function toField(field: FormFieldRecord): FormField {
   return {
@@ -168,7 +125,11 @@ function withSuffix(base: string): string {
   return `${base}-${randomBytes(SUFFIX_LENGTH).toString('hex').slice(0, SUFFIX_LENGTH)}`;
 }
 
-/** The cross-field rules the schema cannot state: options by type, unique ids, what a linked audience and emails need. */
+/**
+ * The rules across fields the schema cannot state, since an update is judged
+ * merged with the stored form: unique ids, what a linked audience and emails
+ * need. (Options by field type are the schema's: fields are replaced whole.)
+ */
 function checkConfiguration(form: FormRecord): void {
   const seen = new Map<string, number>();
   form.fields.forEach((field, index) => {
@@ -176,9 +137,6 @@ function checkConfiguration(form: FormRecord): void {
     const first = seen.get(field.id);
     if (first !== undefined) throw new ValidationError('VALIDATION_ERROR', `${at}.id repeats the id of fields[${first}]`, `${at}.id`);
     seen.set(field.id, index);
-    const takesOptions = CHOICE_TYPES.includes(field.type);
-    if (takesOptions && !field.options) throw new ValidationError('MISSING_REQUIRED_FIELD', `${at}.options is required for ${field.type} fields`, `${at}.options`);
-    if (!takesOptions && field.options) throw new ValidationError('VALIDATION_ERROR', `${at}.options: only select, checkbox and radio fields take options`, `${at}.options`);
   });
   const hasEmailField = form.fields.some((field) => field.type === 'email');
   if (form.audienceId && !hasEmailField) {

@@ -1,18 +1,14 @@
-import { ValidationError } from '#shared/errors.ts';
 import { DEFAULT_OTP_SUBJECT, DEFAULT_OTP_TEMPLATE } from '#shared/email/otp-template.ts';
 import type { OtpSendInput } from '#shared/schemas/sending.ts';
 import { makeIdempotent, type Idempotent } from './idempotency.ts';
 import { admitOtp } from './otp-limit.ts';
 import { deliverOne, parseMailboxField, SUPPRESSED_FOR_TRANSACTIONAL, type MessageContent, type SendContext, type SingleSendResponse } from './sending.ts';
 
-/** `to`, or its alias `email`: one is required, and two different addresses are a contradiction. */
+/** `to`, or its alias `email`: the schema (shared/schemas/sending.ts `otpSendBody`) requires one, and the same address if both. */
 function recipientOf(input: OtpSendInput): { to: string; field: 'to' | 'email' } {
-  if (input.to !== undefined && input.email !== undefined && input.to !== input.email) {
-    throw new ValidationError('VALIDATION_ERROR', 'Give the recipient as to or as email, not two different addresses', 'email');
-  }
   if (input.to !== undefined) return { to: input.to, field: 'to' };
-  if (input.email !== undefined) return { to: input.email, field: 'email' };
-  throw new ValidationError('MISSING_REQUIRED_FIELD', 'to is required (email is accepted as its alias)', 'to');
+  if (input.email === undefined) throw new Error('to or email: the OTP schema checks this before the domain runs');
+  return { to: input.email, field: 'email' };
 }
 
 /**

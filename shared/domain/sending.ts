@@ -22,7 +22,8 @@ import { sendConcurrency } from '#shared/email/attachment-budget.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
 import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type OutgoingEmail, type SendOutcome } from '#shared/email/transport.ts';
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
-import { SEND_LIMITS } from '#shared/schemas/sending.ts';
+import { SEND_LIMITS, type singleSendResultReply } from '#shared/schemas/sending.ts';
+import type * as v from 'valibot';
 import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';
@@ -111,14 +112,15 @@ const defaultTransport = sesTransport();
 
 export { parseMailboxField } from './sender.ts';
 
-/** Inline `content` with a `subject`, or a `templateId` whose subject the request may replace. */
+/**
+ * Inline `content` with a `subject`, or a `templateId` whose subject the
+ * request may replace. The send schemas (`withContentOrTemplate` in
+ * shared/schemas/sending.ts) let nothing else through, so the API
+ * description and the fuzzers see the rule too.
+ */
 export function contentOf(input: { content?: string; templateId?: string; subject?: string }): MessageContent {
-  if (input.content !== undefined && input.templateId !== undefined) {
-    throw new ValidationError('VALIDATION_ERROR', 'Give content or templateId, not both', 'templateId');
-  }
   if (input.templateId !== undefined) return { templateId: input.templateId, ...(input.subject === undefined ? {} : { subject: input.subject }) };
-  if (input.content === undefined) throw new ValidationError('MISSING_REQUIRED_FIELD', 'content is required when templateId is absent', 'content');
-  if (input.subject === undefined) throw new ValidationError('MISSING_REQUIRED_FIELD', 'subject is required', 'subject');
+  if (input.content === undefined || input.subject === undefined) throw new Error('content with subject, or templateId: the send schemas check this before the domain runs');
   return { html: input.content, subject: input.subject };
 }
 
@@ -460,14 +462,8 @@ export class UnrecordedDeliveryError extends Error {
   }
 }
 
-/** Response of the OTP and transactional endpoints (docs/api.md, "POST /api/otp/send"). */
-export interface SingleSendResponse extends Record<string, unknown> {
-  message: string;
-  trackingId: string;
-  emailId: string;
-  /** True when SES throttled the message and it waits on the retry queue, to be sent later (its record says `queued`). */
-  queued: boolean;
-}
+/** Response of the OTP and transactional endpoints (docs/api.md, "POST /api/otp/send"); `queued` when SES throttled the message and it waits on the retry queue. */
+export type SingleSendResponse = Omit<v.InferOutput<typeof singleSendResultReply>, 'success'>;
 
 /**
  * The error a one-recipient send answers with when its message was not sent;

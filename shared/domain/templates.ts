@@ -23,10 +23,11 @@ import type {
   UpdateTemplateInput,
 } from '#shared/schemas/templates.ts';
 import type { ListTemplatesQuery } from '#shared/schemas/template-list.ts';
+import type { templateListItemSchema, templateSchema } from '#shared/schemas/templates.ts';
+import type * as v from 'valibot';
 
-export type Template = { id: string } & Omit<TemplateRecord, 'templateId'>;
-
-export type TemplateListItem = Pick<Template, 'id' | 'name' | 'subject' | 'createdAt' | 'updatedAt'>;
+export type Template = v.InferOutput<typeof templateSchema>;
+export type TemplateListItem = v.InferOutput<typeof templateListItemSchema>;
 
 function toListItem(summary: TemplateSummary): TemplateListItem {
   return { id: summary.templateId, name: summary.name, subject: summary.subject, createdAt: summary.createdAt, updatedAt: summary.updatedAt };

@@ -10,7 +10,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config } from '#shared/config.ts';
-import { corsMethodsOf, ROUTES, type Route } from './routes.ts';
+import { corsMethodsOf, type Route } from './routes.ts';
 import { withRequestLog } from './request-log.ts';
 import type { LambdaHandler } from './endpoint.ts';
 
@@ -41,7 +41,7 @@ export function corsHeaders(event: APIGatewayProxyEventV2, allowed: '*' | string
  * methods the path's `cors` routes take. A disallowed origin gets the 204
  * without `Access-Control-Allow-Origin`, which the browser treats as a refusal.
  */
-export function preflightEndpoint(routes: readonly Route[] = ROUTES): LambdaHandler {
+export function preflightEndpoint(routes: readonly Route[]): LambdaHandler {
   return withRequestLog(middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().use(httpHeaderNormalizer()).handler(async (event) => {
     // The route key is `OPTIONS <path template>`, as API Gateway and the local server set it.
     const path = event.routeKey.replace(/^OPTIONS /, '');

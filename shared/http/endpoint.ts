@@ -6,9 +6,10 @@ import type { Principal } from '#shared/domain/api-keys.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import { authentication, httpResponse, rateLimit, requestBody, type EndpointContext, type Middleware, type RequestState } from './middleware.ts';
 import { parseInput } from '#shared/schemas/parse.ts';
-import { DEFAULT_MAX_BODY_BYTES, edgeRoutes, matchRoute, routesOf, type HandlerName, type Route } from './routes.ts';
+import { DEFAULT_MAX_BODY_BYTES, edgeRoutes, matchRoute, type Route } from './routes.ts';
+import type { Endpoint, EndpointSpec, RequestSchemas } from './contract.ts';
 import { errorReply } from './error-envelope.ts';
-import type { Reply } from './reply.ts';
+import type { JsonReply, Reply } from './reply.ts';
 import { withRequestLog } from './request-log.ts';
 import { inRegionScope } from '#shared/data/regions.ts';
 
@@ -34,39 +35,31 @@ export interface EndpointInput<Body, Query> extends PublicInput<Body, Query> {
   principal: Principal;
 }
 
-export interface EndpointSchemas<BodySchema, QuerySchema> {
-  body?: BodySchema;
-  query?: QuerySchema;
-}
-
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
- * A route's handler with the schemas it validates against, so tools that walk
- * the route table (the fuzz tests, the OpenAPI description) read them from the
- * handler instead of restating them: `(await import('#functions/contacts/create.ts')).handler.schemas.body`.
+ * What a handler may return: for each success status of the contract, a reply
+ * whose body is the reply schema's output; any reply where the endpoint
+ * answers pages (HTML, or JSON and HTML by the caller's Accept).
  */
-export type EndpointHandler = LambdaHandler & {
-  readonly schemas: EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>;
-};
+type ReplyOf<E extends EndpointSpec> = E['pageStatuses'] extends readonly number[] ? Reply : {
+  [S in keyof E['responses'] & number]: E['responses'][S] extends v.GenericSchema ? JsonReply<S, v.InferOutput<E['responses'][S]>> : Reply;
+}[keyof E['responses'] & number];
 
-function routeOf(handler: string, auth: Route['auth']): Route {
-  const routes = routesOf(handler);
-  if (routes.length === 0) throw new Error(`functions/${handler}.ts is not in the route table`);
-  if (routes.some((route) => route.auth !== auth)) throw new Error(`functions/${handler}.ts must be built with the factory for ${auth} routes`);
-  return routes[0]!;
-}
+type BodyOf<E extends EndpointSpec> = Output<E['request']['body']>;
+type QueryOf<E extends EndpointSpec> = Output<E['request']['query']>;
 
 /**
  * The middleware chain every endpoint shares: envelope, auth and rate limit
- * (keyed routes), body parsing, validation, then `fn`. The route table supplies
- * auth, permission, body limit and formats, so a handler file states only its schemas.
+ * (keyed routes), body parsing, validation, then `fn`. The endpoint's contract
+ * supplies auth, permission, schemas, body limit and formats, so a handler
+ * file states only what it does.
  */
 function build(
-  route: Route,
-  schemas: EndpointSchemas<v.GenericSchema | undefined, v.GenericSchema | undefined>,
+  route: Route & { request: RequestSchemas },
   fn: (input: PublicInput<unknown, unknown>, state: RequestState) => Promise<Reply>,
-): EndpointHandler {
+): LambdaHandler {
+  const schemas = route.request;
   // API Gateway's v2 payload and the local server lower-case header names already; a direct invocation (tests, another AWS service) may not.
   const chain: Middleware[] = [httpResponse({ cors: route.cors ?? false }), httpHeaderNormalizer() as Middleware];
   if (route.auth === 'key') chain.push(authentication(route), rateLimit());
@@ -88,37 +81,33 @@ function build(
   }) as unknown as LambdaHandler;
   const logged = withRequestLog(handler);
   // Each invocation learns account homes afresh: a move takes effect on the next request.
-  const scoped: LambdaHandler = (event, context) => inRegionScope(() => logged(event, context));
-  return Object.assign(scoped, { schemas: { ...schemas } });
+  return (event, context) => inRegionScope(() => logged(event, context));
+}
+
+function checked(contract: Endpoint, auth: Route['auth']): Endpoint {
+  if (contract.auth !== auth) throw new Error(`functions/${contract.handler}.ts must be built with the factory for ${contract.auth} routes`);
+  return contract;
 }
 
 /**
- * A Lambda handler for a route behind `x-api-key`.
+ * A Lambda handler for an endpoint behind `x-api-key`, its input typed by the contract's schemas.
  *
- * `export const handler = endpoint('contacts/get', {}, ({ principal, params }) => ...)`
+ * `export const handler = endpoint(contacts.get, ({ principal, params }) => ...)`
  */
-export function endpoint<
-  BodySchema extends v.GenericSchema | undefined = undefined,
-  QuerySchema extends v.GenericSchema | undefined = undefined,
->(
-  handler: HandlerName,
-  schemas: EndpointSchemas<BodySchema, QuerySchema>,
-  fn: (input: EndpointInput<Output<BodySchema>, Output<QuerySchema>>) => Promise<Reply>,
-): EndpointHandler {
-  return build(routeOf(handler, 'key'), schemas, (input, state) =>
-    fn({ ...(input as PublicInput<Output<BodySchema>, Output<QuerySchema>>), principal: state.principal! }));
+export function endpoint<E extends Endpoint>(
+  contract: E,
+  fn: (input: EndpointInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>,
+): LambdaHandler {
+  return build(checked(contract, 'key'), (input, state) =>
+    fn({ ...(input as PublicInput<BodyOf<E>, QueryOf<E>>), principal: state.principal! }) as Promise<Reply>);
 }
 
-/** A Lambda handler for a public route (no key): public forms, unsubscribe and preference pages. */
-export function publicEndpoint<
-  BodySchema extends v.GenericSchema | undefined = undefined,
-  QuerySchema extends v.GenericSchema | undefined = undefined,
->(
-  handler: HandlerName,
-  schemas: EndpointSchemas<BodySchema, QuerySchema>,
-  fn: (input: PublicInput<Output<BodySchema>, Output<QuerySchema>>) => Promise<Reply>,
-): EndpointHandler {
-  return build(routeOf(handler, 'public'), schemas, (input) => fn(input as PublicInput<Output<BodySchema>, Output<QuerySchema>>));
+/** A Lambda handler for a public endpoint (no key): public forms, unsubscribe and preference pages. */
+export function publicEndpoint<E extends Endpoint>(
+  contract: E,
+  fn: (input: PublicInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>,
+): LambdaHandler {
+  return build(checked(contract, 'public'), (input) => fn(input as PublicInput<BodyOf<E>, QueryOf<E>>) as Promise<Reply>);
 }
 
 /**
@@ -126,12 +115,12 @@ export function publicEndpoint<
  * the local server): 405 METHOD_NOT_ALLOWED when the path exists with other
  * methods, else 404 NOT_FOUND, both in the envelope.
  */
-export function fallbackEndpoint(): LambdaHandler {
+export function fallbackEndpoint(routes: readonly Route[]): LambdaHandler {
   return withRequestLog(middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>()
     .use(httpResponse())
     .handler(async (event) => {
       const method = event.requestContext?.http?.method ?? 'GET';
-      const match = matchRoute(method, event.rawPath ?? '/', edgeRoutes());
+      const match = matchRoute(method, event.rawPath ?? '/', edgeRoutes(routes));
       if (match.kind === 'method-not-allowed') {
         const error = new PostlaneError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${match.allowed.join(', ')}`);
         return { ...errorReply(error), headers: { Allow: match.allowed.join(', ') } };

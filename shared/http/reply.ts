@@ -6,18 +6,24 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/** A JSON reply whose status and body the endpoint factory checks against the contract's reply schema. */
+export interface JsonReply<Status extends number, Body> extends Omit<Reply, 'status' | 'body'> {
+  status: Status;
+  body: Body;
+}
+
 /** 200 with `success: true` and the given fields: `ok({ data })`, `ok({ contacts, pagination })`. */
-export function ok(fields: Record<string, unknown>, headers?: Record<string, string>): Reply {
+export function ok<const Fields extends object>(fields: Fields, headers?: Record<string, string>): JsonReply<200, { success: true } & Fields> {
   return { status: 200, body: { success: true, ...fields }, ...(headers ? { headers } : {}) };
 }
 
 /** 201 with the new resource in `data`. */
-export function created(data: unknown): Reply {
+export function created<Data>(data: Data): JsonReply<201, { success: true; data: Data }> {
   return { status: 201, body: { success: true, data } };
 }
 
 /** 200 confirming a removal. */
-export function deleted(message: string): Reply {
+export function deleted(message: string): JsonReply<200, { success: true; message: string }> {
   return ok({ message });
 }
 
@@ -27,6 +33,6 @@ export function html(markup: string, status = 200): Reply {
 }
 
 /** 200 with the response of an idempotent request; a stored one said again carries `Idempotent-Replayed: true`. */
-export function idempotentOk(result: { response: Record<string, unknown>; replayed: boolean }): Reply {
+export function idempotentOk<Response extends object>(result: { response: Response; replayed: boolean }): JsonReply<200, { success: true } & Response> {
   return ok(result.response, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
 }

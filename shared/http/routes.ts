@@ -1,7 +1,8 @@
 /**
- * The only list of routes. The CDK stack makes one function and one API route
- * per entry, the local server dispatches by it, and the tests walk it.
- * Adding an endpoint is one line here plus its handler in functions/<handler>.ts.
+ * What a route is, and how API Gateway picks one. The routes themselves are
+ * declared by each area's contract (functions/<area>/contract.ts) and listed
+ * in functions/routes.ts; everything here takes them as a parameter, since
+ * shared/ never imports functions/.
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -78,113 +79,14 @@ export interface Route {
   cors?: boolean;
 }
 
-const key = { auth: 'key', permission: 'full' } as const;
-/** The recipient's unsubscribe and preference pages: the signed link in the path is the only credential. */
-const signedLink = { auth: 'public', permission: 'full', secrets: ['linkSigning'], throttle: 'public' } as const;
-
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
-/** 1,000 contacts with custom fields; Lambda refuses synchronous payloads over 6 MB. */
-const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
-/**
- * Lambda takes at most 6 MB per synchronous invocation, the API Gateway event
- * around the body included; the body counts as the event carries it
- * (JSON-escaped: shared/http/middleware.ts), and 256 KB is left for the rest
- * of the event. Base64 (which JSON leaves unescaped) makes
- * this about 4.3 MB of attachments per request, below the spec's 7 MB each:
- * larger files go through POST /api/attachments (a pre-signed S3 upload).
- */
-export const EMAIL_SEND_MAX_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
-/** The send endpoints: `sending` keys may call them; they sign each recipient's unsubscribe links. */
-const send = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'] } as const;
-/**
- * Quota, idempotency claims (put, complete, release: PutItem, UpdateItem,
- * DeleteItem), the OTP window, the suppression lookups, the email records.
- */
-const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
-
-/** Public form endpoints: anyone may call them; only published forms answer. */
-const publicForm = { auth: 'public', permission: 'full', throttle: 'public' } as const;
-/**
- * A submission is stored as one item (DynamoDB's limit is 400 KB): this
- * leaves room for the item's own attributes around the submitted values.
- */
-export const FORM_SUBMIT_MAX_BODY_BYTES = 300 * 1024;
-/**
- * The form and its route, the rate windows, the submission and counters, the
- * contact of a linked audience (create, or read when it exists), the hourly
- * confirmation claim, the default sender (the account's domains: Query and
- * BatchGetItem), and the sending path for the notification and confirmation
- * emails (quota, suppression, records).
- */
-const FORM_SUBMIT_TABLE_ACTIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'] as const;
-
-export const ROUTES = [
-  { method: 'POST', path: '/api/audiences', handler: 'audiences/create', ...key, table: ['PutItem', 'UpdateItem'] },
-  { method: 'GET', path: '/api/audiences', handler: 'audiences/list', ...key, table: ['Query', 'BatchGetItem', 'GetItem'] },
-  { method: 'GET', path: '/api/audiences/{id}', handler: 'audiences/get', ...key, table: ['BatchGetItem'] },
-  { method: 'GET', path: '/api/audiences/{id}/stats', handler: 'audiences/stats', ...key, table: ['GetItem'] },
-  { method: 'PATCH', path: '/api/audiences/{id}', handler: 'audiences/update', ...key, table: ['GetItem', 'UpdateItem'] },
-  { method: 'DELETE', path: '/api/audiences/{id}', handler: 'audiences/delete', ...key, table: ['DeleteItem', 'UpdateItem'] },
-
-  { method: 'POST', path: '/api/contacts', handler: 'contacts/create', ...key, table: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] },
-  { method: 'GET', path: '/api/contacts', handler: 'contacts/list', ...key, table: ['Query', 'GetItem'] },
-  { method: 'POST', path: '/api/contacts/bulk', handler: 'contacts/bulk-import', ...key, table: ['BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], maxBodyBytes: BULK_MAX_BODY_BYTES },
-  { method: 'GET', path: '/api/contacts/email/{email}', handler: 'contacts/get-by-email', ...key, table: ['GetItem'] },
-  { method: 'GET', path: '/api/contacts/{id}', handler: 'contacts/get', ...key, table: ['GetItem'] },
-  { method: 'PATCH', path: '/api/contacts/{id}', handler: 'contacts/update', ...key, table: ['GetItem', 'PutItem', 'UpdateItem'] },
-  { method: 'DELETE', path: '/api/contacts/{id}', handler: 'contacts/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem'] },
-
-  { method: 'POST', path: '/api/templates', handler: 'templates/create', ...key, table: ['PutItem', 'UpdateItem'] },
-  { method: 'GET', path: '/api/templates', handler: 'templates/list', ...key, table: ['Query', 'GetItem'] },
-  { method: 'GET', path: '/api/templates/{id}', handler: 'templates/get', ...key, table: ['GetItem'] },
-  { method: 'PATCH', path: '/api/templates/{id}', handler: 'templates/update', ...key, table: ['UpdateItem', 'GetItem'] },
-  { method: 'DELETE', path: '/api/templates/{id}', handler: 'templates/delete', ...key, table: ['DeleteItem', 'UpdateItem'] },
-  { method: 'POST', path: '/api/templates/{id}/render', handler: 'templates/render', ...key, table: ['GetItem'] },
-
-  { method: 'POST', path: '/api/domains', handler: 'domains/create', ...key, table: ['GetItem', 'PutItem'], ses: ['CreateEmailIdentity', 'GetEmailIdentity'] },
-  { method: 'GET', path: '/api/domains', handler: 'domains/list', ...key, table: ['Query', 'BatchGetItem'] },
-  { method: 'GET', path: '/api/domains/{id}', handler: 'domains/get', ...key, table: ['GetItem', 'UpdateItem'], ses: ['GetEmailIdentity'] },
-
-  { method: 'GET', path: '/unsubscribe/{token}', handler: 'subscriptions/unsubscribe-page', ...signedLink, table: [] },
-  { method: 'POST', path: '/unsubscribe/{token}', handler: 'subscriptions/unsubscribe', ...signedLink, table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'] },
-  { method: 'GET', path: '/preferences/{token}', handler: 'subscriptions/preferences-page', ...signedLink, table: ['Query', 'BatchGetItem', 'GetItem'] },
-  { method: 'POST', path: '/preferences/{token}', handler: 'subscriptions/update-preferences', ...signedLink, table: ['Query', 'BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], bodyFormats: ['json', 'form'] },
-
-  { method: 'POST', path: '/api/email/send', handler: 'email/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS, attachments: ['read', 'queue'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES },
-  // Uploading is part of sending: `sending` keys may, as they may attach files inline.
-  { method: 'POST', path: '/api/attachments', handler: 'attachments/create', auth: 'key', permission: 'sending', table: ['PutItem'], attachments: ['upload'] },
-  { method: 'POST', path: '/api/otp/send', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
-  { method: 'POST', path: '/api/otp', handler: 'otp/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
-  { method: 'POST', path: '/api/transactional/send', handler: 'transactional/send', ...send, table: SINGLE_SEND_TABLE_ACTIONS },
-  // Reading records is not sending: `sending` keys reach the send endpoints only (docs/api.md, "Authentication").
-  { method: 'GET', path: '/api/emails/{id}', handler: 'emails/get', ...key, table: ['GetItem'] },
-  // Query: the account's domains, when a form that sends mail has no `from` (the default sender).
-  { method: 'POST', path: '/api/forms', handler: 'forms/create', ...key, table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem'] },
-  { method: 'GET', path: '/api/forms', handler: 'forms/list', ...key, table: ['Query', 'GetItem'] },
-  { method: 'GET', path: '/api/forms/public/{slug}', handler: 'forms/get-public', ...publicForm, cors: true, table: ['GetItem', 'UpdateItem'] },
-  { method: 'GET', path: '/api/forms/{id}', handler: 'forms/get', ...key, table: ['GetItem'] },
-  { method: 'PATCH', path: '/api/forms/{id}', handler: 'forms/update', ...key, table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
-  { method: 'DELETE', path: '/api/forms/{id}', handler: 'forms/delete', ...key, table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'] },
-  { method: 'GET', path: '/api/forms/{id}/submissions', handler: 'forms/submissions', ...key, table: ['GetItem', 'Query'] },
-  { method: 'POST', path: '/api/forms/{id}/submit', handler: 'forms/submit', ...publicForm, cors: true, table: FORM_SUBMIT_TABLE_ACTIONS, ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'], maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES, bodyFormats: ['json', 'form'] },
-  { method: 'GET', path: '/f/{slug}', handler: 'forms/page', ...publicForm, table: ['GetItem', 'UpdateItem'] },
-  // The double opt-in link: its GET only shows a button (mail scanners open links), whose POST confirms.
-  { method: 'GET', path: '/confirm/{token}', handler: 'forms/confirm-page', ...signedLink, table: [] },
-  { method: 'POST', path: '/confirm/{token}', handler: 'forms/confirm', ...signedLink, table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'] },
-
-  // The API description (docs/openapi.json, `npm run openapi`) and its reference page.
-  { method: 'GET', path: '/openapi.json', handler: 'system/openapi', auth: 'public', permission: 'full', table: [] },
-  { method: 'GET', path: '/docs', handler: 'system/docs', auth: 'public', permission: 'full', table: [] },
-] as const satisfies readonly Route[];
 
 /** Answers every request that matches no route: 404 NOT_FOUND, or 405 when only the method is wrong. */
 export const FALLBACK_HANDLER = 'system/fallback';
 
-export type HandlerName = (typeof ROUTES)[number]['handler'];
-
 /** Every route of a handler; one handler may serve several paths (the OTP aliases). */
-export function routesOf(handler: string): Route[] {
-  return ROUTES.filter((route) => route.handler === handler);
+export function routesOf<R extends Route>(handler: string, routes: readonly R[]): R[] {
+  return routes.filter((route) => route.handler === handler);
 }
 
 export type RouteMatch<R extends { method: string; path: string } = Route> =
@@ -220,8 +122,8 @@ function matchPath(template: string, path: string): { params: Record<string, str
   return { params, literals };
 }
 
-/** The route of `routes` (the table's by default, or `edgeRoutes()`) that API Gateway would pick for this request. */
-export function matchRoute<R extends { method: string; path: string } = Route>(method: string, path: string, routes: readonly R[] = ROUTES as unknown as readonly R[]): RouteMatch<R> {
+/** The route of `routes` (the table's, or `edgeRoutes(...)`) that API Gateway would pick for this request. */
+export function matchRoute<R extends { method: string; path: string } = Route>(method: string, path: string, routes: readonly R[]): RouteMatch<R> {
   let best: { route: R; params: Record<string, string>; literals: number } | undefined;
   const allowed = new Set<string>();
   for (const route of routes) {
@@ -252,7 +154,7 @@ export interface EdgeRoute {
  * per method, and HEAD must work wherever GET does), and an OPTIONS preflight
  * per path with `cors` routes. The one declaration both derive from.
  */
-export function edgeRoutes(routes: readonly Route[] = ROUTES): EdgeRoute[] {
+export function edgeRoutes(routes: readonly Route[]): EdgeRoute[] {
   const edge: EdgeRoute[] = [];
   const preflights = new Map<string, Route>();
   for (const route of routes) {
@@ -265,11 +167,11 @@ export function edgeRoutes(routes: readonly Route[] = ROUTES): EdgeRoute[] {
 }
 
 /** The methods a browser may use on a `cors` path: what the preflight of that path allows. */
-export function corsMethodsOf(path: string, routes: readonly Route[] = ROUTES): EdgeMethod[] {
+export function corsMethodsOf(path: string, routes: readonly Route[]): EdgeMethod[] {
   return edgeRoutes(routes.filter((route) => route.cors && route.path === path)).filter((route) => route.method !== 'OPTIONS').map((route) => route.method);
 }
 
 /** Every handler module, each once: one Lambda function apiece. */
-export function handlerModules(): string[] {
-  return [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER, PREFLIGHT_HANDLER])];
+export function handlerModules(routes: readonly Route[]): string[] {
+  return [...new Set<string>([...routes.map((route) => route.handler), FALLBACK_HANDLER, PREFLIGHT_HANDLER])];
 }

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { strictObject } from './common.ts';
 import { attachmentContentType, attachmentFilename } from './sending.ts';
+import { timestamp } from './replies.ts';
 
 /**
  * POST /api/attachments: what the upload will be, checked as an inline
@@ -14,3 +15,18 @@ export const createAttachmentBody = strictObject({
   size: v.pipe(v.number(), v.integer('must be a whole number of bytes'), v.minValue(1, 'must be at least 1 byte')),
 });
 export type CreateAttachmentInput = v.InferOutput<typeof createAttachmentBody>;
+
+// Replies.
+
+/** POST /api/attachments: the id to reference in a send, and where to PUT the file. */
+export const attachmentUploadSchema = v.strictObject({
+  id: v.string(),
+  filename: v.string(),
+  contentType: v.string(),
+  size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  uploadUrl: v.pipe(v.string(), v.url()),
+  method: v.literal('PUT'),
+  headers: v.record(v.string(), v.string()),
+  uploadExpiresAt: timestamp,
+  expiresAt: timestamp,
+});

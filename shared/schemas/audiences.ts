@@ -1,5 +1,7 @@
 import * as v from 'valibot';
 import { optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
+import { CONTACT_STATUSES } from '#shared/model/contact-status.ts';
+import { count, nullableText, timestamp } from './replies.ts';
 
 export const AUDIENCE_LIMITS = { name: 256, description: 2000 } as const;
 
@@ -17,3 +19,28 @@ export const updateAudienceBody = strictObject({
 export type UpdateAudienceInput = v.InferOutput<typeof updateAudienceBody>;
 
 export const listAudiencesQuery = v.object(paginationQuery(20, 100));
+
+// Replies.
+
+export const audienceSchema = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  description: nullableText,
+  count,
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const audienceListItemSchema = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  description: nullableText,
+  count,
+  createdAt: timestamp,
+});
+
+export const audienceStatsSchema = v.strictObject({
+  total: count,
+  ...Object.fromEntries(CONTACT_STATUSES.map((status) => [status, count])) as Record<(typeof CONTACT_STATUSES)[number], typeof count>,
+  growthRate: v.number(),
+});

@@ -18,6 +18,18 @@ export function isHeaderSafe(value: string): boolean {
   return !/[\r\n]/.test(value);
 }
 
+/**
+ * A rule across fields, reported at `field`: missing there (400
+ * MISSING_REQUIRED_FIELD) when that field is absent, else 422
+ * VALIDATION_ERROR. Runs once the fields themselves are valid. The message
+ * follows the field's path: `content is required when templateId is absent`.
+ *
+ * `v.pipe(strictObject({ to, email }), fieldRule('to', (input) => input.to !== undefined || input.email !== undefined, 'is required'))`
+ */
+export function fieldRule<T extends Record<string, unknown>>(field: keyof T & string, holds: (input: T) => boolean, message: v.ErrorMessage<v.CheckIssue<T>>) {
+  return v.forward<T, v.CheckIssue<T>, [string]>(v.check<T, v.ErrorMessage<v.CheckIssue<T>>>(holds, message), [field] as never);
+}
+
 /** A required text field: blank counts as missing. */
 export function requiredText(maxLength: number) {
   return v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(maxLength, `must be at most ${maxLength} characters`));

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { CONTACT_STATUSES, CREATABLE_STATUSES } from '#shared/model/contact-status.ts';
 import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
+import { count, nullableText, timestamp } from './replies.ts';
 
 /** Field limits (the spec leaves them open): also keep a contact far below DynamoDB's 400 KB item size. */
 export const CONTACT_LIMITS = {
@@ -102,3 +103,48 @@ export const listContactsQuery = v.object({
 export type ListContactsQuery = v.InferOutput<typeof listContactsQuery>;
 
 export const contactByEmailQuery = v.object({ audienceId: requiredText(64) });
+
+// Replies.
+
+const contactStatusReply = v.picklist(CONTACT_STATUSES);
+const replyCustomFields = v.record(v.string(), v.union([v.string(), v.number(), v.boolean()]));
+
+export const contactSchema = v.strictObject({
+  id: v.string(),
+  email: v.string(),
+  audienceId: v.string(),
+  firstName: nullableText,
+  lastName: nullableText,
+  phone: nullableText,
+  status: contactStatusReply,
+  tags: v.array(v.string()),
+  customFields: replyCustomFields,
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  lastActivityAt: timestamp,
+});
+
+export const contactListItemSchema = v.strictObject({
+  id: v.string(),
+  email: v.string(),
+  firstName: nullableText,
+  lastName: nullableText,
+  status: contactStatusReply,
+  audienceId: v.string(),
+  tags: v.array(v.string()),
+  createdAt: timestamp,
+});
+
+export const importResultReply = v.strictObject({
+  success: v.literal(true),
+  imported: count,
+  failed: count,
+  skipped: count,
+  errors: v.array(v.strictObject({
+    index: count,
+    email: v.unknown(),
+    error: v.string(),
+    message: v.string(),
+    field: v.optional(v.string()),
+  })),
+});

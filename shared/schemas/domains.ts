@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { paginationQuery, strictObject } from './common.ts';
+import { timestamp } from './replies.ts';
 
 /** `example.com`, `mail.example.co.uk`: lower-case labels of letters, digits and inner hyphens, and a dot. */
 export function isDomainName(value: string): boolean {
@@ -19,3 +20,25 @@ export const createDomainBody = strictObject({
 export type CreateDomainInput = v.InferOutput<typeof createDomainBody>;
 
 export const listDomainsQuery = v.object(paginationQuery(20, 100));
+
+// Replies.
+
+const dnsRecordSchema = v.strictObject({
+  purpose: v.picklist(['dkim', 'ownership', 'spf', 'dmarc']),
+  type: v.picklist(['CNAME', 'TXT']),
+  name: v.string(),
+  value: v.string(),
+  required: v.boolean(),
+});
+
+const domainFields = {
+  id: v.string(),
+  domain: v.string(),
+  verified: v.boolean(),
+  status: v.picklist(['pending', 'verified', 'failed']),
+  createdAt: timestamp,
+  verifiedAt: v.nullable(timestamp),
+};
+
+export const domainSchema = v.strictObject({ ...domainFields, records: v.array(dnsRecordSchema) });
+export const domainListItemSchema = v.strictObject(domainFields);

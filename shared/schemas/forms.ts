@@ -1,7 +1,8 @@
 import * as v from 'valibot';
-import { emailAddress, freeMap, isHeaderSafe, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
+import { emailAddress, fieldRule, freeMap, isHeaderSafe, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
 import { phone } from './contacts.ts';
 import { attachment, decodedBase64Size, mailbox } from './sending.ts';
+import { count, nullableText, timestamp } from './replies.ts';
 
 /** Field limits (the spec leaves them open); a form item stays far below DynamoDB's 400 KB. */
 export const FORM_LIMITS = {
@@ -40,13 +41,13 @@ export const slug = v.pipe(
   v.regex(SLUG, 'must be lower-case letters and digits, words separated by single hyphens'),
 );
 
-const formField = strictObject({
+const formFieldEntries = strictObject({
   id: v.pipe(v.string(), v.regex(FIELD_ID, 'must start with a letter and hold at most 64 letters, digits, _ and -')),
   type: v.picklist(FIELD_TYPES, `must be one of ${FIELD_TYPES.join(', ')}`),
   label: requiredText(FORM_LIMITS.label),
   placeholder: optionalText(FORM_LIMITS.placeholder),
   required: v.optional(v.boolean(), false),
-  /** For select, checkbox and radio; checked against the type by the domain. */
+  /** For select, checkbox and radio only. */
   options: v.optional(v.pipe(
     v.array(requiredText(FORM_LIMITS.option)),
     v.nonEmpty('must list at least one option'),
@@ -54,6 +55,16 @@ const formField = strictObject({
     v.check((options) => new Set(options).size === options.length, 'must not repeat an option'),
   )),
 });
+
+type FormFieldEntries = v.InferOutput<typeof formFieldEntries>;
+
+/** A field's options go with its type: the choice types need them, the others take none. */
+const formField = v.pipe(
+  formFieldEntries,
+  v.description('`options` is required for select, checkbox and radio fields, and refused on the others.'),
+  fieldRule<FormFieldEntries>('options', (field) => !CHOICE_TYPES.includes(field.type) || field.options !== undefined, (issue) => `is required for ${(issue.input as FormFieldEntries).type} fields`),
+  fieldRule<FormFieldEntries>('options', (field) => CHOICE_TYPES.includes(field.type) || field.options === undefined, 'only select, checkbox and radio fields take options'),
+);
 export type FormFieldInput = v.InferOutput<typeof formField>;
 
 const fields = v.pipe(
@@ -248,3 +259,62 @@ export function submissionSchema(fields: readonly FieldDefinition[]) {
     return [field.id, field.required ? schema : v.optional(schema)];
   })));
 }
+
+// Replies.
+
+const formFieldSchema = v.strictObject({
+  id: v.string(),
+  type: v.string(),
+  label: v.string(),
+  placeholder: nullableText,
+  required: v.boolean(),
+  options: v.optional(v.array(v.string())),
+});
+
+const formLook = {
+  appearance: v.strictObject({ backgroundColor: v.string(), primaryColor: v.string(), fontFamily: v.string() }),
+  buttonCustomization: v.strictObject({ text: v.string(), variant: v.string() }),
+};
+
+/** What a form and its list item share. */
+const formSummary = {
+  id: v.string(),
+  title: v.string(),
+  description: nullableText,
+  slug: v.string(),
+  published: v.boolean(),
+  fields: v.array(formFieldSchema),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
+export const formSchema = v.strictObject({
+  ...formSummary,
+  settings: v.strictObject({
+    successMessage: v.string(),
+    notifyEmail: nullableText,
+    enableCaptcha: v.boolean(),
+    storeResponses: v.boolean(),
+    doubleOptIn: v.boolean(),
+    from: nullableText,
+  }),
+  audienceId: nullableText,
+  ...formLook,
+});
+
+export const formListItemSchema = v.strictObject({
+  ...formSummary,
+  publishedUrl: v.string(),
+  analytics: v.strictObject({ views: count, submissions: count, conversionRate: v.number() }),
+});
+
+export const publicFormSchema = v.strictObject({
+  title: v.string(),
+  description: nullableText,
+  fields: v.array(formFieldSchema),
+  ...formLook,
+});
+
+export const submissionRecordSchema = v.strictObject({ id: v.string(), data: v.record(v.string(), v.unknown()), createdAt: timestamp });
+
+export const submitReceiptReply = v.strictObject({ success: v.literal(true), message: v.string(), submissionId: v.string() });

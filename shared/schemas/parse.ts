@@ -21,6 +21,11 @@ export function toValidationError(issue: v.BaseIssue<unknown>, prefix = ''): Val
   if (issue.type === 'strict_object' && issue.expected === 'never') {
     return new ValidationError('VALIDATION_ERROR', `${field} is not a known field`, field);
   }
+  // A rule across fields (v.forward) names the field it is about; that field's value is the path's last.
+  const crossField = issue.type === 'check' && issue.path !== undefined;
+  if (crossField && issue.path!.at(-1)?.value === undefined) {
+    return new ValidationError('MISSING_REQUIRED_FIELD', `${field} ${issue.message}`, field);
+  }
   if (issue.input === undefined || issue.type === 'non_empty') {
     return new ValidationError('MISSING_REQUIRED_FIELD', `${field} is required`, field);
   }

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { PRODUCT_NAME } from '#shared/model/product.ts';
 import { RENDER_LIMITS } from '#shared/templating/render-limits.ts';
-import { emailAddress, isHeaderSafe, requiredText, strictObject, templateVariables } from './common.ts';
+import { emailAddress, fieldRule, isHeaderSafe, requiredText, strictObject, templateVariables } from './common.ts';
+import { count } from './replies.ts';
 
 /** Limits of the send endpoints (docs/api.md, "Sending email"); SES's own are noted where they bind. */
 export const SEND_LIMITS = {
@@ -108,8 +109,26 @@ const idempotencyKey = v.optional(v.pipe(
   v.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
 ));
 
-/** POST /api/email/send. `content` or `templateId`, and `subject` unless the template gives one, are checked by the domain. */
-export const emailSendBody = strictObject({
+type ContentFields = { content?: string; templateId?: string; subject?: string } & Record<string, unknown>;
+
+/**
+ * `content` or `templateId`, not both, and `subject` unless the template gives
+ * one: rules across fields, checked once the fields themselves are valid,
+ * with the code and `field` of a missing or contradictory field. JSON Schema
+ * cannot state them, so the description carries them into the API description.
+ */
+function contentOrTemplate<T extends ContentFields>(description: string) {
+  return [
+    v.description<T, string>(description),
+    fieldRule<T>('templateId', (input) => input.content === undefined || input.templateId === undefined, 'Give content or templateId, not both'),
+    fieldRule<T>('content', (input) => input.content !== undefined || input.templateId !== undefined, 'is required when templateId is absent'),
+    fieldRule<T>('subject', (input) => input.templateId !== undefined || input.subject !== undefined, 'is required'),
+  ] as const;
+}
+
+const CONTENT_OR_TEMPLATE = 'Give `content` with a `subject`, or a `templateId` (its subject is used unless `subject` replaces it); not both.';
+
+const emailSendFields = strictObject({
   from: mailbox,
   recipients: v.pipe(v.array(emailAddress), v.nonEmpty(), v.maxLength(SEND_LIMITS.recipients, `must have at most ${SEND_LIMITS.recipients} addresses`)),
   subject: v.optional(subject),
@@ -122,10 +141,19 @@ export const emailSendBody = strictObject({
   attachments: v.optional(v.pipe(v.array(sendAttachment), v.maxLength(SEND_LIMITS.attachments, `must have at most ${SEND_LIMITS.attachments} attachments`)), []),
   idempotencyKey,
 });
+
+/**
+ * POST /api/email/send. The room cc and bcc share depends on the rendered
+ * content (whether it carries recipient-bound links), known only once a
+ * template is read, so the domain checks it (shared/domain/sending.ts
+ * `checkDestinations`); the description states it.
+ */
+export const emailSendBody = v.pipe(emailSendFields, ...contentOrTemplate<v.InferOutput<typeof emailSendFields>>(
+  `${CONTENT_OR_TEMPLATE} \`cc\` and \`bcc\` ride on every recipient's message, so together they hold at most ${SEND_LIMITS.destinationsPerMessage - 1} addresses (SES takes ${SEND_LIMITS.destinationsPerMessage} per message); when the content carries \`{{unsubscribeUrl}}\` or \`{{preferencesUrl}}\` each gets a message of its own and each list may hold ${SEND_LIMITS.cc}.`,
+));
 export type EmailSendInput = v.InferOutput<typeof emailSendBody>;
 
-/** POST /api/otp/send and /api/otp. `to` or `email` (one is required) is checked by the domain. */
-export const otpSendBody = strictObject({
+const otpSendFields = strictObject({
   to: v.optional(emailAddress),
   email: v.optional(emailAddress),
   from: mailbox,
@@ -141,10 +169,17 @@ export const otpSendBody = strictObject({
   templateId: v.optional(templateId),
   idempotencyKey,
 });
+
+/** POST /api/otp/send and /api/otp: `to`, or its alias `email`. */
+export const otpSendBody = v.pipe(
+  otpSendFields,
+  v.description('Give the recipient as `to` or as `email` (its alias); both only when they are the same address.'),
+  fieldRule<v.InferOutput<typeof otpSendFields>>('email', (input) => input.to === undefined || input.email === undefined || input.to === input.email, 'Give the recipient as to or as email, not two different addresses'),
+  fieldRule<v.InferOutput<typeof otpSendFields>>('to', (input) => input.to !== undefined || input.email !== undefined, 'is required (email is accepted as its alias)'),
+);
 export type OtpSendInput = v.InferOutput<typeof otpSendBody>;
 
-/** POST /api/transactional/send. */
-export const transactionalSendBody = strictObject({
+const transactionalSendFields = strictObject({
   to: emailAddress,
   from: mailbox,
   subject: v.optional(subject),
@@ -154,4 +189,33 @@ export const transactionalSendBody = strictObject({
   replyTo: v.optional(mailbox),
   idempotencyKey,
 });
+
+/** POST /api/transactional/send. */
+export const transactionalSendBody = v.pipe(transactionalSendFields, ...contentOrTemplate<v.InferOutput<typeof transactionalSendFields>>(CONTENT_OR_TEMPLATE));
 export type TransactionalSendInput = v.InferOutput<typeof transactionalSendBody>;
+
+// Replies.
+
+/** Email send result (spec section 2); a send where every recipient failed is this in a 422 envelope. */
+export const emailSendResultReply = v.strictObject({
+  success: v.literal(true),
+  message: v.string(),
+  successfulEmails: v.array(v.strictObject({
+    recipient: v.string(),
+    trackingId: v.string(),
+    /** Present on a recipient whose message SES throttled: it waits on the retry queue and is sent later. */
+    queued: v.optional(v.literal(true)),
+  })),
+  failedEmails: v.array(v.strictObject({ recipient: v.string(), error: v.string(), message: v.string() })),
+  recipientCount: count,
+  emailsRemaining: count,
+});
+
+/** OTP and transactional sends. */
+export const singleSendResultReply = v.strictObject({
+  success: v.literal(true),
+  message: v.string(),
+  trackingId: v.string(),
+  emailId: v.string(),
+  queued: v.boolean(),
+});

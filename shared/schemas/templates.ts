@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { checkTemplate, TemplateRenderError } from '#shared/templating/renderer.ts';
 import { requiredText, strictObject, templateVariables } from './common.ts';
 import { TEMPLATE_SEARCH_MAX } from './template-list.ts';
+import { timestamp } from './replies.ts';
 
 /**
  * Limits the spec leaves open. Together they keep a template's item far below
@@ -182,8 +183,8 @@ export const COMPONENT_TYPES = ['heading', 'text', 'button'] as const;
 const component = v.variant('type', [heading, text, button], `must be one of ${COMPONENT_TYPES.join(', ')}`);
 export type ComponentInput = v.InferOutput<typeof component>;
 
-/** A component as a template stores it: what the client gave, and the id it was given. */
-export type TemplateComponent = ComponentInput & { id: string };
+/** A stored component: the input with its id, styles and (headings) level filled in, as templates.ts `normalizeComponents` writes it. */
+export type TemplateComponent = ComponentInput & { id: string; styles: ComponentStyles } & ({ type: 'heading'; level: 1 | 2 } | { type: 'text' | 'button' });
 
 function byteLength(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value), 'utf8');
@@ -235,3 +236,33 @@ export const renderTemplateBody = strictObject({
   variables: v.optional(templateVariables, {}),
 });
 export type RenderTemplateInput = v.InferOutput<typeof renderTemplateBody>;
+
+// Replies.
+
+const replyComponentStyles = v.record(v.string(), v.union([v.string(), v.number()]));
+
+const templateComponentSchema = v.variant('type', [
+  v.strictObject({ id: v.string(), type: v.literal('heading'), content: v.string(), level: v.picklist([1, 2]), styles: replyComponentStyles }),
+  v.strictObject({ id: v.string(), type: v.literal('text'), content: v.string(), styles: replyComponentStyles }),
+  v.strictObject({ id: v.string(), type: v.literal('button'), label: v.string(), url: v.string(), styles: replyComponentStyles }),
+]);
+
+export const templateSchema = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  subject: v.string(),
+  components: v.array(templateComponentSchema),
+  styles: v.strictObject({ backgroundColor: v.string(), width: v.number(), padding: v.number() }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const templateListItemSchema = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  subject: v.string(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const renderedTemplateReply = v.strictObject({ success: v.literal(true), subject: v.string(), html: v.string(), text: v.string() });

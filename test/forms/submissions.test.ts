@@ -4,7 +4,7 @@ import { request } from '../support/api.ts';
 import { insertSubmission } from '#shared/data/forms.ts';
 import { admitSubmission, SUBMISSION_RATE_LIMITS } from '#shared/domain/form-submissions.ts';
 import { RateLimitError } from '#shared/errors.ts';
-import { FORM_SUBMIT_MAX_BODY_BYTES } from '#shared/http/routes.ts';
+import { forms } from '#functions/forms/contract.ts';
 import { newId } from '#shared/ids.ts';
 import { createForm, ISO, submit } from './support.ts';
 
@@ -198,7 +198,7 @@ describe('form submissions: values by field type', () => {
     const { key } = await createTestAccount();
     const form = await createForm(key);
 
-    const huge = await request('POST', `/api/forms/${form.slug}/submit`, { body: { email: 'a@example.com', firstName: 'x'.repeat(FORM_SUBMIT_MAX_BODY_BYTES) } });
+    const huge = await request('POST', `/api/forms/${form.slug}/submit`, { body: { email: 'a@example.com', firstName: 'x'.repeat(forms.submit.maxBodyBytes) } });
     const notObject = await request('POST', `/api/forms/${form.slug}/submit`, { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } });
     const wrongType = await request('POST', `/api/forms/${form.slug}/submit`, { rawBody: 'email=a', headers: { 'content-type': 'text/plain' } });
 

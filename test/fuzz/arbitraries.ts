@@ -1,6 +1,6 @@
 /**
  * fast-check arbitraries for request inputs, derived from an endpoint's own
- * valibot schema (read from `handler.schemas`, never restated here): values of
+ * valibot schema (read from the endpoint's contract, never restated here): values of
  * the schema's shape, then bent into hostile ones (wrong types, missing and
  * extra fields, huge and odd strings, deep nesting, prototype keys).
  */

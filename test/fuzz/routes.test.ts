@@ -1,7 +1,7 @@
 /**
  * Property-based fuzzing of every route in the route table, over real HTTP
- * against DynamoDB Local. Inputs come from each handler's own schemas
- * (`handler.schemas`) bent into hostile values. For every answer:
+ * against DynamoDB Local. Inputs come from each endpoint's contract (its
+ * request schemas, example body and path parameter kinds) bent into hostile values. For every answer:
  * - never a 5xx, never a hang;
  * - an input its schema rejects gets a 4xx;
  * - every 4xx is an error envelope (JSON, or an HTML page on the browser routes);
@@ -21,11 +21,11 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchRoute, ROUTES, type Route } from '#shared/http/routes.ts';
-import type { EndpointHandler } from '#shared/http/endpoint.ts';
-import { loadHandler } from '#dev/local/http-event.ts';
+import { matchRoute } from '#shared/http/routes.ts';
+import { HTML_PAGE, type Endpoint, type RequestSchemas } from '#shared/http/contract.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { request, type ApiResponse } from '../support/api.ts';
-import { BODY_REFERENCES, fixtureOf, hasPathParameter, Owner, pathOf, routeKey, type RouteCall } from '../isolation/resources.ts';
+import { fixtureOf, hasPathParameter, Owner, pathOf, referenceCall, referenceFieldsOf, routeKey, type RouteCall } from '../isolation/resources.ts';
 import {
   bent,
   deepJson,
@@ -49,16 +49,10 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const HANG_MS = 29_000;
 
 /** A stable seed per route: the same inputs every run unless FUZZ_SEED says otherwise. */
-function seedOf(route: Route): number {
+function seedOf(route: Endpoint): number {
   let hash = Number(process.env.FUZZ_SEED ?? 7);
   for (const char of routeKey(route)) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) | 0;
   return hash;
-}
-
-async function schemasOf(route: Route): Promise<EndpointHandler['schemas']> {
-  const handler = (await loadHandler(route.handler)) as Partial<EndpointHandler>;
-  if (!handler.schemas) throw new Error(`functions/${route.handler}.ts does not expose handler.schemas: build it with endpoint() or publicEndpoint()`);
-  return handler.schemas;
 }
 
 interface FuzzCase {
@@ -85,7 +79,7 @@ function parsedJson(text: string): { ok: true; value: unknown } | { ok: false } 
 }
 
 /** Whether the endpoint's schemas accept the case's body and query, as the handler would parse them. */
-function schemasAccept(schemas: EndpointHandler['schemas'], fuzz: FuzzCase): boolean {
+function schemasAccept(schemas: RequestSchemas, fuzz: FuzzCase): boolean {
   if (schemas.query && !v.safeParse(schemas.query, queryParameters(fuzz.query ?? '')).success) return false;
   if (!schemas.body) return true;
   const body = parsedJson(fuzz.body ?? '');
@@ -97,7 +91,7 @@ function serialised(value: unknown): string {
 }
 
 /** Cases for one route: hostile path parameters, query strings and bodies, around a valid call of it. */
-function casesFor(route: Route, schemas: EndpointHandler['schemas'], valid: RouteCall): fc.Arbitrary<FuzzCase> {
+function casesFor(route: Endpoint, schemas: RequestSchemas, valid: RouteCall): fc.Arbitrary<FuzzCase> {
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
   const hostileParams = fc.tuple(...names.map(() => hostileParam)).map((values) => Object.fromEntries(names.map((name, index) => [name, values[index]!])));
   const inputIsFuzzed = Boolean(schemas.body || schemas.query);
@@ -130,7 +124,7 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, hung]).finally(() => clearTimeout(timer));
 }
 
-function send(route: Route, fuzz: FuzzCase, key: string): Promise<ApiResponse> {
+function send(route: Endpoint, fuzz: FuzzCase, key: string): Promise<ApiResponse> {
   const url = `${pathOf(route, fuzz.params)}${fuzz.query ? `?${fuzz.query}` : ''}`;
   return withTimeout(request(route.method, url, {
     ...(route.auth === 'key' ? { key } : {}),
@@ -143,7 +137,7 @@ function isHtml(response: ApiResponse): boolean {
 }
 
 /** What is wrong with one answer, or undefined: the property, spelled out for the failure message. */
-function defectOf(route: Route, accepted: boolean, response: ApiResponse, written: string[]): string | undefined {
+function defectOf(route: Endpoint, accepted: boolean, response: ApiResponse, written: string[]): string | undefined {
   const { status, body } = response;
   if (status >= 500) return `answered ${status}: ${JSON.stringify(body).slice(0, 300)}`;
   if (!accepted && status < 400) return `the schema rejects this input, yet it answered ${status}`;
@@ -160,24 +154,16 @@ function defectOf(route: Route, accepted: boolean, response: ApiResponse, writte
   return undefined;
 }
 
-/** The browser pages answer HTML, errors included; every other route answers JSON. */
-function routeAnswersHtml(route: Route): boolean {
-  return route.method === 'GET' && !route.path.startsWith('/api/')
-    || ['/unsubscribe/{token}', '/preferences/{token}', '/confirm/{token}', '/api/forms/{id}/submit'].includes(route.path) && route.method === 'POST';
+/** The browser pages answer HTML, errors included (as their contracts say); every other route answers JSON. */
+function routeAnswersHtml(route: Endpoint): boolean {
+  return route.responses[200] === HTML_PAGE || (route.pageStatuses ?? []).length > 0;
 }
 
-/** A valid call of a route without a path parameter, where the isolation suite has none: the least body its schema takes. */
-const PLAIN_BODIES: Record<string, unknown> = {
-  'POST /api/templates': { name: 'Fuzzed', subject: 'Hi' },
-  'POST /api/audiences': { name: 'Fuzzed' },
-};
-
 /** A valid call of the route on the owner's resources, with a body where the route takes one. */
-async function validCall(route: Route, owner: Owner): Promise<RouteCall> {
+async function validCall(route: Endpoint, owner: Owner): Promise<RouteCall> {
   if (hasPathParameter(route)) return fixtureOf(route)(owner);
-  const reference = BODY_REFERENCES[routeKey(route)];
-  if (reference) return reference(owner, owner);
-  return { params: {}, body: PLAIN_BODIES[routeKey(route)] ?? {} };
+  if (referenceFieldsOf(route).length > 0) return referenceCall(route, owner, owner);
+  return { params: {}, body: route.example ?? {} };
 }
 
 /** The answer a hostile body must get: its status, and on JSON routes its envelope's code and field. */
@@ -188,7 +174,7 @@ interface Expected {
   field?: string;
 }
 
-function sendBytes(route: Route, call: RouteCall, key: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<ApiResponse> {
+function sendBytes(route: Endpoint, call: RouteCall, key: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<ApiResponse> {
   const url = `${pathOf(route, call.params)}${call.query ? `?${call.query}` : ''}`;
   return withTimeout(request(route.method, url, {
     ...(route.auth === 'key' ? { key } : {}),
@@ -209,9 +195,8 @@ describe('fuzzing every route of the route table', () => {
 
   afterAll(() => writes?.stop());
 
-  it('covers every route: each exposes its schemas, each with a path parameter has a fixture', async () => {
+  it('covers every route: each with a path parameter says what kind of resource it names', () => {
     for (const route of ROUTES) {
-      await expect(schemasOf(route), routeKey(route)).resolves.toBeTypeOf('object');
       if (hasPathParameter(route)) expect(() => fixtureOf(route), routeKey(route)).not.toThrow();
     }
   });
@@ -227,7 +212,7 @@ describe('fuzzing every route of the route table', () => {
         const response = await withTimeout(request(method, path, { key: owner.key }), `${method} ${path}`);
         const written = writes.take().filter((key) => !isBookkeeping(key));
         // As sent: fetch resolves `.` and `..` segments before the request leaves.
-        const matched = matchRoute(method, new URL(path, 'http://localhost').pathname);
+        const matched = matchRoute(method, new URL(path, 'http://localhost').pathname, ROUTES);
         // Paths that reach a route are fuzzed above, per route; here only the answer's form counts.
         const defect = response.status >= 500 ? `answered ${response.status}`
           : matched.kind === 'not-found' && response.status !== 404 ? `answered ${response.status} for no route`
@@ -242,7 +227,7 @@ describe('fuzzing every route of the route table', () => {
   }, 300_000);
 
   it.each(ROUTES.map((route) => [routeKey(route), route] as const))('%s: hostile input gets a 4xx envelope and stores nothing', async (_, route) => {
-    const schemas = await schemasOf(route);
+    const schemas = route.request;
     const valid = hasPathParameter(route) ? await fixtureOf(route)(owner) : { params: {} };
     writes.take();
 
@@ -262,7 +247,7 @@ describe('fuzzing every route of the route table', () => {
     const fields = new Set<string>();
     const accepted: string[] = [];
     for (const route of ROUTES) {
-      for (const place of objectFields((await schemasOf(route)).body, {})) {
+      for (const place of objectFields(route.request.body, {})) {
         fields.add(place.freeMap ? `${place.field} (free)` : place.field);
         // At the schema itself, so a new field built with valibot's own strictObject or record is caught even where a request cannot reach it alone.
         if (v.safeParse(place.schema, []).success) accepted.push(`${routeKey(route)} ${place.field}: []`);
@@ -280,7 +265,7 @@ describe('fuzzing every route of the route table', () => {
   const bodyRoutes = ROUTES.filter((route) => route.method === 'POST' || route.method === 'PATCH').map((route) => [routeKey(route), route] as const);
 
   it.each(bodyRoutes)('%s: the hostile body shapes of the decisions get their 4xx, code and field, and store nothing', async (_, route) => {
-    const schemas = await schemasOf(route);
+    const schemas = route.request;
     if (!schemas.body) return;
     const call = await validCall(route, owner);
     const base = call.body ?? {};

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
-import { edgeRoutes, ROUTES } from '#shared/http/routes.ts';
+import { edgeRoutes } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { ACCESS_LOG_FIELDS } from '../../lib/api.ts';
 import { DEFAULT_ACCESS_LOG_RETENTION, DEFAULT_PUBLIC_THROTTLE, DEFAULT_THROTTLE, readSettings } from '../../lib/app.ts';
 import { functionOfRoute, ofType, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
@@ -15,7 +16,7 @@ function stageOf(of: Resources) {
   return stages[0]![1].Properties;
 }
 
-const publicKeys = edgeRoutes().filter((route) => route.route.throttle === 'public').map((route) => `${route.method} ${route.path}`);
+const publicKeys = edgeRoutes(ROUTES).filter((route) => route.route.throttle === 'public').map((route) => `${route.method} ${route.path}`);
 
 describe('API protection', () => {
   it('throttles the whole stage by default, and the public routes (their HEAD and preflight too) tighter', () => {

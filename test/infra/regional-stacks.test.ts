@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/table.ts';
-import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, ROUTES } from '#shared/http/routes.ts';
+import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
@@ -28,8 +29,8 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   const sesActions = new Set(routes.flatMap((route) => ('ses' in route ? route.ses : [])));
   // SES's account-level suppression list takes no resource but `*`.
   const accountSesActions = Object.values(EVENT_FUNCTIONS).filter((fn) => fn.handler === handler).flatMap((fn) => ('ses' in fn ? fn.ses : []));
-  const readsSecret = routes.some((route) => 'secrets' in route && route.secrets.includes('linkSigning'));
-  const sendsToRetryQueue = routes.some((route) => 'queues' in route && route.queues.includes('retry'));
+  const readsSecret = routes.some((route) => route.secrets?.includes('linkSigning') === true);
+  const sendsToRetryQueue = routes.some((route) => route.queues?.includes('retry'));
   const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? route.attachments : [])));
   const { bucket } = stack.attachments;
   const logGroupId = referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup);
@@ -75,12 +76,12 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   const handlers = [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER, PREFLIGHT_HANDLER, ...Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler)])];
 
   it('has one API route per route table entry, its HEAD twin and CORS preflight, reaching the function built from its handler', () => {
-    for (const entry of edgeRoutes()) {
+    for (const entry of edgeRoutes(ROUTES)) {
       const matching = routes.filter((route) => route.Properties.RouteKey === `${entry.method} ${entry.path}`);
       expect(matching, `${entry.method} ${entry.path}`).toHaveLength(1);
       expect(functionOfRoute(resources, matching[0]!)).toBe(functionIdOf(resources, entry.handler));
     }
-    expect(routes).toHaveLength(edgeRoutes().length + 1);
+    expect(routes).toHaveLength(edgeRoutes(ROUTES).length + 1);
   });
 
   it('sends every unmatched request to the fallback function on $default', () => {
@@ -123,7 +124,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
   it('names the link-signing secret to exactly the functions that read it', () => {
     for (const handler of handlers) {
-      const readsSecret = ROUTES.some((route) => route.handler === handler && 'secrets' in route && route.secrets.includes('linkSigning'));
+      const readsSecret = ROUTES.some((route) => route.handler === handler && route.secrets?.includes('linkSigning') === true);
       const variables = resources[functionIdOf(resources, handler)]!.Properties.Environment.Variables;
       expect(variables.SIGNING_SECRET_PARAMETER, handler).toBe(readsSecret ? linkSigningSecretName(settings.tableName) : undefined);
     }

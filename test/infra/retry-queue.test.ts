@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
-import { ROUTES } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { RETRY_WORKER, WORKER_QUEUE_ACTIONS } from '../../lib/retry-queue.ts';
 import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 
@@ -65,7 +65,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('names the queue to the worker and to every function that sends mail, and to no other', () => {
-    const sendingHandlers = new Set<string>(ROUTES.filter((route) => 'queues' in route && route.queues.includes('retry')).map((route) => route.handler));
+    const sendingHandlers = new Set<string>(ROUTES.filter((route) => route.queues?.includes('retry')).map((route) => route.handler));
     expect([...sendingHandlers].sort()).toEqual(['email/send', 'forms/submit', 'otp/send', 'transactional/send']);
     for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
       const handler = /functions\/(.+)\.ts$/.exec(fn.Properties.Description)![1]!;

@@ -1,17 +1,20 @@
 /**
- * One owned resource behind every route with a path parameter: for each such
- * route, how to make a valid call of it on something an account owns. The
+ * One owned resource per kind a path parameter can name (the contract's
+ * `params`), so every route gets a valid call on something an account owns:
+ * the kind's fixture fills the path, the contract's example is the body. The
  * isolation suite points another account at these calls; the fuzz suite
- * bends them. A route with a path parameter and no entry here fails both
- * suites, so a new route cannot go untested by them.
+ * bends them. A new route on an existing kind of resource needs nothing here;
+ * a path parameter without a kind fails both suites.
  */
 import { request } from '../support/api.ts';
 import { urlEncoded } from '../fuzz/arbitraries.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
 import { confirmationUrl } from '#shared/domain/confirmation-links.ts';
 import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
+import * as v from 'valibot';
 import { randomBase62 } from '#shared/ids.ts';
 import type { Route } from '#shared/http/routes.ts';
+import type { Endpoint, ResourceKind } from '#shared/http/contract.ts';
 
 /** A valid call of a route, on resources its owner made. */
 export interface RouteCall {
@@ -149,91 +152,81 @@ export class Owner {
   }
 }
 
-type Fixture = (owner: Owner) => Promise<RouteCall>;
+/** A path parameter's value naming the owner's resource of one kind, and the query the route needs beside it. */
+type KindFixture = (owner: Owner) => Promise<{ value: string; query?: string }>;
 
-const byId = (make: (owner: Owner) => Promise<{ id: string }>, body?: unknown): Fixture =>
-  async (owner) => ({ params: { id: (await make(owner)).id }, ...(body === undefined ? {} : { body }) });
+const idOf = (make: (owner: Owner) => Promise<{ id: string }>): KindFixture => async (owner) => ({ value: (await make(owner)).id });
 
-const audience = (owner: Owner) => owner.audience();
-const contact = (owner: Owner) => owner.contact();
-const template = (owner: Owner) => owner.template();
-const form = (owner: Owner) => owner.form();
-const bySlug: Fixture = async (owner) => ({ params: { slug: (await owner.form()).slug } });
-const byConfirmationToken: Fixture = async (owner) => ({ params: { token: await owner.confirmationToken() } });
-const byToken = (body?: unknown): Fixture => async (owner) => ({ params: { token: await owner.token() }, ...(body === undefined ? {} : { body }) });
-
-/** Every route with a path parameter, keyed `METHOD /path/{param}`. */
-export const ROUTE_FIXTURES: Record<string, Fixture> = {
-  'GET /api/audiences/{id}': byId(audience),
-  'GET /api/audiences/{id}/stats': byId(audience),
-  'PATCH /api/audiences/{id}': byId(audience, { name: 'Renamed' }),
-  'DELETE /api/audiences/{id}': byId(audience),
-  'GET /api/contacts/email/{email}': async (owner) => {
+/** One fixture per kind of resource a path names. */
+export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
+  audience: idOf((owner) => owner.audience()),
+  contact: idOf((owner) => owner.contact()),
+  // The address names a contact only within an audience.
+  contactEmail: async (owner) => {
     const owned = await owner.contact();
-    return { params: { email: owned.email }, query: `audienceId=${encodeURIComponent(owned.audienceId)}` };
+    return { value: owned.email, query: `audienceId=${encodeURIComponent(owned.audienceId)}` };
   },
-  'GET /api/contacts/{id}': byId(contact),
-  'PATCH /api/contacts/{id}': byId(contact, { firstName: 'Renamed' }),
-  'DELETE /api/contacts/{id}': byId(contact),
-  'GET /api/templates/{id}': byId(template),
-  'PATCH /api/templates/{id}': byId(template, { name: 'Renamed' }),
-  'DELETE /api/templates/{id}': byId(template),
-  'POST /api/templates/{id}/render': byId(template, { variables: { name: 'Ana' } }),
-  'GET /api/domains/{id}': byId((owner) => owner.domain()),
-  'GET /api/emails/{id}': byId((owner) => owner.email()),
-  'GET /api/forms/{id}': byId(form),
-  'PATCH /api/forms/{id}': byId(form, { title: 'Renamed' }),
-  'DELETE /api/forms/{id}': byId(form),
-  'GET /api/forms/{id}/submissions': byId(form),
-  'POST /api/forms/{id}/submit': byId(form, { email: 'someone@example.org' }),
-  'GET /api/forms/public/{slug}': bySlug,
-  'GET /f/{slug}': bySlug,
-  'GET /unsubscribe/{token}': byToken(),
-  'POST /unsubscribe/{token}': byToken(),
-  'GET /preferences/{token}': byToken(),
-  'POST /preferences/{token}': byToken({ status: 'unsubscribed' }),
-  'GET /confirm/{token}': byConfirmationToken,
-  'POST /confirm/{token}': byConfirmationToken,
+  template: idOf((owner) => owner.template()),
+  domain: idOf((owner) => owner.domain()),
+  email: idOf((owner) => owner.email()),
+  form: idOf((owner) => owner.form()),
+  formSlug: async (owner) => ({ value: (await owner.form()).slug }),
+  subscriptionToken: async (owner) => ({ value: await owner.token() }),
+  confirmationToken: async (owner) => ({ value: await owner.confirmationToken() }),
 };
 
-/** The fixture of a route with a path parameter; throws for a route nobody wrote one for. */
-export function fixtureOf(route: Pick<Route, 'method' | 'path'>): Fixture {
-  const fixture = ROUTE_FIXTURES[routeKey(route)];
-  if (!fixture) throw new Error(`${routeKey(route)} has a path parameter but no entry in test/isolation/resources.ts ROUTE_FIXTURES`);
-  return fixture;
+type Fixture = (owner: Owner) => Promise<RouteCall>;
+
+/** A valid call of a route with a path parameter, from its contract; throws for a parameter whose kind the contract does not name. */
+export function fixtureOf(route: Pick<Endpoint, 'method' | 'path' | 'params' | 'example'>): Fixture {
+  const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+  const unnamed = names.filter((name) => !route.params?.[name]);
+  if (unnamed.length > 0) throw new Error(`${routeKey(route)}: its contract's \`params\` does not say what ${unnamed.join(', ')} names`);
+  return async (owner) => {
+    const filled = await Promise.all(names.map(async (name) => [name, await KIND_FIXTURES[route.params![name]!](owner)] as const));
+    const query = filled.map(([, fixture]) => fixture.query).filter(Boolean).join('&');
+    return {
+      params: Object.fromEntries(filled.map(([name, fixture]) => [name, fixture.value])),
+      ...(query ? { query } : {}),
+      ...(route.example === undefined ? {} : { body: route.example }),
+    };
+  };
 }
 
 /** Body fields that name a resource of the caller's account. */
 export const REFERENCE_FIELDS = ['audienceId', 'templateId'] as const;
 
-type Reference = (owner: Owner, caller: Owner) => Promise<RouteCall>;
+/** The body fields of a route's schema, or none. */
+function bodyFields(route: Pick<Endpoint, 'request'>): Record<string, unknown> {
+  return ((route.request.body as { entries?: Record<string, unknown> } | undefined)?.entries) ?? {};
+}
 
-const otpWithTemplate: Reference = async (owner, caller) => ({
-  params: {},
-  body: { from: caller.sender.from, to: uniqueAddress(), code: '123456', templateId: (await owner.template()).id },
-});
+/** The reference fields a route's body takes: those that accept an id (an immutable one refuses every value and names nothing). */
+export function referenceFieldsOf(route: Pick<Endpoint, 'request'>): (typeof REFERENCE_FIELDS)[number][] {
+  const entries = bodyFields(route) as Record<string, v.GenericSchema>;
+  return REFERENCE_FIELDS.filter((field) => entries[field] && v.safeParse(entries[field], 'aud_0VbdqWvOrCa87kCC3Lnd').success);
+}
 
 /**
- * Every route whose body may name an audience or a template: a call by
- * `caller` that is valid but for naming the owner's resource.
+ * A call by `caller` of a route whose body may name an audience or a
+ * template, valid but for naming the owner's: the contract's example, sent
+ * from the caller's verified sender to fresh addresses, with each reference
+ * field set to the owner's resource (a template replaces inline content), and
+ * the path on the caller's own resources.
  */
-export const BODY_REFERENCES: Record<string, Reference> = {
-  'POST /api/contacts': async (owner) => ({ params: {}, body: { email: uniqueAddress(), audienceId: (await owner.audience()).id } }),
-  'POST /api/contacts/bulk': async (owner) => ({ params: {}, body: { audienceId: (await owner.audience()).id, contacts: [{ email: uniqueAddress() }] } }),
-  'POST /api/forms': async (owner) => ({
-    params: {},
-    body: { title: 'Theirs', audienceId: (await owner.audience()).id, fields: [{ id: 'email', type: 'email', label: 'Email' }] },
-  }),
-  'PATCH /api/forms/{id}': async (owner, caller) => ({ params: { id: (await caller.form()).id }, body: { audienceId: (await owner.audience()).id } }),
-  'POST /api/email/send': async (owner, caller) => ({
-    params: {},
-    body: { from: caller.sender.from, recipients: [uniqueAddress()], subject: 'Hi', templateId: (await owner.template()).id },
-  }),
-  'POST /api/otp/send': otpWithTemplate,
-  'POST /api/otp': otpWithTemplate,
-  'POST /preferences/{token}': async (owner, caller) => ({ params: { token: await caller.token() }, body: { audienceId: (await owner.audience()).id, status: 'unsubscribed' } }),
-  'POST /api/transactional/send': async (owner, caller) => ({
-    params: {},
-    body: { from: caller.sender.from, to: uniqueAddress(), templateId: (await owner.template()).id },
-  }),
-};
+export async function referenceCall(route: Pick<Endpoint, 'method' | 'path' | 'params' | 'example' | 'request'>, owner: Owner, caller: Owner): Promise<RouteCall> {
+  const call = hasPathParameter(route) ? await fixtureOf(route)(caller) : { params: {} };
+  const fields = bodyFields(route);
+  // A key the first call stores would answer the second, about an unknown id, with IDEMPOTENCY_KEY_REUSED.
+  const { idempotencyKey: _, ...body }: Record<string, unknown> = { ...route.example };
+  if ('from' in fields) body.from = caller.sender.from;
+  for (const field of ['to', 'email'] as const) if (typeof body[field] === 'string') body[field] = uniqueAddress();
+  if (Array.isArray(body.recipients)) body.recipients = [uniqueAddress()];
+  const references = referenceFieldsOf(route);
+  if (references.includes('audienceId')) body.audienceId = (await owner.audience()).id;
+  if (references.includes('templateId')) {
+    body.templateId = (await owner.template()).id;
+    delete body.content;
+  }
+  return { ...call, body };
+}

@@ -1,7 +1,7 @@
 /** GET /docs in a real browser: the reference renders every operation, from this host alone. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
-import { ROUTES } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { request, startApi } from '../support/api.ts';
 import { closeBrowsers, newPage, openBrowser, skipWithoutChromium } from '../support/browser.ts';
 

@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { validate } from '@readme/openapi-parser';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import { ROUTES, type HandlerName } from '#shared/http/routes.ts';
-import { buildDocument, derivedErrorCodes, loadRequestSchemas } from '#dev/openapi/document.ts';
-import { OPERATIONS } from '#dev/openapi/operations.ts';
+import { ROUTES } from '#functions/routes.ts';
+import { derivedErrorCodes } from '#dev/openapi/document.ts';
 import { openApiJson, typedClientSource } from '#dev/openapi/generate.ts';
 import { request } from '../support/api.ts';
 import { DEFAULT_REGIONS } from '../../lib/app.ts';
@@ -13,7 +12,7 @@ import { DEFAULT_REGIONS } from '../../lib/app.ts';
 const committed = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const documentJson = committed('docs/openapi.json');
 const document = JSON.parse(documentJson) as {
-  paths: Record<string, Record<string, { security?: unknown[]; requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> }; parameters?: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: { allOf?: [unknown, { properties: { error: { enum: string[] } } }] } }>; headers?: Record<string, unknown> }> }>>;
+  paths: Record<string, Record<string, { summary: string; description?: string; security?: unknown[]; requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> }; parameters?: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: { allOf?: [unknown, { properties: { error: { enum: string[] } } }] } }>; headers?: Record<string, unknown> }> }>>;
 };
 const operationOf = (route: (typeof ROUTES)[number]) => document.paths[route.path]![route.method.toLowerCase()]!;
 
@@ -36,24 +35,23 @@ describe('the OpenAPI document', () => {
     const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
 
     expect(documented.sort()).toEqual(ROUTES.map((route) => `${route.method} ${route.path}`).sort());
-    expect(Object.keys(OPERATIONS).sort()).toEqual([...new Set(ROUTES.map((route) => route.handler))].sort());
   });
 
-  it('refuses a route that has no description', async () => {
-    const schemas = await loadRequestSchemas();
-    const undescribed = { method: 'GET', path: '/api/widgets', handler: 'widgets/list', auth: 'key', permission: 'full', table: [] } as const;
-
-    expect(() => buildDocument(schemas, '0', [...ROUTES, undescribed])).toThrow('widgets/list.ts needs its handler schemas and an entry in dev/openapi/operations.ts');
+  it("gives every operation its contract's summary and a description of a sentence or two", () => {
+    for (const route of ROUTES) {
+      const operation = operationOf(route);
+      expect({ summary: operation.summary, description: operation.description }, route.handler).toEqual({ summary: route.summary, description: route.description });
+      expect(route.description.length, route.handler).toBeGreaterThan(20);
+    }
   });
 
-  it("documents each handler's own request schemas: body, query and path parameters", async () => {
-    const schemas = await loadRequestSchemas();
+  it("documents each contract's request schemas: body, query and path parameters", () => {
     // References are compared by place, not name: the document names the converter's numbered definitions.
     const withoutRefNames = (json: string) => json.replace(/"\$ref":"[^"]*"/g, '"$ref":"…"');
     const asJsonSchema = (schema: v.GenericSchema) => withoutRefNames(JSON.stringify(toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }).properties ?? {}));
 
     for (const route of ROUTES) {
-      const { body, query } = schemas[route.handler];
+      const { body, query } = route.request;
       const operation = operationOf(route);
       const documentedBody = operation.requestBody?.content['application/json']?.schema as { properties?: unknown } | undefined;
       expect(documentedBody === undefined, `${route.handler} request body`).toBe(body === undefined);
@@ -65,14 +63,14 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('gives examples that the handlers accept', async () => {
-    const schemas = await loadRequestSchemas();
-    const withExamples = Object.entries(OPERATIONS).filter(([, operation]) => operation.example);
+  it('gives examples that the handlers accept, on every route with a body', () => {
+    const withBodies = ROUTES.filter((route) => route.request.body);
 
-    expect(withExamples.length).toBeGreaterThan(10);
-    for (const [handler, operation] of withExamples) {
-      const result = v.safeParse(schemas[handler as HandlerName].body!, operation.example);
-      expect(result.issues?.map((issue) => issue.message) ?? [], handler).toEqual([]);
+    expect(withBodies.length).toBeGreaterThan(10);
+    for (const route of withBodies) {
+      expect(route.example, route.handler).toBeDefined();
+      const result = v.safeParse(route.request.body!, route.example);
+      expect(result.issues?.map((issue) => issue.message) ?? [], route.handler).toEqual([]);
     }
   });
 

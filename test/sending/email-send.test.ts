@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMAIL_SEND_MAX_BODY_BYTES } from '#shared/http/routes.ts';
+import { email } from '#functions/email/contract.ts';
 import { resolveAttachments } from '#shared/domain/attachments.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
@@ -261,7 +261,7 @@ describe('POST /api/email/send', () => {
     const sender = await createSender();
     const threeMegabytes = Buffer.alloc(3 * 1024 * 1024, 7);
     const base = { from: sender.from, recipients: [uniqueAddress()], subject: 'Big', content: '<p>Big</p>' };
-    const tooBig = Buffer.alloc(Math.ceil((EMAIL_SEND_MAX_BODY_BYTES * 3) / 4), 1).toString('base64');
+    const tooBig = Buffer.alloc(Math.ceil((email.send.maxBodyBytes * 3) / 4), 1).toString('base64');
 
     const fits = await request('POST', '/api/email/send', { key: sender.key, body: { ...base, attachments: [{ filename: 'big.bin', content: threeMegabytes.toString('base64') }] } });
     const refused = await request('POST', '/api/email/send', { key: sender.key, body: { ...base, attachments: [{ filename: 'huge.bin', content: tooBig }] } });

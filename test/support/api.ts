@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { buildHttpApiEvent, lambdaContext, loadHandler, type RouteTarget } from '#dev/local/http-event.ts';
 import { routesOf } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
 import type { LocalHttpServer } from '#dev/local/http-server.ts';
 import { assertDocumented } from './contract.ts';
 
@@ -80,7 +81,7 @@ export type EventOverrides = Partial<Omit<APIGatewayProxyEventV2, 'requestContex
  */
 export async function invoke(handler: string, overrides: EventOverrides = {}): Promise<APIGatewayProxyStructuredResultV2> {
   const { headers, requestContext, ...rest } = overrides;
-  const [route] = routesOf(handler);
+  const [route] = routesOf(handler, ROUTES);
   const template = route?.path ?? '/';
   const path = overrides.rawPath
     ?? template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(overrides.pathParameters?.[name] ?? name));

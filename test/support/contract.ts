@@ -9,6 +9,7 @@ import addFormats from 'ajv-formats';
 import document from '../../docs/openapi.json' with { type: 'json' };
 import { UNCOUNTED_STATUSES } from '#shared/http/middleware.ts';
 import { matchRoute } from '#shared/http/routes.ts';
+import { ROUTES } from '#functions/routes.ts';
 
 const DOCUMENT_ID = 'openapi.json';
 
@@ -64,7 +65,7 @@ const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-rat
  * 405) are not operations of the document and pass.
  */
 export function assertDocumented(response: ObservedResponse): void {
-  const match = matchRoute(response.method, response.path);
+  const match = matchRoute(response.method, response.path, ROUTES);
   if (match.kind !== 'route') return;
   const { method, path } = match.route;
   const where = `${method} ${path} answered ${response.status}`;

@@ -10,6 +10,9 @@
  * ARNs with `*` and `?`, no conditions, no NotAction or NotResource. A
  * statement using anything else is refused rather than guessed at.
  */
+import { domains } from '#functions/domains/contract.ts';
+import { email } from '#functions/email/contract.ts';
+import { ROUTES } from '#functions/routes.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { ofType, resourcesOf, synthesize, type Resources } from '../infra/template.ts';
 
@@ -235,12 +238,11 @@ export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
   'sqs:DeleteMessage': 'the SQS event source mapping deletes the messages the worker settled',
   'sqs:GetQueueAttributes': 'the SQS event source mapping reads the queue\'s attributes',
   'sqs:GetQueueUrl': 'granted with the event source mapping\'s other actions (grantConsumeMessages)',
-  'domains/create ses:GetEmailIdentity': 'read after CreateEmailIdentity answers AlreadyExists, which the local verifier never does',
+  [`${domains.create.handler} ses:GetEmailIdentity`]: 'read after CreateEmailIdentity answers AlreadyExists, which the local verifier never does',
   // Only a message over SQS's 1 MiB goes to the bucket; the tests build one with attachments, which
-  // only email/send takes, while these send through the same code (shared/domain/retry.ts).
-  'otp/send s3:PutObject': 'a throttled message too large for the retry queue is stored under queued/ (tested through email/send)',
-  'transactional/send s3:PutObject': 'a throttled message too large for the retry queue is stored under queued/ (tested through email/send)',
-  'forms/submit s3:PutObject': 'a throttled message too large for the retry queue is stored under queued/ (tested through email/send)',
+  // only email/send takes, while the others that declare `queue` send through the same code (shared/domain/retry.ts).
+  ...Object.fromEntries(ROUTES.filter((route) => route.attachments?.includes('queue') && route.handler !== email.send.handler)
+    .map((route) => [`${route.handler} s3:PutObject`, `a throttled message too large for the retry queue is stored under queued/ (tested through ${email.send.handler})`])),
 };
 
 /**

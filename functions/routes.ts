@@ -1,0 +1,24 @@
+/**
+ * The route table: every area's contract, each endpoint once per path. The
+ * CDK stack makes one function per handler and one API route per entry, the
+ * local server dispatches by it, the OpenAPI document describes it and the
+ * tests walk it. Adding an endpoint: its entry in functions/<area>/contract.ts
+ * and its handler beside it; a new area adds its contract here.
+ */
+import { routesOfArea, type Endpoint } from '#shared/http/contract.ts';
+import { attachments } from './attachments/contract.ts';
+import { audiences } from './audiences/contract.ts';
+import { contacts } from './contacts/contract.ts';
+import { domains } from './domains/contract.ts';
+import { email } from './email/contract.ts';
+import { emails } from './emails/contract.ts';
+import { forms } from './forms/contract.ts';
+import { otp } from './otp/contract.ts';
+import { subscriptions } from './subscriptions/contract.ts';
+import { system } from './system/contract.ts';
+import { templates } from './templates/contract.ts';
+import { transactional } from './transactional/contract.ts';
+
+export const AREAS = { audiences, contacts, templates, domains, subscriptions, email, attachments, otp, transactional, emails, forms, system } as const;
+
+export const ROUTES: readonly Endpoint[] = Object.values(AREAS).flatMap((area) => routesOfArea(area));

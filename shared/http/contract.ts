@@ -1,0 +1,95 @@
+/**
+ * An endpoint's contract: everything about it but its code, declared once
+ * beside its handler (functions/<area>/contract.ts). The route table
+ * (functions/routes.ts), the stack's grants, the OpenAPI document and the
+ * test walkers all read it; the handler factory (endpoint.ts) takes it, so a
+ * function's bundle carries its own area's contract and no other.
+ */
+import type * as v from 'valibot';
+import type { ErrorCode } from '#shared/errors.ts';
+import type { Route } from './routes.ts';
+
+/** A success answered with an HTML page (the public pages a recipient's browser opens). */
+export const HTML_PAGE = 'text/html';
+
+/**
+ * What a path parameter names, so the test walkers can build a valid call of
+ * any route from one owned resource per kind: `{ id: 'contact' }`.
+ * `contactEmail`: a contact's address (the lookup also takes its audience in
+ * the query); `subscriptionToken`, `confirmationToken`: the signed links' tokens.
+ */
+export type ResourceKind = 'audience' | 'contact' | 'contactEmail' | 'template' | 'domain' | 'email' | 'form' | 'formSlug' | 'subscriptionToken' | 'confirmationToken';
+
+export interface RequestSchemas {
+  body?: v.GenericSchema;
+  query?: v.GenericSchema;
+}
+
+/** One endpoint as its area's contract declares it; `handler` is filled in by `defineArea`. */
+export interface EndpointSpec extends Omit<Route, 'handler'> {
+  /** Further paths served by the same handler (POST /api/otp beside /api/otp/send). */
+  aliases?: readonly string[];
+  request: RequestSchemas;
+  /** The success replies by status. */
+  responses: Partial<Record<200 | 201, v.GenericSchema | typeof HTML_PAGE>>;
+  /** One line, the OpenAPI summary. */
+  summary: string;
+  /** One or two sentences for a client developer: the OpenAPI operation's description. */
+  description: string;
+  /**
+   * Error codes of this endpoint beyond those every route of its kind can give
+   * (dev/openapi/document.ts `derivedErrorCodes`): its not-found and conflict codes.
+   */
+  errors?: readonly ErrorCode[];
+  /** Statuses at which a page (HTML) answers, instead of or beside JSON: the pages a browser posts to. */
+  pageStatuses?: readonly number[];
+  /** An example request body; the test walkers also use it as the valid body of a call. */
+  example?: Record<string, unknown>;
+  /** The kind of owned resource each path parameter names. */
+  params?: Readonly<Record<string, ResourceKind>>;
+}
+
+/** An endpoint of the route table: its contract, with its handler module. */
+export type Endpoint<S extends EndpointSpec = EndpointSpec> = S & { handler: string };
+
+/** `getByEmail` → `get-by-email`: the module name under functions/<area>/. */
+function moduleName(action: string): string {
+  return action.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}
+
+/**
+ * An area's contract: its endpoints by action, each handled by
+ * functions/<area>/<action in kebab case>.ts.
+ *
+ * `export const contacts = defineArea('contacts', { getByEmail: { method: 'GET', path: '/api/contacts/email/{email}', … } })`
+ */
+export function defineArea<const T extends Record<string, EndpointSpec>>(area: string, endpoints: T): { readonly [K in keyof T]: Endpoint<T[K]> } {
+  return Object.fromEntries(Object.entries(endpoints).map(([action, spec]) => [action, { ...spec, handler: `${area}/${moduleName(action)}` }])) as { readonly [K in keyof T]: Endpoint<T[K]> };
+}
+
+/** Every route an area's endpoints make: one per path, aliases included. */
+export function routesOfArea(area: Readonly<Record<string, Endpoint>>): Endpoint[] {
+  return Object.values(area).flatMap((endpoint) => [endpoint, ...(endpoint.aliases ?? []).map((path) => ({ ...endpoint, path }))]);
+}
+
+/** Behind `x-api-key`, for `full` keys. */
+export const KEYED = { auth: 'key', permission: 'full' } as const;
+
+/** The recipient's unsubscribe, preference and confirmation pages: the signed link in the path is the only credential. */
+export const SIGNED_LINK = { auth: 'public', permission: 'full', secrets: ['linkSigning'], throttle: 'public' } as const;
+
+/** Open to anyone (public forms, the API description); the stage's tighter throttle where `throttle` says so. */
+export const PUBLIC = { auth: 'public', permission: 'full' } as const;
+
+/** The send endpoints: `sending` keys may call them; they sign each recipient's unsubscribe links. */
+export const SENDING = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'] } as const;
+
+/**
+ * The single-send endpoints' table actions: quota, idempotency claims (put,
+ * complete, release: PutItem, UpdateItem, DeleteItem), the OTP window, the
+ * suppression lookups, the email records.
+ */
+export const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
+
+/** The send endpoints' own errors; the idempotent ones add the key's. */
+export const SEND_ERRORS = ['SENDER_NOT_VERIFIED', 'QUOTA_EXCEEDED', 'TEMPLATE_NOT_FOUND', 'RECIPIENT_SUPPRESSED', 'MESSAGE_REJECTED', 'SES_THROTTLED', 'SENDING_PAUSED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS'] as const;
