@@ -196,7 +196,7 @@ export type TransactionalSendInput = v.InferOutput<typeof transactionalSendBody>
 
 // Replies.
 
-/** Email send result (spec section 2); a send where every recipient failed is this in a 422 envelope. */
+/** Email send result (docs/api.md, "Sending email"); a send where every recipient failed is this in a 422 envelope. */
 export const emailSendResultReply = v.strictObject({
   success: v.literal(true),
   message: v.string(),

@@ -36,6 +36,8 @@ const NOT_ENDPOINTS: Record<string, string> = {
   [PREFLIGHT_HANDLER]: 'answers the CORS preflights the `cors` routes imply',
   [EVENT_FUNCTIONS.sesFeedback.handler]: 'invoked by EventBridge, not over HTTP',
   [RETRY_WORKER.handler]: 'invoked by the retry queue, not over HTTP',
+  [EVENT_FUNCTIONS.suppressionReconciliation.handler]: 'invoked by an EventBridge Scheduler schedule, not over HTTP',
+  'webhooks/deliver': 'invoked by the webhook delivery queue (lib/webhooks.ts), not over HTTP',
 };
 
 /**
@@ -47,6 +49,8 @@ const ALLOWED_MENTIONS: Record<string, string> = {
   'bench/bundles.ts templates/create': 'the bench expects the template engine in these bundles: an expectation checked against the build, not a declaration',
   'bench/bundles.ts templates/update': 'as above',
   'bench/bundles.ts templates/render': 'as above',
+  'dev/openapi/form-posts.ts subscriptions/unsubscribe': 'the OpenAPI examples of what mail clients and browser forms post: documentation only, kept out of the function bundles',
+  'dev/openapi/form-posts.ts forms/confirm': 'as above',
 };
 
 describe('one endpoint, one contract', () => {
