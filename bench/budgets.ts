@@ -49,9 +49,15 @@ export interface RequestFigures {
 
 export function checkRoundTrips(requests: readonly RequestFigures[]): BudgetResult[] {
   return requests.map((request) => {
-    if (request.minimum === undefined) return { budget: 'round trips', subject: request.name, ok: false, detail: 'no documented minimum in docs/data-model.md' };
+    if (request.minimum === undefined)
+      return { budget: 'round trips', subject: request.name, ok: false, detail: 'no documented minimum in docs/data-model.md' };
     const limit = request.minimum + BUDGETS.roundTripsOverMinimum;
-    return { budget: 'round trips', subject: request.name, ok: request.roundTrips <= limit, detail: `${request.roundTrips} (minimum ${request.minimum}, budget ${limit})` };
+    return {
+      budget: 'round trips',
+      subject: request.name,
+      ok: request.roundTrips <= limit,
+      detail: `${request.roundTrips} (minimum ${request.minimum}, budget ${limit})`,
+    };
   });
 }
 
@@ -59,23 +65,30 @@ export function checkRoundTrips(requests: readonly RequestFigures[]): BudgetResu
 export function checkScale(points: readonly ScalePoint[]): BudgetResult[] {
   const [first, ...rest] = points;
   if (!first) return [];
-  return (['stats', 'count'] as const).flatMap((read) => rest.map((point) => {
-    const base = first[read];
-    const now = point[read];
-    const timeLimit = base.ms * BUDGETS.flatTime.factor + BUDGETS.flatTime.slackMs;
-    const ok = now.roundTrips === base.roundTrips && now.readUnits === base.readUnits && now.ms <= timeLimit;
-    return {
-      budget: 'O(1) at scale',
-      subject: `${read} at ${point.contacts.toLocaleString('en-US')}`,
-      ok,
-      detail: `${now.roundTrips} round trips, ${now.readUnits} RRU, ${now.ms.toFixed(1)} ms (at ${first.contacts.toLocaleString('en-US')}: ${base.roundTrips}, ${base.readUnits} RRU, ${base.ms.toFixed(1)} ms)`,
-    };
-  }));
+  return (['stats', 'count'] as const).flatMap((read) =>
+    rest.map((point) => {
+      const base = first[read];
+      const now = point[read];
+      const timeLimit = base.ms * BUDGETS.flatTime.factor + BUDGETS.flatTime.slackMs;
+      const ok = now.roundTrips === base.roundTrips && now.readUnits === base.readUnits && now.ms <= timeLimit;
+      return {
+        budget: 'O(1) at scale',
+        subject: `${read} at ${point.contacts.toLocaleString('en-US')}`,
+        ok,
+        detail: `${now.roundTrips} round trips, ${now.readUnits} RRU, ${now.ms.toFixed(1)} ms (at ${first.contacts.toLocaleString('en-US')}: ${base.roundTrips}, ${base.readUnits} RRU, ${base.ms.toFixed(1)} ms)`,
+      };
+    }),
+  );
 }
 
 export function checkLocalStart(medianMs: number): BudgetResult {
   const limit = BUDGETS.localStartMs;
-  return { budget: 'local start', subject: 'npm start to ready', ok: medianMs <= limit, detail: `${(medianMs / 1000).toFixed(1)} s (budget ${limit / 1000} s)` };
+  return {
+    budget: 'local start',
+    subject: 'npm start to ready',
+    ok: medianMs <= limit,
+    detail: `${(medianMs / 1000).toFixed(1)} s (budget ${limit / 1000} s)`,
+  };
 }
 
 export function checkBulkImport(roundTrips: number): BudgetResult {

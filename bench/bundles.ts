@@ -120,7 +120,11 @@ export async function bundleAll(outDir: string): Promise<BundleReport[]> {
     const file = `${outDir}/${handler}.mjs`;
     const metafile = await bundleHandler(handler, file);
     // What esbuild kept: a module imported but tree-shaken away costs nothing at load.
-    const inputs = Object.values(metafile.outputs).flatMap((output) => Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path));
+    const inputs = Object.values(metafile.outputs).flatMap((output) =>
+      Object.entries(output.inputs)
+        .filter(([, input]) => input.bytesInOutput > 0)
+        .map(([path]) => path),
+    );
     const use = functionUse(handler);
     // The suppression-list reconciliation reads SES's list: the SES client is its to carry.
     if (events.callingSes.has(handler)) use.callsSes = true;

@@ -38,8 +38,8 @@ export function meterDynamoDb(): DynamoMeter {
       const writes = WRITE_OPERATIONS.has(context.commandName ?? '');
       for (const capacity of [consumed ?? []].flat()) {
         // DynamoDB Local reports only the total; AWS splits reads from writes in transactions.
-        const read = capacity.ReadCapacityUnits ?? (writes ? 0 : capacity.CapacityUnits ?? 0);
-        const write = capacity.WriteCapacityUnits ?? (writes ? capacity.CapacityUnits ?? 0 : 0);
+        const read = capacity.ReadCapacityUnits ?? (writes ? 0 : (capacity.CapacityUnits ?? 0));
+        const write = capacity.WriteCapacityUnits ?? (writes ? (capacity.CapacityUnits ?? 0) : 0);
         usage.readUnits += read;
         usage.writeUnits += write;
       }

@@ -15,7 +15,8 @@ export interface BenchAccount {
 /** A `business` account (200 requests per second per key) with `keys` live and `keys` test keys, sending from example.com. */
 export async function createBenchAccount(keys = 1): Promise<BenchAccount> {
   const { accountId } = await createAccount({ plan: 'business', name: 'Benchmark' });
-  const make = (env: 'live' | 'test') => Promise.all(Array.from({ length: keys }, async () => (await createApiKey({ accountId, env, permission: 'full' })).key));
+  const make = (env: 'live' | 'test') =>
+    Promise.all(Array.from({ length: keys }, async () => (await createApiKey({ accountId, env, permission: 'full' })).key));
   const [liveKeys, testKeys] = await Promise.all([make('live'), make('test')]);
   await verifyDomain(accountId, 'example.com', localVerifier);
   return { accountId, liveKeys, testKeys, from: 'bench@example.com' };

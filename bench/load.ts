@@ -45,16 +45,18 @@ export async function runLoad(url: string, name: string, request: LoadRequest, o
     url,
     connections: options.connections,
     ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds ?? 10 }),
-    requests: [{
-      method: request.method,
-      setupRequest: (req) => {
-        const { path, key, body } = request.next();
-        const headers = { ...req.headers };
-        if (key) headers['x-api-key'] = key;
-        if (body !== undefined) headers['content-type'] = 'application/json';
-        return { ...req, path, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
+    requests: [
+      {
+        method: request.method,
+        setupRequest: (req) => {
+          const { path, key, body } = request.next();
+          const headers = { ...req.headers };
+          if (key) headers['x-api-key'] = key;
+          if (body !== undefined) headers['content-type'] = 'application/json';
+          return { ...req, path, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
+        },
       },
-    }],
+    ],
   });
   return {
     name,

@@ -22,7 +22,14 @@ export interface LocalStart {
 async function timeOneStart(): Promise<number> {
   const dataDir = await mkdtemp(join(tmpdir(), 'postlane-bench-start-'));
   const { DYNAMODB_ENDPOINT: _d, SES_ENDPOINT: _s, S3_ENDPOINT: _s3, SQS_ENDPOINT: _q, TABLE_NAME: _t, ...inherited } = process.env;
-  const env = { ...inherited, LOCAL_IN_MEMORY: '1', LOCAL_DATA_DIR: dataDir, PORT: String(await findFreePort()), DYNAMODB_PORT: String(await findFreePort()), SES_PORT: String(await findFreePort()) };
+  const env = {
+    ...inherited,
+    LOCAL_IN_MEMORY: '1',
+    LOCAL_DATA_DIR: dataDir,
+    PORT: String(await findFreePort()),
+    DYNAMODB_PORT: String(await findFreePort()),
+    SES_PORT: String(await findFreePort()),
+  };
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   try {

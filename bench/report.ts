@@ -41,41 +41,84 @@ export function toMarkdown(results: BenchResults): string {
     '',
     '#### Functions: bundle and cold init',
     '',
-    table(['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node (median)', 'fastest round', 'modules it never uses'], results.functions.map((fn) => [
-      fn.handler, fn.sendsMail ? 'yes' : '', `${(fn.bytes / 1024).toFixed(0)} KB`, `${ms(fn.initMs)} ms`, `${ms(fn.fastestInitMs)} ms`, fn.unused.join(', ') || 'none',
-    ])),
+    table(
+      ['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node (median)', 'fastest round', 'modules it never uses'],
+      results.functions.map((fn) => [
+        fn.handler,
+        fn.sendsMail ? 'yes' : '',
+        `${(fn.bytes / 1024).toFixed(0)} KB`,
+        `${ms(fn.initMs)} ms`,
+        `${ms(fn.fastestInitMs)} ms`,
+        fn.unused.join(', ') || 'none',
+      ]),
+    ),
     '',
     '#### Requests: DynamoDB round trips and capacity',
     '',
-    table(['request', 'round trips', 'documented minimum', 'RRU', 'WRU', 'time (local)'], results.requests.map((request) => [
-      `\`${request.name}\``, request.roundTrips, request.minimum ?? '—', units(request.readUnits), units(request.writeUnits), `${ms(request.ms)} ms`,
-    ])),
+    table(
+      ['request', 'round trips', 'documented minimum', 'RRU', 'WRU', 'time (local)'],
+      results.requests.map((request) => [
+        `\`${request.name}\``,
+        request.roundTrips,
+        request.minimum ?? '—',
+        units(request.readUnits),
+        units(request.writeUnits),
+        `${ms(request.ms)} ms`,
+      ]),
+    ),
     '',
     '#### Warm load through the local HTTP server',
     '',
-    table(['endpoint', 'connections', 'requests', 'throughput', 'p50', 'p99', 'failed'], results.load.map((load) => [
-      load.name, load.connections, load.requests, `${load.throughput.toFixed(0)}/s`, `${load.p50Ms} ms`, `${load.p99Ms} ms`, load.failures,
-    ])),
+    table(
+      ['endpoint', 'connections', 'requests', 'throughput', 'p50', 'p99', 'failed'],
+      results.load.map((load) => [
+        load.name,
+        load.connections,
+        load.requests,
+        `${load.throughput.toFixed(0)}/s`,
+        `${load.p50Ms} ms`,
+        `${load.p99Ms} ms`,
+        load.failures,
+      ]),
+    ),
     '',
     '#### Scale: audiences of 1,000, 10,000 and 100,000 contacts (reads measured in interleaved rounds)',
     '',
-    table(['contacts', 'stats: trips / RRU / time', 'count (get audience): trips / RRU / time', 'list page 1 (50): trips / RRU / time'], results.scale.map((point) => [
-      point.contacts.toLocaleString('en-US'),
-      ...[point.stats, point.count, point.listPage1].map((read) => `${read.roundTrips} / ${units(read.readUnits)} / ${ms(read.ms)} ms`),
-    ])),
+    table(
+      ['contacts', 'stats: trips / RRU / time', 'count (get audience): trips / RRU / time', 'list page 1 (50): trips / RRU / time'],
+      results.scale.map((point) => [
+        point.contacts.toLocaleString('en-US'),
+        ...[point.stats, point.count, point.listPage1].map((read) => `${read.roundTrips} / ${units(read.readUnits)} / ${ms(read.ms)} ms`),
+      ]),
+    ),
     '',
     `Bulk import of ${results.bulkImport.contacts.toLocaleString('en-US')} new contacts: ${ms(results.bulkImport.ms)} ms, ${results.bulkImport.roundTrips} round trips, ${units(results.bulkImport.writeUnits)} WRU, ${units(results.bulkImport.readUnits)} RRU.`,
     '',
     `#### Estimated AWS cost per million requests (${results.prices.region}, prices of ${results.prices.checked})`,
     '',
-    table(['endpoint class', 'request measured', 'Lambda', 'DynamoDB', 'HTTP API', 'total'], results.cost.map((row) => [
-      row.name, `\`${row.request}\`: ${Math.ceil(row.durationMs)} ms at ${results.memoryMb} MB, ${units(row.readUnits)} RRU, ${units(row.writeUnits)} WRU`,
-      dollars(row.lambda), dollars(row.dynamo), dollars(row.apiGateway), dollars(row.total),
-    ])),
+    table(
+      ['endpoint class', 'request measured', 'Lambda', 'DynamoDB', 'HTTP API', 'total'],
+      results.cost.map((row) => [
+        row.name,
+        `\`${row.request}\`: ${Math.ceil(row.durationMs)} ms at ${results.memoryMb} MB, ${units(row.readUnits)} RRU, ${units(row.writeUnits)} WRU`,
+        dollars(row.lambda),
+        dollars(row.dynamo),
+        dollars(row.apiGateway),
+        dollars(row.total),
+      ]),
+    ),
     '',
     `Prices: Lambda arm64 $${results.prices.lambdaPerGbSecond} per GB-s and $${results.prices.lambdaPerMillionRequests} per million requests; DynamoDB on-demand $${results.prices.dynamoPerMillionReadUnits} per million RRU and $${results.prices.dynamoPerMillionWriteUnits} per million WRU; HTTP API $${results.prices.httpApiPerMillionRequests} per million requests. SES ($0.10 per 1,000 emails) and data transfer not included.`,
     '',
     `#### Budgets (\`npm run bench -- --check\`): ${failed.length === 0 ? `all ${results.budgets.length} met` : `${failed.length} of ${results.budgets.length} not met`}`,
-    ...(failed.length === 0 ? [] : ['', table(['budget', 'subject', 'measured'], failed.map((budget) => [budget.budget, budget.subject, budget.detail]))]),
+    ...(failed.length === 0
+      ? []
+      : [
+          '',
+          table(
+            ['budget', 'subject', 'measured'],
+            failed.map((budget) => [budget.budget, budget.subject, budget.detail]),
+          ),
+        ]),
   ].join('\n');
 }

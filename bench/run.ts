@@ -44,7 +44,13 @@ async function measureBundles(bundleDir: string) {
   progress('bundling every function with the deployed esbuild settings');
   const bundles = await bundleAll(bundleDir);
   progress(`measuring cold init: ${bundles.length} bundles × ${COLD_START_ROUNDS} rounds`);
-  return { bundles, cold: await measureColdStarts(bundles.map((bundle) => bundle.file), COLD_START_ROUNDS) };
+  return {
+    bundles,
+    cold: await measureColdStarts(
+      bundles.map((bundle) => bundle.file),
+      COLD_START_ROUNDS,
+    ),
+  };
 }
 
 async function main(): Promise<number> {
@@ -126,7 +132,12 @@ async function main(): Promise<number> {
     ];
     const results: BenchResults = {
       measuredAt: new Date().toISOString(),
-      machine: { node: process.versions.node, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU', loadAverage: [loadAtStart, loadavg()[0]!] },
+      machine: {
+        node: process.versions.node,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
+        loadAverage: [loadAtStart, loadavg()[0]!],
+      },
       bareNodeMs: cold.bareNodeMs,
       localStart,
       functions,
@@ -187,24 +198,67 @@ async function runLoadSuite(url: string, tools: LoadTools) {
   const options = { connections: LOAD_CONNECTIONS, durationSeconds: LOAD_SECONDS };
   const results = [];
   progress('load: create contact');
-  results.push(await runLoad(url, 'create contact', {
-    method: 'POST',
-    next: () => ({ path: '/api/contacts', key: nextKey(account.liveKeys), body: { email: uniqueEmail('load'), audienceId: audiences[turn % audiences.length], firstName: 'Load' } }),
-  }, options));
+  results.push(
+    await runLoad(
+      url,
+      'create contact',
+      {
+        method: 'POST',
+        next: () => ({
+          path: '/api/contacts',
+          key: nextKey(account.liveKeys),
+          body: { email: uniqueEmail('load'), audienceId: audiences[turn % audiences.length], firstName: 'Load' },
+        }),
+      },
+      options,
+    ),
+  );
   progress('load: get contact');
-  results.push(await runLoad(url, 'get contact', { method: 'GET', next: () => ({ path: `/api/contacts/${contactIds[turn % contactIds.length]}`, key: nextKey(account.liveKeys) }) }, options));
+  results.push(
+    await runLoad(
+      url,
+      'get contact',
+      { method: 'GET', next: () => ({ path: `/api/contacts/${contactIds[turn % contactIds.length]}`, key: nextKey(account.liveKeys) }) },
+      options,
+    ),
+  );
   progress('load: list contacts');
-  results.push(await runLoad(url, 'list contacts (page 1 of 20)', { method: 'GET', next: () => ({ path: `/api/contacts?audienceId=${audiences[0]}&limit=20`, key: nextKey(account.liveKeys) }) }, options));
+  results.push(
+    await runLoad(
+      url,
+      'list contacts (page 1 of 20)',
+      { method: 'GET', next: () => ({ path: `/api/contacts?audienceId=${audiences[0]}&limit=20`, key: nextKey(account.liveKeys) }) },
+      options,
+    ),
+  );
   progress('load: send email');
-  results.push(await runLoad(url, 'send email (test key, 1 recipient)', {
-    method: 'POST',
-    next: () => ({ path: '/api/email/send', key: nextKey(account.testKeys), body: { from: account.from, recipients: [uniqueEmail('load')], subject: 'Load', content: '<p>Load</p>' } }),
-  }, options));
+  results.push(
+    await runLoad(
+      url,
+      'send email (test key, 1 recipient)',
+      {
+        method: 'POST',
+        next: () => ({
+          path: '/api/email/send',
+          key: nextKey(account.testKeys),
+          body: { from: account.from, recipients: [uniqueEmail('load')], subject: 'Load', content: '<p>Load</p>' },
+        }),
+      },
+      options,
+    ),
+  );
   progress('load: submit form');
-  results.push(await runLoad(url, 'submit form', {
-    method: 'POST',
-    next: () => ({ path: `/api/forms/${forms[turn++ % forms.length]}/submit`, body: { email: uniqueEmail('load'), firstName: 'Load' } }),
-  }, { connections: LOAD_CONNECTIONS, amount: SUBMIT_ACCOUNTS * SUBMITS_PER_ACCOUNT }));
+  results.push(
+    await runLoad(
+      url,
+      'submit form',
+      {
+        method: 'POST',
+        next: () => ({ path: `/api/forms/${forms[turn++ % forms.length]}/submit`, body: { email: uniqueEmail('load'), firstName: 'Load' } }),
+      },
+      { connections: LOAD_CONNECTIONS, amount: SUBMIT_ACCOUNTS * SUBMITS_PER_ACCOUNT },
+    ),
+  );
   return results;
 }
 

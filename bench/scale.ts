@@ -52,13 +52,15 @@ async function seedContacts(accountId: string, audienceId: string, count: number
     version: 1,
   }));
   let next = 0;
-  await Promise.all(Array.from({ length: SEED_WORKERS }, async () => {
-    while (next < contacts.length) {
-      const slice = contacts.slice(next, next + SEED_SLICE);
-      next += SEED_SLICE;
-      await batchWriteAll(slice.flatMap((contact) => newContactPuts(accountId, contact)));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: SEED_WORKERS }, async () => {
+      while (next < contacts.length) {
+        const slice = contacts.slice(next, next + SEED_SLICE);
+        next += SEED_SLICE;
+        await batchWriteAll(slice.flatMap((contact) => newContactPuts(accountId, contact)));
+      }
+    }),
+  );
   await transactWrite([counterUpdate(accountId, audienceId, sumDeltas(contacts.map((contact) => presenceDelta(contact.status, 1))), now)]);
 }
 
@@ -67,7 +69,13 @@ async function seedContacts(accountId: string, audienceId: string, count: number
  * measured in interleaved rounds, so that load from elsewhere on the machine
  * falls on every size alike and a difference in time is the audience's own.
  */
-export async function measureScale(api: string, meter: DynamoMeter, account: BenchAccount, rounds: number, onProgress: (message: string) => void): Promise<ScalePoint[]> {
+export async function measureScale(
+  api: string,
+  meter: DynamoMeter,
+  account: BenchAccount,
+  rounds: number,
+  onProgress: (message: string) => void,
+): Promise<ScalePoint[]> {
   const key = account.liveKeys[0]!;
   const audiences: { size: number; audienceId: string }[] = [];
   for (const size of SCALE_SIZES) {
@@ -98,7 +106,12 @@ export async function measureScale(api: string, meter: DynamoMeter, account: Ben
     }
   }
   const medianOf = (size: number, read: string) => medianCost(samples.get(`${size} ${read}`)!);
-  return audiences.map(({ size }) => ({ contacts: size, stats: medianOf(size, 'stats'), count: medianOf(size, 'count'), listPage1: medianOf(size, 'listPage1') }));
+  return audiences.map(({ size }) => ({
+    contacts: size,
+    stats: medianOf(size, 'stats'),
+    count: medianOf(size, 'count'),
+    listPage1: medianOf(size, 'listPage1'),
+  }));
 }
 
 /** POST /api/contacts/bulk of `contacts` new addresses into an audience, measured once after a warm-up import of 10. */
@@ -108,7 +121,13 @@ export async function measureBulkImport(api: string, meter: DynamoMeter, account
   let batch = 0;
   const body = (size: number) => {
     batch++;
-    return { audienceId, contacts: Array.from({ length: size }, (_, index) => ({ email: `import.${batch}.${index}.${Date.now().toString(36)}@example.org`, firstName: 'Imported' })) };
+    return {
+      audienceId,
+      contacts: Array.from({ length: size }, (_, index) => ({
+        email: `import.${batch}.${index}.${Date.now().toString(36)}@example.org`,
+        firstName: 'Imported',
+      })),
+    };
   };
   await expectCall(api, 200, 'POST', '/api/contacts/bulk', { key, body: body(10) });
   const cost = await measureOnce(api, meter, { method: 'POST', path: '/api/contacts/bulk', key, status: 200, body: body(contacts) });

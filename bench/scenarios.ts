@@ -39,10 +39,19 @@ export async function buildScenarios(api: string, account: BenchAccount): Promis
   const newForm = async () => (await post('/api/forms', formBody(`bench-${process.pid}-${slugs++}`))).data as { id: string; slug: string };
   const form = await newForm();
   const domains = (await expectCall(api, 200, 'GET', '/api/domains', { key })).domains as { id: string }[];
-  const sent = await expectCall(api, 200, 'POST', '/api/transactional/send', { key: testKey, body: { from: account.from, to: uniqueEmail(), subject: 'Receipt', content: '<p>Thanks</p>' } });
+  const sent = await expectCall(api, 200, 'POST', '/api/transactional/send', {
+    key: testKey,
+    body: { from: account.from, to: uniqueEmail(), subject: 'Receipt', content: '<p>Thanks</p>' },
+  });
 
   const keyed = (method: string, path: string, status = 200, body?: unknown): Call => ({ method, path, key, status, ...(body === undefined ? {} : { body }) });
-  const send = (path: string, body: Record<string, unknown>, sendKey = testKey): Call => ({ method: 'POST', path, key: sendKey, status: 200, body: { from: account.from, ...body } });
+  const send = (path: string, body: Record<string, unknown>, sendKey = testKey): Call => ({
+    method: 'POST',
+    path,
+    key: sendKey,
+    status: 200,
+    body: { from: account.from, ...body },
+  });
 
   return [
     { name: 'POST /api/audiences', prepare: async () => keyed('POST', '/api/audiences', 201, { name: 'Another' }) },
@@ -53,28 +62,50 @@ export async function buildScenarios(api: string, account: BenchAccount): Promis
     { name: 'DELETE /api/audiences/{id}', prepare: async () => keyed('DELETE', `/api/audiences/${await newAudience()}`) },
     { name: 'POST /api/contacts', prepare: async () => keyed('POST', '/api/contacts', 201, { email: uniqueEmail(), audienceId, firstName: 'Ann' }) },
     { name: 'GET /api/contacts/{id}', prepare: async () => keyed('GET', `/api/contacts/${contact.id}`) },
-    { name: 'GET /api/contacts/email/{email}', prepare: async () => keyed('GET', `/api/contacts/email/${encodeURIComponent(contact.email)}?audienceId=${audienceId}`) },
+    {
+      name: 'GET /api/contacts/email/{email}',
+      prepare: async () => keyed('GET', `/api/contacts/email/${encodeURIComponent(contact.email)}?audienceId=${audienceId}`),
+    },
     { name: 'GET /api/contacts?audienceId', prepare: async () => keyed('GET', `/api/contacts?audienceId=${audienceId}&limit=20`) },
     { name: 'PATCH /api/contacts/{id}', prepare: async () => keyed('PATCH', `/api/contacts/${contact.id}`, 200, { firstName: 'Bea' }) },
     { name: 'DELETE /api/contacts/{id}', prepare: async () => keyed('DELETE', `/api/contacts/${(await newContact()).id}`) },
     {
       name: 'POST /api/contacts/bulk (10 new)',
-      prepare: async () => keyed('POST', '/api/contacts/bulk', 200, { audienceId, contacts: Array.from({ length: 10 }, () => ({ email: uniqueEmail('bulk') })) }),
+      prepare: async () =>
+        keyed('POST', '/api/contacts/bulk', 200, { audienceId, contacts: Array.from({ length: 10 }, () => ({ email: uniqueEmail('bulk') })) }),
     },
     { name: 'POST /api/templates', prepare: async () => keyed('POST', '/api/templates', 201, template) },
     { name: 'GET /api/templates/{id}', prepare: async () => keyed('GET', `/api/templates/${templateId}`) },
     { name: 'GET /api/templates', prepare: async () => keyed('GET', '/api/templates?limit=10') },
     { name: 'PATCH /api/templates/{id}', prepare: async () => keyed('PATCH', `/api/templates/${templateId}`, 200, { subject: 'Hi {{firstName}}' }) },
-    { name: 'POST /api/templates/{id}/render', prepare: async () => keyed('POST', `/api/templates/${templateId}/render`, 200, { variables: { firstName: 'Ann' } }) },
+    {
+      name: 'POST /api/templates/{id}/render',
+      prepare: async () => keyed('POST', `/api/templates/${templateId}/render`, 200, { variables: { firstName: 'Ann' } }),
+    },
     { name: 'DELETE /api/templates/{id}', prepare: async () => keyed('DELETE', `/api/templates/${await newTemplate()}`) },
     { name: 'GET /api/domains', prepare: async () => keyed('GET', '/api/domains') },
     { name: 'GET /api/domains/{id} (verified)', prepare: async () => keyed('GET', `/api/domains/${domains[0]!.id}`) },
-    { name: 'POST /api/email/send (test key, 1 recipient)', prepare: async () => send('/api/email/send', { recipients: [uniqueEmail()], subject: 'News', content: '<p>Hello</p>' }) },
-    { name: 'POST /api/email/send (live key, 1 recipient)', prepare: async () => send('/api/email/send', { recipients: [uniqueEmail()], subject: 'News', content: '<p>Hello</p>' }, key) },
-    { name: 'POST /api/email/send (test key, template)', prepare: async () => send('/api/email/send', { recipients: [uniqueEmail()], templateId, variables: { firstName: 'Ann' } }) },
+    {
+      name: 'POST /api/email/send (test key, 1 recipient)',
+      prepare: async () => send('/api/email/send', { recipients: [uniqueEmail()], subject: 'News', content: '<p>Hello</p>' }),
+    },
+    {
+      name: 'POST /api/email/send (live key, 1 recipient)',
+      prepare: async () => send('/api/email/send', { recipients: [uniqueEmail()], subject: 'News', content: '<p>Hello</p>' }, key),
+    },
+    {
+      name: 'POST /api/email/send (test key, template)',
+      prepare: async () => send('/api/email/send', { recipients: [uniqueEmail()], templateId, variables: { firstName: 'Ann' } }),
+    },
     { name: 'POST /api/otp/send (test key)', prepare: async () => send('/api/otp/send', { to: uniqueEmail(), code: '123456' }) },
-    { name: 'POST /api/otp/send (test key, idempotency key)', prepare: async () => send('/api/otp/send', { to: uniqueEmail(), code: '123456', idempotencyKey: uniqueEmail('idem') }) },
-    { name: 'POST /api/transactional/send (test key)', prepare: async () => send('/api/transactional/send', { to: uniqueEmail(), subject: 'Receipt', content: '<p>Thanks</p>' }) },
+    {
+      name: 'POST /api/otp/send (test key, idempotency key)',
+      prepare: async () => send('/api/otp/send', { to: uniqueEmail(), code: '123456', idempotencyKey: uniqueEmail('idem') }),
+    },
+    {
+      name: 'POST /api/transactional/send (test key)',
+      prepare: async () => send('/api/transactional/send', { to: uniqueEmail(), subject: 'Receipt', content: '<p>Thanks</p>' }),
+    },
     { name: 'GET /api/emails/{id}', prepare: async () => keyed('GET', `/api/emails/${sent.emailId}`) },
     { name: 'POST /api/forms', prepare: async () => keyed('POST', '/api/forms', 201, formBody(`bench-${process.pid}-${slugs++}`)) },
     { name: 'GET /api/forms/{id}', prepare: async () => keyed('GET', `/api/forms/${form.id}`) },
@@ -83,7 +114,10 @@ export async function buildScenarios(api: string, account: BenchAccount): Promis
     { name: 'DELETE /api/forms/{id}', prepare: async () => keyed('DELETE', `/api/forms/${(await newForm()).id}`) },
     { name: 'GET /api/forms/public/{slug}', prepare: async () => ({ method: 'GET', path: `/api/forms/public/${form.slug}`, status: 200 }) },
     { name: 'GET /f/{slug}', prepare: async () => ({ method: 'GET', path: `/f/${form.slug}`, status: 200 }) },
-    { name: 'POST /api/forms/{id}/submit', prepare: async () => ({ method: 'POST', path: `/api/forms/${form.id}/submit`, status: 200, body: { email: uniqueEmail(), firstName: 'Ann' } }) },
+    {
+      name: 'POST /api/forms/{id}/submit',
+      prepare: async () => ({ method: 'POST', path: `/api/forms/${form.id}/submit`, status: 200, body: { email: uniqueEmail(), firstName: 'Ann' } }),
+    },
     { name: 'GET /api/forms/{id}/submissions', prepare: async () => keyed('GET', `/api/forms/${form.id}/submissions?limit=10`) },
   ];
 }

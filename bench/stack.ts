@@ -62,11 +62,16 @@ export async function startBenchStack(): Promise<BenchStack> {
 
   const startServerProcess = async () => {
     // stdout ignored: the server writes an access line per request, thousands under load.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve.ts'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     children.push(child);
     const [message] = (await Promise.race([
       once(child, 'message'),
-      once(child, 'exit').then(() => { throw new Error('bench/serve.ts exited before listening'); }),
+      once(child, 'exit').then(() => {
+        throw new Error('bench/serve.ts exited before listening');
+      }),
     ])) as [{ url: string }];
     return message.url;
   };

@@ -21,7 +21,12 @@ function newestSource(dir) {
   return newest;
 }
 
-const sources = Math.max(newestSource(join(root, 'shared')), newestSource(join(root, 'dev')), statSync(join(root, 'bin', 'admin.ts')).mtimeMs, statSync(join(root, 'package.json')).mtimeMs);
+const sources = Math.max(
+  newestSource(join(root, 'shared')),
+  newestSource(join(root, 'dev')),
+  statSync(join(root, 'bin', 'admin.ts')).mtimeMs,
+  statSync(join(root, 'package.json')).mtimeMs,
+);
 if (!existsSync(bundle) || statSync(bundle).mtimeMs < sources) {
   const { build } = await import('esbuild');
   const { outputFiles } = await build({

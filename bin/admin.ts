@@ -37,17 +37,19 @@ function quota(value: string | undefined): number | undefined {
 }
 
 // Loaded after DYNAMODB_ENDPOINT is settled: shared/config.ts reads it once, on import.
-const [{ awsConnection, config }, { PLANS }, accounts, apiKeys, { getAccount }, verification, { isDomainName }, deadLetters, { SQSClient }] = await Promise.all([
-  import('#shared/config.ts'),
-  import('#shared/model/plans.ts'),
-  import('#shared/domain/accounts.ts'),
-  import('#shared/domain/api-keys.ts'),
-  import('#shared/data/accounts.ts'),
-  import('#shared/domain/domain-verification.ts'),
-  import('#shared/schemas/domains.ts'),
-  import('#shared/domain/dead-letters.ts'),
-  import('@aws-sdk/client-sqs'),
-]);
+const [{ awsConnection, config }, { PLANS }, accounts, apiKeys, { getAccount }, verification, { isDomainName }, deadLetters, { SQSClient }] = await Promise.all(
+  [
+    import('#shared/config.ts'),
+    import('#shared/model/plans.ts'),
+    import('#shared/domain/accounts.ts'),
+    import('#shared/domain/api-keys.ts'),
+    import('#shared/data/accounts.ts'),
+    import('#shared/domain/domain-verification.ts'),
+    import('#shared/schemas/domains.ts'),
+    import('#shared/domain/dead-letters.ts'),
+    import('@aws-sdk/client-sqs'),
+  ],
+);
 
 async function existingAccount(accountId: string): Promise<string> {
   if (!(await getAccount(accountId, { consistent: true }))) throw new Error(`Unknown account ${accountId}`);
@@ -66,7 +68,8 @@ async function restrict(flags: Flags, action: 'disable' | 'revoke'): Promise<obj
  */
 function queueUrlFlag(flags: Flags, flag: 'queue' | 'to'): string {
   const queueUrl = flags[flag]!;
-  if (!URL.canParse(queueUrl) || !/^https?:$/.test(new URL(queueUrl).protocol)) throw new UsageError(`--${flag} must be a queue URL such as https://sqs.us-east-1.amazonaws.com/123456789012/name; got "${queueUrl}"`);
+  if (!URL.canParse(queueUrl) || !/^https?:$/.test(new URL(queueUrl).protocol))
+    throw new UsageError(`--${flag} must be a queue URL such as https://sqs.us-east-1.amazonaws.com/123456789012/name; got "${queueUrl}"`);
   return queueUrl;
 }
 
@@ -80,12 +83,13 @@ const COMMANDS: Record<string, Command> = {
   'account create': {
     summary: 'creates an account; prints its id',
     flags: ['plan', 'quota', 'name', 'region'],
-    run: (flags) => accounts.createAccount({
-      plan: oneOf('plan', flags.plan ?? 'free', PLANS),
-      quota: quota(flags.quota),
-      name: flags.name,
-      ...(flags.region === undefined ? {} : { region: flags.region }),
-    }),
+    run: (flags) =>
+      accounts.createAccount({
+        plan: oneOf('plan', flags.plan ?? 'free', PLANS),
+        quota: quota(flags.quota),
+        name: flags.name,
+        ...(flags.region === undefined ? {} : { region: flags.region }),
+      }),
   },
   'account move': {
     summary: "makes another region the account's home (after a region outage, or on request)",
@@ -152,10 +156,14 @@ const USAGE = `usage: npm run --silent admin -- <${Object.keys(COMMANDS).join(' 
 
 /** `--help`: every command of the table with its flags (`[--plan PLAN]` optional, `--account ACCOUNT` required). */
 function help(): string {
-  const synopsis = (name: string, command: Command) => [name, ...command.flags.map((flag) => {
-    const bare = flag.replace(/!$/, '');
-    return bare === flag ? `[--${bare} ${bare.toUpperCase()}]` : `--${bare} ${bare.toUpperCase()}`;
-  })].join(' ');
+  const synopsis = (name: string, command: Command) =>
+    [
+      name,
+      ...command.flags.map((flag) => {
+        const bare = flag.replace(/!$/, '');
+        return bare === flag ? `[--${bare} ${bare.toUpperCase()}]` : `--${bare} ${bare.toUpperCase()}`;
+      }),
+    ].join(' ');
   return [
     'usage: npm run --silent admin -- <command> [--flag value]...',
     'Each command prints one JSON object on stdout (exit 0), or one line on stderr (exit non-zero).',

@@ -28,7 +28,8 @@ if (process.argv.includes('--always') || !process.env.DYNAMODB_ENDPOINT) {
   // Java 8 has no --list-modules: its -version still says which it is.
   const version = probe.status === 0 ? /^java\.base@(\S+)/m.exec(probe.stdout)?.[1] : reportedVersion();
   if (!version) fail(`java did not report its version: DynamoDB Local needs Java ${MINIMUM}+ (${INSTALL})`);
-  if (!(featureRelease(version) >= MINIMUM)) fail(`java ${version} found: DynamoDB Local needs Java ${MINIMUM}+ (${INSTALL}, or put a newer java first on PATH)`);
+  if (!(featureRelease(version) >= MINIMUM))
+    fail(`java ${version} found: DynamoDB Local needs Java ${MINIMUM}+ (${INSTALL}, or put a newer java first on PATH)`);
   // bin/dynamodb-local/LoopbackDynamoDBLocal.java is compiled with it: Debian's JRE has the module, some slim JREs do not.
   if (!/^jdk\.compiler@/m.test(probe.stdout)) {
     fail(`java has no jdk.compiler module, which DynamoDB Local's loopback launcher needs: install a full JRE (${INSTALL})`);

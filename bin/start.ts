@@ -50,7 +50,10 @@ async function checkPorts(parts: Part[]): Promise<void> {
     const clash = parts.slice(0, index).find((other) => other.port === part.port);
     if (clash) throw new StartError(`${clash.variable} and ${part.variable} are both ${part.port}; set ${part.variable} to another port`);
     if (!(await isPortFree(part.port))) {
-      const free = await suggestFreePort(part.port, parts.map((other) => other.port));
+      const free = await suggestFreePort(
+        part.port,
+        parts.map((other) => other.port),
+      );
       const example = free === undefined ? '' : `, e.g. ${part.variable}=${free} npm start`;
       throw new StartError(`Port ${part.port} is already in use (${part.name}); set ${part.variable} to a free port${example}`);
     }
@@ -146,7 +149,13 @@ async function main(): Promise<void> {
   // Likewise the SQS stand-in of the retry queue (SQS_PORT).
   const sqsPart = process.env.SQS_PORT ? port('SQS_PORT', 0, 'local SQS') : undefined;
   await checkConfig();
-  await checkPorts([...(externalDynamo ? [] : [dynamoPart]), ...(externalSes ? [] : [sesPart]), ...(externalS3 || !s3Part ? [] : [s3Part]), ...(externalSqs || !sqsPart ? [] : [sqsPart]), apiPart]);
+  await checkPorts([
+    ...(externalDynamo ? [] : [dynamoPart]),
+    ...(externalSes ? [] : [sesPart]),
+    ...(externalS3 || !s3Part ? [] : [s3Part]),
+    ...(externalSqs || !sqsPart ? [] : [sqsPart]),
+    apiPart,
+  ]);
 
   // The JVM of DynamoDB Local takes longest to answer: everything else starts and loads while it boots.
   const dbPath = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
@@ -175,7 +184,9 @@ async function main(): Promise<void> {
     const s3 = await startLocalS3({ port: s3Part?.port ?? 0, host: HOST, ...(dataDir ? { dataDir } : {}) });
     stoppers.push(s3.stop);
     s3Endpoint = s3.endpoint;
-    lines.push(line('local S3', s3Endpoint, dataDir ? `(attachment uploads in ${relative(ROOT, dataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)'));
+    lines.push(
+      line('local S3', s3Endpoint, dataDir ? `(attachment uploads in ${relative(ROOT, dataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)'),
+    );
   }
 
   let sqsEndpoint = externalSqs;
@@ -185,7 +196,13 @@ async function main(): Promise<void> {
     sqsEndpoint = sqs.endpoint;
   }
   const retryQueues = await createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES);
-  lines.push(line('retry queue', retryQueues.queueUrl, externalSqs ? '(SQS_ENDPOINT; not started here)' : `(throttled sends, worker polling; dead letters: ${retryQueues.deadLetterQueueUrl})`));
+  lines.push(
+    line(
+      'retry queue',
+      retryQueues.queueUrl,
+      externalSqs ? '(SQS_ENDPOINT; not started here)' : `(throttled sends, worker polling; dead letters: ${retryQueues.deadLetterQueueUrl})`,
+    ),
+  );
   const feedbackDeadLetters = await createQueue(sqsEndpoint, FEEDBACK_DEAD_LETTERS_NAME);
 
   // An access line per request would interleave with these lines: the service logs to a file of its own.

@@ -83,58 +83,68 @@ export class PostlaneAlarms extends Construct {
     super(scope, id);
     const fiveMinutes = Duration.minutes(5);
 
-    this.alarms.push(postlaneAlarm(this, 'Api5xxRate', {
-      metric: new MathExpression({
-        expression: `IF(requests >= ${API_5XX_MIN_REQUESTS}, 100 * errors / requests, 0)`,
-        usingMetrics: {
-          errors: props.httpApi.metricServerError({ statistic: 'Sum', period: fiveMinutes }),
-          requests: props.httpApi.metricCount({ statistic: 'Sum', period: fiveMinutes }),
-        },
-        period: fiveMinutes,
-        label: 'API 5xx (%)',
+    this.alarms.push(
+      postlaneAlarm(this, 'Api5xxRate', {
+        metric: new MathExpression({
+          expression: `IF(requests >= ${API_5XX_MIN_REQUESTS}, 100 * errors / requests, 0)`,
+          usingMetrics: {
+            errors: props.httpApi.metricServerError({ statistic: 'Sum', period: fiveMinutes }),
+            requests: props.httpApi.metricCount({ statistic: 'Sum', period: fiveMinutes }),
+          },
+          period: fiveMinutes,
+          label: 'API 5xx (%)',
+        }),
+        threshold: API_5XX_PERCENT_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        description: `${API_5XX_PERCENT_THRESHOLD}% or more of API requests answered 5xx (at least ${API_5XX_MIN_REQUESTS} requests in 5 minutes)`,
       }),
-      threshold: API_5XX_PERCENT_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      description: `${API_5XX_PERCENT_THRESHOLD}% or more of API requests answered 5xx (at least ${API_5XX_MIN_REQUESTS} requests in 5 minutes)`,
-    }));
+    );
 
     // The functions reserve no concurrency, so a throttle anywhere in the region
     // comes from the account's shared pool and starves Postlane's functions too.
-    this.alarms.push(postlaneAlarm(this, 'LambdaThrottles', {
-      metric: LambdaFunction.metricAllThrottles({ statistic: 'Sum', period: fiveMinutes }),
-      threshold: 1,
-      description: 'Lambda throttled invocations in this region (the account concurrency limit was reached)',
-    }));
+    this.alarms.push(
+      postlaneAlarm(this, 'LambdaThrottles', {
+        metric: LambdaFunction.metricAllThrottles({ statistic: 'Sum', period: fiveMinutes }),
+        threshold: 1,
+        description: 'Lambda throttled invocations in this region (the account concurrency limit was reached)',
+      }),
+    );
 
     // Handlers turn every thrown error into a 500 envelope, so these count what
     // they cannot: timeouts, crashes, out of memory, and failed event deliveries.
     chunks(props.functions, METRICS_PER_ALARM).forEach((group, index) => {
-      this.alarms.push(postlaneAlarm(this, `LambdaErrors${index + 1}`, {
-        metric: new MathExpression({
-          expression: group.map((_, i) => `e${i}`).join(' + '),
-          usingMetrics: Object.fromEntries(group.map((fn, i) => [`e${i}`, fn.metricErrors({ statistic: 'Sum', period: fiveMinutes })])),
-          period: fiveMinutes,
-          label: 'Lambda errors',
+      this.alarms.push(
+        postlaneAlarm(this, `LambdaErrors${index + 1}`, {
+          metric: new MathExpression({
+            expression: group.map((_, i) => `e${i}`).join(' + '),
+            usingMetrics: Object.fromEntries(group.map((fn, i) => [`e${i}`, fn.metricErrors({ statistic: 'Sum', period: fiveMinutes })])),
+            period: fiveMinutes,
+            label: 'Lambda errors',
+          }),
+          threshold: 1,
+          description: `Lambda errors (timeouts, crashes) in functions group ${index + 1} of ${Math.ceil(props.functions.length / METRICS_PER_ALARM)}`,
         }),
-        threshold: 1,
-        description: `Lambda errors (timeouts, crashes) in functions group ${index + 1} of ${Math.ceil(props.functions.length / METRICS_PER_ALARM)}`,
-      }));
+      );
     });
 
     // Account-wide per region, as SES measures reputation. They are rates over a window
     // of recent sending and move slowly, so the hour's maximum is enough.
     const reputation = (metricName: string) => new Metric({ namespace: 'AWS/SES', metricName, statistic: 'Maximum', period: Duration.hours(1) });
-    this.alarms.push(postlaneAlarm(this, 'SesBounceRate', {
-      metric: reputation('Reputation.BounceRate'),
-      threshold: SES_BOUNCE_RATE_THRESHOLD,
-      description: `SES bounce rate at ${SES_BOUNCE_RATE_THRESHOLD * 100}% or more: AWS reviews the account at 5% and may pause sending at 10%`,
-    }));
-    this.alarms.push(postlaneAlarm(this, 'SesComplaintRate', {
-      metric: reputation('Reputation.ComplaintRate'),
-      threshold: SES_COMPLAINT_RATE_THRESHOLD,
-      description: `SES complaint rate at ${SES_COMPLAINT_RATE_THRESHOLD * 100}% or more: AWS reviews the account at 0.1% and may pause sending at 0.5%`,
-    }));
+    this.alarms.push(
+      postlaneAlarm(this, 'SesBounceRate', {
+        metric: reputation('Reputation.BounceRate'),
+        threshold: SES_BOUNCE_RATE_THRESHOLD,
+        description: `SES bounce rate at ${SES_BOUNCE_RATE_THRESHOLD * 100}% or more: AWS reviews the account at 5% and may pause sending at 10%`,
+      }),
+    );
+    this.alarms.push(
+      postlaneAlarm(this, 'SesComplaintRate', {
+        metric: reputation('Reputation.ComplaintRate'),
+        threshold: SES_COMPLAINT_RATE_THRESHOLD,
+        description: `SES complaint rate at ${SES_COMPLAINT_RATE_THRESHOLD * 100}% or more: AWS reviews the account at 0.1% and may pause sending at 0.5%`,
+      }),
+    );
 
     if (props.alarmEmail) {
       this.topic = new Topic(this, 'Topic', { displayName: `Postlane alarms (${Stack.of(this).region})` });

@@ -8,7 +8,17 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ROUTES } from '#functions/routes.ts';
-import { edgeRoutes, FALLBACK_HANDLER, PREFLIGHT_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, type EdgeRoute, type QueueName, type Route, type SecretName, type TableAction } from '#shared/http/routes.ts';
+import {
+  edgeRoutes,
+  FALLBACK_HANDLER,
+  PREFLIGHT_HANDLER,
+  KEYED_ROUTE_TABLE_ACTIONS,
+  type EdgeRoute,
+  type QueueName,
+  type Route,
+  type SecretName,
+  type TableAction,
+} from '#shared/http/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
 
@@ -101,7 +111,8 @@ export class PostlaneApi extends Construct {
       createDefaultStage: false,
     });
     acknowledgeFindings(this.httpApi, {
-      'AwsSolutions-APIG4': 'API keys are checked inside the functions (a hash lookup with the account\'s permission and rate limit, shared/http/middleware.ts), so no API Gateway authorizer; public routes (forms, signed unsubscribe links, docs) are public by design',
+      'AwsSolutions-APIG4':
+        "API keys are checked inside the functions (a hash lookup with the account's permission and rate limit, shared/http/middleware.ts), so no API Gateway authorizer; public routes (forms, signed unsubscribe links, docs) are public by design",
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.protection.accessLogRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.stage = new HttpStage(this, 'DefaultStage', {
@@ -153,5 +164,8 @@ function edgeRoutesByHandler(routes: readonly EdgeRoute[]): Map<string, EdgeRout
 
 /** `contacts/get-by-email` → `ContactsGetByEmail`: stable logical ids as long as module names are. */
 function constructId(handler: string): string {
-  return handler.split(/[/-]/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+  return handler
+    .split(/[/-]/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
 }

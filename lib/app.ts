@@ -64,11 +64,13 @@ export function readSettings(node: Node): PostlaneSettings {
   }
   const stage = text(node.tryGetContext('postlane:stage')) ?? DEFAULT_STAGE;
   // Lower case, as S3 bucket names must be; short, as they may not pass 63 characters.
-  if (!/^[a-z](?:[a-z0-9-]{0,14}[a-z0-9])?$/.test(stage)) throw new Error(`Context postlane:stage must be 1 to 16 lower-case letters, digits and inner hyphens, got ${stage}`);
+  if (!/^[a-z](?:[a-z0-9-]{0,14}[a-z0-9])?$/.test(stage))
+    throw new Error(`Context postlane:stage must be 1 to 16 lower-case letters, digits and inner hyphens, got ${stage}`);
   const tableName = String(node.tryGetContext('postlane:tableName') ?? namePrefixOf(stage));
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) throw new Error(`Context postlane:tableName is not a valid table name: ${tableName}`);
   const alarmEmail = text(node.tryGetContext('postlane:alarmEmail'));
-  if (alarmEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) throw new Error(`Context postlane:alarmEmail is not an email address: ${alarmEmail}`);
+  if (alarmEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail))
+    throw new Error(`Context postlane:alarmEmail is not an email address: ${alarmEmail}`);
   const customDomain = readCustomDomain(node);
   const api: ApiProtection = {
     throttle: {
@@ -116,7 +118,8 @@ function retention(node: Node): RetentionDays | undefined {
 function corsOrigins(node: Node): string {
   const origins = list(node.tryGetContext('postlane:corsOrigins')) ?? ['*'];
   const invalid = origins.filter((origin) => origin !== '*' && !/^https?:\/\/[^\s,/]+$/.test(origin));
-  if (origins.length === 0 || invalid.length > 0) throw new Error(`Context postlane:corsOrigins must be * or origins such as https://www.example.com, got ${JSON.stringify(origins)}`);
+  if (origins.length === 0 || invalid.length > 0)
+    throw new Error(`Context postlane:corsOrigins must be * or origins such as https://www.example.com, got ${JSON.stringify(origins)}`);
   return origins.join(',');
 }
 
@@ -125,8 +128,11 @@ function corsOrigins(node: Node): string {
  * (`postlane:hostedZoneId`, `postlane:hostedZoneName`), or none of them.
  */
 function readCustomDomain(node: Node): CustomDomainSettings | undefined {
-  const [domainName, hostedZoneId, hostedZoneName] = ['domainName', 'hostedZoneId', 'hostedZoneName']
-    .map((name) => text(node.tryGetContext(`postlane:${name}`))?.toLowerCase().replace(/\.$/, ''));
+  const [domainName, hostedZoneId, hostedZoneName] = ['domainName', 'hostedZoneId', 'hostedZoneName'].map((name) =>
+    text(node.tryGetContext(`postlane:${name}`))
+      ?.toLowerCase()
+      .replace(/\.$/, ''),
+  );
   if (!domainName && !hostedZoneId && !hostedZoneName) return undefined;
   if (!domainName || !hostedZoneId || !hostedZoneName) {
     throw new Error('Context postlane:domainName, postlane:hostedZoneId and postlane:hostedZoneName go together: give all three or none');
@@ -142,22 +148,25 @@ function readCustomDomain(node: Node): CustomDomainSettings | undefined {
 export function addRegionalStacks(app: App, settings: PostlaneSettings = readSettings(app.node)): RegionalStack[] {
   const [home, ...others] = settings.regions;
   const account = process.env.CDK_DEFAULT_ACCOUNT;
-  const stacks = settings.regions.map((region) => new RegionalStack(app, `Postlane-${settings.stage}-${region}`, {
-    env: { region, ...(account ? { account } : {}) },
-    description: `Postlane (${settings.stage}) API and data in ${region}`,
-    namePrefix: namePrefixOf(settings.stage),
-    tableName: settings.tableName,
-    regions: settings.regions,
-    independentRegions: settings.independentRegions,
-    tableSource: settings.useRetainedData
-      ? { kind: 'retained', replicated: !settings.independentRegions && settings.regions.length > 1 }
-      : settings.independentRegions || region === home
-        ? { kind: 'own', replicaRegions: settings.independentRegions ? [] : others }
-        : { kind: 'replica' },
-    ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
-    ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
-    api: settings.api,
-  }));
+  const stacks = settings.regions.map(
+    (region) =>
+      new RegionalStack(app, `Postlane-${settings.stage}-${region}`, {
+        env: { region, ...(account ? { account } : {}) },
+        description: `Postlane (${settings.stage}) API and data in ${region}`,
+        namePrefix: namePrefixOf(settings.stage),
+        tableName: settings.tableName,
+        regions: settings.regions,
+        independentRegions: settings.independentRegions,
+        tableSource: settings.useRetainedData
+          ? { kind: 'retained', replicated: !settings.independentRegions && settings.regions.length > 1 }
+          : settings.independentRegions || region === home
+            ? { kind: 'own', replicaRegions: settings.independentRegions ? [] : others }
+            : { kind: 'replica' },
+        ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
+        ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
+        api: settings.api,
+      }),
+  );
   if (!settings.independentRegions) {
     // The replicas exist only once the home stack has deployed its global table.
     const [homeStack, ...replicaStacks] = stacks;
@@ -170,7 +179,12 @@ function list(value: unknown): string[] | undefined {
   if (value === undefined) return undefined;
   if (Array.isArray(value)) return value.map(String);
   const text = String(value).trim();
-  return text.startsWith('[') ? (JSON.parse(text) as unknown[]).map(String) : text.split(',').map((item) => item.trim()).filter(Boolean);
+  return text.startsWith('[')
+    ? (JSON.parse(text) as unknown[]).map(String)
+    : text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
 }
 
 function text(value: unknown): string | undefined {

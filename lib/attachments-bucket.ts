@@ -33,16 +33,19 @@ export class AttachmentsBucket extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
-      lifecycleRules: [{
-        expiration: Duration.days(ATTACHMENT_UPLOAD_DAYS),
-        abortIncompleteMultipartUploadAfter: Duration.days(ATTACHMENT_UPLOAD_DAYS),
-      }],
+      lifecycleRules: [
+        {
+          expiration: Duration.days(ATTACHMENT_UPLOAD_DAYS),
+          abortIncompleteMultipartUploadAfter: Duration.days(ATTACHMENT_UPLOAD_DAYS),
+        },
+      ],
       // Browsers may upload straight from a page; the pre-signed URL is the credential, not the origin.
       cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: ['*'], allowedHeaders: ['content-type'], maxAge: 3600 }],
       removalPolicy: RemovalPolicy.DESTROY,
     });
     acknowledgeFindings(this.bucket, {
-      'AwsSolutions-S1': 'Uploads live one day and are read only by the functions, whose logs record each use; server access logs would need a bucket of their own. Turn on CloudTrail S3 data events if an audit needs every access',
+      'AwsSolutions-S1':
+        'Uploads live one day and are read only by the functions, whose logs record each use; server access logs would need a bucket of their own. Turn on CloudTrail S3 data events if an audit needs every access',
     });
   }
 }

@@ -63,8 +63,10 @@ export function cdkBundlingOf(handler: string): BundlingOptions {
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
-      afterBundling: (inputDir, outputDir) => files.map((file) =>
-        `mkdir -p "${outputDir}/node_modules/${dirname(file)}" && cp "${inputDir}/node_modules/${file}" "${outputDir}/node_modules/${file}"`),
+      afterBundling: (inputDir, outputDir) =>
+        files.map(
+          (file) => `mkdir -p "${outputDir}/node_modules/${dirname(file)}" && cp "${inputDir}/node_modules/${file}" "${outputDir}/node_modules/${file}"`,
+        ),
     },
   };
 }

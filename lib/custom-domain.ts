@@ -64,7 +64,11 @@ export class CustomDomain extends Construct {
     new CfnOutput(scope, 'RegionalDomainUrl', { value: this.regionalUrl, description: 'The API in this region only' });
   }
 
-  private addName(id: string, name: string, options: { certificate: Certificate; zone: IHostedZone; httpApi: IHttpApi; stage: IHttpStage; latencyRegion?: string }): void {
+  private addName(
+    id: string,
+    name: string,
+    options: { certificate: Certificate; zone: IHostedZone; httpApi: IHttpApi; stage: IHttpStage; latencyRegion?: string },
+  ): void {
     const domain = new DomainName(this, `${id}Name`, { domainName: name, certificate: options.certificate });
     new ApiMapping(this, `${id}Mapping`, { api: options.httpApi, stage: options.stage, domainName: domain });
     new ARecord(this, `${id}Record`, {

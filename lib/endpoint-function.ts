@@ -17,7 +17,6 @@ import { acknowledgeFindings } from './nag.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-
 export interface EndpointFunctionProps {
   /** Module under functions/ exporting `handler`, named as in the route table: `contacts/get`. */
   readonly handler: string;
@@ -49,7 +48,6 @@ const SECRET_ENVIRONMENT: Record<SecretName, string> = { linkSigning: 'SIGNING_S
 export function secretArnForPolicies(stack: Stack, secretName: string): string {
   return stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${secretName}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 }
-
 
 /** The ARN of the global table's replica in `region`: a replica keeps the table's name. */
 export function replicaArn(stack: Stack, region: string, tableName: string): string {
@@ -88,10 +86,12 @@ export class EndpointFunction extends Construct {
     const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     // Not AWSLambdaBasicExecutionRole: it may write to any log group in the account.
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    role.addToPolicy(new PolicyStatement({
-      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      resources: [logGroup.logGroupArn],
-    }));
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
     this.function = new NodejsFunction(this, 'Function', {
       entry: join(PROJECT_ROOT, entry),
       projectRoot: PROJECT_ROOT,
@@ -113,10 +113,14 @@ export class EndpointFunction extends Construct {
       role,
     });
     acknowledgeFindings(this, {
-      'AwsSolutions-L1': 'Node.js 22 is the runtime the bundles target (lib/bundling.ts) and the tests run against; moving to a newer one is a deliberate change of both',
-      'Serverless-LambdaLatestVersion': 'Node.js 22 is the runtime the bundles target (lib/bundling.ts) and the tests run against; moving to a newer one is a deliberate change of both',
-      'Serverless-LambdaDLQ': 'A dead-letter target catches failed asynchronous invocations only: API Gateway and the SQS event source invoke synchronously (the retry queue has its own dead-letter queue), and the EventBridge rule\'s target keeps its own failed events',
-      'Serverless-LambdaTracing': 'No X-Ray: every log line carries the request id and duration (docs/architecture.md), and tracing would add cost and a wildcard xray grant to every role',
+      'AwsSolutions-L1':
+        'Node.js 22 is the runtime the bundles target (lib/bundling.ts) and the tests run against; moving to a newer one is a deliberate change of both',
+      'Serverless-LambdaLatestVersion':
+        'Node.js 22 is the runtime the bundles target (lib/bundling.ts) and the tests run against; moving to a newer one is a deliberate change of both',
+      'Serverless-LambdaDLQ':
+        "A dead-letter target catches failed asynchronous invocations only: API Gateway and the SQS event source invoke synchronously (the retry queue has its own dead-letter queue), and the EventBridge rule's target keeps its own failed events",
+      'Serverless-LambdaTracing':
+        'No X-Ray: every log line carries the request id and duration (docs/architecture.md), and tracing would add cost and a wildcard xray grant to every role',
     });
     this.grantTable(props.table, props.tableActions);
     this.grantSes(props.sesActions ?? [], props.sesConfigurationSet);
@@ -145,10 +149,12 @@ export class EndpointFunction extends Construct {
     // cdk-nag names the bucket by its logical id, which resolves now: nothing overrides it later.
     const stack = Stack.of(this);
     const bucketId = stack.resolve(stack.getLogicalId(bucket.node.defaultChild as CfnElement)) as string;
-    const objectKeys = 'Object keys are made at run time (an upload\'s id, a queued message\'s id), so only a prefix of the bucket can be named';
+    const objectKeys = "Object keys are made at run time (an upload's id, a queued message's id), so only a prefix of the bucket can be named";
     acknowledgeFindings(this, {
       ...(access.includes('upload') || access.includes('read') ? { [`AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`]: objectKeys } : {}),
-      ...(access.includes('queue') || access.includes('dequeue') ? { [`AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${QUEUED_MESSAGES_PREFIX}*]`]: objectKeys } : {}),
+      ...(access.includes('queue') || access.includes('dequeue')
+        ? { [`AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${QUEUED_MESSAGES_PREFIX}*]`]: objectKeys }
+        : {}),
     });
   }
 
@@ -165,24 +171,30 @@ export class EndpointFunction extends Construct {
   private grantSecrets(secretNames: readonly string[]): void {
     if (secretNames.length === 0) return;
     const stack = Stack.of(this);
-    this.function.addToRolePolicy(new PolicyStatement({
-      actions: ['secretsmanager:GetSecretValue'],
-      resources: secretNames.map((name) => secretArnForPolicies(stack, name)),
-    }));
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: secretNames.map((name) => secretArnForPolicies(stack, name)),
+      }),
+    );
   }
 
   private grantTable(table: ITableV2, actions: readonly TableAction[]): void {
     if (actions.length === 0) return;
-    this.function.addToRolePolicy(new PolicyStatement({
-      actions: actions.map((action) => `dynamodb:${action}`),
-      resources: [table.tableArn],
-    }));
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [table.tableArn],
+      }),
+    );
     // Only Query reads an index; every other action names the table itself.
     if (actions.includes('Query')) {
-      this.function.addToRolePolicy(new PolicyStatement({
-        actions: ['dynamodb:Query'],
-        resources: GLOBAL_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`),
-      }));
+      this.function.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: GLOBAL_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`),
+        }),
+      );
     }
   }
 
@@ -199,10 +211,12 @@ export class EndpointFunction extends Construct {
     const stack = Stack.of(this);
     const others = regions.filter((region) => region !== stack.region);
     if (independent || others.length === 0 || this.tableActions.length === 0) return;
-    this.function.addToRolePolicy(new PolicyStatement({
-      actions: this.tableActions.map((action) => `dynamodb:${action}`),
-      resources: others.map((region) => replicaArn(stack, region, tableName)),
-    }));
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: this.tableActions.map((action) => `dynamodb:${action}`),
+        resources: others.map((region) => replicaArn(stack, region, tableName)),
+      }),
+    );
   }
 
   /**
@@ -215,10 +229,12 @@ export class EndpointFunction extends Construct {
     const identities = stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
     this.function.addToRolePolicy(new PolicyStatement({ actions: actions.map((action) => `ses:${action}`), resources: [identities] }));
     if (configurationSet && actions.includes('SendEmail')) {
-      this.function.addToRolePolicy(new PolicyStatement({
-        actions: ['ses:SendEmail'],
-        resources: [stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: configurationSet })],
-      }));
+      this.function.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: configurationSet })],
+        }),
+      );
     }
     acknowledgeFindings(this, {
       [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:${stack.region}:<AWS::AccountId>:identity/*]`]:

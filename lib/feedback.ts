@@ -88,12 +88,13 @@ export class SesFeedback extends Construct {
       retentionPeriod: Duration.days(14),
     });
     // cdk-nag recognises a dead-letter queue only by another queue's redrive policy, not by an EventBridge target's.
-    const isDeadLetterQueue = 'This queue is the dead-letter queue of the SES feedback rule\'s target; a dead-letter queue has none of its own';
+    const isDeadLetterQueue = "This queue is the dead-letter queue of the SES feedback rule's target; a dead-letter queue has none of its own";
     acknowledgeFindings(this.deadLetterQueue, { 'AwsSolutions-SQS3': isDeadLetterQueue, 'Serverless-SQSRedrivePolicy': isDeadLetterQueue });
     this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,
-      description: 'SES feedback events failed for a day (feedback dead-letter queue not empty); replay them with admin feedback replay once the cause is fixed',
+      description:
+        'SES feedback events failed for a day (feedback dead-letter queue not empty); replay them with admin feedback replay once the cause is fixed',
     });
     new Rule(this, 'Rule', {
       description: 'Postlane: SES bounces, complaints, deliveries and rejects to the feedback function',
@@ -119,7 +120,8 @@ export class SesFeedback extends Construct {
     const stack = Stack.of(this);
     const functionLogicalId = stack.resolve(stack.getLogicalId(reconciliation.function.node.defaultChild as CfnElement)) as string;
     acknowledgeFindings(scheduleRole, {
-      [`AwsSolutions-IAM5[Resource::<${functionLogicalId}.Arn>:*]`]: 'lambda:InvokeFunction on the reconciliation function and its versions, as grantInvoke writes it; this role can invoke nothing else',
+      [`AwsSolutions-IAM5[Resource::<${functionLogicalId}.Arn>:*]`]:
+        'lambda:InvokeFunction on the reconciliation function and its versions, as grantInvoke writes it; this role can invoke nothing else',
     });
     // Scheduler rather than a rule: it retries a failed invocation itself, and a missed run is covered by the next one's window anyway.
     new Schedule(this, 'ReconciliationSchedule', {

@@ -54,9 +54,10 @@ export class RegionalStack extends Stack {
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
     super(scope, id, props);
-    this.table = props.tableSource.kind === 'own'
-      ? new PostlaneTable(this, 'Table', { tableName: props.tableName, replicaRegions: props.tableSource.replicaRegions })
-      : TableV2.fromTableName(this, 'Table', props.tableName);
+    this.table =
+      props.tableSource.kind === 'own'
+        ? new PostlaneTable(this, 'Table', { tableName: props.tableName, replicaRegions: props.tableSource.replicaRegions })
+        : TableV2.fromTableName(this, 'Table', props.tableName);
     const linkSigning = linkSigningSecretName(props.tableName);
     if (props.tableSource.kind === 'own') {
       // Generated at deploy time, never seen by anyone; replicated with the table, so a
@@ -70,7 +71,8 @@ export class RegionalStack extends Stack {
         removalPolicy: RemovalPolicy.RETAIN,
       });
       acknowledgeFindings(secret, {
-        'AwsSolutions-SMG4': 'Not rotated: the key signs the unsubscribe links in mail already sent, which must keep working for good (CAN-SPAM, RFC 8058); rotating it would break every one',
+        'AwsSolutions-SMG4':
+          'Not rotated: the key signs the unsubscribe links in mail already sent, which must keep working for good (CAN-SPAM, RFC 8058); rotating it would break every one',
       });
     }
     this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table, namePrefix: props.namePrefix });

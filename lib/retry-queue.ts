@@ -28,7 +28,13 @@ export const RETRY_WORKER = {
  * What SQS grants an event source's function: receive, delete, change
  * visibility (the worker's backoff), and read the queue's URL and attributes.
  */
-export const WORKER_QUEUE_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
+export const WORKER_QUEUE_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueUrl',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+] as const;
 
 /**
  * AWS's advice for an SQS event source: a visibility timeout of at least six
@@ -90,7 +96,8 @@ export class RetryQueue extends Construct {
       'Serverless-SQSRedrivePolicy': 'The end of the line: messages here are kept 14 days for an operator, and the alarm below says one arrived',
     });
     acknowledgeFindings(this.worker.function, {
-      'Serverless-LambdaEventSourceMappingDestination': 'SQS event sources take no on-failure destination (streams and Kafka do): a message that keeps failing moves to the dead-letter queue by the queue\'s redrive policy',
+      'Serverless-LambdaEventSourceMappingDestination':
+        "SQS event sources take no on-failure destination (streams and Kafka do): a message that keeps failing moves to the dead-letter queue by the queue's redrive policy",
     });
     this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),

@@ -1,12 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import {
-  AttributeType,
-  Billing,
-  ProjectionType,
-  TableV2,
-  type Attribute,
-  type GlobalSecondaryIndexPropsV2,
-} from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableV2, type Attribute, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { GlobalSecondaryIndex, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
 import { createTableInput, TTL_ATTRIBUTE } from '#shared/data/table.ts';
@@ -26,9 +19,7 @@ export interface PostlaneTableProps {
 export class PostlaneTable extends TableV2 {
   constructor(scope: Construct, id: string, props: PostlaneTableProps) {
     const input = createTableInput(props.tableName);
-    const types: AttributeTypes = new Map(
-      (input.AttributeDefinitions ?? []).map((definition) => [definition.AttributeName, definition.AttributeType]),
-    );
+    const types: AttributeTypes = new Map((input.AttributeDefinitions ?? []).map((definition) => [definition.AttributeName, definition.AttributeType]));
     super(scope, id, {
       tableName: props.tableName,
       partitionKey: partitionKey(input.KeySchema, types, `table ${props.tableName}`),
@@ -59,10 +50,14 @@ function partitionKey(schema: KeySchemaElement[] | undefined, types: AttributeTy
 
 function attributeType(type: string | undefined, name: string): AttributeType {
   switch (type) {
-    case 'S': return AttributeType.STRING;
-    case 'N': return AttributeType.NUMBER;
-    case 'B': return AttributeType.BINARY;
-    default: throw new Error(`Key attribute ${name} has no attribute definition`);
+    case 'S':
+      return AttributeType.STRING;
+    case 'N':
+      return AttributeType.NUMBER;
+    case 'B':
+      return AttributeType.BINARY;
+    default:
+      throw new Error(`Key attribute ${name} has no attribute definition`);
   }
 }
 
@@ -79,9 +74,13 @@ function globalIndex(index: GlobalSecondaryIndex, types: AttributeTypes): Global
 function projection(spec: Projection | undefined): Pick<GlobalSecondaryIndexPropsV2, 'projectionType' | 'nonKeyAttributes'> {
   switch (spec?.ProjectionType) {
     case undefined:
-    case 'ALL': return { projectionType: ProjectionType.ALL };
-    case 'KEYS_ONLY': return { projectionType: ProjectionType.KEYS_ONLY };
-    case 'INCLUDE': return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: spec?.NonKeyAttributes ?? [] };
-    default: throw new Error(`Unknown projection type ${spec?.ProjectionType}`);
+    case 'ALL':
+      return { projectionType: ProjectionType.ALL };
+    case 'KEYS_ONLY':
+      return { projectionType: ProjectionType.KEYS_ONLY };
+    case 'INCLUDE':
+      return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: spec?.NonKeyAttributes ?? [] };
+    default:
+      throw new Error(`Unknown projection type ${spec?.ProjectionType}`);
   }
 }

@@ -79,7 +79,8 @@ export class WebhookDelivery extends Construct {
       'Serverless-SQSRedrivePolicy': 'The end of the line: messages here are kept 14 days for an operator, and the alarm below says one arrived',
     });
     acknowledgeFindings(this.worker.function, {
-      'Serverless-LambdaEventSourceMappingDestination': 'SQS event sources take no on-failure destination: a message that keeps failing moves to the dead-letter queue by the queue\'s redrive policy',
+      'Serverless-LambdaEventSourceMappingDestination':
+        "SQS event sources take no on-failure destination: a message that keeps failing moves to the dead-letter queue by the queue's redrive policy",
     });
     this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),

@@ -91,8 +91,12 @@ async function startStack(): Promise<{ child: ChildProcess; api: string; dynamod
 }
 
 async function call(api: string, method: string, path: string, key: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${api}${path}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const json = await response.json() as any;
+  const response = await fetch(`${api}${path}`, {
+    method,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await response.json()) as any;
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
@@ -103,23 +107,44 @@ async function createTenants(api: string): Promise<Tenant[]> {
     import('#shared/domain/api-keys.ts'),
     import('#shared/domain/domain-verification.ts'),
   ]);
-  return Promise.all(Array.from({ length: ACCOUNTS }, async (_, index) => {
-    const { accountId } = await createAccount({ plan: 'business', name: `load ${index}` });
-    const liveKeys = await Promise.all(Array.from({ length: KEYS_PER_ACCOUNT }, async () => (await createApiKey({ accountId, env: 'live', permission: 'full' })).key));
-    const testKey = (await createApiKey({ accountId, env: 'test', permission: 'full' })).key;
-    await verifyDomain(accountId, 'example.com', localVerifier);
-    const key = liveKeys[0]!;
-    const audienceId = (await call(api, 'POST', '/api/audiences', key, { name: 'Load' })).data.id as string;
-    const form = (await call(api, 'POST', '/api/forms', key, {
-      title: `Load ${index}`,
-      published: true,
-      audienceId,
-      fields: [{ id: 'email', type: 'email', label: 'Email', required: true }, { id: 'firstName', type: 'text', label: 'First name' }],
-    })).data;
-    await call(api, 'POST', '/api/contacts/bulk', key, { audienceId, contacts: Array.from({ length: SEEDED_CONTACTS }, () => ({ email: uniqueEmail('seed') })) });
-    const listed = await call(api, 'GET', `/api/contacts?audienceId=${audienceId}&limit=100`, key);
-    return { accountId, liveKeys, testKey, audienceId, formId: form.id, contactIds: listed.contacts.map((contact: { id: string }) => contact.id), created: SEEDED_CONTACTS, deleted: 0 };
-  }));
+  return Promise.all(
+    Array.from({ length: ACCOUNTS }, async (_, index) => {
+      const { accountId } = await createAccount({ plan: 'business', name: `load ${index}` });
+      const liveKeys = await Promise.all(
+        Array.from({ length: KEYS_PER_ACCOUNT }, async () => (await createApiKey({ accountId, env: 'live', permission: 'full' })).key),
+      );
+      const testKey = (await createApiKey({ accountId, env: 'test', permission: 'full' })).key;
+      await verifyDomain(accountId, 'example.com', localVerifier);
+      const key = liveKeys[0]!;
+      const audienceId = (await call(api, 'POST', '/api/audiences', key, { name: 'Load' })).data.id as string;
+      const form = (
+        await call(api, 'POST', '/api/forms', key, {
+          title: `Load ${index}`,
+          published: true,
+          audienceId,
+          fields: [
+            { id: 'email', type: 'email', label: 'Email', required: true },
+            { id: 'firstName', type: 'text', label: 'First name' },
+          ],
+        })
+      ).data;
+      await call(api, 'POST', '/api/contacts/bulk', key, {
+        audienceId,
+        contacts: Array.from({ length: SEEDED_CONTACTS }, () => ({ email: uniqueEmail('seed') })),
+      });
+      const listed = await call(api, 'GET', `/api/contacts?audienceId=${audienceId}&limit=100`, key);
+      return {
+        accountId,
+        liveKeys,
+        testKey,
+        audienceId,
+        formId: form.id,
+        contactIds: listed.contacts.map((contact: { id: string }) => contact.id),
+        created: SEEDED_CONTACTS,
+        deleted: 0,
+      };
+    }),
+  );
 }
 
 interface Planned {
@@ -150,7 +175,8 @@ function plan(tenants: Tenant[], pending: Map<object, Planned>, request: autocan
   pending.set(context, { kind, tenant, ...(contactId ? { contactId } : {}) });
 
   const headers = { 'content-type': 'application/json', 'x-api-key': pick(tenant.liveKeys) };
-  const json = (method: string, path: string, body?: unknown) => ({ ...request, method, path, headers, body: body === undefined ? undefined : JSON.stringify(body) }) as autocannon.Request;
+  const json = (method: string, path: string, body?: unknown) =>
+    ({ ...request, method, path, headers, body: body === undefined ? undefined : JSON.stringify(body) }) as autocannon.Request;
   switch (kind) {
     case 'create':
       return json('POST', '/api/contacts', { email: uniqueEmail('c'), audienceId: tenant.audienceId, firstName: 'Load', tags: ['load'] });
@@ -159,15 +185,33 @@ function plan(tenants: Tenant[], pending: Map<object, Planned>, request: autocan
     case 'getByEmail':
       return json('GET', `/api/contacts/email/${encodeURIComponent(uniqueEmail('nobody'))}?audienceId=${tenant.audienceId}`);
     case 'update':
-      return json('PATCH', `/api/contacts/${contactId}`, { status: pick(['subscribed', 'unsubscribed', 'pending', 'bounced']), customFields: { touched: Date.now() } });
+      return json('PATCH', `/api/contacts/${contactId}`, {
+        status: pick(['subscribed', 'unsubscribed', 'pending', 'bounced']),
+        customFields: { touched: Date.now() },
+      });
     case 'delete':
       return json('DELETE', `/api/contacts/${contactId}`);
     case 'import':
-      return json('POST', '/api/contacts/bulk', { audienceId: tenant.audienceId, contacts: Array.from({ length: 20 }, () => ({ email: uniqueEmail('i'), status: pick(['subscribed', 'pending']) })) });
+      return json('POST', '/api/contacts/bulk', {
+        audienceId: tenant.audienceId,
+        contacts: Array.from({ length: 20 }, () => ({ email: uniqueEmail('i'), status: pick(['subscribed', 'pending']) })),
+      });
     case 'send':
-      return { ...json('POST', '/api/email/send', { from: 'Load <news@example.com>', recipients: [uniqueEmail('r'), uniqueEmail('r')], subject: 'Load {{n}}', content: '<p>Hello {{n}}</p>', variables: { n: 1 } }), headers: { ...headers, 'x-api-key': tenant.testKey } };
+      return {
+        ...json('POST', '/api/email/send', {
+          from: 'Load <news@example.com>',
+          recipients: [uniqueEmail('r'), uniqueEmail('r')],
+          subject: 'Load {{n}}',
+          content: '<p>Hello {{n}}</p>',
+          variables: { n: 1 },
+        }),
+        headers: { ...headers, 'x-api-key': tenant.testKey },
+      };
     case 'submit':
-      return { ...json('POST', `/api/forms/${tenant.formId}/submit`, { email: uniqueEmail('f'), firstName: 'Form' }), headers: { 'content-type': 'application/json' } };
+      return {
+        ...json('POST', `/api/forms/${tenant.formId}/submit`, { email: uniqueEmail('f'), firstName: 'Form' }),
+        headers: { 'content-type': 'application/json' },
+      };
     case 'stats':
       return json('GET', `/api/audiences/${tenant.audienceId}/stats`);
   }
@@ -218,20 +262,36 @@ async function recount(api: string, tenants: Tenant[], pending: Map<object, Plan
   const { getAudienceCounters } = await import('#shared/data/audiences.ts');
   const { queryContacts } = await import('#shared/data/contacts.ts');
   const { CONTACT_STATUSES } = await import('#shared/model/contact-status.ts');
-  return Promise.all(tenants.map(async (tenant) => {
-    const stored = (await queryContacts(tenant.accountId, { audienceId: tenant.audienceId }, 0, 1_000_000)).contacts;
-    const storedByStatus = Object.fromEntries(CONTACT_STATUSES.map((status) => [status, stored.filter((contact) => contact.status === status).length]));
-    const counters = await getAudienceCounters(tenant.accountId, tenant.audienceId);
-    const stats = (await call(api, 'GET', `/api/audiences/${tenant.audienceId}/stats`, tenant.liveKeys[0]!)).data;
-    const countedByStatus = Object.fromEntries(CONTACT_STATUSES.map((status) => [status, counters?.byStatus[status] ?? 0]));
-    const statsByStatus = Object.fromEntries(CONTACT_STATUSES.map((status) => [status, stats[status]]));
-    const expected = tenant.created - tenant.deleted;
-    const open = unbooked(pending, tenant);
-    const exact = counters?.count === stored.length && stats.total === stored.length
-      && JSON.stringify(storedByStatus) === JSON.stringify(countedByStatus) && JSON.stringify(storedByStatus) === JSON.stringify(statsByStatus);
-    const nothingLost = stored.length >= expected - open.removed && stored.length <= expected + open.added;
-    return { accountId: tenant.accountId, expected, open, stored: stored.length, counter: counters?.count, stats: stats.total, storedByStatus, countedByStatus, exact, nothingLost };
-  }));
+  return Promise.all(
+    tenants.map(async (tenant) => {
+      const stored = (await queryContacts(tenant.accountId, { audienceId: tenant.audienceId }, 0, 1_000_000)).contacts;
+      const storedByStatus = Object.fromEntries(CONTACT_STATUSES.map((status) => [status, stored.filter((contact) => contact.status === status).length]));
+      const counters = await getAudienceCounters(tenant.accountId, tenant.audienceId);
+      const stats = (await call(api, 'GET', `/api/audiences/${tenant.audienceId}/stats`, tenant.liveKeys[0]!)).data;
+      const countedByStatus = Object.fromEntries(CONTACT_STATUSES.map((status) => [status, counters?.byStatus[status] ?? 0]));
+      const statsByStatus = Object.fromEntries(CONTACT_STATUSES.map((status) => [status, stats[status]]));
+      const expected = tenant.created - tenant.deleted;
+      const open = unbooked(pending, tenant);
+      const exact =
+        counters?.count === stored.length &&
+        stats.total === stored.length &&
+        JSON.stringify(storedByStatus) === JSON.stringify(countedByStatus) &&
+        JSON.stringify(storedByStatus) === JSON.stringify(statsByStatus);
+      const nothingLost = stored.length >= expected - open.removed && stored.length <= expected + open.added;
+      return {
+        accountId: tenant.accountId,
+        expected,
+        open,
+        stored: stored.length,
+        counter: counters?.count,
+        stats: stats.total,
+        storedByStatus,
+        countedByStatus,
+        exact,
+        nothingLost,
+      };
+    }),
+  );
 }
 
 async function main(): Promise<number> {
@@ -250,26 +310,32 @@ async function main(): Promise<number> {
       duration: SECONDS,
       // Seconds: a slow answer under load is not a failure; only a 5xx or a lost write is.
       timeout: 60,
-      requests: [{
-        setupRequest: (request, context) => plan(tenants, pending, request as autocannon.Request & Record<string, unknown>, context),
-        onResponse: (status, body, context) => {
-          const planned = pending.get(context);
-          pending.delete(context);
-          if (planned) record(tally, planned, status, body);
+      requests: [
+        {
+          setupRequest: (request, context) => plan(tenants, pending, request as autocannon.Request & Record<string, unknown>, context),
+          onResponse: (status, body, context) => {
+            const planned = pending.get(context);
+            pending.delete(context);
+            if (planned) record(tally, planned, status, body);
+          },
         },
-      }],
+      ],
     });
     await settle(tenants);
     const recounts = await recount(stack.api, tenants, pending);
 
     const served = Object.values(tally.byKind).reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0);
-    console.log(`\nrequests ${result.requests.total} in ${result.duration} s: ${result.requests.average} per second, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+    console.log(
+      `\nrequests ${result.requests.total} in ${result.duration} s: ${result.requests.average} per second, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`,
+    );
     console.log(`answers booked ${served}, connection errors ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx}`);
     for (const [kind, counts] of Object.entries(tally.byKind)) console.log(`  ${kind.padEnd(11)} ${JSON.stringify(counts)}`);
     for (const line of recounts) {
       const cutOff = line.open.added + line.open.removed > 0 ? ` (+${line.open.added}/-${line.open.removed} cut off by the end of the run)` : '';
-      console.log(`  recount ${line.accountId}: answered ${line.expected}${cutOff}, stored ${line.stored}, counter ${line.counter}, stats ${line.stats}, by status ${JSON.stringify(line.storedByStatus)}`
-        + ` ${line.exact ? 'exact' : `COUNTER MISMATCH ${JSON.stringify(line.countedByStatus)}`}${line.nothingLost ? '' : ' LOST WRITES'}`);
+      console.log(
+        `  recount ${line.accountId}: answered ${line.expected}${cutOff}, stored ${line.stored}, counter ${line.counter}, stats ${line.stats}, by status ${JSON.stringify(line.storedByStatus)}` +
+          ` ${line.exact ? 'exact' : `COUNTER MISMATCH ${JSON.stringify(line.countedByStatus)}`}${line.nothingLost ? '' : ' LOST WRITES'}`,
+      );
     }
     for (const error of tally.serverErrors.slice(0, 10)) console.log(`  5xx ${error.kind} ${error.status} ${error.body}`);
 

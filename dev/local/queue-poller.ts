@@ -69,12 +69,14 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
     while (!stopped) {
       let messages: Message[];
       try {
-        ({ Messages: messages = [] } = await client.send(new ReceiveMessageCommand({
-          QueueUrl: queueUrl,
-          MaxNumberOfMessages: options.batchSize,
-          WaitTimeSeconds: 1,
-          MessageSystemAttributeNames: ['All'],
-        })));
+        ({ Messages: messages = [] } = await client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: options.batchSize,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+          }),
+        ));
       } catch (error) {
         if (stopped) break;
         log.error('local queue poller: receive failed', { queueUrl, error });
@@ -92,7 +94,8 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
       }
       for (const record of event.Records.filter((settled) => !kept.has(settled.messageId))) {
         // Not deleted: received again after its visibility timeout, as in AWS.
-        await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }))
+        await client
+          .send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle }))
           .catch((error: unknown) => log.error('local queue poller: delete failed', { queueUrl, error }));
       }
     }

@@ -65,7 +65,11 @@ function directoryStore(directory: string): ObjectStore {
 }
 
 class S3Error extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -110,7 +114,15 @@ function canonicalQueryOf(pairs: readonly (readonly [string, string])[]): string
 
 /** Recomputes the SigV4 signature with the local secret; throws SignatureDoesNotMatch as S3 does. */
 function verifySignature(request: IncomingMessage, path: string, parts: SignedParts): void {
-  const canonicalHeaders = parts.signedHeaders.split(';').map((name) => `${name}:${String(request.headers[name] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
+  const canonicalHeaders = parts.signedHeaders
+    .split(';')
+    .map(
+      (name) =>
+        `${name}:${String(request.headers[name] ?? '')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('');
   const canonicalRequest = [request.method, path, parts.canonicalQuery, canonicalHeaders, parts.signedHeaders, parts.payloadHash].join('\n');
   const scope = parts.credential.slice(parts.credential.indexOf('/') + 1);
   const [date = '', region = '', service = ''] = scope.split('/');
@@ -123,10 +135,13 @@ function verifySignature(request: IncomingMessage, path: string, parts: SignedPa
 }
 
 function queryPairs(rawQuery: string): (readonly [string, string])[] {
-  return rawQuery.split('&').filter(Boolean).map((part) => {
-    const [name = '', value = ''] = part.split('=');
-    return [decodeURIComponent(name), decodeURIComponent(value.replace(/\+/g, ' '))] as const;
-  });
+  return rawQuery
+    .split('&')
+    .filter(Boolean)
+    .map((part) => {
+      const [name = '', value = ''] = part.split('=');
+      return [decodeURIComponent(name), decodeURIComponent(value.replace(/\+/g, ' '))] as const;
+    });
 }
 
 /** Checks a query-signed (pre-signed) request; throws the error S3 would answer with. */

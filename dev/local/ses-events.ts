@@ -14,15 +14,32 @@ export interface SentMessage {
   recipient: string;
 }
 
-const DETAIL_TYPES: Record<SesEventType, string> = { Bounce: 'Email Bounced', Complaint: 'Email Complaint Received', Delivery: 'Email Delivered', Reject: 'Email Rejected' };
+const DETAIL_TYPES: Record<SesEventType, string> = {
+  Bounce: 'Email Bounced',
+  Complaint: 'Email Complaint Received',
+  Delivery: 'Email Delivered',
+  Reject: 'Email Rejected',
+};
 
 /** The fields of each event type's own body, for one recipient. */
 function bodyOf(type: SesEventType, recipient: string, at: string): Record<string, unknown> {
   switch (type) {
-    case 'Bounce': return { bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: recipient, action: 'failed', status: '5.1.1' }], timestamp: at, feedbackId: `fb-${at}` } };
-    case 'Complaint': return { complaint: { complainedRecipients: [{ emailAddress: recipient }], timestamp: at, feedbackId: `fc-${at}`, complaintFeedbackType: 'abuse' } };
-    case 'Delivery': return { delivery: { timestamp: at, recipients: [recipient], smtpResponse: '250 2.6.0 Message received' } };
-    case 'Reject': return { reject: { reason: 'Bad content' } };
+    case 'Bounce':
+      return {
+        bounce: {
+          bounceType: 'Permanent',
+          bounceSubType: 'General',
+          bouncedRecipients: [{ emailAddress: recipient, action: 'failed', status: '5.1.1' }],
+          timestamp: at,
+          feedbackId: `fb-${at}`,
+        },
+      };
+    case 'Complaint':
+      return { complaint: { complainedRecipients: [{ emailAddress: recipient }], timestamp: at, feedbackId: `fc-${at}`, complaintFeedbackType: 'abuse' } };
+    case 'Delivery':
+      return { delivery: { timestamp: at, recipients: [recipient], smtpResponse: '250 2.6.0 Message received' } };
+    case 'Reject':
+      return { reject: { reason: 'Bad content' } };
   }
 }
 

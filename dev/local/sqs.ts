@@ -39,7 +39,11 @@ interface Queue {
 }
 
 class SqsFault extends Error {
-  constructor(readonly type: string, message: string, readonly queryCode = type) {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly queryCode = type,
+  ) {
     super(message);
   }
 }
@@ -50,7 +54,10 @@ const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex
 export class LocalQueues {
   private readonly queues = new Map<string, Queue>();
 
-  constructor(private readonly baseUrl: () => string, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly baseUrl: () => string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private byUrl(url: unknown): Queue {
     const name = typeof url === 'string' ? url.split('/').pop() : undefined;
@@ -68,7 +75,9 @@ export class LocalQueues {
     if (!/^[A-Za-z0-9_-]{1,80}$/.test(name)) throw new SqsFault('InvalidParameterValue', 'Invalid queue name');
     const existing = this.queues.get(name);
     if (existing) return { QueueUrl: existing.url };
-    const redrive = input.Attributes?.RedrivePolicy ? (JSON.parse(input.Attributes.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number | string }) : undefined;
+    const redrive = input.Attributes?.RedrivePolicy
+      ? (JSON.parse(input.Attributes.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number | string })
+      : undefined;
     this.queues.set(name, {
       name,
       url: `${this.baseUrl()}/${LOCAL_ACCOUNT}/${name}`,
@@ -88,7 +97,11 @@ export class LocalQueues {
     const queue = this.byUrl(input.QueueUrl);
     const body = input.MessageBody ?? '';
     if (body.length === 0) throw new SqsFault('MissingParameter', 'The request must contain the parameter MessageBody.');
-    if (Buffer.byteLength(body, 'utf8') > MAX_QUEUED_MESSAGE_BYTES) throw new SqsFault('InvalidParameterValue', `One or more parameters are invalid. Reason: Message must be shorter than ${MAX_QUEUED_MESSAGE_BYTES} bytes.`);
+    if (Buffer.byteLength(body, 'utf8') > MAX_QUEUED_MESSAGE_BYTES)
+      throw new SqsFault(
+        'InvalidParameterValue',
+        `One or more parameters are invalid. Reason: Message must be shorter than ${MAX_QUEUED_MESSAGE_BYTES} bytes.`,
+      );
     const delay = input.DelaySeconds ?? 0;
     if (!Number.isInteger(delay) || delay < 0 || delay > 900) throw new SqsFault('InvalidParameterValue', 'DelaySeconds must be from 0 to 900');
     const now = this.now();
@@ -148,7 +161,8 @@ export class LocalQueues {
   changeMessageVisibility(input: { QueueUrl?: string; ReceiptHandle?: string; VisibilityTimeout?: number }): Record<string, never> {
     const queue = this.byUrl(input.QueueUrl);
     const message = this.byHandle(queue, input.ReceiptHandle);
-    if (!message || message.visibleAt <= this.now()) throw new SqsFault('MessageNotInflight', 'The message referred to is not in flight.', 'AWS.SimpleQueueService.MessageNotInflight');
+    if (!message || message.visibleAt <= this.now())
+      throw new SqsFault('MessageNotInflight', 'The message referred to is not in flight.', 'AWS.SimpleQueueService.MessageNotInflight');
     const seconds = input.VisibilityTimeout ?? 0;
     if (!Number.isInteger(seconds) || seconds < 0 || seconds > 43_200) throw new SqsFault('InvalidParameterValue', 'VisibilityTimeout must be from 0 to 43200');
     message.visibleAt = this.now() + seconds * 1000;
@@ -177,15 +191,24 @@ export class LocalQueues {
   /** Answers one JSON-protocol action, as `X-Amz-Target: AmazonSQS.<action>` names it. */
   handle(action: string, input: Record<string, any>): unknown {
     switch (action) {
-      case 'CreateQueue': return this.createQueue(input);
-      case 'GetQueueUrl': return this.getQueueUrl(input);
-      case 'SendMessage': return this.sendMessage(input);
-      case 'ReceiveMessage': return this.receiveMessage(input);
-      case 'DeleteMessage': return this.deleteMessage(input);
-      case 'ChangeMessageVisibility': return this.changeMessageVisibility(input);
-      case 'GetQueueAttributes': return this.getQueueAttributes(input);
-      case 'PurgeQueue': return this.purgeQueue(input);
-      default: throw new SqsFault('UnsupportedOperation', `${action} is not supported by the local SQS stand-in`);
+      case 'CreateQueue':
+        return this.createQueue(input);
+      case 'GetQueueUrl':
+        return this.getQueueUrl(input);
+      case 'SendMessage':
+        return this.sendMessage(input);
+      case 'ReceiveMessage':
+        return this.receiveMessage(input);
+      case 'DeleteMessage':
+        return this.deleteMessage(input);
+      case 'ChangeMessageVisibility':
+        return this.changeMessageVisibility(input);
+      case 'GetQueueAttributes':
+        return this.getQueueAttributes(input);
+      case 'PurgeQueue':
+        return this.purgeQueue(input);
+      default:
+        throw new SqsFault('UnsupportedOperation', `${action} is not supported by the local SQS stand-in`);
     }
   }
 }
@@ -242,16 +265,21 @@ export async function startLocalSqs(options: { port: number; host?: string }): P
   return {
     endpoint,
     queues,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
 /** One SQS JSON-protocol call, for creating queues before any SDK client is configured. */
 async function call(endpoint: string, action: string, input: unknown): Promise<Record<string, any>> {
-  const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` }, body: JSON.stringify(input) });
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
+    body: JSON.stringify(input),
+  });
   if (!response.ok) throw new Error(`${action} failed: ${await response.text()}`);
   return (await response.json()) as Record<string, any>;
 }

@@ -57,9 +57,14 @@ export function serveSuppressionList(server: Server): void {
     }
     const handle = async () => {
       if (request.method === 'PUT' && url.pathname === PATH) {
-        const body = await bodyOf(request) as Partial<Entry>;
+        const body = (await bodyOf(request)) as Partial<Entry>;
         const email = String(body.EmailAddress).toLowerCase();
-        entries.set(email, { EmailAddress: email, Reason: body.Reason === 'COMPLAINT' ? 'COMPLAINT' : 'BOUNCE', LastUpdateTime: Date.now() / 1000, ...(body.Attributes ? { Attributes: body.Attributes } : {}) });
+        entries.set(email, {
+          EmailAddress: email,
+          Reason: body.Reason === 'COMPLAINT' ? 'COMPLAINT' : 'BOUNCE',
+          LastUpdateTime: Date.now() / 1000,
+          ...(body.Attributes ? { Attributes: body.Attributes } : {}),
+        });
         reply(response, 200, {});
       } else if (request.method === 'GET' && url.pathname === PATH) {
         reply(response, 200, list(entries, url.searchParams));

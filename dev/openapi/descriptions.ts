@@ -10,14 +10,20 @@ export type Area = keyof typeof AREAS;
 
 export const TAG_DESCRIPTIONS: Record<Area, string> = {
   audiences: 'Lists of contacts that broadcasts, forms and segments are built on. Deleting an audience keeps its contacts.',
-  contacts: 'The people of an audience: address, name, status (subscribed, unsubscribed, pending, bounced, complained), tags and custom fields. An address is unique per audience, compared case-insensitively.',
-  templates: 'Reusable emails built from components (heading, text, button) and styles, rendered with liquidjs: `{{name}}`, `{{#if name}}…{{/if}}`, `{{name|"default"}}`.',
-  domains: 'Sending domains: the DNS records to publish (DKIM, ownership, SPF, DMARC) and their verification. Mail goes only from domains the account verified itself.',
-  subscriptions: 'The pages of the signed links a recipient gets (`{{unsubscribeUrl}}`, `{{preferencesUrl}}`, `List-Unsubscribe`): no key, the link is the credential and acts only on the address it was sent to.',
-  email: 'Sending: each recipient gets a message of its own. Suppressed addresses (unsubscribed, bounced, complained) are refused per recipient in `failedEmails`.',
+  contacts:
+    'The people of an audience: address, name, status (subscribed, unsubscribed, pending, bounced, complained), tags and custom fields. An address is unique per audience, compared case-insensitively.',
+  templates:
+    'Reusable emails built from components (heading, text, button) and styles, rendered with liquidjs: `{{name}}`, `{{#if name}}…{{/if}}`, `{{name|"default"}}`.',
+  domains:
+    'Sending domains: the DNS records to publish (DKIM, ownership, SPF, DMARC) and their verification. Mail goes only from domains the account verified itself.',
+  subscriptions:
+    'The pages of the signed links a recipient gets (`{{unsubscribeUrl}}`, `{{preferencesUrl}}`, `List-Unsubscribe`): no key, the link is the credential and acts only on the address it was sent to.',
+  email:
+    'Sending: each recipient gets a message of its own. Suppressed addresses (unsubscribed, bounced, complained) are refused per recipient in `failedEmails`.',
   attachments: 'Uploads of files too large to send inline: a pre-signed URL to PUT the file to, referenced in a send by its id.',
   otp: 'One-time codes by email, with a per-recipient window (429 beyond it) and idempotent retries.',
-  transactional: 'One email to one address (receipts, password resets), with idempotent retries; refused only for bounces and complaints, never for an unsubscribe.',
+  transactional:
+    'One email to one address (receipts, password resets), with idempotent retries; refused only for bounces and complaints, never for an unsubscribe.',
   emails: 'The records of sent emails and their delivery status.',
   forms: 'Signup forms: managed with a key, viewed and submitted by anyone once published (hosted page, JSON or HTML form post), with double opt-in.',
   system: 'This description and its reference page.',

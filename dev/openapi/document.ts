@@ -70,7 +70,8 @@ function jsonSchemaOf(schema: v.GenericSchema, components: JsonObject): JsonObje
   for (const [id, definition] of Object.entries($defs)) {
     const name = names.get(id) ?? id;
     const component = toComponentRefs(definition, names);
-    if (name in components && JSON.stringify(components[name]) !== JSON.stringify(component)) throw new Error(`Two different schemas are named ${name}: give one another title`);
+    if (name in components && JSON.stringify(components[name]) !== JSON.stringify(component))
+      throw new Error(`Two different schemas are named ${name}: give one another title`);
     components[name] = component;
   }
   return toComponentRefs(converted, names) as JsonObject;
@@ -84,7 +85,9 @@ function jsonSchemaOf(schema: v.GenericSchema, components: JsonObject): JsonObje
  */
 export function componentName(definition: JsonObject, id: string): string {
   if (typeof definition.title !== 'string') {
-    throw new Error(`A lazy schema needs v.metadata({ title }) to name its component in the API description (definition ${id}: ${JSON.stringify(definition).slice(0, 200)})`);
+    throw new Error(
+      `A lazy schema needs v.metadata({ title }) to name its component in the API description (definition ${id}: ${JSON.stringify(definition).slice(0, 200)})`,
+    );
   }
   return definition.title.replace(/(?:^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, letter: string) => letter.toUpperCase()).replace(/[^A-Za-z0-9]/g, '');
 }
@@ -92,11 +95,13 @@ export function componentName(definition: JsonObject, id: string): string {
 function toComponentRefs(value: unknown, names: ReadonlyMap<string, string>): unknown {
   if (Array.isArray(value)) return value.map((item) => toComponentRefs(item, names));
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => {
-    if (key !== '$ref' || typeof item !== 'string' || !item.startsWith('#/$defs/')) return [key, toComponentRefs(item, names)];
-    const id = item.slice('#/$defs/'.length);
-    return [key, `#/components/schemas/${names.get(id) ?? id}`];
-  }));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      if (key !== '$ref' || typeof item !== 'string' || !item.startsWith('#/$defs/')) return [key, toComponentRefs(item, names)];
+      const id = item.slice('#/$defs/'.length);
+      return [key, `#/components/schemas/${names.get(id) ?? id}`];
+    }),
+  );
 }
 
 /**
@@ -183,7 +188,7 @@ function fieldHints(schemas: RequestSchemas): FieldHints {
  * operations that answer 429 themselves describe their own.
  */
 const STAGE_THROTTLED = {
-  description: 'Too many requests to this deployment: API Gateway\'s stage throttle refused the request before it reached the service. Retry with backoff.',
+  description: "Too many requests to this deployment: API Gateway's stage throttle refused the request before it reached the service. Retry with backoff.",
   content: {
     'application/json': {
       schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
@@ -200,19 +205,28 @@ function responsesOf(route: Endpoint, operation: Endpoint, schemas: RequestSchem
     responses[status] = {
       description: operation.summary,
       headers: headers(Number(status)),
-      content: reply === HTML_PAGE ? HTML_CONTENT : {
-        'application/json': { schema: jsonSchemaOf(reply!, components) },
-        ...(operation.pageStatuses?.includes(Number(status)) ? HTML_CONTENT : {}),
-      },
+      content:
+        reply === HTML_PAGE
+          ? HTML_CONTENT
+          : {
+              'application/json': { schema: jsonSchemaOf(reply!, components) },
+              ...(operation.pageStatuses?.includes(Number(status)) ? HTML_CONTENT : {}),
+            },
     };
   }
   const byStatus = errorCodesByStatus(route, schemas);
   for (const status of operation.pageStatuses ?? []) if (!byStatus.has(status) && !(status in responses)) byStatus.set(status, []);
   const hints = fieldHints(schemas);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const envelope = codes.length > 0
-      ? { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { error: { enum: codes } } }] }, examples: errorExamples(codes, hints) } }
-      : {};
+    const envelope =
+      codes.length > 0
+        ? {
+            'application/json': {
+              schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { properties: { error: { enum: codes } } }] },
+              examples: errorExamples(codes, hints),
+            },
+          }
+        : {};
     responses[String(status)] = {
       description: codes.length > 0 ? codes.join(', ') : 'An HTML page explaining the problem',
       headers: { ...headers(status), ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
@@ -245,7 +259,13 @@ function errorEnvelopeSchema(): JsonObject {
 }
 
 const domain = { default: 'api.example.com', description: 'The `postlane:domainName` of the deployment' };
-const region = { default: 'us-east-1', enum: Object.keys(SERVER_REGIONS), description: Object.entries(SERVER_REGIONS).map(([code, name]) => `${code}: ${name}`).join('; ') };
+const region = {
+  default: 'us-east-1',
+  enum: Object.keys(SERVER_REGIONS),
+  description: Object.entries(SERVER_REGIONS)
+    .map(([code, name]) => `${code}: ${name}`)
+    .join('; '),
+};
 
 /** The whole document of the given routes, each its endpoint's contract. */
 export function buildDocument(version: string, routes: readonly Endpoint[] = ROUTES): JsonObject {
@@ -265,7 +285,11 @@ export function buildDocument(version: string, routes: readonly Endpoint[] = ROU
         description: operation.description,
         ...(route.auth === 'public' ? { security: [] } : {}),
         ...(parameters.length > 0 ? { parameters } : {}),
-        ...(schemas.body ? { requestBody: requestBodyOf(route, operation, schemas.body, components) } : FORM_POST_BODIES[handler] ? { requestBody: FORM_POST_BODIES[handler] } : {}),
+        ...(schemas.body
+          ? { requestBody: requestBodyOf(route, operation, schemas.body, components) }
+          : FORM_POST_BODIES[handler]
+            ? { requestBody: FORM_POST_BODIES[handler] }
+            : {}),
         responses: responsesOf(route, operation, schemas, components),
       },
     };
@@ -279,13 +303,18 @@ export function buildDocument(version: string, routes: readonly Endpoint[] = ROU
       contact: { name: 'The operators of this deployment' },
       // The project is not published under a license (package.json is private).
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-      description: 'Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers, except 401, 403 and 413, which are answered before the request is counted. Every GET also answers HEAD (the same status and headers, no body). The public form view and submit answer CORS preflights (OPTIONS) and carry Access-Control-Allow-Origin for the deployment\'s allowed origins (any by default), never with credentials; keyed operations answer no preflight. The deployment throttles each stage (429 beyond it), tighter on public operations.',
+      description:
+        "Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers, except 401, 403 and 413, which are answered before the request is counted. Every GET also answers HEAD (the same status and headers, no body). The public form view and submit answer CORS preflights (OPTIONS) and carry Access-Control-Allow-Origin for the deployment's allowed origins (any by default), never with credentials; keyed operations answer no preflight. The deployment throttles each stage (429 beyond it), tighter on public operations.",
     },
     // The custom domain (README, Deploying: `postlane:domainName`) answers on one latency-routed name and on one name per region.
     servers: [
       { url: 'https://{domain}', description: 'The nearest region, behind your custom domain', variables: { domain } },
       { url: 'https://{region}.{domain}', description: 'One region, behind your custom domain', variables: { region, domain } },
-      { url: 'https://{apiId}.execute-api.{region}.amazonaws.com', description: "One region at its API Gateway address (the stack's output)", variables: { apiId: { default: 'abc123defg', description: 'The HTTP API id' }, region } },
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+        description: "One region at its API Gateway address (the stack's output)",
+        variables: { apiId: { default: 'abc123defg', description: 'The HTTP API id' }, region },
+      },
       LOCAL_SERVER,
     ],
     security: [{ apiKey: [] }],
@@ -304,7 +333,11 @@ export function buildDocument(version: string, routes: readonly Endpoint[] = ROU
       responses: { StageThrottled: STAGE_THROTTLED },
       examples: sharedErrorExamples(allCodes),
       schemas: {
-        ...Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b)).map(([name, schema]) => [name, described(name, schema as JsonObject)])),
+        ...Object.fromEntries(
+          Object.entries(components)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([name, schema]) => [name, described(name, schema as JsonObject)]),
+        ),
         ErrorCode: { type: 'string', description: COMPONENT_DESCRIPTIONS.ErrorCode, enum: allCodes },
         ErrorEnvelope: errorEnvelopeSchema(),
       },

@@ -79,7 +79,10 @@ type ExampleObject = { summary: string; value: Record<string, unknown> };
 function exampleOf(code: ErrorCode, hints: FieldHints): ExampleObject {
   const entry = EXAMPLES[code];
   const { message, field, retryAfter, fields } = typeof entry === 'function' ? entry(hints) : entry;
-  return { summary: code, value: { ...fields, success: false, error: code, message, ...(field === undefined ? {} : { field }), ...(retryAfter === undefined ? {} : { retryAfter }) } };
+  return {
+    summary: code,
+    value: { ...fields, success: false, error: code, message, ...(field === undefined ? {} : { field }), ...(retryAfter === undefined ? {} : { retryAfter }) },
+  };
 }
 
 /**
@@ -89,7 +92,9 @@ function exampleOf(code: ErrorCode, hints: FieldHints): ExampleObject {
  * `errorExamples(['CONTACT_NOT_FOUND'], {})` gives `{CONTACT_NOT_FOUND: {$ref: '#/components/examples/CONTACT_NOT_FOUND'}}`.
  */
 export function errorExamples(codes: readonly ErrorCode[], hints: FieldHints): Record<string, ExampleObject | { $ref: string }> {
-  return Object.fromEntries(codes.map((code) => [code, typeof EXAMPLES[code] === 'function' ? exampleOf(code, hints) : { $ref: `#/components/examples/${code}` }]));
+  return Object.fromEntries(
+    codes.map((code) => [code, typeof EXAMPLES[code] === 'function' ? exampleOf(code, hints) : { $ref: `#/components/examples/${code}` }]),
+  );
 }
 
 /** `components.examples`: the examples errorExamples refers to, for the given codes. */

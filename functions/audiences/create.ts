@@ -3,5 +3,4 @@ import { created } from '#shared/http/reply.ts';
 import { createAudience } from '#shared/domain/audiences.ts';
 import { audiences } from './contract.ts';
 
-export const handler = endpoint(audiences.create, async ({ principal, body, now }) =>
-  created(await createAudience(principal.accountId, body, now)));
+export const handler = endpoint(audiences.create, async ({ principal, body, now }) => created(await createAudience(principal.accountId, body, now)));

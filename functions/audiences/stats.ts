@@ -4,4 +4,5 @@ import { getAudienceStats } from '#shared/domain/audiences.ts';
 import { audiences } from './contract.ts';
 
 export const handler = endpoint(audiences.stats, async ({ principal, params, now }) =>
-  ok({ data: await getAudienceStats(principal.accountId, params.id!, now) }));
+  ok({ data: await getAudienceStats(principal.accountId, params.id!, now) }),
+);

@@ -4,4 +4,5 @@ import { updateAudience } from '#shared/domain/audiences.ts';
 import { audiences } from './contract.ts';
 
 export const handler = endpoint(audiences.update, async ({ principal, params, body, now }) =>
-  ok({ data: await updateAudience(principal.accountId, params.id!, body, now) }));
+  ok({ data: await updateAudience(principal.accountId, params.id!, body, now) }),
+);

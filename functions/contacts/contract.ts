@@ -1,5 +1,14 @@
 import { defineArea, KEYED } from '#shared/http/contract.ts';
-import { bulkImportBody, contactByEmailQuery, contactListItemSchema, contactSchema, createContactBody, importResultReply, listContactsQuery, updateContactBody } from '#shared/schemas/contacts.ts';
+import {
+  bulkImportBody,
+  contactByEmailQuery,
+  contactListItemSchema,
+  contactSchema,
+  createContactBody,
+  importResultReply,
+  listContactsQuery,
+  updateContactBody,
+} from '#shared/schemas/contacts.ts';
 import { dataReply, deletedReply, listReply } from '#shared/schemas/replies.ts';
 
 /** 1,000 contacts with custom fields; Lambda refuses synchronous payloads over 6 MB. */
@@ -7,7 +16,10 @@ const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 export const contacts = defineArea('contacts', {
   create: {
-    method: 'POST', path: '/api/contacts', ...KEYED, table: ['PutItem', 'UpdateItem', 'ConditionCheckItem'],
+    method: 'POST',
+    path: '/api/contacts',
+    ...KEYED,
+    table: ['PutItem', 'UpdateItem', 'ConditionCheckItem'],
     request: { body: createContactBody },
     responses: { 201: dataReply(contactSchema) },
     errors: ['AUDIENCE_NOT_FOUND', 'CONTACT_EXISTS', 'CONFLICT'],
@@ -16,15 +28,23 @@ export const contacts = defineArea('contacts', {
     example: { email: 'ada@example.com', audienceId: 'aud_0BqM3xYfZk2T', firstName: 'Ada', tags: ['beta'], customFields: { plan: 'pro' } },
   },
   list: {
-    method: 'GET', path: '/api/contacts', ...KEYED, table: ['Query', 'GetItem'],
+    method: 'GET',
+    path: '/api/contacts',
+    ...KEYED,
+    table: ['Query', 'GetItem'],
     request: { query: listContactsQuery },
     responses: { 200: listReply('contacts', contactListItemSchema) },
     errors: ['AUDIENCE_NOT_FOUND'],
     summary: 'List contacts, filtered by audience, status, tag or search',
-    description: 'One page of contacts, newest first. `search` matches a case-insensitive part of the address, first or last name; a page past the end is empty with the right `total` and `pages`.',
+    description:
+      'One page of contacts, newest first. `search` matches a case-insensitive part of the address, first or last name; a page past the end is empty with the right `total` and `pages`.',
   },
   bulkImport: {
-    method: 'POST', path: '/api/contacts/bulk', ...KEYED, table: ['BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], maxBodyBytes: BULK_MAX_BODY_BYTES,
+    method: 'POST',
+    path: '/api/contacts/bulk',
+    ...KEYED,
+    table: ['BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'],
+    maxBodyBytes: BULK_MAX_BODY_BYTES,
     request: { body: bulkImportBody },
     responses: { 200: importResultReply },
     errors: ['AUDIENCE_NOT_FOUND', 'CONFLICT'],
@@ -33,7 +53,11 @@ export const contacts = defineArea('contacts', {
     example: { audienceId: 'aud_0BqM3xYfZk2T', contacts: [{ email: 'ada@example.com', firstName: 'Ada' }], skipDuplicates: true },
   },
   getByEmail: {
-    method: 'GET', path: '/api/contacts/email/{email}', ...KEYED, table: ['GetItem'], params: { email: 'contactEmail' },
+    method: 'GET',
+    path: '/api/contacts/email/{email}',
+    ...KEYED,
+    table: ['GetItem'],
+    params: { email: 'contactEmail' },
     request: { query: contactByEmailQuery },
     responses: { 200: dataReply(contactSchema) },
     errors: ['CONTACT_NOT_FOUND', 'AUDIENCE_NOT_FOUND'],
@@ -41,7 +65,11 @@ export const contacts = defineArea('contacts', {
     description: 'The address is compared case-insensitively; `audienceId` is required, since one address may be a contact of several audiences.',
   },
   get: {
-    method: 'GET', path: '/api/contacts/{id}', ...KEYED, table: ['GetItem'], params: { id: 'contact' },
+    method: 'GET',
+    path: '/api/contacts/{id}',
+    ...KEYED,
+    table: ['GetItem'],
+    params: { id: 'contact' },
     request: {},
     responses: { 200: dataReply(contactSchema) },
     errors: ['CONTACT_NOT_FOUND'],
@@ -49,7 +77,11 @@ export const contacts = defineArea('contacts', {
     description: 'The contact with its tags and custom fields; a contact of another account is answered as unknown.',
   },
   update: {
-    method: 'PATCH', path: '/api/contacts/{id}', ...KEYED, table: ['GetItem', 'PutItem', 'UpdateItem'], params: { id: 'contact' },
+    method: 'PATCH',
+    path: '/api/contacts/{id}',
+    ...KEYED,
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
+    params: { id: 'contact' },
     request: { body: updateContactBody },
     responses: { 200: dataReply(contactSchema) },
     errors: ['CONTACT_NOT_FOUND', 'CONFLICT'],
@@ -58,11 +90,15 @@ export const contacts = defineArea('contacts', {
     example: { status: 'unsubscribed', tags: ['beta', 'vip'] },
   },
   delete: {
-    method: 'DELETE', path: '/api/contacts/{id}', ...KEYED, table: ['GetItem', 'DeleteItem', 'UpdateItem'], params: { id: 'contact' },
+    method: 'DELETE',
+    path: '/api/contacts/{id}',
+    ...KEYED,
+    table: ['GetItem', 'DeleteItem', 'UpdateItem'],
+    params: { id: 'contact' },
     request: {},
     responses: { 200: deletedReply },
     errors: ['CONTACT_NOT_FOUND', 'CONFLICT'],
     summary: 'Delete a contact permanently',
-    description: 'The contact is removed and its audience\'s counts drop at once.',
+    description: "The contact is removed and its audience's counts drop at once.",
   },
 });

@@ -3,5 +3,4 @@ import { ok } from '#shared/http/reply.ts';
 import { listContacts } from '#shared/domain/contacts.ts';
 import { contacts } from './contract.ts';
 
-export const handler = endpoint(contacts.list, async ({ principal, query }) =>
-  ok({ ...(await listContacts(principal.accountId, query)) }));
+export const handler = endpoint(contacts.list, async ({ principal, query }) => ok({ ...(await listContacts(principal.accountId, query)) }));

@@ -4,4 +4,5 @@ import { updateContact } from '#shared/domain/contacts.ts';
 import { contacts } from './contract.ts';
 
 export const handler = endpoint(contacts.update, async ({ principal, params, body, now }) =>
-  ok({ data: await updateContact(principal.accountId, params.id!, body, now) }));
+  ok({ data: await updateContact(principal.accountId, params.id!, body, now) }),
+);

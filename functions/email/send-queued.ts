@@ -10,11 +10,15 @@ import { inRegionScope } from '#shared/data/regions.ts';
  */
 export const handler = (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> =>
   withLogContext({ lambdaRequestId: context?.awsRequestId }, async () => {
-    const settled = await inRegionScope(() => sendQueuedMessages(event.Records.map((record) => ({
-      messageId: record.messageId,
-      body: record.body,
-      receives: Number(record.attributes.ApproximateReceiveCount),
-      receiptHandle: record.receiptHandle,
-    }))));
+    const settled = await inRegionScope(() =>
+      sendQueuedMessages(
+        event.Records.map((record) => ({
+          messageId: record.messageId,
+          body: record.body,
+          receives: Number(record.attributes.ApproximateReceiveCount),
+          receiptHandle: record.receiptHandle,
+        })),
+      ),
+    );
     return { batchItemFailures: event.Records.filter((_record, index) => settled[index] === 'again').map((record) => ({ itemIdentifier: record.messageId })) };
   });

@@ -5,7 +5,11 @@ import { dataReply } from '#shared/schemas/replies.ts';
 export const emails = defineArea('emails', {
   get: {
     // Reading records is not sending: decisions give `sending` keys the three send endpoints only.
-    method: 'GET', path: '/api/emails/{id}', ...KEYED, table: ['GetItem'], params: { id: 'email' },
+    method: 'GET',
+    path: '/api/emails/{id}',
+    ...KEYED,
+    table: ['GetItem'],
+    params: { id: 'email' },
     request: {},
     responses: { 200: dataReply(emailSchema) },
     errors: ['EMAIL_NOT_FOUND'],

@@ -4,4 +4,5 @@ import { updateForm } from '#shared/domain/forms.ts';
 import { forms } from './contract.ts';
 
 export const handler = endpoint(forms.update, async ({ principal, params, body, now }) =>
-  ok({ data: await updateForm(principal.accountId, params.id!, body, now) }));
+  ok({ data: await updateForm(principal.accountId, params.id!, body, now) }),
+);

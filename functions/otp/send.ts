@@ -4,5 +4,4 @@ import { sendOtp } from '#shared/domain/otp.ts';
 import { otp } from './contract.ts';
 
 /** Serves POST /api/otp/send and its alias POST /api/otp. */
-export const handler = endpoint(otp.send, async ({ principal, body, now }) =>
-  idempotentOk(await sendOtp(body, { principal, now })));
+export const handler = endpoint(otp.send, async ({ principal, body, now }) => idempotentOk(await sendOtp(body, { principal, now })));

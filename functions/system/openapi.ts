@@ -5,5 +5,8 @@ import { publicBase } from '#shared/domain/public-urls.ts';
 import document from '../../docs/openapi.json' with { type: 'json' };
 import { system } from './contract.ts';
 
-export const handler = publicEndpoint(system.openapi, async () =>
-  ({ status: 200 as const, body: servedDocument(document, publicBase()), headers: { 'Cache-Control': 'public, max-age=300' } }));
+export const handler = publicEndpoint(system.openapi, async () => ({
+  status: 200 as const,
+  body: servedDocument(document, publicBase()),
+  headers: { 'Cache-Control': 'public, max-age=300' },
+}));

@@ -3,5 +3,4 @@ import { ok } from '#shared/http/reply.ts';
 import { listTemplates } from '#shared/domain/templates.ts';
 import { templates } from './contract.ts';
 
-export const handler = endpoint(templates.list, async ({ principal, query }) =>
-  ok({ ...(await listTemplates(principal.accountId, query)) }));
+export const handler = endpoint(templates.list, async ({ principal, query }) => ok({ ...(await listTemplates(principal.accountId, query)) }));

@@ -4,4 +4,5 @@ import { previewTemplate } from '#shared/domain/templates.ts';
 import { templates } from './contract.ts';
 
 export const handler = endpoint(templates.render, async ({ principal, params, body, now }) =>
-  ok({ ...(await previewTemplate(principal.accountId, params.id!, body.variables, now)) }));
+  ok({ ...(await previewTemplate(principal.accountId, params.id!, body.variables, now)) }),
+);

@@ -3,12 +3,22 @@ import { singleSendResultReply, transactionalSendBody } from '#shared/schemas/se
 
 export const transactional = defineArea('transactional', {
   send: {
-    method: 'POST', path: '/api/transactional/send', ...SENDING, table: SINGLE_SEND_TABLE_ACTIONS,
+    method: 'POST',
+    path: '/api/transactional/send',
+    ...SENDING,
+    table: SINGLE_SEND_TABLE_ACTIONS,
     request: { body: transactionalSendBody },
     responses: { 200: singleSendResultReply },
     errors: SEND_ERRORS,
     summary: 'Send one transactional email',
-    description: 'One message to one address, from `content` or a `templateId` with `variables`; only bounces and complaints stop it, never an unsubscribe. An `idempotencyKey` makes a retry answer the first send again.',
-    example: { to: 'ada@example.com', from: 'hello@example.com', subject: 'Your receipt', content: '<p>Thanks for your order.</p>', idempotencyKey: 'order-1234' },
+    description:
+      'One message to one address, from `content` or a `templateId` with `variables`; only bounces and complaints stop it, never an unsubscribe. An `idempotencyKey` makes a retry answer the first send again.',
+    example: {
+      to: 'ada@example.com',
+      from: 'hello@example.com',
+      subject: 'Your receipt',
+      content: '<p>Thanks for your order.</p>',
+      idempotencyKey: 'order-1234',
+    },
   },
 });

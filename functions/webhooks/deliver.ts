@@ -9,6 +9,9 @@ import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
  */
 export const handler = (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> =>
   withLogContext({ lambdaRequestId: context?.awsRequestId }, async () => {
-    const again = await deliverWebhookBatch(event.Records.map(({ messageId, body }) => ({ messageId, body })), Date.now());
+    const again = await deliverWebhookBatch(
+      event.Records.map(({ messageId, body }) => ({ messageId, body })),
+      Date.now(),
+    );
     return { batchItemFailures: again.map((itemIdentifier) => ({ itemIdentifier })) };
   });

@@ -18,6 +18,4 @@ type ProviderInit = Parameters<typeof fromEnv>[0] & Parameters<typeof fromHttp>[
 
 /** The name and shape the SDK clients import from `@aws-sdk/credential-provider-node`. */
 export const defaultProvider = (init: ProviderInit = {}) =>
-  process.env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI || process.env.AWS_CONTAINER_CREDENTIALS_FULL_URI
-    ? fromHttp(init)
-    : fromEnv(init);
+  process.env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI || process.env.AWS_CONTAINER_CREDENTIALS_FULL_URI ? fromHttp(init) : fromEnv(init);

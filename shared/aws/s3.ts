@@ -79,14 +79,24 @@ function objectRequest(location: S3Location, method: string, headers: Record<str
   if (location.endpoint) {
     const url = new URL(location.endpoint);
     return {
-      method, protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}),
-      path: `${url.pathname.replace(/\/$/, '')}/${escapeUri(location.bucket)}/${key}`, query: {}, headers: { host: url.host, ...headers },
+      method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: `${url.pathname.replace(/\/$/, '')}/${escapeUri(location.bucket)}/${key}`,
+      query: {},
+      headers: { host: url.host, ...headers },
     };
   }
   const pathStyle = location.bucket.includes('.');
   const hostname = pathStyle ? `s3.${location.region}.amazonaws.com` : `${location.bucket}.s3.${location.region}.amazonaws.com`;
   return {
-    method, protocol: 'https:', hostname, path: pathStyle ? `/${location.bucket}/${key}` : `/${key}`, query: {}, headers: { host: hostname, ...headers },
+    method,
+    protocol: 'https:',
+    hostname,
+    path: pathStyle ? `/${location.bucket}/${key}` : `/${key}`,
+    query: {},
+    headers: { host: hostname, ...headers },
   };
 }
 
@@ -154,7 +164,11 @@ export async function presignPut(location: S3Location, put: PresignedPut): Promi
 
 export class S3RequestError extends Error {
   override readonly name = 'S3RequestError';
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -164,15 +178,18 @@ const keepAlive = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAg
 function send(request: HttpRequest): Promise<IncomingMessage> {
   const https = request.protocol === 'https:';
   return new Promise((resolve, reject) => {
-    const outgoing = (https ? httpsRequest : httpRequest)({
-      method: request.method,
-      hostname: request.hostname,
-      ...(request.port ? { port: request.port } : {}),
-      path: request.path,
-      headers: request.headers,
-      agent: https ? keepAlive.https : keepAlive.http,
-      timeout: 10_000,
-    }, resolve);
+    const outgoing = (https ? httpsRequest : httpRequest)(
+      {
+        method: request.method,
+        hostname: request.hostname,
+        ...(request.port ? { port: request.port } : {}),
+        path: request.path,
+        headers: request.headers,
+        agent: https ? keepAlive.https : keepAlive.http,
+        timeout: 10_000,
+      },
+      resolve,
+    );
     outgoing.on('timeout', () => outgoing.destroy(new S3RequestError(504, 'RequestTimeout', 'S3 did not answer within 10 seconds')));
     outgoing.on('error', reject);
     outgoing.end(request.body as Uint8Array | undefined);

@@ -31,21 +31,26 @@ export function toAccount(item: Record<string, unknown>): AccountRecord {
     plan: item.plan as Plan,
     ...(typeof item.quotaOverride === 'number' ? { quotaOverride: item.quotaOverride } : {}),
     // Accounts made before home regions live in the deployment's first region.
-    region: typeof item[HOME_REGION_ATTRIBUTE] === 'string' ? item[HOME_REGION_ATTRIBUTE] as string : DEFAULT_HOME_REGION,
+    region: typeof item[HOME_REGION_ATTRIBUTE] === 'string' ? (item[HOME_REGION_ATTRIBUTE] as string) : DEFAULT_HOME_REGION,
     createdAt: item.createdAt as string,
   };
 }
 
 export async function putAccount(account: AccountRecord): Promise<void> {
-  await db.send(new PutCommand({
-    TableName: tableName,
-    Item: { ...accountKey(account.accountId), entity: 'account', ...account, [AUDIENCE_COUNT_ATTRIBUTE]: 0 },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  }));
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...accountKey(account.accountId), entity: 'account', ...account, [AUDIENCE_COUNT_ATTRIBUTE]: 0 },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
 }
 
 /** `consistent`: read in the account's home replica, for a check that guards a write (an operator's, a key's creation). */
-export async function getAccount(accountId: string, options: { consistent?: boolean } = {}): Promise<(AccountRecord & { audienceCount: number; templateCount: number }) | undefined> {
+export async function getAccount(
+  accountId: string,
+  options: { consistent?: boolean } = {},
+): Promise<(AccountRecord & { audienceCount: number; templateCount: number }) | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: accountKey(accountId), ...(options.consistent ? { ConsistentRead: true } : {}) }));
   return Item
     ? { ...toAccount(Item), audienceCount: Number(Item[AUDIENCE_COUNT_ATTRIBUTE] ?? 0), templateCount: Number(Item[TEMPLATE_COUNT_ATTRIBUTE] ?? 0) }

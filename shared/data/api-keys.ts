@@ -39,21 +39,20 @@ function toApiKey(item: Record<string, unknown>): ApiKeyRecord {
 }
 
 export async function putApiKey(key: ApiKeyRecord): Promise<void> {
-  await db.send(new PutCommand({
-    TableName: tableName,
-    Item: { ...apiKeyKey(key.accountId, key.keyId), entity: 'apiKey', ...key },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  }));
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...apiKeyKey(key.accountId, key.keyId), entity: 'apiKey', ...key },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
 }
 
 /**
  * The key and its account in one strongly consistent round trip: a key revoked
  * or disabled a moment ago is refused on the very next request.
  */
-export async function getApiKeyWithAccount(
-  accountId: string,
-  keyId: string,
-): Promise<{ key: ApiKeyRecord; account: AccountRecord } | undefined> {
+export async function getApiKeyWithAccount(accountId: string, keyId: string): Promise<{ key: ApiKeyRecord; account: AccountRecord } | undefined> {
   const wanted = [apiKeyKey(accountId, keyId), accountKey(accountId)];
   const items = await batchGetAll(wanted);
   const keyItem = items.find((item) => item.sk === wanted[0]!.sk);
@@ -84,13 +83,15 @@ export function setApiKeyFlag(accountId: string, keyId: string, flag: 'disabled'
 export async function touchApiKey(accountId: string, keyId: string, now: Date): Promise<void> {
   const staleBefore = new Date(now.getTime() - 60_000).toISOString();
   try {
-    await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: apiKeyKey(accountId, keyId),
-      UpdateExpression: 'SET lastUsedAt = :now',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :staleBefore)',
-      ExpressionAttributeValues: { ':now': now.toISOString(), ':staleBefore': staleBefore },
-    }));
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: apiKeyKey(accountId, keyId),
+        UpdateExpression: 'SET lastUsedAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :staleBefore)',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':staleBefore': staleBefore },
+      }),
+    );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }

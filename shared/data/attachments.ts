@@ -41,11 +41,13 @@ function toRecord(item: Record<string, unknown>): AttachmentRecord {
 }
 
 export async function putAttachmentRecord(accountId: string, record: AttachmentRecord): Promise<void> {
-  await db.send(new PutCommand({
-    TableName: tableName,
-    Item: { ...attachmentKey(accountId, record.attachmentId), entity: 'attachment', ...record },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  }));
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...attachmentKey(accountId, record.attachmentId), entity: 'attachment', ...record },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
 }
 
 /** The record, unless unknown or expired (TTL deletes up to 48 hours late). */

@@ -106,7 +106,14 @@ export async function insertAudience(accountId: string, audience: AudienceRecord
     {
       Put: {
         TableName: tableName,
-        Item: { ...countersKey(accountId, audience.audienceId), entity: 'audienceCounters', audienceId: audience.audienceId, count: 0, ...zeroCounts, growth: {} },
+        Item: {
+          ...countersKey(accountId, audience.audienceId),
+          entity: 'audienceCounters',
+          audienceId: audience.audienceId,
+          count: 0,
+          ...zeroCounts,
+          growth: {},
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -155,14 +162,16 @@ export async function listAudiences(accountId: string, offset: number, limit: nu
   const profiles: AudienceRecord[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await db.send(new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': audienceKey(accountId, '').pk },
-      ScanIndexForward: false,
-      Limit: offset + limit - profiles.length,
-      ExclusiveStartKey: startKey,
-    }));
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': audienceKey(accountId, '').pk },
+        ScanIndexForward: false,
+        Limit: offset + limit - profiles.length,
+        ExclusiveStartKey: startKey,
+      }),
+    );
     profiles.push(...(page.Items ?? []).map(toAudience));
     startKey = page.LastEvaluatedKey;
   } while (startKey && profiles.length < offset + limit);
@@ -196,15 +205,17 @@ export async function updateAudience(
     values[':description'] = changes.description;
   }
   try {
-    const { Attributes } = await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: audienceKey(accountId, audienceId),
-      UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ...(changes.name !== undefined ? { ExpressionAttributeNames: names } : {}),
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
-    }));
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: audienceKey(accountId, audienceId),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ...(changes.name !== undefined ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
     return toAudience(Attributes!);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;

@@ -53,30 +53,34 @@ function chunked<T>(items: readonly T[], size: number): T[][] {
 export async function batchGetAll(requested: readonly Key[]): Promise<Record<string, unknown>[]> {
   // BatchGetItem refuses a request that names one key twice.
   const keys = [...new Map(requested.map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
-  const results = await Promise.all(chunked(keys, BATCH_GET_LIMIT).map(async (chunk) => {
-    const found: Record<string, unknown>[] = [];
-    let wanted: Record<string, unknown>[] | undefined = chunk;
-    for (let attempt = 0; wanted && wanted.length > 0; attempt++) {
-      if (attempt > UNPROCESSED_RETRIES) throw new BatchIncompleteError('BatchGetItem', wanted.length);
-      if (attempt > 0) await sleep(jitteredBackoff(attempt));
-      const response: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: wanted, ConsistentRead: true } } }));
-      found.push(...(response.Responses?.[tableName] ?? []));
-      wanted = response.UnprocessedKeys?.[tableName]?.Keys;
-    }
-    return found;
-  }));
+  const results = await Promise.all(
+    chunked(keys, BATCH_GET_LIMIT).map(async (chunk) => {
+      const found: Record<string, unknown>[] = [];
+      let wanted: Record<string, unknown>[] | undefined = chunk;
+      for (let attempt = 0; wanted && wanted.length > 0; attempt++) {
+        if (attempt > UNPROCESSED_RETRIES) throw new BatchIncompleteError('BatchGetItem', wanted.length);
+        if (attempt > 0) await sleep(jitteredBackoff(attempt));
+        const response: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: wanted, ConsistentRead: true } } }));
+        found.push(...(response.Responses?.[tableName] ?? []));
+        wanted = response.UnprocessedKeys?.[tableName]?.Keys;
+      }
+      return found;
+    }),
+  );
   return results.flat();
 }
 
 /** Puts and deletes, 25 per call, calls in parallel; every one applied when it returns. */
 export async function batchWriteAll(requests: readonly WriteRequest[]): Promise<void> {
-  await Promise.all(chunked(requests, BATCH_WRITE_LIMIT).map(async (chunk) => {
-    let pending: WriteRequest[] | undefined = chunk;
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > UNPROCESSED_RETRIES) throw new BatchIncompleteError('BatchWriteItem', pending.length);
-      if (attempt > 0) await sleep(jitteredBackoff(attempt));
-      const response: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = response.UnprocessedItems?.[tableName];
-    }
-  }));
+  await Promise.all(
+    chunked(requests, BATCH_WRITE_LIMIT).map(async (chunk) => {
+      let pending: WriteRequest[] | undefined = chunk;
+      for (let attempt = 0; pending && pending.length > 0; attempt++) {
+        if (attempt > UNPROCESSED_RETRIES) throw new BatchIncompleteError('BatchWriteItem', pending.length);
+        if (attempt > 0) await sleep(jitteredBackoff(attempt));
+        const response: BatchWriteCommandOutput = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+        pending = response.UnprocessedItems?.[tableName];
+      }
+    }),
+  );
 }

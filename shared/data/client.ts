@@ -37,10 +37,17 @@ export interface Replica {
   documents: DynamoDBDocumentClient;
 }
 
-const replicas = new Map<string, Replica>([[config.AWS_REGION, { region: config.AWS_REGION, client: dynamo, documents: DynamoDBDocumentClient.from(dynamo, DOCUMENT_OPTIONS) }]]);
+const replicas = new Map<string, Replica>([
+  [config.AWS_REGION, { region: config.AWS_REGION, client: dynamo, documents: DynamoDBDocumentClient.from(dynamo, DOCUMENT_OPTIONS) }],
+]);
 
 /** Locally one DynamoDB Local holds a table per simulated region (DYNAMODB_REPLICA_TABLES); in AWS the name is the same everywhere. */
-const LOCAL_REPLICA_TABLES = new Map((config.DYNAMODB_REPLICA_TABLES ?? '').split(',').filter((entry) => entry.includes('=')).map((entry) => entry.split('=').map((part) => part.trim()) as [string, string]));
+const LOCAL_REPLICA_TABLES = new Map(
+  (config.DYNAMODB_REPLICA_TABLES ?? '')
+    .split(',')
+    .filter((entry) => entry.includes('='))
+    .map((entry) => entry.split('=').map((part) => part.trim()) as [string, string]),
+);
 
 /** The replica in `region`, its client made on first use. */
 export function replicaFor(region: string): Replica {
@@ -48,12 +55,16 @@ export function replicaFor(region: string): Replica {
   if (!replica) {
     const client = new DynamoDBClient({ ...awsConnection(config.DYNAMODB_ENDPOINT), region, maxAttempts: 4 });
     const localTable = LOCAL_REPLICA_TABLES.get(region);
-    if (localTable) client.middlewareStack.add((next) => async (args) => {
-      renameTables(args.input as Record<string, any>, tableName, localTable);
-      const result = await next(args);
-      renameTables(result.output as Record<string, any>, localTable, tableName);
-      return result;
-    }, { step: 'initialize', priority: 'high', name: 'localReplicaTable' });
+    if (localTable)
+      client.middlewareStack.add(
+        (next) => async (args) => {
+          renameTables(args.input as Record<string, any>, tableName, localTable);
+          const result = await next(args);
+          renameTables(result.output as Record<string, any>, localTable, tableName);
+          return result;
+        },
+        { step: 'initialize', priority: 'high', name: 'localReplicaTable' },
+      );
     replica = { region, client, documents: DynamoDBDocumentClient.from(client, DOCUMENT_OPTIONS) };
     replicas.set(region, replica);
   }
@@ -64,7 +75,8 @@ export function replicaFor(region: string): Replica {
 function renameTables(message: Record<string, any> | undefined, from: string, to: string): void {
   if (!message) return;
   if (message.TableName === from) message.TableName = to;
-  for (const item of message.TransactItems ?? []) for (const operation of Object.values(item) as Record<string, unknown>[]) if (operation.TableName === from) operation.TableName = to;
+  for (const item of message.TransactItems ?? [])
+    for (const operation of Object.values(item) as Record<string, unknown>[]) if (operation.TableName === from) operation.TableName = to;
   for (const map of ['RequestItems', 'Responses', 'UnprocessedKeys', 'UnprocessedItems'] as const) {
     if (message[map]?.[from] === undefined) continue;
     message[map][to] = message[map][from];
@@ -77,10 +89,16 @@ type Command = { input: Record<string, any> };
 /** Writes, and reads strongly consistent, which is how the code reads what guards a write. */
 function writesOrGuards(command: Command): boolean {
   const { input } = command;
-  return command instanceof PutCommand || command instanceof UpdateCommand || command instanceof DeleteCommand
-    || command instanceof TransactWriteCommand || command instanceof BatchWriteCommand || command instanceof TransactGetCommand
-    || input.ConsistentRead === true
-    || (command instanceof BatchGetCommand && Object.values(input.RequestItems ?? {}).some((request: any) => request.ConsistentRead === true));
+  return (
+    command instanceof PutCommand ||
+    command instanceof UpdateCommand ||
+    command instanceof DeleteCommand ||
+    command instanceof TransactWriteCommand ||
+    command instanceof BatchWriteCommand ||
+    command instanceof TransactGetCommand ||
+    input.ConsistentRead === true ||
+    (command instanceof BatchGetCommand && Object.values(input.RequestItems ?? {}).some((request: any) => request.ConsistentRead === true))
+  );
 }
 
 const ACCOUNT_IN_KEY = /^(acc_[0-9A-Za-z]+)(?:#|$)/;
@@ -93,7 +111,7 @@ function accountOf(input: Record<string, any>): string | undefined {
     if (Array.isArray(request)) for (const write of request) keys.push(write.PutRequest?.Item?.pk, write.DeleteRequest?.Key?.pk);
     else for (const key of request.Keys ?? []) keys.push(key.pk);
   }
-  const accounts = new Set(keys.flatMap((key) => (typeof key === 'string' ? ACCOUNT_IN_KEY.exec(key)?.[1] ?? [] : [])));
+  const accounts = new Set(keys.flatMap((key) => (typeof key === 'string' ? (ACCOUNT_IN_KEY.exec(key)?.[1] ?? []) : [])));
   if (accounts.size > 1) throw new Error(`One DynamoDB call names the items of ${accounts.size} accounts; each account has its own home region`);
   return [...accounts][0];
 }
@@ -106,9 +124,16 @@ function accountOf(input: Record<string, any>): string | undefined {
 async function lookUpHome(accountId: string): Promise<string> {
   const local = localRegion();
   for (const region of [local, ...DEPLOYMENT_REGIONS.filter((other) => other !== local)]) {
-    const { Item } = await replicaFor(region).documents.send(new GetCommand({ TableName: tableName, Key: accountKey(accountId), ProjectionExpression: '#region', ExpressionAttributeNames: { '#region': HOME_REGION_ATTRIBUTE } }));
+    const { Item } = await replicaFor(region).documents.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: accountKey(accountId),
+        ProjectionExpression: '#region',
+        ExpressionAttributeNames: { '#region': HOME_REGION_ATTRIBUTE },
+      }),
+    );
     if (!Item) continue;
-    const home = typeof Item[HOME_REGION_ATTRIBUTE] === 'string' ? Item[HOME_REGION_ATTRIBUTE] as string : DEFAULT_HOME_REGION;
+    const home = typeof Item[HOME_REGION_ATTRIBUTE] === 'string' ? (Item[HOME_REGION_ATTRIBUTE] as string) : DEFAULT_HOME_REGION;
     rememberHome(accountId, home);
     return home;
   }
@@ -121,7 +146,7 @@ async function replicaOf(command: Command): Promise<Replica> {
   if (!routesToHome() || !writesOrGuards(command)) return replicaFor(local);
   const accountId = accountOf(command.input);
   if (!accountId) return replicaFor(local);
-  return replicaFor(knownHome(accountId) ?? await lookUpHome(accountId));
+  return replicaFor(knownHome(accountId) ?? (await lookUpHome(accountId)));
 }
 
 /**
@@ -164,8 +189,8 @@ export async function transactWrite(items: TransactItems): Promise<void> {
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
-      const onlyConflicts = reasons.some((code) => code === 'TransactionConflict')
-        && reasons.every((code) => code === 'TransactionConflict' || code === 'None');
+      const onlyConflicts =
+        reasons.some((code) => code === 'TransactionConflict') && reasons.every((code) => code === 'TransactionConflict' || code === 'None');
       if (!onlyConflicts) throw new TransactionCancelled(reasons);
       // Still losing after the retries: the items are contended, the request itself is fine; 409 like every other "changed concurrently".
       if (attempt >= CONFLICT_RETRIES) throw new ConflictError('CONFLICT', 'The data changed concurrently; retry the request');

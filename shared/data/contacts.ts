@@ -102,7 +102,13 @@ function insertItems(accountId: string, contact: ContactRecord): TransactItems {
     {
       Put: {
         TableName: tableName,
-        Item: { ...emailClaimKey(accountId, contact.email, contact.audienceId), entity: 'contactEmail', contactId: contact.contactId, audienceId: contact.audienceId, status: contact.status },
+        Item: {
+          ...emailClaimKey(accountId, contact.email, contact.audienceId),
+          entity: 'contactEmail',
+          contactId: contact.contactId,
+          audienceId: contact.audienceId,
+          status: contact.status,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -121,14 +127,16 @@ export function newContactPuts(accountId: string, contact: ContactRecord): Write
 
 /** The writes that replace one contact: the item (on its version) and, when the status moves, its claim's copy of it. */
 function replaceItems(accountId: string, before: ContactRecord, after: ContactRecord): TransactItems {
-  const items: TransactItems = [{
-    Put: {
-      TableName: tableName,
-      Item: toItem(accountId, after),
-      ConditionExpression: 'version = :expected',
-      ExpressionAttributeValues: { ':expected': before.version },
+  const items: TransactItems = [
+    {
+      Put: {
+        TableName: tableName,
+        Item: toItem(accountId, after),
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeValues: { ':expected': before.version },
+      },
     },
-  }];
+  ];
   if (before.status !== after.status) {
     items.push({
       Update: {
@@ -271,9 +279,7 @@ export async function getContact(accountId: string, contactId: string): Promise<
 
 /** Contacts by id, 100 keys per BatchGetItem (its limit), retrying keys DynamoDB leaves unprocessed. */
 export async function getContacts(accountId: string, contactIds: string[]): Promise<Map<string, ContactRecord>> {
-  return new Map(
-    (await batchGetAll(contactIds.map((id) => contactKey(accountId, id)))).map((item) => [item.contactId as string, toContact(item)]),
-  );
+  return new Map((await batchGetAll(contactIds.map((id) => contactKey(accountId, id)))).map((item) => [item.contactId as string, toContact(item)]));
 }
 
 /** The contact id holding each email in the audience, for the emails that are taken. */

@@ -88,7 +88,8 @@ export async function insertDomain(record: DomainRecord): Promise<void> {
   }
 }
 
-export const domainExists = (domain: string) => new ConflictError('DOMAIN_EXISTS', `The domain ${domain} is already added to this account`, { field: 'domain' });
+export const domainExists = (domain: string) =>
+  new ConflictError('DOMAIN_EXISTS', `The domain ${domain} is already added to this account`, { field: 'domain' });
 
 /**
  * Newest first: the domains from `offset` on, and how many there are. Reads
@@ -114,23 +115,26 @@ export async function listDomains(accountId: string, offset: number, limit: numb
  */
 export async function saveDomainState(accountId: string, domain: string, state: DomainState, token: string, now: Date): Promise<DomainRecord | undefined> {
   try {
-    const { Attributes } = await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: domainKey(accountId, domain),
-      // A proof once given never changes: the account may have published it already.
-      UpdateExpression: 'SET verified = :verified, #status = :status, dkimTokens = :tokens, verificationToken = if_not_exists(verificationToken, :token)'
-        + (state.verified ? ', verifiedAt = if_not_exists(verifiedAt, :now)' : ' REMOVE verifiedAt'),
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':verified': state.verified,
-        ':status': state.status,
-        ':tokens': state.dkimTokens,
-        ':token': token,
-        ...(state.verified ? { ':now': now.toISOString() } : {}),
-      },
-      ReturnValues: 'ALL_NEW',
-    }));
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: domainKey(accountId, domain),
+        // A proof once given never changes: the account may have published it already.
+        UpdateExpression:
+          'SET verified = :verified, #status = :status, dkimTokens = :tokens, verificationToken = if_not_exists(verificationToken, :token)' +
+          (state.verified ? ', verifiedAt = if_not_exists(verifiedAt, :now)' : ' REMOVE verifiedAt'),
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':verified': state.verified,
+          ':status': state.status,
+          ':tokens': state.dkimTokens,
+          ':token': token,
+          ...(state.verified ? { ':now': now.toISOString() } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
     return toDomain(Attributes!);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
@@ -149,14 +153,16 @@ const EARLIEST_PAGE = 100;
 export async function earliestVerifiedDomain(accountId: string): Promise<DomainRecord | undefined> {
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await db.send(new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': domainIdKey(accountId, '').pk },
-      ConsistentRead: true,
-      Limit: EARLIEST_PAGE,
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    }));
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': domainIdKey(accountId, '').pk },
+        ConsistentRead: true,
+        Limit: EARLIEST_PAGE,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
     const names = (page.Items ?? []).map((pointer) => pointer.domain as string);
     const found = new Map((await batchGetAll(names.map((name) => domainKey(accountId, name)))).map((item) => [item.domain as string, toDomain(item)]));
     const verified = names.map((name) => found.get(name)).find((domain) => domain?.verified);

@@ -68,7 +68,9 @@ function toRecord(item: Record<string, unknown>): EmailRecord {
 /** Stores records, 25 per BatchWriteItem, retrying what DynamoDB leaves unprocessed under load. */
 export async function putEmailRecords(accountId: string, records: readonly EmailRecord[]): Promise<void> {
   const requests = records.map((record) => ({
-    PutRequest: { Item: { ...emailKey(accountId, record.emailId), ...(record.sesMessageId ? sesMessageIndexKey(record.sesMessageId) : {}), entity: 'email', ...record } },
+    PutRequest: {
+      Item: { ...emailKey(accountId, record.emailId), ...(record.sesMessageId ? sesMessageIndexKey(record.sesMessageId) : {}), entity: 'email', ...record },
+    },
   }));
   await batchWriteAll(requests);
 }
@@ -102,19 +104,27 @@ export function markQueuedEmailSent(accountId: string, emailId: string, sesMessa
     Key: emailKey(accountId, emailId),
     UpdateExpression: 'SET #status = :sent, sesMessageId = :messageId, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
     ...STILL_QUEUED,
-    ExpressionAttributeValues: { ':queued': 'queued', ':sent': 'sent', ':messageId': sesMessageId, ':gsi1pk': sesMessageIndexKey(sesMessageId).gsi1pk, ':gsi1sk': 'EMAIL' },
+    ExpressionAttributeValues: {
+      ':queued': 'queued',
+      ':sent': 'sent',
+      ':messageId': sesMessageId,
+      ':gsi1pk': sesMessageIndexKey(sesMessageId).gsi1pk,
+      ':gsi1sk': 'EMAIL',
+    },
   });
 }
 
 /** The account and email record of the message SES gave this id; undefined for a message Postlane has no record of. */
 export async function findEmailBySesMessageId(sesMessageId: string): Promise<{ accountId: string; emailId: string } | undefined> {
-  const { Items } = await db.send(new QueryCommand({
-    TableName: tableName,
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :key',
-    ExpressionAttributeValues: { ':key': sesMessageIndexKey(sesMessageId).gsi1pk },
-    Limit: 1,
-  }));
+  const { Items } = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :key',
+      ExpressionAttributeValues: { ':key': sesMessageIndexKey(sesMessageId).gsi1pk },
+      Limit: 1,
+    }),
+  );
   const item = Items?.[0];
   // The record's partition is `<accountId>#EML#<emailId>`.
   return item ? { accountId: (item.pk as string).split('#')[0]!, emailId: item.emailId as string } : undefined;
@@ -127,7 +137,12 @@ export async function findEmailBySesMessageId(sesMessageId: string): Promise<{ a
  * no longer queued.
  */
 /** Settles a queued email as failed, refunding its charge to `period` (none: an uncharged cc or bcc copy). */
-export async function failQueuedEmail(accountId: string, emailId: string, error: { code: string; message: string }, period: string | undefined): Promise<boolean> {
+export async function failQueuedEmail(
+  accountId: string,
+  emailId: string,
+  error: { code: string; message: string },
+  period: string | undefined,
+): Promise<boolean> {
   try {
     await transactWrite([
       {

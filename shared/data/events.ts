@@ -44,25 +44,32 @@ function toEvent(item: Record<string, unknown>): StoredEvent {
  * Writes the event unless its change was recorded already (`attribute_not_exists`,
  * so of racing writers exactly one wins); then answers the one that is stored.
  */
-export async function putEventOnce(accountId: string, sourceKey: string, event: StoredEvent, expiresAt: number): Promise<{ event: StoredEvent; created: boolean }> {
+export async function putEventOnce(
+  accountId: string,
+  sourceKey: string,
+  event: StoredEvent,
+  expiresAt: number,
+): Promise<{ event: StoredEvent; created: boolean }> {
   const key = eventKey(accountId, sourceKey);
   const emailId = typeof event.data.emailId === 'string' ? event.data.emailId : undefined;
   try {
-    await db.send(new PutCommand({
-      TableName: tableName,
-      Item: {
-        ...key,
-        entity: 'event',
-        ...event,
-        expiresAt,
-        gsi1pk: eventLists.account(accountId).partition,
-        gsi1sk: event.id,
-        gsi2pk: eventLists.type(accountId, event.type).partition,
-        gsi2sk: event.id,
-        ...(emailId ? { gsi3pk: eventLists.email(accountId, emailId).partition, gsi3sk: event.id } : {}),
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }));
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...key,
+          entity: 'event',
+          ...event,
+          expiresAt,
+          gsi1pk: eventLists.account(accountId).partition,
+          gsi1sk: event.id,
+          gsi2pk: eventLists.type(accountId, event.type).partition,
+          gsi2sk: event.id,
+          ...(emailId ? { gsi3pk: eventLists.email(accountId, emailId).partition, gsi3sk: event.id } : {}),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
     return { event, created: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -90,22 +97,24 @@ export interface EventQuery {
  */
 export async function queryEvents(query: EventQuery): Promise<{ events: StoredEvent[]; lastKey?: Record<string, string> }> {
   const { index } = query;
-  const response = await db.send(new QueryCommand({
-    TableName: tableName,
-    IndexName: index,
-    KeyConditionExpression: '#pk = :partition AND #sk BETWEEN :from AND :to',
-    FilterExpression: 'expiresAt > :now',
-    ExpressionAttributeNames: { '#pk': `${index}pk`, '#sk': `${index}sk` },
-    ExpressionAttributeValues: {
-      ':partition': query.partition,
-      ':from': idBoundAt('evt', query.fromMs, 'first'),
-      // Past every id: `~` sorts after the base62 alphabet.
-      ':to': query.toMs === undefined ? 'evt_~' : idBoundAt('evt', query.toMs, 'last'),
-      ':now': query.nowSeconds,
-    },
-    ScanIndexForward: !query.newestFirst,
-    Limit: query.limit,
-    ExclusiveStartKey: query.startKey,
-  }));
+  const response = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: index,
+      KeyConditionExpression: '#pk = :partition AND #sk BETWEEN :from AND :to',
+      FilterExpression: 'expiresAt > :now',
+      ExpressionAttributeNames: { '#pk': `${index}pk`, '#sk': `${index}sk` },
+      ExpressionAttributeValues: {
+        ':partition': query.partition,
+        ':from': idBoundAt('evt', query.fromMs, 'first'),
+        // Past every id: `~` sorts after the base62 alphabet.
+        ':to': query.toMs === undefined ? 'evt_~' : idBoundAt('evt', query.toMs, 'last'),
+        ':now': query.nowSeconds,
+      },
+      ScanIndexForward: !query.newestFirst,
+      Limit: query.limit,
+      ExclusiveStartKey: query.startKey,
+    }),
+  );
   return { events: (response.Items ?? []).map(toEvent), lastKey: response.LastEvaluatedKey as Record<string, string> | undefined };
 }

@@ -142,7 +142,12 @@ function toStored(item: Record<string, unknown>): StoredForm {
 }
 
 function toSubmission(item: Record<string, unknown>): SubmissionRecord {
-  return { submissionId: item.submissionId as string, formId: item.formId as string, data: (item.data ?? {}) as Record<string, unknown>, createdAt: item.createdAt as string };
+  return {
+    submissionId: item.submissionId as string,
+    formId: item.formId as string,
+    data: (item.data ?? {}) as Record<string, unknown>,
+    createdAt: item.createdAt as string,
+  };
 }
 
 const slugTaken = () => new ConflictError('SLUG_TAKEN', 'This slug is already used by another form', { field: 'slug' });
@@ -194,7 +199,15 @@ export async function insertForm(accountId: string, form: FormRecord): Promise<v
       {
         Put: {
           TableName: tableName,
-          Item: { ...formKey(accountId, form.formId), ...publishedIndexKey(accountId, form), entity: 'form', ...form, views: 0, submissions: 0, storedSubmissions: 0 },
+          Item: {
+            ...formKey(accountId, form.formId),
+            ...publishedIndexKey(accountId, form),
+            entity: 'form',
+            ...form,
+            views: 0,
+            submissions: 0,
+            storedSubmissions: 0,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -231,7 +244,20 @@ export async function replaceForm(accountId: string, before: FormRecord, after: 
   const sets: string[] = [];
   const removes: string[] = [];
   const configuration = { ...after, ...publishedIndexKey(accountId, after) } as Record<string, unknown>;
-  for (const name of ['title', 'description', 'slug', 'published', 'fields', 'settings', 'audienceId', 'appearance', 'buttonCustomization', 'updatedAt', 'version', 'gsi1pk'] as const) {
+  for (const name of [
+    'title',
+    'description',
+    'slug',
+    'published',
+    'fields',
+    'settings',
+    'audienceId',
+    'appearance',
+    'buttonCustomization',
+    'updatedAt',
+    'version',
+    'gsi1pk',
+  ] as const) {
     names[`#${name}`] = name;
     if (configuration[name] === undefined) {
       removes.push(`#${name}`);
@@ -241,16 +267,18 @@ export async function replaceForm(accountId: string, before: FormRecord, after: 
     }
   }
   const route = { accountId, formId: before.formId };
-  const items: TransactItems = [{
-    Update: {
-      TableName: tableName,
-      Key: formKey(accountId, before.formId),
-      UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      ConditionExpression: 'version = :expected',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+  const items: TransactItems = [
+    {
+      Update: {
+        TableName: tableName,
+        Key: formKey(accountId, before.formId),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
     },
-  }];
+  ];
   const newRoute = after.slug === before.slug ? -1 : items.push(routeWrite(after.slug, route), routeRemoval(before.slug, route)) - 2;
   if (after.published !== before.published) items.push(countersUpdate(accountId, 0, after.published ? 1 : -1));
   try {
@@ -297,13 +325,15 @@ export async function removeForm(accountId: string, form: FormRecord): Promise<b
 async function removeSubmissions(accountId: string, formId: string): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page: QueryCommandOutput = await db.send(new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': submissionPartition(accountId, formId) },
-      ProjectionExpression: 'pk, sk',
-      ExclusiveStartKey: startKey,
-    }));
+    const page: QueryCommandOutput = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': submissionPartition(accountId, formId) },
+        ProjectionExpression: 'pk, sk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
     await batchWriteAll((page.Items ?? []).map((key) => ({ DeleteRequest: { Key: key } })));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -315,15 +345,17 @@ async function removeSubmissions(accountId: string, formId: string): Promise<voi
  */
 export async function countView(route: FormRoute): Promise<StoredForm | undefined> {
   try {
-    const { Attributes } = await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: formKey(route.accountId, route.formId),
-      UpdateExpression: 'ADD #views :one',
-      ConditionExpression: 'published = :true',
-      ExpressionAttributeNames: { '#views': 'views' },
-      ExpressionAttributeValues: { ':one': 1, ':true': true },
-      ReturnValues: 'ALL_NEW',
-    }));
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: formKey(route.accountId, route.formId),
+        UpdateExpression: 'ADD #views :one',
+        ConditionExpression: 'published = :true',
+        ExpressionAttributeNames: { '#views': 'views' },
+        ExpressionAttributeValues: { ':one': 1, ':true': true },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
     return toStored(Attributes!);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
@@ -365,13 +397,31 @@ export async function insertSubmission(accountId: string, submission: Submission
 }
 
 /** Newest first: the `limit` forms after skipping `offset`, optionally only published or unpublished ones, and the total. */
-export async function listForms(accountId: string, published: boolean | undefined, offset: number, limit: number): Promise<{ forms: StoredForm[]; total: number }> {
-  const input: Omit<QueryCommandInput, 'TableName'> = published === undefined
-    ? { KeyConditionExpression: 'pk = :key', ExpressionAttributeValues: { ':key': formKey(accountId, '').pk }, ScanIndexForward: false }
-    : { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :key', ExpressionAttributeValues: { ':key': publishedIndexKey(accountId, { formId: '', published }).gsi1pk }, ScanIndexForward: false };
+export async function listForms(
+  accountId: string,
+  published: boolean | undefined,
+  offset: number,
+  limit: number,
+): Promise<{ forms: StoredForm[]; total: number }> {
+  const input: Omit<QueryCommandInput, 'TableName'> =
+    published === undefined
+      ? { KeyConditionExpression: 'pk = :key', ExpressionAttributeValues: { ':key': formKey(accountId, '').pk }, ScanIndexForward: false }
+      : {
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :key',
+          ExpressionAttributeValues: { ':key': publishedIndexKey(accountId, { formId: '', published }).gsi1pk },
+          ScanIndexForward: false,
+        };
   const [page, account] = await Promise.all([
     queryPage(input, offset, limit, offset + limit),
-    db.send(new GetCommand({ TableName: tableName, Key: accountKey(accountId), ProjectionExpression: '#forms, #published', ExpressionAttributeNames: { '#forms': FORM_COUNT, '#published': PUBLISHED_FORM_COUNT } })),
+    db.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: accountKey(accountId),
+        ProjectionExpression: '#forms, #published',
+        ExpressionAttributeNames: { '#forms': FORM_COUNT, '#published': PUBLISHED_FORM_COUNT },
+      }),
+    ),
   ]);
   const all = Number(account.Item?.[FORM_COUNT] ?? 0);
   const publishedCount = Number(account.Item?.[PUBLISHED_FORM_COUNT] ?? 0);
@@ -427,10 +477,7 @@ export async function listSubmissions(
 ): Promise<{ submissions: SubmissionRecord[]; rangeTotal?: number }> {
   const input = submissionQuery(accountId, formId, range);
   const ranged = range.from !== undefined || range.to !== undefined;
-  const [page, rangeTotal] = await Promise.all([
-    queryPage(input, offset, limit, offset + limit),
-    ranged ? countRange(input) : Promise.resolve(undefined),
-  ]);
+  const [page, rangeTotal] = await Promise.all([queryPage(input, offset, limit, offset + limit), ranged ? countRange(input) : Promise.resolve(undefined)]);
   return { submissions: page.items.map(toSubmission), ...(rangeTotal === undefined ? {} : { rangeTotal }) };
 }
 
@@ -442,12 +489,14 @@ export async function listSubmissions(
 export async function claimConfirmationEmail(accountId: string, formId: string, email: string, now: Date, windowSeconds: number): Promise<boolean> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   try {
-    await db.send(new PutCommand({
-      TableName: tableName,
-      Item: { ...confirmationClaimKey(accountId, formId, email), entity: 'formConfirmation', expiresAt: nowSeconds + windowSeconds },
-      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-      ExpressionAttributeValues: { ':now': nowSeconds },
-    }));
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...confirmationClaimKey(accountId, formId, email), entity: 'formConfirmation', expiresAt: nowSeconds + windowSeconds },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+        ExpressionAttributeValues: { ':now': nowSeconds },
+      }),
+    );
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

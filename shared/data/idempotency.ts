@@ -48,13 +48,15 @@ export async function claimIdempotencyKey(id: IdempotencyKey, claim: Claim, now:
   const key = idempotencyItemKey(id);
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     try {
-      await db.send(new PutCommand({
-        TableName: tableName,
-        Item: { ...key, entity: 'idempotency', status: 'INPROGRESS', ...claim },
-        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :nowSeconds OR (#status = :inProgress AND leaseUntil < :nowMs)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':nowSeconds': Math.floor(now.getTime() / 1000), ':nowMs': now.getTime(), ':inProgress': 'INPROGRESS' },
-      }));
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...key, entity: 'idempotency', status: 'INPROGRESS', ...claim },
+          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :nowSeconds OR (#status = :inProgress AND leaseUntil < :nowMs)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':nowSeconds': Math.floor(now.getTime() / 1000), ':nowMs': now.getTime(), ':inProgress': 'INPROGRESS' },
+        }),
+      );
       return { claimed: true };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -63,20 +65,25 @@ export async function claimIdempotencyKey(id: IdempotencyKey, claim: Claim, now:
     // Gone between the two calls: the holder failed and released it, so claim again.
     if (Item) return { claimed: false, existing: toRecord(Item) };
   }
-  throw new ConflictError('IDEMPOTENCY_IN_PROGRESS', 'Requests with this idempotency key keep racing; retry shortly', { field: 'idempotencyKey', retryAfter: 1 });
+  throw new ConflictError('IDEMPOTENCY_IN_PROGRESS', 'Requests with this idempotency key keep racing; retry shortly', {
+    field: 'idempotencyKey',
+    retryAfter: 1,
+  });
 }
 
 /** Stores the response under the claim; false when the claim is no longer this request's (its lease ran out and another took it). */
 export async function completeIdempotencyKey(id: IdempotencyKey, token: string, response: Record<string, unknown>): Promise<boolean> {
   try {
-    await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: idempotencyItemKey(id),
-      UpdateExpression: 'SET #status = :completed, #response = :response REMOVE leaseUntil',
-      ConditionExpression: '#token = :token',
-      ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
-      ExpressionAttributeValues: { ':completed': 'COMPLETED', ':response': response, ':token': token },
-    }));
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: idempotencyItemKey(id),
+        UpdateExpression: 'SET #status = :completed, #response = :response REMOVE leaseUntil',
+        ConditionExpression: '#token = :token',
+        ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
+        ExpressionAttributeValues: { ':completed': 'COMPLETED', ':response': response, ':token': token },
+      }),
+    );
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -87,13 +94,15 @@ export async function completeIdempotencyKey(id: IdempotencyKey, token: string, 
 /** Drops this request's claim after it failed, so the client can retry with the same key at once. */
 export async function releaseIdempotencyKey(id: IdempotencyKey, token: string): Promise<void> {
   try {
-    await db.send(new DeleteCommand({
-      TableName: tableName,
-      Key: idempotencyItemKey(id),
-      ConditionExpression: '#token = :token',
-      ExpressionAttributeNames: { '#token': 'token' },
-      ExpressionAttributeValues: { ':token': token },
-    }));
+    await db.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: idempotencyItemKey(id),
+        ConditionExpression: '#token = :token',
+        ExpressionAttributeNames: { '#token': 'token' },
+        ExpressionAttributeValues: { ':token': token },
+      }),
+    );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }

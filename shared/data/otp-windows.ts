@@ -35,14 +35,17 @@ export async function admitOtpSend(accountId: string, email: string, at: number,
     if (round > 0) await sleep(jitteredBackoff(round));
     let old: WireItem | undefined;
     try {
-      await db.send(new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'SET entity = :entity, sends = list_append(if_not_exists(sends, :empty), :at), version = if_not_exists(version, :zero) + :one, expiresAt = :expiresAt',
-        ConditionExpression: 'attribute_not_exists(sends) OR size(sends) < :limit',
-        ExpressionAttributeValues: { ':entity': 'otpWindow', ':empty': [], ':at': [at], ':zero': 0, ':one': 1, ':expiresAt': expiresAt, ':limit': limit },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }));
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression:
+            'SET entity = :entity, sends = list_append(if_not_exists(sends, :empty), :at), version = if_not_exists(version, :zero) + :one, expiresAt = :expiresAt',
+          ConditionExpression: 'attribute_not_exists(sends) OR size(sends) < :limit',
+          ExpressionAttributeValues: { ':entity': 'otpWindow', ':empty': [], ':at': [at], ':zero': 0, ':one': 1, ':expiresAt': expiresAt, ':limit': limit },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
       return { admitted: true };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -50,16 +53,21 @@ export async function admitOtpSend(accountId: string, email: string, at: number,
       old = (error as { Item?: WireItem }).Item;
     }
     const version = Number(old?.version?.N ?? 0);
-    const recent = (old?.sends?.L ?? []).map((entry) => Number(entry.N)).filter((time) => time > at - windowMs).sort((a, b) => a - b);
+    const recent = (old?.sends?.L ?? [])
+      .map((entry) => Number(entry.N))
+      .filter((time) => time > at - windowMs)
+      .sort((a, b) => a - b);
     if (recent.length >= limit) return { admitted: false, recent };
     try {
-      await db.send(new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'SET sends = :sends, version = :next, expiresAt = :expiresAt',
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeValues: { ':sends': [...recent, at], ':next': version + 1, ':version': version, ':expiresAt': expiresAt },
-      }));
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET sends = :sends, version = :next, expiresAt = :expiresAt',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':sends': [...recent, at], ':next': version + 1, ':version': version, ':expiresAt': expiresAt },
+        }),
+      );
       return { admitted: true };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;

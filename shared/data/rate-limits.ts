@@ -33,9 +33,7 @@ export interface CounterLimits {
  * `window` is the window the event was counted (or refused) in: usually the
  * one of `now`, a later one when another instance had already opened it.
  */
-export type CounterOutcome =
-  | { admitted: true; windowCount: number; window: number }
-  | { admitted: false; exhausted: 'window' | 'day'; window: number };
+export type CounterOutcome = { admitted: true; windowCount: number; window: number } | { admitted: false; exhausted: 'window' | 'day'; window: number };
 
 /** Counts one event in the subject's window, or reports which limit it would break. */
 export async function consumeWindow(subject: WindowSubject, now: Date, limits: CounterLimits): Promise<CounterOutcome> {
@@ -54,16 +52,18 @@ export async function consumeWindow(subject: WindowSubject, now: Date, limits: C
   // increment; a few rounds are ample for any interleaving of two steps.
   for (let round = 0; round < 4; round++) {
     try {
-      const { Attributes } = await db.send(new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'SET secCount = secCount + :one, dayCount = dayCount + :one',
-        ConditionExpression: `#sec = :window AND secCount < :windowLimit${dayCondition}`,
-        ExpressionAttributeNames: { '#sec': 'sec' },
-        ExpressionAttributeValues: { ...values(), ':windowLimit': limits.perWindow },
-        ReturnValues: 'UPDATED_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }));
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET secCount = secCount + :one, dayCount = dayCount + :one',
+          ConditionExpression: `#sec = :window AND secCount < :windowLimit${dayCondition}`,
+          ExpressionAttributeNames: { '#sec': 'sec' },
+          ExpressionAttributeValues: { ...values(), ':windowLimit': limits.perWindow },
+          ReturnValues: 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
       return { admitted: true, windowCount: Number(Attributes?.secCount), window };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -80,14 +80,16 @@ export async function consumeWindow(subject: WindowSubject, now: Date, limits: C
       }
     }
     try {
-      await db.send(new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'SET #sec = :window, secCount = :one, dayCount = if_not_exists(dayCount, :zero) + :one, expiresAt = :expiresAt',
-        ConditionExpression: `(attribute_not_exists(#sec) OR #sec < :window)${limits.perDay === null ? '' : ' AND (attribute_not_exists(dayCount) OR dayCount < :dayLimit)'}`,
-        ExpressionAttributeNames: { '#sec': 'sec' },
-        ExpressionAttributeValues: { ...values(), ':zero': 0, ':expiresAt': epochSecond + 2 * 86_400 },
-      }));
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET #sec = :window, secCount = :one, dayCount = if_not_exists(dayCount, :zero) + :one, expiresAt = :expiresAt',
+          ConditionExpression: `(attribute_not_exists(#sec) OR #sec < :window)${limits.perDay === null ? '' : ' AND (attribute_not_exists(dayCount) OR dayCount < :dayLimit)'}`,
+          ExpressionAttributeNames: { '#sec': 'sec' },
+          ExpressionAttributeValues: { ...values(), ':zero': 0, ':expiresAt': epochSecond + 2 * 86_400 },
+        }),
+      );
       return { admitted: true, windowCount: 1, window };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -102,9 +104,7 @@ export interface WindowLimits {
 }
 
 /** `second`: the epoch second whose window counted (or refused) the request. */
-export type WindowOutcome =
-  | { admitted: true; secondCount: number; second: number }
-  | { admitted: false; exhausted: 'second' | 'day'; second: number };
+export type WindowOutcome = { admitted: true; secondCount: number; second: number } | { admitted: false; exhausted: 'second' | 'day'; second: number };
 
 /** Counts one request in the API key's per-second and per-day windows, or reports which limit it would break. */
 export async function consumeRequest(accountId: string, keyId: string, now: Date, limits: WindowLimits): Promise<WindowOutcome> {

@@ -14,7 +14,10 @@ export type RegionMode = typeof config.REGION_MODE;
 
 /** The deployment's regions, the first being the default home; AWS_REGION alone when none are configured. */
 export const DEPLOYMENT_REGIONS: readonly string[] = (() => {
-  const listed = config.DEPLOYMENT_REGIONS?.split(',').map((region) => region.trim()).filter(Boolean) ?? [];
+  const listed =
+    config.DEPLOYMENT_REGIONS?.split(',')
+      .map((region) => region.trim())
+      .filter(Boolean) ?? [];
   const regions = listed.length === 0 ? [config.AWS_REGION] : listed;
   if (!regions.includes(config.AWS_REGION)) throw new Error(`Invalid environment variable DEPLOYMENT_REGIONS: must include AWS_REGION (${config.AWS_REGION})`);
   return regions;

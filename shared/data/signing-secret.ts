@@ -14,12 +14,14 @@ const localSecretKey = { pk: 'SYSTEM', sk: 'SIGNING_SECRET' } as const;
  * server, the admin CLI, each test worker) signs with the same key.
  */
 export async function storeLocalSigningSecret(candidate: string): Promise<string> {
-  const { Attributes } = await db.send(new UpdateCommand({
-    TableName: tableName,
-    Key: localSecretKey,
-    UpdateExpression: 'SET entity = :entity, secret = if_not_exists(secret, :candidate)',
-    ExpressionAttributeValues: { ':entity': 'signingSecret', ':candidate': candidate },
-    ReturnValues: 'ALL_NEW',
-  }));
+  const { Attributes } = await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: localSecretKey,
+      UpdateExpression: 'SET entity = :entity, secret = if_not_exists(secret, :candidate)',
+      ExpressionAttributeValues: { ':entity': 'signingSecret', ':candidate': candidate },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
   return Attributes!.secret as string;
 }

@@ -25,14 +25,18 @@ const suppressionKey = (accountId: string, email: string) => ({ pk: accountScope
  */
 export async function putSuppression(accountId: string, email: string, reason: SuppressionReason, now: Date): Promise<void> {
   const kept = Object.fromEntries(STRENGTH.slice(STRENGTH.indexOf(reason)).map((other, index) => [`:kept${index}`, other]));
-  await db.send(new PutCommand({
-    TableName: tableName,
-    Item: { ...suppressionKey(accountId, email), entity: 'suppression', email, reason, createdAt: now.toISOString() },
-    ConditionExpression: `attribute_not_exists(reason) OR NOT (reason IN (${Object.keys(kept).join(', ')}))`,
-    ExpressionAttributeValues: kept,
-  })).catch((error: unknown) => {
-    if (!isConditionFailure(error)) throw error;
-  });
+  await db
+    .send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...suppressionKey(accountId, email), entity: 'suppression', email, reason, createdAt: now.toISOString() },
+        ConditionExpression: `attribute_not_exists(reason) OR NOT (reason IN (${Object.keys(kept).join(', ')}))`,
+        ExpressionAttributeValues: kept,
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
 }
 
 export async function getSuppression(accountId: string, email: string): Promise<SuppressionReason | undefined> {
@@ -54,12 +58,14 @@ export async function getSuppressions(accountId: string, emails: readonly string
  */
 export async function removeUnsubscribe(accountId: string, email: string): Promise<boolean> {
   try {
-    await db.send(new DeleteCommand({
-      TableName: tableName,
-      Key: suppressionKey(accountId, email),
-      ConditionExpression: 'reason = :unsubscribed',
-      ExpressionAttributeValues: { ':unsubscribed': 'unsubscribed' },
-    }));
+    await db.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: suppressionKey(accountId, email),
+        ConditionExpression: 'reason = :unsubscribed',
+        ExpressionAttributeValues: { ':unsubscribed': 'unsubscribed' },
+      }),
+    );
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

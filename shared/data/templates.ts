@@ -108,17 +108,26 @@ export async function listTemplates(
   limit: number,
   scanLimit = TEMPLATE_SEARCH_SCAN_LIMIT,
 ): Promise<{ templates: TemplateSummary[]; matched: number; truncated: boolean }> {
-  const page = await queryPage({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': summaryKey(accountId, '').pk, ...(search === undefined ? {} : { ':search': searchName(search) }) },
-    ...(search === undefined ? {} : { FilterExpression: 'contains(searchName, :search)' }),
-    ScanIndexForward: false,
-  }, offset, limit, scanLimit);
+  const page = await queryPage(
+    {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': summaryKey(accountId, '').pk, ...(search === undefined ? {} : { ':search': searchName(search) }) },
+      ...(search === undefined ? {} : { FilterExpression: 'contains(searchName, :search)' }),
+      ScanIndexForward: false,
+    },
+    offset,
+    limit,
+    scanLimit,
+  );
   return { templates: page.items.map(toSummary), matched: page.matched, truncated: page.truncated };
 }
 
 /** `SET a = :a, b = :b` over the given fields, each under a placeholder name (`name` is a reserved word). */
-function setChanges(fields: Record<string, unknown>): { UpdateExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
+function setChanges(fields: Record<string, unknown>): {
+  UpdateExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+} {
   const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
   return {
     UpdateExpression: `SET ${entries.map(([field]) => `#${field} = :${field}`).join(', ')}`,
@@ -134,11 +143,23 @@ function setChanges(fields: Record<string, unknown>): { UpdateExpression: string
  */
 export async function updateTemplate(accountId: string, templateId: string, changes: TemplateChanges, now: Date): Promise<TemplateRecord | undefined> {
   const updatedAt = now.toISOString();
-  const summaryChanges = { name: changes.name, searchName: changes.name === undefined ? undefined : searchName(changes.name), subject: changes.subject, updatedAt };
+  const summaryChanges = {
+    name: changes.name,
+    searchName: changes.name === undefined ? undefined : searchName(changes.name),
+    subject: changes.subject,
+    updatedAt,
+  };
   try {
     await transactWrite([
       { Update: { TableName: tableName, Key: summaryKey(accountId, templateId), ConditionExpression: 'attribute_exists(pk)', ...setChanges(summaryChanges) } },
-      { Update: { TableName: tableName, Key: fullKey(accountId, templateId), ConditionExpression: 'attribute_exists(pk)', ...setChanges({ ...changes, updatedAt }) } },
+      {
+        Update: {
+          TableName: tableName,
+          Key: fullKey(accountId, templateId),
+          ConditionExpression: 'attribute_exists(pk)',
+          ...setChanges({ ...changes, updatedAt }),
+        },
+      },
     ]);
   } catch (error) {
     if (error instanceof TransactionCancelled && error.reasons.includes('ConditionalCheckFailed')) return undefined;

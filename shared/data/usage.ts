@@ -13,9 +13,7 @@ export async function getEmailsSent(accountId: string, period: string): Promise<
   return Number(Item?.emailsSent ?? 0);
 }
 
-export type Reservation =
-  | { reserved: true; emailsSent: number }
-  | { reserved: false; emailsSent: number };
+export type Reservation = { reserved: true; emailsSent: number } | { reserved: false; emailsSent: number };
 
 /**
  * Adds `count` to the month's emails only if the total stays within `quota`.
@@ -25,15 +23,17 @@ export type Reservation =
 export async function reserveEmails(accountId: string, period: string, count: number, quota: number): Promise<Reservation> {
   if (count > quota) return { reserved: false, emailsSent: await getEmailsSent(accountId, period) };
   try {
-    const { Attributes } = await db.send(new UpdateCommand({
-      TableName: tableName,
-      Key: usageKey(accountId, period),
-      UpdateExpression: 'SET entity = :entity, period = :period ADD emailsSent :count',
-      ConditionExpression: 'attribute_not_exists(emailsSent) OR emailsSent <= :most',
-      ExpressionAttributeValues: { ':entity': 'usage', ':period': period, ':count': count, ':most': quota - count },
-      ReturnValues: 'UPDATED_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    }));
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: usageKey(accountId, period),
+        UpdateExpression: 'SET entity = :entity, period = :period ADD emailsSent :count',
+        ConditionExpression: 'attribute_not_exists(emailsSent) OR emailsSent <= :most',
+        ExpressionAttributeValues: { ':entity': 'usage', ':period': period, ':count': count, ':most': quota - count },
+        ReturnValues: 'UPDATED_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
     return { reserved: true, emailsSent: Number(Attributes?.emailsSent) };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -45,13 +45,15 @@ export async function reserveEmails(accountId: string, period: string, count: nu
 
 /** Gives back emails reserved for messages that were not sent; returns the month's new total. */
 export async function releaseEmails(accountId: string, period: string, count: number): Promise<number> {
-  const { Attributes } = await db.send(new UpdateCommand({
-    TableName: tableName,
-    Key: usageKey(accountId, period),
-    UpdateExpression: 'ADD emailsSent :change',
-    ExpressionAttributeValues: { ':change': -count },
-    ReturnValues: 'UPDATED_NEW',
-  }));
+  const { Attributes } = await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: usageKey(accountId, period),
+      UpdateExpression: 'ADD emailsSent :change',
+      ExpressionAttributeValues: { ':change': -count },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
   return Number(Attributes?.emailsSent);
 }
 

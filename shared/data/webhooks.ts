@@ -89,7 +89,13 @@ async function updateReturning(input: Omit<UpdateCommandInput, 'TableName' | 'Re
 export async function putEndpoint(accountId: string, endpoint: WebhookEndpoint, max: number): Promise<void> {
   try {
     await transactWrite([
-      { Put: { TableName: tableName, Item: { ...endpointKey(accountId, endpoint.id), entity: 'webhook', ...endpoint }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...endpointKey(accountId, endpoint.id), entity: 'webhook', ...endpoint },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
       {
         Update: {
           TableName: tableName,
@@ -151,7 +157,15 @@ export async function deleteEndpoint(accountId: string, webhookId: string): Prom
   try {
     await transactWrite([
       { Delete: { TableName: tableName, Key: endpointKey(accountId, webhookId), ConditionExpression: 'attribute_exists(pk)' } },
-      { Update: { TableName: tableName, Key: countKey(accountId), UpdateExpression: 'ADD #count :minus', ExpressionAttributeNames: { '#count': 'count' }, ExpressionAttributeValues: { ':minus': -1 } } },
+      {
+        Update: {
+          TableName: tableName,
+          Key: countKey(accountId),
+          UpdateExpression: 'ADD #count :minus',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
     ]);
   } catch (error) {
     if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') throw notFound.webhook();
@@ -211,15 +225,17 @@ export async function queryDeliveries(
   webhookId: string,
   options: { limit: number; startKey?: Record<string, string>; nowSeconds: number },
 ): Promise<{ deliveries: Delivery[]; lastKey?: Record<string, string> }> {
-  const response = await db.send(new QueryCommand({
-    TableName: tableName,
-    KeyConditionExpression: 'pk = :pk',
-    FilterExpression: 'expiresAt > :now',
-    ExpressionAttributeValues: { ':pk': deliveryPartition(accountId, webhookId), ':now': options.nowSeconds },
-    ScanIndexForward: false,
-    Limit: options.limit,
-    ExclusiveStartKey: options.startKey,
-  }));
+  const response = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: 'expiresAt > :now',
+      ExpressionAttributeValues: { ':pk': deliveryPartition(accountId, webhookId), ':now': options.nowSeconds },
+      ScanIndexForward: false,
+      Limit: options.limit,
+      ExclusiveStartKey: options.startKey,
+    }),
+  );
   return { deliveries: (response.Items ?? []).map(toDelivery), lastKey: response.LastEvaluatedKey as Record<string, string> | undefined };
 }
 
@@ -229,7 +245,14 @@ export async function queryDeliveries(
  * (its lease ran out without an outcome). A duplicate queue message finds
  * the condition false and does nothing, so each attempt is made once.
  */
-export async function claimAttempt(accountId: string, webhookId: string, deliveryId: string, attempt: number, now: number, leaseUntil: number): Promise<Delivery | undefined> {
+export async function claimAttempt(
+  accountId: string,
+  webhookId: string,
+  deliveryId: string,
+  attempt: number,
+  now: number,
+  leaseUntil: number,
+): Promise<Delivery | undefined> {
   const claimed = await updateReturning({
     Key: deliveryKey(accountId, webhookId, deliveryId),
     UpdateExpression: 'SET attempts = :attempt, leaseUntil = :lease',
@@ -249,8 +272,19 @@ export interface AttemptOutcome {
 /** Records an attempt and its outcome together, if the attempt is still the delivery's latest. */
 export async function finishAttempt(accountId: string, delivery: Delivery, outcome: AttemptOutcome): Promise<void> {
   const { record } = outcome;
-  const set = ['#status = :status', 'updatedAt = :at', ...(record.statusCode === undefined ? [] : ['lastStatusCode = :code']), ...(record.error === undefined ? [] : ['lastError = :error']), ...(outcome.nextAttemptAt ? ['nextAttemptAt = :next'] : [])];
-  const remove = ['leaseUntil', ...(record.statusCode === undefined ? ['lastStatusCode'] : []), ...(record.error === undefined ? ['lastError'] : []), ...(outcome.nextAttemptAt ? [] : ['nextAttemptAt'])];
+  const set = [
+    '#status = :status',
+    'updatedAt = :at',
+    ...(record.statusCode === undefined ? [] : ['lastStatusCode = :code']),
+    ...(record.error === undefined ? [] : ['lastError = :error']),
+    ...(outcome.nextAttemptAt ? ['nextAttemptAt = :next'] : []),
+  ];
+  const remove = [
+    'leaseUntil',
+    ...(record.statusCode === undefined ? ['lastStatusCode'] : []),
+    ...(record.error === undefined ? ['lastError'] : []),
+    ...(outcome.nextAttemptAt ? [] : ['nextAttemptAt']),
+  ];
   try {
     await transactWrite([
       {
@@ -270,7 +304,18 @@ export async function finishAttempt(accountId: string, delivery: Delivery, outco
           },
         },
       },
-      { Put: { TableName: tableName, Item: { pk: attemptPartition(accountId, delivery.id), sk: attemptSortKey(record.attempt), entity: 'deliveryAttempt', ...record, expiresAt: delivery.expiresAt } } },
+      {
+        Put: {
+          TableName: tableName,
+          Item: {
+            pk: attemptPartition(accountId, delivery.id),
+            sk: attemptSortKey(record.attempt),
+            entity: 'deliveryAttempt',
+            ...record,
+            expiresAt: delivery.expiresAt,
+          },
+        },
+      },
     ]);
   } catch (error) {
     // A manual retry moved the delivery on meanwhile: this outcome is no longer its latest.
@@ -309,6 +354,10 @@ export async function reopenDelivery(accountId: string, webhookId: string, deliv
 
 /** Every attempt of a delivery, first first (at most the schedule's eight plus manual retries). */
 export async function listAttempts(accountId: string, deliveryId: string): Promise<DeliveryAttempt[]> {
-  const items = await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': attemptPartition(accountId, deliveryId) }, ConsistentRead: true });
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': attemptPartition(accountId, deliveryId) },
+    ConsistentRead: true,
+  });
   return items.map(({ pk: _pk, sk: _sk, entity: _entity, expiresAt: _expiresAt, ...attempt }) => attempt as unknown as DeliveryAttempt);
 }

@@ -13,14 +13,16 @@ export async function createAccount(input: { plan: Plan; quota?: number; name?: 
     throw new Error(`In independent-regions mode an account's data lives only in its home region's table: create it there (AWS_REGION=${region})`);
   }
   const accountId = newId('acc', now.getTime());
-  await withHome(accountId, region, () => putAccount({
-    accountId,
-    name: input.name ?? accountId,
-    plan: input.plan,
-    ...(input.quota === undefined ? {} : { quotaOverride: input.quota }),
-    region,
-    createdAt: now.toISOString(),
-  }));
+  await withHome(accountId, region, () =>
+    putAccount({
+      accountId,
+      name: input.name ?? accountId,
+      plan: input.plan,
+      ...(input.quota === undefined ? {} : { quotaOverride: input.quota }),
+      region,
+      createdAt: now.toISOString(),
+    }),
+  );
   return { accountId };
 }
 
@@ -39,7 +41,9 @@ export async function moveAccount(accountId: string, region: string): Promise<{ 
     throw new Error('In independent-regions mode each region has its own table and accounts do not move: their data stays in their home region');
   }
   if (!(await withHome(accountId, region, () => setAccountRegion(accountId, region)))) return undefined;
-  await Promise.allSettled(DEPLOYMENT_REGIONS.filter((other) => other !== region).map((other) => withHome(accountId, other, () => setAccountRegion(accountId, region))));
+  await Promise.allSettled(
+    DEPLOYMENT_REGIONS.filter((other) => other !== region).map((other) => withHome(accountId, other, () => setAccountRegion(accountId, region))),
+  );
   return { accountId, region };
 }
 

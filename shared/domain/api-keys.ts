@@ -46,12 +46,15 @@ export interface CreatedKey {
   key: string;
 }
 
-export async function createApiKey(input: {
-  accountId: string;
-  env: KeyEnvironment;
-  permission: KeyPermission;
-  name?: string;
-}, now = new Date()): Promise<CreatedKey> {
+export async function createApiKey(
+  input: {
+    accountId: string;
+    env: KeyEnvironment;
+    permission: KeyPermission;
+    name?: string;
+  },
+  now = new Date(),
+): Promise<CreatedKey> {
   const account = await getAccount(input.accountId, { consistent: true });
   if (!account) throw new AuthError('UNAUTHORIZED', `No account ${input.accountId}`);
   const keyId = newId('key', now.getTime());

@@ -76,14 +76,19 @@ async function loadUploaded(accountId: string, id: string, field: string, now: D
     throw new ValidationError('VALIDATION_ERROR', `${idField} was uploaded in ${record.region}; send it through that region's API`, idField);
   }
   const object = await getAttachmentObject(accountId, id, SEND_LIMITS.attachmentBytes);
-  if (!object) throw new PostlaneError('ATTACHMENT_NOT_UPLOADED', `Nothing has been uploaded for ${idField} yet; PUT the file to its uploadUrl first`, { field: idField });
+  if (!object)
+    throw new PostlaneError('ATTACHMENT_NOT_UPLOADED', `Nothing has been uploaded for ${idField} yet; PUT the file to its uploadUrl first`, { field: idField });
   if (!object.content) throw tooLarge(field, field);
   // S3 enforces both through the signed URL; checked again so nothing else (a local stand-in, a changed bucket) can differ.
   if (record.size !== undefined && object.size !== record.size) {
     throw new ValidationError('VALIDATION_ERROR', `${idField}: ${object.size} bytes were uploaded where ${record.size} were declared`, idField);
   }
   if (object.contentType !== record.contentType) {
-    throw new ValidationError('VALIDATION_ERROR', `${idField} was uploaded as ${object.contentType ?? 'no type'} where ${record.contentType} was declared`, idField);
+    throw new ValidationError(
+      'VALIDATION_ERROR',
+      `${idField} was uploaded as ${object.contentType ?? 'no type'} where ${record.contentType} was declared`,
+      idField,
+    );
   }
   return { filename: record.filename, contentType: record.contentType, content: object.content };
 }
@@ -98,11 +103,16 @@ async function loadUploaded(accountId: string, id: string, field: string, now: D
 export async function resolveAttachments(accountId: string, attachments: readonly AttachmentInput[], now: Date): Promise<OutgoingAttachment[]> {
   // Inline ones first: a request that is refused for its own body reads nothing from S3.
   const inline = attachments.map((attachment, index) => ('content' in attachment ? decodeInline(attachment, `attachments[${index}]`) : undefined));
-  const resolved = await Promise.all(attachments.map((attachment, index) =>
-    'id' in attachment ? loadUploaded(accountId, attachment.id, `attachments[${index}]`, now) : inline[index]!));
+  const resolved = await Promise.all(
+    attachments.map((attachment, index) => ('id' in attachment ? loadUploaded(accountId, attachment.id, `attachments[${index}]`, now) : inline[index]!)),
+  );
   const total = resolved.reduce((sum, attachment) => sum + mimeEncodedSize(attachment.content.length), 0);
   if (total > SEND_LIMITS.messageBytes - MESSAGE_ROOM_BESIDE_ATTACHMENTS) {
-    throw new PostlaneError('ATTACHMENT_TOO_LARGE', `The attachments come to ${total} bytes in the message; SES takes at most 40 MB per message, so about 28 MB of files in all`, { field: 'attachments' });
+    throw new PostlaneError(
+      'ATTACHMENT_TOO_LARGE',
+      `The attachments come to ${total} bytes in the message; SES takes at most 40 MB per message, so about 28 MB of files in all`,
+      { field: 'attachments' },
+    );
   }
   return resolved;
 }

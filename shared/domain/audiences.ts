@@ -74,7 +74,11 @@ export async function getAudienceStats(accountId: string, audienceId: string, no
   return { total: counters.count, ...byStatus, growthRate: growthRate(counters, now) };
 }
 
-export async function listAudiences(accountId: string, page: number, limit: number): Promise<{ audiences: Omit<Audience, 'updatedAt'>[]; pagination: Pagination }> {
+export async function listAudiences(
+  accountId: string,
+  page: number,
+  limit: number,
+): Promise<{ audiences: Omit<Audience, 'updatedAt'>[]; pagination: Pagination }> {
   const [account, rows] = await Promise.all([getAccount(accountId), readAudiences(accountId, (page - 1) * limit, limit)]);
   return {
     audiences: rows.map(({ audience, counters }) => {
@@ -87,10 +91,7 @@ export async function listAudiences(accountId: string, page: number, limit: numb
 
 export async function updateAudience(accountId: string, audienceId: string, input: UpdateAudienceInput, now: Date): Promise<Audience> {
   if (!isId('aud', audienceId)) throw notFound.audience();
-  const [record, counters] = await Promise.all([
-    writeAudience(accountId, audienceId, input, now),
-    getAudienceCounters(accountId, audienceId),
-  ]);
+  const [record, counters] = await Promise.all([writeAudience(accountId, audienceId, input, now), getAudienceCounters(accountId, audienceId)]);
   if (!record) throw notFound.audience();
   return toAudience(record, counters ?? { count: 0 });
 }

@@ -63,7 +63,11 @@ export async function importContacts(accountId: string, request: BulkImportInput
   });
 
   const entries = [...firstByEmail.values()];
-  const claims = await findEmailClaims(accountId, request.audienceId, entries.map((entry) => entry.input.email));
+  const claims = await findEmailClaims(
+    accountId,
+    request.audienceId,
+    entries.map((entry) => entry.input.email),
+  );
   const existing = entries.filter((entry) => claims.has(entry.input.email));
   const fresh = entries.filter((entry) => !claims.has(entry.input.email));
 
@@ -105,7 +109,13 @@ function isAudienceGone(error: unknown): boolean {
 function failAll(entries: Entry[], result: ImportResult): void {
   for (const entry of entries) {
     result.failed++;
-    result.errors.push({ index: entry.index, email: entry.input.email, error: 'AUDIENCE_NOT_FOUND', message: 'The audience was deleted during the import', field: `contacts[${entry.index}]` });
+    result.errors.push({
+      index: entry.index,
+      email: entry.input.email,
+      error: 'AUDIENCE_NOT_FOUND',
+      message: 'The audience was deleted during the import',
+      field: `contacts[${entry.index}]`,
+    });
   }
 }
 
@@ -129,7 +139,17 @@ async function updateExisting(
   for (let round = 0; round < STALE_RETRIES && pending.length > 0; round++) {
     // Claims found before the inserts cover the first round, except emails created meanwhile.
     const unknown = pending.filter((entry) => round > 0 || !knownClaims.has(entry.input.email));
-    const claims = unknown.length === 0 ? knownClaims : new Map([...knownClaims, ...await findEmailClaims(accountId, audienceId, unknown.map((entry) => entry.input.email))]);
+    const claims =
+      unknown.length === 0
+        ? knownClaims
+        : new Map([
+            ...knownClaims,
+            ...(await findEmailClaims(
+              accountId,
+              audienceId,
+              unknown.map((entry) => entry.input.email),
+            )),
+          ]);
     const records = await getContacts(accountId, [...claims.values()]);
     const changes: { entry: Entry; before: ContactRecord; after: ContactRecord }[] = [];
     for (const entry of pending) {
@@ -137,7 +157,13 @@ async function updateExisting(
       if (!before) {
         // Deleted since it was found: nothing to update; report rather than resurrect it.
         result.failed++;
-        result.errors.push({ index: entry.index, email: entry.input.email, error: 'CONFLICT', message: 'The contact was deleted during the import', field: `contacts[${entry.index}]` });
+        result.errors.push({
+          index: entry.index,
+          email: entry.input.email,
+          error: 'CONFLICT',
+          message: 'The contact was deleted during the import',
+          field: `contacts[${entry.index}]`,
+        });
         continue;
       }
       try {
@@ -156,7 +182,16 @@ async function updateExisting(
         ({ stale } = await replaceContacts(accountId, audienceId, batch, now, { audienceMustExist: true }));
       } catch (error) {
         if (!isAudienceGone(error)) throw error;
-        failAll([...batches.slice(at).flat().map((change) => change.entry), ...retry], result);
+        failAll(
+          [
+            ...batches
+              .slice(at)
+              .flat()
+              .map((change) => change.entry),
+            ...retry,
+          ],
+          result,
+        );
         return updated;
       }
       // A stale contact cancels its whole transaction: the batch is retried together.
@@ -167,7 +202,13 @@ async function updateExisting(
   }
   for (const entry of pending) {
     result.failed++;
-    result.errors.push({ index: entry.index, email: entry.input.email, error: 'CONFLICT', message: 'The contact kept changing during the import; retry it', field: `contacts[${entry.index}]` });
+    result.errors.push({
+      index: entry.index,
+      email: entry.input.email,
+      error: 'CONFLICT',
+      message: 'The contact kept changing during the import; retry it',
+      field: `contacts[${entry.index}]`,
+    });
   }
   return updated;
 }

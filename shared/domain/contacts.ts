@@ -14,7 +14,14 @@ import {
   type CustomFieldValue,
 } from '#shared/data/contacts.ts';
 import { emailAddress, pagination, type Pagination } from '#shared/schemas/common.ts';
-import { contactListItemSchema, contactSchema, storedCustomFields, type CreateContactInput, type ListContactsQuery, type UpdateContactInput } from '#shared/schemas/contacts.ts';
+import {
+  contactListItemSchema,
+  contactSchema,
+  storedCustomFields,
+  type CreateContactInput,
+  type ListContactsQuery,
+  type UpdateContactInput,
+} from '#shared/schemas/contacts.ts';
 import { parseInput } from '#shared/schemas/parse.ts';
 import { DEFAULT_CONTACT_STATUS, type ContactStatus } from '#shared/model/contact-status.ts';
 
@@ -164,8 +171,11 @@ export async function changeContactStatus(
   to: ContactStatus,
   now: Date,
 ): Promise<Contact> {
-  return toContact(await rewriteContact(accountId, contactId, now, (before) =>
-    from.includes(before.status) && before.status !== to ? applyContactUpdate(before, { status: to }, now) : undefined));
+  return toContact(
+    await rewriteContact(accountId, contactId, now, (before) =>
+      from.includes(before.status) && before.status !== to ? applyContactUpdate(before, { status: to }, now) : undefined,
+    ),
+  );
 }
 
 /** Permanent; setting status `unsubscribed` is the reversible alternative. */

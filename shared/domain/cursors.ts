@@ -15,7 +15,9 @@ export type Position = Record<string, string>;
 const PURPOSE = 'postlane-cursor-v1';
 
 async function mac(accountId: string, scope: string, payload: string): Promise<Buffer> {
-  return createHmac('sha256', await signingSecret()).update([PURPOSE, accountId, scope, payload].join('\u0000')).digest();
+  return createHmac('sha256', await signingSecret())
+    .update([PURPOSE, accountId, scope, payload].join('\u0000'))
+    .digest();
 }
 
 /** `scope` names the list and its filters: `events?type=email.bounced`. */

@@ -30,7 +30,9 @@ export interface DrainResult {
 export async function drainQueue(client: Pick<SQSClient, 'send'>, queueUrl: string, each: (body: string) => Promise<void>): Promise<DrainResult> {
   const result: DrainResult = { replayed: 0, failed: 0 };
   for (;;) {
-    const { Messages = [] } = await client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: RETRY_LATER_SECONDS, WaitTimeSeconds: 0 }));
+    const { Messages = [] } = await client.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: RETRY_LATER_SECONDS, WaitTimeSeconds: 0 }),
+    );
     if (Messages.length === 0) return result;
     for (const message of Messages) {
       try {

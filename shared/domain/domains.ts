@@ -2,7 +2,15 @@
  * Sending domains over the API (beyond the spec): add one, list them, and read
  * one with the DNS records SES needs and where its verification stands.
  */
-import { getDomainById, getDomain as readDomain, insertDomain, listDomains as readDomains, saveDomainState, domainExists, type DomainRecord } from '#shared/data/domains.ts';
+import {
+  getDomainById,
+  getDomain as readDomain,
+  insertDomain,
+  listDomains as readDomains,
+  saveDomainState,
+  domainExists,
+  type DomainRecord,
+} from '#shared/data/domains.ts';
 import { NotFoundError, notFound } from '#shared/errors.ts';
 import { isId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
@@ -26,9 +34,15 @@ export type DomainListItem = v.InferOutput<typeof domainListItemSchema>;
  */
 export function dnsRecords(domain: string, dkimTokens: string[], verificationToken?: string): DnsRecord[] {
   return [
-    ...dkimTokens.map((token): DnsRecord => ({
-      purpose: 'dkim', type: 'CNAME', name: `${token}._domainkey.${domain}`, value: `${token}.dkim.amazonses.com`, required: true,
-    })),
+    ...dkimTokens.map(
+      (token): DnsRecord => ({
+        purpose: 'dkim',
+        type: 'CNAME',
+        name: `${token}._domainkey.${domain}`,
+        value: `${token}.dkim.amazonses.com`,
+        required: true,
+      }),
+    ),
     ...(verificationToken ? [{ purpose: 'ownership', type: 'TXT', ...ownershipRecord(domain, verificationToken), required: true } as const] : []),
     { purpose: 'spf', type: 'TXT', name: domain, value: 'v=spf1 include:amazonses.com ~all', required: false },
     { purpose: 'dmarc', type: 'TXT', name: `_dmarc.${domain}`, value: 'v=DMARC1; p=none;', required: false },
@@ -79,9 +93,12 @@ export async function getDomain(accountId: string, domainId: string, now: Date, 
     if (error instanceof NotFoundError) return toDomain(record);
     throw error;
   }
-  const changed = state.verified !== record.verified || state.status !== record.status || state.dkimTokens.join() !== record.dkimTokens.join()
-    || token !== record.verificationToken;
-  return toDomain(changed ? (await saveDomainState(accountId, record.domain, state, token, now)) ?? record : record);
+  const changed =
+    state.verified !== record.verified ||
+    state.status !== record.status ||
+    state.dkimTokens.join() !== record.dkimTokens.join() ||
+    token !== record.verificationToken;
+  return toDomain(changed ? ((await saveDomainState(accountId, record.domain, state, token, now)) ?? record) : record);
 }
 
 export async function listDomains(accountId: string, page: number, limit: number): Promise<{ domains: DomainListItem[]; pagination: Pagination }> {

@@ -75,18 +75,21 @@ export async function sendEmail(input: EmailSendInput, context: SendContext): Pr
     const recipients = [...new Set(input.recipients)];
     let report: DeliveryReport;
     try {
-      report = await deliver({
-        type: 'email',
-        from,
-        recipients,
-        cc: input.cc,
-        bcc: input.bcc,
-        replyTo,
-        content,
-        variables: input.variables,
-        attachments,
-        suppressWhen: SUPPRESSED_FOR_EMAIL,
-      }, context);
+      report = await deliver(
+        {
+          type: 'email',
+          from,
+          recipients,
+          cc: input.cc,
+          bcc: input.bcc,
+          replyTo,
+          content,
+          variables: input.variables,
+          attachments,
+          suppressWhen: SUPPRESSED_FOR_EMAIL,
+        },
+        context,
+      );
     } catch (error) {
       // Some messages left: a retry with the key must replay this answer, never send again.
       if (error instanceof UnrecordedDeliveryError) throw new EffectCommittedError(resultOf(error.report, recipients.length), error.cause);

@@ -75,7 +75,12 @@ async function suppressAddress(accountId: string, address: string, reason: Feedb
  * suppressed for the account that sent the message, and its record moves.
  * Every write is conditional, so applying it again changes nothing.
  */
-export async function applyBounceOrComplaint(owner: { accountId: string; emailId: string }, reason: FeedbackReason, addresses: readonly string[], now: Date): Promise<void> {
+export async function applyBounceOrComplaint(
+  owner: { accountId: string; emailId: string },
+  reason: FeedbackReason,
+  addresses: readonly string[],
+  now: Date,
+): Promise<void> {
   for (const address of addresses) await suppressAddress(owner.accountId, address, reason, now);
   const transition = EMAIL_TRANSITIONS[reason === 'bounced' ? 'Bounce' : 'Complaint'];
   await changeEmailStatus(owner.accountId, owner.emailId, transition.from, transition.to);
@@ -97,7 +102,9 @@ function tagged(event: SesEvent): { accountId: string; emailId: string } | undef
 }
 
 /** The effect one event has: the addresses to suppress and how, and the record's next status (none for a transient bounce). */
-function effectOf(event: SesEvent): { suppress?: { reason: FeedbackReason; addresses: string[] }; email?: (typeof EMAIL_TRANSITIONS)[keyof typeof EMAIL_TRANSITIONS] } | undefined {
+function effectOf(
+  event: SesEvent,
+): { suppress?: { reason: FeedbackReason; addresses: string[] }; email?: (typeof EMAIL_TRANSITIONS)[keyof typeof EMAIL_TRANSITIONS] } | undefined {
   switch (event.eventType) {
     case 'Delivery':
     case 'Reject':
@@ -109,7 +116,10 @@ function effectOf(event: SesEvent): { suppress?: { reason: FeedbackReason; addre
       return { suppress: { reason: 'bounced', addresses: event.bounce.bouncedRecipients.map((r) => r.emailAddress) }, email: EMAIL_TRANSITIONS.Bounce };
     case 'Complaint':
       if (!event.complaint) return undefined;
-      return { suppress: { reason: 'complained', addresses: event.complaint.complainedRecipients.map((r) => r.emailAddress) }, email: EMAIL_TRANSITIONS.Complaint };
+      return {
+        suppress: { reason: 'complained', addresses: event.complaint.complainedRecipients.map((r) => r.emailAddress) },
+        email: EMAIL_TRANSITIONS.Complaint,
+      };
   }
 }
 

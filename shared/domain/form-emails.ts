@@ -48,18 +48,23 @@ async function deliverFormEmail(accountId: string, form: FormRecord, email: Form
   const from = await sender();
   // The form's checks make this rare: the account's last verified domain was removed since.
   if (!from) throw new Error(`Form ${form.formId} has no valid sender`);
-  const { messages: [result] } = await deliver({
-    type: 'transactional',
-    from,
-    recipients: [email.to],
-    cc: [],
-    bcc: [],
-    replyTo: email.replyTo,
-    content: { html: email.html, subject: email.subject },
-    variables: email.variables,
-    attachments: email.attachments ?? [],
-    suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
-  }, { principal: { accountId, env: 'live' }, now });
+  const {
+    messages: [result],
+  } = await deliver(
+    {
+      type: 'transactional',
+      from,
+      recipients: [email.to],
+      cc: [],
+      bcc: [],
+      replyTo: email.replyTo,
+      content: { html: email.html, subject: email.subject },
+      variables: email.variables,
+      attachments: email.attachments ?? [],
+      suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
+    },
+    { principal: { accountId, env: 'live' }, now },
+  );
   if (result?.status !== 'sent' && result?.status !== 'queued') {
     log.warn('form email not sent', { accountId, formId: form.formId, emailId: result?.emailId, error: result?.error });
   }
@@ -95,19 +100,24 @@ export async function sendSubmissionNotice(accountId: string, form: FormRecord, 
   const emailField = answered.find((field) => field.type === 'email');
   const replyTo = emailField ? parseMailbox(submission.data[emailField.id] as string) : undefined;
   const files = answered.map((field) => submission.data[field.id]).filter(isFile);
-  await deliverFormEmail(accountId, form, {
-    to: form.settings.notifyEmail!,
-    ...(replyTo ? { replyTo } : {}),
-    subject: NOTICE_SUBJECT,
-    html: NOTICE_HTML,
-    variables: {
-      formTitle: form.title,
-      rows: answered.map((field) => ({ label: field.label, value: displayValue(submission.data[field.id]) })),
-      submissionId: submission.submissionId,
-      submittedAt: submission.createdAt,
+  await deliverFormEmail(
+    accountId,
+    form,
+    {
+      to: form.settings.notifyEmail!,
+      ...(replyTo ? { replyTo } : {}),
+      subject: NOTICE_SUBJECT,
+      html: NOTICE_HTML,
+      variables: {
+        formTitle: form.title,
+        rows: answered.map((field) => ({ label: field.label, value: displayValue(submission.data[field.id]) })),
+        submissionId: submission.submissionId,
+        submittedAt: submission.createdAt,
+      },
+      attachments: files.map((file) => ({ filename: file.filename, contentType: file.contentType, content: Buffer.from(file.content, 'base64') })),
     },
-    attachments: files.map((file) => ({ filename: file.filename, contentType: file.contentType, content: Buffer.from(file.content, 'base64') })),
-  }, context);
+    context,
+  );
 }
 
 const CONFIRM_SUBJECT = 'Please confirm your subscription';
@@ -128,10 +138,15 @@ export const CONFIRMATION_WINDOW_SECONDS = 3600;
 export async function sendConfirmationRequest(accountId: string, form: FormRecord, email: string, context: SubmissionContext): Promise<void> {
   if (!(await claimConfirmationEmail(accountId, form.formId, email, context.now, CONFIRMATION_WINDOW_SECONDS))) return;
   const confirmUrl = await confirmationUrl({ accountId, email, audienceId: form.audienceId!, formId: form.formId, issuedAt: context.now });
-  await deliverFormEmail(accountId, form, {
-    to: email,
-    subject: CONFIRM_SUBJECT,
-    html: CONFIRM_HTML,
-    variables: { formTitle: form.title, confirmUrl },
-  }, context);
+  await deliverFormEmail(
+    accountId,
+    form,
+    {
+      to: email,
+      subject: CONFIRM_SUBJECT,
+      html: CONFIRM_HTML,
+      variables: { formTitle: form.title, confirmUrl },
+    },
+    context,
+  );
 }

@@ -65,7 +65,10 @@ export class InvalidSubmission extends PostlaneError {
  * enough to count, not a log of who submitted.
  */
 function addressKey(sourceIp: string): string {
-  return createHash('sha256').update(sourceIp || 'unknown').digest('base64url').slice(0, 22);
+  return createHash('sha256')
+    .update(sourceIp || 'unknown')
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 function secondsLeft(now: Date, limits: CounterLimits, exhausted: 'window' | 'day'): number {
@@ -97,13 +100,15 @@ const NUMERIC = /^-?\d+(?:\.\d+)?$/;
 /** A form post carries text only: numbers and ratings are read as numbers, a lone checkbox as a list of one. */
 function fromFormPost(fields: readonly FormFieldRecord[], body: SubmissionInput): SubmissionInput {
   const byId = new Map(fields.map((field) => [field.id, field]));
-  return Object.fromEntries(Object.entries(body).map(([key, value]) => {
-    const type = byId.get(key)?.type;
-    if (typeof value !== 'string') return [key, value];
-    if (type === 'checkbox') return [key, [value]];
-    if ((type === 'number' || type === 'rating') && NUMERIC.test(value.trim())) return [key, Number(value)];
-    return [key, value];
-  }));
+  return Object.fromEntries(
+    Object.entries(body).map(([key, value]) => {
+      const type = byId.get(key)?.type;
+      if (typeof value !== 'string') return [key, value];
+      if (type === 'checkbox') return [key, [value]];
+      if ((type === 'number' || type === 'rating') && NUMERIC.test(value.trim())) return [key, Number(value)];
+      return [key, value];
+    }),
+  );
 }
 
 /** Blank values (empty or white space, null, no checkbox ticked) are absent, as an empty input of a form post is. */

@@ -22,7 +22,19 @@ import {
 import { ConflictError, notFound, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
-import { FORM_LIMITS, SLUG, type CreateFormInput, type FormFieldInput, type formListItemSchema, type formSchema, type ListFormsQuery, type ListSubmissionsQuery, type publicFormSchema, type submissionRecordSchema, type UpdateFormInput } from '#shared/schemas/forms.ts';
+import {
+  FORM_LIMITS,
+  SLUG,
+  type CreateFormInput,
+  type FormFieldInput,
+  type formListItemSchema,
+  type formSchema,
+  type ListFormsQuery,
+  type ListSubmissionsQuery,
+  type publicFormSchema,
+  type submissionRecordSchema,
+  type UpdateFormInput,
+} from '#shared/schemas/forms.ts';
 import type * as v from 'valibot';
 import { ensureDefaultSender, ensureVerifiedSender, parseMailboxField } from './sender.ts';
 import { publicBase } from './public-urls.ts';
@@ -100,7 +112,14 @@ export function publishedUrl(slug: string): string {
 function toListItem({ form, counters }: StoredForm): FormListItem {
   const { id, title, description, slug, published, fields, createdAt, updatedAt } = toForm(form);
   return {
-    id, title, description, slug, published, fields, createdAt, updatedAt,
+    id,
+    title,
+    description,
+    slug,
+    published,
+    fields,
+    createdAt,
+    updatedAt,
     publishedUrl: publishedUrl(slug),
     analytics: { views: counters.views, submissions: counters.submissions, conversionRate: conversionRate(counters) },
   };
@@ -111,9 +130,16 @@ function toListItem({ form, counters }: StoredForm): FormListItem {
  * fold to their letters; titles with too few letters give `form`.
  */
 export function slugify(title: string): string {
-  const words = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  const words = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-');
   // Room for the suffix a taken slug gets.
-  const cut = words.replace(/^-+/, '').slice(0, FORM_LIMITS.slugMax - SUFFIX_LENGTH - 1).replace(/-+$/, '');
+  const cut = words
+    .replace(/^-+/, '')
+    .slice(0, FORM_LIMITS.slugMax - SUFFIX_LENGTH - 1)
+    .replace(/-+$/, '');
   return cut.length >= FORM_LIMITS.slugMin ? cut : 'form';
 }
 
@@ -173,9 +199,11 @@ async function checkReferences(accountId: string, form: FormRecord, changed: { a
   const checks: Promise<void>[] = [];
   if (changed.audienceId && form.audienceId) {
     const audienceId = form.audienceId;
-    checks.push((async () => {
-      if (!isId('aud', audienceId) || !(await getAudience(accountId, audienceId))) throw notFound.audience();
-    })());
+    checks.push(
+      (async () => {
+        if (!isId('aud', audienceId) || !(await getAudience(accountId, audienceId))) throw notFound.audience();
+      })(),
+    );
   }
   if (changed.sender && form.settings.from) {
     const from = form.settings.from;
@@ -315,7 +343,11 @@ export async function listForms(accountId: string, query: ListFormsQuery): Promi
 export async function viewPublishedForm(slug: string, countsView = true): Promise<FormRecord> {
   const route = SLUG.test(slug) ? await findFormRoute(slug) : undefined;
   // A HEAD shows the form to nobody (link checkers, mail scanners): it reads, and counts no view.
-  const stored = !route ? undefined : countsView ? await countView(route) : await readForm(route.accountId, route.formId).then((found) => (found?.form.published ? found : undefined));
+  const stored = !route
+    ? undefined
+    : countsView
+      ? await countView(route)
+      : await readForm(route.accountId, route.formId).then((found) => (found?.form.published ? found : undefined));
   if (!stored) throw notFound.form();
   return stored.form;
 }
@@ -338,14 +370,15 @@ function createdRange(query: Pick<ListSubmissionsQuery, 'startDate' | 'endDate'>
   return range;
 }
 
-export async function listSubmissions(accountId: string, formId: string, query: ListSubmissionsQuery): Promise<{ submissions: Submission[]; pagination: Pagination }> {
+export async function listSubmissions(
+  accountId: string,
+  formId: string,
+  query: ListSubmissionsQuery,
+): Promise<{ submissions: Submission[]; pagination: Pagination }> {
   const { page, limit } = query;
   const range = createdRange(query);
   if (!isId('frm', formId)) throw notFound.form();
-  const [stored, found] = await Promise.all([
-    readForm(accountId, formId),
-    readSubmissions(accountId, formId, range, (page - 1) * limit, limit),
-  ]);
+  const [stored, found] = await Promise.all([readForm(accountId, formId), readSubmissions(accountId, formId, range, (page - 1) * limit, limit)]);
   if (!stored) throw notFound.form();
   return {
     submissions: found.submissions.map((submission) => ({ id: submission.submissionId, data: submission.data, createdAt: submission.createdAt })),

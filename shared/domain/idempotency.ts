@@ -8,13 +8,7 @@
  * the client can retry at once; a crashed one holds it only until its lease ends.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  releaseIdempotencyKey,
-  type IdempotencyKey,
-  type IdempotencyRecord,
-} from '#shared/data/idempotency.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type IdempotencyKey, type IdempotencyRecord } from '#shared/data/idempotency.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 
@@ -45,7 +39,10 @@ export class IdempotencyInProgressError extends PostlaneError {
  */
 export class EffectCommittedError extends Error {
   override readonly name = 'EffectCommittedError';
-  constructor(readonly response: Record<string, unknown>, override readonly cause: unknown) {
+  constructor(
+    readonly response: Record<string, unknown>,
+    override readonly cause: unknown,
+  ) {
     super('The request took effect but failed afterwards', { cause });
   }
 }
@@ -71,7 +68,9 @@ export interface Idempotent<T> {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -105,12 +104,16 @@ export async function makeIdempotent<T extends Record<string, unknown>>(options:
   const hash = payloadHash(options.payload);
   const token = randomUUID();
   const now = options.now.getTime();
-  const claim = await claimIdempotencyKey(id, {
-    payloadHash: hash,
-    token,
-    leaseUntil: now + IN_PROGRESS_LEASE_MS,
-    expiresAt: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS,
-  }, options.now);
+  const claim = await claimIdempotencyKey(
+    id,
+    {
+      payloadHash: hash,
+      token,
+      leaseUntil: now + IN_PROGRESS_LEASE_MS,
+      expiresAt: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS,
+    },
+    options.now,
+  );
   if (!claim.claimed) return answerFrom<T>(claim.existing, hash, options.now);
 
   let response: T;

@@ -20,24 +20,31 @@ function recipientOf(input: OtpSendInput): { to: string; field: 'to' | 'email' }
 export async function sendOtp(input: OtpSendInput, context: SendContext): Promise<Idempotent<SingleSendResponse>> {
   const { to, field } = recipientOf(input);
   const from = parseMailboxField(input.from, 'from');
-  const content: MessageContent = input.templateId === undefined
-    ? { html: DEFAULT_OTP_TEMPLATE, subject: input.subject ?? DEFAULT_OTP_SUBJECT }
-    : { templateId: input.templateId, ...(input.subject === undefined ? {} : { subject: input.subject }) };
+  const content: MessageContent =
+    input.templateId === undefined
+      ? { html: DEFAULT_OTP_TEMPLATE, subject: input.subject ?? DEFAULT_OTP_SUBJECT }
+      : { templateId: input.templateId, ...(input.subject === undefined ? {} : { subject: input.subject }) };
   const { principal, now } = context;
   // `to` and its alias are one field: the same request whichever name it came under.
   const payload = { ...input, idempotencyKey: undefined, email: undefined, to };
   return makeIdempotent({ accountId: principal.accountId, scope: `${principal.env}#otp/send`, key: input.idempotencyKey, payload, now }, () =>
-    deliverOne({
-      type: 'otp',
-      from,
-      recipients: [to],
-      cc: [],
-      bcc: [],
-      replyTo: undefined,
-      content,
-      variables: { code: input.code, appName: input.appName, ...(input.expiresInMinutes === undefined ? {} : { expiresInMinutes: input.expiresInMinutes }) },
-      attachments: [],
-      suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
-      admit: (recipient) => admitOtp(principal, recipient, now),
-    }, context, 'OTP email sent', field));
+    deliverOne(
+      {
+        type: 'otp',
+        from,
+        recipients: [to],
+        cc: [],
+        bcc: [],
+        replyTo: undefined,
+        content,
+        variables: { code: input.code, appName: input.appName, ...(input.expiresInMinutes === undefined ? {} : { expiresInMinutes: input.expiresInMinutes }) },
+        attachments: [],
+        suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
+        admit: (recipient) => admitOtp(principal, recipient, now),
+      },
+      context,
+      'OTP email sent',
+      field,
+    ),
+  );
 }

@@ -19,9 +19,12 @@ export class QuotaExceededError extends PostlaneError {
   override readonly name = 'QuotaExceededError';
   constructor(quota: number, emailsSent: number, wanted: number) {
     const remaining = Math.max(0, quota - emailsSent);
-    super('QUOTA_EXCEEDED', remaining === 0
-      ? `The monthly email quota of ${quota} is used up`
-      : `This send needs ${wanted} emails but ${remaining} of the monthly quota of ${quota} remain`);
+    super(
+      'QUOTA_EXCEEDED',
+      remaining === 0
+        ? `The monthly email quota of ${quota} is used up`
+        : `This send needs ${wanted} emails but ${remaining} of the monthly quota of ${quota} remain`,
+    );
   }
 }
 

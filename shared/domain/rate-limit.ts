@@ -12,7 +12,11 @@ export interface RateWindow {
 }
 
 export class RateLimitExceeded extends RateLimitError {
-  constructor(message: string, retryAfter: number, readonly window: RateWindow) {
+  constructor(
+    message: string,
+    retryAfter: number,
+    readonly window: RateWindow,
+  ) {
     super(message, retryAfter);
   }
 }
@@ -32,11 +36,11 @@ export async function admitRequest(principal: Principal, now = new Date()): Prom
   if (outcome.exhausted === 'day') {
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) / 1000;
     const retryAfter = Math.max(1, Math.ceil(midnight - now.getTime() / 1000));
-    throw new RateLimitExceeded(
-      `Daily request limit of ${limits.requestsPerDay} reached for this API key`,
-      retryAfter,
-      { limit: limits.requestsPerSecond, remaining: 0, reset: midnight },
-    );
+    throw new RateLimitExceeded(`Daily request limit of ${limits.requestsPerDay} reached for this API key`, retryAfter, {
+      limit: limits.requestsPerSecond,
+      remaining: 0,
+      reset: midnight,
+    });
   }
   throw new RateLimitExceeded(
     `Rate limit of ${limits.requestsPerSecond} requests per second exceeded`,

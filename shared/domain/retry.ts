@@ -64,18 +64,20 @@ export const QUEUE_REFUSED = { code: 'SES_THROTTLED', message: 'The sending rate
  */
 export async function enqueueRetries(accountId: string, pending: readonly PendingRetry[], queue: RetryQueue | undefined = retryQueue): Promise<Set<string>> {
   const refused = new Set<string>();
-  await Promise.all(pending.map(async ({ emailId, body, period }) => {
-    try {
-      await queue!.enqueue(body, backoffSeconds(1));
-    } catch (error) {
-      log.error('retry queue refused a throttled message', { accountId, emailId, error });
-      refused.add(emailId);
-      // Other messages of the request may have left, so this must not fail it: a record left `queued` keeps its charge.
-      await failQueuedEmail(accountId, emailId, QUEUE_REFUSED, period).catch((cause: unknown) => {
-        log.error('refused message not settled; its record stays queued and charged', { accountId, emailId, error: cause });
-      });
-    }
-  }));
+  await Promise.all(
+    pending.map(async ({ emailId, body, period }) => {
+      try {
+        await queue!.enqueue(body, backoffSeconds(1));
+      } catch (error) {
+        log.error('retry queue refused a throttled message', { accountId, emailId, error });
+        refused.add(emailId);
+        // Other messages of the request may have left, so this must not fail it: a record left `queued` keeps its charge.
+        await failQueuedEmail(accountId, emailId, QUEUE_REFUSED, period).catch((cause: unknown) => {
+          log.error('refused message not settled; its record stays queued and charged', { accountId, emailId, error: cause });
+        });
+      }
+    }),
+  );
   return refused;
 }
 
@@ -131,13 +133,19 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
     await queue.retryLater(receiptHandle, backoffSeconds(receives + 1));
     return 'again';
   }
-  const error = outcome.status === 'error'
-    ? { code: 'SEND_FAILED', message: `The message could not be handed to SES after ${receives + 1} attempts` }
-    : { code: outcome.error, message: retryable ? `${outcome.message} (after ${receives + 1} attempts)` : outcome.message };
+  const error =
+    outcome.status === 'error'
+      ? { code: 'SEND_FAILED', message: `The message could not be handed to SES after ${receives + 1} attempts` }
+      : { code: outcome.error, message: retryable ? `${outcome.message} (after ${receives + 1} attempts)` : outcome.message };
   await failQueuedEmail(accountId, emailId, error, period);
   if (!retryable) return 'done';
   // Failed for good: visible again at once, so SQS moves it to the dead-letter queue (past maxReceiveCount) for the alarm and the operator.
-  log.error('queued message failed after its last attempt', { accountId, emailId, receives, error: outcome.status === 'error' ? outcome.cause : outcome.error });
+  log.error('queued message failed after its last attempt', {
+    accountId,
+    emailId,
+    receives,
+    error: outcome.status === 'error' ? outcome.cause : outcome.error,
+  });
   await queue.retryLater(receiptHandle, 0);
   return 'again';
 }
@@ -175,10 +183,16 @@ async function settle(message: ReceivedMessage, send: () => Promise<Settled>): P
  * itself (under 1 MiB each) are sent at once; stored ones, up to ~40 MB of
  * JSON each, one at a time, within the worker's memory.
  */
-export async function sendQueuedMessages(messages: readonly ReceivedMessage[], transport: MailTransport = sesTransport(), queue: RetryQueue | undefined = retryQueue): Promise<Settled[]> {
+export async function sendQueuedMessages(
+  messages: readonly ReceivedMessage[],
+  transport: MailTransport = sesTransport(),
+  queue: RetryQueue | undefined = retryQueue,
+): Promise<Settled[]> {
   if (!queue) throw new Error('RETRY_QUEUE_URL is not set: the worker cannot reschedule messages');
   const pointers = messages.map((message) => storedSendPointer(message.body));
-  const inline = Promise.all(messages.map((message, index) => (pointers[index] ? undefined : settle(message, () => sendBody(message, message.body, transport, queue)))));
+  const inline = Promise.all(
+    messages.map((message, index) => (pointers[index] ? undefined : settle(message, () => sendBody(message, message.body, transport, queue)))),
+  );
   const stored: (Settled | undefined)[] = [];
   for (const [index, message] of messages.entries()) {
     const pointer = pointers[index];

@@ -39,6 +39,8 @@ export async function defaultSender(accountId: string): Promise<Mailbox | undefi
 /** SENDER_NOT_VERIFIED on `field` unless the account has a default sender (a verified domain). */
 export async function ensureDefaultSender(accountId: string, field: string): Promise<void> {
   if (!(await defaultSender(accountId))) {
-    throw new PostlaneError('SENDER_NOT_VERIFIED', `${field} needs a sender: give settings.from, or verify a domain so that emails go from no-reply@ it`, { field });
+    throw new PostlaneError('SENDER_NOT_VERIFIED', `${field} needs a sender: give settings.from, or verify a domain so that emails go from no-reply@ it`, {
+      field,
+    });
   }
 }

@@ -20,7 +20,14 @@ import { getSuppressions } from '#shared/data/suppressions.ts';
 import { formatMailbox, type Mailbox } from '#shared/email/address.ts';
 import { sendConcurrency } from '#shared/email/attachment-budget.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
-import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type OutgoingEmail, type SendOutcome } from '#shared/email/transport.ts';
+import {
+  sesTransport,
+  type DeliveryErrorCode,
+  type MailTransport,
+  type OutgoingAttachment,
+  type OutgoingEmail,
+  type SendOutcome,
+} from '#shared/email/transport.ts';
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
 import { SEND_LIMITS, type singleSendResultReply } from '#shared/schemas/sending.ts';
 import type * as v from 'valibot';
@@ -48,9 +55,7 @@ export interface DeliveryContext extends Omit<SendContext, 'principal'> {
 }
 
 /** The sender's own HTML, or a stored template (whose subject the request may replace). */
-export type MessageContent =
-  | { html: string; subject: string }
-  | { templateId: string; subject?: string };
+export type MessageContent = { html: string; subject: string } | { templateId: string; subject?: string };
 
 export interface Delivery {
   type: EmailType;
@@ -120,7 +125,8 @@ export { parseMailboxField } from './sender.ts';
  */
 export function contentOf(input: { content?: string; templateId?: string; subject?: string }): MessageContent {
   if (input.templateId !== undefined) return { templateId: input.templateId, ...(input.subject === undefined ? {} : { subject: input.subject }) };
-  if (input.content === undefined || input.subject === undefined) throw new Error('content with subject, or templateId: the send schemas check this before the domain runs');
+  if (input.content === undefined || input.subject === undefined)
+    throw new Error('content with subject, or templateId: the send schemas check this before the domain runs');
   return { html: input.content, subject: input.subject };
 }
 
@@ -182,9 +188,10 @@ async function draft(
   const links = await subscriptionLinks(principal.accountId, recipient);
   const builtins = builtinVariables(now, links);
   const { content, variables } = delivery;
-  const rendered = 'html' in content
-    ? await renderInlineContent(content.html, content.subject, variables, builtins)
-    : await renderLoadedTemplate(template!, variables, { ...(content.subject === undefined ? {} : { subject: content.subject }), builtins });
+  const rendered =
+    'html' in content
+      ? await renderInlineContent(content.html, content.subject, variables, builtins)
+      : await renderLoadedTemplate(template!, variables, { ...(content.subject === undefined ? {} : { subject: content.subject }), builtins });
   return {
     recipient,
     emailId,
@@ -228,7 +235,10 @@ interface CopyAddress {
 function copyAddresses(delivery: Delivery, now: Date): CopyAddress[] {
   const seen = new Set(delivery.recipients);
   const copies: CopyAddress[] = [];
-  for (const [copyOf, addresses] of [['cc', delivery.cc], ['bcc', delivery.bcc]] as const) {
+  for (const [copyOf, addresses] of [
+    ['cc', delivery.cc],
+    ['bcc', delivery.bcc],
+  ] as const) {
     for (const address of addresses) {
       if (seen.has(address)) continue;
       seen.add(address);
@@ -296,7 +306,12 @@ async function sendOne(transport: MailTransport, delivery: Delivery, message: Dr
 const TEST_SEND: Sent = { status: 'sent', messageId: '' };
 
 function resultOf(message: Draft, sent: Sent | undefined): MessageResult {
-  const base = { recipient: message.recipient, ...(message.copyOf ? { copyOf: message.copyOf } : {}), emailId: message.emailId, trackingId: message.trackingId };
+  const base = {
+    recipient: message.recipient,
+    ...(message.copyOf ? { copyOf: message.copyOf } : {}),
+    emailId: message.emailId,
+    trackingId: message.trackingId,
+  };
   if (!sent) return { ...base, status: 'suppressed', error: { code: 'RECIPIENT_SUPPRESSED', message: suppressedMessage(message.suppressedAs) } };
   if (sent.status === 'sent') return { ...base, status: 'sent' };
   if (sent.status === 'queued') return { ...base, status: 'queued' };
@@ -342,7 +357,9 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   ]);
   // One read of the template for the whole send, not one per recipient.
   const template = 'templateId' in delivery.content ? await loadTemplate(context.principal.accountId, delivery.content.templateId) : undefined;
-  const drafts = await Promise.all(delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, suppressed.get(recipient), context)));
+  const drafts = await Promise.all(
+    delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, suppressed.get(recipient), context)),
+  );
   const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
   const reported = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address, suppressed.get(copy.address)!));
   const kept = copies.filter((copy) => !suppressed.has(copy.address));
@@ -357,7 +374,9 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   let emailsRemaining = live && charged > 0 ? await reserveQuota(month, charged) : undefined;
   const outcomes = new Map<Draft, Sent>();
   const sendAll = async (messages: readonly Draft[]) => {
-    const sent = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) => (live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND)));
+    const sent = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) =>
+      live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND),
+    );
     messages.forEach((message, index) => outcomes.set(message, sent[index]!));
   };
   await sendAll(deliverable);
@@ -380,7 +399,10 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
     return outcome?.status === 'queued' ? [{ emailId: message.emailId, body: outcome.body, period: chargedTo(message, month).period }] : [];
   });
   try {
-    await putEmailRecords(principal.accountId, recorded.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)));
+    await putEmailRecords(
+      principal.accountId,
+      recorded.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)),
+    );
   } catch (error) {
     // Throttled messages are queued only once their records exist: these never were, so they fail, uncharged.
     if (retries.length > 0) {
@@ -411,7 +433,9 @@ async function placeCopies(
 ): Promise<Draft[]> {
   // Variables are the request's: one copy per address is the same whichever recipient's message it copies.
   if (drafts.some((message) => message.bound)) {
-    return Promise.all(kept.map(async ({ address, copyOf, emailId }) => ({ ...(await draft(delivery, template, address, emailId, undefined, context)), copyOf })));
+    return Promise.all(
+      kept.map(async ({ address, copyOf, emailId }) => ({ ...(await draft(delivery, template, address, emailId, undefined, context)), copyOf })),
+    );
   }
   checkDestinations(delivery.cc, delivery.bcc);
   const riding = { cc: delivery.cc.filter((address) => !suppressed.has(address)), bcc: delivery.bcc.filter((address) => !suppressed.has(address)) };
@@ -457,7 +481,10 @@ async function enqueueRefused(report: DeliveryReport, refused: ReadonlySet<strin
 /** Messages left (SES took them) but their records could not be written: the request fails without pretending nothing was sent. */
 export class UnrecordedDeliveryError extends Error {
   override readonly name = 'UnrecordedDeliveryError';
-  constructor(readonly report: DeliveryReport, override readonly cause: unknown) {
+  constructor(
+    readonly report: DeliveryReport,
+    override readonly cause: unknown,
+  ) {
     super('Email sent but not recorded', { cause });
   }
 }
@@ -489,7 +516,12 @@ function singleFailure(result: MessageResult, toField: string): unknown {
 
 /** A one-recipient delivery (OTP, transactional): the response when sent, else the matching error. */
 export async function deliverOne(delivery: Delivery, context: SendContext, sentMessage: string, toField: string): Promise<SingleSendResponse> {
-  const responseOf = (result: MessageResult): SingleSendResponse => ({ message: sentMessage, trackingId: result.trackingId, emailId: result.emailId, queued: result.status === 'queued' });
+  const responseOf = (result: MessageResult): SingleSendResponse => ({
+    message: sentMessage,
+    trackingId: result.trackingId,
+    emailId: result.emailId,
+    queued: result.status === 'queued',
+  });
   let report: DeliveryReport;
   try {
     report = await deliver(delivery, context);

@@ -58,9 +58,11 @@ let loaded: Promise<Buffer> | undefined;
 
 /** The configured key, loaded once per process (a Lambda cold start); a failed load is retried on the next call. */
 export function signingSecret(): Promise<Buffer> {
-  loaded ??= Promise.resolve().then(() => configuredSource().load()).catch((error: unknown) => {
-    loaded = undefined;
-    throw error;
-  });
+  loaded ??= Promise.resolve()
+    .then(() => configuredSource().load())
+    .catch((error: unknown) => {
+      loaded = undefined;
+      throw error;
+    });
   return loaded;
 }

@@ -50,15 +50,22 @@ function subscription(audienceId: string, name: string, status: ContactStatus): 
  * Applies a choice to some contacts and returns each one's status afterwards;
  * a contact deleted meanwhile is simply no longer there to change.
  */
-async function apply(accountId: string, contacts: Pick<EmailMembership, 'contactId'>[], choice: SubscriptionChoice, now: Date): Promise<Map<string, ContactStatus>> {
+async function apply(
+  accountId: string,
+  contacts: Pick<EmailMembership, 'contactId'>[],
+  choice: SubscriptionChoice,
+  now: Date,
+): Promise<Map<string, ContactStatus>> {
   const after = new Map<string, ContactStatus>();
-  await Promise.all(contacts.map(async ({ contactId }) => {
-    try {
-      after.set(contactId, (await changeContactStatus(accountId, contactId, MOVABLE_TO[choice], choice, now)).status);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
-  }));
+  await Promise.all(
+    contacts.map(async ({ contactId }) => {
+      try {
+        after.set(contactId, (await changeContactStatus(accountId, contactId, MOVABLE_TO[choice], choice, now)).status);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+      }
+    }),
+  );
   return after;
 }
 
@@ -74,7 +81,12 @@ export async function unsubscribeEverywhere(accountId: string, email: string, no
     await putSuppression(accountId, email, 'unsubscribed', now);
     return;
   }
-  await apply(accountId, memberships.filter((membership) => MOVABLE_TO.unsubscribed.includes(membership.status)), 'unsubscribed', now);
+  await apply(
+    accountId,
+    memberships.filter((membership) => MOVABLE_TO.unsubscribed.includes(membership.status)),
+    'unsubscribed',
+    now,
+  );
 }
 
 /**
@@ -103,7 +115,10 @@ function accountWide(status: AccountWideSubscription['status']): AccountWideSubs
 /** The address's audiences that still exist, by name, and its account-wide standing: two round trips. */
 async function memberships(accountId: string, email: string): Promise<{ listed: Membership[]; accountWide?: AccountWideSubscription }> {
   const [found, suppressed] = await Promise.all([findContactsByEmail(accountId, email), getSuppression(accountId, email)]);
-  const profiles = await getAudienceProfiles(accountId, found.map((membership) => membership.audienceId));
+  const profiles = await getAudienceProfiles(
+    accountId,
+    found.map((membership) => membership.audienceId),
+  );
   const listed = found
     .flatMap(({ audienceId, contactId, status }) => {
       const profile = profiles.get(audienceId);
@@ -124,7 +139,13 @@ export async function listSubscriptions(accountId: string, email: string): Promi
 }
 
 /** Applies a choice to the account-wide standing; the standing afterwards. */
-async function applyAccountWide(accountId: string, email: string, standing: AccountWideSubscription, choice: SubscriptionChoice, now: Date): Promise<AccountWideSubscription> {
+async function applyAccountWide(
+  accountId: string,
+  email: string,
+  standing: AccountWideSubscription,
+  choice: SubscriptionChoice,
+  now: Date,
+): Promise<AccountWideSubscription> {
   if (standing.canBecome !== choice) return standing;
   if (choice === 'unsubscribed') {
     await putSuppression(accountId, email, 'unsubscribed', now);

@@ -15,13 +15,7 @@ import { TEMPLATE_STYLE_DEFAULTS } from '#shared/email/components.ts';
 import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail } from '#shared/email/compose.ts';
 import type { TemplateStyles } from '#shared/model/templates.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
-import type {
-  ComponentInput,
-  CreateTemplateInput,
-  TemplateComponent,
-  TemplateStylesInput,
-  UpdateTemplateInput,
-} from '#shared/schemas/templates.ts';
+import type { ComponentInput, CreateTemplateInput, TemplateComponent, TemplateStylesInput, UpdateTemplateInput } from '#shared/schemas/templates.ts';
 import type { ListTemplatesQuery } from '#shared/schemas/template-list.ts';
 import type { templateListItemSchema, templateSchema } from '#shared/schemas/templates.ts';
 import type * as v from 'valibot';
@@ -99,7 +93,7 @@ export async function listTemplates(accountId: string, query: ListTemplatesQuery
     readTemplates(accountId, search, (page - 1) * limit, limit),
     search === undefined ? getAccount(accountId) : undefined,
   ]);
-  const total = search === undefined ? account?.templateCount ?? 0 : found.matched;
+  const total = search === undefined ? (account?.templateCount ?? 0) : found.matched;
   return {
     templates: found.templates.map(toListItem),
     pagination: { ...pagination(total, page, limit), ...(found.truncated ? { truncated: true as const } : {}) },
@@ -108,12 +102,17 @@ export async function listTemplates(accountId: string, query: ListTemplatesQuery
 
 export async function updateTemplate(accountId: string, templateId: string, input: UpdateTemplateInput, now: Date): Promise<Template> {
   if (!isId('tpl', templateId)) throw notFound.template();
-  const record = await writeTemplate(accountId, templateId, {
-    name: input.name,
-    subject: input.subject,
-    components: input.components === undefined ? undefined : normalizeComponents(input.components),
-    styles: input.styles === undefined ? undefined : normalizeStyles(input.styles),
-  }, now);
+  const record = await writeTemplate(
+    accountId,
+    templateId,
+    {
+      name: input.name,
+      subject: input.subject,
+      components: input.components === undefined ? undefined : normalizeComponents(input.components),
+      styles: input.styles === undefined ? undefined : normalizeStyles(input.styles),
+    },
+    now,
+  );
   if (!record) throw notFound.template();
   return toTemplate(record);
 }
@@ -129,7 +128,11 @@ function renderFailure(error: unknown, field: string, source: string): never {
   throw new ValidationError('VALIDATION_ERROR', `${source} could not be rendered: ${error.message}`, field);
 }
 
-async function renderRecord(record: TemplateRecord, variables: Record<string, unknown>, options: { subject?: string; builtins: Record<string, string> }): Promise<RenderedEmail> {
+async function renderRecord(
+  record: TemplateRecord,
+  variables: Record<string, unknown>,
+  options: { subject?: string; builtins: Record<string, string> },
+): Promise<RenderedEmail> {
   const subject = options.subject ?? record.subject;
   try {
     return await renderDesign({ subject, components: record.components, styles: record.styles }, withBuiltins(variables, options.builtins));

@@ -10,16 +10,22 @@ export async function sendTransactional(input: TransactionalSendInput, context: 
   const { principal, now } = context;
   const payload = { ...input, idempotencyKey: undefined };
   return makeIdempotent({ accountId: principal.accountId, scope: `${principal.env}#transactional/send`, key: input.idempotencyKey, payload, now }, () =>
-    deliverOne({
-      type: 'transactional',
-      from,
-      recipients: [input.to],
-      cc: [],
-      bcc: [],
-      replyTo,
-      content,
-      variables: input.variables,
-      attachments: [],
-      suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
-    }, context, 'Transactional email sent', 'to'));
+    deliverOne(
+      {
+        type: 'transactional',
+        from,
+        recipients: [input.to],
+        cc: [],
+        bcc: [],
+        replyTo,
+        content,
+        variables: input.variables,
+        attachments: [],
+        suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
+      },
+      context,
+      'Transactional email sent',
+      'to',
+    ),
+  );
 }

@@ -49,14 +49,19 @@ function checkEvents(events: readonly string[]): string[] {
   if (events.length === 0) throw new ValidationError('VALIDATION_ERROR', 'events must name at least one event type, or be ["*"]', 'events');
   events.forEach((type, index) => {
     if (type === '*' ? events.length > 1 : !isEventType(type)) {
-      throw new ValidationError('VALIDATION_ERROR', type === '*' ? '"*" stands alone in events' : `${type} is not an event type (see the event catalogue)`, `events[${index}]`);
+      throw new ValidationError(
+        'VALIDATION_ERROR',
+        type === '*' ? '"*" stands alone in events' : `${type} is not an event type (see the event catalogue)`,
+        `events[${index}]`,
+      );
     }
   });
   return [...new Set(events)];
 }
 
 function checkDescription(description: string): string {
-  if (description.length > MAX_DESCRIPTION_LENGTH) throw new ValidationError('VALIDATION_ERROR', `description must be at most ${MAX_DESCRIPTION_LENGTH} characters`, 'description');
+  if (description.length > MAX_DESCRIPTION_LENGTH)
+    throw new ValidationError('VALIDATION_ERROR', `description must be at most ${MAX_DESCRIPTION_LENGTH} characters`, 'description');
   return description;
 }
 
@@ -75,7 +80,12 @@ async function checkUrl(url: string, policy: UrlPolicy): Promise<string> {
 }
 
 /** A new endpoint, enabled, with its secret (the only time it is answered). */
-export async function createWebhook(accountId: string, input: WebhookInput, now: number, policy: UrlPolicy = configuredUrlPolicy()): Promise<Webhook & { secret: string }> {
+export async function createWebhook(
+  accountId: string,
+  input: WebhookInput,
+  now: number,
+  policy: UrlPolicy = configuredUrlPolicy(),
+): Promise<Webhook & { secret: string }> {
   const at = new Date(now).toISOString();
   const endpoint: WebhookEndpoint = {
     id: newId('whk', now),
@@ -113,15 +123,26 @@ export interface WebhookChanges {
 }
 
 /** Changes the given fields; enabling an endpoint again starts its failure count afresh. */
-export async function updateWebhook(accountId: string, webhookId: string, changes: WebhookChanges, now: number, policy: UrlPolicy = configuredUrlPolicy()): Promise<Webhook> {
+export async function updateWebhook(
+  accountId: string,
+  webhookId: string,
+  changes: WebhookChanges,
+  now: number,
+  policy: UrlPolicy = configuredUrlPolicy(),
+): Promise<Webhook> {
   if (!isId('whk', webhookId)) throw notFound.webhook();
-  const updated = await updateEndpoint(accountId, webhookId, {
-    ...(changes.url === undefined ? {} : { url: await checkUrl(changes.url, policy) }),
-    ...(changes.events === undefined ? {} : { events: checkEvents(changes.events) }),
-    ...(changes.description === undefined ? {} : { description: checkDescription(changes.description) }),
-    ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
-    updatedAt: new Date(now).toISOString(),
-  }, changes.enabled ? ['failingSince', 'disabledAt'] : []);
+  const updated = await updateEndpoint(
+    accountId,
+    webhookId,
+    {
+      ...(changes.url === undefined ? {} : { url: await checkUrl(changes.url, policy) }),
+      ...(changes.events === undefined ? {} : { events: checkEvents(changes.events) }),
+      ...(changes.description === undefined ? {} : { description: checkDescription(changes.description) }),
+      ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
+      updatedAt: new Date(now).toISOString(),
+    },
+    changes.enabled ? ['failingSince', 'disabledAt'] : [],
+  );
   return publicView(updated);
 }
 
@@ -142,7 +163,12 @@ function queueOrFail(queue: WebhookQueue | undefined): WebhookQueue {
  */
 export async function sendTestEvent(accountId: string, webhookId: string, now: number, queue = configuredWebhookQueue()): Promise<Delivery> {
   await endpointOf(accountId, webhookId);
-  const event = { id: newId('evt', now), type: 'webhook.test', createdAt: new Date(now).toISOString(), data: { webhookId, message: 'A test event from Postlane' } };
+  const event = {
+    id: newId('evt', now),
+    type: 'webhook.test',
+    createdAt: new Date(now).toISOString(),
+    data: { webhookId, message: 'A test event from Postlane' },
+  };
   return deliverEvent(accountId, webhookId, event, queueOrFail(queue), now);
 }
 
@@ -153,7 +179,12 @@ function deliveryView({ payload: _payload, leaseUntil: _leaseUntil, expiresAt: _
 }
 
 /** One page of an endpoint's deliveries, newest first, with the cursor of the next (null at the end). */
-export async function listDeliveries(accountId: string, webhookId: string, options: { limit: number; cursor?: string }, now: number): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
+export async function listDeliveries(
+  accountId: string,
+  webhookId: string,
+  options: { limit: number; cursor?: string },
+  now: number,
+): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
   await endpointOf(accountId, webhookId);
   const scope = `webhooks/${webhookId}/deliveries`;
   const { deliveries, lastKey } = await queryDeliveries(accountId, webhookId, {
@@ -171,7 +202,12 @@ async function deliveryOf(accountId: string, webhookId: string, deliveryId: stri
 }
 
 /** A delivery with every attempt made, first first. */
-export async function getDeliveryWithAttempts(accountId: string, webhookId: string, deliveryId: string, now: number): Promise<DeliveryView & { attemptLog: DeliveryAttempt[] }> {
+export async function getDeliveryWithAttempts(
+  accountId: string,
+  webhookId: string,
+  deliveryId: string,
+  now: number,
+): Promise<DeliveryView & { attemptLog: DeliveryAttempt[] }> {
   const delivery = await deliveryOf(accountId, webhookId, deliveryId, now);
   return { ...deliveryView(delivery), attemptLog: await listAttempts(accountId, deliveryId) };
 }
@@ -181,9 +217,16 @@ export async function getDeliveryWithAttempts(accountId: string, webhookId: stri
  * more attempt, a pending one is attempted now instead of at its next time.
  * The endpoint must be enabled (a disabled one's deliveries end unattempted).
  */
-export async function retryDelivery(accountId: string, webhookId: string, deliveryId: string, now: number, queue = configuredWebhookQueue()): Promise<DeliveryView> {
+export async function retryDelivery(
+  accountId: string,
+  webhookId: string,
+  deliveryId: string,
+  now: number,
+  queue = configuredWebhookQueue(),
+): Promise<DeliveryView> {
   await deliveryOf(accountId, webhookId, deliveryId, now);
-  if (!(await endpointOf(accountId, webhookId)).enabled) throw new PostlaneError('CONFLICT', 'The webhook is disabled: enable it before retrying its deliveries');
+  if (!(await endpointOf(accountId, webhookId)).enabled)
+    throw new PostlaneError('CONFLICT', 'The webhook is disabled: enable it before retrying its deliveries');
   const reopened = await reopenDelivery(accountId, webhookId, deliveryId, now);
   await enqueueDelivery(queueOrFail(queue), { version: 1, accountId, webhookId, deliveryId, attempt: reopened.attempts + 1, notBefore: now }, now);
   return deliveryView(reopened);

@@ -60,9 +60,11 @@ function textBlock(tag: 'h1' | 'h2' | 'p', html: string, styles: ComponentStyles
   })}">${html}</${tag}>`;
   if (!styles.backgroundColor) return element;
   const background = escapeHtml(styles.backgroundColor);
-  return `<table ${TABLE_ATTRIBUTES} width="100%" style="width:100%;border-collapse:separate;"><tr>`
-    + `<td bgcolor="${background}" style="${style({ 'background-color': styles.backgroundColor, 'border-radius': px(styles.borderRadius), padding: '12px 16px' })}">`
-    + `${element}</td></tr></table>`;
+  return (
+    `<table ${TABLE_ATTRIBUTES} width="100%" style="width:100%;border-collapse:separate;"><tr>` +
+    `<td bgcolor="${background}" style="${style({ 'background-color': styles.backgroundColor, 'border-radius': px(styles.borderRadius), padding: '12px 16px' })}">` +
+    `${element}</td></tr></table>`
+  );
 }
 
 /** Where a component's row places it: a button follows its textAlign (justify means left); text aligns itself. */
@@ -86,15 +88,22 @@ function buttonBlock(labelHtml: string, url: string, styles: ComponentStyles, al
     'text-decoration': 'none',
     'border-radius': radius,
   })}">${labelHtml}</a>`;
-  return `<table ${TABLE_ATTRIBUTES}${align === 'left' ? '' : ` align="${align}"`} style="border-collapse:separate;"><tr>`
-    + `<td align="center" bgcolor="${escapeHtml(background)}" style="${style({ 'background-color': background, 'border-radius': radius })}">`
-    + `${link}</td></tr></table>`;
+  return (
+    `<table ${TABLE_ATTRIBUTES}${align === 'left' ? '' : ` align="${align}"`} style="border-collapse:separate;"><tr>` +
+    `<td align="center" bgcolor="${escapeHtml(background)}" style="${style({ 'background-color': background, 'border-radius': radius })}">` +
+    `${link}</td></tr></table>`
+  );
 }
 
 function componentHtml(component: RenderedComponent): string {
   switch (component.type) {
     case 'heading':
-      return textBlock(component.level === 2 ? 'h2' : 'h1', component.html, component.styles, component.level === 2 ? TEXT_DEFAULTS.heading2 : TEXT_DEFAULTS.heading1);
+      return textBlock(
+        component.level === 2 ? 'h2' : 'h1',
+        component.html,
+        component.styles,
+        component.level === 2 ? TEXT_DEFAULTS.heading2 : TEXT_DEFAULTS.heading1,
+      );
     case 'text':
       return textBlock('p', component.html, component.styles, TEXT_DEFAULTS.text);
     case 'button':
@@ -143,9 +152,7 @@ export function componentsToHtml(title: string, components: readonly RenderedCom
 /** The plain-text alternative: headings and text without tags, buttons as `label: url`, a blank line between. */
 export function componentsToText(components: readonly RenderedComponent[]): string {
   return components
-    .map((component) => (component.type === 'button'
-      ? `${htmlToText(component.labelHtml)}: ${component.url}`
-      : htmlToText(component.html)))
+    .map((component) => (component.type === 'button' ? `${htmlToText(component.labelHtml)}: ${component.url}` : htmlToText(component.html)))
     .filter((text) => text !== '')
     .join('\n\n');
 }

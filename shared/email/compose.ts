@@ -33,7 +33,10 @@ export const MESSAGE_RENDER_BUDGET_MS = 1_000;
 
 /** A failure that names the part of the message it happened in: `subject`, `content`, `components[2].url`. */
 export class TemplatePartError extends TemplateRenderError {
-  constructor(readonly part: string, readonly reason: string) {
+  constructor(
+    readonly part: string,
+    readonly reason: string,
+  ) {
     super(`${part}: ${reason}`);
   }
 }

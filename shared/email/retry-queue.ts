@@ -11,7 +11,6 @@ import { awsConnection, config } from '#shared/config.ts';
 import { backoffSeconds as backoffFrom, MAX_DELAY_SECONDS, MAX_QUEUED_MESSAGE_BYTES } from '#shared/model/retry-policy.ts';
 import type { OutgoingEmail } from './transport.ts';
 
-
 /** Seconds to wait after `attempts` failed tries, from this deployment's RETRY_BACKOFF_SECONDS. */
 export function backoffSeconds(attempts: number): number {
   return backoffFrom(attempts, config.RETRY_BACKOFF_SECONDS);
@@ -78,7 +77,13 @@ const StoredSendPointer = v.object({
 export type StoredSendPointer = v.InferOutput<typeof StoredSendPointer>;
 
 export function encodeStoredSendPointer(send: Pick<QueuedSend, 'accountId' | 'emailId' | 'period'>): string {
-  return JSON.stringify({ version: 1, accountId: send.accountId, emailId: send.emailId, ...(send.period === undefined ? {} : { period: send.period }), stored: true });
+  return JSON.stringify({
+    version: 1,
+    accountId: send.accountId,
+    emailId: send.emailId,
+    ...(send.period === undefined ? {} : { period: send.period }),
+    stored: true,
+  });
 }
 
 /** The pointer a queue body holds, or undefined when it holds the message itself. */

@@ -15,7 +15,10 @@ export interface SuppressedAddress {
 
 /** Every address SES suppressed or re-suppressed from `since` to `until`, page by page. */
 export async function* suppressedBetween(since: Date | undefined, until: Date): AsyncGenerator<SuppressedAddress> {
-  const pages = paginateListSuppressedDestinations({ client: ses }, { Reasons: ['BOUNCE', 'COMPLAINT'], ...(since ? { StartDate: since } : {}), EndDate: until });
+  const pages = paginateListSuppressedDestinations(
+    { client: ses },
+    { Reasons: ['BOUNCE', 'COMPLAINT'], ...(since ? { StartDate: since } : {}), EndDate: until },
+  );
   for await (const page of pages) {
     for (const entry of page.SuppressedDestinationSummaries ?? []) {
       if (entry.Reason !== 'BOUNCE' && entry.Reason !== 'COMPLAINT') continue;

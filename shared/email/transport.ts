@@ -34,9 +34,7 @@ export interface OutgoingEmail {
 /** Why SES did not take a message, as the API reports it per recipient. */
 export type DeliveryErrorCode = 'MESSAGE_REJECTED' | 'SENDER_NOT_VERIFIED' | 'INVALID_EMAIL' | 'SES_THROTTLED' | 'SENDING_PAUSED';
 
-export type SendOutcome =
-  | { status: 'sent'; messageId: string }
-  | { status: 'failed'; error: DeliveryErrorCode; message: string };
+export type SendOutcome = { status: 'sent'; messageId: string } | { status: 'failed'; error: DeliveryErrorCode; message: string };
 
 export interface MailTransport {
   /** Hands one message to the mail service. Known refusals are outcomes; anything else throws. */
@@ -72,7 +70,14 @@ export function sendEmailInput(email: OutgoingEmail, configurationSet = config.S
   return {
     // Unset locally: the emulator has no configuration sets, and nothing there publishes events.
     ...(configurationSet ? { ConfigurationSetName: configurationSet } : {}),
-    ...(email.tags ? { EmailTags: [{ Name: ACCOUNT_TAG, Value: email.tags.accountId }, { Name: EMAIL_TAG, Value: email.tags.emailId }] } : {}),
+    ...(email.tags
+      ? {
+          EmailTags: [
+            { Name: ACCOUNT_TAG, Value: email.tags.accountId },
+            { Name: EMAIL_TAG, Value: email.tags.emailId },
+          ],
+        }
+      : {}),
     FromEmailAddress: headerValue(formatMailbox(email.from)),
     Destination: {
       ToAddresses: email.to,

@@ -18,7 +18,17 @@ export const HTML_PAGE = 'text/html';
  * `contactEmail`: a contact's address (the lookup also takes its audience in
  * the query); `subscriptionToken`, `confirmationToken`: the signed links' tokens.
  */
-export type ResourceKind = 'audience' | 'contact' | 'contactEmail' | 'template' | 'domain' | 'email' | 'form' | 'formSlug' | 'subscriptionToken' | 'confirmationToken';
+export type ResourceKind =
+  | 'audience'
+  | 'contact'
+  | 'contactEmail'
+  | 'template'
+  | 'domain'
+  | 'email'
+  | 'form'
+  | 'formSlug'
+  | 'subscriptionToken'
+  | 'confirmationToken';
 
 export interface RequestSchemas {
   body?: v.GenericSchema;
@@ -64,7 +74,9 @@ function moduleName(action: string): string {
  * `export const contacts = defineArea('contacts', { getByEmail: { method: 'GET', path: '/api/contacts/email/{email}', … } })`
  */
 export function defineArea<const T extends Record<string, EndpointSpec>>(area: string, endpoints: T): { readonly [K in keyof T]: Endpoint<T[K]> } {
-  return Object.fromEntries(Object.entries(endpoints).map(([action, spec]) => [action, { ...spec, handler: `${area}/${moduleName(action)}` }])) as { readonly [K in keyof T]: Endpoint<T[K]> };
+  return Object.fromEntries(Object.entries(endpoints).map(([action, spec]) => [action, { ...spec, handler: `${area}/${moduleName(action)}` }])) as {
+    readonly [K in keyof T]: Endpoint<T[K]>;
+  };
 }
 
 /** Every route an area's endpoints make: one per path, aliases included. */
@@ -92,4 +104,14 @@ export const SENDING = { auth: 'key', permission: 'sending', ses: ['SendEmail'],
 export const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
 
 /** The send endpoints' own errors; the idempotent ones add the key's. */
-export const SEND_ERRORS = ['SENDER_NOT_VERIFIED', 'QUOTA_EXCEEDED', 'TEMPLATE_NOT_FOUND', 'RECIPIENT_SUPPRESSED', 'MESSAGE_REJECTED', 'SES_THROTTLED', 'SENDING_PAUSED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS'] as const;
+export const SEND_ERRORS = [
+  'SENDER_NOT_VERIFIED',
+  'QUOTA_EXCEEDED',
+  'TEMPLATE_NOT_FOUND',
+  'RECIPIENT_SUPPRESSED',
+  'MESSAGE_REJECTED',
+  'SES_THROTTLED',
+  'SENDING_PAUSED',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_IN_PROGRESS',
+] as const;

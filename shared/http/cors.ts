@@ -21,7 +21,10 @@ const ALLOWED_HEADERS = 'Content-Type';
 
 /** The allowed origins: `'*'` for any, else the exact origins listed. */
 export function allowedOrigins(setting: string = config.CORS_ALLOWED_ORIGINS): '*' | string[] {
-  const origins = setting.split(',').map((origin) => origin.trim()).filter(Boolean);
+  const origins = setting
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   return origins.includes('*') ? '*' : origins;
 }
 
@@ -42,18 +45,22 @@ export function corsHeaders(event: APIGatewayProxyEventV2, allowed: '*' | string
  * without `Access-Control-Allow-Origin`, which the browser treats as a refusal.
  */
 export function preflightEndpoint(routes: readonly Route[]): LambdaHandler {
-  return withRequestLog(middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().use(httpHeaderNormalizer()).handler(async (event) => {
-    // The route key is `OPTIONS <path template>`, as API Gateway and the local server set it.
-    const path = event.routeKey.replace(/^OPTIONS /, '');
-    return {
-      statusCode: 204,
-      headers: {
-        ...corsHeaders(event),
-        'Access-Control-Allow-Methods': corsMethodsOf(path, routes).join(', '),
-        'Access-Control-Allow-Headers': ALLOWED_HEADERS,
-        'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE),
-      },
-      body: '',
-    };
-  }) as unknown as LambdaHandler);
+  return withRequestLog(
+    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+      .use(httpHeaderNormalizer())
+      .handler(async (event) => {
+        // The route key is `OPTIONS <path template>`, as API Gateway and the local server set it.
+        const path = event.routeKey.replace(/^OPTIONS /, '');
+        return {
+          statusCode: 204,
+          headers: {
+            ...corsHeaders(event),
+            'Access-Control-Allow-Methods': corsMethodsOf(path, routes).join(', '),
+            'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+            'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE),
+          },
+          body: '',
+        };
+      }) as unknown as LambdaHandler,
+  );
 }

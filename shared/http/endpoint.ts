@@ -42,9 +42,11 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
  * whose body is the reply schema's output; any reply where the endpoint
  * answers pages (HTML, or JSON and HTML by the caller's Accept).
  */
-type ReplyOf<E extends EndpointSpec> = E['pageStatuses'] extends readonly number[] ? Reply : {
-  [S in keyof E['responses'] & number]: E['responses'][S] extends v.GenericSchema ? JsonReply<S, v.InferOutput<E['responses'][S]>> : Reply;
-}[keyof E['responses'] & number];
+type ReplyOf<E extends EndpointSpec> = E['pageStatuses'] extends readonly number[]
+  ? Reply
+  : {
+      [S in keyof E['responses'] & number]: E['responses'][S] extends v.GenericSchema ? JsonReply<S, v.InferOutput<E['responses'][S]>> : Reply;
+    }[keyof E['responses'] & number];
 
 type BodyOf<E extends EndpointSpec> = Output<E['request']['body']>;
 type QueryOf<E extends EndpointSpec> = Output<E['request']['query']>;
@@ -55,10 +57,7 @@ type QueryOf<E extends EndpointSpec> = Output<E['request']['query']>;
  * supplies auth, permission, schemas, body limit and formats, so a handler
  * file states only what it does.
  */
-function build(
-  route: Route & { request: RequestSchemas },
-  fn: (input: PublicInput<unknown, unknown>, state: RequestState) => Promise<Reply>,
-): LambdaHandler {
+function build(route: Route & { request: RequestSchemas }, fn: (input: PublicInput<unknown, unknown>, state: RequestState) => Promise<Reply>): LambdaHandler {
   const schemas = route.request;
   // API Gateway's v2 payload and the local server lower-case header names already; a direct invocation (tests, another AWS service) may not.
   const chain: Middleware[] = [httpResponse({ cors: route.cors ?? false }), httpHeaderNormalizer() as Middleware];
@@ -69,15 +68,18 @@ function build(
   for (const middleware of chain) lambda.use(middleware);
   const handler = lambda.handler(async (event, context) => {
     const state = context.postlane;
-    return fn({
-      body: schemas.body ? parseInput(schemas.body, state.body) : undefined,
-      query: schemas.query ? parseInput(schemas.query, event.queryStringParameters ?? {}) : undefined,
-      method: event.requestContext?.http?.method ?? 'GET',
-      params: (event.pathParameters ?? {}) as Record<string, string>,
-      now: state.now,
-      sourceIp: event.requestContext?.http?.sourceIp ?? '',
-      headers: Object.fromEntries(Object.entries(event.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)),
-    }, state);
+    return fn(
+      {
+        body: schemas.body ? parseInput(schemas.body, state.body) : undefined,
+        query: schemas.query ? parseInput(schemas.query, event.queryStringParameters ?? {}) : undefined,
+        method: event.requestContext?.http?.method ?? 'GET',
+        params: (event.pathParameters ?? {}) as Record<string, string>,
+        now: state.now,
+        sourceIp: event.requestContext?.http?.sourceIp ?? '',
+        headers: Object.fromEntries(Object.entries(event.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+      },
+      state,
+    );
   }) as unknown as LambdaHandler;
   const logged = withRequestLog(handler);
   // Each invocation learns account homes afresh: a move takes effect on the next request.
@@ -94,19 +96,15 @@ function checked(contract: Endpoint, auth: Route['auth']): Endpoint {
  *
  * `export const handler = endpoint(contacts.get, ({ principal, params }) => ...)`
  */
-export function endpoint<E extends Endpoint>(
-  contract: E,
-  fn: (input: EndpointInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>,
-): LambdaHandler {
-  return build(checked(contract, 'key'), (input, state) =>
-    fn({ ...(input as PublicInput<BodyOf<E>, QueryOf<E>>), principal: state.principal! }) as Promise<Reply>);
+export function endpoint<E extends Endpoint>(contract: E, fn: (input: EndpointInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>): LambdaHandler {
+  return build(
+    checked(contract, 'key'),
+    (input, state) => fn({ ...(input as PublicInput<BodyOf<E>, QueryOf<E>>), principal: state.principal! }) as Promise<Reply>,
+  );
 }
 
 /** A Lambda handler for a public endpoint (no key): public forms, unsubscribe and preference pages. */
-export function publicEndpoint<E extends Endpoint>(
-  contract: E,
-  fn: (input: PublicInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>,
-): LambdaHandler {
+export function publicEndpoint<E extends Endpoint>(contract: E, fn: (input: PublicInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>): LambdaHandler {
   return build(checked(contract, 'public'), (input) => fn(input as PublicInput<BodyOf<E>, QueryOf<E>>) as Promise<Reply>);
 }
 
@@ -116,15 +114,17 @@ export function publicEndpoint<E extends Endpoint>(
  * methods, else 404 NOT_FOUND, both in the envelope.
  */
 export function fallbackEndpoint(routes: readonly Route[]): LambdaHandler {
-  return withRequestLog(middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>()
-    .use(httpResponse())
-    .handler(async (event) => {
-      const method = event.requestContext?.http?.method ?? 'GET';
-      const match = matchRoute(method, event.rawPath ?? '/', edgeRoutes(routes));
-      if (match.kind === 'method-not-allowed') {
-        const error = new PostlaneError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${match.allowed.join(', ')}`);
-        return { ...errorReply(error), headers: { Allow: match.allowed.join(', ') } };
-      }
-      throw new PostlaneError('NOT_FOUND', `No route for ${method} ${event.rawPath ?? '/'}`);
-    }) as unknown as LambdaHandler);
+  return withRequestLog(
+    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>()
+      .use(httpResponse())
+      .handler(async (event) => {
+        const method = event.requestContext?.http?.method ?? 'GET';
+        const match = matchRoute(method, event.rawPath ?? '/', edgeRoutes(routes));
+        if (match.kind === 'method-not-allowed') {
+          const error = new PostlaneError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${match.allowed.join(', ')}`);
+          return { ...errorReply(error), headers: { Allow: match.allowed.join(', ') } };
+        }
+        throw new PostlaneError('NOT_FOUND', `No route for ${method} ${event.rawPath ?? '/'}`);
+      }) as unknown as LambdaHandler,
+  );
 }

@@ -140,9 +140,10 @@ function bodyMediaType(formats: readonly BodyFormat[]): Middleware {
       const mediaType = mediaTypeOf(headers['content-type']);
       const isForm = mediaType === FORM_MEDIA_TYPE && formats.includes('form');
       if (mediaType && !isForm && !JSON_MEDIA_TYPE.test(mediaType)) {
-        throw new PostlaneError('UNSUPPORTED_MEDIA_TYPE', formats.includes('form')
-          ? 'Request bodies must be application/json or application/x-www-form-urlencoded'
-          : 'Request bodies must be application/json');
+        throw new PostlaneError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          formats.includes('form') ? 'Request bodies must be application/json or application/x-www-form-urlencoded' : 'Request bodies must be application/json',
+        );
       }
       headers['content-type'] = isForm ? FORM_MEDIA_TYPE : CANONICAL_JSON;
     },

@@ -17,23 +17,27 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIG
  * so no address in a path reaches the log; nor do headers, bodies or the query.
  */
 export function withRequestLog(handler: Handler): Handler {
-  return (event, context) => withLogContext({
-    requestId: event.requestContext?.requestId ?? context.awsRequestId,
-    lambdaRequestId: context.awsRequestId,
-  }, async () => {
-    const started = performance.now();
-    let status = 500; // what API Gateway answers when the invocation itself fails
-    try {
-      const result = await handler(event, context);
-      status = result.statusCode ?? 200;
-      return result;
-    } finally {
-      log.info('request', {
-        route: event.routeKey,
-        method: event.requestContext?.http?.method,
-        status,
-        durationMs: Math.round(performance.now() - started),
-      });
-    }
-  });
+  return (event, context) =>
+    withLogContext(
+      {
+        requestId: event.requestContext?.requestId ?? context.awsRequestId,
+        lambdaRequestId: context.awsRequestId,
+      },
+      async () => {
+        const started = performance.now();
+        let status = 500; // what API Gateway answers when the invocation itself fails
+        try {
+          const result = await handler(event, context);
+          status = result.statusCode ?? 200;
+          return result;
+        } finally {
+          log.info('request', {
+            route: event.routeKey,
+            method: event.requestContext?.http?.method,
+            status,
+            durationMs: Math.round(performance.now() - started),
+          });
+        }
+      },
+    );
 }

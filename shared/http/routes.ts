@@ -168,7 +168,9 @@ export function edgeRoutes(routes: readonly Route[]): EdgeRoute[] {
 
 /** The methods a browser may use on a `cors` path: what the preflight of that path allows. */
 export function corsMethodsOf(path: string, routes: readonly Route[]): EdgeMethod[] {
-  return edgeRoutes(routes.filter((route) => route.cors && route.path === path)).filter((route) => route.method !== 'OPTIONS').map((route) => route.method);
+  return edgeRoutes(routes.filter((route) => route.cors && route.path === path))
+    .filter((route) => route.method !== 'OPTIONS')
+    .map((route) => route.method);
 }
 
 /** Every handler module, each once: one Lambda function apiece. */

@@ -37,10 +37,19 @@ export async function submissionReply(input: SubmissionRequestInput): Promise<Re
     return formPage(form, { notice: { text: receipt.message } });
   } catch (error) {
     if (error instanceof InvalidSubmission) {
-      return formPage(form, { values: input.body, errors: error.errors, notice: { text: 'Please correct the fields marked below.', error: true }, status: 422 });
+      return formPage(form, {
+        values: input.body,
+        errors: error.errors,
+        notice: { text: 'Please correct the fields marked below.', error: true },
+        status: 422,
+      });
     }
     if (error instanceof RateLimitError) {
-      return formPage(form, { values: input.body, notice: { text: `Too many submissions. Please wait ${error.details.retryAfter} seconds and send the form again.`, error: true }, status: 429 });
+      return formPage(form, {
+        values: input.body,
+        notice: { text: `Too many submissions. Please wait ${error.details.retryAfter} seconds and send the form again.`, error: true },
+        status: 429,
+      });
     }
     if (error instanceof NotFoundError) return formNotFoundPage();
     throw error;

@@ -217,7 +217,15 @@ function listOf(value: unknown): string[] {
 }
 
 /** One option of a group, labelled by its own value; a required radio group needs `required` on one of its inputs. */
-function choice(field: FormFieldRecord, type: 'checkbox' | 'radio', value: string, index: number, checked: boolean, describedBy: string, invalid: string): string {
+function choice(
+  field: FormFieldRecord,
+  type: 'checkbox' | 'radio',
+  value: string,
+  index: number,
+  checked: boolean,
+  describedBy: string,
+  invalid: string,
+): string {
   const required = type === 'radio' && field.required && index === 0 ? ' required' : '';
   return `<label class="choice"><input type="${type}" name="${escapeHtml(field.id)}" value="${escapeHtml(value)}"${checked ? ' checked' : ''}${required}${describedBy}${invalid}> ${escapeHtml(value)}</label>`;
 }
@@ -243,21 +251,28 @@ function control(field: FormFieldRecord, state: FieldState): string {
     case 'textarea':
       return `<textarea ${common} maxlength="${SUBMISSION_LIMITS.textarea}"${describedBy}${invalid}>${value}</textarea>`;
     case 'select':
-      return `<select id="${inputId(field)}" name="${name}"${field.required ? ' required' : ''}${describedBy}${invalid}>`
-        + `<option value="">${escapeHtml(field.placeholder ?? 'Choose…')}</option>`
-        + (field.options ?? []).map((option) => `<option value="${escapeHtml(option)}"${textOf(state.value) === option ? ' selected' : ''}>${escapeHtml(option)}</option>`).join('')
-        + '</select>';
+      return (
+        `<select id="${inputId(field)}" name="${name}"${field.required ? ' required' : ''}${describedBy}${invalid}>` +
+        `<option value="">${escapeHtml(field.placeholder ?? 'Choose…')}</option>` +
+        (field.options ?? [])
+          .map((option) => `<option value="${escapeHtml(option)}"${textOf(state.value) === option ? ' selected' : ''}>${escapeHtml(option)}</option>`)
+          .join('') +
+        '</select>'
+      );
     case 'file':
-      return `<input type="file" ${common}${describedBy}${invalid}>`
-        + '<noscript><p class="error">Attaching a file needs JavaScript.</p></noscript>';
+      return `<input type="file" ${common}${describedBy}${invalid}>` + '<noscript><p class="error">Attaching a file needs JavaScript.</p></noscript>';
     case 'checkbox':
     case 'radio': {
       const chosen = listOf(state.value);
-      return (field.options ?? []).map((option, index) => choice(field, field.type as 'checkbox' | 'radio', option, index, chosen.includes(option), describedBy, invalid)).join('\n');
+      return (field.options ?? [])
+        .map((option, index) => choice(field, field.type as 'checkbox' | 'radio', option, index, chosen.includes(option), describedBy, invalid))
+        .join('\n');
     }
     case 'rating': {
       const chosen = textOf(state.value);
-      const scale = Array.from({ length: SUBMISSION_LIMITS.ratingMax - SUBMISSION_LIMITS.ratingMin + 1 }, (_, index) => String(SUBMISSION_LIMITS.ratingMin + index));
+      const scale = Array.from({ length: SUBMISSION_LIMITS.ratingMax - SUBMISSION_LIMITS.ratingMin + 1 }, (_, index) =>
+        String(SUBMISSION_LIMITS.ratingMin + index),
+      );
       return `<div class="rating">${scale.map((value, index) => choice(field, 'radio', value, index, chosen === value, describedBy, invalid)).join('')}</div>`;
     }
   }
@@ -294,7 +309,9 @@ export function formPage(form: FormRecord, options: FormPageOptions = {}): Reply
     : '<div id="form-status" class="notice" role="status" aria-live="polite" tabindex="-1" hidden></div>';
   const button = form.buttonCustomization;
   const variant = (BUTTON_VARIANTS as readonly string[]).includes(button.variant) ? button.variant : FORM_DEFAULTS.buttonCustomization.variant;
-  const fields = form.fields.map((field) => fieldMarkup(field, { value: options.values?.[field.id], ...(errors.has(field.id) ? { error: errors.get(field.id)! } : {}) })).join('\n');
+  const fields = form.fields
+    .map((field) => fieldMarkup(field, { value: options.values?.[field.id], ...(errors.has(field.id) ? { error: errors.get(field.id)! } : {}) }))
+    .join('\n');
   const body = `<form id="postlane-form" method="post"${options.action ? ` action="${escapeHtml(options.action)}"` : ''}${succeeded ? ' hidden' : ''}>
 ${fields}
 <div class="hp" aria-hidden="true"><label for="f-${HONEYPOT_FIELD}">Leave this field empty</label><input type="text" id="f-${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></div>
@@ -324,8 +341,12 @@ ${body}
 }
 
 export function formNotFoundPage(): Reply {
-  return htmlPage('Form not found', `<h1>This form is not available</h1>
-<p>The address may be mistyped, or the form is no longer published.</p>`, 404);
+  return htmlPage(
+    'Form not found',
+    `<h1>This form is not available</h1>
+<p>The address may be mistyped, or the form is no longer published.</p>`,
+    404,
+  );
 }
 
 /** GET /f/{slug}: the published form, counting a view; a plain 404 page otherwise. */
@@ -340,13 +361,21 @@ export async function hostedForm(slug: string, countsView = true): Promise<Reply
   }
 }
 
-const INVALID_LINK = ['Link not valid', '<h1>This link is not valid</h1>\n<p>It may have been cut short when it was copied. Open the link from the email again.</p>\n<p>Nothing was changed.</p>', 400] as const;
+const INVALID_LINK = [
+  'Link not valid',
+  '<h1>This link is not valid</h1>\n<p>It may have been cut short when it was copied. Open the link from the email again.</p>\n<p>Nothing was changed.</p>',
+  400,
+] as const;
 
 const CONFIRMATION_PAGES = {
-  'confirmed': ['Subscription confirmed', '<h1>You are subscribed</h1>\n<p>Thank you for confirming your subscription.</p>', 200],
+  confirmed: ['Subscription confirmed', '<h1>You are subscribed</h1>\n<p>Thank you for confirming your subscription.</p>', 200],
   'already-subscribed': ['Subscription confirmed', '<h1>You are already subscribed</h1>\n<p>This subscription was confirmed before; nothing changed.</p>', 200],
-  'not-pending': ['Nothing to confirm', '<h1>Nothing to confirm</h1>\n<p>This subscription is not awaiting confirmation any more, so nothing changed.</p>', 409],
-  'invalid': INVALID_LINK,
+  'not-pending': [
+    'Nothing to confirm',
+    '<h1>Nothing to confirm</h1>\n<p>This subscription is not awaiting confirmation any more, so nothing changed.</p>',
+    409,
+  ],
+  invalid: INVALID_LINK,
 } as const;
 
 /**
@@ -357,12 +386,15 @@ const CONFIRMATION_PAGES = {
 export async function confirmationRequestPage(token: string): Promise<Reply> {
   const claims = await verifyConfirmationToken(token);
   if (!claims) return htmlPage(...INVALID_LINK);
-  return htmlPage('Confirm your subscription', `<h1>Confirm your subscription</h1>
+  return htmlPage(
+    'Confirm your subscription',
+    `<h1>Confirm your subscription</h1>
 <p>Subscribe <strong>${escapeHtml(claims.email)}</strong> to these emails?</p>
 <form method="post">
 <button type="submit">Confirm subscription</button>
 </form>
-<p>If you did not sign up, close this page: you will not be subscribed.</p>`);
+<p>If you did not sign up, close this page: you will not be subscribed.</p>`,
+  );
 }
 
 /** POST /confirm/{token}: the confirmation page's button; the signed link alone decides, whatever the body. */

@@ -6,7 +6,14 @@
  */
 import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { verifySubscriptionToken, type SubscriptionClaims } from '#shared/domain/subscription-links.ts';
-import { changeSubscriptions, listSubscriptions, unsubscribeEverywhere, type AccountWideSubscription, type AddressSubscriptions, type AudienceSubscription } from '#shared/domain/subscriptions.ts';
+import {
+  changeSubscriptions,
+  listSubscriptions,
+  unsubscribeEverywhere,
+  type AccountWideSubscription,
+  type AddressSubscriptions,
+  type AudienceSubscription,
+} from '#shared/domain/subscriptions.ts';
 import { escapeHtml } from '#shared/email/html.ts';
 import type { Reply } from '#shared/http/reply.ts';
 import type { PreferencesInput } from '#shared/schemas/subscriptions.ts';
@@ -21,9 +28,13 @@ const STATUS_LABELS: Record<ContactStatus, string> = {
 };
 
 function invalidLink(): Reply {
-  return htmlPage('Link not valid', `<h1>This link is not valid</h1>
+  return htmlPage(
+    'Link not valid',
+    `<h1>This link is not valid</h1>
 <p>It may have been cut short when it was copied. Open the link from the email again, or use the link in a more recent email.</p>
-<p>Nothing was changed.</p>`, 400);
+<p>Nothing was changed.</p>`,
+    400,
+  );
 }
 
 /** Runs `page` for the recipient the token names, or answers the invalid-link page. */
@@ -37,21 +48,29 @@ const preferencesLink = (token: string) => `../preferences/${escapeHtml(token)}`
 
 /** GET /unsubscribe/{token}: asks first, because mail scanners follow links. */
 export function unsubscribeConfirmation(token: string): Promise<Reply> {
-  return forRecipient(token, async ({ email }) => htmlPage('Unsubscribe', `<h1>Unsubscribe</h1>
+  return forRecipient(token, async ({ email }) =>
+    htmlPage(
+      'Unsubscribe',
+      `<h1>Unsubscribe</h1>
 <p>Stop emails to <strong>${escapeHtml(email)}</strong>?</p>
 <form method="post">
 <button type="submit">Unsubscribe</button>
 </form>
-<p><a href="${preferencesLink(token)}">Choose which emails to receive instead</a></p>`));
+<p><a href="${preferencesLink(token)}">Choose which emails to receive instead</a></p>`,
+    ),
+  );
 }
 
 /** POST /unsubscribe/{token}: the confirmation button and RFC 8058 one-click. */
 export function unsubscribe(token: string, now: Date): Promise<Reply> {
   return forRecipient(token, async ({ accountId, email }) => {
     await unsubscribeEverywhere(accountId, email, now);
-    return htmlPage('Unsubscribed', `<h1>You are unsubscribed</h1>
+    return htmlPage(
+      'Unsubscribed',
+      `<h1>You are unsubscribed</h1>
 <p><strong>${escapeHtml(email)}</strong> will no longer receive these emails.</p>
-<p>Changed your mind? <a href="${preferencesLink(token)}">Manage your preferences</a></p>`);
+<p>Changed your mind? <a href="${preferencesLink(token)}">Manage your preferences</a></p>`,
+    );
   });
 }
 
@@ -59,9 +78,9 @@ export function unsubscribe(token: string, now: Date): Promise<Reply> {
 function listItem(name: string, status: ContactStatus, canBecome: AudienceSubscription['canBecome'], audienceId?: string): string {
   const action = canBecome === 'subscribed' ? 'Resubscribe' : 'Unsubscribe';
   const form = canBecome
-    ? `<form method="post">${audienceId === undefined ? '' : `<input type="hidden" name="audienceId" value="${escapeHtml(audienceId)}">`}`
-      + `<button type="submit" name="status" value="${canBecome}"${canBecome === 'subscribed' ? ' class="secondary"' : ''}>`
-      + `${action}<span class="visually-hidden"> ${canBecome === 'subscribed' ? 'to' : 'from'} ${escapeHtml(name)}</span></button></form>`
+    ? `<form method="post">${audienceId === undefined ? '' : `<input type="hidden" name="audienceId" value="${escapeHtml(audienceId)}">`}` +
+      `<button type="submit" name="status" value="${canBecome}"${canBecome === 'subscribed' ? ' class="secondary"' : ''}>` +
+      `${action}<span class="visually-hidden"> ${canBecome === 'subscribed' ? 'to' : 'from'} ${escapeHtml(name)}</span></button></form>`
     : '';
   return `<li><div><strong>${escapeHtml(name)}</strong><br><span class="status">${STATUS_LABELS[status]}</span></div>${form}</li>`;
 }
@@ -79,18 +98,20 @@ function accountWideItem({ status, canBecome }: AccountWideSubscription): string
 
 function preferencesPage(email: string, { subscriptions, accountWide }: AddressSubscriptions, notice?: { text: string; error?: boolean }, status = 200): Reply {
   const items = [...subscriptions.map(subscriptionItem), ...(accountWide ? [accountWideItem(accountWide)] : [])];
-  const list = items.length > 0
-    ? `<ul>${items.join('\n')}</ul>`
-    : '<p>This address is on no mailing list.</p>';
+  const list = items.length > 0 ? `<ul>${items.join('\n')}</ul>` : '<p>This address is on no mailing list.</p>';
   const leaveAll = subscriptions.some((subscription) => subscription.canBecome === 'unsubscribed')
     ? '<form method="post"><button type="submit" name="status" value="unsubscribed">Unsubscribe from all</button></form>'
     : '';
   const message = notice ? `<p class="notice${notice.error ? ' error' : ''}" role="status">${escapeHtml(notice.text)}</p>` : '';
-  return htmlPage('Email preferences', `<h1>Email preferences</h1>
+  return htmlPage(
+    'Email preferences',
+    `<h1>Email preferences</h1>
 ${message}
 <p>Emails to <strong>${escapeHtml(email)}</strong>:</p>
 ${list}
-${leaveAll}`, status);
+${leaveAll}`,
+    status,
+  );
 }
 
 /** GET /preferences/{token}: the address's audiences and what it may change in each. */

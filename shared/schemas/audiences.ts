@@ -41,6 +41,6 @@ export const audienceListItemSchema = v.strictObject({
 
 export const audienceStatsSchema = v.strictObject({
   total: count,
-  ...Object.fromEntries(CONTACT_STATUSES.map((status) => [status, count])) as Record<(typeof CONTACT_STATUSES)[number], typeof count>,
+  ...(Object.fromEntries(CONTACT_STATUSES.map((status) => [status, count])) as Record<(typeof CONTACT_STATUSES)[number], typeof count>),
   growthRate: v.number(),
 });

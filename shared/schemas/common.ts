@@ -100,7 +100,9 @@ function guarded<S extends v.GenericSchema>(schema: S, refuseReservedKeys: boole
       }
       const reserved = refuseReservedKeys && isPlainObject(input) ? Object.keys(input).find((key) => RESERVED_KEYS.has(key)) : undefined;
       if (reserved !== undefined) {
-        const path: Issues = [{ type: 'object', origin: 'key', input: input as Record<string, unknown>, key: reserved, value: (input as Record<string, unknown>)[reserved] }];
+        const path: Issues = [
+          { type: 'object', origin: 'key', input: input as Record<string, unknown>, key: reserved, value: (input as Record<string, unknown>)[reserved] },
+        ];
         v._addIssue(context, 'key', dataset, config, { input: reserved, message: RESERVED_KEY_MESSAGE, path });
         return dataset;
       }
@@ -118,7 +120,10 @@ export function strictObject<const E extends v.ObjectEntries>(entries: E): v.Str
  * A free map (`customFields`, a submission): `v.record` that refuses an array
  * and the reserved keys, each 422 naming the field or the key.
  */
-export function freeMap<const K extends v.BaseSchema<string, string, v.BaseIssue<unknown>>, const T extends v.GenericSchema>(key: K, value: T): v.RecordSchema<K, T, undefined> {
+export function freeMap<const K extends v.BaseSchema<string, string, v.BaseIssue<unknown>>, const T extends v.GenericSchema>(
+  key: K,
+  value: T,
+): v.RecordSchema<K, T, undefined> {
   return guarded(v.record(key, value), true);
 }
 

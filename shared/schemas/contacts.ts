@@ -18,7 +18,14 @@ export const CONTACT_LIMITS = {
 export const phone = v.pipe(v.string(), v.trim(), v.regex(/^\+?[0-9 ().-]{3,32}$/, 'must be a phone number: digits, spaces, + ( ) . -'));
 
 const tags = v.pipe(
-  v.array(v.pipe(v.string(), v.trim(), v.nonEmpty('must not be blank'), v.maxLength(CONTACT_LIMITS.tagLength, `must be at most ${CONTACT_LIMITS.tagLength} characters`))),
+  v.array(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.nonEmpty('must not be blank'),
+      v.maxLength(CONTACT_LIMITS.tagLength, `must be at most ${CONTACT_LIMITS.tagLength} characters`),
+    ),
+  ),
   v.maxLength(CONTACT_LIMITS.tags, `must have at most ${CONTACT_LIMITS.tags} tags`),
   v.transform((list) => [...new Set(list)]),
 );
@@ -85,10 +92,7 @@ export type ImportedContactInput = v.InferOutput<typeof importedContact>;
 
 export const bulkImportBody = strictObject({
   audienceId: requiredText(64),
-  contacts: v.pipe(
-    v.array(v.unknown()),
-    v.maxLength(CONTACT_LIMITS.bulkContacts, `must have at most ${CONTACT_LIMITS.bulkContacts} contacts per request`),
-  ),
+  contacts: v.pipe(v.array(v.unknown()), v.maxLength(CONTACT_LIMITS.bulkContacts, `must have at most ${CONTACT_LIMITS.bulkContacts} contacts per request`)),
   skipDuplicates: v.optional(v.boolean(), false),
 });
 export type BulkImportInput = v.InferOutput<typeof bulkImportBody>;
@@ -140,11 +144,13 @@ export const importResultReply = v.strictObject({
   imported: count,
   failed: count,
   skipped: count,
-  errors: v.array(v.strictObject({
-    index: count,
-    email: v.unknown(),
-    error: v.string(),
-    message: v.string(),
-    field: v.optional(v.string()),
-  })),
+  errors: v.array(
+    v.strictObject({
+      index: count,
+      email: v.unknown(),
+      error: v.string(),
+      message: v.string(),
+      field: v.optional(v.string()),
+    }),
+  ),
 });

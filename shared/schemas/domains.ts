@@ -9,13 +9,7 @@ export function isDomainName(value: string): boolean {
 
 /** Compared and stored lower-cased, as DNS names are case-insensitive. */
 export const createDomainBody = strictObject({
-  domain: v.pipe(
-    v.string(),
-    v.trim(),
-    v.nonEmpty(),
-    v.toLowerCase(),
-    v.check(isDomainName, 'must be a domain name such as example.com or mail.example.com'),
-  ),
+  domain: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.toLowerCase(), v.check(isDomainName, 'must be a domain name such as example.com or mail.example.com')),
 });
 export type CreateDomainInput = v.InferOutput<typeof createDomainBody>;
 

@@ -48,12 +48,14 @@ const formFieldEntries = strictObject({
   placeholder: optionalText(FORM_LIMITS.placeholder),
   required: v.optional(v.boolean(), false),
   /** For select, checkbox and radio only. */
-  options: v.optional(v.pipe(
-    v.array(requiredText(FORM_LIMITS.option)),
-    v.nonEmpty('must list at least one option'),
-    v.maxLength(FORM_LIMITS.options, `must have at most ${FORM_LIMITS.options} options`),
-    v.check((options) => new Set(options).size === options.length, 'must not repeat an option'),
-  )),
+  options: v.optional(
+    v.pipe(
+      v.array(requiredText(FORM_LIMITS.option)),
+      v.nonEmpty('must list at least one option'),
+      v.maxLength(FORM_LIMITS.options, `must have at most ${FORM_LIMITS.options} options`),
+      v.check((options) => new Set(options).size === options.length, 'must not repeat an option'),
+    ),
+  ),
 });
 
 type FormFieldEntries = v.InferOutput<typeof formFieldEntries>;
@@ -62,8 +64,16 @@ type FormFieldEntries = v.InferOutput<typeof formFieldEntries>;
 const formField = v.pipe(
   formFieldEntries,
   v.description('`options` is required for select, checkbox and radio fields, and refused on the others.'),
-  fieldRule<FormFieldEntries>('options', (field) => !CHOICE_TYPES.includes(field.type) || field.options !== undefined, (issue) => `is required for ${(issue.input as FormFieldEntries).type} fields`),
-  fieldRule<FormFieldEntries>('options', (field) => CHOICE_TYPES.includes(field.type) || field.options === undefined, 'only select, checkbox and radio fields take options'),
+  fieldRule<FormFieldEntries>(
+    'options',
+    (field) => !CHOICE_TYPES.includes(field.type) || field.options !== undefined,
+    (issue) => `is required for ${(issue.input as FormFieldEntries).type} fields`,
+  ),
+  fieldRule<FormFieldEntries>(
+    'options',
+    (field) => CHOICE_TYPES.includes(field.type) || field.options === undefined,
+    'only select, checkbox and radio fields take options',
+  ),
 );
 export type FormFieldInput = v.InferOutput<typeof formField>;
 
@@ -136,21 +146,34 @@ export type CreateFormInput = v.InferOutput<typeof createFormBody>;
 /** PATCH /api/forms/:id: only what is given changes; `fields` replaces the list; settings, appearance and button merge key by key. */
 export const updateFormBody = strictObject({
   title: v.optional(requiredText(FORM_LIMITS.title)),
-  description: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(FORM_LIMITS.description, `must be at most ${FORM_LIMITS.description} characters`)))),
+  description: v.optional(
+    v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(FORM_LIMITS.description, `must be at most ${FORM_LIMITS.description} characters`))),
+  ),
   slug: v.optional(slug),
   published: v.optional(v.boolean()),
   fields: v.optional(fields),
-  settings: v.optional(strictObject({
-    ...optionalEntries({ successMessage: settingsEntries.successMessage, enableCaptcha: settingsEntries.enableCaptcha, storeResponses: settingsEntries.storeResponses, doubleOptIn: settingsEntries.doubleOptIn }),
-    ...clearableEntries({ notifyEmail: settingsEntries.notifyEmail, from: settingsEntries.from }),
-  })),
+  settings: v.optional(
+    strictObject({
+      ...optionalEntries({
+        successMessage: settingsEntries.successMessage,
+        enableCaptcha: settingsEntries.enableCaptcha,
+        storeResponses: settingsEntries.storeResponses,
+        doubleOptIn: settingsEntries.doubleOptIn,
+      }),
+      ...clearableEntries({ notifyEmail: settingsEntries.notifyEmail, from: settingsEntries.from }),
+    }),
+  ),
   audienceId: v.optional(v.nullable(audienceId)),
   appearance: v.optional(strictObject(optionalEntries(appearanceEntries))),
   buttonCustomization: v.optional(strictObject(optionalEntries(buttonEntries))),
 });
 export type UpdateFormInput = v.InferOutput<typeof updateFormBody>;
 
-const booleanParam = v.pipe(v.string(), v.picklist(['true', 'false'], 'must be true or false'), v.transform((value) => value === 'true'));
+const booleanParam = v.pipe(
+  v.string(),
+  v.picklist(['true', 'false'], 'must be true or false'),
+  v.transform((value) => value === 'true'),
+);
 
 export const listFormsQuery = v.object({
   published: v.optional(booleanParam),
@@ -212,7 +235,7 @@ const file = v.pipe(
 );
 
 function oneOf(options: readonly string[]) {
-  return v.picklist(options as string[], 'must be one of the field\'s options');
+  return v.picklist(options as string[], "must be one of the field's options");
 }
 
 /** The schema one field's value must meet, by the spec's table of field types. */
@@ -240,7 +263,7 @@ function valueSchema(field: FieldDefinition): v.GenericSchema {
       return oneOf(options);
     case 'checkbox':
       return v.pipe(
-        v.array(oneOf(options), 'must be a list of the field\'s options'),
+        v.array(oneOf(options), "must be a list of the field's options"),
         v.check((chosen) => new Set(chosen).size === chosen.length, 'must not repeat an option'),
       );
     case 'file':
@@ -254,10 +277,14 @@ function valueSchema(field: FieldDefinition): v.GenericSchema {
  * keys refused. Blank values must be removed first (they count as absent).
  */
 export function submissionSchema(fields: readonly FieldDefinition[]) {
-  return v.strictObject(Object.fromEntries(fields.map((field) => {
-    const schema = valueSchema(field);
-    return [field.id, field.required ? schema : v.optional(schema)];
-  })));
+  return v.strictObject(
+    Object.fromEntries(
+      fields.map((field) => {
+        const schema = valueSchema(field);
+        return [field.id, field.required ? schema : v.optional(schema)];
+      }),
+    ),
+  );
 }
 
 // Replies.

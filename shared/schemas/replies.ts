@@ -28,7 +28,10 @@ export function dataReply<T extends v.GenericSchema>(data: T) {
 
 /** `{success: true, <name>: [...], pagination}`: one page of a list. */
 export function listReply<const N extends string, T extends v.GenericSchema>(name: N, item: T) {
-  return v.strictObject({ success: v.literal(true), [name]: v.array(item), pagination } as { success: v.LiteralSchema<true, undefined>; pagination: typeof pagination } & { [K in N]: v.ArraySchema<T, undefined> });
+  return v.strictObject({ success: v.literal(true), [name]: v.array(item), pagination } as {
+    success: v.LiteralSchema<true, undefined>;
+    pagination: typeof pagination;
+  } & { [K in N]: v.ArraySchema<T, undefined> });
 }
 
 /** `{success: true, message}`: a removal. */

@@ -60,11 +60,18 @@ export function decodedBase64Size(base64: string): number {
   return (base64.length / 4) * 3 - padding;
 }
 
-const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\r\n]*"))*$/;
+const MEDIA_TYPE =
+  /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\r\n]*"))*$/;
 
 /** An attachment's name and media type, inline or declared for an upload (POST /api/attachments). */
-export const attachmentFilename = v.pipe(headerText(SEND_LIMITS.filename), v.check((name) => !/[\\/\u0000-\u001f\u007f]/.test(name), 'must be a file name without path separators or control characters'));
-export const attachmentContentType = v.optional(v.pipe(headerText(SEND_LIMITS.contentType), v.regex(MEDIA_TYPE, 'must be a media type such as application/pdf')), 'application/octet-stream');
+export const attachmentFilename = v.pipe(
+  headerText(SEND_LIMITS.filename),
+  v.check((name) => !/[\\/\u0000-\u001f\u007f]/.test(name), 'must be a file name without path separators or control characters'),
+);
+export const attachmentContentType = v.optional(
+  v.pipe(headerText(SEND_LIMITS.contentType), v.regex(MEDIA_TYPE, 'must be a media type such as application/pdf')),
+  'application/octet-stream',
+);
 
 /** The spec's Attachment object: the file itself, base64 in the request. */
 export const attachment = strictObject({
@@ -90,7 +97,10 @@ export type AttachmentReferenceInput = v.InferOutput<typeof attachmentReference>
 export const attachmentForms = v.pipe(
   v.union([attachment, attachmentReference]),
   // The title names the schema's component in the API description (a lazy schema has no name of its own).
-  v.metadata({ title: 'Email attachment', description: 'A file inline (`content`, base64, with `filename`) or an upload made with POST /api/attachments (`id` alone).' }),
+  v.metadata({
+    title: 'Email attachment',
+    description: 'A file inline (`content`, base64, with `filename`) or an upload made with POST /api/attachments (`id` alone).',
+  }),
 );
 export const sendAttachment = v.lazy((input) => {
   if (input === undefined) return attachmentForms;
@@ -102,12 +112,14 @@ const subject = headerText(SEND_LIMITS.subject);
 const content = v.pipe(v.string(), v.nonEmpty(), v.maxLength(SEND_LIMITS.content, `must be at most ${SEND_LIMITS.content} characters`));
 const templateId = requiredText(64);
 const variables = v.optional(templateVariables, {});
-const idempotencyKey = v.optional(v.pipe(
-  v.string(),
-  v.nonEmpty(),
-  v.maxLength(SEND_LIMITS.idempotencyKey, `must be at most ${SEND_LIMITS.idempotencyKey} characters`),
-  v.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
-));
+const idempotencyKey = v.optional(
+  v.pipe(
+    v.string(),
+    v.nonEmpty(),
+    v.maxLength(SEND_LIMITS.idempotencyKey, `must be at most ${SEND_LIMITS.idempotencyKey} characters`),
+    v.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  ),
+);
 
 type ContentFields = { content?: string; templateId?: string; subject?: string } & Record<string, unknown>;
 
@@ -138,7 +150,10 @@ const emailSendFields = strictObject({
   cc: v.optional(addressList(SEND_LIMITS.cc), []),
   bcc: v.optional(addressList(SEND_LIMITS.bcc), []),
   replyTo: v.optional(mailbox),
-  attachments: v.optional(v.pipe(v.array(sendAttachment), v.maxLength(SEND_LIMITS.attachments, `must have at most ${SEND_LIMITS.attachments} attachments`)), []),
+  attachments: v.optional(
+    v.pipe(v.array(sendAttachment), v.maxLength(SEND_LIMITS.attachments, `must have at most ${SEND_LIMITS.attachments} attachments`)),
+    [],
+  ),
   idempotencyKey,
 });
 
@@ -148,23 +163,34 @@ const emailSendFields = strictObject({
  * template is read, so the domain checks it (shared/domain/sending.ts
  * `checkDestinations`); the description states it.
  */
-export const emailSendBody = v.pipe(emailSendFields, ...contentOrTemplate<v.InferOutput<typeof emailSendFields>>(
-  `${CONTENT_OR_TEMPLATE} \`cc\` and \`bcc\` ride on every recipient's message, so together they hold at most ${SEND_LIMITS.destinationsPerMessage - 1} addresses (SES takes ${SEND_LIMITS.destinationsPerMessage} per message); when the content carries \`{{unsubscribeUrl}}\` or \`{{preferencesUrl}}\` each gets a message of its own and each list may hold ${SEND_LIMITS.cc}.`,
-));
+export const emailSendBody = v.pipe(
+  emailSendFields,
+  ...contentOrTemplate<v.InferOutput<typeof emailSendFields>>(
+    `${CONTENT_OR_TEMPLATE} \`cc\` and \`bcc\` ride on every recipient's message, so together they hold at most ${SEND_LIMITS.destinationsPerMessage - 1} addresses (SES takes ${SEND_LIMITS.destinationsPerMessage} per message); when the content carries \`{{unsubscribeUrl}}\` or \`{{preferencesUrl}}\` each gets a message of its own and each list may hold ${SEND_LIMITS.cc}.`,
+  ),
+);
 export type EmailSendInput = v.InferOutput<typeof emailSendBody>;
 
 const otpSendFields = strictObject({
   to: v.optional(emailAddress),
   email: v.optional(emailAddress),
   from: mailbox,
-  code: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(SEND_LIMITS.otpCode, `must be at most ${SEND_LIMITS.otpCode} characters`), v.regex(/^[A-Za-z0-9-]+$/, 'must be letters, digits and -')),
+  code: v.pipe(
+    v.string(),
+    v.trim(),
+    v.nonEmpty(),
+    v.maxLength(SEND_LIMITS.otpCode, `must be at most ${SEND_LIMITS.otpCode} characters`),
+    v.regex(/^[A-Za-z0-9-]+$/, 'must be letters, digits and -'),
+  ),
   appName: v.optional(headerText(SEND_LIMITS.appName), PRODUCT_NAME),
-  expiresInMinutes: v.optional(v.pipe(
-    v.number(),
-    v.integer('must be a whole number of minutes'),
-    v.minValue(1, `must be from 1 to ${SEND_LIMITS.expiresInMinutes}`),
-    v.maxValue(SEND_LIMITS.expiresInMinutes, `must be from 1 to ${SEND_LIMITS.expiresInMinutes}`),
-  )),
+  expiresInMinutes: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer('must be a whole number of minutes'),
+      v.minValue(1, `must be from 1 to ${SEND_LIMITS.expiresInMinutes}`),
+      v.maxValue(SEND_LIMITS.expiresInMinutes, `must be from 1 to ${SEND_LIMITS.expiresInMinutes}`),
+    ),
+  ),
   subject: v.optional(subject),
   templateId: v.optional(templateId),
   idempotencyKey,
@@ -174,8 +200,16 @@ const otpSendFields = strictObject({
 export const otpSendBody = v.pipe(
   otpSendFields,
   v.description('Give the recipient as `to` or as `email` (its alias); both only when they are the same address.'),
-  fieldRule<v.InferOutput<typeof otpSendFields>>('email', (input) => input.to === undefined || input.email === undefined || input.to === input.email, 'Give the recipient as to or as email, not two different addresses'),
-  fieldRule<v.InferOutput<typeof otpSendFields>>('to', (input) => input.to !== undefined || input.email !== undefined, 'is required (email is accepted as its alias)'),
+  fieldRule<v.InferOutput<typeof otpSendFields>>(
+    'email',
+    (input) => input.to === undefined || input.email === undefined || input.to === input.email,
+    'Give the recipient as to or as email, not two different addresses',
+  ),
+  fieldRule<v.InferOutput<typeof otpSendFields>>(
+    'to',
+    (input) => input.to !== undefined || input.email !== undefined,
+    'is required (email is accepted as its alias)',
+  ),
 );
 export type OtpSendInput = v.InferOutput<typeof otpSendBody>;
 
@@ -200,12 +234,14 @@ export type TransactionalSendInput = v.InferOutput<typeof transactionalSendBody>
 export const emailSendResultReply = v.strictObject({
   success: v.literal(true),
   message: v.string(),
-  successfulEmails: v.array(v.strictObject({
-    recipient: v.string(),
-    trackingId: v.string(),
-    /** Present on a recipient whose message SES throttled: it waits on the retry queue and is sent later. */
-    queued: v.optional(v.literal(true)),
-  })),
+  successfulEmails: v.array(
+    v.strictObject({
+      recipient: v.string(),
+      trackingId: v.string(),
+      /** Present on a recipient whose message SES throttled: it waits on the retry queue and is sent later. */
+      queued: v.optional(v.literal(true)),
+    }),
+  ),
   failedEmails: v.array(v.strictObject({ recipient: v.string(), error: v.string(), message: v.string() })),
   recipientCount: count,
   emailsRemaining: count,

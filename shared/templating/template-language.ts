@@ -26,8 +26,7 @@ const BLOCK = /\{\{\s*([#/^])([^{}]*)\}\}|\{\{\s*else\s*\}\}/g;
 
 /** Rewrites the spec's constructs into Liquid; throws TemplateSyntaxError for unbalanced or unknown blocks. */
 export function toLiquid(source: string): string {
-  const withDefaults = source.replace(DEFAULTED, (_match, path: string, fallback: string) =>
-    `{{ ${path} | default: "${fallback}" }}`);
+  const withDefaults = source.replace(DEFAULTED, (_match, path: string, fallback: string) => `{{ ${path} | default: "${fallback}" }}`);
   let depth = 0;
   const rewritten = withDefaults.replace(BLOCK, (match, sigil: string | undefined, inside: string | undefined) => {
     const body = inside?.trim() ?? '';

@@ -57,11 +57,15 @@ async function noteFailure(accountId: string, endpoint: WebhookEndpoint, now: nu
   const failingSince = await markEndpointFailing(accountId, endpoint.id, at);
   if (!failingSince || now - Date.parse(failingSince) < DISABLE_AFTER_MS) return;
   if (!(await disableFailingEndpoint(accountId, endpoint.id, failingSince, at))) return;
-  await recordEvent(accountId, {
-    type: 'webhook.disabled',
-    data: { webhookId: endpoint.id, url: endpoint.url, failingSince, reason: 'Every delivery failed for 24 hours' },
-    sourceKey: `webhook.disabled:${endpoint.id}:${failingSince}`,
-  }, now);
+  await recordEvent(
+    accountId,
+    {
+      type: 'webhook.disabled',
+      data: { webhookId: endpoint.id, url: endpoint.url, failingSince, reason: 'Every delivery failed for 24 hours' },
+      sourceKey: `webhook.disabled:${endpoint.id}:${failingSince}`,
+    },
+    now,
+  );
 }
 
 /**

@@ -31,7 +31,13 @@ function pinnedLookup(target: ResolvedAddress): LookupFunction {
 /** Receivers answer with a status; their body is never read past this. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export function postWebhook(url: URL, target: ResolvedAddress, body: string, headers: Record<string, string>, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<PostResult> {
+export function postWebhook(
+  url: URL,
+  target: ResolvedAddress,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs = DELIVERY_TIMEOUT_MS,
+): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const options: RequestOptions = {

@@ -26,10 +26,12 @@ export function deliveryIdFor(eventId: string, webhookId: string): string {
 }
 
 export function subscribes(endpoint: WebhookEndpoint, event: StoredEvent): boolean {
-  return endpoint.enabled
-    && (endpoint.events.includes('*') || endpoint.events.includes(event.type))
+  return (
+    endpoint.enabled &&
+    (endpoint.events.includes('*') || endpoint.events.includes(event.type)) &&
     // An endpoint made after the event does not receive its replays.
-    && endpoint.createdAt <= event.createdAt;
+    endpoint.createdAt <= event.createdAt
+  );
 }
 
 /** Puts the delivery of `event` to `webhookId` once, and queues its first attempt unless one was made. */
@@ -54,7 +56,12 @@ export async function deliverEvent(accountId: string, webhookId: string, event: 
 }
 
 /** Delivers the event to every endpoint of the account subscribed to it. */
-export async function fanOutEvent(accountId: string, event: StoredEvent, now: number, queue: WebhookQueue | undefined = configuredWebhookQueue()): Promise<Delivery[]> {
+export async function fanOutEvent(
+  accountId: string,
+  event: StoredEvent,
+  now: number,
+  queue: WebhookQueue | undefined = configuredWebhookQueue(),
+): Promise<Delivery[]> {
   const endpoints = (await listEndpoints(accountId)).filter((endpoint) => subscribes(endpoint, event));
   if (endpoints.length === 0) return [];
   if (!queue) throw new Error('WEBHOOK_QUEUE_URL is not set: events cannot reach webhook endpoints');

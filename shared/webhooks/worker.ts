@@ -15,25 +15,32 @@ export interface ReceivedMessage {
 }
 
 /** The ids of the messages to receive again (a partial batch failure). */
-export async function deliverWebhookBatch(records: readonly ReceivedMessage[], now: number, queue = configuredWebhookQueue(), options: DeliverOptions = {}): Promise<string[]> {
+export async function deliverWebhookBatch(
+  records: readonly ReceivedMessage[],
+  now: number,
+  queue = configuredWebhookQueue(),
+  options: DeliverOptions = {},
+): Promise<string[]> {
   if (!queue) throw new Error('WEBHOOK_QUEUE_URL is not set: the worker cannot queue the next attempts');
-  const failed = await Promise.all(records.map(async (record) => {
-    let message: DeliveryMessage;
-    try {
-      message = decodeDeliveryMessage(record.body);
-    } catch {
-      // Not a message this code wrote: receiving it again would change nothing.
-      log.error('webhook worker: unreadable message dropped', { messageId: record.messageId });
-      return false;
-    }
-    try {
-      const next = await deliverWebhook(message, now, options);
-      if (next.action === 'enqueue') await enqueueDelivery(queue, next.message, now);
-      return false;
-    } catch (error) {
-      log.error('webhook worker: message failed, to be received again', { messageId: record.messageId, error });
-      return true;
-    }
-  }));
+  const failed = await Promise.all(
+    records.map(async (record) => {
+      let message: DeliveryMessage;
+      try {
+        message = decodeDeliveryMessage(record.body);
+      } catch {
+        // Not a message this code wrote: receiving it again would change nothing.
+        log.error('webhook worker: unreadable message dropped', { messageId: record.messageId });
+        return false;
+      }
+      try {
+        const next = await deliverWebhook(message, now, options);
+        if (next.action === 'enqueue') await enqueueDelivery(queue, next.message, now);
+        return false;
+      } catch (error) {
+        log.error('webhook worker: message failed, to be received again', { messageId: record.messageId, error });
+        return true;
+      }
+    }),
+  );
   return records.filter((_record, index) => failed[index]).map((record) => record.messageId);
 }

@@ -17,7 +17,14 @@ describe('audiences API', () => {
     expect(response.status).toBe(201);
     expect(data).toEqual({
       success: true,
-      data: { id: expect.stringMatching(/^aud_[0-9A-Za-z]{20}$/), name: 'Newsletter', description: 'Monthly news', count: 0, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) },
+      data: {
+        id: expect.stringMatching(/^aud_[0-9A-Za-z]{20}$/),
+        name: 'Newsletter',
+        description: 'Monthly news',
+        count: 0,
+        createdAt: expect.stringMatching(ISO),
+        updatedAt: expect.stringMatching(ISO),
+      },
     });
   });
 
@@ -129,8 +136,9 @@ describe('audiences API', () => {
     const api = await apiClient((await createTestAccount()).key);
     const audience = (await api.POST('/api/audiences', { body: { name: 'Stats' } })).data!.data;
     const statuses = ['subscribed', 'subscribed', 'pending', 'unsubscribed', 'bounced'] as const;
-    const created = await Promise.all(statuses.map((status, index) =>
-      api.POST('/api/contacts', { body: { email: `s${index}@example.com`, audienceId: audience.id, status } })));
+    const created = await Promise.all(
+      statuses.map((status, index) => api.POST('/api/contacts', { body: { email: `s${index}@example.com`, audienceId: audience.id, status } })),
+    );
     await api.PATCH('/api/contacts/{id}', { params: { path: { id: created[0]!.data!.data.id } }, body: { status: 'complained' } });
 
     const stats = await api.GET('/api/audiences/{id}/stats', { params: { path: { id: audience.id } } });

@@ -87,7 +87,10 @@ describe('bulk import', () => {
     const afterSkip = (await request('GET', `/api/contacts/email/old@example.com?audienceId=${audienceId}`, { key })).body.data;
     const updating = await request('POST', '/api/contacts/bulk', {
       key,
-      body: { audienceId, contacts: [{ email: 'OLD@example.com', lastName: 'Timer', status: 'unsubscribed', customFields: { b: 2 } }, { email: 'new2@example.com' }] },
+      body: {
+        audienceId,
+        contacts: [{ email: 'OLD@example.com', lastName: 'Timer', status: 'unsubscribed', customFields: { b: 2 } }, { email: 'new2@example.com' }],
+      },
     });
     const afterUpdate = (await request('GET', `/api/contacts/email/old@example.com?audienceId=${audienceId}`, { key })).body.data;
 
@@ -105,7 +108,10 @@ describe('bulk import', () => {
 
     const over = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: tooMany } });
     const noAudience = await request('POST', '/api/contacts/bulk', { key, body: { contacts: [] } });
-    const unknown = await request('POST', '/api/contacts/bulk', { key, body: { audienceId: 'aud_00000000000000000000', contacts: [{ email: 'a@example.com' }] } });
+    const unknown = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: { audienceId: 'aud_00000000000000000000', contacts: [{ email: 'a@example.com' }] },
+    });
     const notArray = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: { email: 'a@example.com' } } });
 
     expect(over.status).toBe(422);
@@ -120,13 +126,22 @@ describe('bulk import', () => {
 
   it('keeps counters equal to a recount when imports race creates, updates and deletes', async () => {
     const { key, audienceId } = await setup();
-    const seed = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: Array.from({ length: 60 }, (_, i) => ({ email: `m${i}@example.com` })) } });
+    const seed = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: { audienceId, contacts: Array.from({ length: 60 }, (_, i) => ({ email: `m${i}@example.com` })) },
+    });
     expect(seed.body.imported).toBe(60);
     const ids = (await request('GET', `/api/contacts?audienceId=${audienceId}&limit=100`, { key })).body.contacts.map((c: { id: string }) => c.id) as string[];
 
     await Promise.all([
-      request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: Array.from({ length: 120 }, (_, i) => ({ email: `m${i}@example.com`, status: i % 3 ? 'subscribed' : 'pending' })) } }),
-      request('POST', '/api/contacts/bulk', { key, body: { audienceId, skipDuplicates: true, contacts: Array.from({ length: 80 }, (_, i) => ({ email: `m${i + 50}@example.com` })) } }),
+      request('POST', '/api/contacts/bulk', {
+        key,
+        body: { audienceId, contacts: Array.from({ length: 120 }, (_, i) => ({ email: `m${i}@example.com`, status: i % 3 ? 'subscribed' : 'pending' })) },
+      }),
+      request('POST', '/api/contacts/bulk', {
+        key,
+        body: { audienceId, skipDuplicates: true, contacts: Array.from({ length: 80 }, (_, i) => ({ email: `m${i + 50}@example.com` })) },
+      }),
       ...ids.slice(0, 10).map((id) => request('DELETE', `/api/contacts/${id}`, { key })),
       ...ids.slice(10, 20).map((id) => request('PATCH', `/api/contacts/${id}`, { key, body: { status: 'bounced' } })),
       ...Array.from({ length: 10 }, (_, i) => request('POST', '/api/contacts', { key, body: { email: `m${100 + i}@example.com`, audienceId } })),
@@ -155,14 +170,17 @@ describe('bulk import', () => {
     function deleteBefore(accountId: string, audienceId: string, nth: number): void {
       let seen = 0;
       let deleting = false;
-      dynamo.middlewareStack.add((next, context) => async (args) => {
-        if (!deleting && context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes(audienceId) && ++seen === nth) {
-          deleting = true;
-          // Another request's work, not the import's: outside its invocation, so its calls are not checked against the import's role.
-          await outsideInvocation(() => deleteAudience(accountId, audienceId, new Date()));
-        }
-        return next(args);
-      }, { step: 'initialize', name: HOOK });
+      dynamo.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (!deleting && context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes(audienceId) && ++seen === nth) {
+            deleting = true;
+            // Another request's work, not the import's: outside its invocation, so its calls are not checked against the import's role.
+            await outsideInvocation(() => deleteAudience(accountId, audienceId, new Date()));
+          }
+          return next(args);
+        },
+        { step: 'initialize', name: HOOK },
+      );
     }
 
     afterEach(() => {
@@ -179,7 +197,13 @@ describe('bulk import', () => {
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ imported: 49, failed: 71, skipped: 0 });
       expect(response.body.errors).toHaveLength(71);
-      expect(response.body.errors[0]).toEqual({ index: 49, email: 'late49@example.com', error: 'AUDIENCE_NOT_FOUND', message: 'The audience was deleted during the import', field: 'contacts[49]' });
+      expect(response.body.errors[0]).toEqual({
+        index: 49,
+        email: 'late49@example.com',
+        error: 'AUDIENCE_NOT_FOUND',
+        message: 'The audience was deleted during the import',
+        field: 'contacts[49]',
+      });
       expect(new Set(response.body.errors.map((error: { error: string }) => error.error))).toEqual(new Set(['AUDIENCE_NOT_FOUND']));
       expect((await request('GET', `/api/audiences/${audienceId}`, { key })).status).toBe(404);
       // The first batch joined before the delete, and deleting an audience leaves its contacts.
@@ -190,15 +214,37 @@ describe('bulk import', () => {
 
     it('updates no existing contact of it once it is gone', async () => {
       const { accountId, key, audienceId } = await setup();
-      const seeded = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: [{ email: 'a@example.com' }, { email: 'b@example.com' }] } });
+      const seeded = await request('POST', '/api/contacts/bulk', {
+        key,
+        body: { audienceId, contacts: [{ email: 'a@example.com' }, { email: 'b@example.com' }] },
+      });
       expect(seeded.body.imported).toBe(2);
       deleteBefore(accountId, audienceId, 1);
 
-      const response = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: [{ email: 'a@example.com', status: 'unsubscribed', firstName: 'Late' }, { email: 'b@example.com', firstName: 'Late' }] } });
+      const response = await request('POST', '/api/contacts/bulk', {
+        key,
+        body: {
+          audienceId,
+          contacts: [
+            { email: 'a@example.com', status: 'unsubscribed', firstName: 'Late' },
+            { email: 'b@example.com', firstName: 'Late' },
+          ],
+        },
+      });
 
-      expect(response.body).toMatchObject({ imported: 0, failed: 2, errors: [{ index: 0, error: 'AUDIENCE_NOT_FOUND' }, { index: 1, error: 'AUDIENCE_NOT_FOUND' }] });
+      expect(response.body).toMatchObject({
+        imported: 0,
+        failed: 2,
+        errors: [
+          { index: 0, error: 'AUDIENCE_NOT_FOUND' },
+          { index: 1, error: 'AUDIENCE_NOT_FOUND' },
+        ],
+      });
       const listed = (await request('GET', `/api/contacts?audienceId=${audienceId}`, { key })).body.contacts;
-      expect(listed.map((contact: { firstName: string | null; status: string }) => [contact.firstName, contact.status])).toEqual([[null, 'subscribed'], [null, 'subscribed']]);
+      expect(listed.map((contact: { firstName: string | null; status: string }) => [contact.firstName, contact.status])).toEqual([
+        [null, 'subscribed'],
+        [null, 'subscribed'],
+      ]);
       expect(await audienceCounters(accountId, audienceId)).toEqual(await recountAudience(accountId, audienceId));
     });
   });

@@ -15,7 +15,15 @@ describe('create contact', () => {
 
     const response = await request('POST', '/api/contacts', {
       key,
-      body: { email: '  Ada@Example.COM ', audienceId, firstName: 'Ada', lastName: 'Lovelace', phone: '+44 20 7946 0000', tags: ['vip', 'vip', 'beta'], customFields: { plan: 'pro', seats: 3, trial: false } },
+      body: {
+        email: '  Ada@Example.COM ',
+        audienceId,
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        phone: '+44 20 7946 0000',
+        tags: ['vip', 'vip', 'beta'],
+        customFields: { plan: 'pro', seats: 3, trial: false },
+      },
     });
 
     expect(response.status).toBe(201);
@@ -95,8 +103,11 @@ describe('create contact', () => {
   it('makes exactly one contact from 100 concurrent creates of the same email', async () => {
     const { key, audienceId } = await setup();
 
-    const answers = await Promise.all(Array.from({ length: 100 }, (_, index) =>
-      request('POST', '/api/contacts', { key, body: { email: index % 2 ? 'race@example.com' : 'RACE@example.com', audienceId } })));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, index) =>
+        request('POST', '/api/contacts', { key, body: { email: index % 2 ? 'race@example.com' : 'RACE@example.com', audienceId } }),
+      ),
+    );
 
     const statuses = answers.map((answer) => answer.status);
     expect(answers.filter((answer) => answer.status !== 201 && answer.status !== 409).map((answer) => answer.body)).toEqual([]);
@@ -126,7 +137,9 @@ describe('get contact', () => {
     const byId = await api.GET('/api/contacts/{id}', { params: { path: { id: created.id } } });
     const byEmail = await api.GET('/api/contacts/email/{email}', { params: { path: { email: 'Grace@Example.com' }, query: { audienceId } } });
     const noAudience = await api.GET('/api/contacts/email/{email}', { params: { path: { email: 'grace@example.com' } } as never });
-    const wrongAudience = await api.GET('/api/contacts/email/{email}', { params: { path: { email: 'grace@example.com' }, query: { audienceId: 'aud_00000000000000000000' } } });
+    const wrongAudience = await api.GET('/api/contacts/email/{email}', {
+      params: { path: { email: 'grace@example.com' }, query: { audienceId: 'aud_00000000000000000000' } },
+    });
 
     expect(byId.data).toEqual({ success: true, data: created });
     expect(byId.data!.data.lastActivityAt).toBe(created.createdAt);
@@ -137,7 +150,7 @@ describe('get contact', () => {
     expect(wrongAudience.error).toMatchObject({ error: 'CONTACT_NOT_FOUND' });
   });
 
-  it('hides other accounts\' contacts behind the same 404', async () => {
+  it("hides other accounts' contacts behind the same 404", async () => {
     const owner = await setup();
     const stranger = await createTestAccount();
     const created = (await request('POST', '/api/contacts', { key: owner.key, body: { email: 'mine@example.com', audienceId: owner.audienceId } })).body.data;
@@ -168,12 +181,17 @@ describe('update contact', () => {
   it('changes only the given fields, merges custom fields and replaces tags', async () => {
     const { key, audienceId } = await setup();
     const api = await apiClient(key);
-    const created = (await api.POST('/api/contacts', {
-      body: { email: 'u@example.com', audienceId, firstName: 'Una', lastName: 'Smith', tags: ['a', 'b'], customFields: { plan: 'free', city: 'Oslo' } },
-    })).data!.data;
+    const created = (
+      await api.POST('/api/contacts', {
+        body: { email: 'u@example.com', audienceId, firstName: 'Una', lastName: 'Smith', tags: ['a', 'b'], customFields: { plan: 'free', city: 'Oslo' } },
+      })
+    ).data!.data;
     const byId = { params: { path: { id: created.id } } };
 
-    const { response, data } = await api.PATCH('/api/contacts/{id}', { ...byId, body: { lastName: null, tags: ['c'], customFields: { plan: 'pro', city: null, seats: 2 } } });
+    const { response, data } = await api.PATCH('/api/contacts/{id}', {
+      ...byId,
+      body: { lastName: null, tags: ['c'], customFields: { plan: 'pro', city: null, seats: 2 } },
+    });
 
     expect(response.status).toBe(200);
     expect(data!.data).toEqual({
@@ -323,7 +341,12 @@ describe('list contacts', () => {
 
     for (const [query, field] of cases) {
       const response = await request('GET', `/api/contacts?${query}`, { key });
-      expect({ query, status: response.status, error: response.body.error, field: response.body.field }).toEqual({ query, status: 422, error: 'VALIDATION_ERROR', field });
+      expect({ query, status: response.status, error: response.body.error, field: response.body.field }).toEqual({
+        query,
+        status: 422,
+        error: 'VALIDATION_ERROR',
+        field,
+      });
     }
     expect((await request('GET', '/api/contacts?limit=100', { key })).status).toBe(200);
   });

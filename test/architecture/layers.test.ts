@@ -47,11 +47,20 @@ function importsOf(file: string, text: string): Import[] {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
       const bindings = clause?.namedBindings;
-      const typeOnly = Boolean(clause) && (clause!.isTypeOnly || (!clause!.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly)));
+      const typeOnly =
+        Boolean(clause) &&
+        (clause!.isTypeOnly ||
+          (!clause!.name &&
+            bindings !== undefined &&
+            ts.isNamedImports(bindings) &&
+            bindings.elements.length > 0 &&
+            bindings.elements.every((element) => element.isTypeOnly)));
       found.push({ specifier: node.moduleSpecifier.text, typeOnly });
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.exportClause;
-      const typeOnly = node.isTypeOnly || (clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((element) => element.isTypeOnly));
+      const typeOnly =
+        node.isTypeOnly ||
+        (clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((element) => element.isTypeOnly));
       found.push({ specifier: node.moduleSpecifier.text, typeOnly });
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [argument] = node.arguments;
@@ -90,7 +99,8 @@ function problemOf(file: string, { specifier, typeOnly }: Import): string | unde
   const target = resolve(file, specifier);
   if (target === undefined) {
     const name = packageOf(specifier);
-    if (name === 'aws-lambda' && !LAMBDA_EVENT_TYPES_ALLOWED.some((prefix) => file.startsWith(prefix))) return 'Lambda event types outside functions/ and shared/http/: unwrap the event in the handler';
+    if (name === 'aws-lambda' && !LAMBDA_EVENT_TYPES_ALLOWED.some((prefix) => file.startsWith(prefix)))
+      return 'Lambda event types outside functions/ and shared/http/: unwrap the event in the handler';
     if (typeOnly || specifier.startsWith('node:') || builtinModules.includes(name)) return undefined;
     if (name in manifest.devDependencies) return 'a devDependency, absent from the deployed function';
     if (!(name in manifest.dependencies)) return 'a package that is not in dependencies';
@@ -135,16 +145,27 @@ describe('layers of the runtime tree', () => {
 });
 
 describe('the import checker', () => {
-  const problems = (file: string, text: string) => importsOf(file, text).map((entry) => problemOf(file, entry)).filter(Boolean);
+  const problems = (file: string, text: string) =>
+    importsOf(file, text)
+      .map((entry) => problemOf(file, entry))
+      .filter(Boolean);
 
   it('names an import that climbs, static or dynamic, relative or aliased', () => {
-    expect(problems('shared/data/x.ts', "import type { Contact } from '#shared/domain/contacts.ts';")).toEqual(['layer domain (shared/domain/contacts.ts) from layer data']);
-    expect(problems('shared/schemas/x.ts', "const m = await import('../email/address.ts');")).toEqual(['layer email (shared/email/address.ts) from layer schemas']);
-    expect(problems('shared/domain/x.ts', "export { parseInput } from '#shared/http/endpoint.ts';")).toEqual(['layer edge (shared/http/endpoint.ts) from layer domain']);
+    expect(problems('shared/data/x.ts', "import type { Contact } from '#shared/domain/contacts.ts';")).toEqual([
+      'layer domain (shared/domain/contacts.ts) from layer data',
+    ]);
+    expect(problems('shared/schemas/x.ts', "const m = await import('../email/address.ts');")).toEqual([
+      'layer email (shared/email/address.ts) from layer schemas',
+    ]);
+    expect(problems('shared/domain/x.ts', "export { parseInput } from '#shared/http/endpoint.ts';")).toEqual([
+      'layer edge (shared/http/endpoint.ts) from layer domain',
+    ]);
   });
 
   it('lets imports go down and sideways', () => {
-    expect(problems('shared/domain/x.ts', "import { db } from '#shared/data/client.ts';\nimport { log } from '../log.ts';\nimport './contacts.ts';")).toEqual([]);
+    expect(problems('shared/domain/x.ts', "import { db } from '#shared/data/client.ts';\nimport { log } from '../log.ts';\nimport './contacts.ts';")).toEqual(
+      [],
+    );
     expect(problems('shared/pages/x.ts', "import type { Reply } from '#shared/http/reply.ts';")).toEqual([]);
   });
 
@@ -158,7 +179,9 @@ describe('the import checker', () => {
   });
 
   it('keeps Lambda event types in functions/ and shared/http/', () => {
-    expect(problems('shared/domain/x.ts', "import type { SQSEvent } from 'aws-lambda';")).toEqual(['Lambda event types outside functions/ and shared/http/: unwrap the event in the handler']);
+    expect(problems('shared/domain/x.ts', "import type { SQSEvent } from 'aws-lambda';")).toEqual([
+      'Lambda event types outside functions/ and shared/http/: unwrap the event in the handler',
+    ]);
     expect(problems('functions/email/x.ts', "import type { SQSEvent } from 'aws-lambda';")).toEqual([]);
   });
 });

@@ -25,7 +25,10 @@ async function uploaded(key: string, bytes: Uint8Array, declared: Record<string,
 }
 
 function send(sender: Sender, attachments: unknown[], key = sender.key) {
-  return request('POST', '/api/email/send', { key, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Files', content: '<p>Files</p>', attachments } });
+  return request('POST', '/api/email/send', {
+    key,
+    body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Files', content: '<p>Files</p>', attachments },
+  });
 }
 
 describe('POST /api/attachments and sending by id', () => {
@@ -34,7 +37,10 @@ describe('POST /api/attachments and sending by id', () => {
     const pdf = Buffer.from('%PDF-1.4 uploaded, not inline');
     const before = Date.now();
 
-    const response = await request('POST', '/api/attachments', { key: sender.key, body: { filename: 'report.pdf', contentType: 'application/pdf', size: pdf.length } });
+    const response = await request('POST', '/api/attachments', {
+      key: sender.key,
+      body: { filename: 'report.pdf', contentType: 'application/pdf', size: pdf.length },
+    });
 
     expect(response.status).toBe(201);
     const upload = response.body.data;
@@ -89,11 +95,15 @@ describe('POST /api/attachments and sending by id', () => {
     expect((await storedEmails(sender.domain)).map((email) => email.attachments.length)).toEqual([1, 1]);
   });
 
-  it('answers an unknown, malformed, expired or other account\'s id alike: 404 ATTACHMENT_NOT_FOUND naming the item', async () => {
+  it("answers an unknown, malformed, expired or other account's id alike: 404 ATTACHMENT_NOT_FOUND naming the item", async () => {
     const sender = await createSender();
     const other = await createSender();
     const othersId = await uploaded(other.key, Buffer.from('not yours'));
-    const expired = await createAttachment(sender.accountId, { filename: 'old.txt', contentType: 'text/plain', size: 3 }, new Date(Date.now() - 25 * 3_600_000));
+    const expired = await createAttachment(
+      sender.accountId,
+      { filename: 'old.txt', contentType: 'text/plain', size: 3 },
+      new Date(Date.now() - 25 * 3_600_000),
+    );
     expect((await put(expired, Buffer.from('old'))).status).toBe(200);
     const ownId = await uploaded(sender.key, Buffer.from('mine'));
 
@@ -140,11 +150,14 @@ describe('POST /api/attachments and sending by id', () => {
     expect((await send(sender, [{ id: upload.id }])).body.error).toBe('ATTACHMENT_NOT_UPLOADED');
   });
 
-  it('refuses attachments that together pass SES\'s 40 MB message, before anything is sent', async () => {
+  it("refuses attachments that together pass SES's 40 MB message, before anything is sent", async () => {
     const sender = await createSender();
     const id = await uploaded(sender.key, Buffer.alloc(SEVEN_MEGABYTES, 1));
 
-    const response = await send(sender, Array.from({ length: 5 }, () => ({ id })));
+    const response = await send(
+      sender,
+      Array.from({ length: 5 }, () => ({ id })),
+    );
 
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ error: 'ATTACHMENT_TOO_LARGE', field: 'attachments', message: expect.stringContaining('40 MB') });

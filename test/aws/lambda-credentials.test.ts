@@ -18,7 +18,13 @@ import { ID_BODY_LENGTH } from '#shared/ids.ts';
 import { buildHttpApiEvent } from '#dev/local/http-event.ts';
 import { bundleHandler } from '../../lib/bundling.ts';
 
-const CREDENTIAL_VARIABLES = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI'] as const;
+const CREDENTIAL_VARIABLES = [
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+] as const;
 const saved = Object.fromEntries(CREDENTIAL_VARIABLES.map((name) => [name, process.env[name]]));
 
 afterEach(() => {
@@ -33,7 +39,9 @@ function clearCredentialVariables() {
 }
 
 /** A local HTTP server answering every request with `reply`, remembering the headers it was sent. */
-async function serve(reply: (headers: IncomingHttpHeaders) => { status: number; type: string; body: string }): Promise<{ url: string; seen: IncomingHttpHeaders[]; server: Server }> {
+async function serve(
+  reply: (headers: IncomingHttpHeaders) => { status: number; type: string; body: string },
+): Promise<{ url: string; seen: IncomingHttpHeaders[]; server: Server }> {
   const seen: IncomingHttpHeaders[] = [];
   const server = createServer((req, res) => {
     req.resume();
@@ -52,14 +60,23 @@ describe('Lambda credential providers', () => {
   it('read the role credentials Lambda puts in the environment', async () => {
     clearCredentialVariables();
     Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDFROMENV', AWS_SECRET_ACCESS_KEY: 'secret-from-env', AWS_SESSION_TOKEN: 'token-from-env' });
-    await expect(defaultProvider()()).resolves.toMatchObject({ accessKeyId: 'AKIDFROMENV', secretAccessKey: 'secret-from-env', sessionToken: 'token-from-env' });
+    await expect(defaultProvider()()).resolves.toMatchObject({
+      accessKeyId: 'AKIDFROMENV',
+      secretAccessKey: 'secret-from-env',
+      sessionToken: 'token-from-env',
+    });
   });
 
   it('fetch container credentials when the runtime serves them over HTTP', async () => {
     const { url, seen, server } = await serve(() => ({
       status: 200,
       type: 'application/json',
-      body: JSON.stringify({ AccessKeyId: 'AKIDFROMHTTP', SecretAccessKey: 'secret-from-http', Token: 'token-from-http', Expiration: new Date(Date.now() + 3_600_000).toISOString() }),
+      body: JSON.stringify({
+        AccessKeyId: 'AKIDFROMHTTP',
+        SecretAccessKey: 'secret-from-http',
+        Token: 'token-from-http',
+        Expiration: new Date(Date.now() + 3_600_000).toISOString(),
+      }),
     }));
     try {
       clearCredentialVariables();
@@ -92,7 +109,10 @@ describe('a bundled handler', () => {
     const wellFormedKey = `svc_live_${'A'.repeat(2 * ID_BODY_LENGTH)}${'b'.repeat(32)}`;
     const dynamo = await serve(() => ({ status: 200, type: 'application/x-amz-json-1.0', body: '{}' }));
     try {
-      const event = buildHttpApiEvent({ method: 'GET', url: '/api/audiences', headers: { host: 'api.test', 'x-api-key': wellFormedKey } }, { handler: 'audiences/list', routeKey: 'GET /api/audiences' });
+      const event = buildHttpApiEvent(
+        { method: 'GET', url: '/api/audiences', headers: { host: 'api.test', 'x-api-key': wellFormedKey } },
+        { handler: 'audiences/list', routeKey: 'GET /api/audiences' },
+      );
       const script = `
         const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
         const answer = await handler(${JSON.stringify(event)}, { awsRequestId: 'bundle-test', getRemainingTimeInMillis: () => 10000 });

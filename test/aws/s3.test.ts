@@ -24,20 +24,40 @@ async function sdkPresignedPut(location: S3Location, contentType: string, conten
     ...(location.endpoint ? { endpoint: location.endpoint, forcePathStyle: true } : {}),
     requestChecksumCalculation: 'WHEN_REQUIRED',
   });
-  client.middlewareStack.add((next) => (args) => {
-    delete (args.request as { query: Record<string, unknown> }).query['x-id'];
-    return next(args);
-  }, { step: 'build', name: 'dropXId' });
-  const command = new PutObjectCommand({ Bucket: location.bucket, Key: location.key, ContentType: contentType, ...(contentLength === undefined ? {} : { ContentLength: contentLength }) });
+  client.middlewareStack.add(
+    (next) => (args) => {
+      delete (args.request as { query: Record<string, unknown> }).query['x-id'];
+      return next(args);
+    },
+    { step: 'build', name: 'dropXId' },
+  );
+  const command = new PutObjectCommand({
+    Bucket: location.bucket,
+    Key: location.key,
+    ContentType: contentType,
+    ...(contentLength === undefined ? {} : { ContentLength: contentLength }),
+  });
   const signed = contentLength === undefined ? ['content-type'] : ['content-type', 'content-length'];
   return getSignedUrl(client, command, { expiresIn: 900, signableHeaders: new Set(signed), signingDate: SIGNING_DATE });
 }
 
 describe('pre-signed PUT', () => {
   const cases: [string, S3Location, number][] = [
-    ['a virtual-hosted bucket, with the length signed', { region: 'eu-west-1', bucket: 'postlane-attachments-1a2b3c', key: 'acc_1/att 1+ü', credentials: CREDENTIALS }, 1234],
-    ['a virtual-hosted bucket in another region', { region: 'us-east-1', bucket: 'postlane-attachments', key: 'acc_1/att_1', credentials: CREDENTIALS }, 7 * 1024 * 1024],
-    ['a local path-style endpoint', { region: 'us-east-1', bucket: 'uploads', key: 'acc_1/att_1', endpoint: 'http://127.0.0.1:4569', credentials: CREDENTIALS }, 5],
+    [
+      'a virtual-hosted bucket, with the length signed',
+      { region: 'eu-west-1', bucket: 'postlane-attachments-1a2b3c', key: 'acc_1/att 1+ü', credentials: CREDENTIALS },
+      1234,
+    ],
+    [
+      'a virtual-hosted bucket in another region',
+      { region: 'us-east-1', bucket: 'postlane-attachments', key: 'acc_1/att_1', credentials: CREDENTIALS },
+      7 * 1024 * 1024,
+    ],
+    [
+      'a local path-style endpoint',
+      { region: 'us-east-1', bucket: 'uploads', key: 'acc_1/att_1', endpoint: 'http://127.0.0.1:4569', credentials: CREDENTIALS },
+      5,
+    ],
   ];
 
   it.each(cases)('is the URL the SDK makes, for %s', async (_, location, contentLength) => {
@@ -46,7 +66,14 @@ describe('pre-signed PUT', () => {
   });
 
   it('uses the path style for a bucket name with dots, which a virtual host certificate would not cover', async () => {
-    const url = new URL((await presignPut({ region: 'eu-west-1', bucket: 'mail.example.com', key: 'a/b', credentials: CREDENTIALS }, { contentType: 'text/plain', contentLength: 1, expiresInSeconds: 60 })).url);
+    const url = new URL(
+      (
+        await presignPut(
+          { region: 'eu-west-1', bucket: 'mail.example.com', key: 'a/b', credentials: CREDENTIALS },
+          { contentType: 'text/plain', contentLength: 1, expiresInSeconds: 60 },
+        )
+      ).url,
+    );
     expect([url.host, url.pathname]).toEqual(['s3.eu-west-1.amazonaws.com', '/mail.example.com/a/b']);
   });
 });
@@ -59,7 +86,10 @@ describe('pre-signed PUT with expiring credentials', () => {
   afterAll(() => s3.stop());
 
   const signedWith = (expiration: Date | undefined): S3Location => ({
-    region: 'us-east-1', bucket: 'uploads', key: 'acc_1/att_2', endpoint: s3.endpoint,
+    region: 'us-east-1',
+    bucket: 'uploads',
+    key: 'acc_1/att_2',
+    endpoint: s3.endpoint,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local', ...(expiration ? { expiration } : {}) },
   });
 
@@ -86,7 +116,13 @@ describe('pre-signed PUT with expiring credentials', () => {
 
 describe('GET of an object', () => {
   let s3: LocalService;
-  const at = (key: string, secretAccessKey = 'local'): S3Location => ({ region: 'us-east-1', bucket: 'uploads', key, endpoint: s3.endpoint, credentials: { accessKeyId: 'local', secretAccessKey } });
+  const at = (key: string, secretAccessKey = 'local'): S3Location => ({
+    region: 'us-east-1',
+    bucket: 'uploads',
+    key,
+    endpoint: s3.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey },
+  });
 
   beforeAll(async () => {
     s3 = await startLocalS3({ port: 0 });
@@ -111,14 +147,17 @@ describe('GET of an object', () => {
     await putObject(at('queued/acc_1/eml_1.json'), content, 'application/json');
     const object = await getObject(at('queued/acc_1/eml_1.json'), content.length);
     expect([object?.contentType, Buffer.from(object!.content!).equals(content)]).toEqual(['application/json', true]);
-    await expect(putObject(at('queued/acc_1/eml_2.json', 'not-the-local-secret'), content, 'application/json')).rejects.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
+    await expect(putObject(at('queued/acc_1/eml_2.json', 'not-the-local-secret'), content, 'application/json')).rejects.toMatchObject({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
   });
 
   it('answers undefined for a key never uploaded', async () => {
     expect(await getObject(at('acc_1/nothing'), 100)).toBeUndefined();
   });
 
-  it('throws S3\'s code for anything else, here a request signed with the wrong secret', async () => {
+  it("throws S3's code for anything else, here a request signed with the wrong secret", async () => {
     const failure = getObject(at('acc_1/report.pdf', 'not-the-local-secret'), 100);
     await expect(failure).rejects.toBeInstanceOf(S3RequestError);
     await expect(failure).rejects.toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
@@ -139,7 +178,13 @@ describe('GET when S3 fails or throttles', () => {
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    const location: S3Location = { region: 'us-east-1', bucket: 'uploads', key: 'a', endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+    const location: S3Location = {
+      region: 'us-east-1',
+      bucket: 'uploads',
+      key: 'a',
+      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    };
     return { location, requests: () => requests, close: () => server.close() };
   }
 
@@ -153,7 +198,7 @@ describe('GET when S3 fails or throttles', () => {
     }
   });
 
-  it('then gives up with S3\'s code', async () => {
+  it("then gives up with S3's code", async () => {
     const s3 = await flakyS3(3);
     try {
       await expect(getObject(s3.location, 100)).rejects.toMatchObject({ name: 'S3RequestError', status: 503, code: 'SlowDown' });

@@ -21,7 +21,9 @@ describe('unused heavy modules', () => {
   });
 
   it('allows the SDK default credential chain nowhere: every bundle carries the Lambda providers instead', () => {
-    expect(unusedHeavyModules(['node_modules/@aws-sdk/credential-provider-node/dist-es/defaultProvider.js'], functionUse('email/send'))).toEqual(['default credential chain']);
+    expect(unusedHeavyModules(['node_modules/@aws-sdk/credential-provider-node/dist-es/defaultProvider.js'], functionUse('email/send'))).toEqual([
+      'default credential chain',
+    ]);
   });
 });
 
@@ -64,7 +66,9 @@ describe('cost per million requests', () => {
   });
 
   it('bills duration rounded up to the millisecond', () => {
-    expect(costPerMillion({ durationMs: 10.2, memoryMb: 1024, readUnits: 0, writeUnits: 0 }).lambda)
-      .toBeCloseTo(costPerMillion({ durationMs: 11, memoryMb: 1024, readUnits: 0, writeUnits: 0 }).lambda, 9);
+    expect(costPerMillion({ durationMs: 10.2, memoryMb: 1024, readUnits: 0, writeUnits: 0 }).lambda).toBeCloseTo(
+      costPerMillion({ durationMs: 11, memoryMb: 1024, readUnits: 0, writeUnits: 0 }).lambda,
+      9,
+    );
   });
 });

@@ -18,7 +18,11 @@ function sourceFiles(directory: string): string[] {
 describe('SDK imports in bundled code', () => {
   it('are static and by name, never `import()` or `import *` of a client package', () => {
     const offending = [...sourceFiles('functions'), ...sourceFiles('shared')]
-      .flatMap((file) => readFileSync(file, 'utf8').split('\n').map((line, index) => ({ file, line: index + 1, text: line.trim() })))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .map((line, index) => ({ file, line: index + 1, text: line.trim() })),
+      )
       .filter(({ text }) => /import\(\s*['"]@aws-sdk\/client-|import \* as \w+ from ['"]@aws-sdk\/client-/.test(text))
       .map(({ file, line, text }) => `${file}:${line}: ${text}`);
     expect(offending).toEqual([]);

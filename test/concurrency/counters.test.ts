@@ -38,8 +38,12 @@ describe('one contact per email', () => {
     const form = await createForm(key, { audienceId });
 
     const answers = await Promise.all([
-      ...Array.from({ length: 40 }, (_, index) => request('POST', '/api/contacts', { key, body: { email: index % 2 ? 'race@example.com' : ' Race@Example.com ', audienceId } })),
-      ...Array.from({ length: 5 }, (_, index) => bulk(key, audienceId, [{ email: 'race@example.com' }, { email: `other${index}@example.com` }], index % 2 === 0)),
+      ...Array.from({ length: 40 }, (_, index) =>
+        request('POST', '/api/contacts', { key, body: { email: index % 2 ? 'race@example.com' : ' Race@Example.com ', audienceId } }),
+      ),
+      ...Array.from({ length: 5 }, (_, index) =>
+        bulk(key, audienceId, [{ email: 'race@example.com' }, { email: `other${index}@example.com` }], index % 2 === 0),
+      ),
       ...Array.from({ length: 10 }, () => submit(form.id, { email: 'race@example.com', firstName: 'Racer' })),
     ]);
 
@@ -55,17 +59,41 @@ describe('audience counters and form analytics', () => {
   it('equal a recount after a concurrent mix of creates, updates, deletes, imports and form sign-ups', async () => {
     const { accountId, key, audienceId } = await setup();
     const form = await createForm(key, { audienceId });
-    await bulk(key, audienceId, Array.from({ length: 60 }, (_, index) => ({ email: `seed${index}@example.com`, status: index % 4 ? 'subscribed' : 'pending' })));
-    const seeded = (await request('GET', `/api/contacts?audienceId=${audienceId}&limit=100`, { key })).body.contacts.map((contact: { id: string }) => contact.id) as string[];
+    await bulk(
+      key,
+      audienceId,
+      Array.from({ length: 60 }, (_, index) => ({ email: `seed${index}@example.com`, status: index % 4 ? 'subscribed' : 'pending' })),
+    );
+    const seeded = (await request('GET', `/api/contacts?audienceId=${audienceId}&limit=100`, { key })).body.contacts.map(
+      (contact: { id: string }) => contact.id,
+    ) as string[];
 
     const views = Array.from({ length: 12 }, () => request('GET', `/api/forms/public/${form.slug}`));
-    const signUps = Array.from({ length: 15 }, (_, index) => submit(form.id, { email: index < 10 ? `signup${index}@example.com` : `seed${index}@example.com`, firstName: 'Sign' }));
+    const signUps = Array.from({ length: 15 }, (_, index) =>
+      submit(form.id, { email: index < 10 ? `signup${index}@example.com` : `seed${index}@example.com`, firstName: 'Sign' }),
+    );
     const writes = [
-      ...Array.from({ length: 20 }, (_, index) => request('POST', '/api/contacts', { key, body: { email: `new${index % 15}@example.com`, audienceId, status: index % 3 ? 'subscribed' : 'unsubscribed' } })),
+      ...Array.from({ length: 20 }, (_, index) =>
+        request('POST', '/api/contacts', {
+          key,
+          body: { email: `new${index % 15}@example.com`, audienceId, status: index % 3 ? 'subscribed' : 'unsubscribed' },
+        }),
+      ),
       ...seeded.slice(0, 15).map((id) => request('DELETE', `/api/contacts/${id}`, { key })),
-      ...seeded.slice(10, 30).map((id, index) => request('PATCH', `/api/contacts/${id}`, { key, body: { status: ['bounced', 'complained', 'unsubscribed'][index % 3] } })),
-      bulk(key, audienceId, Array.from({ length: 80 }, (_, index) => ({ email: `seed${index}@example.com`, status: index % 2 ? 'subscribed' : 'pending' }))),
-      bulk(key, audienceId, Array.from({ length: 50 }, (_, index) => ({ email: `bulk${index}@example.com` })), true),
+      ...seeded
+        .slice(10, 30)
+        .map((id, index) => request('PATCH', `/api/contacts/${id}`, { key, body: { status: ['bounced', 'complained', 'unsubscribed'][index % 3] } })),
+      bulk(
+        key,
+        audienceId,
+        Array.from({ length: 80 }, (_, index) => ({ email: `seed${index}@example.com`, status: index % 2 ? 'subscribed' : 'pending' })),
+      ),
+      bulk(
+        key,
+        audienceId,
+        Array.from({ length: 50 }, (_, index) => ({ email: `bulk${index}@example.com` })),
+        true,
+      ),
     ];
     const [viewed, signedUp, written] = await Promise.all([Promise.all(views), Promise.all(signUps), Promise.all(writes)]);
 
@@ -85,7 +113,9 @@ describe('audience counters and form analytics', () => {
     const contactId = (await request('POST', '/api/contacts', { key, body: { email: 'ann@example.com', audienceId } })).body.data.id as string;
 
     const answers = await Promise.all([
-      ...Array.from({ length: 12 }, (_, index) => request('PATCH', `/api/contacts/${contactId}`, { key, body: { status: index % 2 ? 'unsubscribed' : 'bounced' } })),
+      ...Array.from({ length: 12 }, (_, index) =>
+        request('PATCH', `/api/contacts/${contactId}`, { key, body: { status: index % 2 ? 'unsubscribed' : 'bounced' } }),
+      ),
       request('DELETE', `/api/contacts/${contactId}`, { key }),
     ]);
 

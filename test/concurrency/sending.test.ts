@@ -14,8 +14,11 @@ describe('monthly quota under racing sends of several recipients', () => {
     const sender = await createSender({ quota: 16 });
     const sends = Array.from({ length: 10 }, () => [uniqueAddress(), uniqueAddress(), uniqueAddress()]);
 
-    const responses = await Promise.all(sends.map((recipients) =>
-      request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } })));
+    const responses = await Promise.all(
+      sends.map((recipients) =>
+        request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } }),
+      ),
+    );
 
     const sent = responses.filter((response) => response.status === 200);
     expect(responses.filter((response) => response.status !== 200).map((response) => response.body.error)).toEqual(Array(5).fill('QUOTA_EXCEEDED'));
@@ -49,7 +52,13 @@ describe('OTP window and idempotency keys racing together', () => {
   it('refuse a different body under a racing key without sending it', async () => {
     const sender = await createSender();
     const to = uniqueAddress();
-    const bodies = Array.from({ length: 12 }, (_, index) => ({ from: sender.from, to, subject: 'Receipt', content: `<p>Order ${index % 2}</p>`, idempotencyKey: 'order' }));
+    const bodies = Array.from({ length: 12 }, (_, index) => ({
+      from: sender.from,
+      to,
+      subject: 'Receipt',
+      content: `<p>Order ${index % 2}</p>`,
+      idempotencyKey: 'order',
+    }));
 
     const responses = await Promise.all(bodies.map((body) => request('POST', '/api/transactional/send', { key: sender.key, body })));
 

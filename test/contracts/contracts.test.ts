@@ -27,7 +27,9 @@ function filesUnder(directory: string): string[] {
 
 /** The source without its comments, so an example in a doc comment is not a list. */
 function code(path: string): string {
-  return read(path).replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"])\/\/[^\n]*/g, '$1');
+  return read(path)
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"])\/\/[^\n]*/g, '$1');
 }
 
 /** Handler modules that are no endpoint of a contract, each with why. */
@@ -49,7 +51,8 @@ const ALLOWED_MENTIONS: Record<string, string> = {
   'bench/bundles.ts templates/create': 'the bench expects the template engine in these bundles: an expectation checked against the build, not a declaration',
   'bench/bundles.ts templates/update': 'as above',
   'bench/bundles.ts templates/render': 'as above',
-  'dev/openapi/form-posts.ts subscriptions/unsubscribe': 'the OpenAPI examples of what mail clients and browser forms post: documentation only, kept out of the function bundles',
+  'dev/openapi/form-posts.ts subscriptions/unsubscribe':
+    'the OpenAPI examples of what mail clients and browser forms post: documentation only, kept out of the function bundles',
   'dev/openapi/form-posts.ts forms/confirm': 'as above',
 };
 
@@ -63,22 +66,28 @@ describe('one endpoint, one contract', () => {
   });
 
   it('takes every route from a contract, an endpoint once per path', () => {
-    const fromContracts = endpoints.flatMap(({ endpoint }) => [endpoint.path, ...(endpoint.aliases ?? [])].map((path) => `${endpoint.method} ${path} ${endpoint.handler}`));
+    const fromContracts = endpoints.flatMap(({ endpoint }) =>
+      [endpoint.path, ...(endpoint.aliases ?? [])].map((path) => `${endpoint.method} ${path} ${endpoint.handler}`),
+    );
 
     expect(ROUTES.map((route) => `${route.method} ${route.path} ${route.handler}`)).toEqual(fromContracts);
     expect(new Set(ROUTES.map((route) => `${route.method} ${route.path}`)).size).toBe(ROUTES.length);
   });
 
-  it.each(endpoints.map(({ area, action, endpoint }) => [endpoint.handler, area, action] as const))("%s: its handler is beside its contract and built from that contract's entry", (handler, area, action) => {
-    const path = `functions/${handler}.ts`;
+  it.each(endpoints.map(({ area, action, endpoint }) => [endpoint.handler, area, action] as const))(
+    "%s: its handler is beside its contract and built from that contract's entry",
+    (handler, area, action) => {
+      const path = `functions/${handler}.ts`;
 
-    expect(existsSync(join(ROOT, path)), path).toBe(true);
-    expect(code(path)).toMatch(new RegExp(`\\b(?:endpoint|publicEndpoint)\\(${area}\\.${action}\\b`));
-    expect(code(path)).toContain(`import { ${area} } from './contract.ts';`);
-  });
+      expect(existsSync(join(ROOT, path)), path).toBe(true);
+      expect(code(path)).toMatch(new RegExp(`\\b(?:endpoint|publicEndpoint)\\(${area}\\.${action}\\b`));
+      expect(code(path)).toContain(`import { ${area} } from './contract.ts';`);
+    },
+  );
 
   it('has no handler module that is neither an endpoint of a contract nor a known non-HTTP function', () => {
-    const modules = filesUnder('functions').map((path) => path.replace(/^functions\//, '').replace(/\.ts$/, ''))
+    const modules = filesUnder('functions')
+      .map((path) => path.replace(/^functions\//, '').replace(/\.ts$/, ''))
       .filter((module) => !module.endsWith('/contract') && module !== 'routes');
     const endpointHandlers = new Set(endpoints.map(({ endpoint }) => endpoint.handler));
 
@@ -86,7 +95,9 @@ describe('one endpoint, one contract', () => {
   });
 
   it("bundles into a handler only its own area's contract: no endpoint module imports the route table", () => {
-    const importers = endpoints.map(({ endpoint }) => `functions/${endpoint.handler}.ts`).filter((path) => /from '(?:\.\.\/routes|#functions\/routes)\.ts'/.test(code(path)));
+    const importers = endpoints
+      .map(({ endpoint }) => `functions/${endpoint.handler}.ts`)
+      .filter((path) => /from '(?:\.\.\/routes|#functions\/routes)\.ts'/.test(code(path)));
 
     expect(importers).toEqual([]);
   });
@@ -96,18 +107,36 @@ describe('one endpoint, one contract', () => {
     const files = ['lib', 'dev', 'bench', 'bin', 'scripts', 'test/support'].flatMap(filesUnder).filter((path) => path !== 'dev/client/schema.ts');
     const mentions = files.flatMap((path) => {
       const text = code(path);
-      return handlers.filter((handler) => text.includes(`'${handler}'`) || text.includes(`"${handler}"`) || text.includes(`\`${handler}`)).map((handler) => `${path} ${handler}`);
+      return handlers
+        .filter((handler) => text.includes(`'${handler}'`) || text.includes(`"${handler}"`) || text.includes(`\`${handler}`))
+        .map((handler) => `${path} ${handler}`);
     });
 
     expect(mentions.filter((mention) => !(mention in ALLOWED_MENTIONS))).toEqual([]);
-    expect(Object.keys(ALLOWED_MENTIONS).filter((mention) => !mentions.includes(mention)), 'allowed mentions no longer there').toEqual([]);
+    expect(
+      Object.keys(ALLOWED_MENTIONS).filter((mention) => !mentions.includes(mention)),
+      'allowed mentions no longer there',
+    ).toEqual([]);
   });
 
   it("types a handler's reply by its contract's reply schema: another body fails the type-check", async () => {
     const { contacts } = await import('#functions/contacts/contract.ts');
     const { endpoint } = await import('#shared/http/endpoint.ts');
     const { created, ok } = await import('#shared/http/reply.ts');
-    const contact = { id: 'con_1', email: 'ada@example.com', audienceId: 'aud_1', firstName: null, lastName: null, phone: null, status: 'subscribed' as const, tags: [], customFields: {}, createdAt: '', updatedAt: '', lastActivityAt: '' };
+    const contact = {
+      id: 'con_1',
+      email: 'ada@example.com',
+      audienceId: 'aud_1',
+      firstName: null,
+      lastName: null,
+      phone: null,
+      status: 'subscribed' as const,
+      tags: [],
+      customFields: {},
+      createdAt: '',
+      updatedAt: '',
+      lastActivityAt: '',
+    };
 
     const built = [
       endpoint(contacts.get, async () => ok({ data: contact })),
@@ -130,7 +159,9 @@ describe('one endpoint, one contract', () => {
 });
 
 describe('rules across fields, in the schemas', () => {
-  const documented = JSON.parse(read('docs/openapi.json')) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { description?: string } }> } }>> };
+  const documented = JSON.parse(read('docs/openapi.json')) as {
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { description?: string } }> } }>>;
+  };
   const bodyDescription = (path: string) => documented.paths[path]!.post!.requestBody!.content['application/json']!.schema.description;
   const from = 'hello@example.com';
 
@@ -141,8 +172,15 @@ describe('rules across fields, in the schemas', () => {
     const single = { from, to: 'ada@example.com', subject: 'Hi' };
     const accepts = (schema: Parameters<typeof v.safeParse>[0], body: unknown) => v.safeParse(schema, body).success;
 
-    expect([accepts(email.send.request.body, send), accepts(email.send.request.body, { ...send, content: 'x', templateId: 'tpl_1' }), accepts(email.send.request.body, { ...send, content: 'x' })]).toEqual([false, false, true]);
-    expect([accepts(transactional.send.request.body, single), accepts(transactional.send.request.body, { ...single, templateId: 'tpl_1' })]).toEqual([false, true]);
+    expect([
+      accepts(email.send.request.body, send),
+      accepts(email.send.request.body, { ...send, content: 'x', templateId: 'tpl_1' }),
+      accepts(email.send.request.body, { ...send, content: 'x' }),
+    ]).toEqual([false, false, true]);
+    expect([accepts(transactional.send.request.body, single), accepts(transactional.send.request.body, { ...single, templateId: 'tpl_1' })]).toEqual([
+      false,
+      true,
+    ]);
     expect(bodyDescription('/api/email/send')).toMatch(/`content`.*`templateId`.*not both.*`cc` and `bcc`.*at most 49/s);
     expect(bodyDescription('/api/transactional/send')).toMatch(/`content`.*`templateId`/);
   });
@@ -152,13 +190,18 @@ describe('rules across fields, in the schemas', () => {
     const base = { from, code: '123456' };
     const accepts = (body: unknown) => v.safeParse(otp.send.request.body, body).success;
 
-    expect([accepts(base), accepts({ ...base, to: 'a@example.com', email: 'b@example.com' }), accepts({ ...base, email: 'b@example.com' })]).toEqual([false, false, true]);
+    expect([accepts(base), accepts({ ...base, to: 'a@example.com', email: 'b@example.com' }), accepts({ ...base, email: 'b@example.com' })]).toEqual([
+      false,
+      false,
+      true,
+    ]);
     expect(bodyDescription('/api/otp/send')).toMatch(/`to`.*`email`/);
   });
 
   it("a form field's options go with its type: the form schemas refuse a choice field without options and options elsewhere, and the document says so", async () => {
     const { forms } = await import('#functions/forms/contract.ts');
-    const accepts = (field: Record<string, unknown>) => v.safeParse(forms.create.request.body, { title: 'Signup', fields: [{ id: 'pick', label: 'Pick', ...field }] }).success;
+    const accepts = (field: Record<string, unknown>) =>
+      v.safeParse(forms.create.request.body, { title: 'Signup', fields: [{ id: 'pick', label: 'Pick', ...field }] }).success;
     const fieldDescription = JSON.stringify(documented.paths['/api/forms']!.post!.requestBody).match(/"description":"`options` is required[^"]*"/);
 
     expect([accepts({ type: 'select' }), accepts({ type: 'text', options: ['a'] }), accepts({ type: 'radio', options: ['a'] })]).toEqual([false, false, true]);

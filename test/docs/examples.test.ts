@@ -140,7 +140,10 @@ function exchangesOf(block: FencedBlock): Exchange[] {
 
 /** Shell commands: continued lines joined, blank and comment lines dropped. */
 function commandsOf(block: FencedBlock): string[] {
-  return block.text.replace(/\\\n\s*/g, '').split('\n').filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+  return block.text
+    .replace(/\\\n\s*/g, '')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -187,14 +190,18 @@ async function runDocument(file: string): Promise<number> {
     if (language === 'text') continue;
     if (language === 'json') {
       const previous = blocks[index - 1];
-      expect(previous && ['sh', 'bash'].includes(previous.info[0]!) && !previous.info.includes('no-run'), `${where}: a JSON block is the output of the shell example right above it`).toBe(true);
+      expect(
+        previous && ['sh', 'bash'].includes(previous.info[0]!) && !previous.info.includes('no-run'),
+        `${where}: a JSON block is the output of the shell example right above it`,
+      ).toBe(true);
       continue;
     }
     if (language === 'sh' || language === 'bash') {
       let output = '';
       for (const command of commandsOf(block)) output = await runCommand(state, command, where);
       const next = blocks[index + 1];
-      if (next?.info[0] === 'json') state.expectReply(parseJson(output, `${where}: output`), parseJson(next.text, `${file}:${next.line}`), `${file}:${next.line}`);
+      if (next?.info[0] === 'json')
+        state.expectReply(parseJson(output, `${where}: output`), parseJson(next.text, `${file}:${next.line}`), `${file}:${next.line}`);
       ran += 1;
       continue;
     }
@@ -221,13 +228,21 @@ describe.sequential('the examples in README.md and docs/*.md', () => {
     expect(sent.map((email) => email.destination.to)).toContainEqual(['ann@example.org']);
   });
 
-  it.each(DOCUMENTS.filter((file) => file !== 'README.md'))('%s', async (file) => {
-    await runDocument(file);
-  }, 60_000);
+  it.each(DOCUMENTS.filter((file) => file !== 'README.md'))(
+    '%s',
+    async (file) => {
+      await runDocument(file);
+    },
+    60_000,
+  );
 
-  it('runs the API guide\'s examples of every area', async () => {
-    const exchanges = fencedBlocks('docs/api.md').filter((block) => block.info[0] === 'http').flatMap(exchangesOf);
+  it("runs the API guide's examples of every area", async () => {
+    const exchanges = fencedBlocks('docs/api.md')
+      .filter((block) => block.info[0] === 'http')
+      .flatMap(exchangesOf);
     const paths = new Set(exchanges.map((exchange) => exchange.path.split('/')[2]));
-    expect([...paths].sort()).toEqual(expect.arrayContaining(['attachments', 'audiences', 'contacts', 'domains', 'email', 'emails', 'forms', 'otp', 'templates']));
+    expect([...paths].sort()).toEqual(
+      expect.arrayContaining(['attachments', 'audiences', 'contacts', 'domains', 'email', 'emails', 'forms', 'otp', 'templates']),
+    );
   });
 });

@@ -41,14 +41,16 @@ describe('links and references', () => {
       const [path, anchor] = target!.split('#') as [string, string | undefined];
       const resolved = path === '' ? file : normalize(join(dirname(file), path));
       if (!existsSync(resolved)) broken.push(`${target}: no file ${resolved}`);
-      else if (anchor !== undefined && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) broken.push(`${target}: no heading #${anchor} in ${resolved}`);
+      else if (anchor !== undefined && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor))
+        broken.push(`${target}: no heading #${anchor} in ${resolved}`);
     }
     expect(broken).toEqual([]);
   });
 
   it('no file names a document or source path that does not exist', () => {
     // `docs/api.md`, `../README.md` (from docs/), `shared/aws/s3.ts`: Markdown files anywhere, and paths into the project's own folders.
-    const reference = /(?<![\w./@$-])((?:\.\.?\/)*(?:[\w.-]+\/)*[\w.-]+\.md)\b|(?<![\w./@$-])#?((?:shared|dev|functions|lib|bin|test|bench|scripts|docs)\/[\w./-]*\.(?:ts|mjs|md|json))\b/g;
+    const reference =
+      /(?<![\w./@$-])((?:\.\.?\/)*(?:[\w.-]+\/)*[\w.-]+\.md)\b|(?<![\w./@$-])#?((?:shared|dev|functions|lib|bin|test|bench|scripts|docs)\/[\w./-]*\.(?:ts|mjs|md|json))\b/g;
     const missing: string[] = [];
     for (const file of trackedFiles()) {
       const text = readFileSync(file, 'utf8');
@@ -64,9 +66,11 @@ describe('links and references', () => {
     const citation = /\bspec('s)? section\b|\bspec \d+(\.\d+)?\)|[(]decisions\b|product[ ]decisions|local[- ]contract|platform[- ]notes|service[-]spec/i;
     const cited: string[] = [];
     for (const file of trackedFiles()) {
-      readFileSync(file, 'utf8').split('\n').forEach((line, index) => {
-        if (citation.test(line)) cited.push(`${file}:${index + 1}: ${line.trim()}`);
-      });
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (citation.test(line)) cited.push(`${file}:${index + 1}: ${line.trim()}`);
+        });
     }
     expect(cited).toEqual([]);
   });

@@ -2,7 +2,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** README.md first, then docs/*.md in name order. */
-export const DOCUMENTS = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+export const DOCUMENTS = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 
 export interface FencedBlock {
   file: string;
@@ -17,19 +23,21 @@ export interface FencedBlock {
 export function fencedBlocks(file: string): FencedBlock[] {
   const blocks: FencedBlock[] = [];
   let open: { line: number; info: string[]; indent: number; lines: string[] } | undefined;
-  readFileSync(file, 'utf8').split('\n').forEach((text, index) => {
-    const fence = /^( *)```(.*)$/.exec(text);
-    if (!open) {
-      if (fence) open = { line: index + 1, info: fence[2]!.trim().split(/\s+/).filter(Boolean), indent: fence[1]!.length, lines: [] };
-      return;
-    }
-    if (fence && fence[2]!.trim() === '') {
-      blocks.push({ file, line: open.line, info: open.info, text: open.lines.join('\n') });
-      open = undefined;
-      return;
-    }
-    open.lines.push(text.slice(Math.min(open.indent, text.length - text.trimStart().length)));
-  });
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((text, index) => {
+      const fence = /^( *)```(.*)$/.exec(text);
+      if (!open) {
+        if (fence) open = { line: index + 1, info: fence[2]!.trim().split(/\s+/).filter(Boolean), indent: fence[1]!.length, lines: [] };
+        return;
+      }
+      if (fence && fence[2]!.trim() === '') {
+        blocks.push({ file, line: open.line, info: open.info, text: open.lines.join('\n') });
+        open = undefined;
+        return;
+      }
+      open.lines.push(text.slice(Math.min(open.indent, text.length - text.trimStart().length)));
+    });
   return blocks;
 }
 
@@ -44,7 +52,11 @@ export function prose(file: string): string {
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 export function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** The anchors a document's headings make (outside fenced blocks). */

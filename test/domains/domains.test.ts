@@ -19,12 +19,24 @@ function adviceFor(domain: string) {
 }
 
 function dkim(domain: string, tokens: string[]) {
-  return tokens.map((token) => ({ purpose: 'dkim', type: 'CNAME', name: `${token}._domainkey.${domain}`, value: `${token}.dkim.amazonses.com`, required: true }));
+  return tokens.map((token) => ({
+    purpose: 'dkim',
+    type: 'CNAME',
+    name: `${token}._domainkey.${domain}`,
+    value: `${token}.dkim.amazonses.com`,
+    required: true,
+  }));
 }
 
 /** The account's own proof: a TXT record at `_postlane.<domain>` with an unguessable token. */
 function ownership(domain: string) {
-  return { purpose: 'ownership', type: 'TXT', name: `_postlane.${domain}`, value: expect.stringMatching(/^postlane-verification=[0-9A-Za-z]{32}$/), required: true };
+  return {
+    purpose: 'ownership',
+    type: 'TXT',
+    name: `_postlane.${domain}`,
+    value: expect.stringMatching(/^postlane-verification=[0-9A-Za-z]{32}$/),
+    required: true,
+  };
 }
 
 /** The domain's ownership record, as the API lists it. */
@@ -52,7 +64,9 @@ describe('domains API', () => {
     const response = await request('POST', '/api/domains', { key, body: { domain: ' Mail.Example.COM ' } });
 
     expect(response.status).toBe(201);
-    const tokens = response.body.data.records.filter((record: { purpose: string }) => record.purpose === 'dkim').map((record: { name: string }) => record.name.split('.')[0]);
+    const tokens = response.body.data.records
+      .filter((record: { purpose: string }) => record.purpose === 'dkim')
+      .map((record: { name: string }) => record.name.split('.')[0]);
     expect(tokens).toHaveLength(3);
     for (const token of tokens) expect(token).toMatch(/^[a-z0-9]{32}$/);
     expect(response.body).toEqual({
@@ -91,7 +105,16 @@ describe('domains API', () => {
 
   it('validates the name: 422 on field domain for anything but a host name', async () => {
     const { key } = await createTestAccount();
-    const bad = ['example', 'a_b.example.com', 'https://example.com', 'user@example.com', '-a.example.com', 'a..example.com', 'example.com.', `${'a'.repeat(64)}.com`];
+    const bad = [
+      'example',
+      'a_b.example.com',
+      'https://example.com',
+      'user@example.com',
+      '-a.example.com',
+      'a..example.com',
+      'example.com.',
+      `${'a'.repeat(64)}.com`,
+    ];
 
     const answers = await Promise.all(bad.map((domain) => request('POST', '/api/domains', { key, body: { domain } })));
     const missing = await request('POST', '/api/domains', { key, body: {} });
@@ -114,7 +137,10 @@ describe('domains API', () => {
 
     const response = await request('GET', `/api/domains/${created.id}`, { key });
     const again = await request('GET', `/api/domains/${created.id}`, { key });
-    const send = await request('POST', '/api/email/send', { key, body: { from: 'news@news.example.com', recipients: ['ana@example.org'], subject: 'Hi', content: '<p>Hi</p>' } });
+    const send = await request('POST', '/api/email/send', {
+      key,
+      body: { from: 'news@news.example.com', recipients: ['ana@example.org'], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, data: created });
@@ -148,7 +174,7 @@ describe('domains API', () => {
     expect(badLimit.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'limit' });
   });
 
-  it('keeps each account\'s domains to itself', async () => {
+  it("keeps each account's domains to itself", async () => {
     const owner = await createTestAccount();
     const other = await createTestAccount();
     const created = (await request('POST', '/api/domains', { key: owner.key, body: { domain: 'shared.example.com' } })).body.data;
@@ -180,12 +206,12 @@ describe('domains API', () => {
   it('is closed to sending-only keys', async () => {
     const { key } = await createTestAccount({ permission: 'sending' });
 
-    const answers = await Promise.all([
-      request('POST', '/api/domains', { key, body: { domain: 'example.com' } }),
-      request('GET', '/api/domains', { key }),
-    ]);
+    const answers = await Promise.all([request('POST', '/api/domains', { key, body: { domain: 'example.com' } }), request('GET', '/api/domains', { key })]);
 
-    expect(answers.map((answer) => [answer.status, answer.body.error])).toEqual([[403, 'FORBIDDEN'], [403, 'FORBIDDEN']]);
+    expect(answers.map((answer) => [answer.status, answer.body.error])).toEqual([
+      [403, 'FORBIDDEN'],
+      [403, 'FORBIDDEN'],
+    ]);
   });
 
   it('gives a domain added by the admin CLI an id the API finds', async () => {
@@ -212,10 +238,14 @@ describe('domains against SES', () => {
     const domain = await createDomain(accountId, { domain: 'ses.example.com' }, new Date(), sesVerifier(ses));
 
     expect(ses.asked).toEqual([['CreateEmailIdentityCommand', { EmailIdentity: 'ses.example.com' }]]);
-    expect(domain).toMatchObject({ verified: false, status: 'pending', records: [...dkim('ses.example.com', tokens), ownership('ses.example.com'), ...adviceFor('ses.example.com')] });
+    expect(domain).toMatchObject({
+      verified: false,
+      status: 'pending',
+      records: [...dkim('ses.example.com', tokens), ownership('ses.example.com'), ...adviceFor('ses.example.com')],
+    });
   });
 
-  it('takes the existing identity when SES already has it, verified, and still waits for the account\'s own proof', async () => {
+  it("takes the existing identity when SES already has it, verified, and still waits for the account's own proof", async () => {
     const { accountId } = await createTestAccount();
     const ses = fakeSes({
       CreateEmailIdentityCommand: () => {
@@ -227,7 +257,12 @@ describe('domains against SES', () => {
     const domain = await createDomain(accountId, { domain: 'known.example.com' }, new Date(), sesVerifier(ses));
 
     expect(ses.asked.map(([name]) => name)).toEqual(['CreateEmailIdentityCommand', 'GetEmailIdentityCommand']);
-    expect(domain).toMatchObject({ verified: false, status: 'pending', verifiedAt: null, records: [...dkim('known.example.com', tokens), ownership('known.example.com'), ...adviceFor('known.example.com')] });
+    expect(domain).toMatchObject({
+      verified: false,
+      status: 'pending',
+      verifiedAt: null,
+      records: [...dkim('known.example.com', tokens), ownership('known.example.com'), ...adviceFor('known.example.com')],
+    });
   });
 
   it('asks SES again while the domain is pending, records a failure, and stops asking once it is verified', async () => {

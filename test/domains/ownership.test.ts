@@ -30,14 +30,17 @@ function expectRefused(responses: ApiResponse[]): void {
   }
 }
 
-async function addDomain(account: TestAccount, domain: string): Promise<{ id: string; verified: boolean; records: { purpose: string; type: string; name: string; value: string }[] }> {
+async function addDomain(
+  account: TestAccount,
+  domain: string,
+): Promise<{ id: string; verified: boolean; records: { purpose: string; type: string; name: string; value: string }[] }> {
   const response = await request('POST', '/api/domains', { key: account.key, body: { domain } });
   expect(response.status).toBe(201);
   return response.body.data;
 }
 
 describe('domains belong to the account that proved them', () => {
-  it('refuses another account\'s sends from a domain one account verified, on every send endpoint', async () => {
+  it("refuses another account's sends from a domain one account verified, on every send endpoint", async () => {
     const owner = await createSender();
     const intruder = await createTestAccount();
 
@@ -53,7 +56,7 @@ describe('domains belong to the account that proved them', () => {
     expect(await storedEmails(owner.domain)).toHaveLength(3);
   });
 
-  it('refuses them also when SES reads the shared identity as verified and only the owner\'s TXT record is published', async () => {
+  it("refuses them also when SES reads the shared identity as verified and only the owner's TXT record is published", async () => {
     const owner = await createSender();
     const intruder = await createTestAccount();
     const added = await addDomain(intruder, owner.domain);
@@ -82,7 +85,12 @@ describe('domains belong to the account that proved them', () => {
 
     const withOwnersProof = await getDomain(second.accountId, added.id, new Date(), sesVerifier(sesSaying(true), fakeDns({ [name]: [[ownerProof]] })));
     const refused = await sendFromEverywhere(second.key, owner.from);
-    const withItsOwn = await getDomain(second.accountId, added.id, new Date(), sesVerifier(sesSaying(true), fakeDns({ [name]: [[ownerProof], [secondProof]] })));
+    const withItsOwn = await getDomain(
+      second.accountId,
+      added.id,
+      new Date(),
+      sesVerifier(sesSaying(true), fakeDns({ [name]: [[ownerProof], [secondProof]] })),
+    );
     const accepted = await sendFromEverywhere(second.key, owner.from);
     const ownerSends = await sendFromEverywhere(owner.key, owner.from);
 
@@ -94,7 +102,7 @@ describe('domains belong to the account that proved them', () => {
     expect(await storedEmails(owner.domain)).toHaveLength(6);
   });
 
-  it('lists the account\'s own ownership TXT record among the DNS records, a different token for each account', async () => {
+  it("lists the account's own ownership TXT record among the DNS records, a different token for each account", async () => {
     const first = await createTestAccount();
     const second = await createTestAccount();
     const domain = `o${randomBase62(10).toLowerCase()}.example.com`;
@@ -105,7 +113,9 @@ describe('domains belong to the account that proved them', () => {
     const proofs = [firstAdded, secondAdded].map((added) => added.records.filter((record) => record.purpose === 'ownership'));
 
     for (const [index, account] of [first, second].entries()) {
-      expect(proofs[index]).toEqual([{ purpose: 'ownership', type: 'TXT', name: `_postlane.${domain}`, value: await proofOf(account.accountId, domain), required: true }]);
+      expect(proofs[index]).toEqual([
+        { purpose: 'ownership', type: 'TXT', name: `_postlane.${domain}`, value: await proofOf(account.accountId, domain), required: true },
+      ]);
       expect(proofs[index]![0]!.value).toMatch(/^postlane-verification=[0-9A-Za-z]{32}$/);
     }
     expect(proofs[0]![0]!.value).not.toBe(proofs[1]![0]!.value);
@@ -134,7 +144,12 @@ describe('domains belong to the account that proved them', () => {
     const account = await createTestAccount();
     const domain = `v${randomBase62(10).toLowerCase()}.example.com`;
     // As SES's shared identity alone used to record it, for whichever account added the name.
-    const { verificationToken: _none, ...legacy } = newDomainRecord(account.accountId, domain, { verified: true, status: 'verified', dkimTokens: [] }, new Date());
+    const { verificationToken: _none, ...legacy } = newDomainRecord(
+      account.accountId,
+      domain,
+      { verified: true, status: 'verified', dkimTokens: [] },
+      new Date(),
+    );
     await insertDomain(legacy);
 
     const refused = await sendFromEverywhere(account.key, `news@${domain}`);
@@ -143,7 +158,13 @@ describe('domains belong to the account that proved them', () => {
 
     expectRefused(refused);
     expect(polled.body.data).toMatchObject({ verified: false, status: 'pending', verifiedAt: null });
-    expect(polled.body.data.records).toContainEqual({ purpose: 'ownership', type: 'TXT', name: `_postlane.${domain}`, value: await proofOf(account.accountId, domain), required: true });
+    expect(polled.body.data.records).toContainEqual({
+      purpose: 'ownership',
+      type: 'TXT',
+      name: `_postlane.${domain}`,
+      value: await proofOf(account.accountId, domain),
+      required: true,
+    });
     expect(again.body.data.records).toEqual(polled.body.data.records);
   });
 });

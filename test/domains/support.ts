@@ -10,12 +10,15 @@ import type { TxtResolver } from '#shared/domain/domain-verification.ts';
 /** DNS answering TXT lookups from a table of names, each record in its strings as node:dns gives them; other names do not exist. */
 export function fakeDns(records: Record<string, string[][]> = {}): TxtResolver & { asked: string[] } {
   const asked: string[] = [];
-  return Object.assign(async (name: string) => {
-    asked.push(name);
-    const found = records[name];
-    if (!found) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
-    return found;
-  }, { asked });
+  return Object.assign(
+    async (name: string) => {
+      asked.push(name);
+      const found = records[name];
+      if (!found) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+      return found;
+    },
+    { asked },
+  );
 }
 
 /** SES giving one answer to every command, noting what was asked. */

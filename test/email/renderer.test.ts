@@ -20,7 +20,17 @@ describe('template language', () => {
 });
 
 describe('renderTemplate', () => {
-  const variables = { name: 'Ann <script>', plan: '', seats: 0, order: { items: [{ name: 'Mug', qty: 2 }, { name: 'Tee', qty: 1 }] } };
+  const variables = {
+    name: 'Ann <script>',
+    plan: '',
+    seats: 0,
+    order: {
+      items: [
+        { name: 'Mug', qty: 2 },
+        { name: 'Tee', qty: 1 },
+      ],
+    },
+  };
 
   it('substitutes, defaults and branches with JavaScript truthiness', async () => {
     const html = await renderTemplate('{{name}}|{{missing|"friend"}}|{{#if plan}}paid{{else}}free{{/if}}|{{#if seats}}n{{/if}}', variables, 'html');

@@ -64,7 +64,9 @@ describe('create contact under DynamoDB faults', () => {
 describe('update and delete contact under DynamoDB faults', () => {
   async function withContact() {
     const context = await setup();
-    const contact = (await request('POST', '/api/contacts', { key: context.key, body: { email: 'ann@example.com', audienceId: context.audienceId, firstName: 'Ann' } })).body.data;
+    const contact = (
+      await request('POST', '/api/contacts', { key: context.key, body: { email: 'ann@example.com', audienceId: context.audienceId, firstName: 'Ann' } })
+    ).body.data;
     return { ...context, contactId: contact.id as string };
   }
 
@@ -125,7 +127,10 @@ describe('bulk import under DynamoDB faults', () => {
     await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts } });
     injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: accountId, nth: 2, fault: 'throttled' });
 
-    const failed = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: contacts.map((contact) => ({ ...contact, status: 'unsubscribed' })) } });
+    const failed = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: { audienceId, contacts: contacts.map((contact) => ({ ...contact, status: 'unsubscribed' })) },
+    });
 
     expect(failed.status).toBe(500);
     const counters = await audienceCounters(accountId, audienceId);

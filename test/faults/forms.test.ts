@@ -21,11 +21,11 @@ async function setup() {
 }
 
 async function stored(key: string, formId: string) {
-  const [form, submissions] = await Promise.all([
-    request('GET', '/api/forms', { key }),
-    request('GET', `/api/forms/${formId}/submissions`, { key }),
-  ]);
-  return { counted: form.body.forms.find((listed: { id: string }) => listed.id === formId).analytics.submissions as number, listed: submissions.body.pagination.total as number };
+  const [form, submissions] = await Promise.all([request('GET', '/api/forms', { key }), request('GET', `/api/forms/${formId}/submissions`, { key })]);
+  return {
+    counted: form.body.forms.find((listed: { id: string }) => listed.id === formId).analytics.submissions as number,
+    listed: submissions.body.pagination.total as number,
+  };
 }
 
 describe('form submission under DynamoDB faults', () => {

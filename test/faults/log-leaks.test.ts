@@ -15,15 +15,25 @@ let lines: string[] = [];
 
 beforeEach(() => {
   lines = [];
-  const capture = (...args: unknown[]) => { lines.push(args.map(String).join(' ')); };
+  const capture = (...args: unknown[]) => {
+    lines.push(args.map(String).join(' '));
+  };
   for (const method of ['log', 'info', 'warn', 'error'] as const) vi.spyOn(console, method).mockImplementation(capture);
 });
 
 /** A DynamoDB failure shaped like the SDK's: the failed request's payload rides along on the error. */
 function failingWithPayload(command: string) {
-  setFaultHook((name, input) => (name === command
-    ? { error: Object.assign(new Error('One or more parameter values were invalid'), { name: 'ValidationException', $response: { body: JSON.stringify(input) }, cause: { data: input } }) }
-    : undefined));
+  setFaultHook((name, input) =>
+    name === command
+      ? {
+          error: Object.assign(new Error('One or more parameter values were invalid'), {
+            name: 'ValidationException',
+            $response: { body: JSON.stringify(input) },
+            cause: { data: input },
+          }),
+        }
+      : undefined,
+  );
 }
 
 describe('logs under faults', () => {
@@ -39,14 +49,36 @@ describe('logs under faults', () => {
     const secret = await signingSecret();
     const text = lines.join('\n');
     expect(text).toContain('ValidationException');
-    for (const leak of [sender.key, sender.key.slice('svc_live_'.length), secret.toString('utf8'), secret.toString('base64'), secret.toString('hex'), to, to.split('@')[0]!, body.subject, 'Salary statement']) {
+    for (const leak of [
+      sender.key,
+      sender.key.slice('svc_live_'.length),
+      secret.toString('utf8'),
+      secret.toString('base64'),
+      secret.toString('hex'),
+      to,
+      to.split('@')[0]!,
+      body.subject,
+      'Salary statement',
+    ]) {
       expect({ leak, found: text.includes(leak) }).toEqual({ leak, found: false });
     }
   });
 
   it('hold no key, recipient or submitted data when a form submission fails', async () => {
     const sender = await createSender();
-    const form = (await request('POST', '/api/forms', { key: sender.key, body: { title: 'Private', published: true, fields: [{ id: 'email', type: 'email', label: 'Email', required: true }, { id: 'note', type: 'textarea', label: 'Note' }] } })).body.data;
+    const form = (
+      await request('POST', '/api/forms', {
+        key: sender.key,
+        body: {
+          title: 'Private',
+          published: true,
+          fields: [
+            { id: 'email', type: 'email', label: 'Email', required: true },
+            { id: 'note', type: 'textarea', label: 'Note' },
+          ],
+        },
+      })
+    ).body.data;
     const email = uniqueAddress('submitter');
     failingWithPayload('TransactWriteItemsCommand');
 

@@ -61,7 +61,7 @@ describe('BatchGetItem answered in part', () => {
     expect(JSON.stringify(stats.body)).toContain('"subscribed":2');
   });
 
-  it('the audience list reads every audience\'s counters', async () => {
+  it("the audience list reads every audience's counters", async () => {
     const { accountId, key } = await createTestAccount();
     const ids: string[] = [];
     for (const name of ['One', 'Two', 'Three', 'Four']) {
@@ -85,7 +85,10 @@ describe('BatchGetItem answered in part', () => {
     const fresh = Array.from({ length: 120 }, (_, index) => ({ email: `new${index}@example.com` }));
     everyBatchGetInPart(accountId);
 
-    const imported = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: [...existing.map((contact) => ({ ...contact, firstName: 'Updated' })), ...fresh] } });
+    const imported = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: { audienceId, contacts: [...existing.map((contact) => ({ ...contact, firstName: 'Updated' })), ...fresh] },
+    });
 
     expect(imported).toMatchObject({ status: 200, body: { imported: 150, failed: 0, skipped: 0 } });
     const recount = await recountAudience(accountId, audienceId);
@@ -106,8 +109,10 @@ describe('BatchGetItem answered in part', () => {
     const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } });
 
     expect(sent.status).toBe(200);
-    expect(sent.body.failedEmails.map((failed: { recipient: string; error: string }) => [failed.recipient, failed.error]))
-      .toEqual([[recipients[3], 'RECIPIENT_SUPPRESSED'], [recipients[5], 'RECIPIENT_SUPPRESSED']]);
+    expect(sent.body.failedEmails.map((failed: { recipient: string; error: string }) => [failed.recipient, failed.error])).toEqual([
+      [recipients[3], 'RECIPIENT_SUPPRESSED'],
+      [recipients[5], 'RECIPIENT_SUPPRESSED'],
+    ]);
     expect(await storedEmails(sender.domain)).toHaveLength(4);
   });
 });
@@ -157,7 +162,10 @@ describe('DynamoDB keeps refusing past the retries', () => {
     const sender = await createSender({ quota: 100 });
     injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'unprocessed', times: Infinity });
 
-    const refused = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+    const refused = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(refused).toMatchObject({ status: 500, body: INTERNAL_ERROR });
   });

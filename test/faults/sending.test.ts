@@ -77,7 +77,10 @@ describe('POST /api/email/send under DynamoDB faults', () => {
     const sender = await createSender({ quota: 10 });
     injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', fault: 'timeout' });
 
-    const failed = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+    const failed = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
     expect(await storedEmails(sender.domain)).toHaveLength(0);
@@ -88,7 +91,10 @@ describe('POST /api/email/send under DynamoDB faults', () => {
     const sender = await createSender({ quota: 10 });
     injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', fault: 'timeout', after: true });
 
-    const failed = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+    const failed = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(failed.status).toBe(500);
     expect(await storedEmails(sender.domain)).toHaveLength(0);
@@ -100,7 +106,10 @@ describe('POST /api/email/send under DynamoDB faults', () => {
     const sender = await createSender({ quota: 10 });
     injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'throttled' });
 
-    const failed = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+    const failed = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
     expect(await storedEmails(sender.domain)).toHaveLength(2);
@@ -117,7 +126,11 @@ describe('POST /api/email/send under DynamoDB faults', () => {
 
     expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
     expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
-    expect(retried.body).toMatchObject({ success: true, successfulEmails: [{ recipient: body.recipients[0] }, { recipient: body.recipients[1] }], failedEmails: [] });
+    expect(retried.body).toMatchObject({
+      success: true,
+      successfulEmails: [{ recipient: body.recipients[0] }, { recipient: body.recipients[1] }],
+      failedEmails: [],
+    });
     expect(await storedEmails(sender.domain)).toHaveLength(2);
     expect(await emailsSent(sender)).toBe(2);
   });

@@ -8,13 +8,24 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 
 export const dynamoFaults = {
-  throttled: () => new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', $metadata: {} }),
+  throttled: () =>
+    new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded.', $metadata: {} }),
   /** On-demand tables and control-plane limits throttle with this one. */
   throttling: () => new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput.', $metadata: {} }),
   /** Cancelled for a reason other than a conflict or a condition: nothing is written, nothing to retry. */
-  cancelled: () => new TransactionCanceledException({ message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [ThrottlingError]', $metadata: {}, CancellationReasons: [{ Code: 'ThrottlingError' }] }),
+  cancelled: () =>
+    new TransactionCanceledException({
+      message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [ThrottlingError]',
+      $metadata: {},
+      CancellationReasons: [{ Code: 'ThrottlingError' }],
+    }),
   /** Lost to another transaction on the same items: the client retries these itself. */
-  conflict: () => new TransactionCanceledException({ message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }] }),
+  conflict: () =>
+    new TransactionCanceledException({
+      message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+      $metadata: {},
+      CancellationReasons: [{ Code: 'TransactionConflict' }],
+    }),
   timeout: () => Object.assign(new Error('Socket timed out without establishing a connection within 1000 ms'), { name: 'TimeoutError' }),
 };
 

@@ -20,7 +20,10 @@ afterEach(async () => {
 const label = () => Math.random().toString(36).slice(2, 10);
 
 async function sendTo(sender: Sender, address: string): Promise<string> {
-  const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' } });
+  const response = await request('POST', '/api/email/send', {
+    key: sender.key,
+    body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' },
+  });
   return response.body.successfulEmails[0].trackingId;
 }
 
@@ -34,7 +37,7 @@ async function statusOf(sender: Sender, trackingId: string, wanted: string): Pro
 }
 
 describe('local mailbox simulator', () => {
-  it('knows the simulator\'s mailboxes, with or without a +label, and nothing else', () => {
+  it("knows the simulator's mailboxes, with or without a +label, and nothing else", () => {
     expect(simulatorMailbox('bounce@simulator.amazonses.com')).toBe('bounce');
     expect(simulatorMailbox('Complaint+smoke-1@Simulator.AmazonSES.com')).toBe('complaint');
     expect(simulatorMailbox('success@example.com')).toBeUndefined();
@@ -48,7 +51,11 @@ describe('local mailbox simulator', () => {
     const audience = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'A' } })).body.data;
     const contact = (await request('POST', '/api/contacts', { key: sender.key, body: { email: bounce, audienceId: audience.id } })).body.data;
 
-    const sent = { success: await sendTo(sender, `success+${label()}@simulator.amazonses.com`), bounce: await sendTo(sender, bounce), complaint: await sendTo(sender, `complaint+${label()}@simulator.amazonses.com`) };
+    const sent = {
+      success: await sendTo(sender, `success+${label()}@simulator.amazonses.com`),
+      bounce: await sendTo(sender, bounce),
+      complaint: await sendTo(sender, `complaint+${label()}@simulator.amazonses.com`),
+    };
 
     expect(await statusOf(sender, sent.success, 'delivered')).toBe('delivered');
     expect(await statusOf(sender, sent.bounce, 'bounced')).toBe('bounced');

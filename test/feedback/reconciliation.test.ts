@@ -26,7 +26,10 @@ const simulated = (mailbox: 'bounce' | 'complaint') => `${mailbox}+${Math.random
 /** Sends to `address` with the feedback events lost on the way; SES's list gets the address all the same. */
 async function sendWithEventsDropped(sender: Sender, address: string): Promise<string> {
   simulator = startMailboxSimulator({ delayMs: 0, dropEvents: true });
-  const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' } });
+  const sent = await request('POST', '/api/email/send', {
+    key: sender.key,
+    body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' },
+  });
   await simulator.stop();
   simulator = undefined;
   return sent.body.successfulEmails[0].trackingId as string;
@@ -78,9 +81,15 @@ describe('SES suppression-list reconciliation', () => {
     await sendWithEventsDropped(sender, address);
     await reconcile({});
     await reconcile({});
-    const next = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Again', content: '<p>Hi</p>' } });
+    const next = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [address], subject: 'Again', content: '<p>Hi</p>' },
+    });
 
-    expect(next).toMatchObject({ status: 422, body: { error: 'ALL_RECIPIENTS_FAILED', failedEmails: [{ recipient: address, error: 'RECIPIENT_SUPPRESSED' }] } });
+    expect(next).toMatchObject({
+      status: 422,
+      body: { error: 'ALL_RECIPIENTS_FAILED', failedEmails: [{ recipient: address, error: 'RECIPIENT_SUPPRESSED' }] },
+    });
   });
 
   it('never weakens a stronger status: a contact marked complained since the bounce stays so', async () => {

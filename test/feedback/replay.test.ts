@@ -25,7 +25,10 @@ async function contactIn(sender: Sender, address: string) {
 }
 
 async function sent(sender: Sender, recipient: string) {
-  const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [recipient], subject: 'Hi', content: '<p>Hi</p>' } });
+  const response = await request('POST', '/api/email/send', {
+    key: sender.key,
+    body: { from: sender.from, recipients: [recipient], subject: 'Hi', content: '<p>Hi</p>' },
+  });
   const record = (await request('GET', `/api/emails/${response.body.successfulEmails[0].trackingId}`, { key: sender.key })).body.data;
   return { accountId: sender.accountId, emailId: record.id as string, messageId: `m-${randomUUID()}`, recipient };
 }
@@ -40,7 +43,8 @@ describe('feedback replay', () => {
     const { audienceId } = await contactIn(sender, bounced);
     const events = [sesEventBridgeEvent('Bounce', await sent(sender, bounced)), sesEventBridgeEvent('Complaint', await sent(sender, complained))];
     const queueUrl = await freshQueue('feedback-dlq');
-    for (const body of [...events.map((event) => JSON.stringify(event)), 'not an event']) await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    for (const body of [...events.map((event) => JSON.stringify(event)), 'not an event'])
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
 
     const run = await admin(['feedback', 'replay', '--queue', queueUrl]);
 
@@ -94,7 +98,7 @@ describe('the feedback handler is idempotent', () => {
     const events = types.map((type, index) => sesEventBridgeEvent(type, message, new Date(Date.now() + index * 1000)));
     const snapshot = async () => ({
       record: await getEmailRecord(sender.accountId, message.emailId),
-      contact: contact && await getContact(sender.accountId, contact.contactId),
+      contact: contact && (await getContact(sender.accountId, contact.contactId)),
       stats: contact && (await request('GET', `/api/audiences/${contact.audienceId}/stats`, { key: sender.key })).body.data,
       suppression: await suppression(sender.accountId, address),
     });

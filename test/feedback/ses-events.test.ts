@@ -13,19 +13,39 @@ const handler = invokedAs('feedback/ses-events', sesEventsHandler);
 /** An EventBridge event carrying an SES event publishing record, modelled on AWS's documented examples. */
 function sesEvent(eventType: string, accountId: string, emailId: string, body: Record<string, unknown>) {
   return {
-    version: '0', id: 'e1', 'detail-type': `Email ${eventType}`, source: 'aws.ses', account: '123456789012', time: '2026-11-21T18:00:00Z', region: 'us-east-1', resources: [],
+    version: '0',
+    id: 'e1',
+    'detail-type': `Email ${eventType}`,
+    source: 'aws.ses',
+    account: '123456789012',
+    time: '2026-11-21T18:00:00Z',
+    region: 'us-east-1',
+    resources: [],
     detail: {
       eventType,
       mail: {
-        timestamp: '2026-11-21T18:00:00.000Z', source: 'news@example.com', messageId: '0100abc', destination: ['x@example.org'],
+        timestamp: '2026-11-21T18:00:00.000Z',
+        source: 'news@example.com',
+        messageId: '0100abc',
+        destination: ['x@example.org'],
         tags: { 'ses:configuration-set': ['postlane'], 'postlane-account': [accountId], 'postlane-email': [emailId] },
       },
       ...body,
     },
   };
 }
-const permanentBounce = (address: string) => ({ bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: address, action: 'failed', status: '5.1.1' }], timestamp: '2026-11-21T18:00:01Z', feedbackId: 'f1' } });
-const complaint = (address: string) => ({ complaint: { complainedRecipients: [{ emailAddress: address }], timestamp: '2026-11-21T18:00:01Z', feedbackId: 'f2', complaintFeedbackType: 'abuse' } });
+const permanentBounce = (address: string) => ({
+  bounce: {
+    bounceType: 'Permanent',
+    bounceSubType: 'General',
+    bouncedRecipients: [{ emailAddress: address, action: 'failed', status: '5.1.1' }],
+    timestamp: '2026-11-21T18:00:01Z',
+    feedbackId: 'f1',
+  },
+});
+const complaint = (address: string) => ({
+  complaint: { complainedRecipients: [{ emailAddress: address }], timestamp: '2026-11-21T18:00:01Z', feedbackId: 'f2', complaintFeedbackType: 'abuse' },
+});
 
 async function audienceWith(sender: Sender, address: string) {
   const audience = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'A' } })).body.data;
@@ -33,7 +53,10 @@ async function audienceWith(sender: Sender, address: string) {
   return audience.id as string;
 }
 async function sendTo(sender: Sender, address: string): Promise<string> {
-  const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' } });
+  const response = await request('POST', '/api/email/send', {
+    key: sender.key,
+    body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' },
+  });
   return response.body.successfulEmails?.[0]?.trackingId;
 }
 const statusIn = async (sender: Sender, address: string, audienceId: string) =>
@@ -58,7 +81,10 @@ describe('SES feedback', () => {
       expect(JSON.stringify(await statusIn(sender, address, audienceId))).toContain('"status":"bounced"');
     }
     expect((await emailStatus(sender, trackingId)).status).toBe('bounced');
-    const later = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' } });
+    const later = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' },
+    });
     expect(later.body.failedEmails).toEqual([{ recipient: address, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('bounced') }]);
   });
 
@@ -91,7 +117,10 @@ describe('SES feedback', () => {
     await handler(sesEvent('Complaint', sender.accountId, record.id, complaint(address)));
 
     expect((await emailStatus(sender, trackingId)).status).toBe('complained');
-    const later = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' } });
+    const later = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' },
+    });
     expect(later.body.failedEmails).toEqual([{ recipient: address, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('complained') }]);
   });
 
@@ -102,7 +131,11 @@ describe('SES feedback', () => {
     const trackingId = await sendTo(sender, address);
     const record = await emailStatus(sender, trackingId);
 
-    await handler(sesEvent('Bounce', sender.accountId, record.id, { bounce: { ...permanentBounce(address).bounce, bounceType: 'Transient', bounceSubType: 'MailboxFull' } }));
+    await handler(
+      sesEvent('Bounce', sender.accountId, record.id, {
+        bounce: { ...permanentBounce(address).bounce, bounceType: 'Transient', bounceSubType: 'MailboxFull' },
+      }),
+    );
     expect((await emailStatus(sender, trackingId)).status).toBe('sent');
     expect(JSON.stringify(await statusIn(sender, address, audienceId))).toContain('"status":"subscribed"');
 
@@ -122,7 +155,9 @@ describe('SES feedback', () => {
     const contactId = (await contactIn(first)).id as string;
     const versionBefore = (await getContact(sender.accountId, contactId))!.version;
 
-    await handler(sesEvent('Delivery', sender.accountId, record.id, { delivery: { timestamp: delivered, recipients: [address.toUpperCase()], smtpResponse: '250 ok' } }));
+    await handler(
+      sesEvent('Delivery', sender.accountId, record.id, { delivery: { timestamp: delivered, recipients: [address.toUpperCase()], smtpResponse: '250 ok' } }),
+    );
     // Out of order or redelivered: an older delivery leaves it where it is.
     await handler(sesEvent('Delivery', sender.accountId, record.id, { delivery: { timestamp: earlier, recipients: [address], smtpResponse: '250 ok' } }));
 
@@ -138,15 +173,37 @@ describe('SES feedback', () => {
     await expect(handler(sesEvent('Bounce', 'acc_nope', 'eml_nope', {}))).resolves.toBeUndefined();
   });
 
-  it('logs under the invocation\'s request id and the event\'s detail type', async () => {
+  it("logs under the invocation's request id and the event's detail type", async () => {
     const lines: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
     await handler({ 'detail-type': 'Email Bounced', detail: 'nonsense' }, { awsRequestId: 'req-feedback-1' });
-    expect(lines.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ message: 'SES event dropped', lambdaRequestId: 'req-feedback-1', detailType: 'Email Bounced' }));
+    expect(lines.map((line) => JSON.parse(line))).toContainEqual(
+      expect.objectContaining({ message: 'SES event dropped', lambdaRequestId: 'req-feedback-1', detailType: 'Email Bounced' }),
+    );
   });
 
   it('tags every message with its account and email id, and names the configuration set when one is configured', () => {
-    const input = sendEmailInput({ from: { address: 'a@example.com' }, to: ['b@example.org'], cc: [], bcc: [], replyTo: [], subject: 'S', html: 'h', text: 't', attachments: [], tags: { accountId: 'acc_1', emailId: 'eml_2' } }, 'postlane-set');
-    expect(input).toMatchObject({ ConfigurationSetName: 'postlane-set', EmailTags: [{ Name: 'postlane-account', Value: 'acc_1' }, { Name: 'postlane-email', Value: 'eml_2' }] });
+    const input = sendEmailInput(
+      {
+        from: { address: 'a@example.com' },
+        to: ['b@example.org'],
+        cc: [],
+        bcc: [],
+        replyTo: [],
+        subject: 'S',
+        html: 'h',
+        text: 't',
+        attachments: [],
+        tags: { accountId: 'acc_1', emailId: 'eml_2' },
+      },
+      'postlane-set',
+    );
+    expect(input).toMatchObject({
+      ConfigurationSetName: 'postlane-set',
+      EmailTags: [
+        { Name: 'postlane-account', Value: 'acc_1' },
+        { Name: 'postlane-email', Value: 'eml_2' },
+      ],
+    });
   });
 });

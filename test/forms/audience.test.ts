@@ -51,7 +51,16 @@ describe('forms linked to an audience', () => {
       const email = uniqueAddress('existing');
       const made = await request('POST', '/api/contacts', {
         key: sender.key,
-        body: { email, audienceId, firstName: 'Ann', lastName: 'Lee', phone: '+44 20 7946 0000', customFields: { plan: 'pro' }, tags: ['vip'], status: status === 'complained' ? 'subscribed' : status },
+        body: {
+          email,
+          audienceId,
+          firstName: 'Ann',
+          lastName: 'Lee',
+          phone: '+44 20 7946 0000',
+          customFields: { plan: 'pro' },
+          tags: ['vip'],
+          status: status === 'complained' ? 'subscribed' : status,
+        },
       });
       if (status === 'complained') await request('PATCH', `/api/contacts/${made.body.data.id}`, { key: sender.key, body: { status: 'complained' } });
       const before = (await contactIn(sender, audienceId, email)).body.data;
@@ -123,10 +132,15 @@ const confirmationsTo = async (sender: Sender, email: string) =>
   (await storedEmails(sender.domain)).filter((stored) => stored.destination.to.includes(email) && stored.subject === 'Please confirm your subscription');
 
 describe('double opt-in', () => {
-  it('keeps a new contact pending until the button of the signed link\'s page is pressed; opening the link changes nothing', async () => {
+  it("keeps a new contact pending until the button of the signed link's page is pressed; opening the link changes nothing", async () => {
     const sender = await createSender();
     const audienceId = await audienceOf(sender);
-    const form = await createForm(sender.key, { title: 'Weekly <news>', fields: CONTACT_FIELDS, audienceId, settings: { doubleOptIn: true, from: `Acme <${sender.from}>` } });
+    const form = await createForm(sender.key, {
+      title: 'Weekly <news>',
+      fields: CONTACT_FIELDS,
+      audienceId,
+      settings: { doubleOptIn: true, from: `Acme <${sender.from}>` },
+    });
     const email = uniqueAddress('optin');
 
     await submit(form.slug, { email, firstName: 'Ann' });
@@ -221,7 +235,10 @@ describe('one confirmation email per address and form per hour', () => {
 
   /** The live quota left, as a test key's send reports it without using any. */
   async function emailsRemaining(sender: Sender): Promise<number> {
-    const sent = await request('POST', '/api/email/send', { key: sender.testKey, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Quota', content: '<p>Quota</p>' } });
+    const sent = await request('POST', '/api/email/send', {
+      key: sender.testKey,
+      body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Quota', content: '<p>Quota</p>' },
+    });
     return sent.body.emailsRemaining;
   }
 
@@ -286,7 +303,7 @@ describe('one confirmation email per address and form per hour', () => {
 });
 
 describe('submission notifications', () => {
-  it('emails notifyEmail each submission from the form\'s sender, values escaped and files attached', async () => {
+  it("emails notifyEmail each submission from the form's sender, values escaped and files attached", async () => {
     const sender = await createSender();
     const owner = uniqueAddress('owner');
     const form = await createForm(sender.key, {
@@ -333,7 +350,7 @@ describe('submission notifications', () => {
     expect((await storedEmails(sender.domain)).filter((stored) => stored.destination.to.includes(owner))).toHaveLength(2);
   });
 
-  it('sends a spec-shaped form\'s notice, with no from, from no-reply@ the account\'s earliest verified domain', async () => {
+  it("sends a spec-shaped form's notice, with no from, from no-reply@ the account's earliest verified domain", async () => {
     const account = await createTestAccount();
     const domainName = () => `d${randomBase62(10).toLowerCase()}.example.com`;
     // Added first but never verified: not a sender.
@@ -389,7 +406,10 @@ describe('a form that sends mail without a from needs a verified domain', () => 
     const sender = await createSender();
     const audienceId = await audienceOf(sender);
 
-    const withDefault = await request('POST', '/api/forms', { key: sender.key, body: formBody({ audienceId, settings: { notifyEmail: 'owner@example.com', doubleOptIn: true } }) });
+    const withDefault = await request('POST', '/api/forms', {
+      key: sender.key,
+      body: formBody({ audienceId, settings: { notifyEmail: 'owner@example.com', doubleOptIn: true } }),
+    });
 
     expect(withDefault.status).toBe(201);
     expect(withDefault.body.data.settings).toMatchObject({ from: null, notifyEmail: 'owner@example.com', doubleOptIn: true });

@@ -69,13 +69,18 @@ describe.skipIf(skip)('hosted form page in Chromium', () => {
     expect(problems).toEqual([]);
     const [submission] = await submissionsOf(key, form.id);
     expect(submission.data).toEqual({
-      email: 'ann@example.com', name: 'Ann', plan: 'Pro', topics: ['News', 'Offers'], score: 4, birthday: '1990-05-17',
+      email: 'ann@example.com',
+      name: 'Ann',
+      plan: 'Pro',
+      topics: ['News', 'Offers'],
+      score: 4,
+      birthday: '1990-05-17',
       cv: { filename: 'cv.txt', contentType: 'text/plain', content: Buffer.from('my cv').toString('base64'), size: 5 },
     });
     await page.close();
   });
 
-  it('shows the server\'s field error beside the field and stores nothing', async () => {
+  it("shows the server's field error beside the field and stores nothing", async () => {
     const { key, form } = await publishedForm();
     const { page } = await newPage(withScript);
     await page.goto(`${base}/f/${form.slug}`);
@@ -103,10 +108,11 @@ describe.skipIf(skip)('hosted form page in Chromium', () => {
     });
     const { page } = await newPage(withScript);
     // ValidityState does not serialise: copy the flags out inside the page.
-    const validity = (label: string) => page.getByLabel(label).evaluate((input) => {
-      const { valueMissing, patternMismatch } = (input as unknown as { validity: { valueMissing: boolean; patternMismatch: boolean } }).validity;
-      return { valueMissing, patternMismatch };
-    });
+    const validity = (label: string) =>
+      page.getByLabel(label).evaluate((input) => {
+        const { valueMissing, patternMismatch } = (input as unknown as { validity: { valueMissing: boolean; patternMismatch: boolean } }).validity;
+        return { valueMissing, patternMismatch };
+      });
     await page.goto(`${base}/f/${form.slug}`);
 
     await page.getByRole('button', { name: 'Submit' }).click();
@@ -150,13 +156,14 @@ describe.skipIf(skip)('hosted form page in Chromium', () => {
     await page.close();
   });
 
-  it('confirms a double opt-in subscription with the link page\'s button, without JavaScript; opening the link alone confirms nothing', async () => {
+  it("confirms a double opt-in subscription with the link page's button, without JavaScript; opening the link alone confirms nothing", async () => {
     const sender = await createSender();
     const audienceId = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'Beta' } })).body.data.id;
     const form = await createForm(sender.key, { audienceId, settings: { doubleOptIn: true } });
     const email = uniqueAddress('browser');
     await submit(form.id, { email });
-    const statusOf = async () => (await request('GET', `/api/contacts/email/${encodeURIComponent(email)}?audienceId=${audienceId}`, { key: sender.key })).body.data.status;
+    const statusOf = async () =>
+      (await request('GET', `/api/contacts/email/${encodeURIComponent(email)}?audienceId=${audienceId}`, { key: sender.key })).body.data.status;
     const { page, problems } = await newPage(withoutScript);
 
     await page.goto(`${base}${await confirmationLink(sender, email)}`);

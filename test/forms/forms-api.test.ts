@@ -28,7 +28,14 @@ describe('forms API: create, get, update, delete', () => {
           { id: 'email', type: 'email', label: 'Email', placeholder: null, required: true },
           { id: 'firstName', type: 'text', label: 'First name', placeholder: null, required: false },
         ],
-        settings: { successMessage: 'Thank you! Your submission has been received.', notifyEmail: null, enableCaptcha: false, storeResponses: true, doubleOptIn: false, from: null },
+        settings: {
+          successMessage: 'Thank you! Your submission has been received.',
+          notifyEmail: null,
+          enableCaptcha: false,
+          storeResponses: true,
+          doubleOptIn: false,
+          from: null,
+        },
         audienceId: null,
         appearance: { backgroundColor: '#ffffff', primaryColor: '#2563eb', fontFamily: 'system-ui, sans-serif' },
         buttonCustomization: { text: 'Submit', variant: 'filled' },
@@ -50,7 +57,14 @@ describe('forms API: create, get, update, delete', () => {
         { id: 'email', type: 'email', label: 'Email', placeholder: 'you@example.com', required: true },
         { id: 'plan', type: 'select', label: 'Plan', options: ['Free', 'Pro'] },
       ],
-      settings: { successMessage: 'Welcome!', notifyEmail: 'Owner@Example.com', storeResponses: false, doubleOptIn: true, enableCaptcha: true, from: `Acme <${sender.from}>` },
+      settings: {
+        successMessage: 'Welcome!',
+        notifyEmail: 'Owner@Example.com',
+        storeResponses: false,
+        doubleOptIn: true,
+        enableCaptcha: true,
+        from: `Acme <${sender.from}>`,
+      },
       audienceId,
       appearance: { primaryColor: '#ff0066', fontFamily: 'Inter, "Helvetica Neue", sans-serif' },
       buttonCustomization: { text: 'Join', variant: 'outline' },
@@ -58,7 +72,14 @@ describe('forms API: create, get, update, delete', () => {
 
     expect(data.fields[1]).toEqual({ id: 'plan', type: 'select', label: 'Plan', placeholder: null, required: false, options: ['Free', 'Pro'] });
     expect(data.fields[0].placeholder).toBe('you@example.com');
-    expect(data.settings).toEqual({ successMessage: 'Welcome!', notifyEmail: 'owner@example.com', enableCaptcha: true, storeResponses: false, doubleOptIn: true, from: `Acme <${sender.from}>` });
+    expect(data.settings).toEqual({
+      successMessage: 'Welcome!',
+      notifyEmail: 'owner@example.com',
+      enableCaptcha: true,
+      storeResponses: false,
+      doubleOptIn: true,
+      from: `Acme <${sender.from}>`,
+    });
     expect(data.audienceId).toBe(audienceId);
     expect(data.published).toBe(false);
     expect(data.appearance).toEqual({ backgroundColor: '#ffffff', primaryColor: '#ff0066', fontFamily: 'Inter, "Helvetica Neue", sans-serif' });
@@ -78,15 +99,38 @@ describe('forms API: create, get, update, delete', () => {
     ['select without options', { fields: [{ id: 'a', type: 'select', label: 'A' }] }, 400, 'MISSING_REQUIRED_FIELD', 'fields[0].options'],
     ['options on a text field', { fields: [{ id: 'a', type: 'text', label: 'A', options: ['x'] }] }, 422, 'VALIDATION_ERROR', 'fields[0].options'],
     ['repeated option', { fields: [{ id: 'a', type: 'radio', label: 'A', options: ['x', 'x'] }] }, 422, 'VALIDATION_ERROR', 'fields[0].options'],
-    ['repeated field id', { fields: [{ id: 'a', type: 'text', label: 'A' }, { id: 'a', type: 'email', label: 'B' }] }, 422, 'VALIDATION_ERROR', 'fields[1].id'],
+    [
+      'repeated field id',
+      {
+        fields: [
+          { id: 'a', type: 'text', label: 'A' },
+          { id: 'a', type: 'email', label: 'B' },
+        ],
+      },
+      422,
+      'VALIDATION_ERROR',
+      'fields[1].id',
+    ],
     ['colour that is not one', { appearance: { primaryColor: 'red;background:url(x)' } }, 422, 'VALIDATION_ERROR', 'appearance.primaryColor'],
     ['font that closes the style', { appearance: { fontFamily: 'Arial}</style><script>' } }, 422, 'VALIDATION_ERROR', 'appearance.fontFamily'],
     ['font with an open quote', { appearance: { fontFamily: '"Arial' } }, 422, 'VALIDATION_ERROR', 'appearance.fontFamily'],
     ['unknown button variant', { buttonCustomization: { variant: 'neon' } }, 422, 'VALIDATION_ERROR', 'buttonCustomization.variant'],
     ['malformed notifyEmail', { settings: { notifyEmail: 'owner', from: 'a@example.com' } }, 422, 'INVALID_EMAIL', 'settings.notifyEmail'],
-    ['notifyEmail without a sender or a verified domain', { settings: { notifyEmail: 'owner@example.com' } }, 403, 'SENDER_NOT_VERIFIED', 'settings.notifyEmail'],
+    [
+      'notifyEmail without a sender or a verified domain',
+      { settings: { notifyEmail: 'owner@example.com' } },
+      403,
+      'SENDER_NOT_VERIFIED',
+      'settings.notifyEmail',
+    ],
     ['doubleOptIn without an audience', { settings: { doubleOptIn: true, from: 'a@example.com' } }, 422, 'VALIDATION_ERROR', 'settings.doubleOptIn'],
-    ['audience without an email field', { audienceId: 'aud_0000000000000000000', fields: [{ id: 'a', type: 'text', label: 'A' }] }, 422, 'VALIDATION_ERROR', 'audienceId'],
+    [
+      'audience without an email field',
+      { audienceId: 'aud_0000000000000000000', fields: [{ id: 'a', type: 'text', label: 'A' }] },
+      422,
+      'VALIDATION_ERROR',
+      'audienceId',
+    ],
     ['published that is not a boolean', { published: 'yes' }, 422, 'VALIDATION_ERROR', 'published'],
   ])('refuses a form with %s', async (_case, overrides, status, error, field) => {
     const { key } = await createTestAccount();
@@ -97,14 +141,17 @@ describe('forms API: create, get, update, delete', () => {
     expect(response.body).toMatchObject({ success: false, error, field });
   });
 
-  it('requires the audience to be the account\'s and the sender domain to be verified', async () => {
+  it("requires the audience to be the account's and the sender domain to be verified", async () => {
     const { key } = await createTestAccount();
     const other = await createTestAccount();
     const foreign = (await request('POST', '/api/audiences', { key: other.key, body: { name: 'Theirs' } })).body.data.id;
 
     const unknownAudience = await request('POST', '/api/forms', { key, body: formBody({ audienceId: 'aud_0Vbcs0FZOM1rqYBywxzZ' }) });
     const foreignAudience = await request('POST', '/api/forms', { key, body: formBody({ audienceId: foreign }) });
-    const unverified = await request('POST', '/api/forms', { key, body: formBody({ settings: { notifyEmail: 'me@example.com', from: 'forms@not-verified.example' } }) });
+    const unverified = await request('POST', '/api/forms', {
+      key,
+      body: formBody({ settings: { notifyEmail: 'me@example.com', from: 'forms@not-verified.example' } }),
+    });
 
     expect(unknownAudience.status).toBe(404);
     expect(unknownAudience.body).toMatchObject({ error: 'AUDIENCE_NOT_FOUND' });
@@ -115,7 +162,10 @@ describe('forms API: create, get, update, delete', () => {
 
   it('updates only what is given: settings merge, null clears, fields are replaced', async () => {
     const sender = await createSender();
-    const form = await createForm(sender.key, { description: 'Old', settings: { notifyEmail: 'owner@example.com', from: sender.from, successMessage: 'Thanks' } });
+    const form = await createForm(sender.key, {
+      description: 'Old',
+      settings: { notifyEmail: 'owner@example.com', from: sender.from, successMessage: 'Thanks' },
+    });
 
     const response = await request('PATCH', `/api/forms/${form.id}`, {
       key: sender.key,
@@ -150,7 +200,15 @@ describe('forms API: create, get, update, delete', () => {
     const form = await createForm(key);
 
     const withoutEmailField = await request('PATCH', `/api/forms/${form.id}`, { key, body: { settings: { doubleOptIn: true } } });
-    const duplicateIds = await request('PATCH', `/api/forms/${form.id}`, { key, body: { fields: [{ id: 'x', type: 'text', label: 'X' }, { id: 'x', type: 'text', label: 'Y' }] } });
+    const duplicateIds = await request('PATCH', `/api/forms/${form.id}`, {
+      key,
+      body: {
+        fields: [
+          { id: 'x', type: 'text', label: 'X' },
+          { id: 'x', type: 'text', label: 'Y' },
+        ],
+      },
+    });
     const unknownKey = await request('PATCH', `/api/forms/${form.id}`, { key, body: { id: 'frm_other' } });
 
     expect(withoutEmailField.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'settings.doubleOptIn' });
@@ -176,7 +234,7 @@ describe('forms API: create, get, update, delete', () => {
     expect((await createForm(other.key, { slug: form.slug })).slug).toBe(form.slug);
   });
 
-  it('answers another account\'s form exactly like an unknown one', async () => {
+  it("answers another account's form exactly like an unknown one", async () => {
     const owner = await createTestAccount();
     const intruder = await createTestAccount();
     const form = await createForm(owner.key);
@@ -304,8 +362,14 @@ describe('forms API: list and public view', () => {
     expect(all.body.pagination).toEqual({ total: 3, page: 1, limit: 2, pages: 2 });
     const { origin } = new URL((await import('../support/api.ts').then(({ startApi }) => startApi())).url);
     expect(all.body.forms[0]).toEqual({
-      id: c.id, title: c.title, description: null, slug: c.slug, published: true, fields: c.fields,
-      createdAt: c.createdAt, updatedAt: c.updatedAt,
+      id: c.id,
+      title: c.title,
+      description: null,
+      slug: c.slug,
+      published: true,
+      fields: c.fields,
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
       publishedUrl: `${origin}/f/${c.slug}`,
       analytics: { views: 0, submissions: 0, conversionRate: 0 },
     });
@@ -315,7 +379,12 @@ describe('forms API: list and public view', () => {
     expect(unpublished.body.pagination.total).toBe(2);
   });
 
-  it.each([['published=yes', 'published'], ['published=1', 'published'], ['limit=101', 'limit'], ['page=0', 'page']])('refuses %s with 422', async (query, field) => {
+  it.each([
+    ['published=yes', 'published'],
+    ['published=1', 'published'],
+    ['limit=101', 'limit'],
+    ['page=0', 'page'],
+  ])('refuses %s with 422', async (query, field) => {
     const { key } = await createTestAccount();
 
     const response = await request('GET', `/api/forms?${query}`, { key });
@@ -332,14 +401,24 @@ describe('forms API: list and public view', () => {
 
   it('shows a published form publicly without id, slug, settings or audience, and counts the view', async () => {
     const { key } = await createTestAccount();
-    const form = await createForm(key, { description: 'Hello', appearance: { primaryColor: '#123456' }, buttonCustomization: { text: 'Go', variant: 'ghost' } });
+    const form = await createForm(key, {
+      description: 'Hello',
+      appearance: { primaryColor: '#123456' },
+      buttonCustomization: { text: 'Go', variant: 'ghost' },
+    });
 
     const response = await request('GET', `/api/forms/public/${form.slug}`);
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       success: true,
-      data: { title: form.title, description: 'Hello', fields: form.fields, appearance: { ...form.appearance, primaryColor: '#123456' }, buttonCustomization: { text: 'Go', variant: 'ghost' } },
+      data: {
+        title: form.title,
+        description: 'Hello',
+        fields: form.fields,
+        appearance: { ...form.appearance, primaryColor: '#123456' },
+        buttonCustomization: { text: 'Go', variant: 'ghost' },
+      },
     });
     const listed = (await request('GET', '/api/forms', { key })).body.forms[0];
     expect(listed.analytics).toEqual({ views: 1, submissions: 0, conversionRate: 0 });

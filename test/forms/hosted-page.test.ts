@@ -17,7 +17,12 @@ const FIELDS = [
 describe('hosted form page', () => {
   it('renders the published form as an accessible, mobile-friendly page that posts to the submit endpoint', async () => {
     const { key } = await createTestAccount();
-    const form = await createForm(key, { title: 'Join <us> & "friends"', description: 'Line one\nLine <two>', fields: FIELDS, buttonCustomization: { text: 'Sign me up', variant: 'outline' } });
+    const form = await createForm(key, {
+      title: 'Join <us> & "friends"',
+      description: 'Line one\nLine <two>',
+      fields: FIELDS,
+      buttonCustomization: { text: 'Sign me up', variant: 'outline' },
+    });
 
     const response = await request('GET', `/f/${form.slug}`);
     const page: string = response.body;
@@ -30,10 +35,14 @@ describe('hosted form page', () => {
     expect(page).toContain('<p class="description">Line one\nLine &lt;two&gt;</p>');
     expect(page).toContain(`<form id="postlane-form" method="post" action="../api/forms/${form.slug}/submit">`);
     expect(page).toContain('<label for="f-email">Email<span class="req" aria-hidden="true">*</span></label>');
-    expect(page).toContain('<input type="email" id="f-email" name="email" required placeholder="you@example.com" autocomplete="email" value="" aria-describedby="f-email-error">');
+    expect(page).toContain(
+      '<input type="email" id="f-email" name="email" required placeholder="you@example.com" autocomplete="email" value="" aria-describedby="f-email-error">',
+    );
     expect(page).toContain('<p class="error" id="f-email-error" hidden></p>');
     expect(page).toContain('<option value="Pro &lt;beta&gt;">Pro &lt;beta&gt;</option>');
-    expect(page).toContain('<fieldset class="field" data-field="topics" data-type="checkbox" data-required="true"><legend>Topics<span class="req" aria-hidden="true">*</span></legend>');
+    expect(page).toContain(
+      '<fieldset class="field" data-field="topics" data-type="checkbox" data-required="true"><legend>Topics<span class="req" aria-hidden="true">*</span></legend>',
+    );
     expect(page).toContain('<label class="choice"><input type="radio" name="score" value="5" aria-describedby="f-score-error"> 5</label>');
     expect(page).toContain('<input type="text" id="f-_hp" name="_hp" tabindex="-1" autocomplete="off">');
     expect(page).toContain('<button type="submit" class="btn-outline">Sign me up</button>');
@@ -48,13 +57,21 @@ describe('hosted form page', () => {
 
     const script = /<script>([\s\S]*)<\/script>/.exec(response.body)![1]!;
     const hash = createHash('sha256').update(script).digest('base64');
-    expect(response.headers.get('content-security-policy')).toBe(`default-src 'none'; script-src 'sha256-${hash}'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'`);
+    expect(response.headers.get('content-security-policy')).toBe(
+      `default-src 'none'; script-src 'sha256-${hash}'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'`,
+    );
   });
 
   it('puts the appearance in the page CSS, and only values of a safe shape', async () => {
     const { key } = await createTestAccount();
-    const form = await createForm(key, { appearance: { backgroundColor: '#f0f0f0', primaryColor: 'rebeccapurple', fontFamily: 'Georgia, "Times New Roman", serif' } });
-    const stored = { formId: form.id, ...form, appearance: { backgroundColor: 'red;}</style><script>alert(1)</script>', primaryColor: '#123', fontFamily: 'x{}' } } as unknown as FormRecord;
+    const form = await createForm(key, {
+      appearance: { backgroundColor: '#f0f0f0', primaryColor: 'rebeccapurple', fontFamily: 'Georgia, "Times New Roman", serif' },
+    });
+    const stored = {
+      formId: form.id,
+      ...form,
+      appearance: { backgroundColor: 'red;}</style><script>alert(1)</script>', primaryColor: '#123', fontFamily: 'x{}' },
+    } as unknown as FormRecord;
 
     const page: string = (await request('GET', `/f/${form.slug}`)).body;
     const hostile = formPage(stored).body as string;

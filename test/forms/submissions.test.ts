@@ -26,30 +26,32 @@ const EVERY_TYPE = [
 const FILE = { filename: 'cv.txt', contentType: 'text/plain', content: Buffer.from('hello').toString('base64') };
 
 /** [type, field, value, code, how the test name shows the value]. */
-const BAD_VALUES = ([
-  ['text', 'name', 42, 'VALIDATION_ERROR'],
-  ['text', 'name', 'x'.repeat(1001), 'VALIDATION_ERROR', '1,001 characters'],
-  ['email', 'email', 'not-an-address', 'INVALID_EMAIL'],
-  ['number', 'age', '42', 'VALIDATION_ERROR'],
-  ['number', 'age', [1], 'VALIDATION_ERROR'],
-  ['textarea', 'message', { text: 'x' }, 'VALIDATION_ERROR'],
-  ['textarea', 'message', 'x'.repeat(10_001), 'VALIDATION_ERROR', '10,001 characters'],
-  ['select', 'plan', 'Enterprise', 'VALIDATION_ERROR'],
-  ['select', 'plan', ['Pro'], 'VALIDATION_ERROR'],
-  ['checkbox', 'topics', 'News', 'VALIDATION_ERROR'],
-  ['checkbox', 'topics', ['News', 'News'], 'VALIDATION_ERROR'],
-  ['radio', 'contact', 'Pigeon', 'VALIDATION_ERROR'],
-  ['date', 'birthday', '2026-02-30', 'VALIDATION_ERROR'],
-  ['date', 'birthday', '21/11/2026', 'VALIDATION_ERROR'],
-  ['phone', 'phone', 'call me', 'VALIDATION_ERROR'],
-  ['file', 'cv', 'cv.pdf', 'VALIDATION_ERROR'],
-  ['file', 'cv', { ...FILE, content: 'not base64!' }, 'VALIDATION_ERROR'],
-  ['file', 'cv', { ...FILE, path: '/etc/passwd' }, 'VALIDATION_ERROR'],
-  ['file', 'cv', { ...FILE, filename: '../../x' }, 'VALIDATION_ERROR'],
-  ['rating', 'score', 6, 'VALIDATION_ERROR'],
-  ['rating', 'score', 0, 'VALIDATION_ERROR'],
-  ['rating', 'score', 3.5, 'VALIDATION_ERROR'],
-] as [string, string, unknown, string, string?][]).map(([type, field, value, error, shown]) => ({ type, field, value, error, shown: shown ?? JSON.stringify(value) }));
+const BAD_VALUES = (
+  [
+    ['text', 'name', 42, 'VALIDATION_ERROR'],
+    ['text', 'name', 'x'.repeat(1001), 'VALIDATION_ERROR', '1,001 characters'],
+    ['email', 'email', 'not-an-address', 'INVALID_EMAIL'],
+    ['number', 'age', '42', 'VALIDATION_ERROR'],
+    ['number', 'age', [1], 'VALIDATION_ERROR'],
+    ['textarea', 'message', { text: 'x' }, 'VALIDATION_ERROR'],
+    ['textarea', 'message', 'x'.repeat(10_001), 'VALIDATION_ERROR', '10,001 characters'],
+    ['select', 'plan', 'Enterprise', 'VALIDATION_ERROR'],
+    ['select', 'plan', ['Pro'], 'VALIDATION_ERROR'],
+    ['checkbox', 'topics', 'News', 'VALIDATION_ERROR'],
+    ['checkbox', 'topics', ['News', 'News'], 'VALIDATION_ERROR'],
+    ['radio', 'contact', 'Pigeon', 'VALIDATION_ERROR'],
+    ['date', 'birthday', '2026-02-30', 'VALIDATION_ERROR'],
+    ['date', 'birthday', '21/11/2026', 'VALIDATION_ERROR'],
+    ['phone', 'phone', 'call me', 'VALIDATION_ERROR'],
+    ['file', 'cv', 'cv.pdf', 'VALIDATION_ERROR'],
+    ['file', 'cv', { ...FILE, content: 'not base64!' }, 'VALIDATION_ERROR'],
+    ['file', 'cv', { ...FILE, path: '/etc/passwd' }, 'VALIDATION_ERROR'],
+    ['file', 'cv', { ...FILE, filename: '../../x' }, 'VALIDATION_ERROR'],
+    ['rating', 'score', 6, 'VALIDATION_ERROR'],
+    ['rating', 'score', 0, 'VALIDATION_ERROR'],
+    ['rating', 'score', 3.5, 'VALIDATION_ERROR'],
+  ] as [string, string, unknown, string, string?][]
+).map(([type, field, value, error, shown]) => ({ type, field, value, error, shown: shown ?? JSON.stringify(value) }));
 
 async function everyTypeForm(overrides: Record<string, unknown> = {}) {
   const account = await createTestAccount();
@@ -70,8 +72,17 @@ describe('form submissions: values by field type', () => {
   it('accepts a value of every type, by id or by slug, and stores it normalised', async () => {
     const { key, form } = await everyTypeForm({ settings: { successMessage: 'Got it!' } });
     const values = {
-      name: ' Ann ', email: 'Ann@Example.COM', age: 42.5, message: 'Line one\nLine two', plan: 'Pro', topics: ['News', 'Events'],
-      contact: 'Phone', birthday: '1990-02-28', phone: '+1 (555) 010-0000', cv: FILE, score: 5,
+      name: ' Ann ',
+      email: 'Ann@Example.COM',
+      age: 42.5,
+      message: 'Line one\nLine two',
+      plan: 'Pro',
+      topics: ['News', 'Events'],
+      contact: 'Phone',
+      birthday: '1990-02-28',
+      phone: '+1 (555) 010-0000',
+      cv: FILE,
+      score: 5,
     };
 
     const byId = await submit(form.id, values);
@@ -149,7 +160,10 @@ describe('form submissions: values by field type', () => {
 
     expect(unknown.status).toBe(422);
     expect(unknown.body).toEqual({
-      success: false, error: 'VALIDATION_ERROR', message: 'isAdmin is not a known field', field: 'isAdmin',
+      success: false,
+      error: 'VALIDATION_ERROR',
+      message: 'isAdmin is not a known field',
+      field: 'isAdmin',
       errors: [{ field: 'isAdmin', error: 'VALIDATION_ERROR', message: 'isAdmin is not a known field' }],
     });
     expect(several.body).toMatchObject({ error: 'INVALID_EMAIL', field: 'email' });
@@ -198,7 +212,9 @@ describe('form submissions: values by field type', () => {
     const { key } = await createTestAccount();
     const form = await createForm(key);
 
-    const huge = await request('POST', `/api/forms/${form.slug}/submit`, { body: { email: 'a@example.com', firstName: 'x'.repeat(forms.submit.maxBodyBytes) } });
+    const huge = await request('POST', `/api/forms/${form.slug}/submit`, {
+      body: { email: 'a@example.com', firstName: 'x'.repeat(forms.submit.maxBodyBytes) },
+    });
     const notObject = await request('POST', `/api/forms/${form.slug}/submit`, { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } });
     const wrongType = await request('POST', `/api/forms/${form.slug}/submit`, { rawBody: 'email=a', headers: { 'content-type': 'text/plain' } });
 
@@ -223,13 +239,15 @@ describe('form submissions: plain form posts (no JavaScript)', () => {
     expect((await submissionsOf(key, form.id)).submissions[0].data).toEqual({ email: 'ann@example.com', age: 30, score: 4, topics: ['News'], plan: 'Pro' });
   });
 
-  it('shows the form again with the values given and each field\'s error, and 422', async () => {
+  it("shows the form again with the values given and each field's error, and 422", async () => {
     const { key, form } = await everyTypeForm();
 
     const response = await submit(form.slug, undefined, { form: 'email=nope&name=%3Cb%3EAnn%3C%2Fb%3E&score=9&topics=News&topics=Events' });
 
     expect(response.status).toBe(422);
-    expect(response.body).toContain('<input type="email" id="f-email" name="email" autocomplete="email" value="nope" aria-describedby="f-email-error" aria-invalid="true">');
+    expect(response.body).toContain(
+      '<input type="email" id="f-email" name="email" autocomplete="email" value="nope" aria-describedby="f-email-error" aria-invalid="true">',
+    );
     expect(response.body).toContain('<p class="error" id="f-email-error">Must be a valid email address</p>');
     expect(response.body).toContain('<p class="error" id="f-score-error">Must be a whole number from 1 to 5</p>');
     expect(response.body).toContain('value="&lt;b&gt;Ann&lt;/b&gt;"');
@@ -263,7 +281,8 @@ describe('form submissions: rate limits', () => {
     await waitForRoom(60, 20);
 
     const statuses: number[] = [];
-    for (let index = 0; index < limit; index++) statuses.push((await submit(form.id, index % 2 ? { email: 'bad' } : { email: 'a@example.com' }, { ip: '192.0.2.7' })).status);
+    for (let index = 0; index < limit; index++)
+      statuses.push((await submit(form.id, index % 2 ? { email: 'bad' } : { email: 'a@example.com' }, { ip: '192.0.2.7' })).status);
     const refused = await submit(form.id, { email: 'a@example.com' }, { ip: '192.0.2.7' });
     // The burst may have filled the form's own one-second window too.
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -271,7 +290,12 @@ describe('form submissions: rate limits', () => {
 
     expect(statuses.filter((status) => status === 200)).toHaveLength(limit / 2);
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ success: false, error: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/^Too many submissions from this address; try again in \d+ s$/), retryAfter: expect.any(Number) });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'RATE_LIMIT_EXCEEDED',
+      message: expect.stringMatching(/^Too many submissions from this address; try again in \d+ s$/),
+      retryAfter: expect.any(Number),
+    });
     expect(refused.body.retryAfter).toBeGreaterThanOrEqual(1);
     expect(refused.body.retryAfter).toBeLessThanOrEqual(60);
     expect(refused.headers['Retry-After']).toBe(String(refused.body.retryAfter));
@@ -298,8 +322,14 @@ describe('form submissions: rate limits', () => {
     const { perWindow } = SUBMISSION_RATE_LIMITS.perForm;
     const second = new Date(Date.UTC(2026, 10, 21, 12, 0, 0, 100));
 
-    const outcomes = await Promise.all(Array.from({ length: perWindow + 5 }, (_, index) =>
-      admitSubmission(accountId, form.id, `192.0.2.${index}`, second).then(() => 'admitted', (error: unknown) => error)));
+    const outcomes = await Promise.all(
+      Array.from({ length: perWindow + 5 }, (_, index) =>
+        admitSubmission(accountId, form.id, `192.0.2.${index}`, second).then(
+          () => 'admitted',
+          (error: unknown) => error,
+        ),
+      ),
+    );
     const nextSecond = await admitSubmission(accountId, form.id, '192.0.2.200', new Date(second.getTime() + 1000));
 
     expect(outcomes.filter((outcome) => outcome === 'admitted')).toHaveLength(perWindow);
@@ -340,13 +370,23 @@ describe('form submissions list', () => {
   async function seeded(times: string[]) {
     const { key, accountId, form } = await everyTypeForm();
     for (const createdAt of times) {
-      await insertSubmission(accountId, { submissionId: newId('sub', Date.parse(createdAt)), formId: form.id, data: { email: 'a@example.com' }, createdAt }, true);
+      await insertSubmission(
+        accountId,
+        { submissionId: newId('sub', Date.parse(createdAt)), formId: form.id, data: { email: 'a@example.com' }, createdAt },
+        true,
+      );
     }
     return { key, form };
   }
 
   it('filters on createdAt with inclusive ISO 8601 bounds; a bare date covers its whole day', async () => {
-    const { key, form } = await seeded(['2026-11-19T23:59:59.999Z', '2026-11-20T00:00:00.000Z', '2026-11-20T12:00:00.000Z', '2026-11-21T00:00:00.000Z', '2026-11-22T08:00:00.000Z']);
+    const { key, form } = await seeded([
+      '2026-11-19T23:59:59.999Z',
+      '2026-11-20T00:00:00.000Z',
+      '2026-11-20T12:00:00.000Z',
+      '2026-11-21T00:00:00.000Z',
+      '2026-11-22T08:00:00.000Z',
+    ]);
     const dates = (body: { submissions: { createdAt: string }[] }) => body.submissions.map((submission) => submission.createdAt);
 
     const exact = await submissionsOf(key, form.id, '?startDate=2026-11-20T00:00:00Z&endDate=2026-11-21T00:00:00.000Z');

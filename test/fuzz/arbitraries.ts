@@ -21,19 +21,71 @@ type Schema = v.GenericSchema & {
 
 /** Strings that have broken parsers, key builders and renderers elsewhere. */
 const NASTY_STRINGS = [
-  '', ' ', '\u0000', '\u0000abc', '\r\n\r\n', '\t', '\u202e', '\ud800', '\udfff', '\uffff', '\ufeff', '😀'.repeat(20),
-  '#', '##', 'acc_x#CON', 'x#AUD#aud_1', '%', '%00', '%zz', '../..', '/', '\\', '"', "'", '<script>alert(1)</script>',
-  '{{unsubscribeUrl}}', '{% for i in (1..100000000) %}x{% endfor %}', '{{#if x}}', '${x}', 'null', 'undefined', 'NaN',
-  '-1', '0', '1e309', '0x10', '1.5', '9'.repeat(30), 'true', '[]', '{}', '__proto__', 'constructor', 'prototype',
-  'not-base64!!', '====', 'a'.repeat(5), '2026-13-45', '2026-02-30T25:61:00Z', 'yesterday', '0000-00-00',
-  'x@', '@x', 'a@b', 'a@b.c.', 'a..b@example.com', ' A@EXAMPLE.COM ', 'a@example.com\n', 'a@example.com,b@example.com',
+  '',
+  ' ',
+  '\u0000',
+  '\u0000abc',
+  '\r\n\r\n',
+  '\t',
+  '\u202e',
+  '\ud800',
+  '\udfff',
+  '\uffff',
+  '\ufeff',
+  '😀'.repeat(20),
+  '#',
+  '##',
+  'acc_x#CON',
+  'x#AUD#aud_1',
+  '%',
+  '%00',
+  '%zz',
+  '../..',
+  '/',
+  '\\',
+  '"',
+  "'",
+  '<script>alert(1)</script>',
+  '{{unsubscribeUrl}}',
+  '{% for i in (1..100000000) %}x{% endfor %}',
+  '{{#if x}}',
+  '${x}',
+  'null',
+  'undefined',
+  'NaN',
+  '-1',
+  '0',
+  '1e309',
+  '0x10',
+  '1.5',
+  '9'.repeat(30),
+  'true',
+  '[]',
+  '{}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'not-base64!!',
+  '====',
+  'a'.repeat(5),
+  '2026-13-45',
+  '2026-02-30T25:61:00Z',
+  'yesterday',
+  '0000-00-00',
+  'x@',
+  '@x',
+  'a@b',
+  'a@b.c.',
+  'a..b@example.com',
+  ' A@EXAMPLE.COM ',
+  'a@example.com\n',
+  'a@example.com,b@example.com',
 ];
 
 const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 
 /** Huge strings: over every text limit the schemas set, below the body limits' order of magnitude. */
-const hugeString = fc.constantFrom(1_000, 70_000, 300_000).chain((length) =>
-  fc.constantFrom('a', 'é', '😀', '\u0000', '<').map((unit) => unit.repeat(length)));
+const hugeString = fc.constantFrom(1_000, 70_000, 300_000).chain((length) => fc.constantFrom('a', 'é', '😀', '\u0000', '<').map((unit) => unit.repeat(length)));
 
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
@@ -54,11 +106,13 @@ const deepNesting = fc.integer({ min: 50, max: 500 }).chain((depth) =>
     let value: unknown = 1;
     for (let level = 0; level < depth; level++) value = kind === 'array' ? [value] : { a: value };
     return value;
-  }));
+  }),
+);
 
 /** An object whose own keys include a prototype name: JSON.parse makes `__proto__` an own key, and so does this. */
-const prototypeKeyed = fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS), fc.jsonValue({ maxDepth: 2 })).map(([key, value]) =>
-  JSON.parse(`{${JSON.stringify(key)}: ${JSON.stringify(value)}}`) as unknown);
+const prototypeKeyed = fc
+  .tuple(fc.constantFrom(...PROTOTYPE_KEYS), fc.jsonValue({ maxDepth: 2 }))
+  .map(([key, value]) => JSON.parse(`{${JSON.stringify(key)}: ${JSON.stringify(value)}}`) as unknown);
 
 /** A value of any JSON type, biased to the awkward ones. */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -72,7 +126,11 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** A string typed value of the schema's shape: a picklist's options, else anything. */
 function stringLike(): fc.Arbitrary<unknown> {
-  return fc.oneof(fc.string({ maxLength: 20 }), fc.emailAddress(), fc.constantFrom('2026-11-21', '2026-11-21T10:00:00.000Z', 'SGVsbG8=', 'https://example.com/a'));
+  return fc.oneof(
+    fc.string({ maxLength: 20 }),
+    fc.emailAddress(),
+    fc.constantFrom('2026-11-21', '2026-11-21T10:00:00.000Z', 'SGVsbG8=', 'https://example.com/a'),
+  );
 }
 
 /**
@@ -154,15 +212,22 @@ const REMOVE = (): undefined => undefined;
 /** One hostile change at one place inside `value`. */
 function mutated(value: unknown): fc.Arbitrary<unknown> {
   const paths = pathsOf(value);
-  return fc.tuple(fc.constantFrom(...paths), fc.integer({ min: 0, max: 3 }), hostileValue, fc.constantFrom(...PROTOTYPE_KEYS, 'unknownField', ''))
+  return fc
+    .tuple(fc.constantFrom(...paths), fc.integer({ min: 0, max: 3 }), hostileValue, fc.constantFrom(...PROTOTYPE_KEYS, 'unknownField', ''))
     .map(([path, kind, hostile, extraKey]) => {
       switch (kind) {
-        case 0: return replaceAt(value, path, () => hostile);
-        case 1: return path.length === 0 ? hostile : replaceAt(value, path, REMOVE);
-        case 2: return replaceAt(value, path, (old) => (old && typeof old === 'object' && !Array.isArray(old)
-          ? JSON.parse(JSON.stringify({ ...old, [extraKey]: hostile }) ?? 'null') as unknown
-          : [old, hostile]));
-        default: return replaceAt(value, path, (old) => [old]);
+        case 0:
+          return replaceAt(value, path, () => hostile);
+        case 1:
+          return path.length === 0 ? hostile : replaceAt(value, path, REMOVE);
+        case 2:
+          return replaceAt(value, path, (old) =>
+            old && typeof old === 'object' && !Array.isArray(old)
+              ? (JSON.parse(JSON.stringify({ ...old, [extraKey]: hostile }) ?? 'null') as unknown)
+              : [old, hostile],
+          );
+        default:
+          return replaceAt(value, path, (old) => [old]);
       }
     });
 }
@@ -182,7 +247,8 @@ export function hostileQuery(schema: v.GenericSchema | undefined): fc.Arbitrary<
   const names = Object.keys((schema as Schema | undefined)?.entries ?? {});
   const name = names.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: hostileString }) : hostileString;
   const value = fc.oneof(hostileString, hostileNumber.map(String));
-  return fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 4 })
+  return fc
+    .array(fc.tuple(name, value), { minLength: 1, maxLength: 4 })
     .map((pairs) => pairs.map(([key, item]) => `${urlEncoded(key.slice(0, 100))}=${urlEncoded(item.slice(0, 300))}`).join('&'));
 }
 
@@ -195,18 +261,40 @@ export function urlEncoded(text: string): string {
   // By code point: a lone surrogate comes out on its own, where encodeURIComponent would throw.
   for (const char of text) {
     const code = char.codePointAt(0)!;
-    encoded += code >= 0xd800 && code <= 0xdfff
-      ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('')
-      : encodeURIComponent(char);
+    encoded +=
+      code >= 0xd800 && code <= 0xdfff
+        ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('')
+        : encodeURIComponent(char);
   }
   return encoded;
 }
 
 /** Raw bodies no schema sees: not JSON, not an object, truncated, or JSON with odd encodings. */
 export const hostileRawBody: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', ' ', 'null', 'true', '1', '"text"', '[]', '[{}]', '{', '{"a":', '{"a":1,}', "{'a':1}", 'undefined', 'NaN',
-    '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}', '\u0000{}', '\ufeff{}', '{"a":1}{"b":2}',
-    `{"a":"${'\\ud800'}"}`, '{"a":1e400}', '{"a":-0}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    'true',
+    '1',
+    '"text"',
+    '[]',
+    '[{}]',
+    '{',
+    '{"a":',
+    '{"a":1,}',
+    "{'a':1}",
+    'undefined',
+    'NaN',
+    '{"__proto__":{"polluted":true}}',
+    '{"constructor":{"prototype":{"polluted":true}}}',
+    '\u0000{}',
+    '\ufeff{}',
+    '{"a":1}{"b":2}',
+    `{"a":"${'\\ud800'}"}`,
+    '{"a":1e400}',
+    '{"a":-0}',
+  ),
   fc.string({ unit: 'binary', maxLength: 60 }),
   fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
 );
@@ -261,7 +349,7 @@ export function objectFields(input: v.GenericSchema | undefined, body: unknown, 
   const kind = objectKind(schema);
   const found: ObjectField[] = kind && (path.length > 0 || kind === 'free') ? [{ path, field: fieldName(path), freeMap: kind === 'free', schema }] : [];
   if (kind === 'strict') {
-    const present = body && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {};
+    const present = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     for (const [key, entry] of Object.entries(schema.entries ?? {})) found.push(...objectFields(entry, present[key], [...path, key]));
   }
   if (schema.type === 'array' && Array.isArray(body)) body.forEach((item, index) => found.push(...objectFields(schema.item, item, [...path, index])));
@@ -273,7 +361,7 @@ export function withValueAt(body: unknown, path: Path, replacement: unknown): un
   if (path.length === 0) return replacement;
   const [head, ...rest] = path;
   if (Array.isArray(body)) return body.map((item, index) => (index === head ? withValueAt(item, rest, replacement) : item));
-  const object = body && typeof body === 'object' ? body as Record<string, unknown> : {};
+  const object = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   return { ...object, [head!]: withValueAt(object[head!], rest, replacement) };
 }
 

@@ -96,18 +96,21 @@ function casesFor(route: Endpoint, schemas: RequestSchemas, valid: RouteCall): f
   const hostileParams = fc.tuple(...names.map(() => hostileParam)).map((values) => Object.fromEntries(names.map((name, index) => [name, values[index]!])));
   const inputIsFuzzed = Boolean(schemas.body || schemas.query);
   // With a body or query to bend, the owned resource's ids get past the lookup to the validation; else the ids are what is fuzzed.
-  const params = names.length === 0 ? fc.constant({}) : inputIsFuzzed
-    ? fc.oneof({ weight: 3, arbitrary: fc.constant(valid.params) }, { weight: 1, arbitrary: hostileParams })
-    : hostileParams;
+  const params =
+    names.length === 0
+      ? fc.constant({})
+      : inputIsFuzzed
+        ? fc.oneof({ weight: 3, arbitrary: fc.constant(valid.params) }, { weight: 1, arbitrary: hostileParams })
+        : hostileParams;
   const query = schemas.query
     ? fc.oneof({ weight: 3, arbitrary: hostileQuery(schemas.query) }, { weight: 1, arbitrary: fc.constant(valid.query ?? '') })
     : fc.constant(valid.query);
   const body = schemas.body
     ? fc.oneof(
-      { weight: 3, arbitrary: hostileInput(schemas.body).map(serialised) },
-      { weight: 2, arbitrary: (valid.body === undefined ? shapedBy(schemas.body) : bent(valid.body)).map(serialised) },
-      { weight: 1, arbitrary: hostileRawBody },
-    )
+        { weight: 3, arbitrary: hostileInput(schemas.body).map(serialised) },
+        { weight: 2, arbitrary: (valid.body === undefined ? shapedBy(schemas.body) : bent(valid.body)).map(serialised) },
+        { weight: 1, arbitrary: hostileRawBody },
+      )
     : fc.constant(undefined);
   return fc.record({ params, query, body }).map(({ params: chosen, query: chosenQuery, body: chosenBody }) => ({
     params: chosen,
@@ -126,10 +129,13 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
 
 function send(route: Endpoint, fuzz: FuzzCase, key: string): Promise<ApiResponse> {
   const url = `${pathOf(route, fuzz.params)}${fuzz.query ? `?${fuzz.query}` : ''}`;
-  return withTimeout(request(route.method, url, {
-    ...(route.auth === 'key' ? { key } : {}),
-    ...(fuzz.body === undefined ? {} : { rawBody: fuzz.body, headers: { 'content-type': 'application/json' } }),
-  }), `${route.method} ${url.slice(0, 200)}`);
+  return withTimeout(
+    request(route.method, url, {
+      ...(route.auth === 'key' ? { key } : {}),
+      ...(fuzz.body === undefined ? {} : { rawBody: fuzz.body, headers: { 'content-type': 'application/json' } }),
+    }),
+    `${route.method} ${url.slice(0, 200)}`,
+  );
 }
 
 function isHtml(response: ApiResponse): boolean {
@@ -147,7 +153,8 @@ function defectOf(route: Endpoint, accepted: boolean, response: ApiResponse, wri
   } else {
     const envelope = body as { success?: unknown; error?: unknown; message?: unknown; field?: unknown };
     if (typeof body !== 'object' || body === null) return `answered ${status} with a body that is not JSON: ${String(body).slice(0, 200)}`;
-    if (envelope.success !== false || typeof envelope.error !== 'string' || typeof envelope.message !== 'string') return `answered ${status} without the error envelope: ${JSON.stringify(body).slice(0, 300)}`;
+    if (envelope.success !== false || typeof envelope.error !== 'string' || typeof envelope.message !== 'string')
+      return `answered ${status} without the error envelope: ${JSON.stringify(body).slice(0, 300)}`;
     if (envelope.field !== undefined && typeof envelope.field !== 'string') return `field is not a path: ${JSON.stringify(envelope.field)}`;
   }
   if (written.length > 0) return `rejected with ${status}, yet stored ${written.join(', ')}`;
@@ -176,11 +183,14 @@ interface Expected {
 
 function sendBytes(route: Endpoint, call: RouteCall, key: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<ApiResponse> {
   const url = `${pathOf(route, call.params)}${call.query ? `?${call.query}` : ''}`;
-  return withTimeout(request(route.method, url, {
-    ...(route.auth === 'key' ? { key } : {}),
-    rawBody: body,
-    headers: { 'content-type': 'application/json', ...headers },
-  }), `${route.method} ${url}`);
+  return withTimeout(
+    request(route.method, url, {
+      ...(route.auth === 'key' ? { key } : {}),
+      rawBody: body,
+      headers: { 'content-type': 'application/json', ...headers },
+    }),
+    `${route.method} ${url}`,
+  );
 }
 
 describe('fuzzing every route of the route table', () => {
@@ -204,7 +214,8 @@ describe('fuzzing every route of the route table', () => {
   it('paths no route has, or has for other methods, get a 404 or 405 envelope', async () => {
     const prefixes = [...new Set(ROUTES.map((route) => route.path.split('/{')[0]!))];
     const rawSegment = fc.oneof(hostileParam.map(urlEncoded), fc.constantFrom('%', '%E0%A4%A', '%zz', '%ED%A0%80', '..', '.', '%2F', ''));
-    const paths = fc.tuple(fc.constantFrom(...prefixes), fc.array(rawSegment, { minLength: 1, maxLength: 3 }))
+    const paths = fc
+      .tuple(fc.constantFrom(...prefixes), fc.array(rawSegment, { minLength: 1, maxLength: 3 }))
       .map(([prefix, segments]) => `${prefix}/${segments.join('/')}`);
 
     await fc.assert(
@@ -214,34 +225,47 @@ describe('fuzzing every route of the route table', () => {
         // As sent: fetch resolves `.` and `..` segments before the request leaves.
         const matched = matchRoute(method, new URL(path, 'http://localhost').pathname, ROUTES);
         // Paths that reach a route are fuzzed above, per route; here only the answer's form counts.
-        const defect = response.status >= 500 ? `answered ${response.status}`
-          : matched.kind === 'not-found' && response.status !== 404 ? `answered ${response.status} for no route`
-          : matched.kind === 'method-not-allowed' && response.status !== 405 ? `answered ${response.status} for a wrong method`
-          : response.status >= 400 && !isHtml(response) && response.body?.success !== false ? 'answered without the error envelope'
-          : response.status >= 400 && written.length > 0 ? `stored ${JSON.stringify(written)}`
-          : undefined;
+        const defect =
+          response.status >= 500
+            ? `answered ${response.status}`
+            : matched.kind === 'not-found' && response.status !== 404
+              ? `answered ${response.status} for no route`
+              : matched.kind === 'method-not-allowed' && response.status !== 405
+                ? `answered ${response.status} for a wrong method`
+                : response.status >= 400 && !isHtml(response) && response.body?.success !== false
+                  ? 'answered without the error envelope'
+                  : response.status >= 400 && written.length > 0
+                    ? `stored ${JSON.stringify(written)}`
+                    : undefined;
         if (defect) throw new Error(`${method} ${path}: ${defect}: ${JSON.stringify(response.body).slice(0, 300)}`);
       }),
       { numRuns: RUNS * 2, seed: Number(process.env.FUZZ_SEED ?? 7), endOnFailure: true },
     );
   }, 300_000);
 
-  it.each(ROUTES.map((route) => [routeKey(route), route] as const))('%s: hostile input gets a 4xx envelope and stores nothing', async (_, route) => {
-    const schemas = route.request;
-    const valid = hasPathParameter(route) ? await fixtureOf(route)(owner) : { params: {} };
-    writes.take();
+  it.each(ROUTES.map((route) => [routeKey(route), route] as const))(
+    '%s: hostile input gets a 4xx envelope and stores nothing',
+    async (_, route) => {
+      const schemas = route.request;
+      const valid = hasPathParameter(route) ? await fixtureOf(route)(owner) : { params: {} };
+      writes.take();
 
-    await fc.assert(
-      fc.asyncProperty(casesFor(route, schemas, valid), async (fuzz) => {
-        const accepted = schemasAccept(schemas, fuzz);
-        const response = await send(route, fuzz, owner.key);
-        const written = writes.take().filter((key) => !isBookkeeping(key)).map((key) => `${key.command} ${key.pk} ${key.sk}`);
-        const defect = defectOf(route, accepted, response, written);
-        if (defect) throw new Error(`${route.method} ${route.path} ${JSON.stringify(fuzz).slice(0, 500)}: ${defect}`);
-      }),
-      { numRuns: RUNS, seed: seedOf(route), endOnFailure: true },
-    );
-  }, 300_000);
+      await fc.assert(
+        fc.asyncProperty(casesFor(route, schemas, valid), async (fuzz) => {
+          const accepted = schemasAccept(schemas, fuzz);
+          const response = await send(route, fuzz, owner.key);
+          const written = writes
+            .take()
+            .filter((key) => !isBookkeeping(key))
+            .map((key) => `${key.command} ${key.pk} ${key.sk}`);
+          const defect = defectOf(route, accepted, response, written);
+          if (defect) throw new Error(`${route.method} ${route.path} ${JSON.stringify(fuzz).slice(0, 500)}: ${defect}`);
+        }),
+        { numRuns: RUNS, seed: seedOf(route), endOnFailure: true },
+      );
+    },
+    300_000,
+  );
 
   it('finds the object fields the decisions name in the route schemas, and each refuses an array (and a free map the reserved keys)', async () => {
     const fields = new Set<string>();
@@ -257,65 +281,98 @@ describe('fuzzing every route of the route table', () => {
       }
     }
 
-    expect([...fields]).toEqual(expect.arrayContaining(['customFields (free)', 'settings', 'appearance', 'buttonCustomization', 'styles', 'variables (free)', ' (free)']));
+    expect([...fields]).toEqual(
+      expect.arrayContaining(['customFields (free)', 'settings', 'appearance', 'buttonCustomization', 'styles', 'variables (free)', ' (free)']),
+    );
     expect(accepted, 'use strictObject and freeMap of shared/schemas/common.ts').toEqual([]);
   });
 
   // GET and DELETE take no body; a POST without a body schema (the one-click unsubscribe) passes at once.
   const bodyRoutes = ROUTES.filter((route) => route.method === 'POST' || route.method === 'PATCH').map((route) => [routeKey(route), route] as const);
 
-  it.each(bodyRoutes)('%s: the hostile body shapes of the decisions get their 4xx, code and field, and store nothing', async (_, route) => {
-    const schemas = route.request;
-    if (!schemas.body) return;
-    const call = await validCall(route, owner);
-    const base = call.body ?? {};
-    const baseIsValid = schemasAccept(schemas, { params: call.params, ...(call.query ? { query: call.query } : {}), body: JSON.stringify(base) });
-    writes.take();
-    const defects: string[] = [];
-    /** Records what is wrong with one answer: its status, its envelope's code and field (JSON routes), anything stored. */
-    const judge = (what: string, response: ApiResponse, { status, error, field }: Expected) => {
-      const written = writes.take().filter((key) => !isBookkeeping(key)).map((key) => `${key.command} ${key.pk} ${key.sk}`);
-      const statusOk = status === '4xx' ? response.status >= 400 && response.status < 500 : status === 'below 500' ? response.status < 500 : response.status === status;
-      const json = !isHtml(response);
-      const envelopeOk = !json || ((error === undefined || response.body?.error === error) && (field === undefined || response.body?.field === field));
-      if (!statusOk || !envelopeOk || written.length > 0) {
-        defects.push(`${what}: expected ${status}${error ? ` ${error}` : ''}${field ? ` field ${field}` : ''}, got ${response.status} ${JSON.stringify(response.body).slice(0, 200)}${written.length ? `, stored ${written.join(', ')}` : ''}`);
-      }
-    };
-    const asJson = (body: unknown) => sendBytes(route, call, owner.key, JSON.stringify(body));
-    // With the rest of the body valid, the hostile value is the first thing wrong, so it is what the envelope names.
-    const named = (field: string): Expected => (baseIsValid ? { status: 422, error: 'VALIDATION_ERROR', field } : { status: '4xx' });
+  it.each(bodyRoutes)(
+    '%s: the hostile body shapes of the decisions get their 4xx, code and field, and store nothing',
+    async (_, route) => {
+      const schemas = route.request;
+      if (!schemas.body) return;
+      const call = await validCall(route, owner);
+      const base = call.body ?? {};
+      const baseIsValid = schemasAccept(schemas, { params: call.params, ...(call.query ? { query: call.query } : {}), body: JSON.stringify(base) });
+      writes.take();
+      const defects: string[] = [];
+      /** Records what is wrong with one answer: its status, its envelope's code and field (JSON routes), anything stored. */
+      const judge = (what: string, response: ApiResponse, { status, error, field }: Expected) => {
+        const written = writes
+          .take()
+          .filter((key) => !isBookkeeping(key))
+          .map((key) => `${key.command} ${key.pk} ${key.sk}`);
+        const statusOk =
+          status === '4xx' ? response.status >= 400 && response.status < 500 : status === 'below 500' ? response.status < 500 : response.status === status;
+        const json = !isHtml(response);
+        const envelopeOk = !json || ((error === undefined || response.body?.error === error) && (field === undefined || response.body?.field === field));
+        if (!statusOk || !envelopeOk || written.length > 0) {
+          defects.push(
+            `${what}: expected ${status}${error ? ` ${error}` : ''}${field ? ` field ${field}` : ''}, got ${response.status} ${JSON.stringify(response.body).slice(0, 200)}${written.length ? `, stored ${written.join(', ')}` : ''}`,
+          );
+        }
+      };
+      const asJson = (body: unknown) => sendBytes(route, call, owner.key, JSON.stringify(body));
+      // With the rest of the body valid, the hostile value is the first thing wrong, so it is what the envelope names.
+      const named = (field: string): Expected => (baseIsValid ? { status: 422, error: 'VALIDATION_ERROR', field } : { status: '4xx' });
 
-    for (const place of objectFields(schemas.body, base)) {
-      if (place.path.length > 0) {
-        for (const shape of NOT_OBJECTS) {
-          judge(`${place.field} = ${JSON.stringify(shape)}`, await asJson(withValueAt(base, place.path, shape)), named(place.field));
+      for (const place of objectFields(schemas.body, base)) {
+        if (place.path.length > 0) {
+          for (const shape of NOT_OBJECTS) {
+            judge(`${place.field} = ${JSON.stringify(shape)}`, await asJson(withValueAt(base, place.path, shape)), named(place.field));
+          }
+        }
+        if (place.freeMap) {
+          for (const { key, value } of reservedKeyed) {
+            const field = place.field ? `${place.field}.${key}` : key;
+            const body = place.path.length === 0 ? { ...(value as object), ...(base as object) } : withValueAt(base, place.path, value);
+            judge(`${field} in a free map`, await asJson(body), named(field));
+          }
         }
       }
-      if (place.freeMap) {
-        for (const { key, value } of reservedKeyed) {
-          const field = place.field ? `${place.field}.${key}` : key;
-          const body = place.path.length === 0 ? { ...(value as object), ...(base as object) } : withValueAt(base, place.path, value);
-          judge(`${field} in a free map`, await asJson(body), named(field));
-        }
+      // Deep enough to overflow a recursive walk of the body (payload hashing did, and so did echoing a value back), with the key that makes the sends hash it.
+      const deepPlaces = [
+        ...new Map(
+          [...pathsOf(base), ...objectFields(schemas.body, base).map((place) => place.path), ['deep']]
+            .filter((path) => path.length > 0)
+            .map((path) => [fieldName(path), path]),
+        ).values(),
+      ];
+      // Only where the route takes one (an unknown key would be refused before the deep value is reached); there the decisions want a 4xx.
+      const takesKey = 'idempotencyKey' in ((schemas.body as { entries?: object }).entries ?? {});
+      for (const path of deepPlaces) {
+        const text = JSON.stringify({
+          ...(withValueAt(base, path, '__deep__') as object),
+          ...(takesKey ? { idempotencyKey: `deep-${routeKey(route)}` } : {}),
+        }).replace('"__deep__"', deepJson(20_000));
+        judge(`${fieldName(path)} nested 20,000 deep${takesKey ? ' with an idempotency key' : ''}`, await sendBytes(route, call, owner.key, text), {
+          status: takesKey ? '4xx' : 'below 500',
+        });
       }
-    }
-    // Deep enough to overflow a recursive walk of the body (payload hashing did, and so did echoing a value back), with the key that makes the sends hash it.
-    const deepPlaces = [...new Map([...pathsOf(base), ...objectFields(schemas.body, base).map((place) => place.path), ['deep']]
-      .filter((path) => path.length > 0).map((path) => [fieldName(path), path])).values()];
-    // Only where the route takes one (an unknown key would be refused before the deep value is reached); there the decisions want a 4xx.
-    const takesKey = 'idempotencyKey' in ((schemas.body as { entries?: object }).entries ?? {});
-    for (const path of deepPlaces) {
-      const text = JSON.stringify({ ...(withValueAt(base, path, '__deep__') as object), ...(takesKey ? { idempotencyKey: `deep-${routeKey(route)}` } : {}) }).replace('"__deep__"', deepJson(20_000));
-      judge(`${fieldName(path)} nested 20,000 deep${takesKey ? ' with an idempotency key' : ''}`, await sendBytes(route, call, owner.key, text), { status: takesKey ? '4xx' : 'below 500' });
-    }
 
-    const text = JSON.stringify(base);
-    const notUtf8 = Buffer.concat([Buffer.from(text === '{}' ? '{' : `${text.slice(0, -1)},`), Buffer.from('"x": "caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
-    judge('bytes that are not UTF-8', await sendBytes(route, call, owner.key, notUtf8), { status: 400, error: 'INVALID_JSON' });
-    judge('Content-Encoding: gzip', await sendBytes(route, call, owner.key, gzipSync(text), { 'content-encoding': 'gzip' }), { status: 415, error: 'UNSUPPORTED_MEDIA_TYPE' });
-    judge('Content-Encoding: br', await sendBytes(route, call, owner.key, brotliCompressSync(text), { 'content-encoding': 'br' }), { status: 415, error: 'UNSUPPORTED_MEDIA_TYPE' });
+      const text = JSON.stringify(base);
+      const notUtf8 = Buffer.concat([
+        Buffer.from(text === '{}' ? '{' : `${text.slice(0, -1)},`),
+        Buffer.from('"x": "caf'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}'),
+      ]);
+      judge('bytes that are not UTF-8', await sendBytes(route, call, owner.key, notUtf8), { status: 400, error: 'INVALID_JSON' });
+      judge('Content-Encoding: gzip', await sendBytes(route, call, owner.key, gzipSync(text), { 'content-encoding': 'gzip' }), {
+        status: 415,
+        error: 'UNSUPPORTED_MEDIA_TYPE',
+      });
+      judge('Content-Encoding: br', await sendBytes(route, call, owner.key, brotliCompressSync(text), { 'content-encoding': 'br' }), {
+        status: 415,
+        error: 'UNSUPPORTED_MEDIA_TYPE',
+      });
 
-    expect(defects).toEqual([]);
-  }, 300_000);
+      expect(defects).toEqual([]);
+    },
+    300_000,
+  );
 });

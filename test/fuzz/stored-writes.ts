@@ -28,18 +28,22 @@ function keyOf(command: string, item: AttributeMap): StoredKey {
 /** The items a write command changes, by key; condition checks change nothing. */
 function writtenKeys(command: string, input: Record<string, any>): StoredKey[] {
   switch (command) {
-    case 'PutItemCommand': return [keyOf(command, input.Item)];
+    case 'PutItemCommand':
+      return [keyOf(command, input.Item)];
     case 'UpdateItemCommand':
-    case 'DeleteItemCommand': return [keyOf(command, input.Key)];
+    case 'DeleteItemCommand':
+      return [keyOf(command, input.Key)];
     case 'BatchWriteItemCommand':
-      return Object.values(input.RequestItems ?? {}).flat().map((request: any) =>
-        keyOf(command, request.PutRequest?.Item ?? request.DeleteRequest?.Key));
+      return Object.values(input.RequestItems ?? {})
+        .flat()
+        .map((request: any) => keyOf(command, request.PutRequest?.Item ?? request.DeleteRequest?.Key));
     case 'TransactWriteItemsCommand':
       return (input.TransactItems ?? []).flatMap((entry: any) => {
         const written = entry.Put?.Item ?? entry.Update?.Key ?? entry.Delete?.Key;
         return written ? [keyOf(command, written)] : [];
       });
-    default: return [];
+    default:
+      return [];
   }
 }
 

@@ -15,7 +15,13 @@ afterEach(() => {
 });
 
 function post(headers: Record<string, string>, body?: string): APIGatewayProxyEventV2 {
-  return { headers, ...(body === undefined ? {} : { body }), isBase64Encoded: false, routeKey: 'POST /test', requestContext: { http: { method: 'POST' } } } as unknown as APIGatewayProxyEventV2;
+  return {
+    headers,
+    ...(body === undefined ? {} : { body }),
+    isBase64Encoded: false,
+    routeKey: 'POST /test',
+    requestContext: { http: { method: 'POST' } },
+  } as unknown as APIGatewayProxyEventV2;
 }
 
 /** A handler behind `httpResponse` and `middleware`, answering the parsed body. */
@@ -41,7 +47,10 @@ describe("Middy's http errors", () => {
   const parser = httpJsonBodyParser() as Middleware;
 
   it('parses a JSON body through the response middleware unchanged', async () => {
-    expect(await run(parser, post({ 'content-type': 'application/json' }, '{"name":"x"}'))).toEqual({ statusCode: 200, body: { success: true, parsed: { name: 'x' } } });
+    expect(await run(parser, post({ 'content-type': 'application/json' }, '{"name":"x"}'))).toEqual({
+      statusCode: 200,
+      body: { success: true, parsed: { name: 'x' } },
+    });
   });
 
   it('answers its 415 for JSON it cannot parse, or no body, as 400 INVALID_JSON', async () => {
@@ -58,13 +67,20 @@ describe("Middy's http errors", () => {
   });
 
   it('answers 422 "malformed" as INVALID_JSON and 413 as PAYLOAD_TOO_LARGE', async () => {
-    expect(await run(middyHttpError(422, 'Invalid or malformed JSON was provided'), post({}))).toMatchObject({ statusCode: 400, body: { error: 'INVALID_JSON' } });
+    expect(await run(middyHttpError(422, 'Invalid or malformed JSON was provided'), post({}))).toMatchObject({
+      statusCode: 400,
+      body: { error: 'INVALID_JSON' },
+    });
     expect(await run(middyHttpError(413, 'Payload Too Large'), post({}))).toMatchObject({ statusCode: 413, body: { error: 'PAYLOAD_TOO_LARGE' } });
   });
 
   it('answers any other http error, and one that names no Middy package, as 500 INTERNAL_ERROR, logged', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const foreign: Middleware = { before: () => { throw Object.assign(new Error('Bad Request secret-detail'), { statusCode: 400 }); } };
+    const foreign: Middleware = {
+      before: () => {
+        throw Object.assign(new Error('Bad Request secret-detail'), { statusCode: 400 });
+      },
+    };
 
     for (const middleware of [middyHttpError(401, 'Unauthorized secret-detail'), foreign]) {
       const answer = await run(middleware, post({}));

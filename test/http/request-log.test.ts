@@ -13,7 +13,9 @@ let lines: string[] = [];
 
 beforeEach(() => {
   lines = [];
-  const capture = (...args: unknown[]) => { lines.push(args.map(String).join(' ')); };
+  const capture = (...args: unknown[]) => {
+    lines.push(args.map(String).join(' '));
+  };
   for (const method of ['log', 'info', 'warn', 'error'] as const) vi.spyOn(console, method).mockImplementation(capture);
 });
 
@@ -64,18 +66,20 @@ describe('request logs', () => {
     });
 
     expect(created.statusCode).toBe(201);
-    expect(accessLines()).toEqual([{
-      level: 'info',
-      message: 'request',
-      time: expect.any(String),
-      requestId: 'apigw-request-1',
-      lambdaRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      accountId,
-      route: 'POST /api/audiences',
-      method: 'POST',
-      status: 201,
-      durationMs: expect.any(Number),
-    }]);
+    expect(accessLines()).toEqual([
+      {
+        level: 'info',
+        message: 'request',
+        time: expect.any(String),
+        requestId: 'apigw-request-1',
+        lambdaRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        accountId,
+        route: 'POST /api/audiences',
+        method: 'POST',
+        status: 201,
+        durationMs: expect.any(Number),
+      },
+    ]);
   });
 
   it('log a request that fails before authentication without an account, and never the key it tried', async () => {
@@ -119,9 +123,11 @@ describe('request logs', () => {
     const body = sendBody(sender.from, recipient);
     // The quota charge fails before the message leaves. An SDK error may quote what it
     // was given; this one quotes the key and the recipient.
-    setFaultHook((command, input) => command === 'UpdateItemCommand' && JSON.stringify(input).includes('USAGE#')
-      ? { error: Object.assign(new Error(`Service unavailable for ${recipient} (${sender.key})`), { name: 'ServiceUnavailable' }) }
-      : undefined);
+    setFaultHook((command, input) =>
+      command === 'UpdateItemCommand' && JSON.stringify(input).includes('USAGE#')
+        ? { error: Object.assign(new Error(`Service unavailable for ${recipient} (${sender.key})`), { name: 'ServiceUnavailable' }) }
+        : undefined,
+    );
 
     const response = await request('POST', '/api/email/send', { key: sender.key, body });
 

@@ -16,7 +16,11 @@ interface MetricQuery {
 function synthesizeWithEmail() {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], 'postlane:alarmEmail': 'ops@example.com' } });
   const stacks = addRegionalStacks(app);
-  const extra = postlaneAlarm(stacks[0]!, 'QueueDepthForTest', { metric: new Metric({ namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible' }), threshold: 1, description: 'test' });
+  const extra = postlaneAlarm(stacks[0]!, 'QueueDepthForTest', {
+    metric: new Metric({ namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible' }),
+    threshold: 1,
+    description: 'test',
+  });
   return { stacks: stacks.map((stack) => resourcesOf(Template.fromStack(stack))), extraId: stacks[0]!.getLogicalId(extra.node.defaultChild as never) };
 }
 
@@ -31,13 +35,21 @@ function alarmsOf(resources: Resources): Resource[] {
 
 /** The alarm watching `metricName` of `namespace`, alone or inside its metric math. */
 function alarmOn(resources: Resources, namespace: string, metricName: string): Resource[] {
-  return alarmsOf(resources).filter((alarm) => alarm.Properties.Namespace === namespace && alarm.Properties.MetricName === metricName
-    || (alarm.Properties.Metrics as MetricQuery[] | undefined)?.some((query) => query.MetricStat?.Metric.Namespace === namespace && query.MetricStat.Metric.MetricName === metricName));
+  return alarmsOf(resources).filter(
+    (alarm) =>
+      (alarm.Properties.Namespace === namespace && alarm.Properties.MetricName === metricName) ||
+      (alarm.Properties.Metrics as MetricQuery[] | undefined)?.some(
+        (query) => query.MetricStat?.Metric.Namespace === namespace && query.MetricStat.Metric.MetricName === metricName,
+      ),
+  );
 }
 
 const [home, replica] = synthesizeDefault();
 
-describe.each([['first region', home!], ['second region', replica!]])('alarms of the %s', (_name, resources) => {
+describe.each([
+  ['first region', home!],
+  ['second region', replica!],
+])('alarms of the %s', (_name, resources) => {
   it('alarms on the share of API requests answered 5xx, from the stack’s own HTTP API', () => {
     const [apiId] = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
     const [alarm] = alarmOn(resources, 'AWS/ApiGateway', '5xx');
@@ -51,7 +63,11 @@ describe.each([['first region', home!], ['second region', replica!]])('alarms of
     }
     const expression = queries.find((query) => query.Expression)!.Expression!;
     expect(expression).toContain(`100 * ${byName['5xx']!.Id} / ${byName.Count!.Id}`);
-    expect(alarm!.Properties).toMatchObject({ Threshold: API_5XX_PERCENT_THRESHOLD, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+    expect(alarm!.Properties).toMatchObject({
+      Threshold: API_5XX_PERCENT_THRESHOLD,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
   });
 
   it('alarms on any Lambda throttle in the region', () => {
@@ -61,7 +77,9 @@ describe.each([['first region', home!], ['second region', replica!]])('alarms of
   });
 
   it('alarms on the errors of every function of the stack, each counted once, at most 10 metrics an alarm', () => {
-    const functionIds = ofType(resources, 'AWS::Lambda::Function').map(([id]) => id).sort();
+    const functionIds = ofType(resources, 'AWS::Lambda::Function')
+      .map(([id]) => id)
+      .sort();
     const errorAlarms = alarmOn(resources, 'AWS/Lambda', 'Errors');
     const watched: string[] = [];
 
@@ -94,20 +112,23 @@ describe.each([['first region', home!], ['second region', replica!]])('alarms of
 describe('with postlane:alarmEmail', () => {
   const { stacks, extraId } = synthesizeWithEmail();
 
-  it.each(stacks.map((resources, index) => [index, resources] as const))('stack %i subscribes the email to a topic that every alarm notifies, when it fires and when it clears', (index, resources) => {
-    const [[topicId]] = ofType(resources, 'AWS::SNS::Topic') as [[string, Resource]];
-    expect(ofType(resources, 'AWS::SNS::Subscription').map(([, subscription]) => subscription.Properties)).toEqual([
-      expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } }),
-    ]);
-    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm');
-    expect(alarms.length).toBeGreaterThanOrEqual(5);
-    for (const [, alarm] of alarms) {
-      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
-      expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
-    }
-    // An alarm another construct adds, after the alarms were built, notifies too.
-    if (index === 0) expect(resources[extraId]!.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
-  });
+  it.each(stacks.map((resources, index) => [index, resources] as const))(
+    'stack %i subscribes the email to a topic that every alarm notifies, when it fires and when it clears',
+    (index, resources) => {
+      const [[topicId]] = ofType(resources, 'AWS::SNS::Topic') as [[string, Resource]];
+      expect(ofType(resources, 'AWS::SNS::Subscription').map(([, subscription]) => subscription.Properties)).toEqual([
+        expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: { Ref: topicId } }),
+      ]);
+      const alarms = ofType(resources, 'AWS::CloudWatch::Alarm');
+      expect(alarms.length).toBeGreaterThanOrEqual(5);
+      for (const [, alarm] of alarms) {
+        expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
+      }
+      // An alarm another construct adds, after the alarms were built, notifies too.
+      if (index === 0) expect(resources[extraId]!.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    },
+  );
 
   it('refuses an alarm email that is not an address', () => {
     const app = new App({ context: { 'postlane:alarmEmail': 'ops-at-example' } });

@@ -7,7 +7,7 @@ import { DEFAULT_ACCESS_LOG_RETENTION, DEFAULT_PUBLIC_THROTTLE, DEFAULT_THROTTLE
 import { functionOfRoute, ofType, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
 
 const { stacks } = synthesize();
-const [{ template }] = stacks as [typeof stacks[number]];
+const [{ template }] = stacks as [(typeof stacks)[number]];
 const resources = resourcesOf(template);
 
 function stageOf(of: Resources) {
@@ -16,7 +16,9 @@ function stageOf(of: Resources) {
   return stages[0]![1].Properties;
 }
 
-const publicKeys = edgeRoutes(ROUTES).filter((route) => route.route.throttle === 'public').map((route) => `${route.method} ${route.path}`);
+const publicKeys = edgeRoutes(ROUTES)
+  .filter((route) => route.route.throttle === 'public')
+  .map((route) => `${route.method} ${route.path}`);
 
 describe('API protection', () => {
   it('throttles the whole stage by default, and the public routes (their HEAD and preflight too) tighter', () => {
@@ -26,10 +28,21 @@ describe('API protection', () => {
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingRateLimit: DEFAULT_THROTTLE.rateLimit, ThrottlingBurstLimit: DEFAULT_THROTTLE.burstLimit },
     });
-    expect(publicKeys).toEqual(expect.arrayContaining(['POST /api/forms/{id}/submit', 'GET /api/forms/public/{slug}', 'HEAD /f/{slug}', 'OPTIONS /api/forms/{id}/submit', 'POST /unsubscribe/{token}']));
+    expect(publicKeys).toEqual(
+      expect.arrayContaining([
+        'POST /api/forms/{id}/submit',
+        'GET /api/forms/public/{slug}',
+        'HEAD /f/{slug}',
+        'OPTIONS /api/forms/{id}/submit',
+        'POST /unsubscribe/{token}',
+      ]),
+    );
     expect(Object.keys(stage.RouteSettings).sort()).toEqual([...publicKeys].sort());
     for (const key of publicKeys) {
-      expect(stage.RouteSettings[key], key).toEqual({ ThrottlingRateLimit: DEFAULT_PUBLIC_THROTTLE.rateLimit, ThrottlingBurstLimit: DEFAULT_PUBLIC_THROTTLE.burstLimit });
+      expect(stage.RouteSettings[key], key).toEqual({
+        ThrottlingRateLimit: DEFAULT_PUBLIC_THROTTLE.rateLimit,
+        ThrottlingBurstLimit: DEFAULT_PUBLIC_THROTTLE.burstLimit,
+      });
     }
     expect(DEFAULT_PUBLIC_THROTTLE.rateLimit).toBeLessThan(DEFAULT_THROTTLE.rateLimit);
   });
@@ -42,7 +55,7 @@ describe('API protection', () => {
     expect(logGroup).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: DEFAULT_ACCESS_LOG_RETENTION } });
   });
 
-  it('answers HEAD wherever GET is answered, with the GET route\'s function', () => {
+  it("answers HEAD wherever GET is answered, with the GET route's function", () => {
     const routes = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route);
     const byKey = (key: string) => routes.find((route) => route.Properties.RouteKey === key);
     for (const get of ROUTES.filter((route) => route.method === 'GET')) {
@@ -52,14 +65,20 @@ describe('API protection', () => {
     }
   });
 
-  it('has a CORS preflight route only for the paths of cors routes, all public; only their functions and the preflight\'s get the allowed origins', () => {
-    const preflights = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey as string).filter((key) => key.startsWith('OPTIONS '));
+  it("has a CORS preflight route only for the paths of cors routes, all public; only their functions and the preflight's get the allowed origins", () => {
+    const preflights = ofType(resources, 'AWS::ApiGatewayV2::Route')
+      .map(([, route]) => route.Properties.RouteKey as string)
+      .filter((key) => key.startsWith('OPTIONS '));
     expect(preflights.sort()).toEqual(['OPTIONS /api/forms/public/{slug}', 'OPTIONS /api/forms/{id}/submit']);
     expect(ROUTES.filter((route) => 'cors' in route && route.cors).every((route) => route.auth === 'public')).toBe(true);
     const withOrigins = ofType(resources, 'AWS::Lambda::Function')
       .filter(([, fn]) => fn.Properties.Environment?.Variables?.CORS_ALLOWED_ORIGINS !== undefined)
       .map(([, fn]) => [fn.Properties.Description, fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS]);
-    expect(withOrigins.sort()).toEqual([['Postlane functions/forms/get-public.ts', '*'], ['Postlane functions/forms/submit.ts', '*'], ['Postlane functions/system/preflight.ts', '*']]);
+    expect(withOrigins.sort()).toEqual([
+      ['Postlane functions/forms/get-public.ts', '*'],
+      ['Postlane functions/forms/submit.ts', '*'],
+      ['Postlane functions/system/preflight.ts', '*'],
+    ]);
     // API Gateway's own CORS would answer every route's preflight, keyed ones included.
     for (const [, api] of ofType(resources, 'AWS::ApiGatewayV2::Api')) expect(api.Properties.CorsConfiguration).toBeUndefined();
   });
@@ -67,8 +86,10 @@ describe('API protection', () => {
   it('takes the limits, retention and origins from context, and refuses values that are no such thing', () => {
     const context = {
       'postlane:regions': 'eu-west-1',
-      'postlane:throttleRate': '40', 'postlane:throttleBurst': '80',
-      'postlane:publicThrottleRate': '5', 'postlane:publicThrottleBurst': '10',
+      'postlane:throttleRate': '40',
+      'postlane:throttleBurst': '80',
+      'postlane:publicThrottleRate': '5',
+      'postlane:publicThrottleBurst': '10',
       'postlane:accessLogRetentionDays': '90',
       'postlane:corsOrigins': 'https://www.example.com,https://shop.example.com',
     };

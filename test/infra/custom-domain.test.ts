@@ -21,12 +21,15 @@ function publicBaseUrls(resources: Resources): unknown[] {
 describe('without a custom domain', () => {
   const { stacks } = synthesize();
 
-  it.each(stacks.map(({ stack, template }) => [stack.stackName, resourcesOf(template)] as const))('%s has no certificate, domain, mapping or record, and PUBLIC_BASE_URL is the API\'s own endpoint', (_name, resources) => {
-    for (const type of DOMAIN_TYPES) expect(ofType(resources, type), type).toEqual([]);
-    const apiEndpoints = publicBaseUrls(resources).filter((value) => value !== undefined);
-    expect(apiEndpoints.length).toBeGreaterThan(40);
-    for (const value of apiEndpoints) expect(value).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ApiHttp/), 'ApiEndpoint'] });
-  });
+  it.each(stacks.map(({ stack, template }) => [stack.stackName, resourcesOf(template)] as const))(
+    "%s has no certificate, domain, mapping or record, and PUBLIC_BASE_URL is the API's own endpoint",
+    (_name, resources) => {
+      for (const type of DOMAIN_TYPES) expect(ofType(resources, type), type).toEqual([]);
+      const apiEndpoints = publicBaseUrls(resources).filter((value) => value !== undefined);
+      expect(apiEndpoints.length).toBeGreaterThan(40);
+      for (const value of apiEndpoints) expect(value).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ApiHttp/), 'ApiEndpoint'] });
+    },
+  );
 });
 
 describe('with postlane:domainName', () => {
@@ -64,7 +67,13 @@ describe('with postlane:domainName', () => {
       const regional = records.find((record) => record.Name === `${regionalName}.`);
 
       expect(records).toHaveLength(2);
-      expect(shared).toMatchObject({ Type: 'A', HostedZoneId: DOMAIN['postlane:hostedZoneId'], Region: region, SetIdentifier: region, AliasTarget: expect.any(Object) });
+      expect(shared).toMatchObject({
+        Type: 'A',
+        HostedZoneId: DOMAIN['postlane:hostedZoneId'],
+        Region: region,
+        SetIdentifier: region,
+        AliasTarget: expect.any(Object),
+      });
       expect(regional).toMatchObject({ Type: 'A', AliasTarget: expect.any(Object) });
       expect(regional).not.toHaveProperty('Region');
       expect(regional).not.toHaveProperty('SetIdentifier');
@@ -83,9 +92,12 @@ describe('with postlane:domainName', () => {
 describe('with postlane:domainName and independent regions', () => {
   const { stacks } = synthesize({ ...DOMAIN, 'postlane:independentRegions': 'true' });
 
-  it.each(stacks.map(({ stack, template }) => [stack.stackName, stack.region, resourcesOf(template)] as const))('%s builds links on its regional name: no other region has its data or signing key', (_name, region, resources) => {
-    expect(publicBaseUrls(resources)).toEqual([`https://${region}.api.example.com`]);
-  });
+  it.each(stacks.map(({ stack, template }) => [stack.stackName, stack.region, resourcesOf(template)] as const))(
+    '%s builds links on its regional name: no other region has its data or signing key',
+    (_name, region, resources) => {
+      expect(publicBaseUrls(resources)).toEqual([`https://${region}.api.example.com`]);
+    },
+  );
 });
 
 describe('postlane:domainName context', () => {
@@ -93,7 +105,9 @@ describe('postlane:domainName context', () => {
 
   it('is read with its zone, normalised', () => {
     expect(settingsFor({ ...DOMAIN, 'postlane:domainName': 'API.Example.com.' }).customDomain).toEqual({
-      domainName: 'api.example.com', hostedZoneId: 'Z0123456789ABCDEFGHIJ', hostedZoneName: 'example.com',
+      domainName: 'api.example.com',
+      hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+      hostedZoneName: 'example.com',
     });
     expect(settingsFor({}).customDomain).toBeUndefined();
   });

@@ -30,10 +30,12 @@ describe('EndpointFunction', () => {
 
     const ses = [...permissionsOf(stack, resources, functionId)].filter((entry) => entry.startsWith('ses:'));
 
-    expect(new Set(ses)).toEqual(new Set([
-      pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
-      pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: 'postlane-feedback' })),
-    ]));
+    expect(new Set(ses)).toEqual(
+      new Set([
+        pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
+        pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: 'postlane-feedback' })),
+      ]),
+    );
   });
 
   describe('bundled for real', () => {

@@ -28,7 +28,7 @@ const SEND_WITH_IDEMPOTENCY: AwsCall[] = [
   ['s3:GetObject', { kind: 'object', key: 'uploads/att_1' }],
   ['s3:ListBucket', { kind: 'bucket' }],
   ['s3:PutObject', { kind: 'object', key: 'queued/eml_1' }],
-].map(([action, resource]) => ({ handler: 'email/send', action, resource } as AwsCall));
+].map(([action, resource]) => ({ handler: 'email/send', action, resource }) as AwsCall);
 
 /** The deployment with one action taken out of one function's role. */
 function without(deployment: Deployment, handler: string, action: string): Deployment {
@@ -50,7 +50,7 @@ describe('the IAM check', () => {
     },
   );
 
-  it('judges a call that went to another region\'s replica (an account\'s home) on that replica\'s ARN: granted with a global table, denied with independent regions', () => {
+  it("judges a call that went to another region's replica (an account's home) on that replica's ARN: granted with a global table, denied with independent regions", () => {
     const remote: AwsCall[] = [{ handler: 'contacts/create', action: 'dynamodb:PutItem', resource: { kind: 'table', remote: true } }];
     expect(arnOf(remote[0]!.resource, home!)).toBe(`arn:aws:dynamodb:${home!.otherRegions[0]}:123456789012:table/${home!.tableName}`);
     expect(denials(remote, deployments)).toEqual([]);
@@ -61,8 +61,7 @@ describe('the IAM check', () => {
 
   it('reports an action granted but never called', () => {
     const calls = SEND_WITH_IDEMPOTENCY.filter((call) => call.action !== 'dynamodb:DeleteItem');
-    const unused = unusedActions(calls, [home!], { 'logs:CreateLogStream': '', 'logs:PutLogEvents': '' })
-      .filter((grant) => grant.handler === 'email/send');
+    const unused = unusedActions(calls, [home!], { 'logs:CreateLogStream': '', 'logs:PutLogEvents': '' }).filter((grant) => grant.handler === 'email/send');
     expect(unused).toEqual([{ stackName: home!.stackName, handler: 'email/send', action: 'dynamodb:DeleteItem' }]);
   });
 
@@ -87,13 +86,14 @@ describe('the IAM check', () => {
 });
 
 describe('the recorded actions', () => {
-  it('of a transaction are its items\' own, and a Query of an index names the index', () => {
-    expect(dynamoActions('TransactWriteItems', { TransactItems: [{ Put: {} }, { Update: {} }, { ConditionCheck: {} }, { Delete: {} }] }).map(([action]) => action))
-      .toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem']);
+  it("of a transaction are its items' own, and a Query of an index names the index", () => {
+    expect(
+      dynamoActions('TransactWriteItems', { TransactItems: [{ Put: {} }, { Update: {} }, { ConditionCheck: {} }, { Delete: {} }] }).map(([action]) => action),
+    ).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem']);
     expect(dynamoActions('Query', { IndexName: 'gsi2' })).toEqual([['dynamodb:Query', { kind: 'index', index: 'gsi2' }]]);
   });
 
-  it('of SendEmail are on the sender\'s domain identity and on the configuration set', () => {
+  it("of SendEmail are on the sender's domain identity and on the configuration set", () => {
     expect(sesActions('SendEmail', { FromEmailAddress: '"Acme" <News@Mail.Example.com>' })).toEqual([
       ['ses:SendEmail', { kind: 'identity', identity: 'mail.example.com' }],
       ['ses:SendEmail', { kind: 'configurationSet' }],

@@ -37,8 +37,11 @@ function findings(build: (app: App) => void): string[] {
   const path = join(outdir, 'validation-report.json');
   if (!existsSync(path)) return [];
   const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
-  return report.pluginReports.flatMap((plugin) => plugin.violations.flatMap((violation) =>
-    violation.violatingConstructs.map((construct) => `${violation.ruleName} ${violation.severity} ${construct.constructPath}`)));
+  return report.pluginReports.flatMap((plugin) =>
+    plugin.violations.flatMap((violation) =>
+      violation.violatingConstructs.map((construct) => `${violation.ruleName} ${violation.severity} ${construct.constructPath}`),
+    ),
+  );
 }
 
 describe('cdk-nag', () => {
@@ -48,6 +51,11 @@ describe('cdk-nag', () => {
 
   it('would report a finding: an unacknowledged queue without TLS enforcement or dead-letter queue', () => {
     const found = findings((app) => new Queue(new Stack(app, 'Probe', { env: { region: 'us-east-1' } }), 'Queue'));
-    expect(found).toEqual(expect.arrayContaining([expect.stringMatching(/^AwsSolutions-SQS4 error Probe\/Queue/), expect.stringMatching(/^Serverless-SQSRedrivePolicy error Probe\/Queue/)]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^AwsSolutions-SQS4 error Probe\/Queue/),
+        expect.stringMatching(/^Serverless-SQSRedrivePolicy error Probe\/Queue/),
+      ]),
+    );
   });
 });

@@ -16,8 +16,7 @@ const { settings, stacks } = synthesize();
 const [home, replica] = stacks;
 
 function functionIdOf(resources: Resources, handler: string): string {
-  const matches = ofType(resources, 'AWS::Lambda::Function')
-    .filter(([, fn]) => fn.Properties.Description === `Postlane functions/${handler}.ts`);
+  const matches = ofType(resources, 'AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Description === `Postlane functions/${handler}.ts`);
   expect(matches, `functions for ${handler}`).toHaveLength(1);
   return matches[0]![0];
 }
@@ -25,10 +24,17 @@ function functionIdOf(resources: Resources, handler: string): string {
 /** Expected from the route table alone, independently of lib/api.ts. */
 function expectedPermissions(stack: RegionalStack, resources: Resources, functionId: string, handler: string): Set<string> {
   const routes = ROUTES.filter((route) => route.handler === handler);
-  const actions = new Set([...routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]), ...Object.values(EVENT_FUNCTIONS).filter((fn) => fn.handler === handler).flatMap((fn) => fn.table)]);
+  const actions = new Set([
+    ...routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]),
+    ...Object.values(EVENT_FUNCTIONS)
+      .filter((fn) => fn.handler === handler)
+      .flatMap((fn) => fn.table),
+  ]);
   const sesActions = new Set(routes.flatMap((route) => ('ses' in route ? route.ses : [])));
   // SES's account-level suppression list takes no resource but `*`.
-  const accountSesActions = Object.values(EVENT_FUNCTIONS).filter((fn) => fn.handler === handler).flatMap((fn) => ('ses' in fn ? fn.ses : []));
+  const accountSesActions = Object.values(EVENT_FUNCTIONS)
+    .filter((fn) => fn.handler === handler)
+    .flatMap((fn) => ('ses' in fn ? fn.ses : []));
   const readsSecret = routes.some((route) => route.secrets?.includes('linkSigning') === true);
   const sendsToRetryQueue = routes.some((route) => route.queues?.includes('retry'));
   const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? route.attachments : [])));
@@ -40,13 +46,17 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     pair(stack, 'logs:PutLogEvents', logGroupArn),
     ...accountSesActions.map((action) => pair(stack, `ses:${action}`, '*')),
     ...tablePairs(stack, actions, settings),
-    ...(actions.has('Query')
-      ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`))
-      : []),
+    ...(actions.has('Query') ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)) : []),
     ...[...sesActions].map((action) => pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }))),
     // A send names the stack's configuration set, and SES authorizes it on that set too: only that one.
     ...(sesActions.has('SendEmail')
-      ? [pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName }))]
+      ? [
+          pair(
+            stack,
+            'ses:SendEmail',
+            stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName }),
+          ),
+        ]
       : []),
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
     ...(sendsToRetryQueue ? [pair(stack, 'sqs:SendMessage', stack.retryQueue.queue.queueArn)] : []),
@@ -58,9 +68,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
 
 describe('the CDK app', () => {
   it('makes one stack per configured region, pinned to that region', () => {
-    expect(stacks.map(({ stack }) => [stack.stackName, stack.region])).toEqual(
-      settings.regions.map((region) => [`Postlane-prod-${region}`, region]),
-    );
+    expect(stacks.map(({ stack }) => [stack.stackName, stack.region])).toEqual(settings.regions.map((region) => [`Postlane-prod-${region}`, region]));
   });
 
   it('deploys the replica regions after the region that creates the global table', () => {
@@ -73,7 +81,14 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   const resources = resourcesOf(template);
   const routes = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route);
   const functions = ofType(resources, 'AWS::Lambda::Function');
-  const handlers = [...new Set<string>([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER, PREFLIGHT_HANDLER, ...Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler)])];
+  const handlers = [
+    ...new Set<string>([
+      ...ROUTES.map((route) => route.handler),
+      FALLBACK_HANDLER,
+      PREFLIGHT_HANDLER,
+      ...Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler),
+    ]),
+  ];
 
   it('has one API route per route table entry, its HEAD twin and CORS preflight, reaching the function built from its handler', () => {
     for (const entry of edgeRoutes(ROUTES)) {
@@ -110,7 +125,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     }
   });
 
-  it('keeps every function\'s logs for a bounded time', () => {
+  it("keeps every function's logs for a bounded time", () => {
     for (const [, fn] of functions) {
       const logGroup = resources[referencedId(fn.Properties.LoggingConfig.LogGroup)]!;
       expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
@@ -159,12 +174,14 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     });
     const policies = ofType(resources, 'AWS::S3::BucketPolicy').filter(([, policy]) => referencedId(policy.Properties.Bucket) === bucketId);
     expect(policies).toHaveLength(1);
-    expect(policies[0]![1].Properties.PolicyDocument.Statement).toContainEqual(expect.objectContaining({
-      Effect: 'Deny',
-      Action: 's3:*',
-      Principal: { AWS: '*' },
-      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-    }));
+    expect(policies[0]![1].Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 's3:*',
+        Principal: { AWS: '*' },
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
   });
 
   it('grants no wildcard actions and no managed policies', () => {
@@ -251,12 +268,14 @@ describe('with postlane:independentRegions', () => {
     }
   });
 
-  it('tells every function so, and grants none of them another region\'s table: data stays in its home region', () => {
+  it("tells every function so, and grants none of them another region's table: data stays in its home region", () => {
     for (const { stack, template } of independent.stacks) {
       const resources = resourcesOf(template);
       for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
         expect(fn.Properties.Environment.Variables).toMatchObject({ DEPLOYMENT_REGIONS: independent.settings.regions.join(','), REGION_MODE: 'independent' });
-        const tableArns = [...permissionsOf(stack, resources, id)].filter((entry) => entry.startsWith('dynamodb:')).map((entry) => entry.slice(entry.indexOf(' ') + 1));
+        const tableArns = [...permissionsOf(stack, resources, id)]
+          .filter((entry) => entry.startsWith('dynamodb:'))
+          .map((entry) => entry.slice(entry.indexOf(' ') + 1));
         for (const other of independent.settings.regions.filter((region) => region !== stack.region)) {
           for (const arn of tableArns) expect(arn, fn.Properties.Description).not.toContain(`:dynamodb:${other}:`);
         }
@@ -266,7 +285,7 @@ describe('with postlane:independentRegions', () => {
 });
 
 describe('home regions (global table)', () => {
-  it('tell every function the deployment\'s regions, first the default home, and route by home', () => {
+  it("tell every function the deployment's regions, first the default home, and route by home", () => {
     for (const { template } of stacks) {
       for (const [, fn] of ofType(resourcesOf(template), 'AWS::Lambda::Function')) {
         expect(fn.Properties.Environment.Variables).toMatchObject({ DEPLOYMENT_REGIONS: settings.regions.join(','), REGION_MODE: 'home' });
@@ -279,7 +298,8 @@ describe('home regions (global table)', () => {
 function physicalNames(synthesized: ReturnType<typeof synthesize>): string[] {
   return synthesized.stacks.flatMap(({ stack, template }) => {
     const resources = resourcesOf(template);
-    const named = (type: string, property: string) => ofType(resources, type).map(([, resource]) => JSON.stringify(stack.resolve(resource.Properties[property])));
+    const named = (type: string, property: string) =>
+      ofType(resources, type).map(([, resource]) => JSON.stringify(stack.resolve(resource.Properties[property])));
     return [
       stack.stackName,
       ...named('AWS::DynamoDB::GlobalTable', 'TableName'),
@@ -303,10 +323,16 @@ describe('stages', () => {
     expect(settings).toMatchObject({ stage: 'prod', tableName: 'postlane-prod', useRetainedData: false });
     const names = physicalNames({ settings, stacks });
     expect(names.filter((name) => !/[Pp]ostlane-prod/.test(name))).toEqual([]);
-    expect(names).toEqual(expect.arrayContaining([
-      'Postlane-prod-us-east-1', 'Postlane-prod-eu-west-1', '"postlane-prod"', '"postlane-prod/link-signing"',
-      '"postlane-prod-retry"', '"postlane-prod-retry-dlq"',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'Postlane-prod-us-east-1',
+        'Postlane-prod-eu-west-1',
+        '"postlane-prod"',
+        '"postlane-prod/link-signing"',
+        '"postlane-prod-retry"',
+        '"postlane-prod-retry-dlq"',
+      ]),
+    );
   });
 
   it('give a second stage names of its own, so both deploy to one account and region', () => {
@@ -317,7 +343,9 @@ describe('stages', () => {
     expect(staging.stacks.map(({ stack }) => stack.stackName)).toEqual(['Postlane-staging-us-east-1', 'Postlane-staging-eu-west-1']);
     // Bucket names are global: the account and region make them unique beyond the stage.
     const [, bucket] = ofType(resourcesOf(staging.stacks[0]!.template), 'AWS::S3::Bucket')[0]!;
-    expect(staging.stacks[0]!.stack.resolve(bucket.Properties.BucketName)).toEqual({ 'Fn::Join': ['', ['postlane-staging-', { Ref: 'AWS::AccountId' }, '-us-east-1']] });
+    expect(staging.stacks[0]!.stack.resolve(bucket.Properties.BucketName)).toEqual({
+      'Fn::Join': ['', ['postlane-staging-', { Ref: 'AWS::AccountId' }, '-us-east-1']],
+    });
   });
 
   it('with postlane:useRetainedData, use the retained table and secret by name instead of creating them', () => {
@@ -326,10 +354,12 @@ describe('stages', () => {
       expect(ofType(resources, 'AWS::DynamoDB::GlobalTable')).toEqual([]);
       expect(ofType(resources, 'AWS::SecretsManager::Secret')).toEqual([]);
       const send = functionIdOf(resources, 'email/send');
-      expect([...permissionsOf(stack, resources, send)]).toEqual(expect.arrayContaining([
-        pair(stack, 'dynamodb:PutItem', stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: 'postlane-staging' })),
-        pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, 'postlane-staging/link-signing')),
-      ]));
+      expect([...permissionsOf(stack, resources, send)]).toEqual(
+        expect.arrayContaining([
+          pair(stack, 'dynamodb:PutItem', stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: 'postlane-staging' })),
+          pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, 'postlane-staging/link-signing')),
+        ]),
+      );
     }
   });
 
@@ -348,8 +378,10 @@ describe('context settings', () => {
   });
 
   it('accept the string forms `cdk -c` passes', () => {
-    expect(read({ 'postlane:regions': 'eu-central-1, eu-west-1', 'postlane:independentRegions': 'true' }))
-      .toMatchObject({ regions: ['eu-central-1', 'eu-west-1'], independentRegions: true });
+    expect(read({ 'postlane:regions': 'eu-central-1, eu-west-1', 'postlane:independentRegions': 'true' })).toMatchObject({
+      regions: ['eu-central-1', 'eu-west-1'],
+      independentRegions: true,
+    });
   });
 
   it('refuse a region listed twice or a name that is no region', () => {

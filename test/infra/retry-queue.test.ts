@@ -10,11 +10,17 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   const resources = resourcesOf(template);
   const queueId = stack.resolve(stack.retryQueue.queue.queueArn)['Fn::GetAtt'][0] as string;
   const deadLetterId = stack.resolve(stack.retryQueue.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
-  const workerId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === `Postlane functions/${RETRY_WORKER.handler}.ts`)![0];
+  const workerId = ofType(resources, 'AWS::Lambda::Function').find(
+    ([, fn]) => fn.Properties.Description === `Postlane functions/${RETRY_WORKER.handler}.ts`,
+  )![0];
 
-  it('is an encrypted queue whose messages move to an encrypted dead-letter queue after the worker\'s last attempt', () => {
+  it("is an encrypted queue whose messages move to an encrypted dead-letter queue after the worker's last attempt", () => {
     const feedbackDeadLetterId = stack.resolve(stack.feedback.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
-    expect(ofType(resources, 'AWS::SQS::Queue').map(([id]) => id).sort()).toEqual([queueId, deadLetterId, feedbackDeadLetterId].sort());
+    expect(
+      ofType(resources, 'AWS::SQS::Queue')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([queueId, deadLetterId, feedbackDeadLetterId].sort());
     const queue = resources[queueId]!.Properties;
     expect(queue).toMatchObject({
       SqsManagedSseEnabled: true,
@@ -27,11 +33,15 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('refuses requests to either queue that are not made over TLS', () => {
-    const policies = ofType(resources, 'AWS::SQS::QueuePolicy').filter(([, policy]) => policy.Properties.Queues.map(referencedId).some((id: string) => [queueId, deadLetterId].includes(id)));
+    const policies = ofType(resources, 'AWS::SQS::QueuePolicy').filter(([, policy]) =>
+      policy.Properties.Queues.map(referencedId).some((id: string) => [queueId, deadLetterId].includes(id)),
+    );
     const guarded = policies.flatMap(([, policy]) => policy.Properties.Queues.map(referencedId));
     expect(guarded.sort()).toEqual([queueId, deadLetterId].sort());
     for (const [, policy] of policies) {
-      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
     }
   });
 
@@ -46,21 +56,27 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     });
   });
 
-  it('grants the worker exactly its table actions, SendEmail and the event source\'s queue actions', () => {
+  it("grants the worker exactly its table actions, SendEmail and the event source's queue actions", () => {
     const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[workerId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
-    expect(permissionsOf(stack, resources, workerId)).toEqual(new Set([
-      pair(stack, 'logs:CreateLogStream', logGroupArn),
-      pair(stack, 'logs:PutLogEvents', logGroupArn),
-      ...tablePairs(stack, RETRY_WORKER.table, settings),
-      ...RETRY_WORKER.ses.flatMap((action) => [
-        pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
-        pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName })),
+    expect(permissionsOf(stack, resources, workerId)).toEqual(
+      new Set([
+        pair(stack, 'logs:CreateLogStream', logGroupArn),
+        pair(stack, 'logs:PutLogEvents', logGroupArn),
+        ...tablePairs(stack, RETRY_WORKER.table, settings),
+        ...RETRY_WORKER.ses.flatMap((action) => [
+          pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
+          pair(
+            stack,
+            `ses:${action}`,
+            stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName }),
+          ),
+        ]),
+        ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, stack.retryQueue.queue.queueArn)),
+        // Bodies too large for the queue, and nothing else of the bucket; listing, so a missing body is a 404.
+        pair(stack, 's3:GetObject', stack.attachments.bucket.arnForObjects('queued/*')),
+        pair(stack, 's3:ListBucket', stack.attachments.bucket.bucketArn),
       ]),
-      ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, stack.retryQueue.queue.queueArn)),
-      // Bodies too large for the queue, and nothing else of the bucket; listing, so a missing body is a 404.
-      pair(stack, 's3:GetObject', stack.attachments.bucket.arnForObjects('queued/*')),
-      pair(stack, 's3:ListBucket', stack.attachments.bucket.bucketArn),
-    ]));
+    );
     expect(resources[workerId]!.Properties.Environment.Variables.ATTACHMENTS_BUCKET).toEqual(stack.resolve(stack.attachments.bucket.bucketName));
   });
 
@@ -77,7 +93,9 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('alarms as soon as a message reaches the dead-letter queue', () => {
-    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS' && JSON.stringify(alarm.Properties.Dimensions).includes(deadLetterId));
+    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(
+      ([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS' && JSON.stringify(alarm.Properties.Dimensions).includes(deadLetterId),
+    );
     expect(alarms).toHaveLength(1);
     expect(alarms[0]![1].Properties).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',

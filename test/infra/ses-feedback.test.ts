@@ -19,7 +19,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(JSON.stringify(EventDestination.EventBridgeDestination.EventBusArn)).toContain('event-bus/default');
   });
 
-  it('routes the set\'s SES events to the feedback function', () => {
+  it("routes the set's SES events to the feedback function", () => {
     const rules = ofType(resources, 'AWS::Events::Rule');
     expect(rules).toHaveLength(1);
     const rule = rules[0]![1].Properties;
@@ -31,18 +31,32 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   it('sends events still failing after a day of retries to an encrypted, TLS-only dead-letter queue with an alarm on its depth', () => {
     const deadLetterId = stack.resolve(stack.feedback.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
     const [target] = ofType(resources, 'AWS::Events::Rule')[0]![1].Properties.Targets;
-    expect(target).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 24 * 3600 }, DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } } });
+    expect(target).toMatchObject({
+      RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 24 * 3600 },
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } },
+    });
     expect(resources[deadLetterId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
 
     const policy = ofType(resources, 'AWS::SQS::QueuePolicy').find(([, p]) => p.Properties.Queues.map(referencedId).includes(deadLetterId))![1];
     const statements = policy.Properties.PolicyDocument.Statement;
     expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
     // EventBridge may put messages there, for this rule only.
-    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: 'sqs:SendMessage', Principal: { Service: 'events.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': expect.anything() } } }));
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Principal: { Service: 'events.amazonaws.com' },
+        Condition: { ArnEquals: { 'aws:SourceArn': expect.anything() } },
+      }),
+    );
 
     const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => JSON.stringify(alarm.Properties.Dimensions ?? []).includes(deadLetterId));
     expect(alarms).toHaveLength(1);
-    expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(alarms[0]![1].Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
   });
 
   /** What an event function's role must hold for its logs and its declared table actions (Query on every index too). */
@@ -61,23 +75,31 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('runs the suppression-list reconciliation every hour, granted exactly the table actions it declares and read-only SES suppression-list access', () => {
-    const reconcileId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === `Postlane functions/${EVENT_FUNCTIONS.suppressionReconciliation.handler}.ts`)![0];
+    const reconcileId = ofType(resources, 'AWS::Lambda::Function').find(
+      ([, fn]) => fn.Properties.Description === `Postlane functions/${EVENT_FUNCTIONS.suppressionReconciliation.handler}.ts`,
+    )![0];
     const schedules = ofType(resources, 'AWS::Scheduler::Schedule');
     expect(schedules).toHaveLength(1);
     const { ScheduleExpression, State, Target } = schedules[0]![1].Properties;
     expect([ScheduleExpression, State ?? 'ENABLED']).toEqual(['rate(1 hour)', 'ENABLED']);
     expect(referencedId(Target.Arn)).toBe(reconcileId);
 
-    expect(permissionsOf(stack, resources, reconcileId)).toEqual(new Set([
-      ...logAndTablePermissions(reconcileId, EVENT_FUNCTIONS.suppressionReconciliation.table),
-      pair(stack, 'ses:ListSuppressedDestinations', '*'),
-      pair(stack, 'ses:GetSuppressedDestination', '*'),
-    ]));
+    expect(permissionsOf(stack, resources, reconcileId)).toEqual(
+      new Set([
+        ...logAndTablePermissions(reconcileId, EVENT_FUNCTIONS.suppressionReconciliation.table),
+        pair(stack, 'ses:ListSuppressedDestinations', '*'),
+        pair(stack, 'ses:GetSuppressedDestination', '*'),
+      ]),
+    );
     // The scheduler's role may invoke this function and nothing else.
     const schedulerRoleId = referencedId(Target.RoleArn);
     const schedulerActions = ofType(resources, 'AWS::IAM::Policy')
       .filter(([, policy]) => policy.Properties.Roles.some((role: unknown) => referencedId(role) === schedulerRoleId))
-      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement.flatMap((statement: { Action: string | string[]; Resource: unknown }) => [statement.Action].flat().map((action) => pair(stack, action, statement.Resource))));
+      .flatMap(([, policy]) =>
+        policy.Properties.PolicyDocument.Statement.flatMap((statement: { Action: string | string[]; Resource: unknown }) =>
+          [statement.Action].flat().map((action) => pair(stack, action, statement.Resource)),
+        ),
+      );
     const functionArn = { 'Fn::GetAtt': [reconcileId, 'Arn'] };
     expect(new Set(schedulerActions)).toEqual(new Set([pair(stack, 'lambda:InvokeFunction', [functionArn, { 'Fn::Join': ['', [functionArn, ':*']] }])]));
   });

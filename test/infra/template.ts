@@ -77,6 +77,7 @@ export function pair(stack: Stack, action: string, resource: unknown): string {
  */
 export function tablePairs(stack: RegionalStack, actions: Iterable<string>, settings: { regions: readonly string[]; tableName: string }): string[] {
   const others = settings.regions.filter((region) => region !== stack.region);
-  return [...actions].flatMap((action) => [stack.table.tableArn, ...others.map((region) => replicaArn(stack, region, settings.tableName))]
-    .map((arn) => pair(stack, `dynamodb:${action}`, arn)));
+  return [...actions].flatMap((action) =>
+    [stack.table.tableArn, ...others.map((region) => replicaArn(stack, region, settings.tableName))].map((arn) => pair(stack, `dynamodb:${action}`, arn)),
+  );
 }

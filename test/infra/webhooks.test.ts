@@ -23,7 +23,9 @@ const resources = resourcesOf(Template.fromStack(stack));
 
 const queueId = stack.resolve(webhooks.queue.queueArn)['Fn::GetAtt'][0] as string;
 const deadLetterId = stack.resolve(webhooks.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
-const workerId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === `Postlane functions/${WEBHOOK_WORKER.handler}.ts`)![0];
+const workerId = ofType(resources, 'AWS::Lambda::Function').find(
+  ([, fn]) => fn.Properties.Description === `Postlane functions/${WEBHOOK_WORKER.handler}.ts`,
+)![0];
 const producerId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === 'Postlane functions/feedback/ses-events.ts')![0];
 
 describe('webhook delivery', () => {
@@ -34,7 +36,11 @@ describe('webhook delivery', () => {
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] }, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
       VisibilityTimeout: 6 * resources[workerId]!.Properties.Timeout,
     });
-    expect(resources[deadLetterId]!.Properties).toMatchObject({ QueueName: 'postlane-test-webhooks-dlq', SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    expect(resources[deadLetterId]!.Properties).toMatchObject({
+      QueueName: 'postlane-test-webhooks-dlq',
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
     const guarded = ofType(resources, 'AWS::SQS::QueuePolicy').flatMap(([, policy]) => policy.Properties.Queues.map(referencedId));
     expect(guarded.sort()).toEqual([queueId, deadLetterId].sort());
   });
@@ -50,26 +56,36 @@ describe('webhook delivery', () => {
     });
   });
 
-  it('grants the worker its table actions, the event source\'s queue actions and SendMessage for its next attempts, and nothing else', () => {
+  it("grants the worker its table actions, the event source's queue actions and SendMessage for its next attempts, and nothing else", () => {
     const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[workerId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
-    expect(permissionsOf(stack, resources, workerId)).toEqual(new Set([
-      pair(stack, 'logs:CreateLogStream', logGroupArn),
-      pair(stack, 'logs:PutLogEvents', logGroupArn),
-      ...WEBHOOK_WORKER.table.map((action) => pair(stack, `dynamodb:${action}`, table.tableArn)),
-      ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${table.tableArn}/index/${index.indexName}`)),
-      ...['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:SendMessage'].map((action) => pair(stack, action, webhooks.queue.queueArn)),
-    ]));
+    expect(permissionsOf(stack, resources, workerId)).toEqual(
+      new Set([
+        pair(stack, 'logs:CreateLogStream', logGroupArn),
+        pair(stack, 'logs:PutLogEvents', logGroupArn),
+        ...WEBHOOK_WORKER.table.map((action) => pair(stack, `dynamodb:${action}`, table.tableArn)),
+        ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${table.tableArn}/index/${index.indexName}`)),
+        ...['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:SendMessage'].map(
+          (action) => pair(stack, action, webhooks.queue.queueArn),
+        ),
+      ]),
+    );
     expect(resources[workerId]!.Properties.Environment.Variables).toMatchObject({ WEBHOOK_QUEUE_URL: { Ref: queueId }, RETENTION_DAYS: '45' });
   });
 
   it('lets a function that records events send to the queue, and names it the queue and the retention', () => {
-    expect([...permissionsOf(stack, resources, producerId)].filter((entry) => entry.startsWith('sqs:'))).toEqual([pair(stack, 'sqs:SendMessage', webhooks.queue.queueArn)]);
+    expect([...permissionsOf(stack, resources, producerId)].filter((entry) => entry.startsWith('sqs:'))).toEqual([
+      pair(stack, 'sqs:SendMessage', webhooks.queue.queueArn),
+    ]);
     expect(resources[producerId]!.Properties.Environment.Variables).toMatchObject({ WEBHOOK_QUEUE_URL: { Ref: queueId }, RETENTION_DAYS: '45' });
   });
 
   it('alarms as soon as a message reaches the dead-letter queue', () => {
     const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => JSON.stringify(alarm.Properties.Dimensions).includes(deadLetterId));
     expect(alarms).toHaveLength(1);
-    expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(alarms[0]![1].Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
   });
 });

@@ -69,7 +69,9 @@ describe('tenant isolation', () => {
   it('covers every keyed route with a path parameter and every keyed list', () => {
     expect(keyedWithIds.length).toBeGreaterThan(10);
     expect(keyedLists.length).toBeGreaterThan(3);
-    expect(bodyReferences.map(routeKey)).toEqual(expect.arrayContaining(['POST /api/contacts', 'POST /api/email/send', 'POST /api/otp', 'POST /preferences/{token}', 'PATCH /api/forms/{id}']));
+    expect(bodyReferences.map(routeKey)).toEqual(
+      expect.arrayContaining(['POST /api/contacts', 'POST /api/email/send', 'POST /api/otp', 'POST /preferences/{token}', 'PATCH /api/forms/{id}']),
+    );
     for (const route of keyedWithIds) expect(() => fixtureOf(route), routeKey(route)).not.toThrow();
   });
 
@@ -114,7 +116,9 @@ describe('tenant isolation', () => {
   describe.each(bodyReferences.map((route) => [routeKey(route), route] as const))('%s', (_, route) => {
     it("naming another account's audience or template answers like an unknown one and stores nothing", async () => {
       const call = await referenceCall(route, owner, stranger);
-      const ownedIds = Object.values(call.body as Record<string, unknown>).filter((value): value is string => typeof value === 'string' && owned.includes(value));
+      const ownedIds = Object.values(call.body as Record<string, unknown>).filter(
+        (value): value is string => typeof value === 'string' && owned.includes(value),
+      );
       const unknownBody = JSON.parse(ownedIds.reduce((text, id) => text.split(id).join(unknownLike(id)), JSON.stringify(call.body))) as unknown;
 
       writes.take();
@@ -126,7 +130,12 @@ describe('tenant isolation', () => {
       // The preferences page answers a subscription it cannot change with 409, unknown or foreign alike.
       expect({ status: foreign.status, written }).toEqual({ status: route.auth === 'key' ? 404 : missing.status, written: [] });
       expect(foreign.status).toBeGreaterThanOrEqual(400);
-      expect(withoutValues(foreign.body, ownedIds)).toEqual(withoutValues(missing.body, ownedIds.map(() => '<value>')));
+      expect(withoutValues(foreign.body, ownedIds)).toEqual(
+        withoutValues(
+          missing.body,
+          ownedIds.map(() => '<value>'),
+        ),
+      );
     });
   });
 
@@ -135,7 +144,10 @@ describe('tenant isolation', () => {
       const schemas = route.request;
       const audienceId = (await owner.audience()).id;
       // Also with the owner's audience as the filter, where the list takes one.
-      const queries = ['', ...(schemas.query && 'entries' in schemas.query && 'audienceId' in (schemas.query.entries as object) ? [`audienceId=${audienceId}`] : [])];
+      const queries = [
+        '',
+        ...(schemas.query && 'entries' in schemas.query && 'audienceId' in (schemas.query.entries as object) ? [`audienceId=${audienceId}`] : []),
+      ];
 
       for (const query of queries) {
         const theirs = await send(route, { params: {}, query }, stranger.key);
@@ -145,7 +157,10 @@ describe('tenant isolation', () => {
       }
       // The owner's own list shows them: the check above is not vacuous.
       const own = await send(route, { params: {} }, owner.key);
-      expect(owned.some((identifier) => mentions(own.body, identifier)), JSON.stringify(own.body)).toBe(true);
+      expect(
+        owned.some((identifier) => mentions(own.body, identifier)),
+        JSON.stringify(own.body),
+      ).toBe(true);
     });
   });
 
@@ -167,7 +182,10 @@ describe('tenant isolation', () => {
   it("a confirmation link confirms only in its account: a stranger's pending contact of the same address stays pending", async () => {
     const token = await owner.confirmationToken();
     const { body: audience } = await request('POST', '/api/audiences', { key: stranger.key, body: { name: 'Theirs' } });
-    const { body: theirs } = await request('POST', '/api/contacts', { key: stranger.key, body: { email: owner.contactEmail, audienceId: audience.data.id, status: 'pending' } });
+    const { body: theirs } = await request('POST', '/api/contacts', {
+      key: stranger.key,
+      body: { email: owner.contactEmail, audienceId: audience.data.id, status: 'pending' },
+    });
 
     const page = await request('GET', `/confirm/${token}`);
     const confirmed = await request('POST', `/confirm/${token}`);

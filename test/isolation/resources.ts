@@ -92,11 +92,17 @@ export class Owner {
   }
 
   template(): Promise<{ id: string }> {
-    return this.once('template', async () => (await created(this.key, '/api/templates', {
-      name: 'Owned',
-      subject: 'Hello {{name}}',
-      components: [{ type: 'text', content: 'Hi {{name}}' }],
-    })).data);
+    return this.once(
+      'template',
+      async () =>
+        (
+          await created(this.key, '/api/templates', {
+            name: 'Owned',
+            subject: 'Hello {{name}}',
+            components: [{ type: 'text', content: 'Hi {{name}}' }],
+          })
+        ).data,
+    );
   }
 
   domain(): Promise<{ id: string }> {
@@ -110,7 +116,12 @@ export class Owner {
 
   email(): Promise<{ id: string }> {
     return this.once('email', async () => {
-      const sent = await created(this.key, '/api/transactional/send', { from: this.sender.from, to: uniqueAddress(), subject: 'Owned', content: '<p>Owned</p>' });
+      const sent = await created(this.key, '/api/transactional/send', {
+        from: this.sender.from,
+        to: uniqueAddress(),
+        subject: 'Owned',
+        content: '<p>Owned</p>',
+      });
       return { id: sent.emailId };
     });
   }
@@ -118,12 +129,14 @@ export class Owner {
   form(): Promise<{ id: string; slug: string }> {
     return this.once('form', async () => {
       const { id: audienceId } = await this.audience();
-      return (await created(this.key, '/api/forms', {
-        title: 'Owned form',
-        published: true,
-        audienceId,
-        fields: [{ id: 'email', type: 'email', label: 'Email', required: true }],
-      })).data;
+      return (
+        await created(this.key, '/api/forms', {
+          title: 'Owned form',
+          published: true,
+          audienceId,
+          fields: [{ id: 'email', type: 'email', label: 'Email', required: true }],
+        })
+      ).data;
     });
   }
 
@@ -146,7 +159,12 @@ export class Owner {
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
     const [audience, contact, template, domain, email, form] = await Promise.all([
-      this.audience(), this.contact(), this.template(), this.domain(), this.email(), this.form(),
+      this.audience(),
+      this.contact(),
+      this.template(),
+      this.domain(),
+      this.email(),
+      this.form(),
     ]);
     return [audience.id, contact.id, contact.email, template.id, domain.id, this.sender.domain, email.id, form.id, form.slug];
   }
@@ -155,7 +173,9 @@ export class Owner {
 /** A path parameter's value naming the owner's resource of one kind, and the query the route needs beside it. */
 type KindFixture = (owner: Owner) => Promise<{ value: string; query?: string }>;
 
-const idOf = (make: (owner: Owner) => Promise<{ id: string }>): KindFixture => async (owner) => ({ value: (await make(owner)).id });
+const idOf =
+  (make: (owner: Owner) => Promise<{ id: string }>): KindFixture =>
+  async (owner) => ({ value: (await make(owner)).id });
 
 /** One fixture per kind of resource a path names. */
 export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
@@ -184,7 +204,10 @@ export function fixtureOf(route: Pick<Endpoint, 'method' | 'path' | 'params' | '
   if (unnamed.length > 0) throw new Error(`${routeKey(route)}: its contract's \`params\` does not say what ${unnamed.join(', ')} names`);
   return async (owner) => {
     const filled = await Promise.all(names.map(async (name) => [name, await KIND_FIXTURES[route.params![name]!](owner)] as const));
-    const query = filled.map(([, fixture]) => fixture.query).filter(Boolean).join('&');
+    const query = filled
+      .map(([, fixture]) => fixture.query)
+      .filter(Boolean)
+      .join('&');
     return {
       params: Object.fromEntries(filled.map(([name, fixture]) => [name, fixture.value])),
       ...(query ? { query } : {}),
@@ -198,7 +221,7 @@ export const REFERENCE_FIELDS = ['audienceId', 'templateId'] as const;
 
 /** The body fields of a route's schema, or none. */
 function bodyFields(route: Pick<Endpoint, 'request'>): Record<string, unknown> {
-  return ((route.request.body as { entries?: Record<string, unknown> } | undefined)?.entries) ?? {};
+  return (route.request.body as { entries?: Record<string, unknown> } | undefined)?.entries ?? {};
 }
 
 /** The reference fields a route's body takes: those that accept an id (an immutable one refuses every value and names nothing). */
@@ -214,7 +237,11 @@ export function referenceFieldsOf(route: Pick<Endpoint, 'request'>): (typeof REF
  * field set to the owner's resource (a template replaces inline content), and
  * the path on the caller's own resources.
  */
-export async function referenceCall(route: Pick<Endpoint, 'method' | 'path' | 'params' | 'example' | 'request'>, owner: Owner, caller: Owner): Promise<RouteCall> {
+export async function referenceCall(
+  route: Pick<Endpoint, 'method' | 'path' | 'params' | 'example' | 'request'>,
+  owner: Owner,
+  caller: Owner,
+): Promise<RouteCall> {
   const call = hasPathParameter(route) ? await fixtureOf(route)(caller) : { params: {} };
   const fields = bodyFields(route);
   // A key the first call stores would answer the second, about an unknown id, with IDEMPOTENCY_KEY_REUSED.

@@ -127,7 +127,11 @@ describe('admin: keys', () => {
       createdAt: expect.any(String),
       lastUsedAt: null,
     });
-    expect(listed.json.keys.find((key: { id: string }) => key.id === live.json.id)).toMatchObject({ env: 'live', permission: 'full', lastUsedAt: expect.any(String) });
+    expect(listed.json.keys.find((key: { id: string }) => key.id === live.json.id)).toMatchObject({
+      env: 'live',
+      permission: 'full',
+      lastUsedAt: expect.any(String),
+    });
     expect(JSON.stringify(listed.json)).not.toContain(live.json.key);
 
     const disabled = await admin(['key', 'disable', '--account', accountId, '--id', live.json.id]);

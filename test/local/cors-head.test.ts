@@ -14,10 +14,12 @@ async function publishedForm() {
 }
 
 describe('CORS on the public form routes, local server as API Gateway', () => {
-  it('answers the submit route\'s preflight from any origin, for POST and Content-Type, never with credentials', async () => {
+  it("answers the submit route's preflight from any origin, for POST and Content-Type, never with credentials", async () => {
     const form = await publishedForm();
 
-    const response = await request('OPTIONS', `/api/forms/${form.id}/submit`, { headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    const response = await request('OPTIONS', `/api/forms/${form.id}/submit`, {
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
 
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
@@ -27,14 +29,14 @@ describe('CORS on the public form routes, local server as API Gateway', () => {
     expect(response.body).toBe('');
   });
 
-  it('answers the public view\'s preflight for GET and HEAD', async () => {
+  it("answers the public view's preflight for GET and HEAD", async () => {
     const response = await request('OPTIONS', '/api/forms/public/any-slug', { headers: { origin: ORIGIN, 'access-control-request-method': 'GET' } });
 
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD');
   });
 
-  it('puts the CORS header on the public routes\' answers, errors included', async () => {
+  it("puts the CORS header on the public routes' answers, errors included", async () => {
     const form = await publishedForm();
 
     const view = await request('GET', `/api/forms/public/${form.slug}`, { headers: { origin: ORIGIN } });
@@ -50,7 +52,9 @@ describe('CORS on the public form routes, local server as API Gateway', () => {
   it('gives keyed routes no preflight (405, no CORS headers) and no CORS header on their answers', async () => {
     const { key } = await createTestAccount();
 
-    const preflight = await request('OPTIONS', '/api/contacts', { headers: { origin: ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
+    const preflight = await request('OPTIONS', '/api/contacts', {
+      headers: { origin: ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+    });
     const formPreflight = await request('OPTIONS', '/api/forms/frm_x', { headers: { origin: ORIGIN, 'access-control-request-method': 'GET' } });
     const answer = await request('GET', '/api/contacts', { key, headers: { origin: ORIGIN } });
 
@@ -77,7 +81,7 @@ describe('CORS on the public form routes, local server as API Gateway', () => {
 });
 
 describe('HEAD wherever GET works', () => {
-  it('answers a keyed GET route\'s HEAD with the GET\'s status and headers and no body', async () => {
+  it("answers a keyed GET route's HEAD with the GET's status and headers and no body", async () => {
     const { key } = await createTestAccount();
 
     const get = await request('GET', '/api/audiences', { key });

@@ -6,7 +6,7 @@ import { createTestAccount } from '../support/accounts.ts';
 import { fakeDns, fakeSes, proofOf, sesSaying } from '../domains/support.ts';
 
 describe('domain verification', () => {
-  it('records a domain SES has verified as pending until the account\'s own TXT record is published', async () => {
+  it("records a domain SES has verified as pending until the account's own TXT record is published", async () => {
     const { accountId } = await createTestAccount();
     const verifiedInSes = sesSaying(true);
     const nothingPublished = fakeDns();
@@ -34,7 +34,7 @@ describe('domain verification', () => {
     expect(await getDomain(accountId, 'pending.example.com')).toMatchObject({ verified: false, status: 'pending' });
   });
 
-  it('accepts only the account\'s own token, also from a record split into several strings', async () => {
+  it("accepts only the account's own token, also from a record split into several strings", async () => {
     const owner = await createTestAccount();
     const other = await createTestAccount();
     const ses = sesSaying(true);
@@ -42,7 +42,9 @@ describe('domain verification', () => {
     await verifyDomain(other.accountId, 'split.example.com', sesVerifier(ses, fakeDns()));
     const ownerProof = await proofOf(owner.accountId, 'split.example.com');
     // DNS publishes the owner's proof, in two strings as a long TXT value may come, and a near miss of the other's.
-    const dns = fakeDns({ '_postlane.split.example.com': [[ownerProof.slice(0, 10), ownerProof.slice(10)], [`${await proofOf(other.accountId, 'split.example.com')}x`]] });
+    const dns = fakeDns({
+      '_postlane.split.example.com': [[ownerProof.slice(0, 10), ownerProof.slice(10)], [`${await proofOf(other.accountId, 'split.example.com')}x`]],
+    });
 
     const owners = await verifyDomain(owner.accountId, 'split.example.com', sesVerifier(ses, dns));
     const others = await verifyDomain(other.accountId, 'split.example.com', sesVerifier(ses, dns));

@@ -68,7 +68,7 @@ describe('npm start and npm test on a fresh clone', () => {
     expect(calls()).toEqual([]);
   });
 
-  it('stops npm start with npm\'s exit code when the install fails', async () => {
+  it("stops npm start with npm's exit code when the install fails", async () => {
     const { dir, calls } = checkout({ lockfile: true, npmExit: 3 });
     expect((await run(dir)).code).toBe(3);
     expect(calls()).toEqual(['ci']);

@@ -21,14 +21,17 @@ describe('buildHttpApiEvent', () => {
   const now = new Date('2026-11-21T09:05:03.042Z');
 
   it('builds the payload 2.0 event API Gateway sends', () => {
-    const event = buildHttpApiEvent({
-      method: 'patch',
-      url: '/api/contacts/con_1?tag=a&tag=b&q=x%20y&empty=',
-      headers: { Host: 'api.local:3000', 'User-Agent': 'ua/1', 'X-Multi': ['1', '2'], Cookie: 'a=1; b=2', 'Content-Type': 'application/json' },
-      body: Buffer.from('{"firstName":"Zoë"}'),
-      sourceIp: '10.0.0.7',
-      now,
-    }, { handler: 'contacts/update', routeKey: 'PATCH /api/contacts/{id}', pathParameters: { id: 'con_1' } });
+    const event = buildHttpApiEvent(
+      {
+        method: 'patch',
+        url: '/api/contacts/con_1?tag=a&tag=b&q=x%20y&empty=',
+        headers: { Host: 'api.local:3000', 'User-Agent': 'ua/1', 'X-Multi': ['1', '2'], Cookie: 'a=1; b=2', 'Content-Type': 'application/json' },
+        body: Buffer.from('{"firstName":"Zoë"}'),
+        sourceIp: '10.0.0.7',
+        now,
+      },
+      { handler: 'contacts/update', routeKey: 'PATCH /api/contacts/{id}', pathParameters: { id: 'con_1' } },
+    );
 
     expect(event).toEqual({
       version: '2.0',

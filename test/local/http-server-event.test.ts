@@ -20,7 +20,10 @@ async function rawGet(path: string, headers: Record<string, string | string[]>):
   return new Promise((resolve, reject) => {
     const sent = httpRequest({ host: '127.0.0.1', port, path, headers }, (response) => {
       let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve(JSON.parse(body)));
+      response
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (body += chunk))
+        .on('end', () => resolve(JSON.parse(body)));
     });
     sent.on('error', reject).end();
   });
@@ -57,7 +60,10 @@ describe('local HTTP API: the event a handler receives', () => {
   });
 
   it('sends an unmatched request to the $default fallback with its body', async () => {
-    const response = await request('POST', '/f/some-form', { rawBody: 'email=a%40example.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const response = await request('POST', '/f/some-form', {
+      rawBody: 'email=a%40example.com',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     const binary = await request('POST', '/upload', { rawBody: Buffer.from([0xff, 0x00, 0xfe]) });
 
     expect(response.body.functionName).toBe('postlane-system-fallback');

@@ -35,7 +35,7 @@ describe('local HTTP API: request size', () => {
     expect(response.body).toEqual({ success: false, error: 'PAYLOAD_TOO_LARGE', message: expect.any(String) });
   });
 
-  it('a body at that limit passes API Gateway but not Lambda\'s 6 MB: API Gateway\'s own 413, no handler runs', async () => {
+  it("a body at that limit passes API Gateway but not Lambda's 6 MB: API Gateway's own 413, no handler runs", async () => {
     const { url } = await startApi();
     const response = await fetch(`${url}/nowhere`, { method: 'POST', body: Buffer.alloc(API_GATEWAY_MAX_BODY_BYTES, 0x20) });
 

@@ -36,7 +36,7 @@ function bodyCarrying(carried: number, unit = 'a'): string {
 
 const escapedSize = (text: string) => JSON.stringify(text).length - 2;
 
-describe('a route\'s body limit, counted as the Lambda event carries the body', () => {
+describe("a route's body limit, counted as the Lambda event carries the body", () => {
   it('a body carried at exactly the limit reaches validation; one byte more is the 413 envelope', async () => {
     const { key } = await createTestAccount();
     const atLimit = bodyCarrying(EMAIL_SEND_MAX_BODY_BYTES);
@@ -64,13 +64,21 @@ describe('a route\'s body limit, counted as the Lambda event carries the body', 
 
   it('the largest body email/send takes, escaped at worst (control characters, six bytes each), still fits in a Lambda event', () => {
     const worst = bodyCarrying(EMAIL_SEND_MAX_BODY_BYTES, '\u0001');
-    const event = buildHttpApiEvent({ method: 'POST', url: '/api/email/send', headers: { 'content-type': 'application/json', 'x-api-key': 'svc_live_'.padEnd(64, 'x'), 'user-agent': 'x'.repeat(2048) }, body: Buffer.from(worst) }, { handler: 'email/send', routeKey: 'POST /api/email/send' });
+    const event = buildHttpApiEvent(
+      {
+        method: 'POST',
+        url: '/api/email/send',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'svc_live_'.padEnd(64, 'x'), 'user-agent': 'x'.repeat(2048) },
+        body: Buffer.from(worst),
+      },
+      { handler: 'email/send', routeKey: 'POST /api/email/send' },
+    );
 
     expect(invocationPayloadBytes(event)).toBeLessThanOrEqual(LAMBDA_MAX_PAYLOAD_BYTES);
   });
 });
 
-describe('Lambda\'s 6 MB invocation payload', () => {
+describe("Lambda's 6 MB invocation payload", () => {
   it('an event just under 6 MB reaches the function; just over, API Gateway answers 413 with its own body', async () => {
     // /nowhere: the fallback function, which reads no body, so only the event's size decides.
     const probe = Buffer.alloc(1000, 0x61);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/require-java.mjs', ...args], { env }, (error, _stdout, stderr) => {
-      resolve({ code: error ? (error as { code?: number }).code ?? 1 : 0, stderr });
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr });
     });
   });
 }
@@ -42,7 +42,9 @@ describe('the java check before npm start and npm test', () => {
   });
 
   it('names Java 8, which has no --list-modules, by the version java -version reports', async () => {
-    const refused = await runWithJava('if [ "$1" = -version ]; then echo \'openjdk version "1.8.0_392"\' >&2; exit 0; fi\necho "Unrecognized option: $1" >&2\nexit 1\n');
+    const refused = await runWithJava(
+      'if [ "$1" = -version ]; then echo \'openjdk version "1.8.0_392"\' >&2; exit 0; fi\necho "Unrecognized option: $1" >&2\nexit 1\n',
+    );
 
     expectRefusal(refused, 'java 1.8.0_392 found');
   });

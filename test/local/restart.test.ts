@@ -39,22 +39,32 @@ describe('npm start across a restart', () => {
     const firstEnv = await stackEnv(dataDir);
     const seeding = startStack(firstEnv);
     await untilReady(seeding);
-    const { live: { key: liveKey } } = JSON.parse(readFileSync(join(dataDir, 'local-keys.json'), 'utf8')) as { live: { key: string } };
+    const {
+      live: { key: liveKey },
+    } = JSON.parse(readFileSync(join(dataDir, 'local-keys.json'), 'utf8')) as { live: { key: string } };
     const api = client(firstEnv, liveKey);
 
     const audience = (await api('POST', '/api/audiences', { name: 'Kept' })).body.data;
-    const imported = await api('POST', '/api/contacts/bulk', { audienceId: audience.id, contacts: Array.from({ length: 30 }, (_, index) => ({ email: `kept${index}@example.com`, status: index % 3 ? 'subscribed' : 'pending' })) });
+    const imported = await api('POST', '/api/contacts/bulk', {
+      audienceId: audience.id,
+      contacts: Array.from({ length: 30 }, (_, index) => ({ email: `kept${index}@example.com`, status: index % 3 ? 'subscribed' : 'pending' })),
+    });
     const contact = (await api('POST', '/api/contacts', { email: 'ann@example.com', audienceId: audience.id, firstName: 'Ann' })).body.data;
     await api('PATCH', `/api/contacts/${contact.id}`, { status: 'unsubscribed' });
     const template = (await api('POST', '/api/templates', { name: 'Welcome', subject: 'Hi {{firstName}}' })).body.data;
-    const form = (await api('POST', '/api/forms', { title: 'Kept form', published: true, fields: [{ id: 'email', type: 'email', label: 'Email', required: true }] })).body.data;
+    const form = (
+      await api('POST', '/api/forms', { title: 'Kept form', published: true, fields: [{ id: 'email', type: 'email', label: 'Email', required: true }] })
+    ).body.data;
     const sent = await api('POST', '/api/transactional/send', { from: 'news@example.com', to: 'someone@example.org', subject: 'Kept', content: '<p>Kept</p>' });
     const statsBefore = (await api('GET', `/api/audiences/${audience.id}/stats`)).body.data;
     expect([imported.status, sent.status]).toEqual([200, 200]);
     // Request logs go to the file the startup lines name, never between those lines (nor after them).
     expect(seeding.output()).toMatch(/^server log +\S*server\.log\b/m);
     expect(seeding.output()).not.toMatch(/^\{/m);
-    const logged = readFileSync(join(dataDir, 'server.log'), 'utf8').trimEnd().split('\n').map((entry) => JSON.parse(entry) as { route?: string });
+    const logged = readFileSync(join(dataDir, 'server.log'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((entry) => JSON.parse(entry) as { route?: string });
     expect(logged.map(({ route }) => route)).toEqual(expect.arrayContaining(['POST /api/audiences', 'POST /api/contacts/bulk']));
     expect(await stopStack(seeding)).toBe(0);
 

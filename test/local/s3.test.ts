@@ -10,11 +10,21 @@ const dataDir = mkdtempSync(join(tmpdir(), 'postlane-s3-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function clientFor(endpoint: string, secretAccessKey = 'local') {
-  return new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey }, requestChecksumCalculation: 'WHEN_REQUIRED' });
+  return new S3Client({
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'local', secretAccessKey },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
 }
 
 function presignPut(client: S3Client, key: string, options: { signingDate?: Date } = {}) {
-  return getSignedUrl(client, new PutObjectCommand({ Bucket: 'uploads', Key: key, ContentType: 'text/plain' }), { expiresIn: 60, signableHeaders: new Set(['content-type']), ...options });
+  return getSignedUrl(client, new PutObjectCommand({ Bucket: 'uploads', Key: key, ContentType: 'text/plain' }), {
+    expiresIn: 60,
+    signableHeaders: new Set(['content-type']),
+    ...options,
+  });
 }
 
 describe('the local S3', () => {
@@ -62,8 +72,9 @@ describe('the local S3', () => {
     const s3 = await startLocalS3({ port: 0 });
     try {
       await clientFor(s3.endpoint).send(new PutObjectCommand({ Bucket: 'uploads', Key: 'signed', Body: 'x', ContentType: 'text/plain' }));
-      await expect(clientFor(s3.endpoint, 'not-the-local-secret').send(new GetObjectCommand({ Bucket: 'uploads', Key: 'signed' })))
-        .rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
+      await expect(clientFor(s3.endpoint, 'not-the-local-secret').send(new GetObjectCommand({ Bucket: 'uploads', Key: 'signed' }))).rejects.toMatchObject({
+        name: 'SignatureDoesNotMatch',
+      });
       const anonymous = await fetch(`${s3.endpoint}/uploads/signed`);
       expect([anonymous.status, await anonymous.text()]).toEqual([403, expect.stringContaining('<Code>AccessDenied</Code>')]);
     } finally {
@@ -80,11 +91,16 @@ describe('the local S3', () => {
       await expect(client.send(new GetObjectCommand({ Bucket: 'uploads', Key: 'gone' }))).rejects.toBeInstanceOf(NoSuchKey);
 
       // The body changed after signing: a signed hash of 'x', a body of 'y'.
-      client.middlewareStack.add((next) => async (args) => {
-        (args.request as { body: unknown }).body = 'y';
-        return next(args);
-      }, { step: 'finalizeRequest', name: 'swapBody', priority: 'low' });
-      await expect(client.send(new PutObjectCommand({ Bucket: 'uploads', Key: 'tampered', Body: 'x', ContentType: 'text/plain' }))).rejects.toMatchObject({ name: 'XAmzContentSHA256Mismatch' });
+      client.middlewareStack.add(
+        (next) => async (args) => {
+          (args.request as { body: unknown }).body = 'y';
+          return next(args);
+        },
+        { step: 'finalizeRequest', name: 'swapBody', priority: 'low' },
+      );
+      await expect(client.send(new PutObjectCommand({ Bucket: 'uploads', Key: 'tampered', Body: 'x', ContentType: 'text/plain' }))).rejects.toMatchObject({
+        name: 'XAmzContentSHA256Mismatch',
+      });
     } finally {
       await s3.stop();
     }

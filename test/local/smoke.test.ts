@@ -21,9 +21,13 @@ describe('npm run smoke', () => {
     const [api, dynamodb, ses] = [await findFreePort(), await findFreePort(), await findFreePort()];
     const started = startStack({ LOCAL_IN_MEMORY: '1', PORT: String(api), DYNAMODB_PORT: String(dynamodb), SES_PORT: String(ses) });
     const output = await untilReady(started);
-    expect(output).toMatch(/^SES feedback +success@, bounce@, complaint@simulator\.amazonses\.com +\(local mailbox simulator; dead letters: http:\/\/127\.0\.0\.1:\d+\/\S+\)$/m);
+    expect(output).toMatch(
+      /^SES feedback +success@, bounce@, complaint@simulator\.amazonses\.com +\(local mailbox simulator; dead letters: http:\/\/127\.0\.0\.1:\d+\/\S+\)$/m,
+    );
 
-    const run = await smoke(['--url', `http://127.0.0.1:${api}`, '--table', 'postlane', '--timeout', '15'], { DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamodb}` });
+    const run = await smoke(['--url', `http://127.0.0.1:${api}`, '--table', 'postlane', '--timeout', '15'], {
+      DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamodb}`,
+    });
     await stopStack(started);
 
     expect(run.stdout).toMatch(/^smoke passed: 11 passed, 0 failed$/m);

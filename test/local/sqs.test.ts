@@ -1,4 +1,11 @@
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, QueueDoesNotExist, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  QueueDoesNotExist,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backoffSeconds, MAX_DELAY_SECONDS } from '#shared/model/retry-policy.ts';
 import { keptMessages, sqsEvent } from '#dev/local/queue-poller.ts';
@@ -7,14 +14,22 @@ import { createRetryQueues, LocalQueues, startLocalSqs } from '#dev/local/sqs.ts
 /** Queues on a clock the test moves. */
 function queuesAt() {
   const clock = { now: 1_000_000 };
-  const queues = new LocalQueues(() => 'http://sqs.local', () => clock.now);
+  const queues = new LocalQueues(
+    () => 'http://sqs.local',
+    () => clock.now,
+  );
   const { QueueUrl: deadLetterUrl } = queues.createQueue({ QueueName: 'work-dlq' });
   const { QueueUrl: url } = queues.createQueue({
     QueueName: 'work',
-    Attributes: { VisibilityTimeout: '30', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:work-dlq', maxReceiveCount: 2 }) },
+    Attributes: {
+      VisibilityTimeout: '30',
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:work-dlq', maxReceiveCount: 2 }),
+    },
   });
   const receive = (queueUrl = url) => queues.receiveMessage({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }).Messages;
-  const advance = (seconds: number) => { clock.now += seconds * 1000; };
+  const advance = (seconds: number) => {
+    clock.now += seconds * 1000;
+  };
   return { queues, url, deadLetterUrl, receive, advance };
 }
 
@@ -46,7 +61,7 @@ describe('the local SQS stand-in', () => {
     expect(again[0]!.ReceiptHandle).not.toBe(first[0]!.ReceiptHandle);
   });
 
-  it('sets a received message\'s next visibility with ChangeMessageVisibility', () => {
+  it("sets a received message's next visibility with ChangeMessageVisibility", () => {
     const { queues, url, receive, advance } = queuesAt();
     queues.sendMessage({ QueueUrl: url, MessageBody: 'job' });
     const [message] = receive();
@@ -109,7 +124,9 @@ describe('the local SQS stand-in', () => {
     const { Messages: none = [] } = await client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl }));
     const missing = client.send(new SendMessageCommand({ QueueUrl: `${server.endpoint}/000000000000/nope`, MessageBody: 'x' }));
 
-    expect(Messages.map((message) => [message.MessageId, message.Body, message.Attributes?.ApproximateReceiveCount])).toEqual([[sent.MessageId, 'héllo ✉', '1']]);
+    expect(Messages.map((message) => [message.MessageId, message.Body, message.Attributes?.ApproximateReceiveCount])).toEqual([
+      [sent.MessageId, 'héllo ✉', '1'],
+    ]);
     expect(again[0]!.MessageId).toBe(sent.MessageId);
     expect(none).toEqual([]);
     await expect(missing).rejects.toBeInstanceOf(QueueDoesNotExist);
@@ -117,13 +134,19 @@ describe('the local SQS stand-in', () => {
 });
 
 describe('the local event source', () => {
-  const event = sqsEvent([
-    { MessageId: 'a', ReceiptHandle: 'ra', Body: '1', Attributes: { ApproximateReceiveCount: '2' } },
-    { MessageId: 'b', ReceiptHandle: 'rb', Body: '2' },
-  ], 'arn:aws:sqs:us-east-1:000000000000:work', 'us-east-1');
+  const event = sqsEvent(
+    [
+      { MessageId: 'a', ReceiptHandle: 'ra', Body: '1', Attributes: { ApproximateReceiveCount: '2' } },
+      { MessageId: 'b', ReceiptHandle: 'rb', Body: '2' },
+    ],
+    'arn:aws:sqs:us-east-1:000000000000:work',
+    'us-east-1',
+  );
 
   it('builds the SQS event Lambda passes, one record per message', () => {
-    expect(event.Records.map((record) => [record.messageId, record.receiptHandle, record.body, record.attributes.ApproximateReceiveCount, record.eventSource])).toEqual([
+    expect(
+      event.Records.map((record) => [record.messageId, record.receiptHandle, record.body, record.attributes.ApproximateReceiveCount, record.eventSource]),
+    ).toEqual([
       ['a', 'ra', '1', '2', 'aws:sqs'],
       ['b', 'rb', '2', '1', 'aws:sqs'],
     ]);
@@ -138,7 +161,7 @@ describe('the local event source', () => {
 });
 
 describe('the retry backoff', () => {
-  it('doubles from the base per failed attempt, up to SQS\'s longest delay', () => {
+  it("doubles from the base per failed attempt, up to SQS's longest delay", () => {
     expect([1, 2, 3, 4, 5].map((attempts) => backoffSeconds(attempts, 10))).toEqual([10, 20, 40, 80, 160]);
     expect(backoffSeconds(20, 10)).toBe(MAX_DELAY_SECONDS);
     expect(backoffSeconds(3, 0)).toBe(0);

@@ -38,12 +38,18 @@ describe('npm start', () => {
     // The attachment upload path, through the local S3 npm start runs on a port of its own.
     expect(output).toMatch(/^local S3 +http:\/\/127\.0\.0\.1:\d+ +\(attachment uploads in memory/m);
     const headers = { 'x-api-key': liveKey!, 'content-type': 'application/json' };
-    const upload = await json(`${base}/api/attachments`, { method: 'POST', headers, body: JSON.stringify({ filename: 'a.txt', contentType: 'text/plain', size: 5 }) });
+    const upload = await json(`${base}/api/attachments`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ filename: 'a.txt', contentType: 'text/plain', size: 5 }),
+    });
     const { id, uploadUrl } = (upload.body as { data: { id: string; uploadUrl: string } }).data;
     expect((await fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'hello' })).status).toBe(200);
     const email = { from: 'news@example.com', recipients: ['ann@example.org'], subject: 'File', content: '<p>File</p>', attachments: [{ id }] };
     expect((await json(`${base}/api/email/send`, { method: 'POST', headers, body: JSON.stringify(email) })).status).toBe(200);
-    expect(await json(`http://127.0.0.1:${ses}/store`)).toMatchObject({ body: { emails: [{ attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }] }] } });
+    expect(await json(`http://127.0.0.1:${ses}/store`)).toMatchObject({
+      body: { emails: [{ attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }] }] },
+    });
     // An in-memory stack's keys die with it: they must not replace the persistent stack's.
     expect(existsSync(KEYS_FILE) ? readFileSync(KEYS_FILE, 'utf8') : undefined).toBe(keysBefore);
 
@@ -122,7 +128,11 @@ describe('npm start', () => {
       await block(taken);
       // The obvious suggestion, the next port, is taken too.
       await block(taken + 1);
-      const ports: Record<string, string> = { PORT: String(await findFreePort()), DYNAMODB_PORT: String(await findFreePort()), SES_PORT: String(await findFreePort()) };
+      const ports: Record<string, string> = {
+        PORT: String(await findFreePort()),
+        DYNAMODB_PORT: String(await findFreePort()),
+        SES_PORT: String(await findFreePort()),
+      };
 
       const started = start({ ...ports, [variable]: String(taken), LOCAL_IN_MEMORY: '1' });
       const { code, stderr } = await started.exit;
@@ -134,7 +144,11 @@ describe('npm start', () => {
       expect(stderr).toContain(`set ${variable} to a free port`);
       const suggested = Number(new RegExp(`${variable}=(\\d+) npm start`).exec(stderr)?.[1]);
       expect(suggested).not.toBe(taken + 1);
-      expect(Object.entries(ports).filter(([name]) => name !== variable).map(([, port]) => Number(port))).not.toContain(suggested);
+      expect(
+        Object.entries(ports)
+          .filter(([name]) => name !== variable)
+          .map(([, port]) => Number(port)),
+      ).not.toContain(suggested);
       expect(await isPortFree(suggested)).toBe(true);
     });
   });

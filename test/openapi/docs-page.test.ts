@@ -38,8 +38,14 @@ describe('GET /docs', () => {
     await page.goto(`${base}/docs`);
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
 
-    const operations = await page.locator('.opblock-summary').evaluateAll((blocks) =>
-      blocks.map((block) => `${block.querySelector('.opblock-summary-method')?.textContent} ${block.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`));
+    const operations = await page
+      .locator('.opblock-summary')
+      .evaluateAll((blocks) =>
+        blocks.map(
+          (block) =>
+            `${block.querySelector('.opblock-summary-method')?.textContent} ${block.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+        ),
+      );
     expect(operations.sort()).toEqual(ROUTES.map((route) => `${route.method} ${route.path}`).sort());
     expect(await page.locator('.info .title').textContent()).toContain('Postlane API');
     expect(requested.filter((url) => new URL(url).origin !== base)).toEqual([]);

@@ -17,13 +17,28 @@ import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { createForm } from '../forms/support.ts';
 
-interface MediaType { schema?: unknown; example?: unknown; examples?: Record<string, { $ref?: string; value?: unknown }> }
-interface Response { $ref?: string; content?: Record<string, MediaType> }
-interface Operation { tags?: string[]; requestBody?: { required?: boolean; content: Record<string, MediaType> }; responses: Record<string, Response> }
+interface MediaType {
+  schema?: unknown;
+  example?: unknown;
+  examples?: Record<string, { $ref?: string; value?: unknown }>;
+}
+interface Response {
+  $ref?: string;
+  content?: Record<string, MediaType>;
+}
+interface Operation {
+  tags?: string[];
+  requestBody?: { required?: boolean; content: Record<string, MediaType> };
+  responses: Record<string, Response>;
+}
 interface Document {
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { title?: string; description?: string }>; examples: Record<string, { value: unknown }>; responses: Record<string, unknown> };
+  components: {
+    schemas: Record<string, { title?: string; description?: string }>;
+    examples: Record<string, { value: unknown }>;
+    responses: Record<string, unknown>;
+  };
 }
 
 const document = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as Document;
@@ -58,7 +73,7 @@ describe('error examples', () => {
     expect(checked).toBeGreaterThan(200);
   });
 
-  it('name a field of the operation\'s own request in validation examples', () => {
+  it("name a field of the operation's own request in validation examples", () => {
     const create = operationOf(ROUTES.find((route) => route.handler === 'templates/create')!);
     const send = operationOf(ROUTES.find((route) => route.handler === 'email/send')!);
 
@@ -66,7 +81,7 @@ describe('error examples', () => {
     expect(valueOf(send.responses['422']!.content!['application/json']!.examples!.INVALID_EMAIL!)).toMatchObject({ field: 'from' });
   });
 
-  it('answer the stage throttle\'s 429 (API Gateway\'s own body) on the operations that have no 429 of their own', () => {
+  it("answer the stage throttle's 429 (API Gateway's own body) on the operations that have no 429 of their own", () => {
     for (const route of ROUTES) {
       const throttled = operationOf(route).responses['429'];
       const own = route.auth === 'key' || route.handler === 'forms/submit';
@@ -97,7 +112,10 @@ describe('component schemas', () => {
 
   it('name a lazy schema from its metadata title, and refuse one without', async () => {
     const withLazy = (lazy: v.GenericSchema) =>
-      buildDocument('0', ROUTES.map((route) => (route.handler === 'templates/render' ? { ...route, request: { body: v.object({ variables: lazy }) } } : route))) as unknown as Document;
+      buildDocument(
+        '0',
+        ROUTES.map((route) => (route.handler === 'templates/render' ? { ...route, request: { body: v.object({ variables: lazy }) } } : route)),
+      ) as unknown as Document;
 
     const titled = withLazy(v.lazy(() => v.pipe(v.record(v.string(), v.string()), v.metadata({ title: 'Template variables', description: 'Values by name' }))));
 
@@ -115,7 +133,10 @@ describe('form-post bodies', () => {
     const contact = await createContact(accountId, { email: 'ann@example.com', audienceId: audience.id }, new Date());
     const { unsubscribeUrl } = await subscriptionLinks(accountId, 'ann@example.com');
 
-    const done = await request('POST', new URL(unsubscribeUrl).pathname, { rawBody: urlencoded(oneClick), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const done = await request('POST', new URL(unsubscribeUrl).pathname, {
+      rawBody: urlencoded(oneClick),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
 
     expect(body.required).toBe(false);
     expect(oneClick).toEqual({ 'List-Unsubscribe': 'One-Click' });
@@ -135,9 +156,17 @@ describe('form-post bodies', () => {
     const published = await createForm(key);
     const example = operationOf(ROUTES.find((route) => route.handler === 'forms/submit')!).requestBody!.content['application/x-www-form-urlencoded']!.example;
 
-    const submitted = await request('POST', `/api/forms/${published.id}/submit`, { rawBody: urlencoded(example), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const submitted = await request('POST', `/api/forms/${published.id}/submit`, {
+      rawBody: urlencoded(example),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
 
-    expect(formPosts.map((route) => route.handler).sort()).toEqual(['forms/confirm', 'forms/submit', 'subscriptions/unsubscribe', 'subscriptions/update-preferences']);
+    expect(formPosts.map((route) => route.handler).sort()).toEqual([
+      'forms/confirm',
+      'forms/submit',
+      'subscriptions/unsubscribe',
+      'subscriptions/update-preferences',
+    ]);
     expect(submitted.status).toBe(200);
   });
 });

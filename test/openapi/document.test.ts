@@ -12,7 +12,23 @@ import { DEFAULT_REGIONS } from '../../lib/app.ts';
 const committed = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const documentJson = committed('docs/openapi.json');
 const document = JSON.parse(documentJson) as {
-  paths: Record<string, Record<string, { summary: string; description?: string; security?: unknown[]; requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> }; parameters?: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: { allOf?: [unknown, { properties: { error: { enum: string[] } } }] } }>; headers?: Record<string, unknown> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        summary: string;
+        description?: string;
+        security?: unknown[];
+        requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> };
+        parameters?: { name: string; in: string }[];
+        responses: Record<
+          string,
+          { content?: Record<string, { schema: { allOf?: [unknown, { properties: { error: { enum: string[] } } }] } }>; headers?: Record<string, unknown> }
+        >;
+      }
+    >
+  >;
 };
 const operationOf = (route: (typeof ROUTES)[number]) => document.paths[route.path]![route.method.toLowerCase()]!;
 
@@ -40,7 +56,10 @@ describe('the OpenAPI document', () => {
   it("gives every operation its contract's summary and a description of a sentence or two", () => {
     for (const route of ROUTES) {
       const operation = operationOf(route);
-      expect({ summary: operation.summary, description: operation.description }, route.handler).toEqual({ summary: route.summary, description: route.description });
+      expect({ summary: operation.summary, description: operation.description }, route.handler).toEqual({
+        summary: route.summary,
+        description: route.description,
+      });
       expect(route.description.length, route.handler).toBeGreaterThan(20);
     }
   });
@@ -48,7 +67,8 @@ describe('the OpenAPI document', () => {
   it("documents each contract's request schemas: body, query and path parameters", () => {
     // References are compared by place, not name: the document names the converter's numbered definitions.
     const withoutRefNames = (json: string) => json.replace(/"\$ref":"[^"]*"/g, '"$ref":"…"');
-    const asJsonSchema = (schema: v.GenericSchema) => withoutRefNames(JSON.stringify(toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }).properties ?? {}));
+    const asJsonSchema = (schema: v.GenericSchema) =>
+      withoutRefNames(JSON.stringify(toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }).properties ?? {}));
 
     for (const route of ROUTES) {
       const { body, query } = route.request;
@@ -85,7 +105,9 @@ describe('the OpenAPI document', () => {
         expect(operation.security, route.handler).toBeUndefined();
         expect(codesAt(401), route.handler).toEqual(['UNAUTHORIZED']);
         expect(codesAt(429), route.handler).toContain('RATE_LIMIT_EXCEEDED');
-        expect(Object.keys((operation.responses['200'] ?? operation.responses['201'])!.headers ?? {}), route.handler).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+        expect(Object.keys((operation.responses['200'] ?? operation.responses['201'])!.headers ?? {}), route.handler).toEqual(
+          expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+        );
         expect(Object.keys(operation.responses['429']!.headers ?? {}), route.handler).toContain('Retry-After');
       }
     }
@@ -94,7 +116,8 @@ describe('the OpenAPI document', () => {
   it('derives the validation errors of routes with a body or query, and the route-specific codes', () => {
     const contactsGet = operationOf(ROUTES.find((route) => route.handler === 'contacts/get')!);
     const contactsCreate = operationOf(ROUTES.find((route) => route.handler === 'contacts/create')!);
-    const codes = (operation: typeof contactsGet, status: string) => operation.responses[status]?.content?.['application/json']?.schema.allOf?.[1].properties.error.enum;
+    const codes = (operation: typeof contactsGet, status: string) =>
+      operation.responses[status]?.content?.['application/json']?.schema.allOf?.[1].properties.error.enum;
 
     expect(codes(contactsGet, '404')).toEqual(['CONTACT_NOT_FOUND']);
     expect(codes(contactsGet, '422')).toBeUndefined();
@@ -107,7 +130,12 @@ describe('the OpenAPI document', () => {
   it('names the US and EU deployments as server variables', () => {
     const { servers } = JSON.parse(documentJson) as { servers: { url: string; variables?: Record<string, { enum?: string[] }> }[] };
 
-    expect(servers.map((server) => server.url)).toEqual(['https://{domain}', 'https://{region}.{domain}', 'https://{apiId}.execute-api.{region}.amazonaws.com', 'http://127.0.0.1:3000']);
+    expect(servers.map((server) => server.url)).toEqual([
+      'https://{domain}',
+      'https://{region}.{domain}',
+      'https://{apiId}.execute-api.{region}.amazonaws.com',
+      'http://127.0.0.1:3000',
+    ]);
     expect(servers[1]?.variables?.region?.enum).toEqual(DEFAULT_REGIONS);
     expect(servers[2]?.variables?.region?.enum).toEqual(DEFAULT_REGIONS);
   });

@@ -24,7 +24,7 @@ async function run(binary: string, args: string[], env: Record<string, string> =
 }
 
 describe('the OpenAPI document under the linters', () => {
-  it('passes Redocly CLI\'s recommended ruleset with no warning', async () => {
+  it("passes Redocly CLI's recommended ruleset with no warning", async () => {
     const stdout = await run('redocly', ['lint', DOCUMENT, '--config', 'redocly.yaml', '--format', 'json', '--max-problems', '1000'], {
       // No usage report and no check for a newer version: the test runs offline.
       REDOCLY_TELEMETRY: 'off',
@@ -35,7 +35,7 @@ describe('the OpenAPI document under the linters', () => {
     expect(problems.map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`)).toEqual([]);
   }, 60_000);
 
-  it('passes Spectral\'s spectral:oas ruleset with no warning', async () => {
+  it("passes Spectral's spectral:oas ruleset with no warning", async () => {
     const stdout = await run('spectral', ['lint', DOCUMENT, '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet']);
     const findings = JSON.parse(stdout || '[]') as { code: string; message: string; path: string[] }[];
 

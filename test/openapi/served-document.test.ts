@@ -18,7 +18,11 @@ describe('GET /openapi.json', () => {
 
     expect(status).toBe(200);
     expect(body.servers[0]).toEqual({ url: base, description: expect.any(String) });
-    expect(body.servers.slice(1).map((server: { url: string }) => server.url)).toEqual(['https://{domain}', 'https://{region}.{domain}', 'https://{apiId}.execute-api.{region}.amazonaws.com']);
+    expect(body.servers.slice(1).map((server: { url: string }) => server.url)).toEqual([
+      'https://{domain}',
+      'https://{region}.{domain}',
+      'https://{apiId}.execute-api.{region}.amazonaws.com',
+    ]);
     // The committed file keeps its generic list: one file for every deployment.
     expect(committed.servers.map((server) => server.url)).toContain('http://127.0.0.1:3000');
     expect(committed.servers.map((server) => server.url)).not.toContain(base);

@@ -42,7 +42,8 @@ describe('home regions (global table, two regions)', () => {
 
   it('writes for an account that arrive in the other region go to its home replica, and reach the other one by replication', async () => {
     const setup = await arrange(replication);
-    const inReplica = async (region: string, id: string) => [...(await itemsOf(TABLES()[region]!, setup.accountId)).keys()].some((key) => key.endsWith(` ${id}`));
+    const inReplica = async (region: string, id: string) =>
+      [...(await itemsOf(TABLES()[region]!, setup.accountId)).keys()].some((key) => key.endsWith(` ${id}`));
     replication.hold();
     let id: string;
     try {
@@ -70,7 +71,8 @@ describe('home regions (global table, two regions)', () => {
       expect(await inRegion(US, () => moveAccount(setup.accountId, US))).toEqual({ accountId: setup.accountId, region: US });
 
       const after = await call(EU, 'audiences/create', { key: setup.key, body: { name: 'Written after the move' } });
-      const inReplica = async (region: string, id: string) => [...(await itemsOf(TABLES()[region]!, setup.accountId)).keys()].some((key) => key.endsWith(` ${id}`));
+      const inReplica = async (region: string, id: string) =>
+        [...(await itemsOf(TABLES()[region]!, setup.accountId)).keys()].some((key) => key.endsWith(` ${id}`));
       expect({ newHome: await inReplica(US, after.body.data.id), oldHome: await inReplica(EU, after.body.data.id) }).toEqual({ newHome: true, oldHome: false });
       // The documented trade-off: the new home lacks the old home's unreplicated writes...
       expect((await call(US, 'contacts/create', { key: setup.key, body: { email: 'ana@example.org', audienceId: stranded } })).status).toBe(404);
@@ -84,8 +86,12 @@ describe('home regions (global table, two regions)', () => {
 
   it('refuses one write naming the items of two accounts: each account is written in its own home', async () => {
     const [first, second] = [await createAccount({ plan: 'free', region: EU }), await createAccount({ plan: 'free', region: US })];
-    const exists = (accountId: string) => ({ ConditionCheck: { TableName: tableName, Key: accountKey(accountId), ConditionExpression: 'attribute_exists(pk)' } });
+    const exists = (accountId: string) => ({
+      ConditionCheck: { TableName: tableName, Key: accountKey(accountId), ConditionExpression: 'attribute_exists(pk)' },
+    });
 
-    await expect(db.send(new TransactWriteCommand({ TransactItems: [exists(first.accountId), exists(second.accountId)] }))).rejects.toThrow(/names the items of 2 accounts/);
+    await expect(db.send(new TransactWriteCommand({ TransactItems: [exists(first.accountId), exists(second.accountId)] }))).rejects.toThrow(
+      /names the items of 2 accounts/,
+    );
   });
 });

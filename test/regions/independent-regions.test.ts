@@ -35,7 +35,7 @@ describe('independent regions', () => {
     expect(eu.status).toBe(200);
   });
 
-  it('keeps the EU account\'s data in the EU table only', async () => {
+  it("keeps the EU account's data in the EU table only", async () => {
     const { accountId, key } = await euAccount();
 
     const audience = await call(EU, 'audiences/create', { key, body: { name: 'EU only' } });
@@ -45,7 +45,7 @@ describe('independent regions', () => {
     expect((await itemsOf(TABLES()[US]!, accountId)).size).toBe(0);
   });
 
-  it('refuses to create an account homed in another region\'s table, and to move one', async () => {
+  it("refuses to create an account homed in another region's table, and to move one", async () => {
     const { accountId } = await euAccount();
 
     await expect(inRegion(US, () => createAccount({ plan: 'free', region: EU }))).rejects.toThrow(/AWS_REGION=eu-west-1/);

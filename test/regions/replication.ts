@@ -21,15 +21,20 @@ import { replicaFor } from '#shared/data/client.ts';
 
 /** The written keys of a request, marshalled or not: `[{pk, sk}]`. */
 function writtenKeys(operation: string, input: Record<string, any>): { pk: string; sk: string }[] {
-  const plain = (value: unknown) => (typeof value === 'object' && value !== null ? (value as { S: string }).S : value as string);
+  const plain = (value: unknown) => (typeof value === 'object' && value !== null ? (value as { S: string }).S : (value as string));
   const key = (item: Record<string, unknown> | undefined) => (item ? [{ pk: plain(item.pk), sk: plain(item.sk) }] : []);
   switch (operation) {
-    case 'PutItem': return key(input.Item);
+    case 'PutItem':
+      return key(input.Item);
     case 'UpdateItem':
-    case 'DeleteItem': return key(input.Key);
-    case 'TransactWriteItems': return (input.TransactItems as Record<string, any>[]).flatMap((item) => key(item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key));
-    case 'BatchWriteItem': return (Object.values(input.RequestItems ?? {}) as any[][]).flat().flatMap((request) => key(request.PutRequest?.Item ?? request.DeleteRequest?.Key));
-    default: return [];
+    case 'DeleteItem':
+      return key(input.Key);
+    case 'TransactWriteItems':
+      return (input.TransactItems as Record<string, any>[]).flatMap((item) => key(item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key));
+    case 'BatchWriteItem':
+      return (Object.values(input.RequestItems ?? {}) as any[][]).flat().flatMap((request) => key(request.PutRequest?.Item ?? request.DeleteRequest?.Key));
+    default:
+      return [];
   }
 }
 
@@ -67,7 +72,9 @@ export function replicate(endpoint: string, tables: Record<string, string>, opti
   const tails = new Map<string, Promise<void>>();
   async function lock(ids: readonly string[]): Promise<() => void> {
     let unlock = () => {};
-    const mine = new Promise<void>((resolve) => { unlock = resolve; });
+    const mine = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
     const unique = [...new Set(ids)];
     const before = unique.map((id) => tails.get(id));
     for (const id of unique) tails.set(id, mine);
@@ -78,7 +85,13 @@ export function replicate(endpoint: string, tables: Record<string, string>, opti
     };
   }
 
-  async function copy(from: string, to: string, key: { pk: string; sk: string }, image: Record<string, AttributeValue> | undefined, writtenAt: number): Promise<void> {
+  async function copy(
+    from: string,
+    to: string,
+    key: { pk: string; sk: string },
+    image: Record<string, AttributeValue> | undefined,
+    writtenAt: number,
+  ): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, options.minDelayMs + Math.random() * (options.maxDelayMs - options.minDelayMs)));
     await released;
     const id = itemId(to, key);
@@ -97,33 +110,45 @@ export function replicate(endpoint: string, tables: Record<string, string>, opti
   for (const region of Object.keys(tables)) {
     const { client } = replicaFor(region);
     const name = `replicateFrom-${region}`;
-    client.middlewareStack.add((next, context) => async (args) => {
-      const operation = (context.commandName ?? '').replace(/Command$/, '');
-      const keys = writtenKeys(operation, args.input as Record<string, any>);
-      if (keys.length === 0) return next(args);
-      const ids = keys.map((key) => itemId(region, key));
-      const unlock = await lock(ids);
-      const writtenAt = now();
-      const images: Promise<Record<string, AttributeValue> | undefined>[] = [];
-      try {
-        const result = await next(args);
-        for (const id of ids) lastWrite.set(id, writtenAt);
-        // Read while the items are still locked: the images are this write's.
-        images.push(...keys.map(async (key) => (await raw.send(new GetItemCommand({ TableName: tables[region], Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }))).Item));
-        await Promise.all(images);
-        return result;
-      } finally {
-        unlock();
-        keys.forEach((key, index) => {
-          if (!images[index]) return; // the write failed: nothing to replicate
-          const done = images[index]!
-            .then((image) => Promise.all(Object.keys(tables).filter((other) => other !== region).map((other) => copy(region, other, key, image, writtenAt))))
-            .then(() => undefined);
-          pending.add(done);
-          void done.finally(() => pending.delete(done));
-        });
-      }
-    }, { step: 'initialize', priority: 'low', name });
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const operation = (context.commandName ?? '').replace(/Command$/, '');
+        const keys = writtenKeys(operation, args.input as Record<string, any>);
+        if (keys.length === 0) return next(args);
+        const ids = keys.map((key) => itemId(region, key));
+        const unlock = await lock(ids);
+        const writtenAt = now();
+        const images: Promise<Record<string, AttributeValue> | undefined>[] = [];
+        try {
+          const result = await next(args);
+          for (const id of ids) lastWrite.set(id, writtenAt);
+          // Read while the items are still locked: the images are this write's.
+          images.push(
+            ...keys.map(
+              async (key) =>
+                (await raw.send(new GetItemCommand({ TableName: tables[region], Key: { pk: { S: key.pk }, sk: { S: key.sk } }, ConsistentRead: true }))).Item,
+            ),
+          );
+          await Promise.all(images);
+          return result;
+        } finally {
+          unlock();
+          keys.forEach((key, index) => {
+            if (!images[index]) return; // the write failed: nothing to replicate
+            const done = images[index]!.then((image) =>
+              Promise.all(
+                Object.keys(tables)
+                  .filter((other) => other !== region)
+                  .map((other) => copy(region, other, key, image, writtenAt)),
+              ),
+            ).then(() => undefined);
+            pending.add(done);
+            void done.finally(() => pending.delete(done));
+          });
+        }
+      },
+      { step: 'initialize', priority: 'low', name },
+    );
     removers.push(() => client.middlewareStack.remove(name));
   }
 
@@ -132,7 +157,9 @@ export function replicate(endpoint: string, tables: Record<string, string>, opti
       while (pending.size > 0) await Promise.all([...pending]);
     },
     hold() {
-      released = new Promise((resolve) => { release = resolve; });
+      released = new Promise((resolve) => {
+        release = resolve;
+      });
     },
     resume() {
       release();

@@ -37,11 +37,15 @@ export async function startRegions(options: { replicated: boolean }): Promise<Re
 
 /** A keyed or public route's handler, invoked as if the request arrived in `region`. */
 export async function call(region: string, handler: string, options: { key?: string; body?: unknown; pathParameters?: Record<string, string> } = {}) {
-  const result = await inRegionScope(() => invoke(handler, {
-    headers: { ...(options.key ? { 'x-api-key': options.key } : {}), ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-    ...(options.pathParameters ? { pathParameters: options.pathParameters } : {}),
-  }), region);
+  const result = await inRegionScope(
+    () =>
+      invoke(handler, {
+        headers: { ...(options.key ? { 'x-api-key': options.key } : {}), ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        ...(options.pathParameters ? { pathParameters: options.pathParameters } : {}),
+      }),
+    region,
+  );
   const text = typeof result.body === 'string' ? result.body : '';
   return { status: result.statusCode ?? 200, body: text.startsWith('{') ? JSON.parse(text) : text };
 }
@@ -53,14 +57,37 @@ const feedback = invokedAs('feedback/ses-events', sesEventsHandler);
 
 /** An SES bounce for `address`, delivered to the feedback function of `region` (as EventBridge does in the sending region). */
 export function bounceIn(region: string, accountId: string, emailId: string, address: string): Promise<void> {
-  return inRegionScope(() => feedback({
-    version: '0', id: `e-${randomBase62(8)}`, 'detail-type': 'Email Bounce', source: 'aws.ses', account: '123456789012', time: new Date().toISOString(), region, resources: [],
-    detail: {
-      eventType: 'Bounce',
-      mail: { timestamp: new Date().toISOString(), source: 'news@example.com', messageId: randomBase62(12), destination: [address], tags: { 'postlane-account': [accountId], 'postlane-email': [emailId] } },
-      bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: address, action: 'failed', status: '5.1.1' }], timestamp: new Date().toISOString(), feedbackId: randomBase62(8) },
-    },
-  } as never), region);
+  return inRegionScope(
+    () =>
+      feedback({
+        version: '0',
+        id: `e-${randomBase62(8)}`,
+        'detail-type': 'Email Bounce',
+        source: 'aws.ses',
+        account: '123456789012',
+        time: new Date().toISOString(),
+        region,
+        resources: [],
+        detail: {
+          eventType: 'Bounce',
+          mail: {
+            timestamp: new Date().toISOString(),
+            source: 'news@example.com',
+            messageId: randomBase62(12),
+            destination: [address],
+            tags: { 'postlane-account': [accountId], 'postlane-email': [emailId] },
+          },
+          bounce: {
+            bounceType: 'Permanent',
+            bounceSubType: 'General',
+            bouncedRecipients: [{ emailAddress: address, action: 'failed', status: '5.1.1' }],
+            timestamp: new Date().toISOString(),
+            feedbackId: randomBase62(8),
+          },
+        },
+      } as never),
+    region,
+  );
 }
 
 /** Every item of the account in one replica, by `pk sk`. */
@@ -69,7 +96,15 @@ export async function itemsOf(table: string, accountId: string): Promise<Map<str
   const items = new Map<string, Record<string, unknown>>();
   let start: Record<string, AttributeValue> | undefined;
   do {
-    const page = await client.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start, FilterExpression: 'begins_with(pk, :account)', ExpressionAttributeValues: { ':account': { S: accountId } } }));
+    const page = await client.send(
+      new ScanCommand({
+        TableName: table,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+        FilterExpression: 'begins_with(pk, :account)',
+        ExpressionAttributeValues: { ':account': { S: accountId } },
+      }),
+    );
     for (const item of page.Items ?? []) items.set(`${item.pk!.S} ${item.sk!.S}`, unmarshall(item));
     start = page.LastEvaluatedKey;
   } while (start);
@@ -131,18 +166,30 @@ export async function concurrentTraffic(setup: Setup): Promise<void> {
   const { key, audienceId, from } = setup;
   const same = `same.${setup.accountId.slice(-6).toLowerCase()}@example.org`;
   const imported = [0, 1, 2, 3].map((index) => ({ email: `imported${index}.${setup.accountId.slice(-6).toLowerCase()}@example.org`, firstName: `N${index}` }));
-  const idempotent = { from, recipients: [`receipt.${setup.accountId.slice(-6).toLowerCase()}@example.org`], subject: IDEMPOTENT_SUBJECT, content: '<p>Paid</p>', idempotencyKey: 'order-1' };
+  const idempotent = {
+    from,
+    recipients: [`receipt.${setup.accountId.slice(-6).toLowerCase()}@example.org`],
+    subject: IDEMPOTENT_SUBJECT,
+    content: '<p>Paid</p>',
+    idempotencyKey: 'order-1',
+  };
   const work = [US, EU].flatMap((region) => [
     call(region, 'contacts/create', { key, body: { email: same, audienceId } }),
     call(region, 'contacts/create', { key, body: { email: same.toUpperCase(), audienceId } }),
     call(region, 'contacts/bulk-import', { key, body: { audienceId, contacts: imported } }),
-    ...setup.moved.map((contact) => call(region, 'contacts/update', { key, pathParameters: { id: contact.id }, body: { status: region === US ? 'unsubscribed' : 'bounced' } })),
-    ...[1, 2, 3].map((n) => call(region, 'email/send', { key, body: { from, recipients: [uniqueAddress(`q${n}`)], subject: `Quota ${region} ${n}`, content: '<p>Hi</p>' } })),
+    ...setup.moved.map((contact) =>
+      call(region, 'contacts/update', { key, pathParameters: { id: contact.id }, body: { status: region === US ? 'unsubscribed' : 'bounced' } }),
+    ),
+    ...[1, 2, 3].map((n) =>
+      call(region, 'email/send', { key, body: { from, recipients: [uniqueAddress(`q${n}`)], subject: `Quota ${region} ${n}`, content: '<p>Hi</p>' } }),
+    ),
     call(region, 'email/send', { key, body: idempotent }),
     call(region, 'email/send', { key, body: idempotent }),
-    ...setup.mailed.map((contact) => (region === US
-      ? call(US, 'subscriptions/unsubscribe', { pathParameters: { token: contact.oneClickToken } })
-      : bounceIn(EU, setup.accountId, contact.emailId, contact.email))),
+    ...setup.mailed.map((contact) =>
+      region === US
+        ? call(US, 'subscriptions/unsubscribe', { pathParameters: { token: contact.oneClickToken } })
+        : bounceIn(EU, setup.accountId, contact.emailId, contact.email),
+    ),
   ]);
   await Promise.allSettled(work);
 }
@@ -160,8 +207,11 @@ export async function violations(setup: Setup): Promise<string[]> {
     for (const contact of contacts) perEmail.set(contact.email as string, (perEmail.get(contact.email as string) ?? 0) + 1);
     const twice = [...perEmail].filter(([, count]) => count > 1).map(([email]) => email);
     if (twice.length > 0) found.push(`${region}: ${twice.length} addresses are two contacts in one audience (${twice[0]})`);
-    const [counters, recount] = await inRegion(region, () => Promise.all([audienceCounters(setup.accountId, setup.audienceId), recountAudience(setup.accountId, setup.audienceId)]));
-    if (JSON.stringify(counters) !== JSON.stringify(recount)) found.push(`${region}: audience counters ${JSON.stringify(counters)} differ from the contacts ${JSON.stringify(recount)}`);
+    const [counters, recount] = await inRegion(region, () =>
+      Promise.all([audienceCounters(setup.accountId, setup.audienceId), recountAudience(setup.accountId, setup.audienceId)]),
+    );
+    if (JSON.stringify(counters) !== JSON.stringify(recount))
+      found.push(`${region}: audience counters ${JSON.stringify(counters)} differ from the contacts ${JSON.stringify(recount)}`);
     for (const contact of setup.mailed) {
       const status = contacts.find((item) => item.email === contact.email)?.status;
       if (status !== 'unsubscribed' && status !== 'bounced') found.push(`${region}: ${contact.email} is ${status} after both an unsubscribe and a bounce`);

@@ -107,8 +107,20 @@ describe('cc and bcc of messages with signed links', () => {
     const sender = await createSender();
     const [ann, carl, dora] = [uniqueAddress('ann'), uniqueAddress('carl'), uniqueAddress('dora')];
 
-    await send(sender.key, { from: sender.from, recipients: [ann], cc: [carl], subject: 'Prefs', content: '<p><a href="{{preferencesUrl}}">Preferences</a></p>' });
-    await send(sender.key, { from: sender.from, recipients: [ann], cc: [dora], subject: 'Encoded', content: '<p>Preferences: {{ preferencesUrl | url_encode }}</p>' });
+    await send(sender.key, {
+      from: sender.from,
+      recipients: [ann],
+      cc: [carl],
+      subject: 'Prefs',
+      content: '<p><a href="{{preferencesUrl}}">Preferences</a></p>',
+    });
+    await send(sender.key, {
+      from: sender.from,
+      recipients: [ann],
+      cc: [dora],
+      subject: 'Encoded',
+      content: '<p>Preferences: {{ preferencesUrl | url_encode }}</p>',
+    });
 
     const stored = await storedEmails(sender.domain);
     expect(stored.map((email) => [email.subject, email.destination])).toEqual([
@@ -117,7 +129,8 @@ describe('cc and bcc of messages with signed links', () => {
       ['Encoded', { to: [ann], cc: [], bcc: [] }],
       ['Encoded', { to: [dora], cc: [], bcc: [] }],
     ]);
-    const preferencesOf = async (email: StoredEmail) => (await verifySubscriptionToken(/preferences(?:\/|%2F)([A-Za-z0-9_.-]+)/.exec(email.body.html!)![1]!))?.email;
+    const preferencesOf = async (email: StoredEmail) =>
+      (await verifySubscriptionToken(/preferences(?:\/|%2F)([A-Za-z0-9_.-]+)/.exec(email.body.html!)![1]!))?.email;
     expect(await Promise.all(stored.map(preferencesOf))).toEqual([ann, carl, ann, dora]);
     // Without List-Unsubscribe: the message has no unsubscribe link to point it at.
     expect(stored[1]!.headers ?? []).toEqual([]);
@@ -158,7 +171,14 @@ describe('cc and bcc of messages with signed links', () => {
 
   it('replays an idempotent send exactly, copies included, and sends nothing again', async () => {
     const sender = await createSender();
-    const body = { from: sender.from, recipients: [uniqueAddress('ann')], bcc: [uniqueAddress('bea')], subject: 'Once only', content: WITH_LINKS, idempotencyKey: 'copies-1' };
+    const body = {
+      from: sender.from,
+      recipients: [uniqueAddress('ann')],
+      bcc: [uniqueAddress('bea')],
+      subject: 'Once only',
+      content: WITH_LINKS,
+      idempotencyKey: 'copies-1',
+    };
 
     const first = await send(sender.key, body);
     const replay = await send(sender.key, body);
@@ -189,7 +209,14 @@ describe('cc and bcc of messages without signed links', () => {
     const sender = await createSender();
     const [ann, carl, bea] = [uniqueAddress('ann'), uniqueAddress('carl'), uniqueAddress('bea')];
 
-    const response = await send(sender.key, { from: sender.from, recipients: [ann], cc: [carl], bcc: [bea], subject: 'Plain', content: '<p>No links here</p>' });
+    const response = await send(sender.key, {
+      from: sender.from,
+      recipients: [ann],
+      cc: [carl],
+      bcc: [bea],
+      subject: 'Plain',
+      content: '<p>No links here</p>',
+    });
 
     expect(response.body).toMatchObject({ successfulEmails: [{ recipient: ann }], failedEmails: [], recipientCount: 1, emailsRemaining: 1_000_000 - 1 });
     expect((await storedEmails(sender.domain)).map((email) => email.destination)).toEqual([{ to: [ann], cc: [carl], bcc: [bea] }]);
@@ -199,7 +226,14 @@ describe('cc and bcc of messages without signed links', () => {
     const sender = await createSender();
     const many = (count: number) => Array.from({ length: count }, () => uniqueAddress());
 
-    const response = await send(sender.key, { from: sender.from, recipients: [uniqueAddress()], cc: many(30), bcc: many(20), subject: 'Plain', content: '<p>Hi</p>' });
+    const response = await send(sender.key, {
+      from: sender.from,
+      recipients: [uniqueAddress()],
+      cc: many(30),
+      bcc: many(20),
+      subject: 'Plain',
+      content: '<p>Hi</p>',
+    });
 
     expect(response.status).toBe(422);
     expect(response.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'bcc' });
@@ -211,7 +245,14 @@ describe('suppressed cc and bcc', () => {
   /** An account with cc and bcc addresses suppressed each way, and one that is not. */
   async function suppressedCopies() {
     const sender = await createSender();
-    const [ann, ok, unsubscribed, bounced, complained, leftByLink] = ['ann', 'ok', 'unsub', 'bounced', 'complained', 'left'].map(uniqueAddress) as [string, string, string, string, string, string];
+    const [ann, ok, unsubscribed, bounced, complained, leftByLink] = ['ann', 'ok', 'unsub', 'bounced', 'complained', 'left'].map(uniqueAddress) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     await addContact(sender.key, unsubscribed, 'unsubscribed');
     await addContact(sender.key, bounced, 'bounced');
     await addContact(sender.key, complained, 'complained');
@@ -243,7 +284,9 @@ describe('suppressed cc and bcc', () => {
       recipientCount: 1,
       emailsRemaining: expect.any(Number),
     });
-    expect((await storedEmails(sender.domain)).filter((email) => email.subject === 'Plain').map((email) => email.destination)).toEqual([{ to: [ann], cc: [ok], bcc: [] }]);
+    expect((await storedEmails(sender.domain)).filter((email) => email.subject === 'Plain').map((email) => email.destination)).toEqual([
+      { to: [ann], cc: [ok], bcc: [] },
+    ]);
     const record = await request('GET', `/api/emails/${response.body.successfulEmails[0].trackingId}`, { key: sender.key });
     expect(record.body.data).toMatchObject({ to: ann, cc: [ok], bcc: [] });
   });

@@ -23,7 +23,10 @@ afterEach(() => vi.restoreAllMocks());
 async function deadLetteredSend() {
   const sender = await createSender({ quota: 10 });
   vi.spyOn(ses, 'send').mockRejectedValue(new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} }));
-  const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'Receipt', content: '<p>Paid</p>' } });
+  const response = await request('POST', '/api/transactional/send', {
+    key: sender.key,
+    body: { from: sender.from, to: uniqueAddress(), subject: 'Receipt', content: '<p>Paid</p>' },
+  });
   vi.restoreAllMocks();
   // Only this test's message: the file's queue is shared by its tests, so take ours by its email id.
   let body: string | undefined;
@@ -68,7 +71,10 @@ describe('retry replay', () => {
 
     const replayed = await admin(['retry', 'replay', '--queue', deadLetters, '--to', config.RETRY_QUEUE_URL!]);
     const worker = await startRetryWorker();
-    const record = await eventually(async () => (await request('GET', `/api/emails/${emailId}`, { key: sender.key })).body.data, (email) => email.status !== 'queued');
+    const record = await eventually(
+      async () => (await request('GET', `/api/emails/${emailId}`, { key: sender.key })).body.data,
+      (email) => email.status !== 'queued',
+    );
     await worker.stop();
     const again = await admin(['retry', 'replay', '--queue', deadLetters, '--to', config.RETRY_QUEUE_URL!]);
 
@@ -98,4 +104,3 @@ async function queueHolding(...bodies: string[]): Promise<string> {
   for (const body of bodies) await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
   return queueUrl;
 }
-

@@ -29,7 +29,10 @@ describe('POST /api/email/send', () => {
         cc: [cc],
         bcc: [bcc],
         replyTo: 'Support <help@acme.example>',
-        attachments: [{ filename: 'report.pdf', content: pdf, contentType: 'application/pdf' }, { filename: 'notes.txt', content: Buffer.from('hi').toString('base64') }],
+        attachments: [
+          { filename: 'report.pdf', content: pdf, contentType: 'application/pdf' },
+          { filename: 'notes.txt', content: Buffer.from('hi').toString('base64') },
+        ],
       },
     });
 
@@ -66,13 +69,18 @@ describe('POST /api/email/send', () => {
     expect(first!.headers ?? []).toEqual([]);
   });
 
-  it('adds List-Unsubscribe and List-Unsubscribe-Post (RFC 8058) with each recipient\'s own link when the content uses {{unsubscribeUrl}}', async () => {
+  it("adds List-Unsubscribe and List-Unsubscribe-Post (RFC 8058) with each recipient's own link when the content uses {{unsubscribeUrl}}", async () => {
     const sender = await createSender();
     const [ann, bob] = [uniqueAddress('ann'), uniqueAddress('bob')];
 
     await request('POST', '/api/email/send', {
       key: sender.key,
-      body: { from: sender.from, recipients: [ann, bob], subject: 'News', content: '<p>News. <a href="{{unsubscribeUrl}}">Unsubscribe</a> · <a href="{{preferencesUrl}}">Preferences</a></p>' },
+      body: {
+        from: sender.from,
+        recipients: [ann, bob],
+        subject: 'News',
+        content: '<p>News. <a href="{{unsubscribeUrl}}">Unsubscribe</a> · <a href="{{preferencesUrl}}">Preferences</a></p>',
+      },
     });
 
     const stored = await storedEmails(sender.domain);
@@ -87,14 +95,19 @@ describe('POST /api/email/send', () => {
     });
     expect(new Set(links).size).toBe(2);
     // The one-click POST of Ann's link unsubscribes her, and nobody else.
-    expect((await fetch(links[0]!, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(200);
+    expect(
+      (await fetch(links[0]!, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status,
+    ).toBe(200);
   });
 
   it('sends 50 recipients 50 separate messages, each with its own tracking id', async () => {
     const sender = await createSender();
     const recipients = Array.from({ length: 50 }, (_, index) => uniqueAddress(`r${index}`));
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.status).toBe(200);
     expect(response.body.recipientCount).toBe(50);
@@ -108,23 +121,39 @@ describe('POST /api/email/send', () => {
     const sender = await createSender();
     const ann = uniqueAddress('ann');
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ann, ` ${ann.toUpperCase()} `], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ann, ` ${ann.toUpperCase()} `], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.body).toMatchObject({ recipientCount: 1, successfulEmails: [{ recipient: ann }] });
     expect(await storedEmails(sender.domain)).toHaveLength(1);
   });
 
-  it('renders a stored template, with the request subject overriding the template\'s', async () => {
+  it("renders a stored template, with the request subject overriding the template's", async () => {
     const sender = await createSender();
     const template = await request('POST', '/api/templates', {
       key: sender.key,
-      body: { name: 'Welcome', subject: 'Welcome {{name}}', components: [{ type: 'heading', content: 'Hello {{name}}' }, { type: 'text', content: 'Unsubscribe: {{unsubscribeUrl}}' }] },
+      body: {
+        name: 'Welcome',
+        subject: 'Welcome {{name}}',
+        components: [
+          { type: 'heading', content: 'Hello {{name}}' },
+          { type: 'text', content: 'Unsubscribe: {{unsubscribeUrl}}' },
+        ],
+      },
     });
     expect(template.status).toBe(201);
     const [ann, bob] = [uniqueAddress('ann'), uniqueAddress('bob')];
 
-    const withTemplateSubject = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ann], templateId: template.body.data.id, variables: { name: 'Ann' } } });
-    const withOwnSubject = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [bob], templateId: template.body.data.id, subject: 'For {{name}} only', variables: { name: 'Bob' } } });
+    const withTemplateSubject = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ann], templateId: template.body.data.id, variables: { name: 'Ann' } },
+    });
+    const withOwnSubject = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [bob], templateId: template.body.data.id, subject: 'For {{name}} only', variables: { name: 'Bob' } },
+    });
 
     expect([withTemplateSubject.status, withOwnSubject.status]).toEqual([200, 200]);
     const stored = await storedEmails(sender.domain);
@@ -136,7 +165,13 @@ describe('POST /api/email/send', () => {
 
   it('does not send to contacts that unsubscribed, bounced or complained, in any audience', async () => {
     const sender = await createSender();
-    const [ok, unsubscribed, bounced, complained, pending] = ['ok', 'unsub', 'bounced', 'complained', 'pending'].map(uniqueAddress) as [string, string, string, string, string];
+    const [ok, unsubscribed, bounced, complained, pending] = ['ok', 'unsub', 'bounced', 'complained', 'pending'].map(uniqueAddress) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     await addContact(sender.key, unsubscribed, 'unsubscribed');
     await addContact(sender.key, bounced, 'bounced');
     await addContact(sender.key, complained, 'complained');
@@ -151,7 +186,10 @@ describe('POST /api/email/send', () => {
     expect(response.body).toEqual({
       success: true,
       message: 'Email sent to 2 of 5 recipients',
-      successfulEmails: [{ recipient: ok, trackingId: expect.stringMatching(TRACKING_ID) }, { recipient: pending, trackingId: expect.stringMatching(TRACKING_ID) }],
+      successfulEmails: [
+        { recipient: ok, trackingId: expect.stringMatching(TRACKING_ID) },
+        { recipient: pending, trackingId: expect.stringMatching(TRACKING_ID) },
+      ],
       failedEmails: [
         { recipient: unsubscribed, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('unsubscribed') },
         { recipient: bounced, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('bounced') },
@@ -168,7 +206,10 @@ describe('POST /api/email/send', () => {
     const gone = uniqueAddress('gone');
     await addContact(sender.key, gone, 'bounced');
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [gone], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [gone], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.status).toBe(422);
     expect(response.body).toEqual({
@@ -186,11 +227,11 @@ describe('POST /api/email/send', () => {
     const sender = await createSender();
     const other = await createSender();
 
-    const responses = await Promise.all([
-      `news@unverified-${sender.domain}`,
-      other.from,
-      `Acme <news@sub.${sender.domain}>`,
-    ].map((from) => request('POST', '/api/email/send', { key: sender.key, body: { from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } })));
+    const responses = await Promise.all(
+      [`news@unverified-${sender.domain}`, other.from, `Acme <news@sub.${sender.domain}>`].map((from) =>
+        request('POST', '/api/email/send', { key: sender.key, body: { from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } }),
+      ),
+    );
 
     for (const response of responses) {
       expect(response.status).toBe(403);
@@ -248,7 +289,10 @@ describe('POST /api/email/send', () => {
   it('answers TEMPLATE_NOT_FOUND for an unknown template, also one of another account', async () => {
     const sender = await createSender();
     const other = await createSender();
-    const foreign = await request('POST', '/api/templates', { key: other.key, body: { name: 'T', subject: 'S', components: [{ type: 'text', content: 'x' }] } });
+    const foreign = await request('POST', '/api/templates', {
+      key: other.key,
+      body: { name: 'T', subject: 'S', components: [{ type: 'text', content: 'x' }] },
+    });
 
     for (const templateId of ['tpl_unknown', foreign.body.data.id]) {
       const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], templateId } });
@@ -263,7 +307,10 @@ describe('POST /api/email/send', () => {
     const base = { from: sender.from, recipients: [uniqueAddress()], subject: 'Big', content: '<p>Big</p>' };
     const tooBig = Buffer.alloc(Math.ceil((email.send.maxBodyBytes * 3) / 4), 1).toString('base64');
 
-    const fits = await request('POST', '/api/email/send', { key: sender.key, body: { ...base, attachments: [{ filename: 'big.bin', content: threeMegabytes.toString('base64') }] } });
+    const fits = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { ...base, attachments: [{ filename: 'big.bin', content: threeMegabytes.toString('base64') }] },
+    });
     const refused = await request('POST', '/api/email/send', { key: sender.key, body: { ...base, attachments: [{ filename: 'huge.bin', content: tooBig }] } });
 
     expect(fits.status).toBe(200);
@@ -272,17 +319,25 @@ describe('POST /api/email/send', () => {
     expect(refused.body.error).toBe('PAYLOAD_TOO_LARGE');
   });
 
-  it('refuses an inline attachment over 7 MB decoded with ATTACHMENT_TOO_LARGE naming it (behind a larger body limit than Lambda\'s)', async () => {
+  it("refuses an inline attachment over 7 MB decoded with ATTACHMENT_TOO_LARGE naming it (behind a larger body limit than Lambda's)", async () => {
     const sevenMegabytes = 7 * 1024 * 1024;
     const atLimit = Buffer.alloc(sevenMegabytes).toString('base64');
     const overLimit = Buffer.alloc(sevenMegabytes + 1).toString('base64');
     const now = new Date();
 
-    expect((await resolveAttachments('acc_none', [{ filename: 'a', content: atLimit, contentType: 'application/octet-stream' }], now))[0]!.content.length).toBe(sevenMegabytes);
-    await expect(resolveAttachments('acc_none', [
-      { filename: 'a', content: atLimit, contentType: 'application/octet-stream' },
-      { filename: 'b', content: overLimit, contentType: 'application/octet-stream' },
-    ], now)).rejects.toMatchObject({ code: 'ATTACHMENT_TOO_LARGE', details: { field: 'attachments[1]' } });
+    expect((await resolveAttachments('acc_none', [{ filename: 'a', content: atLimit, contentType: 'application/octet-stream' }], now))[0]!.content.length).toBe(
+      sevenMegabytes,
+    );
+    await expect(
+      resolveAttachments(
+        'acc_none',
+        [
+          { filename: 'a', content: atLimit, contentType: 'application/octet-stream' },
+          { filename: 'b', content: overLimit, contentType: 'application/octet-stream' },
+        ],
+        now,
+      ),
+    ).rejects.toMatchObject({ code: 'ATTACHMENT_TOO_LARGE', details: { field: 'attachments[1]' } });
   });
 
   it('accepts base64 wrapped at 76 characters, as MIME tools write it', async () => {
@@ -290,7 +345,16 @@ describe('POST /api/email/send', () => {
     const data = Buffer.alloc(200, 65).toString('base64');
     const wrapped = data.replace(/(.{76})/g, '$1\r\n');
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'W', content: '<p>W</p>', attachments: [{ filename: 'w.txt', content: wrapped, contentType: 'text/plain' }] } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: {
+        from: sender.from,
+        recipients: [uniqueAddress()],
+        subject: 'W',
+        content: '<p>W</p>',
+        attachments: [{ filename: 'w.txt', content: wrapped, contentType: 'text/plain' }],
+      },
+    });
 
     expect(response.status).toBe(200);
     expect((await storedEmails(sender.domain))[0]!.attachments[0]).toMatchObject({ content: data, size: 200 });
@@ -302,9 +366,15 @@ describe('send permissions', () => {
     const sender = await createSender({ permission: 'sending' });
     const to = uniqueAddress();
 
-    const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'Hi', content: '<p>Hi</p>' } });
+    const sent = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [to], subject: 'Hi', content: '<p>Hi</p>' },
+    });
     const otp = await request('POST', '/api/otp/send', { key: sender.key, body: { from: sender.from, to, code: '123456' } });
-    const transactional = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to, subject: 'R', content: '<p>R</p>' } });
+    const transactional = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to, subject: 'R', content: '<p>R</p>' },
+    });
     const read = await request('GET', `/api/emails/${otp.body.emailId}`, { key: sender.key });
 
     expect([sent.status, otp.status, transactional.status]).toEqual([200, 200, 200]);

@@ -40,14 +40,22 @@ describe('GET /api/emails/:id', () => {
   it('finds each message of a multi-recipient send by its tracking id, cc and bcc included', async () => {
     const sender = await createSender();
     const [ann, bob, cc] = [uniqueAddress('ann'), uniqueAddress('bob'), uniqueAddress('cc')];
-    const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ann, bob], cc: [cc], subject: 'S', content: '<p>S</p>' } });
+    const sent = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ann, bob], cc: [cc], subject: 'S', content: '<p>S</p>' },
+    });
 
-    const records = await Promise.all(sent.body.successfulEmails.map((item: { trackingId: string }) => request('GET', `/api/emails/${item.trackingId}`, { key: sender.key })));
+    const records = await Promise.all(
+      sent.body.successfulEmails.map((item: { trackingId: string }) => request('GET', `/api/emails/${item.trackingId}`, { key: sender.key })),
+    );
 
-    expect(records.map((record) => [record.body.data.to, record.body.data.cc, record.body.data.type])).toEqual([[ann, [cc], 'email'], [bob, [cc], 'email']]);
+    expect(records.map((record) => [record.body.data.to, record.body.data.cc, record.body.data.type])).toEqual([
+      [ann, [cc], 'email'],
+      [bob, [cc], 'email'],
+    ]);
   });
 
-  it('answers EMAIL_NOT_FOUND for unknown, malformed, forged and other accounts\' ids alike', async () => {
+  it("answers EMAIL_NOT_FOUND for unknown, malformed, forged and other accounts' ids alike", async () => {
     const sender = await createSender();
     const other = await createSender();
     const theirs = await request('POST', '/api/otp/send', { key: other.key, body: { from: other.from, to: uniqueAddress(), code: '1' } });

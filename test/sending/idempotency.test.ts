@@ -31,7 +31,13 @@ describe('idempotency keys', () => {
 
   it('work on POST /api/email/send too: the same send to several recipients is replayed, a changed one refused', async () => {
     const sender = await createSender();
-    const body = { from: sender.from, recipients: [uniqueAddress('a'), uniqueAddress('b')], subject: 'Launch', content: '<p>Launch</p>', idempotencyKey: 'launch-2026' };
+    const body = {
+      from: sender.from,
+      recipients: [uniqueAddress('a'), uniqueAddress('b')],
+      subject: 'Launch',
+      content: '<p>Launch</p>',
+      idempotencyKey: 'launch-2026',
+    };
 
     const first = await request('POST', '/api/email/send', { key: sender.key, body });
     const again = await request('POST', '/api/email/send', { key: sender.key, body });
@@ -48,7 +54,13 @@ describe('idempotency keys', () => {
 
   it('never send a multi-recipient email twice when identical requests race', async () => {
     const sender = await createSender();
-    const body = { from: sender.from, recipients: [uniqueAddress('a'), uniqueAddress('b'), uniqueAddress('c')], subject: 'S', content: '<p>S</p>', idempotencyKey: 'race-send' };
+    const body = {
+      from: sender.from,
+      recipients: [uniqueAddress('a'), uniqueAddress('b'), uniqueAddress('c')],
+      subject: 'S',
+      content: '<p>S</p>',
+      idempotencyKey: 'race-send',
+    };
 
     const responses = await Promise.all(Array.from({ length: 6 }, () => request('POST', '/api/email/send', { key: sender.key, body })));
 
@@ -87,9 +99,13 @@ describe('idempotency keys', () => {
     const body = { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>', idempotencyKey: 'slow' };
     const original = ses.send.bind(ses);
     let release!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let reachedSes!: () => void;
-    const inSes = new Promise<void>((resolve) => { reachedSes = resolve; });
+    const inSes = new Promise<void>((resolve) => {
+      reachedSes = resolve;
+    });
     vi.spyOn(ses, 'send').mockImplementationOnce((async (command: Parameters<typeof ses.send>[0]) => {
       reachedSes();
       await gate;
@@ -104,7 +120,13 @@ describe('idempotency keys', () => {
     const after = await transactional(sender.key, body);
 
     expect(meanwhile.status).toBe(409);
-    expect(meanwhile.body).toEqual({ success: false, error: 'IDEMPOTENCY_IN_PROGRESS', message: expect.any(String), field: 'idempotencyKey', retryAfter: expect.any(Number) });
+    expect(meanwhile.body).toEqual({
+      success: false,
+      error: 'IDEMPOTENCY_IN_PROGRESS',
+      message: expect.any(String),
+      field: 'idempotencyKey',
+      retryAfter: expect.any(Number),
+    });
     expect(meanwhile.body.retryAfter).toBeGreaterThan(0);
     expect(meanwhile.body.retryAfter).toBeLessThanOrEqual(IN_PROGRESS_LEASE_MS / 1000);
     expect(meanwhile.headers.get('retry-after')).toBe(String(meanwhile.body.retryAfter));
@@ -177,7 +199,7 @@ describe('idempotency keys', () => {
     expect(await storedEmails(sender.domain)).toHaveLength(1);
   });
 
-  it('let a crashed request\'s claim go when its lease ends, and forget completed keys after 24 hours', async () => {
+  it("let a crashed request's claim go when its lease ends, and forget completed keys after 24 hours", async () => {
     const sender = await createSender();
     const start = Date.parse('2026-11-21T10:00:00Z');
     const at = (ms: number) => new Date(start + ms);
@@ -185,7 +207,11 @@ describe('idempotency keys', () => {
     let runs = 0;
     const run = async () => ({ run: ++runs });
 
-    await claimIdempotencyKey({ accountId: sender.accountId, scope: 'live#test', key: 'crashed' }, { payloadHash: payloadHash(options.payload), token: 'dead', leaseUntil: start + IN_PROGRESS_LEASE_MS, expiresAt: start / 1000 + 60 }, at(0));
+    await claimIdempotencyKey(
+      { accountId: sender.accountId, scope: 'live#test', key: 'crashed' },
+      { payloadHash: payloadHash(options.payload), token: 'dead', leaseUntil: start + IN_PROGRESS_LEASE_MS, expiresAt: start / 1000 + 60 },
+      at(0),
+    );
     const blocked = await makeIdempotent({ ...options, key: 'crashed', now: at(10_000) }, run).catch((error: unknown) => error);
     const takenOver = await makeIdempotent({ ...options, key: 'crashed', now: at(IN_PROGRESS_LEASE_MS + 1) }, run);
 
@@ -205,7 +231,13 @@ describe('idempotency keys', () => {
     const start = Date.parse('2026-11-21T10:00:00Z');
     const options = { accountId: sender.accountId, scope: 'live#test', key: 'busy', payload: { a: 1 } };
     let release!: () => void;
-    const holding = makeIdempotent({ ...options, now: new Date(start) }, () => new Promise<Record<string, unknown>>((resolve) => { release = () => resolve({}); }));
+    const holding = makeIdempotent(
+      { ...options, now: new Date(start) },
+      () =>
+        new Promise<Record<string, unknown>>((resolve) => {
+          release = () => resolve({});
+        }),
+    );
     await vi.waitFor(() => expect(release).toBeDefined());
 
     const busy = await makeIdempotent({ ...options, now: new Date(start + 12_000) }, async () => ({})).catch((error: unknown) => error);

@@ -35,13 +35,15 @@ describe('POST /api/otp/send', () => {
     expect(html).toContain('Se você não solicitou este código, ignore este e-mail.');
     expect(html).toContain('role="presentation"');
     expect(html).not.toMatch(/<style|<script|<link/i);
-    expect(email!.body.text).toBe([
-      'Seu código de verificação',
-      'Use o código abaixo para continuar no Postlane.',
-      'A1B2-C3',
-      'Este código expira em 10 minutos.',
-      'Se você não solicitou este código, ignore este e-mail. Nunca compartilhe este código com ninguém: nossa equipe nunca pedirá por ele.',
-    ].join('\n\n'));
+    expect(email!.body.text).toBe(
+      [
+        'Seu código de verificação',
+        'Use o código abaixo para continuar no Postlane.',
+        'A1B2-C3',
+        'Este código expira em 10 minutos.',
+        'Se você não solicitou este código, ignore este e-mail. Nunca compartilhe este código com ninguém: nossa equipe nunca pedirá por ele.',
+      ].join('\n\n'),
+    );
     expect(email!.headers ?? []).toEqual([]);
   });
 
@@ -63,10 +65,21 @@ describe('POST /api/otp/send', () => {
     const sender = await createSender();
     const template = await request('POST', '/api/templates', {
       key: sender.key,
-      body: { name: 'OTP', subject: '{{appName}}: {{code}}', components: [{ type: 'text', content: 'Code {{code}} for {{appName}}, valid {{expiresInMinutes}} min' }] },
+      body: {
+        name: 'OTP',
+        subject: '{{appName}}: {{code}}',
+        components: [{ type: 'text', content: 'Code {{code}} for {{appName}}, valid {{expiresInMinutes}} min' }],
+      },
     });
 
-    const response = await otp(sender.key, { from: sender.from, to: uniqueAddress(), code: '777', appName: 'Shop', expiresInMinutes: 5, templateId: template.body.data.id });
+    const response = await otp(sender.key, {
+      from: sender.from,
+      to: uniqueAddress(),
+      code: '777',
+      appName: 'Shop',
+      expiresInMinutes: 5,
+      templateId: template.body.data.id,
+    });
 
     expect(response.status).toBe(200);
     const [email] = await storedEmails(sender.domain);
@@ -143,7 +156,7 @@ describe('POST /api/otp/send', () => {
 });
 
 describe('OTP per-recipient limit', () => {
-  it('allows the plan\'s number per recipient in 5 minutes, then 429 with the wait until the oldest leaves', async () => {
+  it("allows the plan's number per recipient in 5 minutes, then 429 with the wait until the oldest leaves", async () => {
     const sender = await createSender({ plan: 'pro' });
     const to = uniqueAddress();
     const other = uniqueAddress();
@@ -157,7 +170,12 @@ describe('OTP per-recipient limit', () => {
 
     expect(allowed.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ success: false, error: 'RATE_LIMIT_EXCEEDED', message: expect.stringContaining('5 OTP emails'), retryAfter: expect.any(Number) });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'RATE_LIMIT_EXCEEDED',
+      message: expect.stringContaining('5 OTP emails'),
+      retryAfter: expect.any(Number),
+    });
     expect(refused.body.retryAfter).toBeGreaterThan(290);
     expect(refused.body.retryAfter).toBeLessThanOrEqual(300);
     expect(refused.headers.get('retry-after')).toBe(String(refused.body.retryAfter));
@@ -166,7 +184,7 @@ describe('OTP per-recipient limit', () => {
     expect(await storedEmails(sender.domain)).toHaveLength(4);
   });
 
-  it('holds under concurrency: of 15 racing requests exactly the plan\'s 8 are sent', async () => {
+  it("holds under concurrency: of 15 racing requests exactly the plan's 8 are sent", async () => {
     const sender = await createSender({ plan: 'business' });
     const to = uniqueAddress();
 

@@ -13,7 +13,10 @@ describe('monthly quota', () => {
 
     const first = await send(sender.key, sender.from, [uniqueAddress(), uniqueAddress(), uniqueAddress()], { cc: [uniqueAddress()], bcc: [uniqueAddress()] });
     const otp = await request('POST', '/api/otp/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), code: '1234' } });
-    const transactional = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'R', content: '<p>R</p>' } });
+    const transactional = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to: uniqueAddress(), subject: 'R', content: '<p>R</p>' },
+    });
     const last = await send(sender.key, sender.from, [uniqueAddress()]);
 
     expect([first.status, otp.status, transactional.status, last.status]).toEqual([200, 200, 200, 200]);
@@ -77,7 +80,10 @@ describe('test keys', () => {
 
     const sent = await send(sender.testKey, sender.from, [to, gone], { content: '<p>Hi <a href="{{unsubscribeUrl}}">x</a></p>' });
     const otp = await request('POST', '/api/otp/send', { key: sender.testKey, body: { from: sender.from, to, code: '1234' } });
-    const transactional = await request('POST', '/api/transactional/send', { key: sender.testKey, body: { from: sender.from, to, subject: 'R', content: '<p>R</p>' } });
+    const transactional = await request('POST', '/api/transactional/send', {
+      key: sender.testKey,
+      body: { from: sender.from, to, subject: 'R', content: '<p>R</p>' },
+    });
     const invalid = await send(sender.testKey, sender.from, ['broken']);
     const unverified = await send(sender.testKey, `news@elsewhere-${sender.domain}`, [to]);
 
@@ -90,7 +96,13 @@ describe('test keys', () => {
       recipientCount: 2,
       emailsRemaining: 8,
     });
-    expect(otp.body).toEqual({ success: true, message: 'OTP email sent', trackingId: expect.stringMatching(/^svc_/), emailId: expect.stringMatching(/^eml_/), queued: false });
+    expect(otp.body).toEqual({
+      success: true,
+      message: 'OTP email sent',
+      trackingId: expect.stringMatching(/^svc_/),
+      emailId: expect.stringMatching(/^eml_/),
+      queued: false,
+    });
     expect(transactional.status).toBe(200);
     expect([invalid.status, invalid.body.error, unverified.status, unverified.body.error]).toEqual([422, 'INVALID_EMAIL', 403, 'SENDER_NOT_VERIFIED']);
     expect(await storedEmails(sender.domain)).toHaveLength(2);

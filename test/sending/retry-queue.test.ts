@@ -28,7 +28,12 @@ const { queuedMessageKey, readQueuedMessage } = await import('#shared/data/queue
 const { DeleteObjectCommand, S3Client } = await import('@aws-sdk/client-s3');
 
 /** The test's own view of the local bucket (the code under test signs its requests itself). */
-const attachmentsBucket = new S3Client({ region: 'us-east-1', endpoint: config.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const attachmentsBucket = new S3Client({
+  region: 'us-east-1',
+  endpoint: config.S3_ENDPOINT,
+  forcePathStyle: true,
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 const { ses } = await import('#shared/email/transport.ts');
 const { sqsEvent } = await import('#dev/local/queue-poller.ts');
 const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
@@ -66,7 +71,6 @@ function throttleSes(throttles: (recipient: string) => boolean = () => true) {
   return calls;
 }
 
-
 async function visibleMessages(url: string): Promise<number> {
   const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }));
   return Number(Attributes?.ApproximateNumberOfMessages);
@@ -80,16 +84,25 @@ describe('a throttled send', () => {
     const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
     const calls = throttleSes((recipient) => recipient === slow && calls.get(slow) === 1);
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' },
+    });
     const queuedRecord = await emailOf(sender.key, response.body.successfulEmails[1].trackingId);
     await runWorker();
-    const sentRecord = await eventually(() => emailOf(sender.key, queuedRecord.id), (email) => email.status !== 'queued');
+    const sentRecord = await eventually(
+      () => emailOf(sender.key, queuedRecord.id),
+      (email) => email.status !== 'queued',
+    );
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       success: true,
       message: 'Email sent to 2 recipients',
-      successfulEmails: [{ recipient: ok, trackingId: expect.any(String) }, { recipient: slow, trackingId: expect.any(String), queued: true }],
+      successfulEmails: [
+        { recipient: ok, trackingId: expect.any(String) },
+        { recipient: slow, trackingId: expect.any(String), queued: true },
+      ],
       failedEmails: [],
       emailsRemaining: 8,
     });
@@ -112,7 +125,13 @@ describe('a throttled send', () => {
     const replay = await request('POST', '/api/otp/send', { key: sender.key, body });
 
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ success: true, message: expect.any(String), trackingId: expect.stringMatching(/^svc_/), emailId: expect.stringMatching(/^eml_/), queued: true });
+    expect(first.body).toEqual({
+      success: true,
+      message: expect.any(String),
+      trackingId: expect.stringMatching(/^svc_/),
+      emailId: expect.stringMatching(/^eml_/),
+      queued: true,
+    });
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(first.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -121,7 +140,10 @@ describe('a throttled send', () => {
 
     vi.restoreAllMocks();
     await runWorker();
-    const record = await eventually(() => emailOf(sender.key, first.body.emailId), (email) => email.status !== 'queued');
+    const record = await eventually(
+      () => emailOf(sender.key, first.body.emailId),
+      (email) => email.status !== 'queued',
+    );
     expect(record).toMatchObject({ status: 'sent', type: 'otp' });
     expect(await storedEmails(sender.domain)).toHaveLength(1);
   });
@@ -131,15 +153,27 @@ describe('a throttled send', () => {
     const to = uniqueAddress();
     const calls = throttleSes();
 
-    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to, subject: 'Receipt', content: '<p>Paid</p>' } });
+    const response = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to, subject: 'Receipt', content: '<p>Paid</p>' },
+    });
     const charged = await showAccount(sender.accountId);
     await runWorker();
-    const record = await eventually(() => emailOf(sender.key, response.body.emailId), (email) => email.status !== 'queued');
-    const deadLetters = await eventually(() => visibleMessages(deadLetterQueueUrl), (count) => count > 0);
+    const record = await eventually(
+      () => emailOf(sender.key, response.body.emailId),
+      (email) => email.status !== 'queued',
+    );
+    const deadLetters = await eventually(
+      () => visibleMessages(deadLetterQueueUrl),
+      (count) => count > 0,
+    );
 
     expect(response.body).toMatchObject({ success: true, queued: true });
     expect(charged).toMatchObject({ emailsSent: 1 });
-    expect(record).toMatchObject({ status: 'failed', error: { code: 'SES_THROTTLED', message: expect.stringContaining(`after ${MAX_RECEIVES + 1} attempts`) } });
+    expect(record).toMatchObject({
+      status: 'failed',
+      error: { code: 'SES_THROTTLED', message: expect.stringContaining(`after ${MAX_RECEIVES + 1} attempts`) },
+    });
     // The request's try, then one per receive up to the queue's maxReceiveCount.
     expect(calls.get(to)).toBe(MAX_RECEIVES + 1);
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
@@ -153,10 +187,16 @@ describe('a throttled send', () => {
     const [to, bcc] = [uniqueAddress('to'), uniqueAddress('bcc')];
     throttleSes((recipient) => recipient === bcc);
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], bcc: [bcc], subject: 'Hi', content: '<a href="{{unsubscribeUrl}}">Leave</a>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [to], bcc: [bcc], subject: 'Hi', content: '<a href="{{unsubscribeUrl}}">Leave</a>' },
+    });
     const copy = response.body.successfulEmails.find((sent: { recipient: string }) => sent.recipient === bcc);
     await runWorker();
-    const record = await eventually(() => emailOf(sender.key, copy.trackingId), (email) => email.status !== 'queued');
+    const record = await eventually(
+      () => emailOf(sender.key, copy.trackingId),
+      (email) => email.status !== 'queued',
+    );
 
     expect(copy).toMatchObject({ queued: true });
     expect(record).toMatchObject({ to: bcc, status: 'failed', error: { code: 'SES_THROTTLED' } });
@@ -172,12 +212,18 @@ describe('a throttled send', () => {
     const content = Buffer.alloc(900 * 1024, 7).toString('base64');
     const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content };
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] },
+    });
     const [queued] = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }))).Messages ?? [];
     const emailId = (await emailOf(sender.key, response.body.successfulEmails[0].trackingId)).id;
     const stored = await readQueuedMessage(sender.accountId, emailId);
     await runWorker();
-    const record = await eventually(() => emailOf(sender.key, emailId), (email) => email.status !== 'queued');
+    const record = await eventually(
+      () => emailOf(sender.key, emailId),
+      (email) => email.status !== 'queued',
+    );
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ successfulEmails: [{ recipient: to, queued: true }], emailsRemaining: 9 });
@@ -212,8 +258,14 @@ describe('a throttled send', () => {
     }) as typeof ses.send);
     const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(900 * 1024, 7).toString('base64') };
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [first, second], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
-    await eventually(() => visibleMessages(queueUrl), (count) => count === 2);
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [first, second], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] },
+    });
+    await eventually(
+      () => visibleMessages(queueUrl),
+      (count) => count === 2,
+    );
     await runWorker();
     const records = await eventually(
       () => Promise.all(response.body.successfulEmails.map((sent: { trackingId: string }) => emailOf(sender.key, sent.trackingId))),
@@ -231,11 +283,17 @@ describe('a throttled send', () => {
     throttleSes();
     const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(900 * 1024, 7).toString('base64') };
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] },
+    });
     const emailId = (await emailOf(sender.key, response.body.successfulEmails[0].trackingId)).id;
     await attachmentsBucket.send(new DeleteObjectCommand({ Bucket: config.ATTACHMENTS_BUCKET, Key: queuedMessageKey(sender.accountId, emailId) }));
     await runWorker();
-    const record = await eventually(() => emailOf(sender.key, emailId), (email) => email.status !== 'queued');
+    const record = await eventually(
+      () => emailOf(sender.key, emailId),
+      (email) => email.status !== 'queued',
+    );
 
     expect(record).toMatchObject({ status: 'failed', error: { code: 'SEND_FAILED' } });
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
@@ -255,7 +313,10 @@ describe('a throttled send', () => {
     const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(900 * 1024, 7).toString('base64') };
 
     try {
-      const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] } });
+      const response = await request('POST', '/api/email/send', {
+        key: sender.key,
+        body: { from: sender.from, recipients: [to], subject: 'Big', content: '<p>Big</p>', attachments: [attachment] },
+      });
 
       expect(response.status).toBe(422);
       expect(response.body).toMatchObject({ error: 'ALL_RECIPIENTS_FAILED', failedEmails: [{ recipient: to, error: 'SES_THROTTLED' }], emailsRemaining: 10 });
@@ -274,7 +335,10 @@ describe('a throttled send', () => {
       throw Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' });
     }) as typeof sqs.send);
 
-    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' } });
+    const response = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' },
+    });
 
     expect(response.status).toBe(503);
     expect(response.body).toMatchObject({ error: 'SES_THROTTLED', retryAfter: 1 });
@@ -288,7 +352,10 @@ describe('the worker', () => {
     const sender = await createSender({ quota: 10 });
     const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
     throttleSes();
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' },
+    });
     const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }));
     const event = sqsEvent(Messages, 'arn:aws:sqs:us-east-1:000000000000:retry', 'us-east-1');
     vi.restoreAllMocks();
@@ -307,7 +374,10 @@ describe('the worker', () => {
   it('does not send again a message whose record is already settled (SQS delivers at least once)', async () => {
     const sender = await createSender({ quota: 10 });
     const calls = throttleSes((recipient) => calls.get(recipient) === 1);
-    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' } });
+    const response = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' },
+    });
     const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MessageSystemAttributeNames: ['All'] }));
     const event = sqsEvent(Messages, 'arn:aws:sqs:us-east-1:000000000000:retry', 'us-east-1');
 

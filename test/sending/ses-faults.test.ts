@@ -40,16 +40,20 @@ describe('SES faults on POST /api/email/send', () => {
     const [ok, slow, refused] = [uniqueAddress('ok'), uniqueAddress('slow'), uniqueAddress('refused')];
     injectSesFaults((recipient) => (recipient === slow ? throttled() : recipient === refused ? rejected() : undefined));
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, slow, refused], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ok, slow, refused], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       success: true,
       message: 'Email sent to 2 of 3 recipients',
-      successfulEmails: [{ recipient: ok, trackingId: expect.any(String) }, { recipient: slow, trackingId: expect.any(String), queued: true }],
-      failedEmails: [
-        { recipient: refused, error: 'MESSAGE_REJECTED', message: 'SES rejected the message: Email address is not verified.' },
+      successfulEmails: [
+        { recipient: ok, trackingId: expect.any(String) },
+        { recipient: slow, trackingId: expect.any(String), queued: true },
       ],
+      failedEmails: [{ recipient: refused, error: 'MESSAGE_REJECTED', message: 'SES rejected the message: Email address is not verified.' }],
       recipientCount: 3,
       emailsRemaining: 8,
     });
@@ -61,7 +65,10 @@ describe('SES faults on POST /api/email/send', () => {
     const sender = await createSender({ quota: 10 });
     injectSesFaults(rejected);
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.status).toBe(422);
     expect(response.body).toMatchObject({ success: false, error: 'ALL_RECIPIENTS_FAILED', successfulEmails: [], recipientCount: 2, emailsRemaining: 10 });
@@ -73,18 +80,24 @@ describe('SES faults on POST /api/email/send', () => {
     const sender = await createSender({ quota: 10 });
     injectSesFaults(paused);
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.status).toBe(503);
     expect(response.body).toMatchObject({ success: false, error: 'SENDING_PAUSED', emailsRemaining: 10, failedEmails: [{ error: 'SENDING_PAUSED' }] });
   });
 
-  it('keeps the other recipients\' outcomes when one SES call fails unexpectedly', async () => {
+  it("keeps the other recipients' outcomes when one SES call fails unexpectedly", async () => {
     const sender = await createSender({ quota: 10 });
     const [ok, broken] = [uniqueAddress('ok'), uniqueAddress('broken')];
     injectSesFaults((recipient) => (recipient === broken ? new Error('socket hang up') : undefined));
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, broken], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ok, broken], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.status).toBe(200);
     expect(response.body.failedEmails).toEqual([{ recipient: broken, error: 'SEND_FAILED', message: 'The message could not be handed to SES; send it again' }]);
@@ -126,7 +139,10 @@ describe('SES faults on the single-recipient sends', () => {
     const sender = await createSender();
     injectSesFaults(rejected);
 
-    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' } });
+    const response = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' },
+    });
 
     expect(response.status).toBe(422);
     expect(response.body).toMatchObject({ error: 'MESSAGE_REJECTED', field: 'to' });
@@ -136,7 +152,10 @@ describe('SES faults on the single-recipient sends', () => {
     const sender = await createSender({ quota: 10 });
     injectSesFaults(() => Object.assign(new Error('We encountered an internal error'), { name: 'InternalServiceErrorException' }));
 
-    const response = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' } });
+    const response = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to: uniqueAddress(), subject: 'S', content: '<p>S</p>' },
+    });
 
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ success: false, error: 'INTERNAL_ERROR', message: 'An unexpected error occurred; retry the request' });
@@ -144,8 +163,12 @@ describe('SES faults on the single-recipient sends', () => {
   });
 });
 
-describe('DynamoDB failing after SES took some of a send\'s messages', () => {
-  const queuedMessages = async () => Number((await sqs.send(new GetQueueAttributesCommand({ QueueUrl: config.RETRY_QUEUE_URL!, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes?.ApproximateNumberOfMessages);
+describe("DynamoDB failing after SES took some of a send's messages", () => {
+  const queuedMessages = async () =>
+    Number(
+      (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: config.RETRY_QUEUE_URL!, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes
+        ?.ApproximateNumberOfMessages,
+    );
 
   it('reports a throttled message whose record was never written as failed, never as queued, in the answer an idempotent retry replays', async () => {
     const sender = await createSender({ quota: 10 });
@@ -166,17 +189,24 @@ describe('DynamoDB failing after SES took some of a send\'s messages', () => {
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
   });
 
-  it('answers the send when giving back a refused message\'s charge fails, keeping that charge, rather than failing a request whose mail left', async () => {
+  it("answers the send when giving back a refused message's charge fails, keeping that charge, rather than failing a request whose mail left", async () => {
     const sender = await createSender({ quota: 10 });
     const [ok, refused] = [uniqueAddress('ok'), uniqueAddress('refused')];
     injectSesFaults((recipient) => (recipient === refused ? rejected() : undefined));
     // The first usage update reserves both emails; the second would give one back.
     injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', nth: 2, fault: 'throttled' });
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, refused], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ok, refused], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ successfulEmails: [{ recipient: ok }], failedEmails: [{ recipient: refused, error: 'MESSAGE_REJECTED' }], emailsRemaining: 8 });
+    expect(response.body).toMatchObject({
+      successfulEmails: [{ recipient: ok }],
+      failedEmails: [{ recipient: refused, error: 'MESSAGE_REJECTED' }],
+      emailsRemaining: 8,
+    });
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 2 });
     expect(await storedEmails(sender.domain)).toHaveLength(1);
   });
@@ -190,7 +220,10 @@ describe('DynamoDB failing after SES took some of a send\'s messages', () => {
     }) as typeof sqs.send);
     injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, fault: 'throttled' });
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' },
+    });
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ successfulEmails: [{ recipient: ok }], failedEmails: [{ recipient: slow, error: 'SES_THROTTLED' }] });
@@ -201,15 +234,23 @@ describe('DynamoDB failing after SES took some of a send\'s messages', () => {
 describe('SES faults on the own messages of cc and bcc (content with signed links)', () => {
   const WITH_LINKS = '<p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>';
 
-  it('sends no copy when SES takes no recipient\'s message, and charges nothing', async () => {
+  it("sends no copy when SES takes no recipient's message, and charges nothing", async () => {
     const sender = await createSender({ quota: 10 });
     const [ann, carl] = [uniqueAddress('ann'), uniqueAddress('carl')];
     injectSesFaults((recipient) => (recipient === ann ? rejected() : undefined));
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ann], cc: [carl], subject: 'Hi', content: WITH_LINKS } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ann], cc: [carl], subject: 'Hi', content: WITH_LINKS },
+    });
 
     expect(response.status).toBe(422);
-    expect(response.body).toMatchObject({ error: 'ALL_RECIPIENTS_FAILED', successfulEmails: [], failedEmails: [{ recipient: ann, error: 'MESSAGE_REJECTED' }], emailsRemaining: 10 });
+    expect(response.body).toMatchObject({
+      error: 'ALL_RECIPIENTS_FAILED',
+      successfulEmails: [],
+      failedEmails: [{ recipient: ann, error: 'MESSAGE_REJECTED' }],
+      emailsRemaining: 10,
+    });
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
     expect(await storedEmails(sender.domain)).toEqual([]);
   });
@@ -219,7 +260,10 @@ describe('SES faults on the own messages of cc and bcc (content with signed link
     const [ann, carl, bea] = [uniqueAddress('ann'), uniqueAddress('carl'), uniqueAddress('bea')];
     injectSesFaults((recipient) => (recipient === bea ? rejected() : undefined));
 
-    const response = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ann], cc: [carl], bcc: [bea], subject: 'Hi', content: WITH_LINKS } });
+    const response = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ann], cc: [carl], bcc: [bea], subject: 'Hi', content: WITH_LINKS },
+    });
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({

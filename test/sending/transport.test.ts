@@ -25,7 +25,13 @@ describe('mailboxes', () => {
   });
 
   it('refuse what is not an address', () => {
-    expect(['Ann', 'Ann <ann>', 'Ann <ann@example.com', '@example.com', 'Ann <a@b.example> <d@e.example>'].map(parseMailbox)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(['Ann', 'Ann <ann>', 'Ann <ann@example.com', '@example.com', 'Ann <a@b.example> <d@e.example>'].map(parseMailbox)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('format names as SES takes them: plain, quoted with specials, RFC 2047 outside ASCII', () => {
@@ -50,7 +56,15 @@ describe('the SendEmail request', () => {
             { Name: 'List-Unsubscribe', Value: '<https://api.example/unsubscribe/t.k>' },
             { Name: 'List-Unsubscribe-Post', Value: 'List-Unsubscribe=One-Click' },
           ],
-          Attachments: [{ FileName: 'a.txt', RawContent: Buffer.from('hello'), ContentType: 'text/plain', ContentDisposition: 'ATTACHMENT', ContentTransferEncoding: 'BASE64' }],
+          Attachments: [
+            {
+              FileName: 'a.txt',
+              RawContent: Buffer.from('hello'),
+              ContentType: 'text/plain',
+              ContentDisposition: 'ATTACHMENT',
+              ContentTransferEncoding: 'BASE64',
+            },
+          ],
         },
       },
     });
@@ -87,17 +101,37 @@ describe('SES errors', () => {
     ].map((failure) => outcomeOfSesError(failure));
 
     expect(outcomes.map((outcome) => outcome?.status === 'failed' && outcome.error)).toEqual([
-      'MESSAGE_REJECTED', 'SENDER_NOT_VERIFIED', 'INVALID_EMAIL', 'SES_THROTTLED', 'SES_THROTTLED', 'SES_THROTTLED', 'SENDING_PAUSED', 'SENDING_PAUSED',
+      'MESSAGE_REJECTED',
+      'SENDER_NOT_VERIFIED',
+      'INVALID_EMAIL',
+      'SES_THROTTLED',
+      'SES_THROTTLED',
+      'SES_THROTTLED',
+      'SENDING_PAUSED',
+      'SENDING_PAUSED',
     ]);
     expect(outcomeOfSesError(error('BadRequestException', 'Invalid header'))).toBeUndefined();
     expect(outcomeOfSesError(error('InternalServiceErrorException'))).toBeUndefined();
   });
 
   it('reach the caller through the transport: an outcome for throttling, a throw for the unknown', async () => {
-    const throttled = sesTransport({ send: async () => { throw new TooManyRequestsException({ message: 'Too many', $metadata: {} }); } } as unknown as SESv2Client);
-    const broken = sesTransport({ send: async () => { throw new Error('socket hang up'); } } as unknown as SESv2Client);
+    const throttled = sesTransport({
+      send: async () => {
+        throw new TooManyRequestsException({ message: 'Too many', $metadata: {} });
+      },
+    } as unknown as SESv2Client);
+    const broken = sesTransport({
+      send: async () => {
+        throw new Error('socket hang up');
+      },
+    } as unknown as SESv2Client);
     const sent: unknown[] = [];
-    const working = sesTransport({ send: async (command: SendEmailCommand) => { sent.push(command.input); return { MessageId: 'm-1' }; } } as unknown as SESv2Client);
+    const working = sesTransport({
+      send: async (command: SendEmailCommand) => {
+        sent.push(command.input);
+        return { MessageId: 'm-1' };
+      },
+    } as unknown as SESv2Client);
 
     await expect(throttled.send(email)).resolves.toMatchObject({ status: 'failed', error: 'SES_THROTTLED' });
     await expect(broken.send(email)).rejects.toThrow('socket hang up');

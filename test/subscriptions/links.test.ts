@@ -1,12 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  readSubscriptionToken,
-  signSubscriptionToken,
-  subscriptionLinks,
-  verifySubscriptionToken,
-} from '#shared/domain/subscription-links.ts';
+import { readSubscriptionToken, signSubscriptionToken, subscriptionLinks, verifySubscriptionToken } from '#shared/domain/subscription-links.ts';
 import { configuredSource, localTableSecret, secretsManagerSecret, signingSecret } from '#shared/domain/signing-secret.ts';
 import { storeLocalSigningSecret } from '#shared/data/signing-secret.ts';
 
@@ -114,8 +109,12 @@ describe('subscriptionLinks', () => {
 describe('the signing key', () => {
   it('comes from SIGNING_SECRET, else the named Secrets Manager secret, else the local table, and never from nowhere', () => {
     const secret = 'x'.repeat(40);
-    expect(configuredSource({ SIGNING_SECRET: secret, SIGNING_SECRET_PARAMETER: 'postlane/link-signing', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).description).toBe('SIGNING_SECRET');
-    expect(configuredSource({ SIGNING_SECRET_PARAMETER: 'postlane/link-signing', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).description).toBe('Secrets Manager secret postlane/link-signing');
+    expect(
+      configuredSource({ SIGNING_SECRET: secret, SIGNING_SECRET_PARAMETER: 'postlane/link-signing', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).description,
+    ).toBe('SIGNING_SECRET');
+    expect(configuredSource({ SIGNING_SECRET_PARAMETER: 'postlane/link-signing', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).description).toBe(
+      'Secrets Manager secret postlane/link-signing',
+    );
     expect(configuredSource({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' })).toBe(localTableSecret);
     expect(() => configuredSource({})).toThrow(/SIGNING_SECRET_PARAMETER/);
   });

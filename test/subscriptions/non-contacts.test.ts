@@ -28,7 +28,10 @@ function generalSend(sender: Sender, to: string, subject: string) {
 async function sendsTo(sender: Sender, to: string) {
   const email = await generalSend(sender, to, 'General');
   const otp = await request('POST', '/api/otp/send', { key: sender.key, body: { from: sender.from, to, code: '123456' } });
-  const transactional = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to, subject: 'Receipt', content: '<p>Paid</p>' } });
+  const transactional = await request('POST', '/api/transactional/send', {
+    key: sender.key,
+    body: { from: sender.from, to, subject: 'Receipt', content: '<p>Paid</p>' },
+  });
   const delivered = (await storedEmails(sender.domain)).filter((stored) => stored.destination.to.includes(to)).map((stored) => stored.subject);
   return { email, otp, transactional, delivered };
 }
@@ -57,7 +60,7 @@ describe('unsubscribing an address that is no contact', () => {
     expectRefusedForGeneralSendsOnly(sends, address);
   });
 
-  it('by the page\'s confirmation button does the same', async () => {
+  it("by the page's confirmation button does the same", async () => {
     const { sender, address, unsubscribe } = await nonContact();
 
     const page = await request('GET', unsubscribe);
@@ -84,7 +87,10 @@ describe('unsubscribing an address that is no contact', () => {
 
     await putSuppression(sender.accountId, address, 'bounced', new Date());
 
-    const transactional = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: address, subject: 'Receipt', content: '<p>Paid</p>' } });
+    const transactional = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to: address, subject: 'Receipt', content: '<p>Paid</p>' },
+    });
     expect(transactional.body).toMatchObject({ error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('bounced') });
   });
 
@@ -108,7 +114,7 @@ describe('the preferences page of an address that is no contact', () => {
     }));
   }
 
-  it('shows its standing with all of the sender\'s mail, lets it leave and come back, and sends follow', async () => {
+  it("shows its standing with all of the sender's mail, lets it leave and come back, and sends follow", async () => {
     const { sender, address, preferences } = await nonContact();
 
     const first = await request('GET', preferences);
@@ -136,6 +142,8 @@ describe('the preferences page of an address that is no contact', () => {
 
     expect(itemsOf(page.body)).toEqual([{ name: 'All emails from this sender', status: 'Paused: a message was reported as spam', button: undefined }]);
     expect(itemsOf(attempt.body)[0]!.status).toBe('Paused: a message was reported as spam');
-    expect((await generalSend(sender, address, 'Still refused')).body).toMatchObject({ failedEmails: [{ error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('complained') }] });
+    expect((await generalSend(sender, address, 'Still refused')).body).toMatchObject({
+      failedEmails: [{ error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('complained') }],
+    });
   });
 });

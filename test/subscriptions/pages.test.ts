@@ -76,7 +76,10 @@ describe('unsubscribe page', () => {
 
     const urlencoded = await request('POST', first.unsubscribe, { rawBody: 'List-Unsubscribe=One-Click', headers: FORM });
     const again = await request('POST', first.unsubscribe, { rawBody: 'List-Unsubscribe=One-Click', headers: FORM });
-    const viaMultipart = await request('POST', second.unsubscribe, { rawBody: multipart, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const viaMultipart = await request('POST', second.unsubscribe, {
+      rawBody: multipart,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
 
     expect([urlencoded.status, again.status, viaMultipart.status]).toEqual([200, 200, 200]);
     expect(await statusOf(first.accountId, first.audiences.subscribed!.contactId)).toBe('unsubscribed');
@@ -135,14 +138,20 @@ describe('unsubscribe page', () => {
 });
 
 describe('preferences page', () => {
-  it('lists the address\'s audiences by name with their status and what can be changed', async () => {
+  it("lists the address's audiences by name with their status and what can be changed", async () => {
     const { preferences } = await recipientIn(['subscribed', 'unsubscribed', 'bounced', 'complained', 'pending']);
 
     const page = await request('GET', preferences);
 
     expect(page.status).toBe(200);
     const items = [...page.body.matchAll(/<li>(.*?)<\/li>/gs)].map(([, item]) => item as string);
-    expect(items.map((item) => /<strong>(.*?)<\/strong>/.exec(item)![1])).toEqual(['List bounced', 'List complained', 'List pending', 'List subscribed', 'List unsubscribed']);
+    expect(items.map((item) => /<strong>(.*?)<\/strong>/.exec(item)![1])).toEqual([
+      'List bounced',
+      'List complained',
+      'List pending',
+      'List subscribed',
+      'List unsubscribed',
+    ]);
     const buttonOf = (item: string) => /<button[^>]*name="status" value="(\w+)"/.exec(item)?.[1];
     expect(items.map(buttonOf)).toEqual([undefined, undefined, 'unsubscribed', 'unsubscribed', 'subscribed']);
     expect(items[0]).toContain('Paused: messages to this address bounced');
@@ -205,8 +214,11 @@ describe('preferences page', () => {
   it('never lets the contact clear a bounce or a complaint, nor confirm a pending subscription', async () => {
     const { accountId, audiences, preferences } = await recipientIn(['bounced', 'complained', 'pending']);
 
-    const attempts = await Promise.all((['bounced', 'complained', 'pending'] as const).map((status) =>
-      request('POST', preferences, { rawBody: `audienceId=${audiences[status]!.audienceId}&status=subscribed`, headers: FORM })));
+    const attempts = await Promise.all(
+      (['bounced', 'complained', 'pending'] as const).map((status) =>
+        request('POST', preferences, { rawBody: `audienceId=${audiences[status]!.audienceId}&status=subscribed`, headers: FORM }),
+      ),
+    );
 
     for (const attempt of attempts) {
       expect(attempt.status).toBe(409);
@@ -234,7 +246,10 @@ describe('preferences page', () => {
   it('answers an invalid link with the 400 page, and a malformed form with the error envelope', async () => {
     const { accountId, audiences, preferences } = await recipientIn(['subscribed']);
 
-    const invalid = await request('POST', tampered(preferences), { rawBody: `audienceId=${audiences.subscribed!.audienceId}&status=unsubscribed`, headers: FORM });
+    const invalid = await request('POST', tampered(preferences), {
+      rawBody: `audienceId=${audiences.subscribed!.audienceId}&status=unsubscribed`,
+      headers: FORM,
+    });
     const invalidGet = await request('GET', tampered(preferences));
     const badStatus = await request('POST', preferences, { rawBody: 'status=bounced', headers: FORM });
 

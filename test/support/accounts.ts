@@ -16,9 +16,7 @@ export interface TestAccount {
  *
  * `const { key } = await createTestAccount({ permission: 'sending' })`
  */
-export async function createTestAccount(
-  options: { plan?: Plan; env?: KeyEnvironment; permission?: KeyPermission; quota?: number } = {},
-): Promise<TestAccount> {
+export async function createTestAccount(options: { plan?: Plan; env?: KeyEnvironment; permission?: KeyPermission; quota?: number } = {}): Promise<TestAccount> {
   const { accountId } = await createAccount({ plan: options.plan ?? 'business', ...(options.quota === undefined ? {} : { quota: options.quota }) });
   const { id, key } = await createApiKey({ accountId, env: options.env ?? 'live', permission: options.permission ?? 'full' });
   return { accountId, keyId: id, key };

@@ -55,13 +55,19 @@ export async function request(method: string, path: string, options: RequestOpti
   if (options.body !== undefined && options.rawBody === undefined) headers.set('content-type', 'application/json');
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
   // Bytes, not a string: fetch would add `content-type: text/plain` to a string.
-  const payload = options.rawBody !== undefined
-    ? Buffer.from(options.rawBody)
-    : options.body !== undefined ? Buffer.from(JSON.stringify(options.body)) : undefined;
+  const payload =
+    options.rawBody !== undefined ? Buffer.from(options.rawBody) : options.body !== undefined ? Buffer.from(JSON.stringify(options.body)) : undefined;
 
   const response = await fetch(`${url}${path}`, { method, headers, ...(payload ? { body: payload } : {}) });
   const text = await response.text();
-  assertDocumented({ method, path: new URL(response.url).pathname, status: response.status, contentType: response.headers.get('content-type'), body: text, header: (name) => response.headers.get(name) ?? undefined });
+  assertDocumented({
+    method,
+    path: new URL(response.url).pathname,
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: text,
+    header: (name) => response.headers.get(name) ?? undefined,
+  });
   const isJson = /\bjson\b/i.test(response.headers.get('content-type') ?? '') && text !== '';
   return { status: response.status, headers: response.headers, body: isJson ? JSON.parse(text) : text };
 }
@@ -83,23 +89,36 @@ export async function invoke(handler: string, overrides: EventOverrides = {}): P
   const { headers, requestContext, ...rest } = overrides;
   const [route] = routesOf(handler, ROUTES);
   const template = route?.path ?? '/';
-  const path = overrides.rawPath
-    ?? template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(overrides.pathParameters?.[name] ?? name));
+  const path = overrides.rawPath ?? template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(overrides.pathParameters?.[name] ?? name));
   const target: RouteTarget = route
-    ? { handler, routeKey: `${route.method} ${route.path}`, ...(overrides.pathParameters ? { pathParameters: overrides.pathParameters as Record<string, string> } : {}) }
+    ? {
+        handler,
+        routeKey: `${route.method} ${route.path}`,
+        ...(overrides.pathParameters ? { pathParameters: overrides.pathParameters as Record<string, string> } : {}),
+      }
     : { handler, routeKey: '$default' };
   const query = overrides.rawQueryString ? `?${overrides.rawQueryString}` : '';
-  const event = buildHttpApiEvent({
-    method: route?.method ?? 'GET',
-    url: `${path}${query}`,
-    headers: { host: 'local.test', ...headers },
-    ...(overrides.body !== undefined ? { body: Buffer.from(overrides.body, overrides.isBase64Encoded ? 'base64' : 'utf8') } : {}),
-  }, target);
+  const event = buildHttpApiEvent(
+    {
+      method: route?.method ?? 'GET',
+      url: `${path}${query}`,
+      headers: { host: 'local.test', ...headers },
+      ...(overrides.body !== undefined ? { body: Buffer.from(overrides.body, overrides.isBase64Encoded ? 'base64' : 'utf8') } : {}),
+    },
+    target,
+  );
   const merged: APIGatewayProxyEventV2 = { ...event, ...rest, requestContext: { ...event.requestContext, ...requestContext } };
   const fn = await loadHandler(target.handler);
   const result = await fn(merged, lambdaContext(target.handler));
   const body = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64').toString('utf8') : result.body;
-  assertDocumented({ method: merged.requestContext.http.method, path: merged.rawPath, status: result.statusCode ?? 200, contentType: contentTypeOf(result.headers), body, header: (name) => headerOf(result.headers, name) });
+  assertDocumented({
+    method: merged.requestContext.http.method,
+    path: merged.rawPath,
+    status: result.statusCode ?? 200,
+    contentType: contentTypeOf(result.headers),
+    body,
+    header: (name) => headerOf(result.headers, name),
+  });
   return result;
 }
 

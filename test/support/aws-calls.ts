@@ -28,9 +28,14 @@ export function writeRecordedCalls(directory: string, testFile: string): void {
   writeFileSync(join(directory, `${randomUUID()}.json`), JSON.stringify({ testFile, calls: [...calls.values()] }));
 }
 
-
 /** Transactions are authorized per item, by the action each item stands for. */
-const TRANSACT_ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
+const TRANSACT_ITEM_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+  Get: 'GetItem',
+};
 
 /**
  * The IAM actions of one DynamoDB request: a Query of an index is authorized
@@ -53,7 +58,11 @@ export function dynamoActions(operation: string, input: Record<string, any>, rem
 
 /** `"Name" <a@Example.com>` → `example.com`: SES authorizes sending on the identity of the sender's domain. */
 function senderDomain(from: string): string {
-  return from.slice(from.lastIndexOf('@') + 1).replace(/>.*$/, '').trim().toLowerCase();
+  return from
+    .slice(from.lastIndexOf('@') + 1)
+    .replace(/>.*$/, '')
+    .trim()
+    .toLowerCase();
 }
 
 /** SES actions on the account-level suppression list, which name no resource. */
@@ -66,7 +75,10 @@ const ACCOUNT_LEVEL_SES = new Set(['ListSuppressedDestinations', 'GetSuppressedD
  */
 export function sesActions(operation: string, input: Record<string, any>): [string, CallResource][] {
   if (operation === 'SendEmail') {
-    return [['ses:SendEmail', { kind: 'identity', identity: senderDomain(input.FromEmailAddress) }], ['ses:SendEmail', { kind: 'configurationSet' }]];
+    return [
+      ['ses:SendEmail', { kind: 'identity', identity: senderDomain(input.FromEmailAddress) }],
+      ['ses:SendEmail', { kind: 'configurationSet' }],
+    ];
   }
   if (ACCOUNT_LEVEL_SES.has(operation)) return [[`ses:${operation}`, { kind: 'account' }]];
   return [[`ses:${operation}`, { kind: 'identity', identity: input.EmailIdentity }]];
@@ -75,11 +87,14 @@ export function sesActions(operation: string, input: Record<string, any>): [stri
 type Mapper = (operation: string, input: Record<string, any>) => [string, CallResource][];
 
 function recordEvery(stack: MiddlewareStack<any, any>, map: Mapper): void {
-  stack.add((next, context) => async (args) => {
-    const operation = (context.commandName ?? '').replace(/Command$/, '');
-    for (const [action, resource] of map(operation, args.input as Record<string, any>)) recordCall(action, resource);
-    return next(args);
-  }, { step: 'initialize', name: 'recordAwsCalls' });
+  stack.add(
+    (next, context) => async (args) => {
+      const operation = (context.commandName ?? '').replace(/Command$/, '');
+      for (const [action, resource] of map(operation, args.input as Record<string, any>)) recordCall(action, resource);
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordAwsCalls' },
+  );
 }
 
 /**
@@ -90,7 +105,10 @@ function recordEvery(stack: MiddlewareStack<any, any>, map: Mapper): void {
  */
 async function recordS3(): Promise<void> {
   const { SignatureV4 } = await import('@smithy/signature-v4');
-  const prototype = SignatureV4.prototype as unknown as Record<'sign' | 'presign', (this: { service: string }, request: { method: string; path: string }, ...rest: unknown[]) => Promise<unknown>>;
+  const prototype = SignatureV4.prototype as unknown as Record<
+    'sign' | 'presign',
+    (this: { service: string }, request: { method: string; path: string }, ...rest: unknown[]) => Promise<unknown>
+  >;
   for (const method of ['sign', 'presign'] as const) {
     const original = prototype[method];
     prototype[method] = function (this: { service: string }, request, ...rest) {
@@ -121,6 +139,8 @@ export async function recordAwsCalls(): Promise<void> {
     recordEvery(replicaFor(region).client.middlewareStack, (operation, input) => dynamoActions(operation, input, region !== localRegion()));
   }
   recordEvery(ses.middlewareStack, sesActions);
-  recordEvery(sqs.middlewareStack, (operation, input) => (input.QueueUrl === process.env.RETRY_QUEUE_URL ? [[`sqs:${operation}`, { kind: 'queue', queue: 'retry' }]] : []));
+  recordEvery(sqs.middlewareStack, (operation, input) =>
+    input.QueueUrl === process.env.RETRY_QUEUE_URL ? [[`sqs:${operation}`, { kind: 'queue', queue: 'retry' }]] : [],
+  );
   await recordS3();
 }

@@ -72,11 +72,15 @@ export function assertDocumented(response: ObservedResponse): void {
   const operation = operationOf(method, path);
   if (!operation) throw new Error(`${method} ${path} is not in docs/openapi.json: run npm run openapi`);
   const documented = operation.responses[String(response.status)];
-  if (!documented) throw new Error(`${where}, which docs/openapi.json does not document for it (${Object.keys(operation.responses).join(', ')}): ${response.body.slice(0, 300)}`);
+  if (!documented)
+    throw new Error(
+      `${where}, which docs/openapi.json does not document for it (${Object.keys(operation.responses).join(', ')}): ${response.body.slice(0, 300)}`,
+    );
   // A keyed route's answer carries the rate-limit headers once the key has been counted: not on answers given before that.
   if (match.route.auth === 'key' && !UNCOUNTED_STATUSES.includes(response.status)) {
     const missing = RATE_LIMIT_HEADERS.filter((name) => !/^\d+$/.test(response.header(name) ?? ''));
-    if (missing.length > 0) throw new Error(`${where} without ${missing.join(', ')} (or not a whole number), which docs/openapi.json promises on keyed answers`);
+    if (missing.length > 0)
+      throw new Error(`${where} without ${missing.join(', ')} (or not a whole number), which docs/openapi.json promises on keyed answers`);
   }
   const mediaType = response.contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
   if (!documented.content?.[mediaType]) {

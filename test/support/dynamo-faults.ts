@@ -28,13 +28,16 @@ export function setFaultHook(hook: FaultHook | undefined): void {
   dynamo.middlewareStack.remove(NAME);
   if (!hook) return;
   // Initialize step: ahead of the SDK's own retries, so a fault stands for one that outlasted them.
-  dynamo.middlewareStack.add((next, context) => async (args) => {
-    const fault = hook(context.commandName ?? '', args.input as Record<string, unknown>);
-    if (!fault) return next(args);
-    if ('unprocessed' in fault) return answerInPart(next, args, context.commandName ?? '', fault.unprocessed);
-    if (fault.after) await next(args);
-    throw fault.error;
-  }, { step: 'initialize', name: NAME });
+  dynamo.middlewareStack.add(
+    (next, context) => async (args) => {
+      const fault = hook(context.commandName ?? '', args.input as Record<string, unknown>);
+      if (!fault) return next(args);
+      if ('unprocessed' in fault) return answerInPart(next, args, context.commandName ?? '', fault.unprocessed);
+      if (fault.after) await next(args);
+      throw fault.error;
+    },
+    { step: 'initialize', name: NAME },
+  );
 }
 
 type BatchRequests = Record<string, { Keys?: unknown[] } | unknown[]>;
@@ -49,7 +52,7 @@ async function answerInPart<Output extends object>(
   const input = args.input as { RequestItems: BatchRequests };
   const [table, requests] = Object.entries(input.RequestItems)[0]!;
   const reads = command === 'BatchGetItemCommand';
-  const all = reads ? (requests as { Keys: unknown[] }).Keys : requests as unknown[];
+  const all = reads ? (requests as { Keys: unknown[] }).Keys : (requests as unknown[]);
   const sent = processed === 'half' ? all.slice(0, Math.ceil(all.length / 2)) : [];
   const left = all.slice(sent.length);
   const unprocessed = { [table]: reads ? { ...requests, Keys: left } : left };

@@ -159,27 +159,38 @@ export function arnOf(resource: CallResource, deployment: Deployment): string {
   const { region } = deployment;
   const table = `arn:aws:dynamodb:${region}:${ACCOUNT}:table/${deployment.tableName}`;
   switch (resource.kind) {
-    case 'table': return resource.remote ? `arn:aws:dynamodb:${deployment.otherRegions[0] ?? region}:${ACCOUNT}:table/${deployment.tableName}` : table;
-    case 'index': return `${table}/index/${resource.index}`;
-    case 'identity': return `arn:aws:ses:${region}:${ACCOUNT}:identity/${resource.identity}`;
-    case 'configurationSet': return `arn:aws:ses:${region}:${ACCOUNT}:configuration-set/${deployment.configurationSetName}`;
-    case 'bucket': return `arn:aws:s3:::${deployment.bucketName}`;
-    case 'object': return `arn:aws:s3:::${deployment.bucketName}/${resource.key}`;
-    case 'queue': return deployment.retryQueueArn;
-    case 'secret': return `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${deployment.linkSigningSecretName}-${SECRET_SUFFIX}`;
-    case 'account': return '*';
+    case 'table':
+      return resource.remote ? `arn:aws:dynamodb:${deployment.otherRegions[0] ?? region}:${ACCOUNT}:table/${deployment.tableName}` : table;
+    case 'index':
+      return `${table}/index/${resource.index}`;
+    case 'identity':
+      return `arn:aws:ses:${region}:${ACCOUNT}:identity/${resource.identity}`;
+    case 'configurationSet':
+      return `arn:aws:ses:${region}:${ACCOUNT}:configuration-set/${deployment.configurationSetName}`;
+    case 'bucket':
+      return `arn:aws:s3:::${deployment.bucketName}`;
+    case 'object':
+      return `arn:aws:s3:::${deployment.bucketName}/${resource.key}`;
+    case 'queue':
+      return deployment.retryQueueArn;
+    case 'secret':
+      return `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${deployment.linkSigningSecretName}-${SECRET_SUFFIX}`;
+    case 'account':
+      return '*';
   }
 }
 
 /** IAM's wildcards: `*` any run of characters (`/` and `:` included), `?` any one; actions compare case-insensitively. */
 export function matchesPattern(pattern: string, value: string, ignoreCase = false): boolean {
-  const source = pattern.split('').map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+  const source = pattern
+    .split('')
+    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${source}$`, ignoreCase ? 'i' : '').test(value);
 }
 
 function matches(statement: Statement, action: string, arn: string): boolean {
-  return statement.actions.some((pattern) => matchesPattern(pattern, action, true))
-    && statement.resources.some((pattern) => matchesPattern(pattern, arn));
+  return statement.actions.some((pattern) => matchesPattern(pattern, action, true)) && statement.resources.some((pattern) => matchesPattern(pattern, arn));
 }
 
 /** IAM's answer for one identity-policy request: an explicit Deny wins, else any Allow, else the implicit deny. */
@@ -214,7 +225,11 @@ export function denials(calls: readonly AwsCall[], deployments: readonly Deploym
  * least privilege, taking any one away must deny something the tests do.
  * `expected` lists the grants tests cannot exercise, each with its reason.
  */
-export function unusedActions(calls: readonly AwsCall[], deployments: readonly Deployment[], expected: Readonly<Record<string, string>>): { stackName: string; handler: string; action: string }[] {
+export function unusedActions(
+  calls: readonly AwsCall[],
+  deployments: readonly Deployment[],
+  expected: Readonly<Record<string, string>>,
+): { stackName: string; handler: string; action: string }[] {
   const unused: { stackName: string; handler: string; action: string }[] = [];
   for (const deployment of deployments) {
     for (const [handler, statements] of Object.entries(deployment.functions)) {
@@ -232,17 +247,21 @@ export function unusedActions(calls: readonly AwsCall[], deployments: readonly D
 
 /** Grants no test can exercise, each with why it is still needed. */
 export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
-  'logs:CreateLogStream': 'the Lambda runtime writes the function\'s logs with its role',
-  'logs:PutLogEvents': 'the Lambda runtime writes the function\'s logs with its role',
-  'sqs:ReceiveMessage': 'the SQS event source mapping polls the retry queue with the worker\'s role',
+  'logs:CreateLogStream': "the Lambda runtime writes the function's logs with its role",
+  'logs:PutLogEvents': "the Lambda runtime writes the function's logs with its role",
+  'sqs:ReceiveMessage': "the SQS event source mapping polls the retry queue with the worker's role",
   'sqs:DeleteMessage': 'the SQS event source mapping deletes the messages the worker settled',
-  'sqs:GetQueueAttributes': 'the SQS event source mapping reads the queue\'s attributes',
-  'sqs:GetQueueUrl': 'granted with the event source mapping\'s other actions (grantConsumeMessages)',
+  'sqs:GetQueueAttributes': "the SQS event source mapping reads the queue's attributes",
+  'sqs:GetQueueUrl': "granted with the event source mapping's other actions (grantConsumeMessages)",
   [`${domains.create.handler} ses:GetEmailIdentity`]: 'read after CreateEmailIdentity answers AlreadyExists, which the local verifier never does',
   // Only a message over SQS's 1 MiB goes to the bucket; the tests build one with attachments, which
   // only email/send takes, while the others that declare `queue` send through the same code (shared/domain/retry.ts).
-  ...Object.fromEntries(ROUTES.filter((route) => route.attachments?.includes('queue') && route.handler !== email.send.handler)
-    .map((route) => [`${route.handler} s3:PutObject`, `a throttled message too large for the retry queue is stored under queued/ (tested through ${email.send.handler})`])),
+  ...Object.fromEntries(
+    ROUTES.filter((route) => route.attachments?.includes('queue') && route.handler !== email.send.handler).map((route) => [
+      `${route.handler} s3:PutObject`,
+      `a throttled message too large for the retry queue is stored under queued/ (tested through ${email.send.handler})`,
+    ]),
+  ),
 };
 
 /**
@@ -255,11 +274,17 @@ export function checkRecordedCalls(records: readonly { testFile: string; calls: 
   const calls = records.flatMap((record) => record.calls);
   if (calls.length === 0) return [];
   const deployments = synthesizeDeployments();
-  const problems = denials(calls, deployments).map((denial) => `${denial.stackName}: functions/${denial.handler}.ts calls ${denial.action} on ${denial.arn}, which its role denies`);
+  const problems = denials(calls, deployments).map(
+    (denial) => `${denial.stackName}: functions/${denial.handler}.ts calls ${denial.action} on ${denial.arn}, which its role denies`,
+  );
   const ran = new Set(records.map((record) => record.testFile));
   if (allTestFiles.every((file) => ran.has(file))) {
-    problems.push(...unusedActions(calls, deployments, UNEXERCISED_GRANTS)
-      .map((grant) => `${grant.stackName}: functions/${grant.handler}.ts is granted ${grant.action} but no test made it call that (least privilege: drop it, or test the path that needs it)`));
+    problems.push(
+      ...unusedActions(calls, deployments, UNEXERCISED_GRANTS).map(
+        (grant) =>
+          `${grant.stackName}: functions/${grant.handler}.ts is granted ${grant.action} but no test made it call that (least privilege: drop it, or test the path that needs it)`,
+      ),
+    );
   }
   return problems;
 }

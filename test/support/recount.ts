@@ -13,8 +13,11 @@ const ALL = 100_000;
 
 /** The contacts stored in the audience, per status, counted one by one from the status index. */
 export async function recountAudience(accountId: string, audienceId: string): Promise<{ total: number } & StatusCounts> {
-  const counts = Object.fromEntries(await Promise.all(CONTACT_STATUSES.map(async (status) =>
-    [status, (await queryContacts(accountId, { audienceId, status }, 0, ALL)).contacts.length] as const))) as StatusCounts;
+  const counts = Object.fromEntries(
+    await Promise.all(
+      CONTACT_STATUSES.map(async (status) => [status, (await queryContacts(accountId, { audienceId, status }, 0, ALL)).contacts.length] as const),
+    ),
+  ) as StatusCounts;
   return { total: (await queryContacts(accountId, { audienceId }, 0, ALL)).contacts.length, ...counts };
 }
 
@@ -22,5 +25,5 @@ export async function recountAudience(accountId: string, audienceId: string): Pr
 export async function audienceCounters(accountId: string, audienceId: string): Promise<{ total: number } & StatusCounts> {
   const counters = await getAudienceCounters(accountId, audienceId);
   if (!counters) throw new Error(`No counters for ${audienceId}`);
-  return { total: counters.count, ...Object.fromEntries(CONTACT_STATUSES.map((status) => [status, counters.byStatus[status] ?? 0])) as StatusCounts };
+  return { total: counters.count, ...(Object.fromEntries(CONTACT_STATUSES.map((status) => [status, counters.byStatus[status] ?? 0])) as StatusCounts) };
 }

@@ -9,7 +9,12 @@ const components: RenderedComponent[] = [
   { type: 'heading', html: 'Welcome &amp; hello', level: 1, styles: { fontSize: 32, color: '#123456', textAlign: 'center' } },
   { type: 'heading', html: 'Details', level: 2, styles: {} },
   { type: 'text', html: 'Plan: <strong>Pro</strong>', styles: { backgroundColor: 'lavender', borderRadius: 8, fontWeight: '600' } },
-  { type: 'button', labelHtml: 'Open &lt;now&gt;', url: 'https://app.example.com/?a=1&b="2"', styles: { backgroundColor: 'rgb(10, 20, 30)', color: 'white', textAlign: 'right', borderRadius: 12 } },
+  {
+    type: 'button',
+    labelHtml: 'Open &lt;now&gt;',
+    url: 'https://app.example.com/?a=1&b="2"',
+    styles: { backgroundColor: 'rgb(10, 20, 30)', color: 'white', textAlign: 'right', borderRadius: 12 },
+  },
 ];
 
 /** Every start tag in the markup, with its name and attribute text. */
@@ -25,15 +30,20 @@ describe('components as email HTML', () => {
     expect(html).toContain('<title>Hi &lt;you&gt;</title>');
     expect(html.endsWith('</body>\n</html>')).toBe(true);
     expect(html).not.toMatch(/<style|<script|<link|@import|javascript:/i);
-    expect(tags(html).filter((tag) => /\b(?:href|src)=/.test(tag.attributes)).map((tag) => tag.attributes.match(/href="([^"]*)"/)?.[1]))
-      .toEqual(['https://app.example.com/?a=1&amp;b=&quot;2&quot;']);
+    expect(
+      tags(html)
+        .filter((tag) => /\b(?:href|src)=/.test(tag.attributes))
+        .map((tag) => tag.attributes.match(/href="([^"]*)"/)?.[1]),
+    ).toEqual(['https://app.example.com/?a=1&amp;b=&quot;2&quot;']);
   });
 
   it('lays out with presentation tables, the width as attribute for Outlook and as max-width elsewhere', () => {
     const tables = tags(html).filter((tag) => tag.name === 'table');
     expect(tables.length).toBeGreaterThanOrEqual(4);
     for (const table of tables) expect(table.attributes).toContain('role="presentation"');
-    expect(html).toContain('<!--[if mso]><table role="presentation" cellpadding="0" cellspacing="0" border="0" width="520" align="center"><tr><td><![endif]-->');
+    expect(html).toContain(
+      '<!--[if mso]><table role="presentation" cellpadding="0" cellspacing="0" border="0" width="520" align="center"><tr><td><![endif]-->',
+    );
     expect(html).toContain('style="width:100%;max-width:520px;margin:0 auto;border-collapse:collapse;"');
     expect(html).toContain('<body style="margin:0;padding:0;width:100%;background-color:#eeeeee;">');
     expect(html).toContain('<tr><td align="center" style="padding:16px;">');
@@ -43,17 +53,23 @@ describe('components as email HTML', () => {
     for (const tag of tags(html).filter((tag) => ['h1', 'h2', 'p', 'a', 'body'].includes(tag.name))) {
       expect(tag.attributes, tag.name).toMatch(/ style="[^"]+"/);
     }
-    expect(html).toContain('<h1 style="margin:0;font-family:Arial, Helvetica, sans-serif;font-size:32px;line-height:1.3;font-weight:bold;color:#123456;text-align:center;">Welcome &amp; hello</h1>');
-    expect(html).toContain('<h2 style="margin:0;font-family:Arial, Helvetica, sans-serif;font-size:22px;line-height:1.3;font-weight:bold;color:#111827;text-align:left;">Details</h2>');
-    expect(html).toContain('<td bgcolor="lavender" style="background-color:lavender;border-radius:8px;padding:12px 16px;"><p style="margin:0;font-family:Arial, Helvetica, sans-serif;font-size:16px;line-height:1.6;font-weight:600;color:#374151;text-align:left;">Plan: <strong>Pro</strong></p></td>');
+    expect(html).toContain(
+      '<h1 style="margin:0;font-family:Arial, Helvetica, sans-serif;font-size:32px;line-height:1.3;font-weight:bold;color:#123456;text-align:center;">Welcome &amp; hello</h1>',
+    );
+    expect(html).toContain(
+      '<h2 style="margin:0;font-family:Arial, Helvetica, sans-serif;font-size:22px;line-height:1.3;font-weight:bold;color:#111827;text-align:left;">Details</h2>',
+    );
+    expect(html).toContain(
+      '<td bgcolor="lavender" style="background-color:lavender;border-radius:8px;padding:12px 16px;"><p style="margin:0;font-family:Arial, Helvetica, sans-serif;font-size:16px;line-height:1.6;font-weight:600;color:#374151;text-align:left;">Plan: <strong>Pro</strong></p></td>',
+    );
   });
 
   it('makes buttons bulletproof: the colour on the cell, the link inside, aligned by textAlign', () => {
     expect(html).toContain(
-      '<tr><td align="right" style="padding:0;"><table role="presentation" cellpadding="0" cellspacing="0" border="0" align="right" style="border-collapse:separate;"><tr>'
-      + '<td align="center" bgcolor="rgb(10, 20, 30)" style="background-color:rgb(10, 20, 30);border-radius:12px;">'
-      + '<a href="https://app.example.com/?a=1&amp;b=&quot;2&quot;" target="_blank" rel="noopener" style="display:inline-block;padding:12px 24px;font-family:Arial, Helvetica, sans-serif;font-size:16px;font-weight:bold;line-height:1.2;color:white;text-decoration:none;border-radius:12px;">Open &lt;now&gt;</a>'
-      + '</td></tr></table></td></tr>',
+      '<tr><td align="right" style="padding:0;"><table role="presentation" cellpadding="0" cellspacing="0" border="0" align="right" style="border-collapse:separate;"><tr>' +
+        '<td align="center" bgcolor="rgb(10, 20, 30)" style="background-color:rgb(10, 20, 30);border-radius:12px;">' +
+        '<a href="https://app.example.com/?a=1&amp;b=&quot;2&quot;" target="_blank" rel="noopener" style="display:inline-block;padding:12px 24px;font-family:Arial, Helvetica, sans-serif;font-size:16px;font-weight:bold;line-height:1.2;color:white;text-decoration:none;border-radius:12px;">Open &lt;now&gt;</a>' +
+        '</td></tr></table></td></tr>',
     );
   });
 
@@ -80,12 +96,15 @@ describe('plain-text alternative of components', () => {
 
 describe('htmlToText', () => {
   it('keeps link addresses, line breaks and list items, drops head, style, script and comments', () => {
-    const html = '<html><head><title>T</title><style>p{color:red}</style></head><body><!--[if mso]>x<![endif]-->'
-      + '<h1>News &amp; notes</h1><p>Line one<br>line two</p><ul><li>first</li><li>second</li></ul>'
-      + '<script>alert(1)</script><p>Read <a href="https://example.com/a?x=1&amp;y=2">the post</a> or https://example.com/b</p>'
-      + '<p><a href="https://example.com/b">https://example.com/b</a> <a href="#top">top</a></p></body></html>';
+    const html =
+      '<html><head><title>T</title><style>p{color:red}</style></head><body><!--[if mso]>x<![endif]-->' +
+      '<h1>News &amp; notes</h1><p>Line one<br>line two</p><ul><li>first</li><li>second</li></ul>' +
+      '<script>alert(1)</script><p>Read <a href="https://example.com/a?x=1&amp;y=2">the post</a> or https://example.com/b</p>' +
+      '<p><a href="https://example.com/b">https://example.com/b</a> <a href="#top">top</a></p></body></html>';
 
-    expect(htmlToText(html)).toBe('News & notes\n\nLine one\nline two\n\n- first\n- second\n\nRead the post (https://example.com/a?x=1&y=2) or https://example.com/b\n\nhttps://example.com/b top');
+    expect(htmlToText(html)).toBe(
+      'News & notes\n\nLine one\nline two\n\n- first\n- second\n\nRead the post (https://example.com/a?x=1&y=2) or https://example.com/b\n\nhttps://example.com/b top',
+    );
   });
 
   it('keeps escaped text as text: a variable that looked like a tag survives', () => {
@@ -95,9 +114,15 @@ describe('htmlToText', () => {
   it('keeps table cells and rows apart', () => {
     const html = '<table><tr><th>Field</th><th>Value</th></tr><tr><td>Email</td><td>dave@example.com</td></tr><tr><td>Total</td><td>$10</td></tr></table>';
 
-    const lines = htmlToText(html).split('\n').filter((line) => line !== '');
+    const lines = htmlToText(html)
+      .split('\n')
+      .filter((line) => line !== '');
 
-    expect(lines.map((line) => line.split(/\s{2,}/))).toEqual([['Field', 'Value'], ['Email', 'dave@example.com'], ['Total', '$10']]);
+    expect(lines.map((line) => line.split(/\s{2,}/))).toEqual([
+      ['Field', 'Value'],
+      ['Email', 'dave@example.com'],
+      ['Total', '$10'],
+    ]);
   });
 });
 
@@ -125,7 +150,10 @@ describe('built-in variables', () => {
   });
 
   it('win over caller variables of the same name', () => {
-    const scope = withBuiltins({ name: 'Ann', unsubscribeUrl: 'https://evil.example', currentYear: '1999' }, builtinVariables(new Date('2026-05-01T00:00:00Z')));
+    const scope = withBuiltins(
+      { name: 'Ann', unsubscribeUrl: 'https://evil.example', currentYear: '1999' },
+      builtinVariables(new Date('2026-05-01T00:00:00Z')),
+    );
 
     expect(scope).toEqual({ name: 'Ann', currentYear: '2026', currentDate: 'May 1, 2026', ...PREVIEW_LINKS });
   });
@@ -133,20 +161,56 @@ describe('built-in variables', () => {
 
 describe('style and link values', () => {
   it('accepts only the colour forms both Gmail and Outlook read', () => {
-    for (const colour of ['#fff', '#a1b2c3', 'rgb(0, 128, 255)', 'rgb(255,255,255)', 'navy', 'rebeccapurple', 'transparent']) expect(isCssColor(colour), colour).toBe(true);
-    for (const colour of ['#ffff', '#12345g', 'rgb(256, 0, 0)', 'rgba(0,0,0,0.5)', 'red;color:blue', 'red" onclick="x', 'url(x)', 'expression(alert(1))', 'notacolour', '']) {
+    for (const colour of ['#fff', '#a1b2c3', 'rgb(0, 128, 255)', 'rgb(255,255,255)', 'navy', 'rebeccapurple', 'transparent'])
+      expect(isCssColor(colour), colour).toBe(true);
+    for (const colour of [
+      '#ffff',
+      '#12345g',
+      'rgb(256, 0, 0)',
+      'rgba(0,0,0,0.5)',
+      'red;color:blue',
+      'red" onclick="x',
+      'url(x)',
+      'expression(alert(1))',
+      'notacolour',
+      '',
+    ]) {
       expect(isCssColor(colour), colour).toBe(false);
     }
   });
 
   it('lets buttons point at http(s), mailto or one variable, never at script', () => {
-    for (const url of ['https://example.com', 'http://example.com/x?y={{id}}', 'mailto:a@example.com', '{{unsubscribeUrl}}', '{{ link | "https://example.com" }}']) expect(isButtonUrl(url), url).toBe(true);
-    for (const url of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,x', 'vbscript:x', 'https://', '//example.com', 'x {{link}}', '{{a}}{{b}}']) expect(isButtonUrl(url), url).toBe(false);
+    for (const url of [
+      'https://example.com',
+      'http://example.com/x?y={{id}}',
+      'mailto:a@example.com',
+      '{{unsubscribeUrl}}',
+      '{{ link | "https://example.com" }}',
+    ])
+      expect(isButtonUrl(url), url).toBe(true);
+    for (const url of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,x', 'vbscript:x', 'https://', '//example.com', 'x {{link}}', '{{a}}{{b}}'])
+      expect(isButtonUrl(url), url).toBe(false);
   });
 
   it('refuses markup that scripts or restyles the email in content', () => {
-    for (const html of ['<strong>Hi</strong> <a href="https://example.com">x</a>', '<img src="https://example.com/logo.png" alt="Logo">', 'once = twice, only = one']) expect(isEmailSafeMarkup(html), html).toBe(true);
-    for (const html of ['<script>x</script>', '< SCRIPT>', '<style>', '<link rel="stylesheet" href="x">', '<iframe src="x">', '<form>', '<img src=x onerror=alert(1)>', '<a href="javascript:x">', "<a href = ' javascript:x'>", '<svg onload=x>']) {
+    for (const html of [
+      '<strong>Hi</strong> <a href="https://example.com">x</a>',
+      '<img src="https://example.com/logo.png" alt="Logo">',
+      'once = twice, only = one',
+    ])
+      expect(isEmailSafeMarkup(html), html).toBe(true);
+    for (const html of [
+      '<script>x</script>',
+      '< SCRIPT>',
+      '<style>',
+      '<link rel="stylesheet" href="x">',
+      '<iframe src="x">',
+      '<form>',
+      '<img src=x onerror=alert(1)>',
+      '<a href="javascript:x">',
+      "<a href = ' javascript:x'>",
+      '<svg onload=x>',
+    ]) {
       expect(isEmailSafeMarkup(html), html).toBe(false);
     }
   });

@@ -23,7 +23,10 @@ const newsletter: CreateTemplateInput = {
 
 /** The error a promise rejects with, as the envelope would show it. */
 async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (rejection: unknown) => rejection);
+  const error = await promise.then(
+    () => undefined,
+    (rejection: unknown) => rejection,
+  );
   expect(error).toBeInstanceOf(PostlaneError);
   const { code, message, details } = error as PostlaneError;
   return { code, message, field: details.field };
@@ -58,7 +61,11 @@ describe('renderStoredTemplate', () => {
 
   it('says when no unsubscribe link is used', async () => {
     const { accountId } = await createTestAccount();
-    const template = await createTemplate(accountId, { name: 'Receipt', subject: 'Receipt', components: [{ type: 'text', content: 'Thanks' }], styles: {} }, now);
+    const template = await createTemplate(
+      accountId,
+      { name: 'Receipt', subject: 'Receipt', components: [{ type: 'text', content: 'Thanks' }], styles: {} },
+      now,
+    );
 
     const rendered = await renderStoredTemplate(accountId, template.id, {}, { builtins });
 
@@ -79,14 +86,20 @@ describe('renderStoredTemplate', () => {
 
   it('is a 422 VALIDATION_ERROR naming the template when rendering fails, on subject when the request subject fails', async () => {
     const { accountId } = await createTestAccount();
-    const template = await createTemplate(accountId, { name: 'Link', subject: 'x', components: [{ type: 'button', label: 'Go', url: '{{target}}' }], styles: {} }, now);
+    const template = await createTemplate(
+      accountId,
+      { name: 'Link', subject: 'x', components: [{ type: 'button', label: 'Go', url: '{{target}}' }], styles: {} },
+      now,
+    );
 
     expect(await failure(renderStoredTemplate(accountId, template.id, { target: ' javascript:alert(1)' }, { builtins }))).toEqual({
       code: 'VALIDATION_ERROR',
       message: `Template ${template.id} could not be rendered: components[0].url: must render to an http(s) or mailto address`,
       field: 'templateId',
     });
-    expect(await failure(renderStoredTemplate(accountId, template.id, { target: 'https://ok.example' }, { subject: 'Hi {{ name | nope }}', builtins }))).toEqual({
+    expect(
+      await failure(renderStoredTemplate(accountId, template.id, { target: 'https://ok.example' }, { subject: 'Hi {{ name | nope }}', builtins })),
+    ).toEqual({
       code: 'VALIDATION_ERROR',
       message: expect.stringMatching(/^The subject could not be rendered: subject: undefined filter: nope/),
       field: 'subject',
@@ -112,8 +125,11 @@ describe('renderStoredTemplate', () => {
       '{% for a in (1..3000) %}{% for b in (1..3000) %}x{% endfor %}{% endfor %}',
       '{% assign s = "xxxxxxxxxx" %}{% for i in (1..30) %}{% assign s = s | append: s %}{% endfor %}{{ s }}',
     ];
-    const templates = await Promise.all(hostile.map((content, index) =>
-      createTemplate(accountId, { name: `Hostile ${index}`, subject: 'x', components: [{ type: 'text', content }], styles: {} }, now)));
+    const templates = await Promise.all(
+      hostile.map((content, index) =>
+        createTemplate(accountId, { name: `Hostile ${index}`, subject: 'x', components: [{ type: 'text', content }], styles: {} }, now),
+      ),
+    );
     const started = performance.now();
 
     const errors = await Promise.all(templates.map((template) => failure(renderStoredTemplate(accountId, template.id, {}, { builtins }))));
@@ -148,10 +164,13 @@ describe('renderInlineContent', () => {
 
   it('is a 422 on content or subject when rendering fails', async () => {
     expect(await failure(renderInlineContent('<p>{{#if a}}open</p>', 'ok', {}, builtins))).toEqual({
-      code: 'VALIDATION_ERROR', field: 'content', message: 'The content could not be rendered: content: {{#if}} without {{/if}}',
+      code: 'VALIDATION_ERROR',
+      field: 'content',
+      message: 'The content could not be rendered: content: {{#if}} without {{/if}}',
     });
     expect(await failure(renderInlineContent('<p>ok</p>', '{% for i in (1..100000000) %}x{% endfor %}', {}, builtins))).toMatchObject({
-      code: 'VALIDATION_ERROR', field: 'subject',
+      code: 'VALIDATION_ERROR',
+      field: 'subject',
     });
   });
 });

@@ -11,7 +11,12 @@ const welcome = {
   components: [
     { id: 'title', type: 'heading', content: 'Hello {{name}}', styles: { fontSize: 30, color: '#111' } },
     { type: 'text', content: 'Your plan is <strong>{{plan}}</strong>.{{#if vip}} Thanks for being a VIP.{{/if}}' },
-    { type: 'button', label: 'Open your account', url: 'https://app.example.com/account?ref={{ref}}', styles: { backgroundColor: 'navy', textAlign: 'center', borderRadius: 4 } },
+    {
+      type: 'button',
+      label: 'Open your account',
+      url: 'https://app.example.com/account?ref={{ref}}',
+      styles: { backgroundColor: 'navy', textAlign: 'center', borderRadius: 4 },
+    },
   ],
   styles: { backgroundColor: '#f4f4f5', width: 560 },
 };
@@ -68,20 +73,74 @@ describe('create template', () => {
       [{ name: 'x' }, 400, 'MISSING_REQUIRED_FIELD', 'subject'],
       [{ name: 'x', subject: 'x', colour: 'red' }, 422, 'VALIDATION_ERROR', 'colour'],
       [{ name: 'x', subject: 'x', components: [{ content: 'no type' }] }, 400, 'MISSING_REQUIRED_FIELD', 'components[0].type'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: 'ok' }, { type: 'image', content: 'x' }] }, 422, 'VALIDATION_ERROR', 'components[1].type'],
+      [
+        {
+          name: 'x',
+          subject: 'x',
+          components: [
+            { type: 'text', content: 'ok' },
+            { type: 'image', content: 'x' },
+          ],
+        },
+        422,
+        'VALIDATION_ERROR',
+        'components[1].type',
+      ],
       [{ name: 'x', subject: 'x', components: [{ type: 'text' }] }, 400, 'MISSING_REQUIRED_FIELD', 'components[0].content'],
       [{ name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', label: 'y' }] }, 422, 'VALIDATION_ERROR', 'components[0].label'],
       [{ name: 'x', subject: 'x', components: [{ type: 'button', label: 'Go', url: 'javascript:alert(1)' }] }, 422, 'VALIDATION_ERROR', 'components[0].url'],
       [{ name: 'x', subject: 'x', components: [{ type: 'button', label: 'Go', url: 'data:text/html,x' }] }, 422, 'VALIDATION_ERROR', 'components[0].url'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { color: 'red;background:url(x)' } }] }, 422, 'VALIDATION_ERROR', 'components[0].styles.color'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { backgroundColor: 'rgb(300, 0, 0)' } }] }, 422, 'VALIDATION_ERROR', 'components[0].styles.backgroundColor'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { fontSize: '16px' } }] }, 422, 'VALIDATION_ERROR', 'components[0].styles.fontSize'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { textAlign: 'middle' } }] }, 422, 'VALIDATION_ERROR', 'components[0].styles.textAlign'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { margin: 4 } }] }, 422, 'VALIDATION_ERROR', 'components[0].styles.margin'],
+      [
+        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { color: 'red;background:url(x)' } }] },
+        422,
+        'VALIDATION_ERROR',
+        'components[0].styles.color',
+      ],
+      [
+        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { backgroundColor: 'rgb(300, 0, 0)' } }] },
+        422,
+        'VALIDATION_ERROR',
+        'components[0].styles.backgroundColor',
+      ],
+      [
+        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { fontSize: '16px' } }] },
+        422,
+        'VALIDATION_ERROR',
+        'components[0].styles.fontSize',
+      ],
+      [
+        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { textAlign: 'middle' } }] },
+        422,
+        'VALIDATION_ERROR',
+        'components[0].styles.textAlign',
+      ],
+      [
+        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { margin: 4 } }] },
+        422,
+        'VALIDATION_ERROR',
+        'components[0].styles.margin',
+      ],
       [{ name: 'x', subject: 'x', components: [{ type: 'text', content: '<script>steal()</script>' }] }, 422, 'VALIDATION_ERROR', 'components[0].content'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: '<img src="x.png" onerror="steal()">' }] }, 422, 'VALIDATION_ERROR', 'components[0].content'],
+      [
+        { name: 'x', subject: 'x', components: [{ type: 'text', content: '<img src="x.png" onerror="steal()">' }] },
+        422,
+        'VALIDATION_ERROR',
+        'components[0].content',
+      ],
       [{ name: 'x', subject: 'x', components: [{ type: 'text', content: '<style>p{color:red}</style>' }] }, 422, 'VALIDATION_ERROR', 'components[0].content'],
-      [{ name: 'x', subject: 'x', components: [{ id: 'a', type: 'text', content: 'x' }, { id: 'a', type: 'text', content: 'y' }] }, 422, 'VALIDATION_ERROR', 'components[1].id'],
+      [
+        {
+          name: 'x',
+          subject: 'x',
+          components: [
+            { id: 'a', type: 'text', content: 'x' },
+            { id: 'a', type: 'text', content: 'y' },
+          ],
+        },
+        422,
+        'VALIDATION_ERROR',
+        'components[1].id',
+      ],
       [{ name: 'x', subject: 'x', styles: { width: 2000 } }, 422, 'VALIDATION_ERROR', 'styles.width'],
       [{ name: 'x', subject: 'x', styles: { padding: 1.5 } }, 422, 'VALIDATION_ERROR', 'styles.padding'],
       [{ name: 'x', subject: 'x', styles: { backgroundColor: 'url(https://evil.example/x.png)' } }, 422, 'VALIDATION_ERROR', 'styles.backgroundColor'],
@@ -103,23 +162,48 @@ describe('create template', () => {
   it('parses the template language when saving: a syntax error is a 422 on the part that has it', async () => {
     const { key } = await createTestAccount();
 
-    const unclosed = await request('POST', '/api/templates', { key, body: { name: 'x', subject: 'x', components: [{ type: 'text', content: 'ok' }, { type: 'text', content: 'ok' }, { type: 'text', content: '{{#if vip}}gold' }] } });
+    const unclosed = await request('POST', '/api/templates', {
+      key,
+      body: {
+        name: 'x',
+        subject: 'x',
+        components: [
+          { type: 'text', content: 'ok' },
+          { type: 'text', content: 'ok' },
+          { type: 'text', content: '{{#if vip}}gold' },
+        ],
+      },
+    });
     const unknownFilter = await request('POST', '/api/templates', { key, body: { name: 'x', subject: 'Hi {{ name | shout }}' } });
-    const unknownBlock = await request('POST', '/api/templates', { key, body: { name: 'x', subject: 'x', components: [{ type: 'button', label: '{{#each items}}x{{/each}}', url: 'https://example.com' }] } });
+    const unknownBlock = await request('POST', '/api/templates', {
+      key,
+      body: { name: 'x', subject: 'x', components: [{ type: 'button', label: '{{#each items}}x{{/each}}', url: 'https://example.com' }] },
+    });
 
     expect(unclosed.status).toBe(422);
-    expect(unclosed.body).toEqual({ success: false, error: 'VALIDATION_ERROR', field: 'components[2].content', message: 'components[2].content: invalid template syntax: {{#if}} without {{/if}}' });
+    expect(unclosed.body).toEqual({
+      success: false,
+      error: 'VALIDATION_ERROR',
+      field: 'components[2].content',
+      message: 'components[2].content: invalid template syntax: {{#if}} without {{/if}}',
+    });
     expect(unknownFilter.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'subject', message: expect.stringContaining('undefined filter: shout') });
     expect(unknownBlock.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'components[0].label' });
   });
 
   it('rejects hostile syntax and markup of the largest size quickly', async () => {
     const { key } = await createTestAccount();
-    const hostile = ['{{#' + ' '.repeat(49_000) + 'x', '{{#if ' + 'a '.repeat(24_000), '<a =' + ' '.repeat(49_000) + 'x', '<a on' + 'a'.repeat(24_000) + ' '.repeat(24_000)];
+    const hostile = [
+      '{{#' + ' '.repeat(49_000) + 'x',
+      '{{#if ' + 'a '.repeat(24_000),
+      '<a =' + ' '.repeat(49_000) + 'x',
+      '<a on' + 'a'.repeat(24_000) + ' '.repeat(24_000),
+    ];
     const started = Date.now();
 
-    const answers = await Promise.all(hostile.map((content) =>
-      request('POST', '/api/templates', { key, body: { name: 'Hostile', subject: 'x', components: [{ type: 'text', content }] } })));
+    const answers = await Promise.all(
+      hostile.map((content) => request('POST', '/api/templates', { key, body: { name: 'Hostile', subject: 'x', components: [{ type: 'text', content }] } })),
+    );
 
     // Before the template-language fix the first one took minutes; the bound leaves room for a loaded machine.
     expect(Date.now() - started).toBeLessThan(5000);
@@ -135,8 +219,9 @@ describe('create template', () => {
     const { key } = await createTestAccount();
     const urls = ['{{unsubscribeUrl}}', '{{ preferencesUrl }}', '{{link|"https://example.com"}}', 'http://example.com/{{id}}', 'mailto:help@example.com'];
 
-    const answers = await Promise.all(urls.map((url) =>
-      request('POST', '/api/templates', { key, body: { name: url, subject: 'x', components: [{ type: 'button', label: 'Go', url }] } })));
+    const answers = await Promise.all(
+      urls.map((url) => request('POST', '/api/templates', { key, body: { name: url, subject: 'x', components: [{ type: 'button', label: 'Go', url }] } })),
+    );
 
     expect(answers.map((answer) => answer.status)).toEqual(urls.map(() => 201));
   });
@@ -234,7 +319,13 @@ describe('get, update and delete', () => {
     expect(updated.body.data.updatedAt >= created.updatedAt).toBe(true);
     expect((await request('GET', `/api/templates/${created.id}`, { key })).body.data).toEqual(updated.body.data);
     const listed = (await request('GET', '/api/templates', { key })).body.templates[0];
-    expect(listed).toEqual({ id: created.id, name: 'Welcome', subject: 'New subject for {{name}}', createdAt: created.createdAt, updatedAt: updated.body.data.updatedAt });
+    expect(listed).toEqual({
+      id: created.id,
+      name: 'Welcome',
+      subject: 'New subject for {{name}}',
+      createdAt: created.createdAt,
+      updatedAt: updated.body.data.updatedAt,
+    });
   });
 
   it('renames, and search finds the new name only', async () => {
@@ -251,7 +342,15 @@ describe('get, update and delete', () => {
     const { key } = await createTestAccount();
     const created = await createTemplate(key);
 
-    const syntax = await request('PATCH', `/api/templates/${created.id}`, { key, body: { components: [{ type: 'text', content: 'a' }, { type: 'heading', content: '{{/if}}' }] } });
+    const syntax = await request('PATCH', `/api/templates/${created.id}`, {
+      key,
+      body: {
+        components: [
+          { type: 'text', content: 'a' },
+          { type: 'heading', content: '{{/if}}' },
+        ],
+      },
+    });
     const blankName = await request('PATCH', `/api/templates/${created.id}`, { key, body: { name: ' ' } });
     const unknown = await request('PATCH', `/api/templates/${created.id}`, { key, body: { id: 'tpl_other' } });
 
@@ -273,7 +372,11 @@ describe('get, update and delete', () => {
     expect(again.status).toBe(404);
     expect((await request('GET', `/api/templates/${created.id}`, { key })).status).toBe(404);
     expect((await request('PATCH', `/api/templates/${created.id}`, { key, body: { name: 'Back' } })).status).toBe(404);
-    expect((await request('GET', '/api/templates', { key })).body).toEqual({ success: true, templates: [], pagination: { total: 0, page: 1, limit: 20, pages: 0 } });
+    expect((await request('GET', '/api/templates', { key })).body).toEqual({
+      success: true,
+      templates: [],
+      pagination: { total: 0, page: 1, limit: 20, pages: 0 },
+    });
   });
 
   it('answers 404 TEMPLATE_NOT_FOUND for unknown, malformed and foreign ids alike', async () => {
@@ -326,7 +429,9 @@ describe('render preview', () => {
     expect(html).toContain('Your plan is <strong>&lt;i&gt;Pro&lt;/i&gt;</strong>. Thanks for being a VIP.</p>');
     expect(html).toContain('href="https://app.example.com/account?ref=a&amp;b"');
     expect(html).not.toContain('<Admin>');
-    expect(text).toBe('Hello Ann <Admin> & "Co"\n\nYour plan is <i>Pro</i>. Thanks for being a VIP.\n\nOpen your account: https://app.example.com/account?ref=a&b');
+    expect(text).toBe(
+      'Hello Ann <Admin> & "Co"\n\nYour plan is <i>Pro</i>. Thanks for being a VIP.\n\nOpen your account: https://app.example.com/account?ref=a&b',
+    );
   });
 
   it('uses defaults for absent variables and skips false blocks', async () => {
@@ -376,7 +481,17 @@ describe('render preview', () => {
 
     const response = await request('POST', `/api/templates/${created.id}/render`, {
       key,
-      body: { variables: { order: { id: 'A-1', items: [{ name: 'Mug', qty: 2 }, { name: '<Tee>', qty: 1 }] } } },
+      body: {
+        variables: {
+          order: {
+            id: 'A-1',
+            items: [
+              { name: 'Mug', qty: 2 },
+              { name: '<Tee>', qty: 1 },
+            ],
+          },
+        },
+      },
     });
 
     expect(response.body.subject).toBe('Order A-1');
@@ -386,7 +501,11 @@ describe('render preview', () => {
 
   it('answers 422 naming the template when rendering fails, quickly', async () => {
     const { key } = await createTestAccount();
-    const hostile = await createTemplate(key, { name: 'Loop', subject: 'x', components: [{ type: 'text', content: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' }] });
+    const hostile = await createTemplate(key, {
+      name: 'Loop',
+      subject: 'x',
+      components: [{ type: 'text', content: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' }],
+    });
     const badLink = await createTemplate(key, { name: 'Link', subject: 'x', components: [{ type: 'button', label: 'Go', url: '{{target}}' }] });
     const started = Date.now();
 
@@ -395,7 +514,12 @@ describe('render preview', () => {
 
     expect(Date.now() - started).toBeLessThan(3000);
     expect(loop.status).toBe(422);
-    expect(loop.body).toEqual({ success: false, error: 'VALIDATION_ERROR', field: 'templateId', message: expect.stringContaining(`Template ${hostile.id} could not be rendered: components[0].content`) });
+    expect(loop.body).toEqual({
+      success: false,
+      error: 'VALIDATION_ERROR',
+      field: 'templateId',
+      message: expect.stringContaining(`Template ${hostile.id} could not be rendered: components[0].content`),
+    });
     expect(script.body).toEqual({
       success: false,
       error: 'VALIDATION_ERROR',

@@ -26,7 +26,12 @@ describe('links under forged Host and X-Forwarded-* headers', () => {
     const result = await invoke('email/send', {
       headers: { ...FORGED, 'x-api-key': sender.key, 'content-type': 'application/json' },
       requestContext: FORGED_CONTEXT,
-      body: JSON.stringify({ from: sender.from, recipients: [to], subject: 'Hi', content: '<p><a href="{{unsubscribeUrl}}">Leave</a> <a href="{{preferencesUrl}}">Prefs</a></p>' }),
+      body: JSON.stringify({
+        from: sender.from,
+        recipients: [to],
+        subject: 'Hi',
+        content: '<p><a href="{{unsubscribeUrl}}">Leave</a> <a href="{{preferencesUrl}}">Prefs</a></p>',
+      }),
     });
 
     expect(result.statusCode).toBe(200);

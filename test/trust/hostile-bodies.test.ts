@@ -24,7 +24,10 @@ afterAll(() => writes.stop());
 
 /** What the request stored besides every keyed request's bookkeeping (rate windows, key use). */
 function stored(): string[] {
-  return writes.take().filter((key) => !isBookkeeping(key)).map((key) => `${key.command} ${key.pk} ${key.sk}`);
+  return writes
+    .take()
+    .filter((key) => !isBookkeeping(key))
+    .map((key) => `${key.command} ${key.pk} ${key.sk}`);
 }
 
 /** Answers `response` with the error code and field, and stored nothing since the last `writes.take()`. */
@@ -58,17 +61,32 @@ describe('an array, a string or a number where an object is expected', () => {
     writes.take();
 
     for (const customFields of [['a'], [], 'text', 7]) {
-      expectRefused(await request('POST', '/api/contacts', { key, body: { email: 'new@example.com', audienceId, customFields } }), 422, 'VALIDATION_ERROR', 'customFields');
+      expectRefused(
+        await request('POST', '/api/contacts', { key, body: { email: 'new@example.com', audienceId, customFields } }),
+        422,
+        'VALIDATION_ERROR',
+        'customFields',
+      );
       expectRefused(await request('PATCH', `/api/contacts/${contact.data.id}`, { key, body: { customFields } }), 422, 'VALIDATION_ERROR', 'customFields');
     }
     for (const settings of [[], [{ successMessage: 'x' }], 'text', 1]) {
-      expectRefused(await request('POST', '/api/forms', { key, body: { title: 'F', fields: [{ id: 'email', type: 'email', label: 'Email' }], settings } }), 422, 'VALIDATION_ERROR', 'settings');
+      expectRefused(
+        await request('POST', '/api/forms', { key, body: { title: 'F', fields: [{ id: 'email', type: 'email', label: 'Email' }], settings } }),
+        422,
+        'VALIDATION_ERROR',
+        'settings',
+      );
       expectRefused(await request('PATCH', `/api/forms/${form.id}`, { key, body: { settings } }), 422, 'VALIDATION_ERROR', 'settings');
     }
     expectRefused(await request('PATCH', `/api/forms/${form.id}`, { key, body: { appearance: [] } }), 422, 'VALIDATION_ERROR', 'appearance');
     expectRefused(await request('POST', '/api/templates', { key, body: { name: 'T', subject: 'Hi', styles: [] } }), 422, 'VALIDATION_ERROR', 'styles');
     expectRefused(await request('PATCH', `/api/templates/${template.data.id}`, { key, body: { styles: [1] } }), 422, 'VALIDATION_ERROR', 'styles');
-    expectRefused(await request('POST', `/api/templates/${template.data.id}/render`, { key, body: { variables: ['x'] } }), 422, 'VALIDATION_ERROR', 'variables');
+    expectRefused(
+      await request('POST', `/api/templates/${template.data.id}/render`, { key, body: { variables: ['x'] } }),
+      422,
+      'VALIDATION_ERROR',
+      'variables',
+    );
 
     const after = await request('GET', `/api/contacts/${contact.data.id}`, { key });
     expect(after.body.data.customFields).toEqual({});
@@ -80,16 +98,37 @@ describe('an array, a string or a number where an object is expected', () => {
     const to = 'someone@example.org';
 
     for (const variables of [[], ['a'], 'text', 3]) {
-      expectRefused(await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to, subject: 'S', content: 'C', variables } }), 422, 'VALIDATION_ERROR', 'variables');
-      expectRefused(await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'S', content: 'C', variables } }), 422, 'VALIDATION_ERROR', 'variables');
+      expectRefused(
+        await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to, subject: 'S', content: 'C', variables } }),
+        422,
+        'VALIDATION_ERROR',
+        'variables',
+      );
+      expectRefused(
+        await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'S', content: 'C', variables } }),
+        422,
+        'VALIDATION_ERROR',
+        'variables',
+      );
     }
-    expectRefused(await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'S', content: 'C', attachments: [[]] } }), 422, 'VALIDATION_ERROR', 'attachments[0]');
+    expectRefused(
+      await request('POST', '/api/email/send', {
+        key: sender.key,
+        body: { from: sender.from, recipients: [to], subject: 'S', content: 'C', attachments: [[]] },
+      }),
+      422,
+      'VALIDATION_ERROR',
+      'attachments[0]',
+    );
   });
 
   it('an entry of a bulk import with an array for customFields fails alone, naming contacts[i].customFields', async () => {
     const { key, audienceId } = await withAudience();
 
-    const response = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: [{ email: 'a@example.com', customFields: ['x'] }, { email: 'b@example.com' }] } });
+    const response = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: { audienceId, contacts: [{ email: 'a@example.com', customFields: ['x'] }, { email: 'b@example.com' }] },
+    });
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ imported: 1, failed: 1, errors: [{ index: 0, error: 'VALIDATION_ERROR', field: 'contacts[0].customFields' }] });
@@ -103,11 +142,28 @@ describe('reserved keys in free maps', () => {
     writes.take();
     const fields = json(`{"plan": "free", ${JSON.stringify(reserved)}: {"polluted": true}}`);
 
-    expectRefused(await request('POST', '/api/contacts', { key, body: { email: 'new@example.com', audienceId, customFields: fields } }), 422, 'VALIDATION_ERROR', `customFields.${reserved}`);
-    expectRefused(await request('PATCH', `/api/contacts/${contact.data.id}`, { key, body: { customFields: fields } }), 422, 'VALIDATION_ERROR', `customFields.${reserved}`);
-    const imported = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: [{ email: 'kept@example.com', customFields: fields }] } });
+    expectRefused(
+      await request('POST', '/api/contacts', { key, body: { email: 'new@example.com', audienceId, customFields: fields } }),
+      422,
+      'VALIDATION_ERROR',
+      `customFields.${reserved}`,
+    );
+    expectRefused(
+      await request('PATCH', `/api/contacts/${contact.data.id}`, { key, body: { customFields: fields } }),
+      422,
+      'VALIDATION_ERROR',
+      `customFields.${reserved}`,
+    );
+    const imported = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: { audienceId, contacts: [{ email: 'kept@example.com', customFields: fields }] },
+    });
 
-    expect(imported.body).toMatchObject({ imported: 0, failed: 1, errors: [{ index: 0, error: 'VALIDATION_ERROR', field: `contacts[0].customFields.${reserved}` }] });
+    expect(imported.body).toMatchObject({
+      imported: 0,
+      failed: 1,
+      errors: [{ index: 0, error: 'VALIDATION_ERROR', field: `contacts[0].customFields.${reserved}` }],
+    });
     expect((await request('GET', `/api/contacts/${contact.data.id}`, { key })).body.data.customFields).toEqual({ plan: 'pro' });
   });
 
@@ -116,11 +172,30 @@ describe('reserved keys in free maps', () => {
     const { body: template } = await request('POST', '/api/templates', { key: sender.key, body: { name: 'T', subject: 'Hi' } });
     writes.take();
 
-    expectRefused(await request('POST', `/api/templates/${template.data.id}/render`, { key: sender.key, body: { variables: json('{"user": {"name": "Ada", "constructor": {"x": 1}}}') } }), 422, 'VALIDATION_ERROR', 'variables.user.constructor');
-    expectRefused(await request('POST', '/api/transactional/send', {
-      key: sender.key,
-      body: { from: sender.from, to: 'someone@example.org', subject: 'S', content: 'C', variables: json('{"items": [{"ok": 1}, {"__proto__": {"admin": true}}]}') },
-    }), 422, 'VALIDATION_ERROR', 'variables.items[1].__proto__');
+    expectRefused(
+      await request('POST', `/api/templates/${template.data.id}/render`, {
+        key: sender.key,
+        body: { variables: json('{"user": {"name": "Ada", "constructor": {"x": 1}}}') },
+      }),
+      422,
+      'VALIDATION_ERROR',
+      'variables.user.constructor',
+    );
+    expectRefused(
+      await request('POST', '/api/transactional/send', {
+        key: sender.key,
+        body: {
+          from: sender.from,
+          to: 'someone@example.org',
+          subject: 'S',
+          content: 'C',
+          variables: json('{"items": [{"ok": 1}, {"__proto__": {"admin": true}}]}'),
+        },
+      }),
+      422,
+      'VALIDATION_ERROR',
+      'variables.items[1].__proto__',
+    );
   });
 
   it('in a public form submission is 422 naming the key, and nothing is stored', async () => {
@@ -153,11 +228,31 @@ describe('bytes and encodings', () => {
     writes.take();
     const text = JSON.stringify({ name: 'Compressed' });
 
-    expectRefused(await request('POST', '/api/audiences', { key, rawBody: gzipSync(text), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    expectRefused(await request('POST', '/api/audiences', { key, rawBody: brotliCompressSync(text), headers: { 'content-type': 'application/json', 'content-encoding': 'br' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectRefused(
+      await request('POST', '/api/audiences', { key, rawBody: gzipSync(text), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    expectRefused(
+      await request('POST', '/api/audiences', {
+        key,
+        rawBody: brotliCompressSync(text),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'br' },
+      }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     // Declared but not compressed: still refused, as the body cannot be read as the header says.
-    expectRefused(await request('POST', '/api/audiences', { key, rawBody: text, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    const plain = await request('POST', '/api/audiences', { key, rawBody: text, headers: { 'content-type': 'application/json', 'content-encoding': 'identity' } });
+    expectRefused(
+      await request('POST', '/api/audiences', { key, rawBody: text, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    const plain = await request('POST', '/api/audiences', {
+      key,
+      rawBody: text,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+    });
     expect(plain.status).toBe(201);
   });
 });
@@ -171,7 +266,11 @@ describe('deep nesting with an idempotency key', () => {
     const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
     const send = (path: string, fields: Record<string, unknown>, deepField: string) => {
       const text = JSON.stringify({ from: sender.from, ...fields });
-      return request('POST', path, { key: sender.key, rawBody: `${text.slice(0, -1)},${JSON.stringify(deepField)}:${deep}}`, headers: { 'content-type': 'application/json' } });
+      return request('POST', path, {
+        key: sender.key,
+        rawBody: `${text.slice(0, -1)},${JSON.stringify(deepField)}:${deep}}`,
+        headers: { 'content-type': 'application/json' },
+      });
     };
 
     const transactional = await send('/api/transactional/send', { to, subject: 'S', content: 'C', idempotencyKey: 'deep-1' }, 'variables');
@@ -193,7 +292,14 @@ describe('deep nesting with an idempotency key', () => {
 
     const response = await request('POST', '/api/transactional/send', {
       key: sender.key,
-      body: { from: sender.from, to: 'someone@example.org', subject: 'S', content: 'C', variables: { deep: nested(MAX_VARIABLE_DEPTH - 1) }, idempotencyKey: 'deep-ok' },
+      body: {
+        from: sender.from,
+        to: 'someone@example.org',
+        subject: 'S',
+        content: 'C',
+        variables: { deep: nested(MAX_VARIABLE_DEPTH - 1) },
+        idempotencyKey: 'deep-ok',
+      },
     });
 
     expect(response.status).toBe(200);
@@ -202,7 +308,8 @@ describe('deep nesting with an idempotency key', () => {
 
 describe('limits of a stored object hold for the merged result', () => {
   /** Values of 2,048 three-byte characters: 25 keys fit one request's 256 KB, 50 make the heaviest contact the limits allow (about 310 KB). */
-  const fieldsFrom = (prefix: string, count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`${prefix}${index}`, '€'.repeat(2048)]));
+  const fieldsFrom = (prefix: string, count: number) =>
+    Object.fromEntries(Array.from({ length: count }, (_, index) => [`${prefix}${index}`, '€'.repeat(2048)]));
 
   /** A contact holding the 50 custom fields allowed, merged from two requests. */
   async function fullContact(key: string, audienceId: string): Promise<string> {
@@ -213,7 +320,7 @@ describe('limits of a stored object hold for the merged result', () => {
     return made.data.id as string;
   }
 
-  it('a PATCH of customFields that would pass 50 keys once merged is 422 (not a 500 past DynamoDB\'s 400 KB), and the contact is unchanged', async () => {
+  it("a PATCH of customFields that would pass 50 keys once merged is 422 (not a 500 past DynamoDB's 400 KB), and the contact is unchanged", async () => {
     const { key, audienceId } = await withAudience();
     const id = await fullContact(key, audienceId);
     const before = (await request('GET', `/api/contacts/${id}`, { key })).body.data;
@@ -243,9 +350,16 @@ describe('limits of a stored object hold for the merged result', () => {
     const id = await fullContact(key, audienceId);
     const before = (await request('GET', `/api/contacts/${id}`, { key })).body.data;
 
-    const response = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts: [{ email: 'other@example.com' }, { email: 'full@example.com', customFields: { more: 1 } }] } });
+    const response = await request('POST', '/api/contacts/bulk', {
+      key,
+      body: { audienceId, contacts: [{ email: 'other@example.com' }, { email: 'full@example.com', customFields: { more: 1 } }] },
+    });
 
-    expect(response.body).toMatchObject({ imported: 1, failed: 1, errors: [{ index: 1, email: 'full@example.com', error: 'VALIDATION_ERROR', field: 'contacts[1].customFields' }] });
+    expect(response.body).toMatchObject({
+      imported: 1,
+      failed: 1,
+      errors: [{ index: 1, email: 'full@example.com', error: 'VALIDATION_ERROR', field: 'contacts[1].customFields' }],
+    });
     expect((await request('GET', `/api/contacts/${id}`, { key })).body.data).toEqual(before);
   });
 });

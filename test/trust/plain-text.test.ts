@@ -8,7 +8,10 @@ describe('the plain-text part of a sent email', () => {
     const sender = await createSender();
     const content = '<p>Your order</p><table><tr><td>Email</td><td>{{email}}</td></tr><tr><td>Total</td><td>$10</td></tr></table>';
 
-    const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Order', content, variables: { email: 'dave@example.com' } } });
+    const sent = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Order', content, variables: { email: 'dave@example.com' } },
+    });
 
     expect(sent.status).toBe(200);
     const [email] = await storedEmails(sender.domain);
@@ -19,7 +22,10 @@ describe('the plain-text part of a sent email', () => {
   it('refuses HTML nested past any layout before parsing it (422, never a slow 500)', async () => {
     const sender = await createSender();
 
-    const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Deep', content: `${'<div>'.repeat(30_000)}x` } });
+    const sent = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Deep', content: `${'<div>'.repeat(30_000)}x` },
+    });
 
     expect(sent.status).toBe(422);
     expect(sent.body).toMatchObject({ success: false, error: 'VALIDATION_ERROR', field: 'content' });

@@ -13,7 +13,9 @@ vi.hoisted(() => {
 });
 
 const { recordEvent, listEvents } = await import('#shared/domain/events.ts');
-const { createWebhook, getDeliveryWithAttempts, getWebhook, listDeliveries, retryDelivery, sendTestEvent, updateWebhook } = await import('#shared/domain/webhooks.ts');
+const { createWebhook, getDeliveryWithAttempts, getWebhook, listDeliveries, retryDelivery, sendTestEvent, updateWebhook } = await import(
+  '#shared/domain/webhooks.ts'
+);
 const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
 const { claimAttempt } = await import('#shared/data/webhooks.ts');
 const { deliverWebhookBatch } = await import('#shared/webhooks/worker.ts');
@@ -41,13 +43,22 @@ async function receiver(respond?: Parameters<typeof startReceiver>[0]): Promise<
 
 /** What a customer's receiver does: verify with the Standard Webhooks package, then parse. */
 function verified(secret: string, request: Receiver['requests'][number]) {
-  return new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { id: string; type: string; createdAt: string; data: Record<string, unknown> };
+  return new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as {
+    id: string;
+    type: string;
+    createdAt: string;
+    data: Record<string, unknown>;
+  };
 }
 
 let sequence = 0;
 function bounce(emailId = 'eml_b') {
   sequence += 1;
-  return { type: 'email.bounced' as const, data: { emailId, to: 'x@example.com', bounce: { type: 'Permanent', subType: 'General' } }, sourceKey: `ses:msg-${sequence}-${Math.random()}:Bounce:x@example.com` };
+  return {
+    type: 'email.bounced' as const,
+    data: { emailId, to: 'x@example.com', bounce: { type: 'Permanent', subType: 'General' } },
+    sourceKey: `ses:msg-${sequence}-${Math.random()}:Bounce:x@example.com`,
+  };
 }
 
 /** Runs a message and, while the worker asks for another, the next one at the time it is due. */
@@ -136,17 +147,24 @@ describe('delivery', () => {
     const { steps } = await walk(first!);
     expect(steps.map((step) => step.attempt)).toEqual([1, 2, 3, 4]);
     // Each wait as scheduled: 5 s, 5 min, 30 min.
-    expect(steps.slice(1).map((step, index) => step.notBefore - steps[index]!.notBefore)).toEqual(RETRY_DELAYS_SECONDS.slice(0, 3).map((seconds) => seconds * 1000));
+    expect(steps.slice(1).map((step, index) => step.notBefore - steps[index]!.notBefore)).toEqual(
+      RETRY_DELAYS_SECONDS.slice(0, 3).map((seconds) => seconds * 1000),
+    );
     expect(target.requests.map((request) => request.headers['webhook-id'])).toEqual([event.id, event.id, event.id, event.id]);
     // A receiver can deduplicate by id: every attempt carries the same, verified, payload.
     const payloads = target.requests.map((request) => verified(secret, request));
     expect(new Set(payloads.map((payload) => payload.id)).size).toBe(1);
     const stored = await getDeliveryWithAttempts(accountId, id, first!.deliveryId, Date.now());
     expect(stored).toMatchObject({ status: 'succeeded', attempts: 4, lastStatusCode: 204 });
-    expect(stored.attemptLog.map((attempt) => [attempt.attempt, attempt.statusCode])).toEqual([[1, 500], [2, 500], [3, 500], [4, 204]]);
+    expect(stored.attemptLog.map((attempt) => [attempt.attempt, attempt.statusCode])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+      [4, 204],
+    ]);
   });
 
-  it('holds a message that surfaces early: put back with what is left of the wait, at most SQS\'s 15 minutes', async () => {
+  it("holds a message that surfaces early: put back with what is left of the wait, at most SQS's 15 minutes", async () => {
     const { accountId } = await createTestAccount();
     const target = await receiver(() => 500);
     const { id } = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
@@ -260,12 +278,16 @@ describe('disabling', () => {
     const [message] = await takeMessages(accountId);
     expect(await deliverWebhook(message!, Date.now())).toMatchObject({ action: 'done', outcome: 'abandoned' });
     expect(target.requests).toHaveLength(0);
-    expect(await getDeliveryWithAttempts(accountId, webhook.id, message!.deliveryId, Date.now())).toMatchObject({ status: 'failed', attempts: 0, lastError: 'The webhook is disabled' });
+    expect(await getDeliveryWithAttempts(accountId, webhook.id, message!.deliveryId, Date.now())).toMatchObject({
+      status: 'failed',
+      attempts: 0,
+      lastError: 'The webhook is disabled',
+    });
   });
 });
 
 describe('deliveries and retries', () => {
-  it('lists an endpoint\'s deliveries newest first with a cursor, and each one\'s attempts', async () => {
+  it("lists an endpoint's deliveries newest first with a cursor, and each one's attempts", async () => {
     const { accountId } = await createTestAccount();
     const target = await receiver();
     const webhook = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
@@ -317,7 +339,7 @@ describe('deliveries and retries', () => {
     expect(new Set(target.requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
   });
 
-  it('answers unknown, malformed and other accounts\' deliveries with DELIVERY_NOT_FOUND, and refuses a retry to a disabled endpoint', async () => {
+  it("answers unknown, malformed and other accounts' deliveries with DELIVERY_NOT_FOUND, and refuses a retry to a disabled endpoint", async () => {
     const { accountId } = await createTestAccount();
     const webhook = await createWebhook(accountId, { url: (await receiver()).url, events: ['*'] }, Date.now());
     const delivery = await sendTestEvent(accountId, webhook.id, Date.now());
@@ -326,7 +348,10 @@ describe('deliveries and retries', () => {
       expect(await refusal(retryDelivery(accountId, webhook.id, deliveryId, Date.now()))).toMatchObject({ status: 404, body: { error: 'DELIVERY_NOT_FOUND' } });
     }
     const other = await createTestAccount();
-    expect(await refusal(getDeliveryWithAttempts(other.accountId, webhook.id, delivery.id, Date.now()))).toMatchObject({ status: 404, body: { error: 'DELIVERY_NOT_FOUND' } });
+    expect(await refusal(getDeliveryWithAttempts(other.accountId, webhook.id, delivery.id, Date.now()))).toMatchObject({
+      status: 404,
+      body: { error: 'DELIVERY_NOT_FOUND' },
+    });
     await updateWebhook(accountId, webhook.id, { enabled: false }, Date.now());
     expect(await refusal(retryDelivery(accountId, webhook.id, delivery.id, Date.now()))).toMatchObject({ status: 409, body: { error: 'CONFLICT' } });
   });
@@ -349,7 +374,12 @@ describe('deliveries and retries', () => {
 
 describe('the worker', () => {
   /** The SQS event Lambda would build for these bodies. */
-  const recordsOf = (bodies: string[]) => sqsEvent(bodies.map((body, index) => ({ MessageId: `m${index}`, ReceiptHandle: `r${index}`, Body: body })), 'arn:aws:sqs:us-east-1:000000000000:webhooks', 'us-east-1').Records;
+  const recordsOf = (bodies: string[]) =>
+    sqsEvent(
+      bodies.map((body, index) => ({ MessageId: `m${index}`, ReceiptHandle: `r${index}`, Body: body })),
+      'arn:aws:sqs:us-east-1:000000000000:webhooks',
+      'us-east-1',
+    ).Records;
 
   it('delivers a batch in parallel: a slow receiver does not hold up a fast one', async () => {
     const { accountId } = await createTestAccount();

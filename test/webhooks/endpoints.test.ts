@@ -9,7 +9,9 @@ vi.hoisted(() => {
   process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
 });
 
-const { createWebhook, deleteWebhook, getWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT, sendTestEvent, updateWebhook } = await import('#shared/domain/webhooks.ts');
+const { createWebhook, deleteWebhook, getWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT, sendTestEvent, updateWebhook } = await import(
+  '#shared/domain/webhooks.ts'
+);
 const { createTestAccount } = await import('../support/accounts.ts');
 const { createWebhookQueue, refusal } = await import('./support.ts');
 
@@ -44,8 +46,20 @@ describe('webhook endpoints', () => {
     const { accountId } = await createTestAccount();
     const { id } = await createWebhook(accountId, { url: URL_A, events: ['*'] }, Date.now());
     const later = Date.now() + 1000;
-    const updated = await updateWebhook(accountId, id, { url: 'http://127.0.0.1:9/b', events: ['form.submitted'], description: 'forms', enabled: false }, later);
-    expect(updated).toMatchObject({ id, url: 'http://127.0.0.1:9/b', events: ['form.submitted'], description: 'forms', enabled: false, updatedAt: new Date(later).toISOString() });
+    const updated = await updateWebhook(
+      accountId,
+      id,
+      { url: 'http://127.0.0.1:9/b', events: ['form.submitted'], description: 'forms', enabled: false },
+      later,
+    );
+    expect(updated).toMatchObject({
+      id,
+      url: 'http://127.0.0.1:9/b',
+      events: ['form.submitted'],
+      description: 'forms',
+      enabled: false,
+      updatedAt: new Date(later).toISOString(),
+    });
     expect(updated).not.toHaveProperty('secret');
     expect(await getWebhook(accountId, id)).toEqual(updated);
   });
@@ -54,18 +68,26 @@ describe('webhook endpoints', () => {
     const { accountId } = await createTestAccount();
     const ids: string[] = [];
     for (let index = 0; index < MAX_WEBHOOKS_PER_ACCOUNT; index++) ids.push((await createWebhook(accountId, { url: URL_A, events: ['*'] }, Date.now())).id);
-    expect(await refusal(createWebhook(accountId, { url: URL_A, events: ['*'] }, Date.now()))).toMatchObject({ status: 409, body: { error: 'WEBHOOK_LIMIT_REACHED' } });
+    expect(await refusal(createWebhook(accountId, { url: URL_A, events: ['*'] }, Date.now()))).toMatchObject({
+      status: 409,
+      body: { error: 'WEBHOOK_LIMIT_REACHED' },
+    });
     await deleteWebhook(accountId, ids[0]!);
     expect(await refusal(getWebhook(accountId, ids[0]!))).toMatchObject({ status: 404, body: { error: 'WEBHOOK_NOT_FOUND' } });
     await expect(createWebhook(accountId, { url: URL_A, events: ['*'] }, Date.now())).resolves.toMatchObject({ enabled: true });
   });
 
-  it('answers unknown, malformed and other accounts\' ids alike: 404 WEBHOOK_NOT_FOUND', async () => {
+  it("answers unknown, malformed and other accounts' ids alike: 404 WEBHOOK_NOT_FOUND", async () => {
     const { accountId } = await createTestAccount();
     const other = await createTestAccount();
     const { id } = await createWebhook(other.accountId, { url: URL_A, events: ['*'] }, Date.now());
     for (const webhookId of [id, 'whk_000000000000000000000', 'nope']) {
-      for (const attempt of [() => getWebhook(accountId, webhookId), () => updateWebhook(accountId, webhookId, { enabled: false }, Date.now()), () => deleteWebhook(accountId, webhookId), () => sendTestEvent(accountId, webhookId, Date.now())]) {
+      for (const attempt of [
+        () => getWebhook(accountId, webhookId),
+        () => updateWebhook(accountId, webhookId, { enabled: false }, Date.now()),
+        () => deleteWebhook(accountId, webhookId),
+        () => sendTestEvent(accountId, webhookId, Date.now()),
+      ]) {
         expect(await refusal(attempt())).toEqual({ status: 404, body: { success: false, error: 'WEBHOOK_NOT_FOUND', message: 'Webhook not found' } });
       }
     }
@@ -82,11 +104,17 @@ describe('webhook endpoints', () => {
       [{ url: URL_A, events: ['*'], description: 'x'.repeat(501) }, 'description'],
     ];
     for (const [input, field] of cases) {
-      expect(await refusal(createWebhook(accountId, input, Date.now()))).toMatchObject({ status: 422, body: { success: false, error: 'VALIDATION_ERROR', field } });
+      expect(await refusal(createWebhook(accountId, input, Date.now()))).toMatchObject({
+        status: 422,
+        body: { success: false, error: 'VALIDATION_ERROR', field },
+      });
     }
     const { id } = await createWebhook(accountId, { url: URL_A, events: ['*'] }, Date.now());
     expect(await refusal(updateWebhook(accountId, id, { events: ['nope'] }, Date.now()))).toMatchObject({ status: 422, body: { field: 'events[0]' } });
-    expect(await refusal(updateWebhook(accountId, id, { url: 'ftp://127.0.0.1/' }, Date.now()))).toMatchObject({ status: 422, body: { error: 'INVALID_WEBHOOK_URL', field: 'url' } });
+    expect(await refusal(updateWebhook(accountId, id, { url: 'ftp://127.0.0.1/' }, Date.now()))).toMatchObject({
+      status: 422,
+      body: { error: 'INVALID_WEBHOOK_URL', field: 'url' },
+    });
   });
 
   it('starts the failure count afresh when an endpoint is enabled again', async () => {

@@ -27,13 +27,22 @@ describe('recording an event', () => {
     const now = Date.now();
     const { event, created } = await recordEvent(accountId, { type: 'contact.created', data: { contactId: 'con_1' }, sourceKey: 'contact:con_1:v1' }, now);
     expect(created).toBe(true);
-    expect(event).toEqual({ id: expect.stringMatching(/^evt_[0-9A-Za-z]{20}$/), type: 'contact.created', createdAt: new Date(now).toISOString(), data: { contactId: 'con_1' } });
+    expect(event).toEqual({
+      id: expect.stringMatching(/^evt_[0-9A-Za-z]{20}$/),
+      type: 'contact.created',
+      createdAt: new Date(now).toISOString(),
+      data: { contactId: 'con_1' },
+    });
     expect((await listEvents(accountId, { limit: 10 }, now)).events).toEqual([event]);
   });
 
   it('records a change reported twice once, and answers the first event to the repeat', async () => {
     const { accountId } = await createTestAccount();
-    const input = { type: 'email.bounced' as const, data: { emailId: 'eml_x', bounce: { type: 'Permanent', subType: 'General' } }, sourceKey: 'ses:0100abc:Bounce:a@example.com' };
+    const input = {
+      type: 'email.bounced' as const,
+      data: { emailId: 'eml_x', bounce: { type: 'Permanent', subType: 'General' } },
+      sourceKey: 'ses:0100abc:Bounce:a@example.com',
+    };
     const first = await recordEvent(accountId, input, Date.now());
     const replay = await recordEvent(accountId, input, Date.now() + 60_000);
     expect(replay).toEqual({ event: first.event, created: false });
@@ -43,8 +52,11 @@ describe('recording an event', () => {
   it('records a change reported by ten writers at once exactly once', async () => {
     const { accountId } = await createTestAccount();
     const now = Date.now();
-    const results = await Promise.all(Array.from({ length: 10 }, (_, index) =>
-      recordEvent(accountId, { type: 'email.delivered', data: { emailId: 'eml_y' }, sourceKey: 'ses:0100def:Delivery:b@example.com' }, now + index)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        recordEvent(accountId, { type: 'email.delivered', data: { emailId: 'eml_y' }, sourceKey: 'ses:0100def:Delivery:b@example.com' }, now + index),
+      ),
+    );
     expect(results.filter((result) => result.created)).toHaveLength(1);
     expect(new Set(results.map((result) => result.event.id)).size).toBe(1);
     expect((await listEvents(accountId, { limit: 10 }, now + 100)).events).toHaveLength(1);
@@ -55,7 +67,11 @@ describe('recording an event', () => {
     const now = Date.now();
     expect(retentionExpiry(now)).toBe(Math.floor((now + 30 * DAY) / 1000));
     await recordEvent(accountId, { type: 'contact.deleted', data: { contactId: 'con_old' }, sourceKey: 'contact:con_old:deleted' }, now - 31 * DAY);
-    const recent = await recordEvent(accountId, { type: 'contact.deleted', data: { contactId: 'con_new' }, sourceKey: 'contact:con_new:deleted' }, now - 29 * DAY);
+    const recent = await recordEvent(
+      accountId,
+      { type: 'contact.deleted', data: { contactId: 'con_new' }, sourceKey: 'contact:con_new:deleted' },
+      now - 29 * DAY,
+    );
     expect((await listEvents(accountId, { limit: 10 }, now)).events).toEqual([recent.event]);
     // The same expired event, before it expired:
     expect((await listEvents(accountId, { limit: 10 }, now - 30 * DAY)).events).toHaveLength(2);
@@ -69,11 +85,17 @@ describe('listing events', () => {
     const start = Date.now() - 2 * DAY;
     const types = ['email.sent', 'email.bounced', 'contact.updated'] as const;
     for (let batch = 0; batch < count; batch += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, count - batch) }, (_, offset) => {
-        const index = batch + offset;
-        const type = types[index % 3]!;
-        return recordEvent(accountId, { type, data: { index, ...(type === 'email.bounced' ? { emailId: 'eml_a' } : {}) }, sourceKey: `change:${index}` }, start + index * 1000);
-      }));
+      await Promise.all(
+        Array.from({ length: Math.min(50, count - batch) }, (_, offset) => {
+          const index = batch + offset;
+          const type = types[index % 3]!;
+          return recordEvent(
+            accountId,
+            { type, data: { index, ...(type === 'email.bounced' ? { emailId: 'eml_a' } : {}) }, sourceKey: `change:${index}` },
+            start + index * 1000,
+          );
+        }),
+      );
     }
     return { accountId, start };
   }
@@ -125,7 +147,11 @@ describe('listing events', () => {
     const page = await listEvents(accountId, { startDate: new Date(start + 10_000), endDate: new Date(start + 19_000), limit: 100 }, Date.now());
     expect(page.events.map((event) => event.data.index)).toEqual([19, 18, 17, 16, 15, 14, 13, 12, 11, 10]);
     expect(page.nextCursor).toBeNull();
-    const typed = await listEvents(accountId, { type: 'email.sent', startDate: new Date(start + 10_000), endDate: new Date(start + 19_000), limit: 100 }, Date.now());
+    const typed = await listEvents(
+      accountId,
+      { type: 'email.sent', startDate: new Date(start + 10_000), endDate: new Date(start + 19_000), limit: 100 },
+      Date.now(),
+    );
     expect(typed.events.map((event) => event.data.index)).toEqual([18, 15, 12]);
   });
 
@@ -135,7 +161,7 @@ describe('listing events', () => {
     expect(reply).toMatchObject({ status: 422, body: { error: 'VALIDATION_ERROR', field: 'startDate' } });
   });
 
-  it('lists one email\'s events oldest first', async () => {
+  it("lists one email's events oldest first", async () => {
     const { accountId } = await history(30);
     const first = await listEmailEvents(accountId, 'eml_a', { limit: 4 }, Date.now());
     const rest = await listEmailEvents(accountId, 'eml_a', { limit: 100, cursor: first.nextCursor! }, Date.now());
@@ -153,7 +179,8 @@ describe('listing events', () => {
 
 describe('cursors', () => {
   async function cursorOf(accountId: string, options: { type?: (typeof EVENT_TYPES)[number] } = {}) {
-    for (let index = 0; index < 3; index++) await recordEvent(accountId, { type: 'email.sent', data: { index }, sourceKey: `cursor:${index}` }, Date.now() - index);
+    for (let index = 0; index < 3; index++)
+      await recordEvent(accountId, { type: 'email.sent', data: { index }, sourceKey: `cursor:${index}` }, Date.now() - index);
     const page = await listEvents(accountId, { limit: 1, ...options }, Date.now());
     expect(page.nextCursor).toEqual(expect.any(String));
     return page.nextCursor!;

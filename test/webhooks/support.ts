@@ -44,7 +44,13 @@ export async function startReceiver(respond: Responder = () => 200): Promise<Rec
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const received = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const received = {
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       requests.push(received);
       const answer = respond(received, requests.length - 1);
       if (typeof answer === 'number') response.writeHead(answer).end();
@@ -58,10 +64,11 @@ export async function startReceiver(respond: Responder = () => 200): Promise<Rec
     url: `http://127.0.0.1:${port}/hooks`,
     port,
     requests,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -92,7 +99,10 @@ export async function takeMessages(accountId: string): Promise<DeliveryMessage[]
 
 /** The error envelope a refused call would be answered with: `expect(await refusal(call())).toMatchObject({status: 404, ...})`. */
 export async function refusal(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(PostlaneError);
   return errorReply(error as PostlaneError);
 }

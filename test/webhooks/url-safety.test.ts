@@ -72,7 +72,10 @@ describe('deployed', () => {
   });
 
   it('refuses a name when any of its addresses is not public, whatever the order', async () => {
-    for (const answers of [['93.184.216.34', '10.0.0.8'], ['10.0.0.8', '93.184.216.34']]) {
+    for (const answers of [
+      ['93.184.216.34', '10.0.0.8'],
+      ['10.0.0.8', '93.184.216.34'],
+    ]) {
       await refusal(resolveWebhookTarget('https://hooks.example.com/in', deployed({ 'hooks.example.com': answers })));
     }
   });
@@ -85,12 +88,23 @@ describe('deployed', () => {
   });
 
   it('accepts https to public addresses, by name or literally', async () => {
-    await expect(resolveWebhookTarget('https://hooks.example.com/in', deployed({ 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1::1'] }))).resolves.toMatchObject({ target: { address: '93.184.216.34', family: 4 } });
-    await expect(resolveWebhookTarget('https://[2606:4700::1111]/in', deployed())).resolves.toMatchObject({ target: { address: '2606:4700::1111', family: 6 } });
+    await expect(
+      resolveWebhookTarget('https://hooks.example.com/in', deployed({ 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1::1'] })),
+    ).resolves.toMatchObject({ target: { address: '93.184.216.34', family: 4 } });
+    await expect(resolveWebhookTarget('https://[2606:4700::1111]/in', deployed())).resolves.toMatchObject({
+      target: { address: '2606:4700::1111', family: 6 },
+    });
   });
 
   it('refuses http, other schemes, credentials in the URL and what is no URL', async () => {
-    for (const url of ['http://hooks.example.com/in', 'ftp://hooks.example.com/', 'file:///etc/passwd', 'https://user:pass@hooks.example.com/', 'hooks.example.com/in', '']) {
+    for (const url of [
+      'http://hooks.example.com/in',
+      'ftp://hooks.example.com/',
+      'file:///etc/passwd',
+      'https://user:pass@hooks.example.com/',
+      'hooks.example.com/in',
+      '',
+    ]) {
       const reply = await refusal(resolveWebhookTarget(url, deployed({ 'hooks.example.com': ['93.184.216.34'] })));
       expect(reply.body).toMatchObject({ error: 'INVALID_WEBHOOK_URL', field: 'url' });
     }
@@ -117,7 +131,10 @@ describe('deployed', () => {
     const { accountId } = await createTestAccount();
     const answers: Record<string, string[]> = { 'hooks.example.com': ['93.184.216.34'] };
     const dns = resolverOf(answers);
-    const webhook = await createWebhook(accountId, { url: 'https://hooks.example.com/in', events: ['*'] }, Date.now(), { allowLocal: false, resolve: dns.resolve });
+    const webhook = await createWebhook(accountId, { url: 'https://hooks.example.com/in', events: ['*'] }, Date.now(), {
+      allowLocal: false,
+      resolve: dns.resolve,
+    });
     answers['hooks.example.com'] = ['169.254.169.254'];
     const delivery = await sendTestEvent(accountId, webhook.id, Date.now());
     const [message] = await takeMessages(accountId);
@@ -131,9 +148,13 @@ describe('deployed', () => {
     const { accountId } = await createTestAccount();
     const reply = await refusal(createWebhook(accountId, { url: 'https://169.254.169.254/latest/meta-data/', events: ['*'] }, Date.now(), deployed()));
     expect(reply).toMatchObject({ status: 422, body: { error: 'INVALID_WEBHOOK_URL', field: 'url' } });
-    await refusal(createWebhook(accountId, { url: 'https://internal.example.com/', events: ['*'] }, Date.now(), deployed({ 'internal.example.com': ['10.1.2.3'] })));
+    await refusal(
+      createWebhook(accountId, { url: 'https://internal.example.com/', events: ['*'] }, Date.now(), deployed({ 'internal.example.com': ['10.1.2.3'] })),
+    );
     // A name that does not resolve yet may: its DNS can come later, and delivery checks again.
-    await expect(createWebhook(accountId, { url: 'https://not-yet.example.com/', events: ['*'] }, Date.now(), deployed())).resolves.toMatchObject({ url: 'https://not-yet.example.com/' });
+    await expect(createWebhook(accountId, { url: 'https://not-yet.example.com/', events: ['*'] }, Date.now(), deployed())).resolves.toMatchObject({
+      url: 'https://not-yet.example.com/',
+    });
   });
 });
 
