@@ -54,6 +54,7 @@ let last = { time: '', random: '' };
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   const time = encodeTime(now);
   const next = time <= last.time ? increment(last.random) : undefined;
+  // biome-ignore lint/complexity/useMathMinMax: the later of two base62 strings, which Math.max would turn into NaN
   last = next ? { time: last.time, random: next } : { time: time > last.time ? time : last.time, random: randomBase62(RANDOM_CHARS) };
   return `${prefix}_${last.time}${last.random}`;
 }

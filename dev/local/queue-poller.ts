@@ -11,7 +11,7 @@ import { log } from '#shared/log.ts';
 import { lambdaContext } from './http-event.ts';
 import { invokedAs } from './invocation.ts';
 
-export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 export interface QueuePollerOptions {
   client: Pick<SQSClient, 'send'>;
@@ -51,7 +51,7 @@ export function sqsEvent(messages: readonly Message[], queueArn: string, region:
 }
 
 /** The message ids to keep: none when the worker settled all, every one when its answer names a message it was not given. */
-export function keptMessages(event: SQSEvent, response: SQSBatchResponse | void): Set<string> {
+export function keptMessages(event: SQSEvent, response: SQSBatchResponse | undefined): Set<string> {
   const ids = new Set(event.Records.map((record) => record.messageId));
   const listed = (response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier);
   return listed.every((id) => ids.has(id)) ? new Set(listed) : ids;

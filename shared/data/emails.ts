@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteAll } from './batches.ts';
-import { db, isConditionFailure, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
+import { db, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { releaseEmailsItem } from './usage.ts';
 

@@ -15,8 +15,8 @@ import {
 } from '#shared/data/contacts.ts';
 import { emailAddress, pagination, type Pagination } from '#shared/schemas/common.ts';
 import {
-  contactListItemSchema,
-  contactSchema,
+  type contactListItemSchema,
+  type contactSchema,
   storedCustomFields,
   type CreateContactInput,
   type ListContactsQuery,

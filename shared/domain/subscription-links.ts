@@ -12,7 +12,6 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
-import { config } from '#shared/config.ts';
 import { isId } from '#shared/ids.ts';
 import { emailAddress } from '#shared/schemas/common.ts';
 import { publicBase } from './public-urls.ts';

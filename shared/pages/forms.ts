@@ -15,7 +15,7 @@ import { FORM_DEFAULTS, viewPublishedForm } from '#shared/domain/forms.ts';
 import { verifyConfirmationToken } from '#shared/domain/confirmation-links.ts';
 import { confirmSubscription } from '#shared/domain/form-confirmation.ts';
 import type { FieldError } from '#shared/domain/form-submissions.ts';
-import { findPublishedForm, HONEYPOT_FIELD } from '#shared/domain/published-forms.ts';
+import { HONEYPOT_FIELD } from '#shared/domain/published-forms.ts';
 import { escapeHtml } from '#shared/email/html.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import { FORM_MEDIA_TYPE, mediaTypeOf } from '#shared/http/middleware.ts';
@@ -260,7 +260,7 @@ function control(field: FormFieldRecord, state: FieldState): string {
         '</select>'
       );
     case 'file':
-      return `<input type="file" ${common}${describedBy}${invalid}>` + '<noscript><p class="error">Attaching a file needs JavaScript.</p></noscript>';
+      return `<input type="file" ${common}${describedBy}${invalid}><noscript><p class="error">Attaching a file needs JavaScript.</p></noscript>`;
     case 'checkbox':
     case 'radio': {
       const chosen = listOf(state.value);

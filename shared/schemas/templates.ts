@@ -59,7 +59,8 @@ const RGB_COLOR = /^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$/;
 export function isCssColor(value: string): boolean {
   if (HEX_COLOR.test(value) || NAMED_COLORS.has(value)) return true;
   const rgb = RGB_COLOR.exec(value);
-  return rgb !== null && rgb.slice(1).every((channel) => Number(channel) <= 255);
+  if (!rgb) return false;
+  return rgb.slice(1).every((channel) => Number(channel) <= 255);
 }
 
 const cssColor = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.check(isCssColor, 'must be a CSS colour: #rgb, #rrggbb, rgb(r, g, b) or a colour name'));

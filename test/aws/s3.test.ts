@@ -168,7 +168,7 @@ describe('GET when S3 fails or throttles', () => {
   /** S3 itself cannot be made to answer 503 on demand: a server that answers SlowDown `failures` times, then the object. */
   async function flakyS3(failures: number) {
     let requests = 0;
-    const server = createServer((req, res) => {
+    const server = createServer((_req, res) => {
       requests++;
       if (requests <= failures) {
         res.writeHead(503, { 'content-type': 'application/xml' }).end('<Error><Code>SlowDown</Code><Message>Reduce your request rate.</Message></Error>');

@@ -86,7 +86,7 @@ export function replicate(endpoint: string, tables: Record<string, string>, opti
   }
 
   async function copy(
-    from: string,
+    _from: string,
     to: string,
     key: { pk: string; sk: string },
     image: Record<string, AttributeValue> | undefined,

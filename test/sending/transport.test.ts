@@ -1,4 +1,4 @@
-import { SendEmailCommand, SESv2Client, TooManyRequestsException } from '@aws-sdk/client-sesv2';
+import { type SendEmailCommand, type SESv2Client, TooManyRequestsException } from '@aws-sdk/client-sesv2';
 import { describe, expect, it } from 'vitest';
 import { formatMailbox, parseMailbox } from '#shared/email/address.ts';
 import { outcomeOfSesError, sendEmailInput, sesTransport, type OutgoingEmail } from '#shared/email/transport.ts';

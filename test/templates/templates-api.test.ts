@@ -194,10 +194,10 @@ describe('create template', () => {
   it('rejects hostile syntax and markup of the largest size quickly', async () => {
     const { key } = await createTestAccount();
     const hostile = [
-      '{{#' + ' '.repeat(49_000) + 'x',
-      '{{#if ' + 'a '.repeat(24_000),
-      '<a =' + ' '.repeat(49_000) + 'x',
-      '<a on' + 'a'.repeat(24_000) + ' '.repeat(24_000),
+      `{{#${' '.repeat(49_000)}x`,
+      `{{#if ${'a '.repeat(24_000)}`,
+      `<a =${' '.repeat(49_000)}x`,
+      `<a on${'a'.repeat(24_000)}${' '.repeat(24_000)}`,
     ];
     const started = Date.now();
 
