@@ -5,7 +5,7 @@
  * docs/openapi.json, which GET /openapi.json serves.
  */
 import type * as v from 'valibot';
-import { toJsonSchema, type ConversionConfig, } from '@valibot/to-json-schema';
+import { toJsonSchema, type ConversionConfig } from '@valibot/to-json-schema';
 import type { ErrorCode } from '#shared/errors.ts';
 import { statusOf } from '#shared/http/error-envelope.ts';
 import { UNCOUNTED_STATUSES } from '#shared/http/middleware.ts';

@@ -85,7 +85,7 @@ export async function getDomain(accountId: string, domainId: string, now: Date, 
   if (!record) throw notFound.domain();
   if (record.verified) return toDomain(record);
   const token = record.verificationToken ?? newVerificationToken();
-  let state;
+  let state: Awaited<ReturnType<typeof verifier.readIdentity>>;
   try {
     state = await verifier.readIdentity(record.domain, token);
   } catch (error) {

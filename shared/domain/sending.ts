@@ -377,7 +377,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
     const sent = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) =>
       live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND),
     );
-    messages.forEach((message, index) => outcomes.set(message, sent[index]!));
+    for (const [index, message] of messages.entries()) outcomes.set(message, sent[index]!);
   };
   await sendAll(deliverable);
   // Copies of a message nobody got would be copies of nothing: they leave only once a recipient's message has.

@@ -44,6 +44,8 @@ function normalizeComponents(components: ComponentInput[]): TemplateComponent[] 
         return { id, type: 'text', content: component.content, styles };
       case 'button':
         return { id, type: 'button', label: component.label, url: component.url, styles };
+      default:
+        throw new Error('unreachable: the schema admits three component types');
     }
   });
 }

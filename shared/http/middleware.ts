@@ -124,7 +124,7 @@ const CANONICAL_JSON = 'application/json';
 
 /** `application/json; charset=utf-8` gives `application/json`. */
 export function mediaTypeOf(contentType: string | undefined): string | undefined {
-  return contentType?.split(';')[0]!.trim().toLowerCase();
+  return contentType?.split(';')[0]?.trim().toLowerCase();
 }
 
 /**

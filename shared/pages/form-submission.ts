@@ -24,7 +24,7 @@ export async function submissionReply(input: SubmissionRequestInput): Promise<Re
     const receipt = await submitToForm(await findPublishedForm(input.formRef), request);
     return ok({ message: receipt.message, submissionId: receipt.submissionId });
   }
-  let published;
+  let published: Awaited<ReturnType<typeof findPublishedForm>>;
   try {
     published = await findPublishedForm(input.formRef);
   } catch (error) {

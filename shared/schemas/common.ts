@@ -149,7 +149,8 @@ function freeValueDefect(value: unknown): { path: v.IssuePathItem[]; message: st
     const { node, path } = stack.pop()!;
     if (path.length > MAX_VARIABLE_DEPTH) return { path, message: `must nest at most ${MAX_VARIABLE_DEPTH} levels deep`, input: node };
     if (Array.isArray(node)) {
-      node.forEach((item, index) => stack.push({ node: item, path: [...path, { type: 'array', origin: 'value', input: node, key: index, value: item }] }));
+      for (const [index, item] of node.entries())
+        stack.push({ node: item, path: [...path, { type: 'array', origin: 'value', input: node, key: index, value: item }] });
     } else if (isPlainObject(node)) {
       for (const [key, item] of Object.entries(node)) {
         const step: v.IssuePathItem = { type: 'object', origin: RESERVED_KEYS.has(key) ? 'key' : 'value', input: node, key, value: item };

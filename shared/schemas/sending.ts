@@ -66,6 +66,7 @@ const MEDIA_TYPE =
 /** An attachment's name and media type, inline or declared for an upload (POST /api/attachments). */
 export const attachmentFilename = v.pipe(
   headerText(SEND_LIMITS.filename),
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this check refuses
   v.check((name) => !/[\\/\u0000-\u001f\u007f]/.test(name), 'must be a file name without path separators or control characters'),
 );
 export const attachmentContentType = v.optional(

@@ -8,7 +8,7 @@ export class TemplateRenderError extends Error {
   override readonly name = 'TemplateRenderError';
 }
 
-function engine(escape: boolean): Liquid {
+function engine(escapesHtml: boolean): Liquid {
   return new Liquid({
     // No file system: `include`/`render` resolve only within this empty map.
     templates: {},
@@ -20,7 +20,7 @@ function engine(escape: boolean): Liquid {
     renderLimit: RENDER_LIMITS.render,
     memoryLimit: RENDER_LIMITS.memory,
     timezoneOffset: 0,
-    ...(escape ? { outputEscape: 'escape' as const } : {}),
+    ...(escapesHtml ? { outputEscape: 'escape' as const } : {}),
   });
 }
 

@@ -39,7 +39,7 @@ describe('OTP window and idempotency keys racing together', () => {
     const responses = await Promise.all(requests.map((body) => request('POST', '/api/otp/send', { key: sender.key, body })));
 
     const byKey = new Map<string, ApiResponse[]>();
-    requests.forEach((body, index) => byKey.set(body.idempotencyKey, [...(byKey.get(body.idempotencyKey) ?? []), responses[index]!]));
+    for (const [index, body] of requests.entries()) byKey.set(body.idempotencyKey, [...(byKey.get(body.idempotencyKey) ?? []), responses[index]!]);
     for (const answers of byKey.values()) {
       expect(new Set(answers.filter((answer) => answer.status === 200).map((answer) => answer.body.emailId)).size).toBeLessThanOrEqual(1);
     }

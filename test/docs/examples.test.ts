@@ -66,7 +66,7 @@ class Run {
 
   private learn(actual: unknown, documented: unknown): void {
     if (typeof documented === 'string' && typeof actual === 'string' && ID.test(documented) && documented !== actual) this.ids.set(documented, actual);
-    if (Array.isArray(documented) && Array.isArray(actual)) documented.forEach((item, index) => this.learn(actual[index], item));
+    if (Array.isArray(documented) && Array.isArray(actual)) for (const [index, item] of documented.entries()) this.learn(actual[index], item);
     else if (documented && typeof documented === 'object' && actual && typeof actual === 'object') {
       for (const [key, value] of Object.entries(documented)) this.learn((actual as Record<string, unknown>)[key], value);
     }

@@ -49,6 +49,7 @@ const NASTY_STRINGS = [
   '{{unsubscribeUrl}}',
   '{% for i in (1..100000000) %}x{% endfor %}',
   '{{#if x}}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a JavaScript template placeholder, sent as hostile text on purpose
   '${x}',
   'null',
   'undefined',
@@ -189,7 +190,7 @@ const MAX_MUTATION_DEPTH = 8;
 export function pathsOf(value: unknown, prefix: Path = []): Path[] {
   const paths: Path[] = [prefix];
   if (prefix.length >= MAX_MUTATION_DEPTH) return paths;
-  if (Array.isArray(value)) value.forEach((item, index) => paths.push(...pathsOf(item, [...prefix, index])));
+  if (Array.isArray(value)) for (const [index, item] of value.entries()) paths.push(...pathsOf(item, [...prefix, index]));
   else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) paths.push(...pathsOf(item, [...prefix, key]));
   return paths;
 }
@@ -352,7 +353,8 @@ export function objectFields(input: v.GenericSchema | undefined, body: unknown, 
     const present = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     for (const [key, entry] of Object.entries(schema.entries ?? {})) found.push(...objectFields(entry, present[key], [...path, key]));
   }
-  if (schema.type === 'array' && Array.isArray(body)) body.forEach((item, index) => found.push(...objectFields(schema.item, item, [...path, index])));
+  if (schema.type === 'array' && Array.isArray(body))
+    for (const [index, item] of body.entries()) found.push(...objectFields(schema.item, item, [...path, index]));
   return found;
 }
 

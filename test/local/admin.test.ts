@@ -206,7 +206,7 @@ describe('admin: failures are one line on stderr and a non-zero exit', () => {
 
     const runs = await Promise.all(cases.map(([args]) => admin(args)));
 
-    runs.forEach((run, index) => expectOneLineError(run, 2, cases[index]![1]));
+    for (const [index, run] of runs.entries()) expectOneLineError(run, 2, cases[index]![1]);
   });
 
   it('says so when the local stack is not running', async () => {

@@ -71,17 +71,21 @@ describe('npm start across a restart', () => {
     const restartedEnv = await stackEnv(dataDir);
     const restarted = startStack(restartedEnv);
     const output = await untilReady(restarted);
-    const after = client(restartedEnv, liveKey);
+    const afterRestart = client(restartedEnv, liveKey);
 
     expect(output).not.toMatch(/svc_live_/);
-    expect((await after('GET', `/api/audiences/${audience.id}`)).body.data).toMatchObject({ name: 'Kept', count: 31 });
-    expect((await after('GET', `/api/audiences/${audience.id}/stats`)).body.data).toEqual(statsBefore);
+    expect((await afterRestart('GET', `/api/audiences/${audience.id}`)).body.data).toMatchObject({ name: 'Kept', count: 31 });
+    expect((await afterRestart('GET', `/api/audiences/${audience.id}/stats`)).body.data).toEqual(statsBefore);
     expect(statsBefore).toMatchObject({ total: 31, subscribed: 20, pending: 10, unsubscribed: 1 });
-    expect((await after('GET', `/api/contacts/${contact.id}`)).body.data).toMatchObject({ email: 'ann@example.com', firstName: 'Ann', status: 'unsubscribed' });
-    expect((await after('GET', `/api/contacts?audienceId=${audience.id}&limit=100`)).body.contacts).toHaveLength(31);
-    expect((await after('GET', `/api/templates/${template.id}`)).body.data).toMatchObject({ name: 'Welcome', subject: 'Hi {{firstName}}' });
-    expect((await after('GET', `/api/forms/${form.id}`)).body.data).toMatchObject({ title: 'Kept form', published: true });
-    expect((await after('GET', `/api/emails/${sent.body.emailId}`)).body.data).toMatchObject({ to: 'someone@example.org', subject: 'Kept' });
+    expect((await afterRestart('GET', `/api/contacts/${contact.id}`)).body.data).toMatchObject({
+      email: 'ann@example.com',
+      firstName: 'Ann',
+      status: 'unsubscribed',
+    });
+    expect((await afterRestart('GET', `/api/contacts?audienceId=${audience.id}&limit=100`)).body.contacts).toHaveLength(31);
+    expect((await afterRestart('GET', `/api/templates/${template.id}`)).body.data).toMatchObject({ name: 'Welcome', subject: 'Hi {{firstName}}' });
+    expect((await afterRestart('GET', `/api/forms/${form.id}`)).body.data).toMatchObject({ title: 'Kept form', published: true });
+    expect((await afterRestart('GET', `/api/emails/${sent.body.emailId}`)).body.data).toMatchObject({ to: 'someone@example.org', subject: 'Kept' });
     expect(await stopStack(restarted)).toBe(0);
   }, 180_000);
 });

@@ -45,7 +45,7 @@ const document = JSON.parse(readFileSync(new URL('../../docs/openapi.json', impo
 const operationOf = (route: (typeof ROUTES)[number]) => document.paths[route.path]![route.method.toLowerCase()]!;
 
 /** An example's value, following a `$ref` into components.examples. */
-function valueOf(example: { $ref?: string; value?: unknown }): unknown {
+function exampleValue(example: { $ref?: string; value?: unknown }): unknown {
   return example.$ref ? document.components.examples[example.$ref.replace('#/components/examples/', '')]!.value : example.value;
 }
 
@@ -62,7 +62,7 @@ describe('error examples', () => {
         const json = response.content?.['application/json'];
         if (Number(status) < 400 || response.$ref || !json) continue;
         const where = `${route.method} ${route.path} ${status}`;
-        const codes = Object.values(json.examples ?? {}).map((example) => (valueOf(example) as { error: ErrorCode }).error);
+        const codes = Object.values(json.examples ?? {}).map((example) => (exampleValue(example) as { error: ErrorCode }).error);
 
         expect(codes.length, where).toBeGreaterThan(0);
         for (const code of codes) expect(statusOf(code), `${where} shows ${code}`).toBe(Number(status));
@@ -77,8 +77,8 @@ describe('error examples', () => {
     const create = operationOf(ROUTES.find((route) => route.handler === 'templates/create')!);
     const send = operationOf(ROUTES.find((route) => route.handler === 'email/send')!);
 
-    expect(valueOf(create.responses['400']!.content!['application/json']!.examples!.MISSING_REQUIRED_FIELD!)).toMatchObject({ field: 'name' });
-    expect(valueOf(send.responses['422']!.content!['application/json']!.examples!.INVALID_EMAIL!)).toMatchObject({ field: 'from' });
+    expect(exampleValue(create.responses['400']!.content!['application/json']!.examples!.MISSING_REQUIRED_FIELD!)).toMatchObject({ field: 'name' });
+    expect(exampleValue(send.responses['422']!.content!['application/json']!.examples!.INVALID_EMAIL!)).toMatchObject({ field: 'from' });
   });
 
   it("answer the stage throttle's 429 (API Gateway's own body) on the operations that have no 429 of their own", () => {

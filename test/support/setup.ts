@@ -75,6 +75,7 @@ beforeAll(async () => {
   await (await import('./aws-calls.ts')).recordAwsCalls();
 });
 
+// biome-ignore lint/correctness/noEmptyPattern: vitest requires an object pattern first to pass the suite second
 afterAll(async ({}, suite) => {
   await (await import('./api.ts')).stopApi();
   (await import('./aws-calls.ts')).writeRecordedCalls(inject('awsCallsDirectory'), (suite as { file: { filepath: string } }).file.filepath);
