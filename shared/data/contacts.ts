@@ -1,6 +1,6 @@
 import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, type WriteRequest } from './batches.ts';
-import { db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems } from './client.ts';
+import { db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems, deleteAtVersion } from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
 import { accountScoped } from './partition.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';
@@ -254,14 +254,7 @@ export async function replaceContacts(
 export async function removeContact(accountId: string, contact: ContactRecord, now: Date): Promise<boolean> {
   try {
     await transactWrite([
-      {
-        Delete: {
-          TableName: tableName,
-          Key: contactKey(accountId, contact.contactId),
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeValues: { ':expected': contact.version },
-        },
-      },
+      deleteAtVersion(contactKey(accountId, contact.contactId), contact.version),
       { Delete: { TableName: tableName, Key: emailClaimKey(accountId, contact.email, contact.audienceId) } },
       counterUpdate(accountId, contact.audienceId, presenceDelta(contact.status, -1), now),
     ]);
