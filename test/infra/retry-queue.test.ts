@@ -4,7 +4,7 @@ import { ROUTES } from '#functions/routes.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';
 import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
 import { expectDeadLetterAlarm, expectWorkerFedBy } from './worker-queue.ts';
-import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
+import { logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 
 const { stacks, settings } = synthesize();
 
@@ -52,11 +52,9 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it("grants the worker exactly its table actions, SendEmail and the event source's queue actions", () => {
-    const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[workerId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
     expect(permissionsOf(stack, resources, workerId)).toEqual(
       new Set([
-        pair(stack, 'logs:CreateLogStream', logGroupArn),
-        pair(stack, 'logs:PutLogEvents', logGroupArn),
+        ...logPairs(stack, resources, workerId),
         ...tablePairs(stack, RETRY_WORKER.table, settings),
         ...RETRY_WORKER.ses.flatMap((action) => [
           pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),

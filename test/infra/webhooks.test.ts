@@ -10,7 +10,7 @@ import { PostlaneTable } from '../../lib/table.ts';
 import { WEBHOOK_BATCH_SIZE } from '#shared/webhooks/schedule.ts';
 import { WEBHOOK_MAX_RECEIVES, WEBHOOK_WORKER, WebhookDelivery } from '../../lib/webhooks.ts';
 import { EndpointFunction } from '../../lib/endpoint-function.ts';
-import { ofType, pair, permissionsOf, referencedId, resourcesOf } from './template.ts';
+import { logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf } from './template.ts';
 import { expectDeadLetterAlarm, expectWorkerFedBy } from './worker-queue.ts';
 import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
 
@@ -52,11 +52,9 @@ describe('webhook delivery', () => {
   });
 
   it("grants the worker its table actions, the event source's queue actions and SendMessage for its next attempts, and nothing else", () => {
-    const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[workerId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
     expect(permissionsOf(stack, resources, workerId)).toEqual(
       new Set([
-        pair(stack, 'logs:CreateLogStream', logGroupArn),
-        pair(stack, 'logs:PutLogEvents', logGroupArn),
+        ...logPairs(stack, resources, workerId),
         ...WEBHOOK_WORKER.table.map((action) => pair(stack, `dynamodb:${action}`, table.tableArn)),
         ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${table.tableArn}/index/${index.indexName}`)),
         ...[...WORKER_QUEUE_ACTIONS, 'sqs:SendMessage'].map((action) => pair(stack, action, webhooks.queue.queueArn)),
