@@ -14,6 +14,9 @@ export type IdempotencyRecord =
   | { status: 'INPROGRESS'; payloadHash: string; leaseUntil: number; expiresAt: number }
   | { status: 'COMPLETED'; payloadHash: string; response: Record<string, unknown>; expiresAt: number };
 
+/** The scope of an endpoint's keys for live or test keys: `live#otp/send`. */
+export const idempotencyScope = (env: string, endpoint: string) => `${env}#${endpoint}`;
+
 /** The client's key goes last, so whatever characters it holds it cannot reach into another scope. */
 const idempotencyItemKey = ({ accountId, scope, key }: IdempotencyKey) => ({ pk: accountScoped(accountId, 'IDEM', scope, key), sk: 'IDEM' });
 

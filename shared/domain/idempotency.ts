@@ -89,7 +89,7 @@ function answerFrom<T>(record: IdempotencyRecord, hash: string, now: Date): Idem
 /**
  * Runs `fn` at most once per key: see the module comment.
  *
- * `await makeIdempotent({ accountId, scope: 'live#otp/send', key, payload, now }, () => send())`
+ * `await makeIdempotent({ accountId, scope: idempotencyScope('live', 'otp/send'), key, payload, now }, () => send())`
  */
 export async function makeIdempotent<T extends Record<string, unknown>>(options: IdempotencyOptions, fn: () => Promise<T>): Promise<Idempotent<T>> {
   if (options.key === undefined) {

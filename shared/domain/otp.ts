@@ -1,3 +1,4 @@
+import { idempotencyScope } from '#shared/data/idempotency.ts';
 import { DEFAULT_OTP_SUBJECT, DEFAULT_OTP_TEMPLATE } from '#shared/email/otp-template.ts';
 import type { OtpSendInput } from '#shared/schemas/sending.ts';
 import { makeIdempotent, type Idempotent } from './idempotency.ts';
@@ -27,7 +28,7 @@ export async function sendOtp(input: OtpSendInput, context: SendContext): Promis
   const { principal, now } = context;
   // `to` and its alias are one field: the same request whichever name it came under.
   const payload = { ...input, idempotencyKey: undefined, email: undefined, to };
-  return makeIdempotent({ accountId: principal.accountId, scope: `${principal.env}#otp/send`, key: input.idempotencyKey, payload, now }, () =>
+  return makeIdempotent({ accountId: principal.accountId, scope: idempotencyScope(principal.env, 'otp/send'), key: input.idempotencyKey, payload, now }, () =>
     deliverOne(
       {
         type: 'otp',

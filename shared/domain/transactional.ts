@@ -1,4 +1,5 @@
 import type { TransactionalSendInput } from '#shared/schemas/sending.ts';
+import { idempotencyScope } from '#shared/data/idempotency.ts';
 import { makeIdempotent, type Idempotent } from './idempotency.ts';
 import { contentOf, deliverOne, parseMailboxField, SUPPRESSED_FOR_TRANSACTIONAL, type SendContext, type SingleSendResponse } from './sending.ts';
 
@@ -9,23 +10,25 @@ export async function sendTransactional(input: TransactionalSendInput, context: 
   const content = contentOf(input);
   const { principal, now } = context;
   const payload = { ...input, idempotencyKey: undefined };
-  return makeIdempotent({ accountId: principal.accountId, scope: `${principal.env}#transactional/send`, key: input.idempotencyKey, payload, now }, () =>
-    deliverOne(
-      {
-        type: 'transactional',
-        from,
-        recipients: [input.to],
-        cc: [],
-        bcc: [],
-        replyTo,
-        content,
-        variables: input.variables,
-        attachments: [],
-        suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
-      },
-      context,
-      'Transactional email sent',
-      'to',
-    ),
+  return makeIdempotent(
+    { accountId: principal.accountId, scope: idempotencyScope(principal.env, 'transactional/send'), key: input.idempotencyKey, payload, now },
+    () =>
+      deliverOne(
+        {
+          type: 'transactional',
+          from,
+          recipients: [input.to],
+          cc: [],
+          bcc: [],
+          replyTo,
+          content,
+          variables: input.variables,
+          attachments: [],
+          suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
+        },
+        context,
+        'Transactional email sent',
+        'to',
+      ),
   );
 }
