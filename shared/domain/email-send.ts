@@ -1,9 +1,8 @@
-import { idempotencyScope } from '#shared/data/idempotency.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import type * as v from 'valibot';
 import type { EmailSendInput, emailSendResultReply } from '#shared/schemas/sending.ts';
 import { resolveAttachments } from './attachments.ts';
-import { EffectCommittedError, makeIdempotent, type Idempotent } from './idempotency.ts';
+import { EffectCommittedError, idempotentSend, type Idempotent } from './idempotency.ts';
 import {
   contentOf,
   deliver,
@@ -70,38 +69,34 @@ export async function sendEmail(input: EmailSendInput, context: SendContext): Pr
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
   const content = contentOf(input);
   const { principal, now } = context;
-  const payload = { ...input, idempotencyKey: undefined };
-  return makeIdempotent(
-    { accountId: principal.accountId, scope: idempotencyScope(principal.env, 'email/send'), key: input.idempotencyKey, payload, now },
-    async () => {
-      const attachments = await resolveAttachments(principal.accountId, input.attachments, now);
-      const recipients = [...new Set(input.recipients)];
-      let report: DeliveryReport;
-      try {
-        report = await deliver(
-          {
-            type: 'email',
-            from,
-            recipients,
-            cc: input.cc,
-            bcc: input.bcc,
-            replyTo,
-            content,
-            variables: input.variables,
-            attachments,
-            suppressWhen: SUPPRESSED_FOR_EMAIL,
-          },
-          context,
-        );
-      } catch (error) {
-        // Some messages left: a retry with the key must replay this answer, never send again.
-        if (error instanceof UnrecordedDeliveryError) throw new EffectCommittedError(resultOf(error.report, recipients.length), error.cause);
-        throw error;
-      }
-      const result = resultOf(report, recipients.length);
-      if (reachedSomeRecipient(report)) return result;
-      const paused = report.messages.some((message) => message.error?.code === 'SENDING_PAUSED');
-      throw new PostlaneError(paused ? 'SENDING_PAUSED' : 'ALL_RECIPIENTS_FAILED', result.message, { fields: result });
-    },
-  );
+  return idempotentSend('email/send', input, context, async () => {
+    const attachments = await resolveAttachments(principal.accountId, input.attachments, now);
+    const recipients = [...new Set(input.recipients)];
+    let report: DeliveryReport;
+    try {
+      report = await deliver(
+        {
+          type: 'email',
+          from,
+          recipients,
+          cc: input.cc,
+          bcc: input.bcc,
+          replyTo,
+          content,
+          variables: input.variables,
+          attachments,
+          suppressWhen: SUPPRESSED_FOR_EMAIL,
+        },
+        context,
+      );
+    } catch (error) {
+      // Some messages left: a retry with the key must replay this answer, never send again.
+      if (error instanceof UnrecordedDeliveryError) throw new EffectCommittedError(resultOf(error.report, recipients.length), error.cause);
+      throw error;
+    }
+    const result = resultOf(report, recipients.length);
+    if (reachedSomeRecipient(report)) return result;
+    const paused = report.messages.some((message) => message.error?.code === 'SENDING_PAUSED');
+    throw new PostlaneError(paused ? 'SENDING_PAUSED' : 'ALL_RECIPIENTS_FAILED', result.message, { fields: result });
+  });
 }

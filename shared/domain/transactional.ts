@@ -1,6 +1,5 @@
 import type { TransactionalSendInput } from '#shared/schemas/sending.ts';
-import { idempotencyScope } from '#shared/data/idempotency.ts';
-import { makeIdempotent, type Idempotent } from './idempotency.ts';
+import { idempotentSend, type Idempotent } from './idempotency.ts';
 import { contentOf, deliverOne, parseMailboxField, SUPPRESSED_FOR_TRANSACTIONAL, type SendContext, type SingleSendResponse } from './sending.ts';
 
 /** POST /api/transactional/send: one recipient, HTML or a template (variables may nest), optional idempotency key. */
@@ -8,27 +7,23 @@ export async function sendTransactional(input: TransactionalSendInput, context: 
   const from = parseMailboxField(input.from, 'from');
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
   const content = contentOf(input);
-  const { principal, now } = context;
-  const payload = { ...input, idempotencyKey: undefined };
-  return makeIdempotent(
-    { accountId: principal.accountId, scope: idempotencyScope(principal.env, 'transactional/send'), key: input.idempotencyKey, payload, now },
-    () =>
-      deliverOne(
-        {
-          type: 'transactional',
-          from,
-          recipients: [input.to],
-          cc: [],
-          bcc: [],
-          replyTo,
-          content,
-          variables: input.variables,
-          attachments: [],
-          suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
-        },
-        context,
-        'Transactional email sent',
-        'to',
-      ),
+  return idempotentSend('transactional/send', input, context, () =>
+    deliverOne(
+      {
+        type: 'transactional',
+        from,
+        recipients: [input.to],
+        cc: [],
+        bcc: [],
+        replyTo,
+        content,
+        variables: input.variables,
+        attachments: [],
+        suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
+      },
+      context,
+      'Transactional email sent',
+      'to',
+    ),
   );
 }
