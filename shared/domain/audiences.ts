@@ -17,20 +17,14 @@ import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type { audienceSchema, audienceStatsSchema, CreateAudienceInput, UpdateAudienceInput } from '#shared/schemas/audiences.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 import type * as v from 'valibot';
+import { orNull, pick } from './views.ts';
 
 export type Audience = v.InferOutput<typeof audienceSchema>;
 
 export type AudienceStats = v.InferOutput<typeof audienceStatsSchema>;
 
 function toAudience(record: AudienceRecord, counters: Pick<AudienceCounters, 'count'>): Audience {
-  return {
-    id: record.audienceId,
-    name: record.name,
-    description: record.description ?? null,
-    count: counters.count,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
+  return { id: record.audienceId, ...pick(record, 'name', 'createdAt', 'updatedAt'), ...orNull(record, 'description'), count: counters.count };
 }
 
 /**

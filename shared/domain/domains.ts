@@ -17,6 +17,7 @@ import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type { CreateDomainInput, domainListItemSchema, domainSchema } from '#shared/schemas/domains.ts';
 import { configuredVerifier, newDomainRecord, newVerificationToken, ownershipRecord, type DomainVerifier } from './domain-verification.ts';
 import type * as v from 'valibot';
+import { orNull, pick } from './views.ts';
 
 export type Domain = v.InferOutput<typeof domainSchema>;
 /** `dkim` records are what SES verifies; `ownership` is the account's own proof; `spf` and `dmarc` are advice for deliverability. */
@@ -50,14 +51,7 @@ export function dnsRecords(domain: string, dkimTokens: string[], verificationTok
 }
 
 function toListItem(record: DomainRecord): DomainListItem {
-  return {
-    id: record.domainId,
-    domain: record.domain,
-    verified: record.verified,
-    status: record.status,
-    createdAt: record.createdAt,
-    verifiedAt: record.verifiedAt ?? null,
-  };
+  return { id: record.domainId, ...pick(record, 'domain', 'verified', 'status', 'createdAt'), ...orNull(record, 'verifiedAt') };
 }
 
 function toDomain(record: DomainRecord): Domain {
