@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batches.ts';
-import { db, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems, queryPage, updateReturning } from './client.ts';
+import { db, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems, queryPage, updateReturning, putNew } from './client.ts';
 import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
@@ -96,27 +96,15 @@ export function audienceExistsCheck(accountId: string, audienceId: string): Tran
 export async function insertAudience(accountId: string, audience: AudienceRecord): Promise<void> {
   const zeroCounts = Object.fromEntries(CONTACT_STATUSES.map((status) => [status, 0]));
   await transactWrite([
-    {
-      Put: {
-        TableName: tableName,
-        Item: { ...audienceKey(accountId, audience.audienceId), entity: 'audience', ...audience },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...countersKey(accountId, audience.audienceId),
-          entity: 'audienceCounters',
-          audienceId: audience.audienceId,
-          count: 0,
-          ...zeroCounts,
-          growth: {},
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    putNew({ ...audienceKey(accountId, audience.audienceId), entity: 'audience', ...audience }),
+    putNew({
+      ...countersKey(accountId, audience.audienceId),
+      entity: 'audienceCounters',
+      audienceId: audience.audienceId,
+      count: 0,
+      ...zeroCounts,
+      growth: {},
+    }),
     {
       Update: {
         TableName: tableName,

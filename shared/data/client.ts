@@ -163,6 +163,11 @@ db.send = (async (command: Command, ...rest: unknown[]) => {
 
 export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 
+/** A transaction's Put of an item that must not exist yet. */
+export function putNew(item: Record<string, unknown>): TransactItems[number] {
+  return { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
 /** A transaction's Delete that holds only while the item is still at the version the caller read. */
 export function deleteAtVersion(key: Record<string, unknown>, version: number): TransactItems[number] {
   return { Delete: { TableName: tableName, Key: key, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': version } } };

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batches.ts';
-import { db, queryAll, tableName, transactWrite, TransactionCancelled, updateReturning, queryPages } from './client.ts';
+import { db, queryAll, tableName, transactWrite, TransactionCancelled, updateReturning, queryPages, putNew } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError } from '#shared/errors.ts';
 
@@ -67,20 +67,8 @@ export async function getDomainById(accountId: string, domainId: string): Promis
 export async function insertDomain(record: DomainRecord): Promise<void> {
   try {
     await transactWrite([
-      {
-        Put: {
-          TableName: tableName,
-          Item: { ...domainKey(record.accountId, record.domain), entity: 'domain', ...record },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Put: {
-          TableName: tableName,
-          Item: { ...domainIdKey(record.accountId, record.domainId), entity: 'domainId', domain: record.domain },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      putNew({ ...domainKey(record.accountId, record.domain), entity: 'domain', ...record }),
+      putNew({ ...domainIdKey(record.accountId, record.domainId), entity: 'domainId', domain: record.domain }),
     ]);
   } catch (error) {
     if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') throw domainExists(record.domain);

@@ -12,6 +12,7 @@ import {
   deleteAtVersion,
   queryPages,
   updateReturning,
+  putNew,
 } from './client.ts';
 import { accountKey } from './accounts.ts';
 import { accountScoped } from './partition.ts';
@@ -164,13 +165,7 @@ function toSubmission(item: Record<string, unknown>): SubmissionRecord {
 const slugTaken = () => new ConflictError('SLUG_TAKEN', 'This slug is already used by another form', { field: 'slug' });
 
 function routeWrite(slugOrId: string, route: FormRoute): TransactItems[number] {
-  return {
-    Put: {
-      TableName: tableName,
-      Item: { ...routeKey(slugOrId), entity: 'formRoute', ...route },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
+  return putNew({ ...routeKey(slugOrId), entity: 'formRoute', ...route });
 }
 
 /** Removes a route only while it still leads to this form: a released slug may already belong to another. */
@@ -207,21 +202,15 @@ export async function insertForm(accountId: string, form: FormRecord): Promise<v
   const route = { accountId, formId: form.formId };
   try {
     await transactWrite([
-      {
-        Put: {
-          TableName: tableName,
-          Item: {
-            ...formKey(accountId, form.formId),
-            ...publishedIndexKey(accountId, form),
-            entity: 'form',
-            ...form,
-            views: 0,
-            submissions: 0,
-            storedSubmissions: 0,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      putNew({
+        ...formKey(accountId, form.formId),
+        ...publishedIndexKey(accountId, form),
+        entity: 'form',
+        ...form,
+        views: 0,
+        submissions: 0,
+        storedSubmissions: 0,
+      }),
       routeWrite(form.slug, route),
       routeWrite(form.formId, route),
       countersUpdate(accountId, 1, form.published ? 1 : 0),
@@ -358,13 +347,7 @@ export async function countView(route: FormRoute): Promise<StoredForm | undefine
 export async function insertSubmission(accountId: string, submission: SubmissionRecord, stored: boolean): Promise<void> {
   const items: TransactItems = [];
   if (stored) {
-    items.push({
-      Put: {
-        TableName: tableName,
-        Item: { ...submissionKey(accountId, submission), entity: 'submission', ...submission },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    });
+    items.push(putNew({ ...submissionKey(accountId, submission), entity: 'submission', ...submission }));
   }
   items.push({
     Update: {

@@ -11,7 +11,7 @@
  */
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, notFound, PostlaneError } from '#shared/errors.ts';
-import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf, updateReturning } from './client.ts';
+import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf, updateReturning, putNew } from './client.ts';
 import { accountScoped } from './partition.ts';
 
 export interface WebhookEndpoint {
@@ -79,13 +79,7 @@ function toDelivery(item: Record<string, unknown>): Delivery {
 export async function putEndpoint(accountId: string, endpoint: WebhookEndpoint, max: number): Promise<void> {
   try {
     await transactWrite([
-      {
-        Put: {
-          TableName: tableName,
-          Item: { ...endpointKey(accountId, endpoint.id), entity: 'webhook', ...endpoint },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      putNew({ ...endpointKey(accountId, endpoint.id), entity: 'webhook', ...endpoint }),
       {
         Update: {
           TableName: tableName,
