@@ -18,6 +18,7 @@ import type { audienceSchema, audienceStatsSchema, CreateAudienceInput, UpdateAu
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 import type * as v from 'valibot';
 import { orNull, pick } from './views.ts';
+import { findById } from './lookup.ts';
 
 export type Audience = v.InferOutput<typeof audienceSchema>;
 
@@ -55,8 +56,7 @@ export async function createAudience(accountId: string, input: CreateAudienceInp
 }
 
 export async function getAudience(accountId: string, audienceId: string): Promise<Audience> {
-  const found = isId('aud', audienceId) ? await readAudience(accountId, audienceId) : undefined;
-  if (!found) throw notFound.audience();
+  const found = await findById('aud', audienceId, () => readAudience(accountId, audienceId), notFound.audience);
   return toAudience(found.audience, found.counters);
 }
 

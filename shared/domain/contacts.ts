@@ -25,6 +25,7 @@ import {
 import { parseInput } from '#shared/schemas/parse.ts';
 import { DEFAULT_CONTACT_STATUS, type ContactStatus } from '#shared/model/contact-status.ts';
 import { orNull, pick } from './views.ts';
+import { findById } from './lookup.ts';
 
 /** A contact as the API answers it: the reply schema's type, so the two cannot drift. */
 export type Contact = v.InferOutput<typeof contactSchema>;
@@ -108,8 +109,7 @@ export async function createContact(accountId: string, input: CreateContactInput
 }
 
 async function findContact(accountId: string, contactId: string): Promise<ContactRecord> {
-  const record = isId('con', contactId) ? await readContact(accountId, contactId) : undefined;
-  if (!record) throw notFound.contact();
+  const record = await findById('con', contactId, () => readContact(accountId, contactId), notFound.contact);
   return record;
 }
 

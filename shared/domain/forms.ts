@@ -39,6 +39,7 @@ import type * as v from 'valibot';
 import { ensureDefaultSender, ensureVerifiedSender, parseMailboxField } from './sender.ts';
 import { publicBase } from './public-urls.ts';
 import { orNull, pick } from './views.ts';
+import { findById } from './lookup.ts';
 
 export const FORM_DEFAULTS = {
   successMessage: 'Thank you! Your submission has been received.',
@@ -249,8 +250,7 @@ export async function createForm(accountId: string, input: CreateFormInput, now:
 }
 
 async function findForm(accountId: string, formId: string): Promise<StoredForm> {
-  const found = isId('frm', formId) ? await readForm(accountId, formId) : undefined;
-  if (!found) throw notFound.form();
+  const found = await findById('frm', formId, () => readForm(accountId, formId), notFound.form);
   return found;
 }
 
