@@ -1,6 +1,6 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batches.ts';
-import { db, isConditionFailure, queryAll, tableName, updateIf } from './client.ts';
+import { db, queryAll, tableName, updateIf } from './client.ts';
 import { accountKey, toAccount, type AccountRecord } from './accounts.ts';
 
 export type KeyEnvironment = 'live' | 'test';
@@ -82,17 +82,10 @@ export function setApiKeyFlag(accountId: string, keyId: string, flag: 'disabled'
 /** Records use at most once a minute per key, so a busy key costs no write per request. */
 export async function touchApiKey(accountId: string, keyId: string, now: Date): Promise<void> {
   const staleBefore = new Date(now.getTime() - 60_000).toISOString();
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: apiKeyKey(accountId, keyId),
-        UpdateExpression: 'SET lastUsedAt = :now',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :staleBefore)',
-        ExpressionAttributeValues: { ':now': now.toISOString(), ':staleBefore': staleBefore },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateIf({
+    Key: apiKeyKey(accountId, keyId),
+    UpdateExpression: 'SET lastUsedAt = :now',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :staleBefore)',
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':staleBefore': staleBefore },
+  });
 }

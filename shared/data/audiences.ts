@@ -1,6 +1,6 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batches.ts';
-import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import { db, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems, queryPage, updateReturning, putNew } from './client.ts';
 import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
@@ -96,27 +96,15 @@ export function audienceExistsCheck(accountId: string, audienceId: string): Tran
 export async function insertAudience(accountId: string, audience: AudienceRecord): Promise<void> {
   const zeroCounts = Object.fromEntries(CONTACT_STATUSES.map((status) => [status, 0]));
   await transactWrite([
-    {
-      Put: {
-        TableName: tableName,
-        Item: { ...audienceKey(accountId, audience.audienceId), entity: 'audience', ...audience },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...countersKey(accountId, audience.audienceId),
-          entity: 'audienceCounters',
-          audienceId: audience.audienceId,
-          count: 0,
-          ...zeroCounts,
-          growth: {},
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    putNew({ ...audienceKey(accountId, audience.audienceId), entity: 'audience', ...audience }),
+    putNew({
+      ...countersKey(accountId, audience.audienceId),
+      entity: 'audienceCounters',
+      audienceId: audience.audienceId,
+      count: 0,
+      ...zeroCounts,
+      growth: {},
+    }),
     {
       Update: {
         TableName: tableName,
@@ -159,23 +147,13 @@ export async function listAllCounters(accountId: string): Promise<AudienceCounte
 
 /** Newest first: the `limit` audiences after skipping `offset`, with their counters. */
 export async function listAudiences(accountId: string, offset: number, limit: number): Promise<{ audience: AudienceRecord; counters: AudienceCounters }[]> {
-  const profiles: AudienceRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': audienceKey(accountId, '').pk },
-        ScanIndexForward: false,
-        Limit: offset + limit - profiles.length,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    profiles.push(...(page.Items ?? []).map(toAudience));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && profiles.length < offset + limit);
-  const wanted = profiles.slice(offset, offset + limit);
+  const { items } = await queryPage(
+    { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': audienceKey(accountId, '').pk }, ScanIndexForward: false },
+    offset,
+    limit,
+    0,
+  );
+  const wanted = items.map(toAudience);
   if (wanted.length === 0) return [];
   const counters = await batchGetAll(wanted.map((audience) => countersKey(accountId, audience.audienceId)));
   const countersById = new Map(counters.map((item) => [item.sk as string, toCounters(item)]));
@@ -204,23 +182,14 @@ export async function updateAudience(
     sets.push('description = :description');
     values[':description'] = changes.description;
   }
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: audienceKey(accountId, audienceId),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ...(changes.name !== undefined ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toAudience(Attributes!);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const item = await updateReturning({
+    Key: audienceKey(accountId, audienceId),
+    UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    ConditionExpression: 'attribute_exists(pk)',
+    ...(changes.name !== undefined ? { ExpressionAttributeNames: names } : {}),
+    ExpressionAttributeValues: values,
+  });
+  return item && toAudience(item);
 }
 
 /** Removes the profile and marks the counters deleted, in one transaction; throws AUDIENCE_NOT_FOUND when absent. */

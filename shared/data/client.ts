@@ -10,6 +10,7 @@ import {
   TransactGetCommand,
   TransactWriteCommand,
   UpdateCommand,
+  type DeleteCommandInput,
   type QueryCommandInput,
   type UpdateCommandInput,
   type QueryCommandOutput,
@@ -162,6 +163,16 @@ db.send = (async (command: Command, ...rest: unknown[]) => {
 
 export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 
+/** A transaction's Put of an item that must not exist yet. */
+export function putNew(item: Record<string, unknown>): TransactItems[number] {
+  return { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** A transaction's Delete that holds only while the item is still at the version the caller read. */
+export function deleteAtVersion(key: Record<string, unknown>, version: number): TransactItems[number] {
+  return { Delete: { TableName: tableName, Key: key, ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': version } } };
+}
+
 /** One reason per transaction item, in order: `ConditionalCheckFailed`, `TransactionConflict` or `None`. */
 export type CancellationCodes = string[];
 
@@ -214,24 +225,43 @@ export function isConditionFailure(error: unknown): boolean {
 
 /** An UpdateItem on the table whose condition may not hold: true when applied, false when the condition refused it. */
 export async function updateIf(input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+  return (await unlessRefused(db.send(new UpdateCommand({ ...input, TableName: tableName })))) !== undefined;
+}
+
+/** An UpdateItem whose condition may not hold: the item as written, or undefined when the condition refused it. */
+export async function updateReturning(input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>): Promise<Record<string, unknown> | undefined> {
+  return (await unlessRefused(db.send(new UpdateCommand({ ...input, TableName: tableName, ReturnValues: 'ALL_NEW' }))))?.Attributes;
+}
+
+/** A DeleteItem on the table whose condition may not hold: true when applied, false when the condition refused it. */
+export async function deleteIf(input: Omit<DeleteCommandInput, 'TableName'>): Promise<boolean> {
+  return (await unlessRefused(db.send(new DeleteCommand({ ...input, TableName: tableName })))) !== undefined;
+}
+
+/** The write's output, or undefined when DynamoDB refused it for its condition; any other failure propagates. */
+async function unlessRefused<T>(write: Promise<T>): Promise<T | undefined> {
   try {
-    await db.send(new UpdateCommand({ ...input, TableName: tableName }));
-    return true;
+    return await write;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
+}
+
+/** A query's pages in order, following DynamoDB's 1 MB pages (or `Limit`), for readers that may stop early. */
+export async function* queryPages(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): AsyncGenerator<Record<string, unknown>[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page: QueryCommandOutput = await db.send(new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: startKey }));
+    yield page.Items ?? [];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
 }
 
 /** Every item a query matches, following DynamoDB's 1 MB pages; for collections bounded by design (keys, audiences). */
 export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page: QueryCommandOutput = await db.send(new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: startKey }));
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of queryPages(input)) items.push(...page);
   return items;
 }
 

@@ -1,6 +1,6 @@
 import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, type WriteRequest } from './batches.ts';
-import { db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems } from './client.ts';
+import { db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems, deleteAtVersion, putNew } from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
 import { accountScoped } from './partition.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';
@@ -98,20 +98,14 @@ export function sumDeltas(deltas: CounterDelta[]): CounterDelta {
 
 function insertItems(accountId: string, contact: ContactRecord): TransactItems {
   return [
-    { Put: { TableName: tableName, Item: toItem(accountId, contact), ConditionExpression: 'attribute_not_exists(pk)' } },
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...emailClaimKey(accountId, contact.email, contact.audienceId),
-          entity: 'contactEmail',
-          contactId: contact.contactId,
-          audienceId: contact.audienceId,
-          status: contact.status,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    putNew(toItem(accountId, contact)),
+    putNew({
+      ...emailClaimKey(accountId, contact.email, contact.audienceId),
+      entity: 'contactEmail',
+      contactId: contact.contactId,
+      audienceId: contact.audienceId,
+      status: contact.status,
+    }),
   ];
 }
 
@@ -254,14 +248,7 @@ export async function replaceContacts(
 export async function removeContact(accountId: string, contact: ContactRecord, now: Date): Promise<boolean> {
   try {
     await transactWrite([
-      {
-        Delete: {
-          TableName: tableName,
-          Key: contactKey(accountId, contact.contactId),
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeValues: { ':expected': contact.version },
-        },
-      },
+      deleteAtVersion(contactKey(accountId, contact.contactId), contact.version),
       { Delete: { TableName: tableName, Key: emailClaimKey(accountId, contact.email, contact.audienceId) } },
       counterUpdate(accountId, contact.audienceId, presenceDelta(contact.status, -1), now),
     ]);

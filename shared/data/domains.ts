@@ -1,6 +1,6 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batches.ts';
-import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled } from './client.ts';
+import { db, queryAll, tableName, transactWrite, TransactionCancelled, updateReturning, queryPages, putNew } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError } from '#shared/errors.ts';
 
@@ -67,20 +67,8 @@ export async function getDomainById(accountId: string, domainId: string): Promis
 export async function insertDomain(record: DomainRecord): Promise<void> {
   try {
     await transactWrite([
-      {
-        Put: {
-          TableName: tableName,
-          Item: { ...domainKey(record.accountId, record.domain), entity: 'domain', ...record },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Put: {
-          TableName: tableName,
-          Item: { ...domainIdKey(record.accountId, record.domainId), entity: 'domainId', domain: record.domain },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      putNew({ ...domainKey(record.accountId, record.domain), entity: 'domain', ...record }),
+      putNew({ ...domainIdKey(record.accountId, record.domainId), entity: 'domainId', domain: record.domain }),
     ]);
   } catch (error) {
     if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') throw domainExists(record.domain);
@@ -114,32 +102,23 @@ export async function listDomains(accountId: string, offset: number, limit: numb
  * there.
  */
 export async function saveDomainState(accountId: string, domain: string, state: DomainState, token: string, now: Date): Promise<DomainRecord | undefined> {
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: domainKey(accountId, domain),
-        // A proof once given never changes: the account may have published it already.
-        UpdateExpression:
-          'SET verified = :verified, #status = :status, dkimTokens = :tokens, verificationToken = if_not_exists(verificationToken, :token)' +
-          (state.verified ? ', verifiedAt = if_not_exists(verifiedAt, :now)' : ' REMOVE verifiedAt'),
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':verified': state.verified,
-          ':status': state.status,
-          ':tokens': state.dkimTokens,
-          ':token': token,
-          ...(state.verified ? { ':now': now.toISOString() } : {}),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toDomain(Attributes!);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const item = await updateReturning({
+    Key: domainKey(accountId, domain),
+    // A proof once given never changes: the account may have published it already.
+    UpdateExpression:
+      'SET verified = :verified, #status = :status, dkimTokens = :tokens, verificationToken = if_not_exists(verificationToken, :token)' +
+      (state.verified ? ', verifiedAt = if_not_exists(verifiedAt, :now)' : ' REMOVE verifiedAt'),
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':verified': state.verified,
+      ':status': state.status,
+      ':tokens': state.dkimTokens,
+      ':token': token,
+      ...(state.verified ? { ':now': now.toISOString() } : {}),
+    },
+  });
+  return item && toDomain(item);
 }
 
 /** BatchGetItem's limit per call. */
@@ -151,23 +130,17 @@ const EARLIEST_PAGE = 100;
  * first page holding a verified domain: usually one Query and one BatchGetItem.
  */
 export async function earliestVerifiedDomain(accountId: string): Promise<DomainRecord | undefined> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': domainIdKey(accountId, '').pk },
-        ConsistentRead: true,
-        Limit: EARLIEST_PAGE,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    const names = (page.Items ?? []).map((pointer) => pointer.domain as string);
+  const pages = queryPages({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': domainIdKey(accountId, '').pk },
+    ConsistentRead: true,
+    Limit: EARLIEST_PAGE,
+  });
+  for await (const pointers of pages) {
+    const names = pointers.map((pointer) => pointer.domain as string);
     const found = new Map((await batchGetAll(names.map((name) => domainKey(accountId, name)))).map((item) => [item.domain as string, toDomain(item)]));
     const verified = names.map((name) => found.get(name)).find((domain) => domain?.verified);
     if (verified) return verified;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return undefined;
 }

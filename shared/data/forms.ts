@@ -1,7 +1,19 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchWriteAll } from './batches.ts';
-import { db, isConditionFailure, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import {
+  db,
+  isConditionFailure,
+  queryPage,
+  tableName,
+  transactWrite,
+  TransactionCancelled,
+  type TransactItems,
+  deleteAtVersion,
+  queryPages,
+  updateReturning,
+  putNew,
+} from './client.ts';
 import { accountKey } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError, notFound } from '#shared/errors.ts';
@@ -153,13 +165,7 @@ function toSubmission(item: Record<string, unknown>): SubmissionRecord {
 const slugTaken = () => new ConflictError('SLUG_TAKEN', 'This slug is already used by another form', { field: 'slug' });
 
 function routeWrite(slugOrId: string, route: FormRoute): TransactItems[number] {
-  return {
-    Put: {
-      TableName: tableName,
-      Item: { ...routeKey(slugOrId), entity: 'formRoute', ...route },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
+  return putNew({ ...routeKey(slugOrId), entity: 'formRoute', ...route });
 }
 
 /** Removes a route only while it still leads to this form: a released slug may already belong to another. */
@@ -196,21 +202,15 @@ export async function insertForm(accountId: string, form: FormRecord): Promise<v
   const route = { accountId, formId: form.formId };
   try {
     await transactWrite([
-      {
-        Put: {
-          TableName: tableName,
-          Item: {
-            ...formKey(accountId, form.formId),
-            ...publishedIndexKey(accountId, form),
-            entity: 'form',
-            ...form,
-            views: 0,
-            submissions: 0,
-            storedSubmissions: 0,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      putNew({
+        ...formKey(accountId, form.formId),
+        ...publishedIndexKey(accountId, form),
+        entity: 'form',
+        ...form,
+        views: 0,
+        submissions: 0,
+        storedSubmissions: 0,
+      }),
       routeWrite(form.slug, route),
       routeWrite(form.formId, route),
       countersUpdate(accountId, 1, form.published ? 1 : 0),
@@ -301,14 +301,7 @@ export async function removeForm(accountId: string, form: FormRecord): Promise<b
   const route = { accountId, formId: form.formId };
   try {
     await transactWrite([
-      {
-        Delete: {
-          TableName: tableName,
-          Key: formKey(accountId, form.formId),
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeValues: { ':expected': form.version },
-        },
-      },
+      deleteAtVersion(formKey(accountId, form.formId), form.version),
       routeRemoval(form.slug, route),
       routeRemoval(form.formId, route),
       countersUpdate(accountId, -1, form.published ? -1 : 0),
@@ -323,20 +316,12 @@ export async function removeForm(accountId: string, form: FormRecord): Promise<b
 
 /** Deletes a deleted form's submissions, a page of keys at a time; no new one can land once the form item is gone. */
 async function removeSubmissions(accountId: string, formId: string): Promise<void> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page: QueryCommandOutput = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': submissionPartition(accountId, formId) },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    await batchWriteAll((page.Items ?? []).map((key) => ({ DeleteRequest: { Key: key } })));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const pages = queryPages({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': submissionPartition(accountId, formId) },
+    ProjectionExpression: 'pk, sk',
+  });
+  for await (const keys of pages) await batchWriteAll(keys.map((key) => ({ DeleteRequest: { Key: key } })));
 }
 
 /**
@@ -344,23 +329,14 @@ async function removeSubmissions(accountId: string, formId: string): Promise<voi
  * undefined when the form is gone or not published (and nothing is counted).
  */
 export async function countView(route: FormRoute): Promise<StoredForm | undefined> {
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: formKey(route.accountId, route.formId),
-        UpdateExpression: 'ADD #views :one',
-        ConditionExpression: 'published = :true',
-        ExpressionAttributeNames: { '#views': 'views' },
-        ExpressionAttributeValues: { ':one': 1, ':true': true },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toStored(Attributes!);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const item = await updateReturning({
+    Key: formKey(route.accountId, route.formId),
+    UpdateExpression: 'ADD #views :one',
+    ConditionExpression: 'published = :true',
+    ExpressionAttributeNames: { '#views': 'views' },
+    ExpressionAttributeValues: { ':one': 1, ':true': true },
+  });
+  return item && toStored(item);
 }
 
 /**
@@ -371,13 +347,7 @@ export async function countView(route: FormRoute): Promise<StoredForm | undefine
 export async function insertSubmission(accountId: string, submission: SubmissionRecord, stored: boolean): Promise<void> {
   const items: TransactItems = [];
   if (stored) {
-    items.push({
-      Put: {
-        TableName: tableName,
-        Item: { ...submissionKey(accountId, submission), entity: 'submission', ...submission },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    });
+    items.push(putNew({ ...submissionKey(accountId, submission), entity: 'submission', ...submission }));
   }
   items.push({
     Update: {

@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, tableName, updateIf, deleteIf } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError } from '#shared/errors.ts';
 
@@ -13,6 +13,9 @@ export interface IdempotencyKey {
 export type IdempotencyRecord =
   | { status: 'INPROGRESS'; payloadHash: string; leaseUntil: number; expiresAt: number }
   | { status: 'COMPLETED'; payloadHash: string; response: Record<string, unknown>; expiresAt: number };
+
+/** The scope of an endpoint's keys for live or test keys: `live#otp/send`. */
+export const idempotencyScope = (env: string, endpoint: string) => `${env}#${endpoint}`;
 
 /** The client's key goes last, so whatever characters it holds it cannot reach into another scope. */
 const idempotencyItemKey = ({ accountId, scope, key }: IdempotencyKey) => ({ pk: accountScoped(accountId, 'IDEM', scope, key), sk: 'IDEM' });
@@ -73,37 +76,21 @@ export async function claimIdempotencyKey(id: IdempotencyKey, claim: Claim, now:
 
 /** Stores the response under the claim; false when the claim is no longer this request's (its lease ran out and another took it). */
 export async function completeIdempotencyKey(id: IdempotencyKey, token: string, response: Record<string, unknown>): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: idempotencyItemKey(id),
-        UpdateExpression: 'SET #status = :completed, #response = :response REMOVE leaseUntil',
-        ConditionExpression: '#token = :token',
-        ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
-        ExpressionAttributeValues: { ':completed': 'COMPLETED', ':response': response, ':token': token },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateIf({
+    Key: idempotencyItemKey(id),
+    UpdateExpression: 'SET #status = :completed, #response = :response REMOVE leaseUntil',
+    ConditionExpression: '#token = :token',
+    ExpressionAttributeNames: { '#status': 'status', '#response': 'response', '#token': 'token' },
+    ExpressionAttributeValues: { ':completed': 'COMPLETED', ':response': response, ':token': token },
+  });
 }
 
 /** Drops this request's claim after it failed, so the client can retry with the same key at once. */
 export async function releaseIdempotencyKey(id: IdempotencyKey, token: string): Promise<void> {
-  try {
-    await db.send(
-      new DeleteCommand({
-        TableName: tableName,
-        Key: idempotencyItemKey(id),
-        ConditionExpression: '#token = :token',
-        ExpressionAttributeNames: { '#token': 'token' },
-        ExpressionAttributeValues: { ':token': token },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await deleteIf({
+    Key: idempotencyItemKey(id),
+    ConditionExpression: '#token = :token',
+    ExpressionAttributeNames: { '#token': 'token' },
+    ExpressionAttributeValues: { ':token': token },
+  });
 }

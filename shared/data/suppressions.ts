@@ -3,9 +3,9 @@
  * so no contact status can hold what happened to it: SES reported it bounced
  * or complained, or it unsubscribed through a signed link.
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batches.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { db, isConditionFailure, tableName, deleteIf } from './client.ts';
 import { accountScoped } from './partition.ts';
 
 export type SuppressionReason = 'unsubscribed' | 'bounced' | 'complained';
@@ -57,18 +57,9 @@ export async function getSuppressions(accountId: string, emails: readonly string
  * complaint is the service's record, never the recipient's to clear.
  */
 export async function removeUnsubscribe(accountId: string, email: string): Promise<boolean> {
-  try {
-    await db.send(
-      new DeleteCommand({
-        TableName: tableName,
-        Key: suppressionKey(accountId, email),
-        ConditionExpression: 'reason = :unsubscribed',
-        ExpressionAttributeValues: { ':unsubscribed': 'unsubscribed' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return deleteIf({
+    Key: suppressionKey(accountId, email),
+    ConditionExpression: 'reason = :unsubscribed',
+    ExpressionAttributeValues: { ':unsubscribed': 'unsubscribed' },
+  });
 }

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
+import { db, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems, putNew } from './client.ts';
 import { accountKey, TEMPLATE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import type { TemplateStyles } from '#shared/model/templates.ts';
@@ -74,20 +74,8 @@ function templateCountChange(accountId: string, change: 1 | -1): TransactItems[n
 /** Summary, full template and the account's template count in one transaction, so the count never drifts. */
 export async function insertTemplate(accountId: string, template: TemplateRecord): Promise<void> {
   await transactWrite([
-    {
-      Put: {
-        TableName: tableName,
-        Item: { ...summaryKey(accountId, template.templateId), entity: 'templateSummary', ...summaryOf(template) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName,
-        Item: { ...fullKey(accountId, template.templateId), entity: 'template', ...template },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    putNew({ ...summaryKey(accountId, template.templateId), entity: 'templateSummary', ...summaryOf(template) }),
+    putNew({ ...fullKey(accountId, template.templateId), entity: 'template', ...template }),
     templateCountChange(accountId, 1),
   ]);
 }

@@ -9,9 +9,9 @@
  * | delivery | `acc_X#WHK#whk_W#DLV` | `dlv_D` (newest first by id) |
  * | attempt | `acc_X#DLV#dlv_D` | `ATT#0001` |
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, notFound, PostlaneError } from '#shared/errors.ts';
-import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
+import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf, updateReturning, putNew } from './client.ts';
 import { accountScoped } from './partition.ts';
 
 export interface WebhookEndpoint {
@@ -75,27 +75,11 @@ function toDelivery(item: Record<string, unknown>): Delivery {
   return delivery as unknown as Delivery;
 }
 
-/** An UpdateItem whose condition may not hold: the item as written, or undefined when the condition refused it. */
-async function updateReturning(input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>): Promise<Record<string, unknown> | undefined> {
-  try {
-    return (await db.send(new UpdateCommand({ ...input, TableName: tableName, ReturnValues: 'ALL_NEW' }))).Attributes;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
-}
-
 /** Puts a new endpoint if the account has fewer than `max`; WEBHOOK_LIMIT_REACHED otherwise. */
 export async function putEndpoint(accountId: string, endpoint: WebhookEndpoint, max: number): Promise<void> {
   try {
     await transactWrite([
-      {
-        Put: {
-          TableName: tableName,
-          Item: { ...endpointKey(accountId, endpoint.id), entity: 'webhook', ...endpoint },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      putNew({ ...endpointKey(accountId, endpoint.id), entity: 'webhook', ...endpoint }),
       {
         Update: {
           TableName: tableName,

@@ -4,7 +4,7 @@
  * referenced by id. Lambda takes at most 6 MB per request, so a 7 MB file
  * (9.3 MB in base64) can only come the second way; see docs/api.md, "Attachments".
  */
-import { isId, newId } from '#shared/ids.ts';
+import { newId } from '#shared/ids.ts';
 import { getAttachmentObject, getAttachmentRecord, presignAttachmentUpload, putAttachmentRecord, type AttachmentRecord } from '#shared/data/attachments.ts';
 import { config } from '#shared/config.ts';
 import { mimeEncodedSize } from '#shared/email/attachment-budget.ts';
@@ -13,6 +13,7 @@ import { notFound, PostlaneError, ValidationError } from '#shared/errors.ts';
 import type { attachmentUploadSchema, CreateAttachmentInput } from '#shared/schemas/attachments.ts';
 import type * as v from 'valibot';
 import { decodedBase64Size, SEND_LIMITS, type AttachmentInput, type InlineAttachmentInput } from '#shared/schemas/sending.ts';
+import { findById } from './lookup.ts';
 
 /** How long an id can be referenced after creation; the bucket's lifecycle removes uploads after a day too. */
 export const ATTACHMENT_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -70,8 +71,12 @@ function decodeInline(attachment: InlineAttachmentInput, field: string): Outgoin
 async function loadUploaded(accountId: string, id: string, field: string, now: Date): Promise<OutgoingAttachment> {
   const idField = `${field}.id`;
   // Another account's id, a malformed one and an expired one all read as unknown.
-  const record = isId('att', id) ? await getAttachmentRecord(accountId, id, now) : undefined;
-  if (!record) throw notFound.attachment(idField);
+  const record = await findById(
+    'att',
+    id,
+    () => getAttachmentRecord(accountId, id, now),
+    () => notFound.attachment(idField),
+  );
   if (record.region !== config.AWS_REGION) {
     throw new ValidationError('VALIDATION_ERROR', `${idField} was uploaded in ${record.region}; send it through that region's API`, idField);
   }

@@ -17,20 +17,15 @@ import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type { audienceSchema, audienceStatsSchema, CreateAudienceInput, UpdateAudienceInput } from '#shared/schemas/audiences.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 import type * as v from 'valibot';
+import { orNull, pick } from './views.ts';
+import { findById } from './lookup.ts';
 
 export type Audience = v.InferOutput<typeof audienceSchema>;
 
 export type AudienceStats = v.InferOutput<typeof audienceStatsSchema>;
 
 function toAudience(record: AudienceRecord, counters: Pick<AudienceCounters, 'count'>): Audience {
-  return {
-    id: record.audienceId,
-    name: record.name,
-    description: record.description ?? null,
-    count: counters.count,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
+  return { id: record.audienceId, ...pick(record, 'name', 'createdAt', 'updatedAt'), ...orNull(record, 'description'), count: counters.count };
 }
 
 /**
@@ -61,8 +56,7 @@ export async function createAudience(accountId: string, input: CreateAudienceInp
 }
 
 export async function getAudience(accountId: string, audienceId: string): Promise<Audience> {
-  const found = isId('aud', audienceId) ? await readAudience(accountId, audienceId) : undefined;
-  if (!found) throw notFound.audience();
+  const found = await findById('aud', audienceId, () => readAudience(accountId, audienceId), notFound.audience);
   return toAudience(found.audience, found.counters);
 }
 

@@ -1,4 +1,3 @@
-import { isId } from '#shared/ids.ts';
 import { notFound, PostlaneError, type ErrorCode } from '#shared/errors.ts';
 import { getAudience } from '#shared/data/audiences.ts';
 import {
@@ -14,6 +13,7 @@ import { parseInput } from '#shared/schemas/parse.ts';
 import { importedContact, type BulkImportInput, type ImportedContactInput, type importResultReply } from '#shared/schemas/contacts.ts';
 import type * as v from 'valibot';
 import { applyContactUpdate, newContactRecord } from './contacts.ts';
+import { findById } from './lookup.ts';
 
 export type ImportResult = Omit<v.InferOutput<typeof importResultReply>, 'success'>;
 export type ImportError = ImportResult['errors'][number] & { error: ErrorCode };
@@ -42,8 +42,7 @@ interface Entry {
  * the import stops, and the entries not yet written fail with AUDIENCE_NOT_FOUND.
  */
 export async function importContacts(accountId: string, request: BulkImportInput, now: Date): Promise<ImportResult> {
-  const audience = isId('aud', request.audienceId) ? await getAudience(accountId, request.audienceId) : undefined;
-  if (!audience) throw notFound.audience();
+  await findById('aud', request.audienceId, () => getAudience(accountId, request.audienceId), notFound.audience);
 
   const result: ImportResult = { imported: 0, failed: 0, skipped: 0, errors: [] };
   const firstByEmail = new Map<string, Entry>();

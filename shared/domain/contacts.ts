@@ -24,6 +24,8 @@ import {
 } from '#shared/schemas/contacts.ts';
 import { parseInput } from '#shared/schemas/parse.ts';
 import { DEFAULT_CONTACT_STATUS, type ContactStatus } from '#shared/model/contact-status.ts';
+import { orNull, pick } from './views.ts';
+import { findById } from './lookup.ts';
 
 /** A contact as the API answers it: the reply schema's type, so the two cannot drift. */
 export type Contact = v.InferOutput<typeof contactSchema>;
@@ -33,17 +35,8 @@ export type ContactListItem = v.InferOutput<typeof contactListItemSchema>;
 export function toContact(record: ContactRecord): Contact {
   return {
     id: record.contactId,
-    email: record.email,
-    audienceId: record.audienceId,
-    firstName: record.firstName ?? null,
-    lastName: record.lastName ?? null,
-    phone: record.phone ?? null,
-    status: record.status,
-    tags: record.tags,
-    customFields: record.customFields,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-    lastActivityAt: record.lastActivityAt,
+    ...pick(record, 'email', 'audienceId', 'status', 'tags', 'customFields', 'createdAt', 'updatedAt', 'lastActivityAt'),
+    ...orNull(record, 'firstName', 'lastName', 'phone'),
   };
 }
 
@@ -116,8 +109,7 @@ export async function createContact(accountId: string, input: CreateContactInput
 }
 
 async function findContact(accountId: string, contactId: string): Promise<ContactRecord> {
-  const record = isId('con', contactId) ? await readContact(accountId, contactId) : undefined;
-  if (!record) throw notFound.contact();
+  const record = await findById('con', contactId, () => readContact(accountId, contactId), notFound.contact);
   return record;
 }
 

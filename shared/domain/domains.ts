@@ -12,11 +12,12 @@ import {
   type DomainRecord,
 } from '#shared/data/domains.ts';
 import { NotFoundError, notFound } from '#shared/errors.ts';
-import { isId } from '#shared/ids.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type { CreateDomainInput, domainListItemSchema, domainSchema } from '#shared/schemas/domains.ts';
 import { configuredVerifier, newDomainRecord, newVerificationToken, ownershipRecord, type DomainVerifier } from './domain-verification.ts';
 import type * as v from 'valibot';
+import { orNull, pick } from './views.ts';
+import { findById } from './lookup.ts';
 
 export type Domain = v.InferOutput<typeof domainSchema>;
 /** `dkim` records are what SES verifies; `ownership` is the account's own proof; `spf` and `dmarc` are advice for deliverability. */
@@ -50,14 +51,7 @@ export function dnsRecords(domain: string, dkimTokens: string[], verificationTok
 }
 
 function toListItem(record: DomainRecord): DomainListItem {
-  return {
-    id: record.domainId,
-    domain: record.domain,
-    verified: record.verified,
-    status: record.status,
-    createdAt: record.createdAt,
-    verifiedAt: record.verifiedAt ?? null,
-  };
+  return { id: record.domainId, ...pick(record, 'domain', 'verified', 'status', 'createdAt'), ...orNull(record, 'verifiedAt') };
 }
 
 function toDomain(record: DomainRecord): Domain {
@@ -81,8 +75,7 @@ export async function createDomain(accountId: string, input: CreateDomainInput, 
  * re-checks).
  */
 export async function getDomain(accountId: string, domainId: string, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<Domain> {
-  const record = isId('dom', domainId) ? await getDomainById(accountId, domainId) : undefined;
-  if (!record) throw notFound.domain();
+  const record = await findById('dom', domainId, () => getDomainById(accountId, domainId), notFound.domain);
   if (record.verified) return toDomain(record);
   const token = record.verificationToken ?? newVerificationToken();
   let state: Awaited<ReturnType<typeof verifier.readIdentity>>;

@@ -2,7 +2,7 @@ import { PostlaneError } from '#shared/errors.ts';
 import type * as v from 'valibot';
 import type { EmailSendInput, emailSendResultReply } from '#shared/schemas/sending.ts';
 import { resolveAttachments } from './attachments.ts';
-import { EffectCommittedError, makeIdempotent, type Idempotent } from './idempotency.ts';
+import { EffectCommittedError, idempotentSend, type Idempotent } from './idempotency.ts';
 import {
   contentOf,
   deliver,
@@ -69,8 +69,7 @@ export async function sendEmail(input: EmailSendInput, context: SendContext): Pr
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
   const content = contentOf(input);
   const { principal, now } = context;
-  const payload = { ...input, idempotencyKey: undefined };
-  return makeIdempotent({ accountId: principal.accountId, scope: `${principal.env}#email/send`, key: input.idempotencyKey, payload, now }, async () => {
+  return idempotentSend('email/send', input, context, async () => {
     const attachments = await resolveAttachments(principal.accountId, input.attachments, now);
     const recipients = [...new Set(input.recipients)];
     let report: DeliveryReport;

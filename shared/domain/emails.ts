@@ -1,6 +1,7 @@
 import { isId } from '#shared/ids.ts';
 import { getEmailRecord, type EmailRecord } from '#shared/data/emails.ts';
 import { notFound } from '#shared/errors.ts';
+import { orNull, pick } from './views.ts';
 import type * as v from 'valibot';
 import type { emailSchema } from '#shared/schemas/emails.ts';
 
@@ -10,19 +11,8 @@ export type Email = v.InferOutput<typeof emailSchema>;
 function toEmail(record: EmailRecord): Email {
   return {
     id: record.emailId,
-    trackingId: record.trackingId,
-    type: record.type,
-    from: record.from,
-    to: record.to,
-    cc: record.cc,
-    bcc: record.bcc,
-    replyTo: record.replyTo ?? null,
-    subject: record.subject,
-    status: record.status,
-    error: record.error ?? null,
-    sesMessageId: record.sesMessageId ?? null,
-    test: record.test,
-    createdAt: record.createdAt,
+    ...pick(record, 'trackingId', 'type', 'from', 'to', 'cc', 'bcc', 'subject', 'status', 'test', 'createdAt'),
+    ...orNull(record, 'replyTo', 'error', 'sesMessageId'),
   };
 }
 

@@ -38,6 +38,8 @@ import {
 import type * as v from 'valibot';
 import { ensureDefaultSender, ensureVerifiedSender, parseMailboxField } from './sender.ts';
 import { publicBase } from './public-urls.ts';
+import { orNull, pick } from './views.ts';
+import { findById } from './lookup.ts';
 
 export const FORM_DEFAULTS = {
   successMessage: 'Thank you! Your submission has been received.',
@@ -54,38 +56,17 @@ export type PublicForm = v.InferOutput<typeof publicFormSchema>;
 export type Submission = v.InferOutput<typeof submissionRecordSchema>;
 
 function toField(field: FormFieldRecord): FormField {
-  return {
-    id: field.id,
-    type: field.type,
-    label: field.label,
-    placeholder: field.placeholder ?? null,
-    required: field.required,
-    ...(field.options ? { options: field.options } : {}),
-  };
+  return { ...pick(field, 'id', 'type', 'label', 'required'), ...orNull(field, 'placeholder'), ...(field.options ? { options: field.options } : {}) };
 }
 
 export function toForm(record: FormRecord): Form {
   const { settings } = record;
   return {
     id: record.formId,
-    title: record.title,
-    description: record.description ?? null,
-    slug: record.slug,
-    published: record.published,
+    ...pick(record, 'title', 'slug', 'published', 'appearance', 'buttonCustomization', 'createdAt', 'updatedAt'),
+    ...orNull(record, 'description', 'audienceId'),
     fields: record.fields.map(toField),
-    settings: {
-      successMessage: settings.successMessage,
-      notifyEmail: settings.notifyEmail ?? null,
-      enableCaptcha: settings.enableCaptcha,
-      storeResponses: settings.storeResponses,
-      doubleOptIn: settings.doubleOptIn,
-      from: settings.from ?? null,
-    },
-    audienceId: record.audienceId ?? null,
-    appearance: record.appearance,
-    buttonCustomization: record.buttonCustomization,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
+    settings: { ...pick(settings, 'successMessage', 'enableCaptcha', 'storeResponses', 'doubleOptIn'), ...orNull(settings, 'notifyEmail', 'from') },
   };
 }
 
@@ -269,8 +250,7 @@ export async function createForm(accountId: string, input: CreateFormInput, now:
 }
 
 async function findForm(accountId: string, formId: string): Promise<StoredForm> {
-  const found = isId('frm', formId) ? await readForm(accountId, formId) : undefined;
-  if (!found) throw notFound.form();
+  const found = await findById('frm', formId, () => readForm(accountId, formId), notFound.form);
   return found;
 }
 

@@ -8,7 +8,14 @@
  * the client can retry at once; a crashed one holds it only until its lease ends.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type IdempotencyKey, type IdempotencyRecord } from '#shared/data/idempotency.ts';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  idempotencyScope,
+  releaseIdempotencyKey,
+  type IdempotencyKey,
+  type IdempotencyRecord,
+} from '#shared/data/idempotency.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 
@@ -87,9 +94,26 @@ function answerFrom<T>(record: IdempotencyRecord, hash: string, now: Date): Idem
 }
 
 /**
+ * A send endpoint's `fn` run at most once per `idempotencyKey` of the request,
+ * the key scoped to the caller's account, its live or test keys and the
+ * endpoint. `payload` is what "the same request" means: by default the body
+ * without its key.
+ */
+export function idempotentSend<T extends Record<string, unknown>>(
+  endpoint: string,
+  input: { idempotencyKey?: string | undefined },
+  context: { principal: { accountId: string; env: string }; now: Date },
+  fn: () => Promise<T>,
+  payload: unknown = { ...input, idempotencyKey: undefined },
+): Promise<Idempotent<T>> {
+  const { principal, now } = context;
+  return makeIdempotent({ accountId: principal.accountId, scope: idempotencyScope(principal.env, endpoint), key: input.idempotencyKey, payload, now }, fn);
+}
+
+/**
  * Runs `fn` at most once per key: see the module comment.
  *
- * `await makeIdempotent({ accountId, scope: 'live#otp/send', key, payload, now }, () => send())`
+ * `await makeIdempotent({ accountId, scope: idempotencyScope('live', 'otp/send'), key, payload, now }, () => send())`
  */
 export async function makeIdempotent<T extends Record<string, unknown>>(options: IdempotencyOptions, fn: () => Promise<T>): Promise<Idempotent<T>> {
   if (options.key === undefined) {

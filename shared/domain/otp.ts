@@ -1,6 +1,6 @@
 import { DEFAULT_OTP_SUBJECT, DEFAULT_OTP_TEMPLATE } from '#shared/email/otp-template.ts';
 import type { OtpSendInput } from '#shared/schemas/sending.ts';
-import { makeIdempotent, type Idempotent } from './idempotency.ts';
+import { idempotentSend, type Idempotent } from './idempotency.ts';
 import { admitOtp } from './otp-limit.ts';
 import { deliverOne, parseMailboxField, SUPPRESSED_FOR_TRANSACTIONAL, type MessageContent, type SendContext, type SingleSendResponse } from './sending.ts';
 
@@ -27,24 +27,33 @@ export async function sendOtp(input: OtpSendInput, context: SendContext): Promis
   const { principal, now } = context;
   // `to` and its alias are one field: the same request whichever name it came under.
   const payload = { ...input, idempotencyKey: undefined, email: undefined, to };
-  return makeIdempotent({ accountId: principal.accountId, scope: `${principal.env}#otp/send`, key: input.idempotencyKey, payload, now }, () =>
-    deliverOne(
-      {
-        type: 'otp',
-        from,
-        recipients: [to],
-        cc: [],
-        bcc: [],
-        replyTo: undefined,
-        content,
-        variables: { code: input.code, appName: input.appName, ...(input.expiresInMinutes === undefined ? {} : { expiresInMinutes: input.expiresInMinutes }) },
-        attachments: [],
-        suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
-        admit: (recipient) => admitOtp(principal, recipient, now),
-      },
-      context,
-      'OTP email sent',
-      field,
-    ),
+  return idempotentSend(
+    'otp/send',
+    input,
+    context,
+    () =>
+      deliverOne(
+        {
+          type: 'otp',
+          from,
+          recipients: [to],
+          cc: [],
+          bcc: [],
+          replyTo: undefined,
+          content,
+          variables: {
+            code: input.code,
+            appName: input.appName,
+            ...(input.expiresInMinutes === undefined ? {} : { expiresInMinutes: input.expiresInMinutes }),
+          },
+          attachments: [],
+          suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
+          admit: (recipient) => admitOtp(principal, recipient, now),
+        },
+        context,
+        'OTP email sent',
+        field,
+      ),
+    payload,
   );
 }

@@ -19,6 +19,7 @@ import type { ComponentInput, CreateTemplateInput, TemplateComponent, TemplateSt
 import type { ListTemplatesQuery } from '#shared/schemas/template-list.ts';
 import type { templateListItemSchema, templateSchema } from '#shared/schemas/templates.ts';
 import type * as v from 'valibot';
+import { findById } from './lookup.ts';
 
 export type Template = v.InferOutput<typeof templateSchema>;
 export type TemplateListItem = v.InferOutput<typeof templateListItemSchema>;
@@ -57,8 +58,12 @@ function normalizeStyles(styles: TemplateStylesInput): TemplateStyles {
 
 /** The same 404 for an unknown, malformed or another account's id. */
 async function findTemplate(accountId: string, templateId: string, field?: string): Promise<TemplateRecord> {
-  const record = isId('tpl', templateId) ? await readTemplate(accountId, templateId) : undefined;
-  if (!record) throw notFound.template(field === undefined ? undefined : { field });
+  const record = await findById(
+    'tpl',
+    templateId,
+    () => readTemplate(accountId, templateId),
+    () => notFound.template(field === undefined ? undefined : { field }),
+  );
   return record;
 }
 

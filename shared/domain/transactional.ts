@@ -1,5 +1,5 @@
 import type { TransactionalSendInput } from '#shared/schemas/sending.ts';
-import { makeIdempotent, type Idempotent } from './idempotency.ts';
+import { idempotentSend, type Idempotent } from './idempotency.ts';
 import { contentOf, deliverOne, parseMailboxField, SUPPRESSED_FOR_TRANSACTIONAL, type SendContext, type SingleSendResponse } from './sending.ts';
 
 /** POST /api/transactional/send: one recipient, HTML or a template (variables may nest), optional idempotency key. */
@@ -7,9 +7,7 @@ export async function sendTransactional(input: TransactionalSendInput, context: 
   const from = parseMailboxField(input.from, 'from');
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
   const content = contentOf(input);
-  const { principal, now } = context;
-  const payload = { ...input, idempotencyKey: undefined };
-  return makeIdempotent({ accountId: principal.accountId, scope: `${principal.env}#transactional/send`, key: input.idempotencyKey, payload, now }, () =>
+  return idempotentSend('transactional/send', input, context, () =>
     deliverOne(
       {
         type: 'transactional',

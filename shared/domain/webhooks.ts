@@ -26,6 +26,7 @@ import { newWebhookSecret } from '#shared/webhooks/signing.ts';
 import { configuredUrlPolicy, resolveWebhookTarget, UnsafeUrlError, type UrlPolicy } from '#shared/webhooks/url-safety.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { isEventType } from './events.ts';
+import { findById } from './lookup.ts';
 
 /** Endpoints per account: every event reads them all, so they stay one small query. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
@@ -102,8 +103,7 @@ export async function createWebhook(
 }
 
 async function endpointOf(accountId: string, webhookId: string): Promise<WebhookEndpoint> {
-  const endpoint = isId('whk', webhookId) ? await getEndpoint(accountId, webhookId) : undefined;
-  if (!endpoint) throw notFound.webhook();
+  const endpoint = await findById('whk', webhookId, () => getEndpoint(accountId, webhookId), notFound.webhook);
   return endpoint;
 }
 

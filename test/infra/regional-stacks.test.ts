@@ -7,7 +7,7 @@ import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
-import { functionOfRoute, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs, type Resources } from './template.ts';
+import { functionOfRoute, logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs, type Resources } from './template.ts';
 
 /** CloudFormation refuses stacks over 500 resources; fail while there is still room to split. */
 const RESOURCE_BUDGET = 400;
@@ -39,11 +39,8 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   const sendsToRetryQueue = routes.some((route) => route.queues?.includes('retry'));
   const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? route.attachments : [])));
   const { bucket } = stack.attachments;
-  const logGroupId = referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup);
-  const logGroupArn = { 'Fn::GetAtt': [logGroupId, 'Arn'] };
   return new Set([
-    pair(stack, 'logs:CreateLogStream', logGroupArn),
-    pair(stack, 'logs:PutLogEvents', logGroupArn),
+    ...logPairs(stack, resources, functionId),
     ...accountSesActions.map((action) => pair(stack, `ses:${action}`, '*')),
     ...tablePairs(stack, actions, settings),
     ...(actions.has('Query') ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)) : []),

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import { ROUTES } from '#functions/routes.ts';
-import { RETRY_WORKER, WORKER_QUEUE_ACTIONS } from '../../lib/retry-queue.ts';
-import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
+import { RETRY_WORKER } from '../../lib/retry-queue.ts';
+import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
+import { expectDeadLetterAlarm, expectWorkerFedBy } from './worker-queue.ts';
+import { logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 
 const { stacks, settings } = synthesize();
 
@@ -46,22 +48,13 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('feeds the worker batches from the queue, reporting partial batch failures', () => {
-    const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(1);
-    expect(mappings[0]![1].Properties).toMatchObject({
-      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
-      FunctionName: { Ref: workerId },
-      BatchSize: WORKER_BATCH_SIZE,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-    });
+    expectWorkerFedBy(resources, queueId, workerId, WORKER_BATCH_SIZE);
   });
 
   it("grants the worker exactly its table actions, SendEmail and the event source's queue actions", () => {
-    const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[workerId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
     expect(permissionsOf(stack, resources, workerId)).toEqual(
       new Set([
-        pair(stack, 'logs:CreateLogStream', logGroupArn),
-        pair(stack, 'logs:PutLogEvents', logGroupArn),
+        ...logPairs(stack, resources, workerId),
         ...tablePairs(stack, RETRY_WORKER.table, settings),
         ...RETRY_WORKER.ses.flatMap((action) => [
           pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
@@ -93,16 +86,6 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('alarms as soon as a message reaches the dead-letter queue', () => {
-    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(
-      ([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS' && JSON.stringify(alarm.Properties.Dimensions).includes(deadLetterId),
-    );
-    expect(alarms).toHaveLength(1);
-    expect(alarms[0]![1].Properties).toMatchObject({
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterId, 'QueueName'] } }],
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      Threshold: 1,
-      EvaluationPeriods: 1,
-    });
+    expectDeadLetterAlarm(resources, deadLetterId);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
-import { ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
+import { logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 
 const { stacks, settings } = synthesize();
 
@@ -61,10 +61,8 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
   /** What an event function's role must hold for its logs and its declared table actions (Query on every index too). */
   function logAndTablePermissions(functionId: string, tableActions: readonly string[]): string[] {
-    const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
     return [
-      pair(stack, 'logs:CreateLogStream', logGroupArn),
-      pair(stack, 'logs:PutLogEvents', logGroupArn),
+      ...logPairs(stack, resources, functionId),
       ...tablePairs(stack, tableActions, settings),
       ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)),
     ];

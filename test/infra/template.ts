@@ -70,6 +70,12 @@ export function pair(stack: Stack, action: string, resource: unknown): string {
   return `${action} ${JSON.stringify(stack.resolve(resource))}`;
 }
 
+/** What every function's role holds for its own log group, and for no other. */
+export function logPairs(stack: Stack, resources: Resources, functionId: string): string[] {
+  const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[functionId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
+  return [pair(stack, 'logs:CreateLogStream', logGroupArn), pair(stack, 'logs:PutLogEvents', logGroupArn)];
+}
+
 /**
  * `dynamodb:<action> <table>` for each action, on the stack's table and, with a
  * global table, on the other regions' replicas too, where an account's home

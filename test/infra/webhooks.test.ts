@@ -10,7 +10,9 @@ import { PostlaneTable } from '../../lib/table.ts';
 import { WEBHOOK_BATCH_SIZE } from '#shared/webhooks/schedule.ts';
 import { WEBHOOK_MAX_RECEIVES, WEBHOOK_WORKER, WebhookDelivery } from '../../lib/webhooks.ts';
 import { EndpointFunction } from '../../lib/endpoint-function.ts';
-import { ofType, pair, permissionsOf, referencedId, resourcesOf } from './template.ts';
+import { logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf } from './template.ts';
+import { expectDeadLetterAlarm, expectWorkerFedBy } from './worker-queue.ts';
+import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
 
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const stack = new Stack(app, 'WebhooksTest', { env: { region: 'eu-west-1' } });
@@ -46,27 +48,16 @@ describe('webhook delivery', () => {
   });
 
   it('feeds the worker batches, reporting partial batch failures', () => {
-    const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(1);
-    expect(mappings[0]![1].Properties).toMatchObject({
-      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
-      FunctionName: { Ref: workerId },
-      BatchSize: WEBHOOK_BATCH_SIZE,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-    });
+    expectWorkerFedBy(resources, queueId, workerId, WEBHOOK_BATCH_SIZE);
   });
 
   it("grants the worker its table actions, the event source's queue actions and SendMessage for its next attempts, and nothing else", () => {
-    const logGroupArn = { 'Fn::GetAtt': [referencedId(resources[workerId]!.Properties.LoggingConfig.LogGroup), 'Arn'] };
     expect(permissionsOf(stack, resources, workerId)).toEqual(
       new Set([
-        pair(stack, 'logs:CreateLogStream', logGroupArn),
-        pair(stack, 'logs:PutLogEvents', logGroupArn),
+        ...logPairs(stack, resources, workerId),
         ...WEBHOOK_WORKER.table.map((action) => pair(stack, `dynamodb:${action}`, table.tableArn)),
         ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${table.tableArn}/index/${index.indexName}`)),
-        ...['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:SendMessage'].map(
-          (action) => pair(stack, action, webhooks.queue.queueArn),
-        ),
+        ...[...WORKER_QUEUE_ACTIONS, 'sqs:SendMessage'].map((action) => pair(stack, action, webhooks.queue.queueArn)),
       ]),
     );
     expect(resources[workerId]!.Properties.Environment.Variables).toMatchObject({ WEBHOOK_QUEUE_URL: { Ref: queueId }, RETENTION_DAYS: '45' });
@@ -80,12 +71,6 @@ describe('webhook delivery', () => {
   });
 
   it('alarms as soon as a message reaches the dead-letter queue', () => {
-    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => JSON.stringify(alarm.Properties.Dimensions).includes(deadLetterId));
-    expect(alarms).toHaveLength(1);
-    expect(alarms[0]![1].Properties).toMatchObject({
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
+    expectDeadLetterAlarm(resources, deadLetterId);
   });
 });

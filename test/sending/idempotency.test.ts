@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { claimIdempotencyKey } from '#shared/data/idempotency.ts';
+import { claimIdempotencyKey, idempotencyScope } from '#shared/data/idempotency.ts';
 import { db } from '#shared/data/client.ts';
 import { IDEMPOTENCY_TTL_SECONDS, IN_PROGRESS_LEASE_MS, makeIdempotent, payloadHash } from '#shared/domain/idempotency.ts';
 import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
@@ -203,12 +203,12 @@ describe('idempotency keys', () => {
     const sender = await createSender();
     const start = Date.parse('2026-11-21T10:00:00Z');
     const at = (ms: number) => new Date(start + ms);
-    const options = { accountId: sender.accountId, scope: 'live#test', payload: { a: 1 } };
+    const options = { accountId: sender.accountId, scope: idempotencyScope('live', 'test'), payload: { a: 1 } };
     let runs = 0;
     const run = async () => ({ run: ++runs });
 
     await claimIdempotencyKey(
-      { accountId: sender.accountId, scope: 'live#test', key: 'crashed' },
+      { accountId: sender.accountId, scope: idempotencyScope('live', 'test'), key: 'crashed' },
       { payloadHash: payloadHash(options.payload), token: 'dead', leaseUntil: start + IN_PROGRESS_LEASE_MS, expiresAt: start / 1000 + 60 },
       at(0),
     );
@@ -229,7 +229,7 @@ describe('idempotency keys', () => {
   it('report an in-flight claim with the seconds left on its lease', async () => {
     const sender = await createSender();
     const start = Date.parse('2026-11-21T10:00:00Z');
-    const options = { accountId: sender.accountId, scope: 'live#test', key: 'busy', payload: { a: 1 } };
+    const options = { accountId: sender.accountId, scope: idempotencyScope('live', 'test'), key: 'busy', payload: { a: 1 } };
     let release!: () => void;
     const holding = makeIdempotent(
       { ...options, now: new Date(start) },

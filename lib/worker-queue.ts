@@ -1,0 +1,85 @@
+import { Duration } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { postlaneAlarm } from './alarms.ts';
+import { EndpointFunction, type EndpointFunctionProps } from './endpoint-function.ts';
+import { acknowledgeFindings } from './nag.ts';
+
+/**
+ * What SQS grants an event source's function: receive, delete, change
+ * visibility (the worker's backoff), and read the queue's URL and attributes.
+ */
+export const WORKER_QUEUE_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueUrl',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+] as const;
+
+/**
+ * AWS's advice for an SQS event source: a visibility timeout of at least six
+ * times the function's timeout, so a batch still in flight (Lambda retrying a
+ * throttled invocation) is not handed to a second worker.
+ */
+const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
+
+export interface WorkerQueueProps {
+  /** The queue's name; its dead-letter queue is `<queueName>-dlq`. */
+  readonly queueName: string;
+  readonly worker: EndpointFunctionProps;
+  /** Receives of one message before it moves to the dead-letter queue. */
+  readonly maxReceiveCount: number;
+  readonly batchSize: number;
+  readonly maxMessageSizeBytes?: number;
+  /** What the alarm tells the operator when a message reaches the dead letters. */
+  readonly deadLetterAlarmDescription: string;
+}
+
+/**
+ * A queue drained by a worker function, with a dead-letter queue and an alarm
+ * when anything reaches it. Both queues are encrypted with SQS-managed keys
+ * (no KMS key to pay for or grant) and refuse requests not made over TLS. The
+ * worker reports partial batch failures, so only the failed messages return.
+ */
+export class WorkerQueue extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly worker: EndpointFunction;
+  readonly deadLetterAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: WorkerQueueProps) {
+    super(scope, id);
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      queueName: `${props.queueName}-dlq`,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // SQS's longest: time for an operator to look at a message and redrive it.
+      retentionPeriod: Duration.days(14),
+    });
+    this.worker = new EndpointFunction(this, 'Worker', props.worker);
+    this.queue = new Queue(this, 'Queue', {
+      queueName: props.queueName,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      maxMessageSizeBytes: props.maxMessageSizeBytes,
+      visibilityTimeout: Duration.seconds(this.worker.function.timeout!.toSeconds() * VISIBILITY_PER_FUNCTION_TIMEOUT),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
+    });
+    this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: props.batchSize, reportBatchItemFailures: true }));
+    acknowledgeFindings(this.deadLetterQueue, {
+      'Serverless-SQSRedrivePolicy': 'The end of the line: messages here are kept 14 days for an operator, and the alarm below says one arrived',
+    });
+    acknowledgeFindings(this.worker.function, {
+      'Serverless-LambdaEventSourceMappingDestination':
+        "SQS event sources take no on-failure destination (streams and Kafka do): a message that keeps failing moves to the dead-letter queue by the queue's redrive policy",
+    });
+    this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      description: props.deadLetterAlarmDescription,
+    });
+  }
+}

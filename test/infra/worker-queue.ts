@@ -1,0 +1,30 @@
+/** What lib/worker-queue.ts builds for each of its users, checked the same way in each stack. */
+import { expect } from 'vitest';
+import { ofType, type Resources } from './template.ts';
+
+/** The stack's one event source mapping feeds the worker batches from the queue and takes back only the failed messages. */
+export function expectWorkerFedBy(resources: Resources, queueId: string, workerId: string, batchSize: number): void {
+  const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping');
+  expect(mappings).toHaveLength(1);
+  expect(mappings[0]![1].Properties).toMatchObject({
+    EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+    FunctionName: { Ref: workerId },
+    BatchSize: batchSize,
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+  });
+}
+
+/** One alarm on the dead-letter queue, raised by its first visible message. */
+export function expectDeadLetterAlarm(resources: Resources, deadLetterId: string): void {
+  const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(
+    ([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS' && JSON.stringify(alarm.Properties.Dimensions).includes(deadLetterId),
+  );
+  expect(alarms).toHaveLength(1);
+  expect(alarms[0]![1].Properties).toMatchObject({
+    MetricName: 'ApproximateNumberOfMessagesVisible',
+    Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterId, 'QueueName'] } }],
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    Threshold: 1,
+    EvaluationPeriods: 1,
+  });
+}
