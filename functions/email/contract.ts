@@ -1,4 +1,4 @@
-import { defineArea, SEND_ERRORS, SENDING, SINGLE_SEND_TABLE_ACTIONS } from '#shared/http/contract.ts';
+import { defineArea, SEND_ERRORS, SENDING } from '#shared/http/contract.ts';
 import { emailSendBody, emailSendResultReply } from '#shared/schemas/sending.ts';
 
 /**
@@ -16,7 +16,6 @@ export const email = defineArea('email', {
     method: 'POST',
     path: '/api/email/send',
     ...SENDING,
-    table: SINGLE_SEND_TABLE_ACTIONS,
     attachments: ['read', 'queue'],
     maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES,
     request: { body: emailSendBody },

@@ -1,4 +1,4 @@
-import { defineArea, SEND_ERRORS, SENDING, SINGLE_SEND_TABLE_ACTIONS } from '#shared/http/contract.ts';
+import { defineArea, SENDING } from '#shared/http/contract.ts';
 import { otpSendBody, singleSendResultReply } from '#shared/schemas/sending.ts';
 
 export const otp = defineArea('otp', {
@@ -7,10 +7,8 @@ export const otp = defineArea('otp', {
     path: '/api/otp/send',
     aliases: ['/api/otp'],
     ...SENDING,
-    table: SINGLE_SEND_TABLE_ACTIONS,
     request: { body: otpSendBody },
     responses: { 200: singleSendResultReply },
-    errors: SEND_ERRORS,
     summary: 'Send a one-time code',
     description:
       'POST /api/otp is the same endpoint under a second path. Takes `to` or `email`; an address gets a limited number of codes per 5 minutes (429 `RATE_LIMIT_EXCEEDED` with `retryAfter`), and an `idempotencyKey` makes a retry answer the first send again.',

@@ -1,4 +1,4 @@
-import { defineArea, SEND_ERRORS, SENDING, SINGLE_SEND_TABLE_ACTIONS } from '#shared/http/contract.ts';
+import { defineArea, SENDING } from '#shared/http/contract.ts';
 import { singleSendResultReply, transactionalSendBody } from '#shared/schemas/sending.ts';
 
 export const transactional = defineArea('transactional', {
@@ -6,10 +6,8 @@ export const transactional = defineArea('transactional', {
     method: 'POST',
     path: '/api/transactional/send',
     ...SENDING,
-    table: SINGLE_SEND_TABLE_ACTIONS,
     request: { body: transactionalSendBody },
     responses: { 200: singleSendResultReply },
-    errors: SEND_ERRORS,
     summary: 'Send one transactional email',
     description:
       'One message to one address, from `content` or a `templateId` with `variables`; only bounces and complaints stop it, never an unsubscribe. An `idempotencyKey` makes a retry answer the first send again.',

@@ -93,16 +93,6 @@ export const SIGNED_LINK = { auth: 'public', permission: 'full', secrets: ['link
 /** Open to anyone (public forms, the API description); the stage's tighter throttle where `throttle` says so. */
 export const PUBLIC = { auth: 'public', permission: 'full' } as const;
 
-/** The send endpoints: `sending` keys may call them; they sign each recipient's unsubscribe links. */
-export const SENDING = { auth: 'key', permission: 'sending', ses: ['SendEmail'], secrets: ['linkSigning'], queues: ['retry'], attachments: ['queue'] } as const;
-
-/**
- * The single-send endpoints' table actions: quota, idempotency claims (put,
- * complete, release: PutItem, UpdateItem, DeleteItem), the OTP window, the
- * suppression lookups, the email records.
- */
-export const SINGLE_SEND_TABLE_ACTIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const;
-
 /** The send endpoints' own errors; the idempotent ones add the key's. */
 export const SEND_ERRORS = [
   'SENDER_NOT_VERIFIED',
@@ -115,3 +105,20 @@ export const SEND_ERRORS = [
   'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_IN_PROGRESS',
 ] as const;
+
+/**
+ * The send endpoints: `sending` keys may call them; they sign each
+ * recipient's unsubscribe links. Table actions: quota, idempotency claims
+ * (put, complete, release: PutItem, UpdateItem, DeleteItem), the OTP window,
+ * the suppression lookups, the email records.
+ */
+export const SENDING = {
+  auth: 'key',
+  permission: 'sending',
+  ses: ['SendEmail'],
+  secrets: ['linkSigning'],
+  queues: ['retry'],
+  attachments: ['queue'],
+  table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+  errors: SEND_ERRORS,
+} as const;

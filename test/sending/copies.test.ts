@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifySubscriptionToken } from '#shared/domain/subscription-links.ts';
 import { request } from '../support/api.ts';
-import { createSender, storedEmails, uniqueAddress, type StoredEmail } from './support.ts';
+import { createSender, storedEmails, uniqueAddress, uniqueAddresses, type StoredEmail } from './support.ts';
 
 const TRACKING_ID = /^svc_\d{13}_[A-Za-z0-9]+$/;
 const WITH_LINKS = '<p>News. <a href="{{unsubscribeUrl}}">Unsubscribe</a> · <a href="{{preferencesUrl}}">Preferences</a></p>';
@@ -245,14 +245,7 @@ describe('suppressed cc and bcc', () => {
   /** An account with cc and bcc addresses suppressed each way, and one that is not. */
   async function suppressedCopies() {
     const sender = await createSender();
-    const [ann, ok, unsubscribed, bounced, complained, leftByLink] = ['ann', 'ok', 'unsub', 'bounced', 'complained', 'left'].map(uniqueAddress) as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
+    const [ann, ok, unsubscribed, bounced, complained, leftByLink] = uniqueAddresses('ann', 'ok', 'unsub', 'bounced', 'complained', 'left');
     await addContact(sender.key, unsubscribed, 'unsubscribed');
     await addContact(sender.key, bounced, 'bounced');
     await addContact(sender.key, complained, 'complained');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { email } from '#functions/email/contract.ts';
 import { resolveAttachments } from '#shared/domain/attachments.ts';
 import { request } from '../support/api.ts';
-import { createSender, storedEmails, uniqueAddress } from './support.ts';
+import { createSender, storedEmails, uniqueAddress, uniqueAddresses } from './support.ts';
 
 const TRACKING_ID = /^svc_\d{13}_[A-Za-z0-9]+$/;
 
@@ -165,13 +165,7 @@ describe('POST /api/email/send', () => {
 
   it('does not send to contacts that unsubscribed, bounced or complained, in any audience', async () => {
     const sender = await createSender();
-    const [ok, unsubscribed, bounced, complained, pending] = ['ok', 'unsub', 'bounced', 'complained', 'pending'].map(uniqueAddress) as [
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
+    const [ok, unsubscribed, bounced, complained, pending] = uniqueAddresses('ok', 'unsub', 'bounced', 'complained', 'pending');
     await addContact(sender.key, unsubscribed, 'unsubscribed');
     await addContact(sender.key, bounced, 'bounced');
     await addContact(sender.key, complained, 'complained');

@@ -50,3 +50,8 @@ export async function storedEmails(domain: string): Promise<StoredEmail[]> {
 export function uniqueAddress(name = 'user'): string {
   return `${name}.${randomBase62(8).toLowerCase()}@example.org`;
 }
+
+/** One unique address per name, typed by position: `const [ann, bob] = uniqueAddresses('ann', 'bob')`. */
+export function uniqueAddresses<const Names extends readonly string[]>(...names: Names): { [K in keyof Names]: string } {
+  return names.map((name) => uniqueAddress(name)) as { [K in keyof Names]: string };
+}
