@@ -1,4 +1,4 @@
-import { defineArea, KEYED } from '#shared/http/contract.ts';
+import { defineArea, resource } from '#shared/http/contract.ts';
 import {
   audienceListItemSchema,
   audienceSchema,
@@ -7,78 +7,53 @@ import {
   listAudiencesQuery,
   updateAudienceBody,
 } from '#shared/schemas/audiences.ts';
-import { dataReply, deletedReply, listReply } from '#shared/schemas/replies.ts';
+
+const audience = resource('/api/audiences', 'audience', 'AUDIENCE_NOT_FOUND');
 
 export const audiences = defineArea('audiences', {
-  create: {
-    method: 'POST',
-    path: '/api/audiences',
-    ...KEYED,
+  create: audience.create({
     table: ['PutItem', 'UpdateItem'],
-    request: { body: createAudienceBody },
-    responses: { 201: dataReply(audienceSchema) },
+    body: createAudienceBody,
+    reply: audienceSchema,
     summary: 'Create an audience',
     description: 'An audience is a list of contacts; it starts empty, with `count` 0.',
     example: { name: 'Newsletter', description: 'Monthly product news' },
-  },
-  list: {
-    method: 'GET',
-    path: '/api/audiences',
-    ...KEYED,
+  }),
+  list: audience.list({
     table: ['Query', 'BatchGetItem', 'GetItem'],
-    request: { query: listAudiencesQuery },
-    responses: { 200: listReply('audiences', audienceListItemSchema) },
+    query: listAudiencesQuery,
+    name: 'audiences',
+    item: audienceListItemSchema,
     summary: 'List audiences',
     description: "One page of the account's audiences, newest first, each with its exact contact count.",
-  },
-  get: {
-    method: 'GET',
-    path: '/api/audiences/{id}',
-    ...KEYED,
+  }),
+  get: audience.get({
     table: ['BatchGetItem'],
-    params: { id: 'audience' },
-    request: {},
-    responses: { 200: dataReply(audienceSchema) },
-    errors: ['AUDIENCE_NOT_FOUND'],
+    reply: audienceSchema,
     summary: 'Get an audience',
     description: 'The audience with its exact contact count; an audience of another account is answered as unknown.',
-  },
-  stats: {
-    method: 'GET',
-    path: '/api/audiences/{id}/stats',
-    ...KEYED,
+  }),
+  stats: audience.get({
+    sub: 'stats',
     table: ['GetItem'],
-    params: { id: 'audience' },
-    request: {},
-    responses: { 200: dataReply(audienceStatsSchema) },
-    errors: ['AUDIENCE_NOT_FOUND'],
+    reply: audienceStatsSchema,
     summary: 'Contact counts of an audience by status',
     description:
       'Exact counts per contact status and `growthRate`, the percent change of the contact count over the last 30 days (0 when there was none 30 days ago).',
-  },
-  update: {
-    method: 'PATCH',
-    path: '/api/audiences/{id}',
-    ...KEYED,
+  }),
+  update: audience.update({
     table: ['GetItem', 'UpdateItem'],
-    params: { id: 'audience' },
-    request: { body: updateAudienceBody },
-    responses: { 200: dataReply(audienceSchema) },
-    errors: ['AUDIENCE_NOT_FOUND', 'CONFLICT'],
+    body: updateAudienceBody,
+    reply: audienceSchema,
+    errors: ['CONFLICT'],
     summary: 'Change the name or description of an audience',
     description: 'Only the fields given change; `description: null` clears the description.',
     example: { description: 'Weekly product news' },
-  },
-  delete: {
-    method: 'DELETE',
-    path: '/api/audiences/{id}',
-    ...KEYED,
+  }),
+  delete: audience.delete({
     table: ['DeleteItem', 'UpdateItem'],
-    params: { id: 'audience' },
-    request: {},
-    responses: { 200: deletedReply },
-    errors: ['AUDIENCE_NOT_FOUND', 'CONFLICT'],
+    errors: ['CONFLICT'],
     summary: 'Delete an audience (its contacts are kept)',
     description: 'The contacts of a deleted audience stay, keep their `audienceId` and are still listed by it.',
-  },
+  }),
 });

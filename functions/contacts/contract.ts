@@ -1,4 +1,4 @@
-import { defineArea, KEYED } from '#shared/http/contract.ts';
+import { defineArea, KEYED, resource } from '#shared/http/contract.ts';
 import {
   bulkImportBody,
   contactByEmailQuery,
@@ -9,36 +9,33 @@ import {
   listContactsQuery,
   updateContactBody,
 } from '#shared/schemas/contacts.ts';
-import { dataReply, deletedReply, listReply } from '#shared/schemas/replies.ts';
+import { dataReply } from '#shared/schemas/replies.ts';
 
 /** 1,000 contacts with custom fields; Lambda refuses synchronous payloads over 6 MB. */
 const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
+const contact = resource('/api/contacts', 'contact', 'CONTACT_NOT_FOUND');
+
 export const contacts = defineArea('contacts', {
-  create: {
-    method: 'POST',
-    path: '/api/contacts',
-    ...KEYED,
+  create: contact.create({
     table: ['PutItem', 'UpdateItem', 'ConditionCheckItem'],
-    request: { body: createContactBody },
-    responses: { 201: dataReply(contactSchema) },
+    body: createContactBody,
+    reply: contactSchema,
     errors: ['AUDIENCE_NOT_FOUND', 'CONTACT_EXISTS', 'CONFLICT'],
     summary: 'Create a contact in an audience',
     description: 'The address is stored lower-cased and is unique within its audience (409 `CONTACT_EXISTS`); `status` defaults to `subscribed`.',
     example: { email: 'ada@example.com', audienceId: 'aud_0BqM3xYfZk2T', firstName: 'Ada', tags: ['beta'], customFields: { plan: 'pro' } },
-  },
-  list: {
-    method: 'GET',
-    path: '/api/contacts',
-    ...KEYED,
+  }),
+  list: contact.list({
     table: ['Query', 'GetItem'],
-    request: { query: listContactsQuery },
-    responses: { 200: listReply('contacts', contactListItemSchema) },
+    query: listContactsQuery,
+    name: 'contacts',
+    item: contactListItemSchema,
     errors: ['AUDIENCE_NOT_FOUND'],
     summary: 'List contacts, filtered by audience, status, tag or search',
     description:
       'One page of contacts, newest first. `search` matches a case-insensitive part of the address, first or last name; a page past the end is empty with the right `total` and `pages`.',
-  },
+  }),
   bulkImport: {
     method: 'POST',
     path: '/api/contacts/bulk',
@@ -64,41 +61,25 @@ export const contacts = defineArea('contacts', {
     summary: 'Find a contact of an audience by address',
     description: 'The address is compared case-insensitively; `audienceId` is required, since one address may be a contact of several audiences.',
   },
-  get: {
-    method: 'GET',
-    path: '/api/contacts/{id}',
-    ...KEYED,
+  get: contact.get({
     table: ['GetItem'],
-    params: { id: 'contact' },
-    request: {},
-    responses: { 200: dataReply(contactSchema) },
-    errors: ['CONTACT_NOT_FOUND'],
+    reply: contactSchema,
     summary: 'Get a contact',
     description: 'The contact with its tags and custom fields; a contact of another account is answered as unknown.',
-  },
-  update: {
-    method: 'PATCH',
-    path: '/api/contacts/{id}',
-    ...KEYED,
+  }),
+  update: contact.update({
     table: ['GetItem', 'PutItem', 'UpdateItem'],
-    params: { id: 'contact' },
-    request: { body: updateContactBody },
-    responses: { 200: dataReply(contactSchema) },
-    errors: ['CONTACT_NOT_FOUND', 'CONFLICT'],
+    body: updateContactBody,
+    reply: contactSchema,
+    errors: ['CONFLICT'],
     summary: 'Change a contact (only the fields given)',
     description: '`customFields` is merged key by key (a key set to `null` is removed) and `tags` replaces all tags; `email` and `audienceId` cannot change.',
     example: { status: 'unsubscribed', tags: ['beta', 'vip'] },
-  },
-  delete: {
-    method: 'DELETE',
-    path: '/api/contacts/{id}',
-    ...KEYED,
+  }),
+  delete: contact.delete({
     table: ['GetItem', 'DeleteItem', 'UpdateItem'],
-    params: { id: 'contact' },
-    request: {},
-    responses: { 200: deletedReply },
-    errors: ['CONTACT_NOT_FOUND', 'CONFLICT'],
+    errors: ['CONFLICT'],
     summary: 'Delete a contact permanently',
     description: "The contact is removed and its audience's counts drop at once.",
-  },
+  }),
 });

@@ -1,4 +1,4 @@
-import { defineArea, HTML_PAGE, KEYED, PUBLIC, SIGNED_LINK } from '#shared/http/contract.ts';
+import { defineArea, HTML_PAGE, PUBLIC, resource, signedLink } from '#shared/http/contract.ts';
 import {
   createFormBody,
   formListItemSchema,
@@ -11,7 +11,7 @@ import {
   submitReceiptReply,
   updateFormBody,
 } from '#shared/schemas/forms.ts';
-import { dataReply, deletedReply, listReply } from '#shared/schemas/replies.ts';
+import { dataReply } from '#shared/schemas/replies.ts';
 
 /** Public form endpoints: anyone may call them; only published forms answer. */
 const PUBLIC_FORM = { ...PUBLIC, throttle: 'public' } as const;
@@ -22,34 +22,29 @@ const PUBLIC_FORM = { ...PUBLIC, throttle: 'public' } as const;
  */
 const FORM_SUBMIT_MAX_BODY_BYTES = 300 * 1024;
 
-const form = { id: 'form' } as const;
-const confirmation = { token: 'confirmationToken' } as const;
+const form = resource('/api/forms', 'form', 'FORM_NOT_FOUND');
+const confirmation = signedLink('/confirm/{token}', 'confirmationToken');
 
 export const forms = defineArea('forms', {
-  create: {
-    // Query: the account's domains, when a form that sends mail has no `from` (the default sender).
-    method: 'POST',
-    path: '/api/forms',
-    ...KEYED,
+  // Query: the account's domains, when a form that sends mail has no `from` (the default sender).
+  create: form.create({
     table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem'],
-    request: { body: createFormBody },
-    responses: { 201: dataReply(formSchema) },
+    body: createFormBody,
+    reply: formSchema,
     errors: ['AUDIENCE_NOT_FOUND', 'SLUG_TAKEN', 'SENDER_NOT_VERIFIED', 'CONFLICT'],
     summary: 'Create a form',
     description:
       'A published form is served at `/f/{slug}` and takes submissions; with an `audienceId` its email field adds the submitter to that audience (`settings.doubleOptIn` asks them to confirm first).',
     example: { title: 'Newsletter signup', fields: [{ id: 'email', type: 'email', label: 'Email', required: true }], published: true },
-  },
-  list: {
-    method: 'GET',
-    path: '/api/forms',
-    ...KEYED,
+  }),
+  list: form.list({
     table: ['Query', 'GetItem'],
-    request: { query: listFormsQuery },
-    responses: { 200: listReply('forms', formListItemSchema) },
+    query: listFormsQuery,
+    name: 'forms',
+    item: formListItemSchema,
     summary: 'List forms with their analytics',
     description: "One page of the account's forms, each with its views, submissions and conversion rate.",
-  },
+  }),
   getPublic: {
     method: 'GET',
     path: '/api/forms/public/{slug}',
@@ -63,61 +58,42 @@ export const forms = defineArea('forms', {
     summary: 'Get a published form for rendering',
     description: 'What a page needs to render the form, without its settings; counts a view. An unpublished form is answered as unknown.',
   },
-  get: {
-    method: 'GET',
-    path: '/api/forms/{id}',
-    ...KEYED,
+  get: form.get({
     table: ['GetItem'],
-    params: form,
-    request: {},
-    responses: { 200: dataReply(formSchema) },
-    errors: ['FORM_NOT_FOUND'],
+    reply: formSchema,
     summary: 'Get a form with its settings',
     description: 'The whole form, published or not.',
-  },
-  update: {
-    method: 'PATCH',
-    path: '/api/forms/{id}',
-    ...KEYED,
+  }),
+  update: form.update({
     table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    params: form,
-    request: { body: updateFormBody },
-    responses: { 200: dataReply(formSchema) },
-    errors: ['FORM_NOT_FOUND', 'AUDIENCE_NOT_FOUND', 'SLUG_TAKEN', 'SENDER_NOT_VERIFIED', 'CONFLICT'],
+    body: updateFormBody,
+    reply: formSchema,
+    errors: ['AUDIENCE_NOT_FOUND', 'SLUG_TAKEN', 'SENDER_NOT_VERIFIED', 'CONFLICT'],
     summary: 'Change a form',
     description: 'Only the fields given change; `published` publishes or withdraws the form, and a new `slug` frees the old one.',
     example: { title: 'Spring newsletter signup', published: true },
-  },
-  delete: {
-    method: 'DELETE',
-    path: '/api/forms/{id}',
-    ...KEYED,
+  }),
+  delete: form.delete({
     table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'],
-    params: form,
-    request: {},
-    responses: { 200: deletedReply },
-    errors: ['FORM_NOT_FOUND', 'CONFLICT'],
+    errors: ['CONFLICT'],
     summary: 'Delete a form with its submissions',
     description: 'The form, its slug and every stored submission are removed; contacts it added stay.',
-  },
-  submissions: {
-    method: 'GET',
-    path: '/api/forms/{id}/submissions',
-    ...KEYED,
+  }),
+  submissions: form.list({
+    sub: 'submissions',
     table: ['GetItem', 'Query'],
-    params: form,
-    request: { query: listSubmissionsQuery },
-    responses: { 200: listReply('submissions', submissionRecordSchema) },
-    errors: ['FORM_NOT_FOUND'],
+    query: listSubmissionsQuery,
+    name: 'submissions',
+    item: submissionRecordSchema,
     summary: 'List the submissions of a form',
     description: 'One page of stored submissions, newest first; `startDate` and `endDate` filter on `createdAt`, inclusive.',
-  },
+  }),
   submit: {
     method: 'POST',
     path: '/api/forms/{id}/submit',
     ...PUBLIC_FORM,
     cors: true,
-    params: form,
+    params: { id: 'form' },
     table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'],
     ses: ['SendEmail'],
     secrets: ['linkSigning'],
@@ -146,28 +122,17 @@ export const forms = defineArea('forms', {
     description: 'The form as a page that works without script; counts a view.',
   },
   // The double opt-in link: its GET only shows a button (mail scanners open links), whose POST confirms.
-  confirmPage: {
-    method: 'GET',
-    path: '/confirm/{token}',
-    ...SIGNED_LINK,
+  confirmPage: confirmation.page({
     table: [],
-    params: confirmation,
-    request: {},
-    responses: { 200: HTML_PAGE },
     pageStatuses: [400],
     summary: 'Double opt-in link: a page with a confirmation button',
     description: 'Changes nothing (mail scanners open links); its button posts to the same address.',
-  },
-  confirm: {
-    method: 'POST',
-    path: '/confirm/{token}',
-    ...SIGNED_LINK,
+  }),
+  confirm: confirmation.post({
     table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'],
-    params: confirmation,
     request: {},
-    responses: { 200: HTML_PAGE },
     pageStatuses: [400, 409],
     summary: 'Confirm a double opt-in subscription',
     description: "The confirmation page's button: moves the pending contact of the audience the signed link names to `subscribed`. The body is ignored.",
-  },
+  }),
 });

@@ -1,5 +1,4 @@
-import { defineArea, KEYED } from '#shared/http/contract.ts';
-import { dataReply, deletedReply, listReply } from '#shared/schemas/replies.ts';
+import { defineArea, resource } from '#shared/http/contract.ts';
 import { listTemplatesQuery } from '#shared/schemas/template-list.ts';
 import {
   createTemplateBody,
@@ -10,14 +9,13 @@ import {
   updateTemplateBody,
 } from '#shared/schemas/templates.ts';
 
+const template = resource('/api/templates', 'template', 'TEMPLATE_NOT_FOUND');
+
 export const templates = defineArea('templates', {
-  create: {
-    method: 'POST',
-    path: '/api/templates',
-    ...KEYED,
+  create: template.create({
     table: ['PutItem', 'UpdateItem'],
-    request: { body: createTemplateBody },
-    responses: { 201: dataReply(templateSchema) },
+    body: createTemplateBody,
+    reply: templateSchema,
     errors: ['CONFLICT'],
     summary: 'Create a template',
     description:
@@ -30,66 +28,44 @@ export const templates = defineArea('templates', {
         { type: 'button', label: 'Get started', url: 'https://example.com/start' },
       ],
     },
-  },
-  list: {
-    method: 'GET',
-    path: '/api/templates',
-    ...KEYED,
+  }),
+  list: template.list({
     table: ['Query', 'GetItem'],
-    request: { query: listTemplatesQuery },
-    responses: { 200: listReply('templates', templateListItemSchema) },
+    query: listTemplatesQuery,
+    name: 'templates',
+    item: templateListItemSchema,
     summary: 'List templates',
     description: "One page of the account's templates, newest first, without their components.",
-  },
-  get: {
-    method: 'GET',
-    path: '/api/templates/{id}',
-    ...KEYED,
+  }),
+  get: template.get({
     table: ['GetItem'],
-    params: { id: 'template' },
-    request: {},
-    responses: { 200: dataReply(templateSchema) },
-    errors: ['TEMPLATE_NOT_FOUND'],
+    reply: templateSchema,
     summary: 'Get a template with its components and styles',
     description: 'The whole template, as sends and previews render it.',
-  },
-  update: {
-    method: 'PATCH',
-    path: '/api/templates/{id}',
-    ...KEYED,
+  }),
+  update: template.update({
     table: ['UpdateItem', 'GetItem'],
-    params: { id: 'template' },
-    request: { body: updateTemplateBody },
-    responses: { 200: dataReply(templateSchema) },
-    errors: ['TEMPLATE_NOT_FOUND', 'CONFLICT'],
+    body: updateTemplateBody,
+    reply: templateSchema,
+    errors: ['CONFLICT'],
     summary: 'Change a template',
     description: 'Only the fields given change; `components` replaces all components.',
     example: { subject: 'Welcome aboard' },
-  },
-  delete: {
-    method: 'DELETE',
-    path: '/api/templates/{id}',
-    ...KEYED,
+  }),
+  delete: template.delete({
     table: ['DeleteItem', 'UpdateItem'],
-    params: { id: 'template' },
-    request: {},
-    responses: { 200: deletedReply },
-    errors: ['TEMPLATE_NOT_FOUND', 'CONFLICT'],
+    errors: ['CONFLICT'],
     summary: 'Delete a template',
     description: 'Sends that name the template afterwards fail with 404 `TEMPLATE_NOT_FOUND`.',
-  },
-  render: {
-    method: 'POST',
-    path: '/api/templates/{id}/render',
-    ...KEYED,
+  }),
+  render: template.action({
+    sub: 'render',
     table: ['GetItem'],
-    params: { id: 'template' },
-    request: { body: renderTemplateBody },
-    responses: { 200: renderedTemplateReply },
-    errors: ['TEMPLATE_NOT_FOUND'],
+    body: renderTemplateBody,
+    reply: renderedTemplateReply,
     summary: 'Render a template with variables (preview)',
     description:
       'Answers the subject, HTML and plain text a send with these variables would carry; nothing is sent. Variables are HTML-escaped in the content.',
     example: { variables: { firstName: 'Ada' } },
-  },
+  }),
 });

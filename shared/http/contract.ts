@@ -7,6 +7,7 @@
  */
 import type * as v from 'valibot';
 import type { ErrorCode } from '#shared/errors.ts';
+import { dataReply, deletedReply, listReply } from '#shared/schemas/replies.ts';
 import type { Route } from './routes.ts';
 
 /** A success answered with an HTML page (the public pages a recipient's browser opens). */
@@ -87,8 +88,125 @@ export function routesOfArea(area: Readonly<Record<string, Endpoint>>): Endpoint
 /** Behind `x-api-key`, for `full` keys. */
 export const KEYED = { auth: 'key', permission: 'full' } as const;
 
+/** What a `resource` entry still states itself: AWS calls, error codes, summary, description, example. */
+export type EntryDetails = Omit<EndpointSpec, 'method' | 'path' | 'auth' | 'permission' | 'params' | 'request' | 'responses'>;
+
+/**
+ * The standard entries of a keyed resource (create, list, get, update,
+ * delete, and reads, lists or actions under one item), so an area states only what
+ * differs: schemas, AWS calls, errors and words. Entries keep the shape of a
+ * hand-written one; anything else is written out in full.
+ *
+ * `const audience = resource('/api/audiences', 'audience', 'AUDIENCE_NOT_FOUND')`, then
+ * `get: audience.get({ reply: audienceSchema, table: ['GetItem'], summary, description })`.
+ * Entries on one item (all but create and a plain list) list `notFound`
+ * before their own `errors`.
+ */
+export function resource<const K extends ResourceKind>(basePath: string, idKind: K, notFound: ErrorCode) {
+  const params = { id: idKind };
+  // Every entry that names an item can meet an unknown (or another account's) id.
+  const onItem = <const D extends EntryDetails>({ errors = [], ...details }: D) => ({ ...details, errors: [notFound, ...errors] });
+  const itemPath = (sub?: string) => (sub ? `${basePath}/{id}/${sub}` : `${basePath}/{id}`);
+  return {
+    /** POST basePath: 201 `{success, data}`. */
+    create: <B extends v.GenericSchema, R extends v.GenericSchema, const D extends EntryDetails>({ body, reply, ...details }: { body: B; reply: R } & D) => ({
+      method: 'POST' as const,
+      path: basePath,
+      ...KEYED,
+      ...details,
+      request: { body },
+      responses: { 201: dataReply(reply) },
+    }),
+    /**
+     * GET basePath, or a list under one item (`sub: 'submissions'` is
+     * basePath/{id}/submissions): one page, `{success, <name>: [...], pagination}`.
+     */
+    list: <const N extends string, Q extends v.GenericSchema, I extends v.GenericSchema, const D extends EntryDetails>({
+      name,
+      query,
+      item,
+      sub,
+      ...details
+    }: { name: N; query: Q; item: I; sub?: string } & D) => ({
+      method: 'GET' as const,
+      path: sub === undefined ? basePath : itemPath(sub),
+      ...KEYED,
+      ...(sub === undefined ? details : { ...onItem(details), params }),
+      request: { query },
+      responses: { 200: listReply(name, item) },
+    }),
+    /** GET basePath/{id}, or a read under it (`sub: 'stats'` is basePath/{id}/stats): `{success, data}`. */
+    get: <R extends v.GenericSchema, const D extends EntryDetails>({ reply, sub, ...details }: { reply: R; sub?: string } & D) => ({
+      method: 'GET' as const,
+      path: itemPath(sub),
+      ...KEYED,
+      ...onItem(details),
+      params,
+      request: {},
+      responses: { 200: dataReply(reply) },
+    }),
+    /** PATCH basePath/{id}: the changed resource, `{success, data}`. */
+    update: <B extends v.GenericSchema, R extends v.GenericSchema, const D extends EntryDetails>({ body, reply, ...details }: { body: B; reply: R } & D) => ({
+      method: 'PATCH' as const,
+      path: itemPath(),
+      ...KEYED,
+      ...onItem(details),
+      params,
+      request: { body },
+      responses: { 200: dataReply(reply) },
+    }),
+    /** DELETE basePath/{id}: `{success, message}`. */
+    delete: <const D extends EntryDetails>(details: D) => ({
+      method: 'DELETE' as const,
+      path: itemPath(),
+      ...KEYED,
+      ...onItem(details),
+      params,
+      request: {},
+      responses: { 200: deletedReply },
+    }),
+    /** POST basePath/{id}/<sub>: an action on one item, answered with `reply` as it stands. */
+    action: <B extends v.GenericSchema, R extends v.GenericSchema, const D extends EntryDetails>({
+      sub,
+      body,
+      reply,
+      ...details
+    }: { sub: string; body: B; reply: R } & D) => ({
+      method: 'POST' as const,
+      path: itemPath(sub),
+      ...KEYED,
+      ...onItem(details),
+      params,
+      request: { body },
+      responses: { 200: reply },
+    }),
+  };
+}
+
 /** The recipient's unsubscribe, preference and confirmation pages: the signed link in the path is the only credential. */
 export const SIGNED_LINK = { auth: 'public', permission: 'full', secrets: ['linkSigning'], throttle: 'public' } as const;
+
+/**
+ * The two entries of a signed link's address (`/unsubscribe/{token}`): GET
+ * shows a page and changes nothing, since mail scanners open links; POST,
+ * the page's button, acts. Both answer HTML; the token names `tokenKind`.
+ *
+ * `const link = signedLink('/unsubscribe/{token}', 'subscriptionToken')`, then
+ * `unsubscribePage: link.page({ table: [], pageStatuses: [400], summary, description })`
+ * and `unsubscribe: link.post({ request: {}, table: [...], pageStatuses: [400], summary, description })`.
+ */
+export function signedLink<const K extends ResourceKind>(path: string, tokenKind: K) {
+  const shared = { path, ...SIGNED_LINK, params: { token: tokenKind }, responses: { 200: HTML_PAGE } } as const;
+  return {
+    page: <const D extends EntryDetails>(details: D) => ({ method: 'GET' as const, ...shared, ...details, request: {} }),
+    post: <R extends RequestSchemas, const D extends EntryDetails>({ request, ...details }: { request: R } & D) => ({
+      method: 'POST' as const,
+      ...shared,
+      ...details,
+      request,
+    }),
+  };
+}
 
 /** Open to anyone (public forms, the API description); the stage's tighter throttle where `throttle` says so. */
 export const PUBLIC = { auth: 'public', permission: 'full' } as const;
