@@ -28,6 +28,11 @@ function table(header: string[], rows: (string | number)[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** A titled table of the report: `#### title`, a blank line, the table. */
+function section(title: string, header: string[], rows: (string | number)[][]): string {
+  return `#### ${title}\n\n${table(header, rows)}`;
+}
+
 const ms = (value: number) => value.toFixed(1);
 const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
 const dollars = (value: number) => `$${value.toFixed(2)}`;
@@ -39,9 +44,8 @@ export function toMarkdown(results: BenchResults): string {
     '',
     `\`npm start\` to \`ready\` (in memory, first start, ${results.localStart.rounds} rounds): ${(results.localStart.medianMs / 1000).toFixed(1)} s median, ${(results.localStart.fastestMs / 1000).toFixed(1)} s fastest.`,
     '',
-    '#### Functions: bundle and cold init',
-    '',
-    table(
+    section(
+      'Functions: bundle and cold init',
       ['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node (median)', 'fastest round', 'modules it never uses'],
       results.functions.map((fn) => [
         fn.handler,
@@ -53,9 +57,8 @@ export function toMarkdown(results: BenchResults): string {
       ]),
     ),
     '',
-    '#### Requests: DynamoDB round trips and capacity',
-    '',
-    table(
+    section(
+      'Requests: DynamoDB round trips and capacity',
       ['request', 'round trips', 'documented minimum', 'RRU', 'WRU', 'time (local)'],
       results.requests.map((request) => [
         `\`${request.name}\``,
@@ -67,9 +70,8 @@ export function toMarkdown(results: BenchResults): string {
       ]),
     ),
     '',
-    '#### Warm load through the local HTTP server',
-    '',
-    table(
+    section(
+      'Warm load through the local HTTP server',
       ['endpoint', 'connections', 'requests', 'throughput', 'p50', 'p99', 'failed'],
       results.load.map((load) => [
         load.name,
@@ -82,9 +84,8 @@ export function toMarkdown(results: BenchResults): string {
       ]),
     ),
     '',
-    '#### Scale: audiences of 1,000, 10,000 and 100,000 contacts (reads measured in interleaved rounds)',
-    '',
-    table(
+    section(
+      'Scale: audiences of 1,000, 10,000 and 100,000 contacts (reads measured in interleaved rounds)',
       ['contacts', 'stats: trips / RRU / time', 'count (get audience): trips / RRU / time', 'list page 1 (50): trips / RRU / time'],
       results.scale.map((point) => [
         point.contacts.toLocaleString('en-US'),
@@ -94,9 +95,8 @@ export function toMarkdown(results: BenchResults): string {
     '',
     `Bulk import of ${results.bulkImport.contacts.toLocaleString('en-US')} new contacts: ${ms(results.bulkImport.ms)} ms, ${results.bulkImport.roundTrips} round trips, ${units(results.bulkImport.writeUnits)} WRU, ${units(results.bulkImport.readUnits)} RRU.`,
     '',
-    `#### Estimated AWS cost per million requests (${results.prices.region}, prices of ${results.prices.checked})`,
-    '',
-    table(
+    section(
+      `Estimated AWS cost per million requests (${results.prices.region}, prices of ${results.prices.checked})`,
       ['endpoint class', 'request measured', 'Lambda', 'DynamoDB', 'HTTP API', 'total'],
       results.cost.map((row) => [
         row.name,
