@@ -2,6 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batches.ts';
 import { db, queryAll, tableName, updateIf } from './client.ts';
 import { accountKey, toAccount, type AccountRecord } from './accounts.ts';
+import { optionalStrings, strings } from './attributes.ts';
 
 export type KeyEnvironment = 'live' | 'test';
 export type KeyPermission = 'full' | 'sending';
@@ -25,16 +26,12 @@ const apiKeyKey = (accountId: string, keyId: string) => ({ pk: accountId, sk: `$
 
 function toApiKey(item: Record<string, unknown>): ApiKeyRecord {
   return {
-    keyId: item.keyId as string,
-    accountId: item.accountId as string,
-    name: item.name as string,
+    ...strings(item, 'keyId', 'accountId', 'name', 'secretHash', 'createdAt'),
     env: item.env as KeyEnvironment,
     permission: item.permission as KeyPermission,
-    secretHash: item.secretHash as string,
     disabled: item.disabled === true,
     revoked: item.revoked === true,
-    createdAt: item.createdAt as string,
-    ...(typeof item.lastUsedAt === 'string' ? { lastUsedAt: item.lastUsedAt } : {}),
+    ...optionalStrings(item, 'lastUsedAt'),
   };
 }
 

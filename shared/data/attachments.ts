@@ -8,6 +8,7 @@ import { awsConnection, config } from '#shared/config.ts';
 import { getObject, presignPut, type S3Location, type SignedUpload, type StoredObject } from '#shared/aws/s3.ts';
 import { db, tableName } from './client.ts';
 import { accountScoped } from './partition.ts';
+import { strings } from './attributes.ts';
 
 export interface AttachmentRecord {
   attachmentId: string;
@@ -30,12 +31,8 @@ export const attachmentObjectKey = (accountId: string, attachmentId: string) => 
 
 function toRecord(item: Record<string, unknown>): AttachmentRecord {
   return {
-    attachmentId: item.attachmentId as string,
-    filename: item.filename as string,
-    contentType: item.contentType as string,
+    ...strings(item, 'attachmentId', 'filename', 'contentType', 'region', 'createdAt'),
     ...(typeof item.size === 'number' ? { size: item.size } : {}),
-    region: item.region as string,
-    createdAt: item.createdAt as string,
     expiresAt: Number(item.expiresAt),
   };
 }

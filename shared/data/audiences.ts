@@ -5,6 +5,7 @@ import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 import { notFound } from '#shared/errors.ts';
+import { optionalStrings, strings } from './attributes.ts';
 
 /**
  * An audience is two items: its profile (deleted with the audience) and its
@@ -42,13 +43,7 @@ const countersKey = (accountId: string, audienceId: string) => ({ pk: accountSco
 export const GROWTH_WINDOW_DAYS = 30;
 
 function toAudience(item: Record<string, unknown>): AudienceRecord {
-  return {
-    audienceId: item.audienceId as string,
-    name: item.name as string,
-    ...(typeof item.description === 'string' ? { description: item.description } : {}),
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
-  };
+  return { ...strings(item, 'audienceId', 'name', 'createdAt', 'updatedAt'), ...optionalStrings(item, 'description') };
 }
 
 function toCounters(item: Record<string, unknown>): AudienceCounters {

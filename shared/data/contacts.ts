@@ -5,6 +5,7 @@ import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audienc
 import { accountScoped } from './partition.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { ConflictError, notFound } from '#shared/errors.ts';
+import { optionalStrings, strings } from './attributes.ts';
 
 export type CustomFieldValue = string | number | boolean;
 
@@ -58,17 +59,11 @@ function toItem(accountId: string, contact: ContactRecord): Record<string, unkno
 
 function toContact(item: Record<string, unknown>): ContactRecord {
   return {
-    contactId: item.contactId as string,
-    email: item.email as string,
-    audienceId: item.audienceId as string,
-    ...(typeof item.firstName === 'string' ? { firstName: item.firstName } : {}),
-    ...(typeof item.lastName === 'string' ? { lastName: item.lastName } : {}),
-    ...(typeof item.phone === 'string' ? { phone: item.phone } : {}),
+    ...strings(item, 'contactId', 'email', 'audienceId', 'createdAt', 'updatedAt'),
+    ...optionalStrings(item, 'firstName', 'lastName', 'phone'),
     status: item.status as ContactStatus,
     tags: (item.tags ?? []) as string[],
     customFields: (item.customFields ?? {}) as Record<string, CustomFieldValue>,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
     lastActivityAt: (item.lastActivityAt ?? item.updatedAt) as string,
     version: Number(item.version ?? 0),
   };

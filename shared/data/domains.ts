@@ -3,6 +3,7 @@ import { batchGetAll } from './batches.ts';
 import { db, queryAll, tableName, transactWrite, TransactionCancelled, updateReturning, queryPages, putNew } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError } from '#shared/errors.ts';
+import { strings } from './attributes.ts';
 
 /** Where SES's verification of the domain stands: DNS not seen yet, verified, or given up on. */
 export type DomainStatus = 'pending' | 'verified' | 'failed';
@@ -40,14 +41,11 @@ function toDomain(item: Record<string, unknown>): DomainRecord {
   // Domains recorded before the status existed (admin CLI) carry only `verified`.
   const status = (item.status as DomainStatus | undefined) ?? (verified ? 'verified' : 'pending');
   return {
-    domainId: item.domainId as string,
-    accountId: item.accountId as string,
-    domain: item.domain as string,
+    ...strings(item, 'domainId', 'accountId', 'domain', 'createdAt'),
     verified,
     status: status === 'verified' && !verified ? 'pending' : status,
     dkimTokens: (item.dkimTokens ?? []) as string[],
     ...(token === undefined ? {} : { verificationToken: token }),
-    createdAt: item.createdAt as string,
     ...(verified && typeof item.verifiedAt === 'string' ? { verifiedAt: item.verifiedAt } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { batchWriteAll } from './batches.ts';
 import { db, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { releaseEmailsItem } from './usage.ts';
+import { optionalStrings, strings } from './attributes.ts';
 
 export type EmailType = 'email' | 'otp' | 'transactional';
 
@@ -48,20 +49,14 @@ const sesMessageIndexKey = (sesMessageId: string) => ({ gsi1pk: `SESMSG#${sesMes
 
 function toRecord(item: Record<string, unknown>): EmailRecord {
   return {
-    emailId: item.emailId as string,
-    trackingId: item.trackingId as string,
+    ...strings(item, 'emailId', 'trackingId', 'from', 'to', 'subject', 'createdAt'),
     type: item.type as EmailType,
-    from: item.from as string,
-    to: item.to as string,
     cc: (item.cc ?? []) as string[],
     bcc: (item.bcc ?? []) as string[],
-    ...(typeof item.replyTo === 'string' ? { replyTo: item.replyTo } : {}),
-    subject: item.subject as string,
+    ...optionalStrings(item, 'replyTo', 'sesMessageId'),
     status: item.status as EmailStatus,
     ...(item.error ? { error: item.error as { code: string; message: string } } : {}),
-    ...(typeof item.sesMessageId === 'string' ? { sesMessageId: item.sesMessageId } : {}),
     test: item.test === true,
-    createdAt: item.createdAt as string,
   };
 }
 

@@ -18,6 +18,7 @@ import { accountKey } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError, notFound } from '#shared/errors.ts';
 import type { FieldType } from '#shared/schemas/forms.ts';
+import { optionalStrings, strings } from './attributes.ts';
 
 export interface FormFieldRecord {
   id: string;
@@ -130,18 +131,13 @@ const PUBLISHED_FORM_COUNT = 'publishedFormCount';
 
 function toForm(item: Record<string, unknown>): FormRecord {
   return {
-    formId: item.formId as string,
-    title: item.title as string,
-    ...(typeof item.description === 'string' ? { description: item.description } : {}),
-    slug: item.slug as string,
+    ...strings(item, 'formId', 'title', 'slug', 'createdAt', 'updatedAt'),
+    ...optionalStrings(item, 'description', 'audienceId'),
     published: item.published === true,
     fields: item.fields as FormFieldRecord[],
     settings: item.settings as FormSettings,
-    ...(typeof item.audienceId === 'string' ? { audienceId: item.audienceId } : {}),
     appearance: item.appearance as FormAppearance,
     buttonCustomization: item.buttonCustomization as ButtonCustomization,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
     version: Number(item.version ?? 0),
   };
 }
@@ -155,10 +151,8 @@ function toStored(item: Record<string, unknown>): StoredForm {
 
 function toSubmission(item: Record<string, unknown>): SubmissionRecord {
   return {
-    submissionId: item.submissionId as string,
-    formId: item.formId as string,
+    ...strings(item, 'submissionId', 'formId', 'createdAt'),
     data: (item.data ?? {}) as Record<string, unknown>,
-    createdAt: item.createdAt as string,
   };
 }
 

@@ -5,6 +5,7 @@ import { accountScoped } from './partition.ts';
 import type { TemplateStyles } from '#shared/model/templates.ts';
 import type { TemplateComponent } from '#shared/schemas/templates.ts';
 import { notFound } from '#shared/errors.ts';
+import { strings } from './attributes.ts';
 
 /**
  * A template is two items written together: a small summary (name, subject,
@@ -36,13 +37,7 @@ export const TEMPLATE_SEARCH_SCAN_LIMIT = 10_000;
 const searchName = (name: string) => name.toLowerCase();
 
 function toSummary(item: Record<string, unknown>): TemplateSummary {
-  return {
-    templateId: item.templateId as string,
-    name: item.name as string,
-    subject: item.subject as string,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
-  };
+  return strings(item, 'templateId', 'name', 'subject', 'createdAt', 'updatedAt');
 }
 
 function toTemplate(item: Record<string, unknown>): TemplateRecord {
