@@ -7,18 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { showAccount } from '#shared/domain/accounts.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request, type ApiResponse } from '../support/api.ts';
-import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
+import { createSender, sendPlain, storedEmails, uniqueAddress } from '../sending/support.ts';
 
 describe('monthly quota under racing sends of several recipients', () => {
   it('never goes past the quota by even one, and charges each send all or nothing', async () => {
     const sender = await createSender({ quota: 16 });
     const sends = Array.from({ length: 10 }, () => [uniqueAddress(), uniqueAddress(), uniqueAddress()]);
 
-    const responses = await Promise.all(
-      sends.map((recipients) =>
-        request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } }),
-      ),
-    );
+    const responses = await Promise.all(sends.map((recipients) => sendPlain(sender, recipients)));
 
     const sent = responses.filter((response) => response.status === 200);
     expect(responses.filter((response) => response.status !== 200).map((response) => response.body.error)).toEqual(Array(5).fill('QUOTA_EXCEEDED'));

@@ -4,22 +4,15 @@
  * full. Under a fault in the middle of a send, no line may hold the API key,
  * the link-signing secret, the recipient, the subject or the body.
  */
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 import { signingSecret } from '#shared/domain/signing-secret.ts';
 import { request } from '../support/api.ts';
+import { captureConsole } from '../support/console.ts';
 import { createSender, uniqueAddress } from '../sending/support.ts';
 import { INTERNAL_ERROR } from './support.ts';
 
-let lines: string[] = [];
-
-beforeEach(() => {
-  lines = [];
-  const capture = (...args: unknown[]) => {
-    lines.push(args.map(String).join(' '));
-  };
-  for (const method of ['log', 'info', 'warn', 'error'] as const) vi.spyOn(console, method).mockImplementation(capture);
-});
+const lines = captureConsole();
 
 /** A DynamoDB failure shaped like the SDK's: the failed request's payload rides along on the error. */
 function failingWithPayload(command: string) {

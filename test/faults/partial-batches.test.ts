@@ -12,7 +12,7 @@ import { createTestAccount } from '../support/accounts.ts';
 import { buildHttpApiEvent, lambdaContext, loadHandler } from '#dev/local/http-event.ts';
 import { request } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
-import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
+import { createSender, sendPlain, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type DynamoFault } from './support.ts';
 
 async function withAudience(name = 'Partial') {
@@ -106,7 +106,7 @@ describe('BatchGetItem answered in part', () => {
     await putSuppression(sender.accountId, recipients[5]!, 'complained', now);
     everyBatchGetInPart(sender.accountId);
 
-    const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } });
+    const sent = await sendPlain(sender, recipients);
 
     expect(sent.status).toBe(200);
     expect(sent.body.failedEmails.map((failed: { recipient: string; error: string }) => [failed.recipient, failed.error])).toEqual([
@@ -123,7 +123,7 @@ describe('BatchWriteItem answered in part', () => {
     const recipients = Array.from({ length: 5 }, () => uniqueAddress());
     const injected = injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'partial', times: Infinity });
 
-    const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } });
+    const sent = await sendPlain(sender, recipients);
 
     expect(sent.status).toBe(200);
     expect(injected.matched()).toBeGreaterThan(1);
@@ -162,10 +162,7 @@ describe('DynamoDB keeps refusing past the retries', () => {
     const sender = await createSender({ quota: 100 });
     injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'unprocessed', times: Infinity });
 
-    const refused = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const refused = await sendPlain(sender, [uniqueAddress(), uniqueAddress()]);
 
     expect(refused).toMatchObject({ status: 500, body: INTERNAL_ERROR });
   });

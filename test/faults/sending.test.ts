@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { showAccount } from '#shared/domain/accounts.ts';
 import { request } from '../support/api.ts';
-import { createSender, storedEmails, uniqueAddress, type Sender } from '../sending/support.ts';
+import { createSender, type Sender, sendPlain, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type FaultRule } from './support.ts';
 
 function otpBody(sender: Sender, idempotencyKey: string) {
@@ -72,48 +72,46 @@ describe('OTP send with an idempotency key under DynamoDB faults', () => {
   });
 });
 
+/**
+ * A send to two recipients from a new sender (quota 10) under the fault
+ * `inject` sets up: the answer, how many messages reached SES and how many
+ * emails the account was charged.
+ */
+async function sendTwoUnder(inject: (sender: Sender) => unknown) {
+  const sender = await createSender({ quota: 10 });
+  inject(sender);
+  const failed = await sendPlain(sender, [uniqueAddress(), uniqueAddress()]);
+  return { failed, delivered: (await storedEmails(sender.domain)).length, charged: await emailsSent(sender) };
+}
+
 describe('POST /api/email/send under DynamoDB faults', () => {
   it('a fault on the quota charge: 500, nothing sent or charged', async () => {
-    const sender = await createSender({ quota: 10 });
-    injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', fault: 'timeout' });
-
-    const failed = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const { failed, delivered, charged } = await sendTwoUnder(() => injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', fault: 'timeout' }));
 
     expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
-    expect(await storedEmails(sender.domain)).toHaveLength(0);
-    expect(await emailsSent(sender)).toBe(0);
+    expect(delivered).toBe(0);
+    expect(charged).toBe(0);
   });
 
   it('a charge applied whose answer was lost: 500, nothing sent, and the charge stays (never more than the quota)', async () => {
-    const sender = await createSender({ quota: 10 });
-    injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', fault: 'timeout', after: true });
-
-    const failed = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const { failed, delivered, charged } = await sendTwoUnder(() =>
+      injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', fault: 'timeout', after: true }),
+    );
 
     expect(failed.status).toBe(500);
-    expect(await storedEmails(sender.domain)).toHaveLength(0);
+    expect(delivered).toBe(0);
     // The one partial state a lost answer can leave: charged for two unsent emails, on the safe side of the quota.
-    expect(await emailsSent(sender)).toBe(2);
+    expect(charged).toBe(2);
   });
 
   it('a fault on the records after SES took the messages: 500, and the charge equals what was sent', async () => {
-    const sender = await createSender({ quota: 10 });
-    injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'throttled' });
-
-    const failed = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const { failed, delivered, charged } = await sendTwoUnder((sender) =>
+      injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'throttled' }),
+    );
 
     expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
-    expect(await storedEmails(sender.domain)).toHaveLength(2);
-    expect(await emailsSent(sender)).toBe(2);
+    expect(delivered).toBe(2);
+    expect(charged).toBe(2);
   });
 
   it('the same, with an idempotency key: a retry replays what was sent instead of sending it again', async () => {

@@ -9,7 +9,7 @@ import { startMailboxSimulator, simulatorMailbox, type MailboxSimulator } from '
 import { injectDynamoFault } from '../faults/support.ts';
 import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
 import { request } from '../support/api.ts';
-import { createSender, type Sender } from '../sending/support.ts';
+import { createSender, type Sender, sendPlain } from '../sending/support.ts';
 
 let simulator: MailboxSimulator | undefined;
 afterEach(async () => {
@@ -20,10 +20,7 @@ afterEach(async () => {
 const label = () => Math.random().toString(36).slice(2, 10);
 
 async function sendTo(sender: Sender, address: string): Promise<string> {
-  const response = await request('POST', '/api/email/send', {
-    key: sender.key,
-    body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' },
-  });
+  const response = await sendPlain(sender, [address]);
   return response.body.successfulEmails[0].trackingId;
 }
 

@@ -10,7 +10,7 @@ import { invokedAs } from '#dev/local/invocation.ts';
 import { startMailboxSimulator, type MailboxSimulator } from '#dev/local/mailbox-simulator.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
-import { createSender, type Sender } from '../sending/support.ts';
+import { createSender, type Sender, sendPlain } from '../sending/support.ts';
 
 // As Lambda runs it: its AWS calls are checked against this function's role (test/support/aws-calls.ts).
 const reconcile = invokedAs('feedback/reconcile', reconcileHandler);
@@ -26,10 +26,7 @@ const simulated = (mailbox: 'bounce' | 'complaint') => `${mailbox}+${Math.random
 /** Sends to `address` with the feedback events lost on the way; SES's list gets the address all the same. */
 async function sendWithEventsDropped(sender: Sender, address: string): Promise<string> {
   simulator = startMailboxSimulator({ delayMs: 0, dropEvents: true });
-  const sent = await request('POST', '/api/email/send', {
-    key: sender.key,
-    body: { from: sender.from, recipients: [address], subject: 'Hi', content: '<p>Hi</p>' },
-  });
+  const sent = await sendPlain(sender, [address]);
   await simulator.stop();
   simulator = undefined;
   return sent.body.successfulEmails[0].trackingId as string;

@@ -16,7 +16,7 @@ import { sqs } from '#shared/email/retry-queue.ts';
 import { sesEventBridgeEvent, type SesEventType } from '#dev/local/ses-events.ts';
 import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
 import { request } from '../support/api.ts';
-import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
+import { createSender, type Sender, sendPlain, uniqueAddress } from '../sending/support.ts';
 
 async function contactIn(sender: Sender, address: string) {
   const audience = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'A' } })).body.data;
@@ -25,10 +25,7 @@ async function contactIn(sender: Sender, address: string) {
 }
 
 async function sent(sender: Sender, recipient: string) {
-  const response = await request('POST', '/api/email/send', {
-    key: sender.key,
-    body: { from: sender.from, recipients: [recipient], subject: 'Hi', content: '<p>Hi</p>' },
-  });
+  const response = await sendPlain(sender, [recipient]);
   const record = (await request('GET', `/api/emails/${response.body.successfulEmails[0].trackingId}`, { key: sender.key })).body.data;
   return { accountId: sender.accountId, emailId: record.id as string, messageId: `m-${randomUUID()}`, recipient };
 }

@@ -3,21 +3,14 @@
  * line, and nothing of the key or the email it carried, whether it succeeds
  * or fails.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 import { invoke, request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
+import { captureConsole } from '../support/console.ts';
 import { createSender, uniqueAddress } from '../sending/support.ts';
 
-let lines: string[] = [];
-
-beforeEach(() => {
-  lines = [];
-  const capture = (...args: unknown[]) => {
-    lines.push(args.map(String).join(' '));
-  };
-  for (const method of ['log', 'info', 'warn', 'error'] as const) vi.spyOn(console, method).mockImplementation(capture);
-});
+const lines = captureConsole();
 
 afterEach(() => {
   setFaultHook(undefined);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { email } from '#functions/email/contract.ts';
 import { resolveAttachments } from '#shared/domain/attachments.ts';
 import { request } from '../support/api.ts';
-import { createSender, storedEmails, uniqueAddress, uniqueAddresses } from './support.ts';
+import { createSender, sendPlain, storedEmails, uniqueAddress, uniqueAddresses } from './support.ts';
 
 const TRACKING_ID = /^svc_\d{13}_[A-Za-z0-9]+$/;
 
@@ -104,10 +104,7 @@ describe('POST /api/email/send', () => {
     const sender = await createSender();
     const recipients = Array.from({ length: 50 }, (_, index) => uniqueAddress(`r${index}`));
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, recipients);
 
     expect(response.status).toBe(200);
     expect(response.body.recipientCount).toBe(50);
@@ -121,10 +118,7 @@ describe('POST /api/email/send', () => {
     const sender = await createSender();
     const ann = uniqueAddress('ann');
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [ann, ` ${ann.toUpperCase()} `], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [ann, ` ${ann.toUpperCase()} `]);
 
     expect(response.body).toMatchObject({ recipientCount: 1, successfulEmails: [{ recipient: ann }] });
     expect(await storedEmails(sender.domain)).toHaveLength(1);
@@ -171,10 +165,7 @@ describe('POST /api/email/send', () => {
     await addContact(sender.key, complained, 'complained');
     await addContact(sender.key, pending, 'pending');
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [ok, unsubscribed.toUpperCase(), bounced, complained, pending], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [ok, unsubscribed.toUpperCase(), bounced, complained, pending]);
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
@@ -200,10 +191,7 @@ describe('POST /api/email/send', () => {
     const gone = uniqueAddress('gone');
     await addContact(sender.key, gone, 'bounced');
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [gone], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [gone]);
 
     expect(response.status).toBe(422);
     expect(response.body).toEqual({
@@ -360,10 +348,7 @@ describe('send permissions', () => {
     const sender = await createSender({ permission: 'sending' });
     const to = uniqueAddress();
 
-    const sent = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [to], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const sent = await sendPlain(sender, [to]);
     const otp = await request('POST', '/api/otp/send', { key: sender.key, body: { from: sender.from, to, code: '123456' } });
     const transactional = await request('POST', '/api/transactional/send', {
       key: sender.key,

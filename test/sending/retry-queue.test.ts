@@ -39,7 +39,7 @@ const { sqsEvent } = await import('#dev/local/queue-poller.ts');
 const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
 const { request } = await import('../support/api.ts');
 const { eventually } = await import('../support/eventually.ts');
-const { createSender, storedEmails, uniqueAddress } = await import('./support.ts');
+const { createSender, sendPlain, storedEmails, uniqueAddress } = await import('./support.ts');
 
 const queueUrl = config.RETRY_QUEUE_URL!;
 const deadLetterQueueUrl = `${queueUrl}-dlq`;
@@ -84,10 +84,7 @@ describe('a throttled send', () => {
     const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
     const calls = throttleSes((recipient) => recipient === slow && calls.get(slow) === 1);
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [ok, slow]);
     const queuedRecord = await emailOf(sender.key, response.body.successfulEmails[1].trackingId);
     await runWorker();
     const sentRecord = await eventually(
@@ -352,10 +349,7 @@ describe('the worker', () => {
     const sender = await createSender({ quota: 10 });
     const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
     throttleSes();
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [ok, slow]);
     const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }));
     const event = sqsEvent(Messages, 'arn:aws:sqs:us-east-1:000000000000:retry', 'us-east-1');
     vi.restoreAllMocks();

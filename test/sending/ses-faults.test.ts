@@ -11,7 +11,7 @@ import { showAccount } from '#shared/domain/accounts.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
-import { createSender, storedEmails, uniqueAddress } from './support.ts';
+import { createSender, sendPlain, storedEmails, uniqueAddress } from './support.ts';
 import { injectDynamoFault, INTERNAL_ERROR } from '../faults/support.ts';
 
 afterEach(() => {
@@ -40,10 +40,7 @@ describe('SES faults on POST /api/email/send', () => {
     const [ok, slow, refused] = [uniqueAddress('ok'), uniqueAddress('slow'), uniqueAddress('refused')];
     injectSesFaults((recipient) => (recipient === slow ? throttled() : recipient === refused ? rejected() : undefined));
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [ok, slow, refused], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [ok, slow, refused]);
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
@@ -65,10 +62,7 @@ describe('SES faults on POST /api/email/send', () => {
     const sender = await createSender({ quota: 10 });
     injectSesFaults(rejected);
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [uniqueAddress(), uniqueAddress()]);
 
     expect(response.status).toBe(422);
     expect(response.body).toMatchObject({ success: false, error: 'ALL_RECIPIENTS_FAILED', successfulEmails: [], recipientCount: 2, emailsRemaining: 10 });
@@ -80,10 +74,7 @@ describe('SES faults on POST /api/email/send', () => {
     const sender = await createSender({ quota: 10 });
     injectSesFaults(paused);
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [uniqueAddress()]);
 
     expect(response.status).toBe(503);
     expect(response.body).toMatchObject({ success: false, error: 'SENDING_PAUSED', emailsRemaining: 10, failedEmails: [{ error: 'SENDING_PAUSED' }] });
@@ -94,10 +85,7 @@ describe('SES faults on POST /api/email/send', () => {
     const [ok, broken] = [uniqueAddress('ok'), uniqueAddress('broken')];
     injectSesFaults((recipient) => (recipient === broken ? new Error('socket hang up') : undefined));
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [ok, broken], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [ok, broken]);
 
     expect(response.status).toBe(200);
     expect(response.body.failedEmails).toEqual([{ recipient: broken, error: 'SEND_FAILED', message: 'The message could not be handed to SES; send it again' }]);
@@ -196,10 +184,7 @@ describe("DynamoDB failing after SES took some of a send's messages", () => {
     // The first usage update reserves both emails; the second would give one back.
     injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', nth: 2, fault: 'throttled' });
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [ok, refused], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [ok, refused]);
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
@@ -220,10 +205,7 @@ describe("DynamoDB failing after SES took some of a send's messages", () => {
     }) as typeof sqs.send);
     injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, fault: 'throttled' });
 
-    const response = await request('POST', '/api/email/send', {
-      key: sender.key,
-      body: { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>' },
-    });
+    const response = await sendPlain(sender, [ok, slow]);
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ successfulEmails: [{ recipient: ok }], failedEmails: [{ recipient: slow, error: 'SES_THROTTLED' }] });

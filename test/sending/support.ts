@@ -9,6 +9,7 @@ import { createApiKey } from '#shared/domain/api-keys.ts';
 import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
 import { randomBase62 } from '#shared/ids.ts';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
+import { request } from '../support/api.ts';
 import type { Plan } from '#shared/model/plans.ts';
 
 export interface Sender extends TestAccount {
@@ -54,4 +55,13 @@ export function uniqueAddress(name = 'user'): string {
 /** One unique address per name, typed by position: `const [ann, bob] = uniqueAddresses('ann', 'bob')`. */
 export function uniqueAddresses<const Names extends readonly string[]>(...names: Names): { [K in keyof Names]: string } {
   return names.map((name) => uniqueAddress(name)) as { [K in keyof Names]: string };
+}
+
+/**
+ * POST /api/email/send of a plain message ("Hi") from the sender's domain, for
+ * tests about what happens around a send rather than its content:
+ * `await sendPlain(sender, [ann, bob])`.
+ */
+export function sendPlain(sender: Pick<Sender, 'key' | 'from'>, recipients: string[]) {
+  return request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } });
 }

@@ -9,7 +9,7 @@ import { gzipSync, brotliCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
 import { request, type ApiResponse } from '../support/api.ts';
-import { createSender } from '../sending/support.ts';
+import { createSender, type Sender } from '../sending/support.ts';
 import { createForm, submit } from '../forms/support.ts';
 import { isBookkeeping, recordWrites, type WriteRecorder } from '../fuzz/stored-writes.ts';
 import { MAX_VARIABLE_DEPTH } from '#shared/schemas/common.ts';
@@ -39,6 +39,14 @@ function expectRefused(response: ApiResponse, status: number, error: string, fie
 
 /** JSON text parsed, so keys such as `__proto__` are own keys (an object literal would set the prototype instead). */
 const json = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
+
+/** A transactional send to someone@example.org carrying `variables`, and any `extra` fields. */
+function sendWithVariables(sender: Sender, variables: unknown, extra: Record<string, unknown> = {}): Promise<ApiResponse> {
+  return request('POST', '/api/transactional/send', {
+    key: sender.key,
+    body: { from: sender.from, to: 'someone@example.org', subject: 'S', content: 'C', variables, ...extra },
+  });
+}
 
 async function withAudience(): Promise<TestAccount & { audienceId: string }> {
   const account = await createTestAccount();
@@ -98,12 +106,7 @@ describe('an array, a string or a number where an object is expected', () => {
     const to = 'someone@example.org';
 
     for (const variables of [[], ['a'], 'text', 3]) {
-      expectRefused(
-        await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to, subject: 'S', content: 'C', variables } }),
-        422,
-        'VALIDATION_ERROR',
-        'variables',
-      );
+      expectRefused(await sendWithVariables(sender, variables), 422, 'VALIDATION_ERROR', 'variables');
       expectRefused(
         await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [to], subject: 'S', content: 'C', variables } }),
         422,
@@ -182,16 +185,7 @@ describe('reserved keys in free maps', () => {
       'variables.user.constructor',
     );
     expectRefused(
-      await request('POST', '/api/transactional/send', {
-        key: sender.key,
-        body: {
-          from: sender.from,
-          to: 'someone@example.org',
-          subject: 'S',
-          content: 'C',
-          variables: json('{"items": [{"ok": 1}, {"__proto__": {"admin": true}}]}'),
-        },
-      }),
+      await sendWithVariables(sender, json('{"items": [{"ok": 1}, {"__proto__": {"admin": true}}]}')),
       422,
       'VALIDATION_ERROR',
       'variables.items[1].__proto__',
@@ -290,17 +284,7 @@ describe('deep nesting with an idempotency key', () => {
   it('variables nested up to the limit are accepted', async () => {
     const sender = await createSender();
 
-    const response = await request('POST', '/api/transactional/send', {
-      key: sender.key,
-      body: {
-        from: sender.from,
-        to: 'someone@example.org',
-        subject: 'S',
-        content: 'C',
-        variables: { deep: nested(MAX_VARIABLE_DEPTH - 1) },
-        idempotencyKey: 'deep-ok',
-      },
-    });
+    const response = await sendWithVariables(sender, { deep: nested(MAX_VARIABLE_DEPTH - 1) }, { idempotencyKey: 'deep-ok' });
 
     expect(response.status).toBe(200);
   });
