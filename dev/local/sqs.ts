@@ -8,9 +8,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { MAX_QUEUED_MESSAGE_BYTES } from '#shared/model/retry-policy.ts';
-import type { LocalService } from './service.ts';
+import { listenLocally, type LocalService } from './service.ts';
 
 /** The account id local queue URLs and ARNs carry (any value works; ElasticMQ and LocalStack use this one). */
 const LOCAL_ACCOUNT = '000000000000';
@@ -257,20 +256,9 @@ export async function startLocalSqs(options: { port: number; host?: string }): P
       }
     })();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => resolve());
-  });
-  endpoint = `http://${host}:${(server.address() as AddressInfo).port}`;
-  return {
-    endpoint,
-    queues,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const service = await listenLocally(server, options.port, host);
+  endpoint = service.endpoint;
+  return { endpoint, queues, stop: service.stop };
 }
 
 /** One SQS JSON-protocol call, for creating queues before any SDK client is configured. */
