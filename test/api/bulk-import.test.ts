@@ -1,17 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { db, dynamo } from '#shared/data/client.ts';
 import { importContacts } from '#shared/domain/contact-import.ts';
 import { deleteAudience } from '#shared/domain/audiences.ts';
 import { outsideInvocation } from '#dev/local/invocation.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
+import { accountWithAudience } from '../support/arrange.ts';
 
-async function setup() {
-  const account = await createTestAccount();
-  const audience = (await request('POST', '/api/audiences', { key: account.key, body: { name: 'Import' } })).body.data;
-  return { ...account, audienceId: audience.id as string };
-}
+const setup = () => accountWithAudience('Import');
 
 afterEach(() => {
   vi.restoreAllMocks();

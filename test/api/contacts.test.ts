@@ -2,12 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { apiClient } from '../support/client.ts';
+import { accountWithAudience } from '../support/arrange.ts';
 
-async function setup() {
-  const account = await createTestAccount();
-  const audience = (await request('POST', '/api/audiences', { key: account.key, body: { name: 'Main' } })).body.data;
-  return { ...account, audienceId: audience.id as string };
-}
+const setup = () => accountWithAudience('Main');
 
 describe('create contact', () => {
   it('stores the email trimmed and lower-cased, defaults status to subscribed, and counts it', async () => {

@@ -4,16 +4,12 @@
  * straight from the table through the data modules.
  */
 import { describe, expect, it } from 'vitest';
-import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
 import { createForm, submit } from '../forms/support.ts';
+import { accountWithAudience } from '../support/arrange.ts';
 
-async function setup() {
-  const account = await createTestAccount();
-  const audienceId = (await request('POST', '/api/audiences', { key: account.key, body: { name: 'Racing' } })).body.data.id as string;
-  return { ...account, audienceId };
-}
+const setup = () => accountWithAudience('Racing');
 
 const bulk = (key: string, audienceId: string, contacts: object[], skipDuplicates = false) =>
   request('POST', '/api/contacts/bulk', { key, body: { audienceId, skipDuplicates, contacts } });

@@ -4,16 +4,12 @@
  * with its email claim and its share of the counters, or none of them.
  */
 import { describe, expect, it } from 'vitest';
-import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type DynamoFault } from './support.ts';
+import { accountWithAudience } from '../support/arrange.ts';
 
-async function setup() {
-  const account = await createTestAccount();
-  const audience = (await request('POST', '/api/audiences', { key: account.key, body: { name: 'Faults' } })).body.data;
-  return { ...account, audienceId: audience.id as string };
-}
+const setup = () => accountWithAudience('Faults');
 
 async function expectCountersMatchRecount(accountId: string, audienceId: string, total: number) {
   const recount = await recountAudience(accountId, audienceId);

@@ -6,16 +6,15 @@
 import { TooManyRequestsException } from '@aws-sdk/client-sesv2';
 import { describe, expect, it, vi } from 'vitest';
 import { ses } from '#shared/email/transport.ts';
-import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
 import { createForm, submit } from '../forms/support.ts';
 import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type DynamoFault } from './support.ts';
+import { accountWithAudience } from '../support/arrange.ts';
 
 async function setup() {
-  const { accountId, key } = await createTestAccount();
-  const audienceId = (await request('POST', '/api/audiences', { key, body: { name: 'Sign-ups' } })).body.data.id as string;
+  const { accountId, key, audienceId } = await accountWithAudience('Sign-ups');
   const form = await createForm(key, { audienceId });
   return { accountId, key, audienceId, formId: form.id as string };
 }

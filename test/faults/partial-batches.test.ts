@@ -14,12 +14,9 @@ import { request } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
 import { createSender, sendPlain, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type DynamoFault } from './support.ts';
+import { accountWithAudience } from '../support/arrange.ts';
 
-async function withAudience(name = 'Partial') {
-  const account = await createTestAccount();
-  const audience = (await request('POST', '/api/audiences', { key: account.key, body: { name } })).body.data;
-  return { ...account, audienceId: audience.id as string };
-}
+const withAudience = (name = 'Partial') => accountWithAudience(name);
 
 /**
  * GET /api/audiences straight into its handler, past the contract check of

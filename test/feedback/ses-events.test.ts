@@ -6,6 +6,7 @@ import { sendEmailInput } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, type Sender, sendPlain, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault } from '../faults/support.ts';
+import { createAudience } from '../support/arrange.ts';
 
 // As Lambda runs it: its AWS calls are checked against this function's role (test/support/aws-calls.ts).
 const handler = invokedAs('feedback/ses-events', sesEventsHandler);
@@ -48,9 +49,9 @@ const complaint = (address: string) => ({
 });
 
 async function audienceWith(sender: Sender, address: string) {
-  const audience = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'A' } })).body.data;
-  await request('POST', '/api/contacts', { key: sender.key, body: { email: address, audienceId: audience.id } });
-  return audience.id as string;
+  const audienceId = await createAudience(sender.key, 'A');
+  await request('POST', '/api/contacts', { key: sender.key, body: { email: address, audienceId } });
+  return audienceId;
 }
 /** What a later send to the address answers in `failedEmails`. */
 async function laterSendFailures(sender: Sender, address: string): Promise<unknown> {

@@ -3,6 +3,7 @@ import { email } from '#functions/email/contract.ts';
 import { resolveAttachments } from '#shared/domain/attachments.ts';
 import { request } from '../support/api.ts';
 import { createSender, sendPlain, storedEmails, uniqueAddress, uniqueAddresses } from './support.ts';
+import { createTemplate } from '../support/arrange.ts';
 
 const TRACKING_ID = /^svc_\d{13}_[A-Za-z0-9]+$/;
 
@@ -126,27 +127,23 @@ describe('POST /api/email/send', () => {
 
   it("renders a stored template, with the request subject overriding the template's", async () => {
     const sender = await createSender();
-    const template = await request('POST', '/api/templates', {
-      key: sender.key,
-      body: {
-        name: 'Welcome',
-        subject: 'Welcome {{name}}',
-        components: [
-          { type: 'heading', content: 'Hello {{name}}' },
-          { type: 'text', content: 'Unsubscribe: {{unsubscribeUrl}}' },
-        ],
-      },
+    const template = await createTemplate(sender.key, {
+      name: 'Welcome',
+      subject: 'Welcome {{name}}',
+      components: [
+        { type: 'heading', content: 'Hello {{name}}' },
+        { type: 'text', content: 'Unsubscribe: {{unsubscribeUrl}}' },
+      ],
     });
-    expect(template.status).toBe(201);
     const [ann, bob] = [uniqueAddress('ann'), uniqueAddress('bob')];
 
     const withTemplateSubject = await request('POST', '/api/email/send', {
       key: sender.key,
-      body: { from: sender.from, recipients: [ann], templateId: template.body.data.id, variables: { name: 'Ann' } },
+      body: { from: sender.from, recipients: [ann], templateId: template.id, variables: { name: 'Ann' } },
     });
     const withOwnSubject = await request('POST', '/api/email/send', {
       key: sender.key,
-      body: { from: sender.from, recipients: [bob], templateId: template.body.data.id, subject: 'For {{name}} only', variables: { name: 'Bob' } },
+      body: { from: sender.from, recipients: [bob], templateId: template.id, subject: 'For {{name}} only', variables: { name: 'Bob' } },
     });
 
     expect([withTemplateSubject.status, withOwnSubject.status]).toEqual([200, 200]);

@@ -3,6 +3,7 @@ import { admitOtp } from '#shared/domain/otp-limit.ts';
 import type { Principal } from '#shared/domain/api-keys.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
+import { createTemplate } from '../support/arrange.ts';
 
 function otp(key: string, body: Record<string, unknown>, path = '/api/otp/send') {
   return request('POST', path, { key, body });
@@ -63,13 +64,10 @@ describe('POST /api/otp/send', () => {
 
   it('renders a custom template with code, appName and expiresInMinutes', async () => {
     const sender = await createSender();
-    const template = await request('POST', '/api/templates', {
-      key: sender.key,
-      body: {
-        name: 'OTP',
-        subject: '{{appName}}: {{code}}',
-        components: [{ type: 'text', content: 'Code {{code}} for {{appName}}, valid {{expiresInMinutes}} min' }],
-      },
+    const template = await createTemplate(sender.key, {
+      name: 'OTP',
+      subject: '{{appName}}: {{code}}',
+      components: [{ type: 'text', content: 'Code {{code}} for {{appName}}, valid {{expiresInMinutes}} min' }],
     });
 
     const response = await otp(sender.key, {
@@ -78,7 +76,7 @@ describe('POST /api/otp/send', () => {
       code: '777',
       appName: 'Shop',
       expiresInMinutes: 5,
-      templateId: template.body.data.id,
+      templateId: template.id,
     });
 
     expect(response.status).toBe(200);

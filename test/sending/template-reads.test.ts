@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from '../support/api.ts';
 import { createSender } from './support.ts';
 import { db } from '#shared/data/client.ts';
+import { createTemplate } from '../support/arrange.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -10,16 +11,13 @@ afterEach(() => {
 describe('a templated send to many recipients', () => {
   it('reads the template once, not once per recipient', async () => {
     const sender = await createSender();
-    const template = await request('POST', '/api/templates', {
-      key: sender.key,
-      body: { name: 'Digest', subject: 'Hi {{name}}', components: [{ type: 'text', content: 'Hello {{name}}' }] },
-    });
+    const template = await createTemplate(sender.key, { name: 'Digest', subject: 'Hi {{name}}', components: [{ type: 'text', content: 'Hello {{name}}' }] });
     const recipients = Array.from({ length: 10 }, (_, index) => `reader${index}@${sender.domain}`);
     const sent = vi.spyOn(db, 'send');
 
     const response = await request('POST', '/api/email/send', {
       key: sender.testKey,
-      body: { from: sender.from, recipients, templateId: template.body.data.id, variables: { name: 'Ann' } },
+      body: { from: sender.from, recipients, templateId: template.id, variables: { name: 'Ann' } },
     });
 
     expect(response.status).toBe(200);

@@ -7,12 +7,13 @@
  */
 import { gzipSync, brotliCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestAccount, type TestAccount } from '../support/accounts.ts';
+import { createTestAccount } from '../support/accounts.ts';
 import { request, type ApiResponse } from '../support/api.ts';
 import { createSender, type Sender } from '../sending/support.ts';
 import { createForm, submit } from '../forms/support.ts';
 import { isBookkeeping, recordWrites, type WriteRecorder } from '../fuzz/stored-writes.ts';
 import { MAX_VARIABLE_DEPTH } from '#shared/schemas/common.ts';
+import { accountWithAudience } from '../support/arrange.ts';
 
 let writes: WriteRecorder;
 
@@ -48,11 +49,7 @@ function sendWithVariables(sender: Sender, variables: unknown, extra: Record<str
   });
 }
 
-async function withAudience(): Promise<TestAccount & { audienceId: string }> {
-  const account = await createTestAccount();
-  const { body } = await request('POST', '/api/audiences', { key: account.key, body: { name: 'Hostile' } });
-  return { ...account, audienceId: body.data.id as string };
-}
+const withAudience = () => accountWithAudience('Hostile');
 
 function nested(depth: number): unknown {
   let value: unknown = 'deep';

@@ -1,0 +1,28 @@
+/**
+ * Arrange steps many tests share, made through the API as a client would:
+ * an account with an audience, a stored template. Each answers what the
+ * tests go on with and fails the test at once when the API refuses.
+ */
+import { expect } from 'vitest';
+import { createTestAccount, type TestAccount } from './accounts.ts';
+import { request } from './api.ts';
+
+/** A new audience of the key's account: its id. */
+export async function createAudience(key: string, name = 'Audience'): Promise<string> {
+  const response = await request('POST', '/api/audiences', { key, body: { name } });
+  expect(response.status).toBe(201);
+  return response.body.data.id as string;
+}
+
+/** A fresh account (as `createTestAccount`) with one empty audience: `const { key, audienceId } = await accountWithAudience('Main')`. */
+export async function accountWithAudience(name?: string, options: Parameters<typeof createTestAccount>[0] = {}): Promise<TestAccount & { audienceId: string }> {
+  const account = await createTestAccount(options);
+  return { ...account, audienceId: await createAudience(account.key, name) };
+}
+
+/** A stored template of the key's account, as POST /api/templates answers it in `data`. */
+export async function createTemplate(key: string, body: Record<string, unknown>): Promise<{ id: string } & Record<string, unknown>> {
+  const response = await request('POST', '/api/templates', { key, body });
+  expect(response.status).toBe(201);
+  return response.body.data;
+}
