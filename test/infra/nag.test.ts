@@ -47,7 +47,7 @@ function findings(build: (app: App) => void): string[] {
 describe('cdk-nag', () => {
   it('finds nothing unacknowledged in either regional stack (AwsSolutions and Serverless packs)', () => {
     expect(findings((app) => addRegionalStacks(app))).toEqual([]);
-  });
+  }, 120_000);
 
   it('would report a finding: an unacknowledged queue without TLS enforcement or dead-letter queue', () => {
     const found = findings((app) => new Queue(new Stack(app, 'Probe', { env: { region: 'us-east-1' } }), 'Queue'));
@@ -57,5 +57,5 @@ describe('cdk-nag', () => {
         expect.stringMatching(/^Serverless-SQSRedrivePolicy error Probe\/Queue/),
       ]),
     );
-  });
+  }, 120_000);
 });
