@@ -127,24 +127,20 @@ async function eachBounded<T, R>(items: readonly T[], limit: number, fn: (item: 
  */
 export async function sendEmailBatch(input: EmailBatchInput, context: SendContext): Promise<Idempotent<EmailBatchResult>> {
   const items = input.emails.map(checked);
+  const run = async () => {
+    const results = await eachBounded(items, BATCH_CONCURRENCY, (item) => sendItem(item, input.idempotencyKey, context));
+    // Once, after every item: items charge and give back concurrently, so only a read at the end is the batch's figure.
+    const emailsRemaining = await quotaLeft(await quotaMonth(context.principal.accountId, context.now));
+    if (results.some((result) => result.success)) return { results, emailsRemaining };
+    throw new PostlaneError('ALL_EMAILS_FAILED', `None of the ${results.length} email${results.length === 1 ? '' : 's'} of the batch was sent`, {
+      fields: { results, emailsRemaining },
+    });
+  };
+  // Nothing can be sent: the answer follows from the body alone, so there is nothing for a key to guard (and a refused request writes nothing).
+  if (items.every((item) => 'refused' in item)) return { response: await run(), replayed: false };
   // What "the same batch" means: each item as read (its send body, or its error), never the raw JSON, which may nest too deep to walk.
   const payload = items.map((item) =>
     'refused' in item ? { error: item.refused.code, message: item.refused.message, field: item.refused.details.field } : item.body,
   );
-  return idempotentSend(
-    'email/batch',
-    input,
-    context,
-    async () => {
-      const results = await eachBounded(items, BATCH_CONCURRENCY, (item) => sendItem(item, input.idempotencyKey, context));
-      // Once, after every item: items charge and give back concurrently, so only a read at the end is the batch's figure.
-      const emailsRemaining = await quotaLeft(await quotaMonth(context.principal.accountId, context.now));
-      const sent = results.filter((result) => result.success).length;
-      if (sent > 0) return { results, emailsRemaining };
-      throw new PostlaneError('ALL_EMAILS_FAILED', `None of the ${results.length} email${results.length === 1 ? '' : 's'} of the batch was sent`, {
-        fields: { results, emailsRemaining },
-      });
-    },
-    payload,
-  );
+  return idempotentSend('email/batch', input, context, run, payload);
 }
