@@ -1,9 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ses } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 import { createSender, storedEmails, uniqueAddress, type Sender } from '../sending/support.ts';
 
-afterEach(() => setFaultHook(undefined));
+afterEach(() => {
+  setFaultHook(undefined);
+  vi.restoreAllMocks();
+});
 
 const batch = (key: string, body: unknown) => request('POST', '/api/email/batch', { key, body });
 
@@ -205,6 +210,47 @@ describe('POST /api/email/batch', () => {
 
     expect(response.status).toBe(422);
     expect(response.body.results).toMatchObject([{ index: 0, success: false, error: 'TEMPLATE_NOT_FOUND', field: 'emails[0].templateId' }]);
+  });
+
+  it('sends attachments per item, uploaded ones by id as inline ones', async () => {
+    const sender = await createSender();
+    const bytes = Buffer.from('uploaded file');
+    const upload = await request('POST', '/api/attachments', { key: sender.key, body: { filename: 'up.txt', contentType: 'text/plain', size: bytes.length } });
+    expect((await fetch(upload.body.data.uploadUrl, { method: 'PUT', headers: upload.body.data.headers, body: bytes })).status).toBe(200);
+
+    const response = await batch(sender.key, {
+      emails: [
+        item(sender, 'A', { attachments: [{ id: upload.body.data.id }] }),
+        item(sender, 'B', { attachments: [{ filename: 'inline.txt', content: Buffer.from('inline file').toString('base64') }] }),
+      ],
+    });
+
+    expect(response.status).toBe(200);
+    const stored = await storedEmails(sender.domain);
+    const filesOf = (subject: string) => stored.find((email) => email.subject === subject)!.attachments.map((file) => file.filename);
+    expect([filesOf('A'), filesOf('B')]).toEqual([['up.txt'], ['inline.txt']]);
+  });
+
+  it("answers queued: true for an item's message SES throttled, put on the retry queue", async () => {
+    const sender = await createSender();
+    const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
+    const original = ses.send.bind(ses);
+    // SES's throttling, which the emulator cannot produce on demand.
+    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+      if (command.input.Destination?.ToAddresses?.[0] === slow)
+        throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+      return original(command);
+    }) as typeof ses.send);
+
+    const response = await batch(sender.key, { emails: [item(sender, 'A', { recipients: [ok] }), item(sender, 'B', { recipients: [slow] })] });
+
+    expect(response.status).toBe(200);
+    expect(response.body.results).toMatchObject([
+      { index: 0, success: true, successfulEmails: [{ recipient: ok }] },
+      { index: 1, success: true, successfulEmails: [{ recipient: slow, queued: true }] },
+    ]);
+    const record = await request('GET', `/api/emails/${response.body.results[1].successfulEmails[0].trackingId}`, { key: sender.key });
+    expect(record.body.data).toMatchObject({ to: slow, status: 'queued' });
   });
 
   it('counts once against the rate limit, however many emails it holds', async () => {
