@@ -11,6 +11,9 @@ import { emailBatchBody, emailBatchResultReply, emailSendBody, emailSendResultRe
  */
 const EMAIL_SEND_MAX_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
 
+/** Both endpoints send mail with attachments, inline or uploaded (read by id), so the same Lambda payload limit binds a batch too. */
+const SENDS_ATTACHMENTS = { ...SENDING, attachments: ['read', 'queue'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES } as const;
+
 const sendExample = {
   from: 'Acme <hello@example.com>',
   recipients: ['ada@example.com'],
@@ -23,9 +26,7 @@ export const email = defineArea('email', {
   send: {
     method: 'POST',
     path: '/api/email/send',
-    ...SENDING,
-    attachments: ['read', 'queue'],
-    maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES,
+    ...SENDS_ATTACHMENTS,
     request: { body: emailSendBody },
     responses: { 200: emailSendResultReply },
     errors: [...SEND_ERRORS, 'ATTACHMENT_TOO_LARGE', 'ATTACHMENT_NOT_FOUND', 'ATTACHMENT_NOT_UPLOADED', 'ALL_RECIPIENTS_FAILED'],
@@ -37,10 +38,7 @@ export const email = defineArea('email', {
   batch: {
     method: 'POST',
     path: '/api/email/batch',
-    ...SENDING,
-    attachments: ['read', 'queue'],
-    // One body limit for both: a batch carries attachments as a send does, so the same Lambda payload limit binds.
-    maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES,
+    ...SENDS_ATTACHMENTS,
     request: { body: emailBatchBody },
     responses: { 200: emailBatchResultReply },
     // The send errors come per email, in its result; the request as a whole fails only these ways (and validation, auth, rate limit).
