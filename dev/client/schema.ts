@@ -705,11 +705,11 @@ export interface components {
          */
         BatchEmail: {
             /** @default [] */
-            attachments: components["schemas"]["EmailAttachment"][];
+            attachments?: components["schemas"]["EmailAttachment"][];
             /** @default [] */
-            bcc: string[];
+            bcc?: string[];
             /** @default [] */
-            cc: string[];
+            cc?: string[];
             content?: string;
             from: string;
             recipients: string[];
@@ -717,7 +717,7 @@ export interface components {
             subject?: string;
             templateId?: string;
             /** @default {} */
-            variables: unknown;
+            variables?: unknown;
         };
         /** @description A contact of an audience, with every field. */
         Contact: {
@@ -814,7 +814,7 @@ export interface components {
         EmailAttachment: {
             content: string;
             /** @default application/octet-stream */
-            contentType: string;
+            contentType?: string;
             filename: string;
         } | {
             id: string;

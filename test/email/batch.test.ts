@@ -2,6 +2,7 @@ import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ses } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
+import { apiClient } from '../support/client.ts';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 import { createSender, storedEmails, uniqueAddress, type Sender } from '../sending/support.ts';
 
@@ -82,10 +83,11 @@ describe('POST /api/email/batch', () => {
     expect(await storedEmails(sender.domain)).toEqual([]);
   });
 
-  it('refuses the whole request when emails is missing, not an array, empty or over 100 items, sending nothing', async () => {
+  it('refuses the whole request when the body is not an object or emails is missing, not an array, empty or over 100 items, sending nothing', async () => {
     const sender = await createSender();
 
     const answers = await Promise.all([
+      batch(sender.key, [item(sender, 'A')]),
       batch(sender.key, {}),
       batch(sender.key, { emails: item(sender, 'A') }),
       batch(sender.key, { emails: [] }),
@@ -93,12 +95,13 @@ describe('POST /api/email/batch', () => {
     ]);
 
     expect(answers.map(({ status, body }) => [status, body.error, body.field])).toEqual([
+      [400, 'INVALID_JSON', undefined],
       [400, 'MISSING_REQUIRED_FIELD', 'emails'],
       [422, 'VALIDATION_ERROR', 'emails'],
       [422, 'VALIDATION_ERROR', 'emails'],
       [422, 'VALIDATION_ERROR', 'emails'],
     ]);
-    expect(answers[3]!.body.message).toBe('emails: must hold 1 to 100 emails');
+    expect(answers[4]!.body.message).toBe('emails: must hold 1 to 100 emails');
     expect(await storedEmails(sender.domain)).toEqual([]);
   });
 
@@ -251,6 +254,20 @@ describe('POST /api/email/batch', () => {
     ]);
     const record = await request('GET', `/api/emails/${response.body.results[1].successfulEmails[0].trackingId}`, { key: sender.key });
     expect(record.body.data).toMatchObject({ to: slow, status: 'queued' });
+  });
+
+  it('is typed in the generated client: items as send bodies, results by index', async () => {
+    const sender = await createSender();
+    const api = await apiClient(sender.key);
+    const to = uniqueAddress();
+
+    const { data, error } = await api.POST('/api/email/batch', {
+      body: { emails: [{ from: sender.from, recipients: [to], subject: 'Typed', content: '<p>Typed</p>' }], idempotencyKey: 'typed-1' },
+    });
+
+    expect(error).toBeUndefined();
+    const [result] = data!.results;
+    expect(result!.success && result!.successfulEmails.map((sent) => sent.recipient)).toEqual([to]);
   });
 
   it('counts once against the rate limit, however many emails it holds', async () => {
