@@ -229,6 +229,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/email/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send up to 100 emails in one request
+         * @description Each item of `emails` is a `/api/email/send` body without `idempotencyKey`, validated and sent on its own, up to 10 at a time; `results` has one entry per item, in order, with its `index` and `success` and either the fields of its send result or its error (`error`, `message`, `field` as a path such as `emails[3].recipients[0]`). Each accepted recipient counts against the quota: when it runs out part way, the items still to be charged fail with `QUOTA_EXCEEDED` and those sent stay sent. When no item is accepted the answer is 422 `ALL_EMAILS_FAILED` with the same `results`. The batch counts as one request against the rate limit. With an `idempotencyKey`, a retry with the same body gets the first answer back (header `Idempotent-Replayed: true`); a retry after a batch failed part way sends only the items it had not sent.
+         */
+        post: operations["emailBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/email/send": {
         parameters: {
             query?: never;
@@ -679,6 +699,26 @@ export interface components {
             total: number;
             unsubscribed: number;
         };
+        /**
+         * Batch email
+         * @description Give `content` with a `subject`, or a `templateId` (its subject is used unless `subject` replaces it); not both. `cc` and `bcc` ride on every recipient's message, so together they hold at most 49 addresses (SES takes 50 per message); when the content carries `{{unsubscribeUrl}}` or `{{preferencesUrl}}` each gets a message of its own and each list may hold 50.
+         */
+        BatchEmail: {
+            /** @default [] */
+            attachments?: components["schemas"]["EmailAttachment"][];
+            /** @default [] */
+            bcc?: string[];
+            /** @default [] */
+            cc?: string[];
+            content?: string;
+            from: string;
+            recipients: string[];
+            replyTo?: string;
+            subject?: string;
+            templateId?: string;
+            /** @default {} */
+            variables?: unknown;
+        };
         /** @description A contact of an audience, with every field. */
         Contact: {
             audienceId: string;
@@ -774,7 +814,7 @@ export interface components {
         EmailAttachment: {
             content: string;
             /** @default application/octet-stream */
-            contentType: string;
+            contentType?: string;
             filename: string;
         } | {
             id: string;
@@ -783,7 +823,7 @@ export interface components {
          * @description Every error code the API answers; each operation lists those it can give, by status.
          * @enum {string}
          */
-        ErrorCode: "ALL_RECIPIENTS_FAILED" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_NOT_FOUND" | "EMAIL_NOT_FOUND" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_EMAIL" | "INVALID_JSON" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR";
+        ErrorCode: "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_NOT_FOUND" | "EMAIL_NOT_FOUND" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_EMAIL" | "INVALID_JSON" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR";
         /** @description Every failure. A failed email send also carries the fields of its send result. */
         ErrorEnvelope: {
             error: components["schemas"]["ErrorCode"];
@@ -3338,6 +3378,233 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error?: "DOMAIN_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    emailBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emails": [
+                 *         {
+                 *           "from": "Acme <hello@example.com>",
+                 *           "recipients": [
+                 *             "ada@example.com"
+                 *           ],
+                 *           "subject": "Hello {{firstName}}",
+                 *           "content": "<p>Hi {{firstName}}</p>",
+                 *           "variables": {
+                 *             "firstName": "Ada"
+                 *           }
+                 *         },
+                 *         {
+                 *           "from": "Acme <hello@example.com>",
+                 *           "recipients": [
+                 *             "grace@example.com"
+                 *           ],
+                 *           "subject": "Hello {{firstName}}",
+                 *           "content": "<p>Hi {{firstName}}</p>",
+                 *           "variables": {
+                 *             "firstName": "Grace"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    emails: components["schemas"]["BatchEmail"][];
+                    idempotencyKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Send up to 100 emails in one request */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        emailsRemaining: number;
+                        results: ({
+                            failedEmails: {
+                                error: string;
+                                message: string;
+                                recipient: string;
+                            }[];
+                            index: number;
+                            message: string;
+                            recipientCount: number;
+                            /** @constant */
+                            success: true;
+                            successfulEmails: {
+                                /** @constant */
+                                queued?: true;
+                                recipient: string;
+                                trackingId: string;
+                            }[];
+                        } | {
+                            error: string;
+                            failedEmails?: {
+                                error: string;
+                                message: string;
+                                recipient: string;
+                            }[];
+                            field?: string;
+                            index: number;
+                            message: string;
+                            recipientCount?: number;
+                            retryAfter?: number;
+                            /** @constant */
+                            success: false;
+                            successfulEmails?: {
+                                /** @constant */
+                                queued?: true;
+                                recipient: string;
+                                trackingId: string;
+                            }[];
+                        })[];
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "IDEMPOTENCY_IN_PROGRESS";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR, ALL_EMAILS_FAILED, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR" | "ALL_EMAILS_FAILED" | "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };

@@ -63,6 +63,28 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   RECIPIENT_SUPPRESSED: { message: SUPPRESSED, field: 'to' },
   MESSAGE_REJECTED: { message: 'SES rejected the message: Email address is not verified' },
   ALL_RECIPIENTS_FAILED: { message: 'No recipient could be sent to', fields: failedSend('RECIPIENT_SUPPRESSED', SUPPRESSED) },
+  ALL_EMAILS_FAILED: {
+    message: 'None of the 2 emails of the batch was sent',
+    fields: {
+      results: [
+        {
+          index: 0,
+          success: false,
+          error: 'SENDER_NOT_VERIFIED',
+          message: 'The sender domain example.org is not a verified domain of this account',
+          field: 'emails[0].from',
+        },
+        {
+          index: 1,
+          success: false,
+          error: 'INVALID_EMAIL',
+          message: 'emails[1].recipients[0] must be a valid email address',
+          field: 'emails[1].recipients[0]',
+        },
+      ],
+      emailsRemaining: 49_988,
+    },
+  },
   IDEMPOTENCY_KEY_REUSED: { message: 'This idempotency key was already used with a different request body', field: 'idempotencyKey' },
   IDEMPOTENCY_IN_PROGRESS: { message: 'A request with this idempotency key is still in progress; retry shortly', field: 'idempotencyKey', retryAfter: 1 },
   SES_THROTTLED: { message: 'The sending rate of the SES account was exceeded; send again later' },

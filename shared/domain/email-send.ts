@@ -17,6 +17,9 @@ import {
 /** Email send result (docs/api.md, "Sending email"); `queued: true` on a recipient whose message SES throttled and the retry queue will send later. */
 export type EmailSendResult = Omit<v.InferOutput<typeof emailSendResultReply>, 'success'>;
 
+/** Runs a send's work at most once per idempotency key: see shared/domain/idempotency.ts. */
+export type SendOnce = (run: () => Promise<EmailSendResult>) => Promise<Idempotent<EmailSendResult>>;
+
 function summary(sent: number, total: number): string {
   if (sent === 0) return `The email was not sent to any of the ${total} recipient${total === 1 ? '' : 's'}`;
   return sent === total ? `Email sent to ${total} recipient${total === 1 ? '' : 's'}` : `Email sent to ${sent} of ${total} recipients`;
@@ -62,14 +65,19 @@ function resultOf(report: DeliveryReport, recipientCount: number): EmailSendResu
  * ALL_RECIPIENTS_FAILED (422) carrying the result, or SENDING_PAUSED (503)
  * when SES's sending is paused for the whole deployment. With an
  * `idempotencyKey`, as on the single sends, a retry of the same request gets
- * the first answer back and sends nothing again.
+ * the first answer back and sends nothing again. A batch's item runs `once`
+ * under a key of the batch's (shared/domain/email-batch.ts) instead.
  */
-export async function sendEmail(input: EmailSendInput, context: SendContext): Promise<Idempotent<EmailSendResult>> {
+export async function sendEmail(
+  input: EmailSendInput,
+  context: SendContext,
+  once: SendOnce = (run) => idempotentSend('email/send', input, context, run),
+): Promise<Idempotent<EmailSendResult>> {
   const from = parseMailboxField(input.from, 'from');
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
   const content = contentOf(input);
   const { principal, now } = context;
-  return idempotentSend('email/send', input, context, async () => {
+  return once(async () => {
     const attachments = await resolveAttachments(principal.accountId, input.attachments, now);
     const recipients = [...new Set(input.recipients)];
     let report: DeliveryReport;

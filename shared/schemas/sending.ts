@@ -27,6 +27,8 @@ export const SEND_LIMITS = {
   /** `Name <address>`: a 254-character address and a generous name. */
   mailbox: 320,
   idempotencyKey: 256,
+  /** Emails per POST /api/email/batch, as Resend's batch takes. */
+  batchEmails: 100,
   appName: 100,
   otpCode: 12,
   /** A week: an OTP that lives longer is not one-time in any useful sense. */
@@ -164,13 +166,39 @@ const emailSendFields = strictObject({
  * template is read, so the domain checks it (shared/domain/sending.ts
  * `checkDestinations`); the description states it.
  */
-export const emailSendBody = v.pipe(
-  emailSendFields,
-  ...contentOrTemplate<v.InferOutput<typeof emailSendFields>>(
-    `${CONTENT_OR_TEMPLATE} \`cc\` and \`bcc\` ride on every recipient's message, so together they hold at most ${SEND_LIMITS.destinationsPerMessage - 1} addresses (SES takes ${SEND_LIMITS.destinationsPerMessage} per message); when the content carries \`{{unsubscribeUrl}}\` or \`{{preferencesUrl}}\` each gets a message of its own and each list may hold ${SEND_LIMITS.cc}.`,
-  ),
-);
+const EMAIL_SEND_RULES = `${CONTENT_OR_TEMPLATE} \`cc\` and \`bcc\` ride on every recipient's message, so together they hold at most ${SEND_LIMITS.destinationsPerMessage - 1} addresses (SES takes ${SEND_LIMITS.destinationsPerMessage} per message); when the content carries \`{{unsubscribeUrl}}\` or \`{{preferencesUrl}}\` each gets a message of its own and each list may hold ${SEND_LIMITS.cc}.`;
+export const emailSendBody = v.pipe(emailSendFields, ...contentOrTemplate<v.InferOutput<typeof emailSendFields>>(EMAIL_SEND_RULES));
 export type EmailSendInput = v.InferOutput<typeof emailSendBody>;
+
+// The batch's own key covers its items (shared/domain/email-batch.ts): an item with one of its own is refused as an unknown field.
+const { idempotencyKey: _itemKey, ...emailBatchItemEntries } = emailSendFields.entries;
+const emailBatchItemFields = strictObject(emailBatchItemEntries);
+
+/** One email of POST /api/email/batch: a send body without `idempotencyKey`. */
+export const emailBatchItem = v.pipe(
+  emailBatchItemFields,
+  ...contentOrTemplate<v.InferOutput<typeof emailBatchItemFields>>(EMAIL_SEND_RULES),
+  v.metadata({ title: 'Batch email' }),
+);
+
+/**
+ * Each item is validated on its own by the domain, so a bad one fails alone
+ * (its error in its result) instead of failing the request. Asked without an
+ * input (only the API description's conversion does), it answers the item's
+ * schema, so the document shows what an item must be.
+ */
+const batchEmailSlot = v.lazy((input) => (input === undefined ? emailBatchItem : v.unknown()));
+
+/** POST /api/email/batch: 1 to 100 emails and an optional key for the whole batch. */
+export const emailBatchBody = strictObject({
+  emails: v.pipe(
+    v.array(batchEmailSlot),
+    v.minLength(1, `must hold 1 to ${SEND_LIMITS.batchEmails} emails`),
+    v.maxLength(SEND_LIMITS.batchEmails, `must hold 1 to ${SEND_LIMITS.batchEmails} emails`),
+  ),
+  idempotencyKey,
+});
+export type EmailBatchInput = v.InferOutput<typeof emailBatchBody>;
 
 const otpSendFields = strictObject({
   to: v.optional(emailAddress),
@@ -245,6 +273,35 @@ export const emailSendResultReply = v.strictObject({
   ),
   failedEmails: v.array(v.strictObject({ recipient: v.string(), error: v.string(), message: v.string() })),
   recipientCount: count,
+  emailsRemaining: count,
+});
+
+const { message, successfulEmails, failedEmails, recipientCount } = emailSendResultReply.entries;
+
+/**
+ * One email's outcome in a batch, at its `index`: its send result, or its
+ * error as the send's envelope would carry it (`field` a path into the
+ * batch, a send where every recipient failed with that send's result).
+ */
+export const emailBatchItemResult = v.variant('success', [
+  v.strictObject({ index: count, success: v.literal(true), message, successfulEmails, failedEmails, recipientCount }),
+  v.strictObject({
+    index: count,
+    success: v.literal(false),
+    error: v.string(),
+    message,
+    field: v.optional(v.string()),
+    retryAfter: v.optional(count),
+    successfulEmails: v.optional(successfulEmails),
+    failedEmails: v.optional(failedEmails),
+    recipientCount: v.optional(recipientCount),
+  }),
+]);
+
+/** POST /api/email/batch: one result per email, in order; when none was accepted this is in a 422 ALL_EMAILS_FAILED envelope. */
+export const emailBatchResultReply = v.strictObject({
+  success: v.literal(true),
+  results: v.array(emailBatchItemResult),
   emailsRemaining: count,
 });
 
