@@ -140,6 +140,16 @@ export class Owner {
     });
   }
 
+  /** A webhook endpoint; its URL is never called (the routes only queue deliveries). */
+  webhook(): Promise<{ id: string }> {
+    return this.once('webhook', async () => (await created(this.key, '/api/webhooks', { url: 'http://127.0.0.1:9/owned', events: ['*'] })).data);
+  }
+
+  /** A delivery of the owned webhook: its test event's. */
+  delivery(): Promise<{ id: string }> {
+    return this.once('delivery', async () => (await created(this.key, `/api/webhooks/${(await this.webhook()).id}/test`, undefined)).data);
+  }
+
   /** The signed token of the owned contact's unsubscribe and preference links. */
   token(): Promise<string> {
     return this.once('token', async () => {
@@ -158,15 +168,17 @@ export class Owner {
 
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
-    const [audience, contact, template, domain, email, form] = await Promise.all([
+    const [audience, contact, template, domain, email, form, webhook, delivery] = await Promise.all([
       this.audience(),
       this.contact(),
       this.template(),
       this.domain(),
       this.email(),
       this.form(),
+      this.webhook(),
+      this.delivery(),
     ]);
-    return [audience.id, contact.id, contact.email, template.id, domain.id, this.sender.domain, email.id, form.id, form.slug];
+    return [audience.id, contact.id, contact.email, template.id, domain.id, this.sender.domain, email.id, form.id, form.slug, webhook.id, delivery.id];
   }
 }
 
@@ -193,6 +205,8 @@ export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
   formSlug: async (owner) => ({ value: (await owner.form()).slug }),
   subscriptionToken: async (owner) => ({ value: await owner.token() }),
   confirmationToken: async (owner) => ({ value: await owner.confirmationToken() }),
+  webhook: idOf((owner) => owner.webhook()),
+  delivery: idOf((owner) => owner.delivery()),
 };
 
 type Fixture = (owner: Owner) => Promise<RouteCall>;
