@@ -10,6 +10,7 @@ import { request } from '../support/api.ts';
 import { urlEncoded } from '../fuzz/arbitraries.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
 import { confirmationUrl } from '#shared/domain/confirmation-links.ts';
+import { recordEvent } from '#shared/domain/events.ts';
 import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
 import * as v from 'valibot';
 import { randomBase62 } from '#shared/ids.ts';
@@ -150,6 +151,21 @@ export class Owner {
     return this.once('delivery', async () => (await created(this.key, `/api/webhooks/${(await this.webhook()).id}/test`, undefined)).data);
   }
 
+  /**
+   * An event of the account, recorded through the domain: no route of this
+   * branch produces one yet (sends and contact changes will, issue 18).
+   */
+  event(): Promise<{ id: string }> {
+    return this.once('event', async () => {
+      const { event } = await recordEvent(
+        this.accountId,
+        { type: 'contact.created', data: { email: this.contactEmail }, sourceKey: `owned:${this.accountId}` },
+        Date.now(),
+      );
+      return event;
+    });
+  }
+
   /** The signed token of the owned contact's unsubscribe and preference links. */
   token(): Promise<string> {
     return this.once('token', async () => {
@@ -168,7 +184,7 @@ export class Owner {
 
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
-    const [audience, contact, template, domain, email, form, webhook, delivery] = await Promise.all([
+    const [audience, contact, template, domain, email, form, webhook, delivery, event] = await Promise.all([
       this.audience(),
       this.contact(),
       this.template(),
@@ -177,8 +193,22 @@ export class Owner {
       this.form(),
       this.webhook(),
       this.delivery(),
+      this.event(),
     ]);
-    return [audience.id, contact.id, contact.email, template.id, domain.id, this.sender.domain, email.id, form.id, form.slug, webhook.id, delivery.id];
+    return [
+      audience.id,
+      contact.id,
+      contact.email,
+      template.id,
+      domain.id,
+      this.sender.domain,
+      email.id,
+      form.id,
+      form.slug,
+      webhook.id,
+      delivery.id,
+      event.id,
+    ];
   }
 }
 
