@@ -12,13 +12,30 @@ import { contacts } from './contacts/contract.ts';
 import { domains } from './domains/contract.ts';
 import { email } from './email/contract.ts';
 import { emails } from './emails/contract.ts';
+import { events } from './events/contract.ts';
 import { forms } from './forms/contract.ts';
 import { otp } from './otp/contract.ts';
 import { subscriptions } from './subscriptions/contract.ts';
 import { system } from './system/contract.ts';
 import { templates } from './templates/contract.ts';
 import { transactional } from './transactional/contract.ts';
+import { webhooks } from './webhooks/contract.ts';
 
-export const AREAS = { audiences, contacts, templates, domains, subscriptions, email, attachments, otp, transactional, emails, forms, system } as const;
+export const AREAS = {
+  audiences,
+  contacts,
+  templates,
+  domains,
+  subscriptions,
+  email,
+  attachments,
+  otp,
+  transactional,
+  emails,
+  events,
+  webhooks,
+  forms,
+  system,
+} as const;
 
 export const ROUTES: readonly Endpoint[] = Object.values(AREAS).flatMap((area) => routesOfArea(area));

@@ -11,6 +11,7 @@ import { acknowledgeFindings } from './nag.ts';
 import { SesFeedback } from './feedback.ts';
 import { RetryQueue } from './retry-queue.ts';
 import { PostlaneTable } from './table.ts';
+import { WebhookDelivery } from './webhooks.ts';
 
 /**
  * Where this region's table comes from: `own` creates it here (with replicas in
@@ -49,6 +50,7 @@ export class RegionalStack extends Stack {
   readonly feedback: SesFeedback;
   readonly attachments: AttachmentsBucket;
   readonly retryQueue: RetryQueue;
+  readonly webhooks: WebhookDelivery;
   readonly alarms: PostlaneAlarms;
   readonly customDomain?: CustomDomain;
 
@@ -84,12 +86,15 @@ export class RegionalStack extends Stack {
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
     });
+    // Minimal wiring for the routes that queue deliveries (a test event, a manual
+    // retry); the event fan-out and the retention option come with the stream.
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', { namePrefix: props.namePrefix, table: this.table });
     this.api = new PostlaneApi(this, 'Api', {
       table: this.table,
       secrets: { linkSigning },
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
-      queues: { retry: this.retryQueue.queue },
+      queues: { retry: this.retryQueue.queue, webhooks: this.webhooks.queue },
       protection: props.api,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });

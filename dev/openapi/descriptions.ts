@@ -24,7 +24,12 @@ export const TAG_DESCRIPTIONS: Record<Area, string> = {
   otp: 'One-time codes by email, with a per-recipient window (429 beyond it) and idempotent retries.',
   transactional:
     'One email to one address (receipts, password resets), with idempotent retries; refused only for bounces and complaints, never for an unsubscribe.',
-  emails: 'The records of sent emails and their delivery status.',
+  emails:
+    'The message log: the records of sent emails, their delivery status and their events, newest first with cursor pagination. Kept for the configured retention (30 days by default).',
+  events:
+    'Everything that happened in the account (sends, deliveries, bounces, contact changes, form submissions…) as events `{id, type, createdAt, data}`, the same events webhooks deliver.',
+  webhooks:
+    "Endpoints that receive the account's events as signed POSTs (Standard Webhooks), retried with backoff over about a day; each delivery and its attempts are listed and can be retried.",
   forms: 'Signup forms: managed with a key, viewed and submitted by anyone once published (hosted page, JSON or HTML form post), with double opt-in.',
   system: 'This description and its reference page.',
 };
@@ -42,6 +47,10 @@ export const COMPONENT_DESCRIPTIONS: Record<string, string> = {
   Domain: 'A sending domain with the DNS records to publish.',
   DomainListItem: 'A sending domain as lists show it.',
   Email: 'The record of one sent message (one recipient) and its delivery status.',
+  CursorPagination: 'Where a list that grows without bound goes on: pass `nextCursor` back as `cursor`; null on the last page.',
+  Event: 'One event: its `type` from the catalogue and its `data` (for `email.*` events `emailId`, `to`, `subject`, …).',
+  Webhook: 'A webhook endpoint, without its secret.',
+  Delivery: 'One event delivered to one endpoint: its status and attempts so far.',
   Form: 'A form with its fields, settings and look.',
   FormListItem: 'A form as lists show it, with its hosted address and analytics.',
   PublicForm: 'What a published form shows to anyone: title, fields and look.',

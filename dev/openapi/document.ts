@@ -15,9 +15,11 @@ import { audienceListItemSchema, audienceSchema, audienceStatsSchema } from '#sh
 import { contactListItemSchema, contactSchema } from '#shared/schemas/contacts.ts';
 import { domainListItemSchema, domainSchema } from '#shared/schemas/domains.ts';
 import { emailSchema } from '#shared/schemas/emails.ts';
+import { eventSchema } from '#shared/schemas/events.ts';
 import { formListItemSchema, formSchema, publicFormSchema, submissionRecordSchema } from '#shared/schemas/forms.ts';
-import { pagination } from '#shared/schemas/replies.ts';
+import { cursorPagination, pagination } from '#shared/schemas/replies.ts';
 import { templateListItemSchema, templateSchema } from '#shared/schemas/templates.ts';
+import { deliverySchema, webhookSchema } from '#shared/schemas/webhooks.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { LOCAL_SERVER } from '#shared/http/api-description.ts';
 import { COMPONENT_DESCRIPTIONS, TAG_DESCRIPTIONS, type Area } from './descriptions.ts';
@@ -44,6 +46,10 @@ const NAMED_SCHEMAS = {
   Domain: domainSchema,
   DomainListItem: domainListItemSchema,
   Email: emailSchema,
+  CursorPagination: cursorPagination,
+  Event: eventSchema,
+  Webhook: webhookSchema,
+  Delivery: deliverySchema,
   Form: formSchema,
   FormListItem: formListItemSchema,
   PublicForm: publicFormSchema,

@@ -35,8 +35,9 @@ export interface EmailRecord {
 }
 
 /**
- * One partition per email: records are only ever read by id, and a send of
- * many messages spreads its writes instead of heating one partition.
+ * One partition per email: a record is read by id, and a send of many
+ * messages spreads its writes instead of heating one partition. The message
+ * log reads the indexes (docs/data-model.md, "Message log").
  */
 const emailKey = (accountId: string, emailId: string) => ({ pk: accountScoped(accountId, 'EML', emailId), sk: 'EMAIL' });
 /**
@@ -46,6 +47,25 @@ const emailKey = (accountId: string, emailId: string) => ({ pk: accountScoped(ac
  * the deployment's, and only the feedback reconciliation reads this index.
  */
 const sesMessageIndexKey = (sesMessageId: string) => ({ gsi1pk: `SESMSG#${sesMessageId}`, gsi1sk: 'EMAIL' });
+
+/**
+ * The message log's lists, newest first by id (ids sort by time): gsi2 every
+ * email of the account, gsi3 those to one address. `to` never changes, so its
+ * key is written once; the status changes, so it is a filter, not a key.
+ */
+const emailLogs = {
+  account: (accountId: string) => ({ index: 'gsi2' as const, partition: accountScoped(accountId, 'EMLLOG') }),
+  to: (accountId: string, to: string) => ({ index: 'gsi3' as const, partition: accountScoped(accountId, 'EMLTO', to.toLowerCase()) }),
+};
+
+function logKeys(accountId: string, record: EmailRecord) {
+  return {
+    gsi2pk: emailLogs.account(accountId).partition,
+    gsi2sk: record.emailId,
+    gsi3pk: emailLogs.to(accountId, record.to).partition,
+    gsi3sk: record.emailId,
+  };
+}
 
 function toRecord(item: Record<string, unknown>): EmailRecord {
   return {
@@ -64,10 +84,70 @@ function toRecord(item: Record<string, unknown>): EmailRecord {
 export async function putEmailRecords(accountId: string, records: readonly EmailRecord[]): Promise<void> {
   const requests = records.map((record) => ({
     PutRequest: {
-      Item: { ...emailKey(accountId, record.emailId), ...(record.sesMessageId ? sesMessageIndexKey(record.sesMessageId) : {}), entity: 'email', ...record },
+      Item: {
+        ...emailKey(accountId, record.emailId),
+        ...(record.sesMessageId ? sesMessageIndexKey(record.sesMessageId) : {}),
+        ...logKeys(accountId, record),
+        entity: 'email',
+        ...record,
+      },
     },
   }));
   await batchWriteAll(requests);
+}
+
+export interface EmailLogQuery {
+  /** Only emails to this (lower-cased) address: its own list. */
+  to?: string;
+  /** Filters on the items read; they do not narrow what is read. */
+  status?: EmailStatus;
+  broadcastId?: string;
+  /** Inclusive bounds on the email ids, made from dates with `idBoundAt`. */
+  fromId: string;
+  toId?: string;
+  /** Emails answered at most. */
+  limit: number;
+  /** Items read at most: `limit` without a filter, more with one. */
+  examine: number;
+  startKey?: Record<string, string>;
+}
+
+/**
+ * One page of the message log, newest first: at most `query.examine` items
+ * read, at most `query.limit` answered, and the position after the last one
+ * answered (none at the end of the list).
+ */
+export async function queryEmailLog(accountId: string, query: EmailLogQuery): Promise<{ records: EmailRecord[]; lastKey?: Record<string, string> }> {
+  const { index, partition } = query.to === undefined ? emailLogs.account(accountId) : emailLogs.to(accountId, query.to);
+  const filters = [
+    ...(query.status === undefined ? [] : [['#status', 'status', ':status', query.status]]),
+    ...(query.broadcastId === undefined ? [] : [['#broadcastId', 'broadcastId', ':broadcastId', query.broadcastId]]),
+  ] as const;
+  const response = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: index,
+      KeyConditionExpression: '#pk = :partition AND #sk BETWEEN :from AND :to',
+      ...(filters.length ? { FilterExpression: filters.map(([name, , value]) => `${name} = ${value}`).join(' AND ') } : {}),
+      ExpressionAttributeNames: { '#pk': `${index}pk`, '#sk': `${index}sk`, ...Object.fromEntries(filters.map(([name, attribute]) => [name, attribute])) },
+      ExpressionAttributeValues: {
+        ':partition': partition,
+        ':from': query.fromId,
+        // Past every id: `~` sorts after the base62 alphabet.
+        ':to': query.toId ?? 'eml_~',
+        ...Object.fromEntries(filters.map(([, , value, given]) => [value, given])),
+      },
+      ScanIndexForward: false,
+      Limit: query.examine,
+      ExclusiveStartKey: query.startKey,
+    }),
+  );
+  const items = response.Items ?? [];
+  if (items.length <= query.limit) return { records: items.map(toRecord), lastKey: response.LastEvaluatedKey as Record<string, string> | undefined };
+  // More matched than a page holds: the next page starts after the last one answered.
+  const last = items[query.limit - 1]!;
+  const lastKey = Object.fromEntries(['pk', 'sk', `${index}pk`, `${index}sk`].map((name) => [name, last[name] as string]));
+  return { records: items.slice(0, query.limit).map(toRecord), lastKey };
 }
 
 export async function getEmailRecord(accountId: string, emailId: string): Promise<EmailRecord | undefined> {

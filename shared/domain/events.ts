@@ -6,37 +6,14 @@
 import { eventLists, putEventOnce, queryEvents, type StoredEvent } from '#shared/data/events.ts';
 import { ValidationError } from '#shared/errors.ts';
 import { idAt } from '#shared/ids.ts';
+import type { EventType } from '#shared/model/event-types.ts';
 import { fanOutEvent } from '#shared/webhooks/fan-out.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { retentionExpiry, retentionHorizon } from './retention.ts';
 
-/** The event catalogue (docs/webhooks.md): what `events` of a webhook endpoint and the `type` filter accept. */
-export const EVENT_TYPES = [
-  'email.sent',
-  'email.delivered',
-  'email.delivery_delayed',
-  'email.bounced',
-  'email.complained',
-  'email.rejected',
-  'email.failed',
-  'email.opened',
-  'email.clicked',
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'contact.unsubscribed',
-  'form.submitted',
-  'broadcast.sent',
-  'webhook.disabled',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType, isEventType } from '#shared/model/event-types.ts';
 
 export type PostlaneEvent = StoredEvent;
-
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
-}
 
 export interface EventInput {
   type: EventType;
@@ -93,9 +70,12 @@ async function page(
   now: number,
 ): Promise<EventPage> {
   const horizon = retentionHorizon(now);
+  const fromMs = Math.max(horizon, options.startDate?.getTime() ?? horizon);
+  // A range that ends before retention begins holds nothing (and DynamoDB refuses a reversed BETWEEN).
+  if (options.endDate && options.endDate.getTime() < fromMs) return { events: [], nextCursor: null };
   const { events, lastKey } = await queryEvents({
     ...list,
-    fromMs: Math.max(horizon, options.startDate?.getTime() ?? horizon),
+    fromMs,
     ...(options.endDate ? { toMs: options.endDate.getTime() } : {}),
     newestFirst: options.newestFirst,
     limit: options.limit,

@@ -21,7 +21,7 @@ import {
 } from '#shared/data/forms.ts';
 import { ConflictError, notFound, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
-import { pagination, type Pagination } from '#shared/schemas/common.ts';
+import { instantOf, pagination, type Pagination } from '#shared/schemas/common.ts';
 import {
   FORM_LIMITS,
   SLUG,
@@ -338,8 +338,7 @@ export async function getPublicForm(slug: string, countsView = true): Promise<Pu
 
 /** The inclusive createdAt bounds of a submissions query; a bare date spans its whole UTC day. */
 function createdRange(query: Pick<ListSubmissionsQuery, 'startDate' | 'endDate'>): { from?: string; to?: string } {
-  const instant = (value: string, endOfDay: boolean) =>
-    new Date(value.length === 10 ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value).toISOString();
+  const instant = (value: string, endOfDay: boolean) => instantOf(value, endOfDay).toISOString();
   const range = {
     ...(query.startDate ? { from: instant(query.startDate, false) } : {}),
     ...(query.endDate ? { to: instant(query.endDate, true) } : {}),

@@ -18,23 +18,26 @@ import {
   type DeliveryAttempt,
   type WebhookEndpoint,
 } from '#shared/data/webhooks.ts';
+import type * as v from 'valibot';
 import { notFound, PostlaneError, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
 import { configuredWebhookQueue, enqueueDelivery, type WebhookQueue } from '#shared/webhooks/queue.ts';
 import { deliverEvent } from '#shared/webhooks/fan-out.ts';
+import type { deliverySchema, webhookSchema } from '#shared/schemas/webhooks.ts';
 import { newWebhookSecret } from '#shared/webhooks/signing.ts';
 import { configuredUrlPolicy, resolveWebhookTarget, UnsafeUrlError, type UrlPolicy } from '#shared/webhooks/url-safety.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { isEventType } from './events.ts';
 import { findById } from './lookup.ts';
+import { orNull, pick } from './views.ts';
 
 /** Endpoints per account: every event reads them all, so they stay one small query. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 
 const MAX_DESCRIPTION_LENGTH = 500;
 
-/** What the API answers: everything but the secret. */
-export type Webhook = Omit<WebhookEndpoint, 'secret' | 'failingSince'>;
+/** What the API answers: everything but the secret and the failure run. */
+export type Webhook = v.InferOutput<typeof webhookSchema>;
 
 export interface WebhookInput {
   url: string;
@@ -42,8 +45,8 @@ export interface WebhookInput {
   description?: string;
 }
 
-function publicView({ secret: _secret, failingSince: _failingSince, ...webhook }: WebhookEndpoint): Webhook {
-  return webhook;
+function publicView(endpoint: WebhookEndpoint): Webhook {
+  return { ...pick(endpoint, 'id', 'url', 'events', 'description', 'enabled', 'createdAt', 'updatedAt'), ...orNull(endpoint, 'disabledAt') };
 }
 
 function checkEvents(events: readonly string[]): string[] {
@@ -161,7 +164,7 @@ function queueOrFail(queue: WebhookQueue | undefined): WebhookQueue {
  * a receiver can be checked before enabling it). The event is not in the
  * account's event log: nothing happened but the test.
  */
-export async function sendTestEvent(accountId: string, webhookId: string, now: number, queue = configuredWebhookQueue()): Promise<Delivery> {
+export async function sendTestEvent(accountId: string, webhookId: string, now: number, queue = configuredWebhookQueue()): Promise<DeliveryView> {
   await endpointOf(accountId, webhookId);
   const event = {
     id: newId('evt', now),
@@ -169,13 +172,17 @@ export async function sendTestEvent(accountId: string, webhookId: string, now: n
     createdAt: new Date(now).toISOString(),
     data: { webhookId, message: 'A test event from Postlane' },
   };
-  return deliverEvent(accountId, webhookId, event, queueOrFail(queue), now);
+  return deliveryView(await deliverEvent(accountId, webhookId, event, queueOrFail(queue), now));
 }
 
-export type DeliveryView = Omit<Delivery, 'payload' | 'leaseUntil' | 'expiresAt'>;
+export type DeliveryView = v.InferOutput<typeof deliverySchema>;
 
-function deliveryView({ payload: _payload, leaseUntil: _leaseUntil, expiresAt: _expiresAt, ...delivery }: Delivery): DeliveryView {
-  return delivery;
+/** Named fields, not the item minus some: a stored delivery also carries the worker's bookkeeping (updatedAt, lease). */
+function deliveryView(delivery: Delivery): DeliveryView {
+  return {
+    ...pick(delivery, 'id', 'webhookId', 'eventId', 'eventType', 'status', 'attempts', 'createdAt'),
+    ...orNull(delivery, 'lastStatusCode', 'lastError', 'nextAttemptAt'),
+  };
 }
 
 /** One page of an endpoint's deliveries, newest first, with the cursor of the next (null at the end). */

@@ -17,7 +17,8 @@ export const HTML_PAGE = 'text/html';
  * What a path parameter names, so the test walkers can build a valid call of
  * any route from one owned resource per kind: `{ id: 'contact' }`.
  * `contactEmail`: a contact's address (the lookup also takes its audience in
- * the query); `subscriptionToken`, `confirmationToken`: the signed links' tokens.
+ * the query); `subscriptionToken`, `confirmationToken`: the signed links' tokens;
+ * `delivery`: a delivery of the webhook the route's `id` names.
  */
 export type ResourceKind =
   | 'audience'
@@ -29,7 +30,9 @@ export type ResourceKind =
   | 'form'
   | 'formSlug'
   | 'subscriptionToken'
-  | 'confirmationToken';
+  | 'confirmationToken'
+  | 'webhook'
+  | 'delivery';
 
 export interface RequestSchemas {
   body?: v.GenericSchema;

@@ -36,3 +36,8 @@ export function html(markup: string, status = 200): Reply {
 export function idempotentOk<Response extends object>(result: { response: Response; replayed: boolean }): JsonReply<200, { success: true } & Response> {
   return ok(result.response, result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
 }
+
+/** 200 with one page of a cursor-paged list: `cursorPage('events', events, query.limit, nextCursor)`. */
+export function cursorPage<const N extends string, T>(name: N, items: T[], limit: number, nextCursor: string | null) {
+  return ok({ [name]: items, pagination: { limit, nextCursor } } as { [K in N]: T[] } & { pagination: { limit: number; nextCursor: string | null } });
+}

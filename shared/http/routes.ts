@@ -39,9 +39,11 @@ export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue';
 /**
  * Queues a handler puts messages on; the stack grants sqs:SendMessage on
  * exactly these and names each in the function's environment. `retry`: the
- * throttling retry queue (RETRY_QUEUE_URL), for every handler that sends mail.
+ * throttling retry queue (RETRY_QUEUE_URL), for every handler that sends mail;
+ * `webhooks`: the webhook delivery queue (WEBHOOK_QUEUE_URL), for handlers
+ * that queue a delivery themselves (a test event, a manual retry).
  */
-export type QueueName = 'retry';
+export type QueueName = 'retry' | 'webhooks';
 
 /** Key lookup (BatchGetItem), rate-limit window and last-used stamp (UpdateItem). */
 export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['BatchGetItem', 'UpdateItem'];

@@ -61,6 +61,54 @@ export function paginationQuery(defaultLimit: number, maxLimit: number) {
   };
 }
 
+/**
+ * `limit` (1..max) and `cursor`: the lists that grow without bound (the
+ * message log, webhook deliveries) page by an opaque cursor instead of `page`.
+ */
+export function cursorQuery(defaultLimit: number, maxLimit: number) {
+  return {
+    limit: integerParam(defaultLimit, 1, maxLimit),
+    cursor: v.optional(v.pipe(v.string(), v.nonEmpty(), v.maxLength(2048, 'must be a cursor a previous page returned'))),
+  };
+}
+
+export function isCalendarDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (!match) return false;
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === match[0];
+}
+
+/** An ISO 8601 date or date-time; a date alone means its whole UTC day (start of day for startDate, end for endDate). */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+export const isoDate = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(ISO_8601, 'must be an ISO 8601 date (2026-11-21) or date-time (2026-11-21T16:30:00Z)'),
+  v.check((value) => isCalendarDate(value) && !Number.isNaN(Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value)), 'must be a real date'),
+);
+
+/** An `isoDate` as an instant: a bare date is the first (`endOfDay` false) or last millisecond of its UTC day. */
+export function instantOf(value: string, endOfDay: boolean): Date {
+  return new Date(value.length === 10 ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);
+}
+
+/** `startDate` and `endDate`, inclusive, as instants. */
+export const dateRangeQuery = {
+  startDate: v.optional(
+    v.pipe(
+      isoDate,
+      v.transform((value) => instantOf(value, false)),
+    ),
+  ),
+  endDate: v.optional(
+    v.pipe(
+      isoDate,
+      v.transform((value) => instantOf(value, true)),
+    ),
+  ),
+};
+
 export interface Pagination {
   total: number;
   page: number;

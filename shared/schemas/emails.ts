@@ -1,5 +1,9 @@
 import * as v from 'valibot';
+import { cursorQuery, dateRangeQuery, emailAddress } from './common.ts';
+import { LOG_PAGE } from './events.ts';
 import { nullableText, timestamp } from './replies.ts';
+
+const EMAIL_STATUSES = ['sent', 'failed', 'queued', 'suppressed', 'delivered', 'bounced', 'complained', 'rejected'] as const;
 
 export const emailSchema = v.strictObject({
   id: v.string(),
@@ -11,9 +15,18 @@ export const emailSchema = v.strictObject({
   bcc: v.array(v.string()),
   replyTo: nullableText,
   subject: v.string(),
-  status: v.picklist(['sent', 'failed', 'queued', 'suppressed', 'delivered', 'bounced', 'complained', 'rejected']),
+  status: v.picklist(EMAIL_STATUSES),
   error: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
   sesMessageId: nullableText,
   test: v.boolean(),
   createdAt: timestamp,
 });
+
+export const listEmailsQuery = v.object({
+  status: v.optional(v.picklist(EMAIL_STATUSES, `must be one of ${EMAIL_STATUSES.join(', ')}`)),
+  to: v.optional(emailAddress),
+  broadcastId: v.optional(v.pipe(v.string(), v.regex(/^bro_[0-9A-Za-z]{20}$/, 'must be a broadcast id (bro_…)'))),
+  ...dateRangeQuery,
+  ...cursorQuery(LOG_PAGE.defaultLimit, LOG_PAGE.maxLimit),
+});
+export type ListEmailsQuery = v.InferOutput<typeof listEmailsQuery>;

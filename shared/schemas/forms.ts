@@ -1,5 +1,16 @@
 import * as v from 'valibot';
-import { emailAddress, fieldRule, freeMap, isHeaderSafe, optionalText, paginationQuery, requiredText, strictObject } from './common.ts';
+import {
+  emailAddress,
+  fieldRule,
+  freeMap,
+  isCalendarDate,
+  isHeaderSafe,
+  isoDate,
+  optionalText,
+  paginationQuery,
+  requiredText,
+  strictObject,
+} from './common.ts';
 import { phone } from './contacts.ts';
 import { attachment, decodedBase64Size, mailbox } from './sending.ts';
 import { count, nullableText, timestamp } from './replies.ts';
@@ -182,22 +193,6 @@ export const listFormsQuery = v.object({
 export type ListFormsQuery = v.InferOutput<typeof listFormsQuery>;
 
 /** `2026-02-30` passes a pattern and even Date.parse (which rolls it into March); only a round trip catches it. */
-function isCalendarDate(value: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
-  if (!match) return false;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === match[0];
-}
-
-/** An ISO 8601 date or date-time; a date alone means its whole UTC day (start of day for startDate, end for endDate). */
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/;
-const isoDate = v.pipe(
-  v.string(),
-  v.trim(),
-  v.regex(ISO_8601, 'must be an ISO 8601 date (2026-11-21) or date-time (2026-11-21T16:30:00Z)'),
-  v.check((value) => isCalendarDate(value) && !Number.isNaN(Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value)), 'must be a real date'),
-);
-
 export const listSubmissionsQuery = v.object({
   startDate: v.optional(isoDate),
   endDate: v.optional(isoDate),

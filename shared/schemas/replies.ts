@@ -36,3 +36,17 @@ export function listReply<const N extends string, T extends v.GenericSchema>(nam
 
 /** `{success: true, message}`: a removal. */
 export const deletedReply = v.strictObject({ success: v.literal(true), message: v.string() });
+
+/** Where a cursor-paged list goes on: `nextCursor` is null on its last page. */
+export const cursorPagination = v.strictObject({
+  limit: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  nextCursor: nullableText,
+});
+
+/** `{success: true, <name>: [...], pagination: {limit, nextCursor}}`: one page of a list that grows without bound. */
+export function cursorListReply<const N extends string, T extends v.GenericSchema>(name: N, item: T) {
+  return v.strictObject({ success: v.literal(true), [name]: v.array(item), pagination: cursorPagination } as {
+    success: v.LiteralSchema<true, undefined>;
+    pagination: typeof cursorPagination;
+  } & { [K in N]: v.ArraySchema<T, undefined> });
+}

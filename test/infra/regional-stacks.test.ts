@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/table.ts';
-import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
+import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, type QueueName } from '#shared/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
@@ -36,7 +36,8 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     .filter((fn) => fn.handler === handler)
     .flatMap((fn) => ('ses' in fn ? fn.ses : []));
   const readsSecret = routes.some((route) => route.secrets?.includes('linkSigning') === true);
-  const sendsToRetryQueue = routes.some((route) => route.queues?.includes('retry'));
+  const queueArns: Record<QueueName, string> = { retry: stack.retryQueue.queue.queueArn, webhooks: stack.webhooks.queue.queueArn };
+  const queues = new Set(routes.flatMap((route) => route.queues ?? []));
   const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? route.attachments : [])));
   const { bucket } = stack.attachments;
   return new Set([
@@ -56,7 +57,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
         ]
       : []),
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
-    ...(sendsToRetryQueue ? [pair(stack, 'sqs:SendMessage', stack.retryQueue.queue.queueArn)] : []),
+    ...[...queues].map((queue) => pair(stack, 'sqs:SendMessage', queueArns[queue])),
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
     ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
     ...(attachments.has('queue') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('queued/*'))] : []),
@@ -109,8 +110,8 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('builds exactly one function per handler module, on nodejs22.x arm64 with the table name', () => {
-    // And the retry queue's worker, which test/infra/retry-queue.test.ts checks.
-    expect(functions).toHaveLength(handlers.length + 1);
+    // And the workers of the retry and webhook queues, which test/infra/retry-queue.test.ts and webhooks.test.ts check.
+    expect(functions).toHaveLength(handlers.length + 2);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',

@@ -10,6 +10,7 @@ import { request } from '../support/api.ts';
 import { urlEncoded } from '../fuzz/arbitraries.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
 import { confirmationUrl } from '#shared/domain/confirmation-links.ts';
+import { recordEvent } from '#shared/domain/events.ts';
 import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
 import * as v from 'valibot';
 import { randomBase62 } from '#shared/ids.ts';
@@ -140,6 +141,31 @@ export class Owner {
     });
   }
 
+  /** A webhook endpoint; its URL is never called (the routes only queue deliveries). */
+  webhook(): Promise<{ id: string }> {
+    return this.once('webhook', async () => (await created(this.key, '/api/webhooks', { url: 'http://127.0.0.1:9/owned', events: ['*'] })).data);
+  }
+
+  /** A delivery of the owned webhook: its test event's. */
+  delivery(): Promise<{ id: string }> {
+    return this.once('delivery', async () => (await created(this.key, `/api/webhooks/${(await this.webhook()).id}/test`, undefined)).data);
+  }
+
+  /**
+   * An event of the account, recorded through the domain: no route of this
+   * branch produces one yet (sends and contact changes will, issue 18).
+   */
+  event(): Promise<{ id: string }> {
+    return this.once('event', async () => {
+      const { event } = await recordEvent(
+        this.accountId,
+        { type: 'contact.created', data: { email: this.contactEmail }, sourceKey: `owned:${this.accountId}` },
+        Date.now(),
+      );
+      return event;
+    });
+  }
+
   /** The signed token of the owned contact's unsubscribe and preference links. */
   token(): Promise<string> {
     return this.once('token', async () => {
@@ -158,15 +184,31 @@ export class Owner {
 
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
-    const [audience, contact, template, domain, email, form] = await Promise.all([
+    const [audience, contact, template, domain, email, form, webhook, delivery, event] = await Promise.all([
       this.audience(),
       this.contact(),
       this.template(),
       this.domain(),
       this.email(),
       this.form(),
+      this.webhook(),
+      this.delivery(),
+      this.event(),
     ]);
-    return [audience.id, contact.id, contact.email, template.id, domain.id, this.sender.domain, email.id, form.id, form.slug];
+    return [
+      audience.id,
+      contact.id,
+      contact.email,
+      template.id,
+      domain.id,
+      this.sender.domain,
+      email.id,
+      form.id,
+      form.slug,
+      webhook.id,
+      delivery.id,
+      event.id,
+    ];
   }
 }
 
@@ -193,6 +235,8 @@ export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
   formSlug: async (owner) => ({ value: (await owner.form()).slug }),
   subscriptionToken: async (owner) => ({ value: await owner.token() }),
   confirmationToken: async (owner) => ({ value: await owner.confirmationToken() }),
+  webhook: idOf((owner) => owner.webhook()),
+  delivery: idOf((owner) => owner.delivery()),
 };
 
 type Fixture = (owner: Owner) => Promise<RouteCall>;

@@ -139,8 +139,10 @@ export async function recordAwsCalls(): Promise<void> {
     recordEvery(replicaFor(region).client.middlewareStack, (operation, input) => dynamoActions(operation, input, region !== localRegion()));
   }
   recordEvery(ses.middlewareStack, sesActions);
-  recordEvery(sqs.middlewareStack, (operation, input) =>
-    input.QueueUrl === process.env.RETRY_QUEUE_URL ? [[`sqs:${operation}`, { kind: 'queue', queue: 'retry' }]] : [],
-  );
+  // Read at each call: a test file may name its own webhook queue after this runs (test/webhooks/support.ts).
+  recordEvery(sqs.middlewareStack, (operation, input) => {
+    const queue = input.QueueUrl === process.env.RETRY_QUEUE_URL ? 'retry' : input.QueueUrl === process.env.WEBHOOK_QUEUE_URL ? 'webhooks' : undefined;
+    return queue ? [[`sqs:${operation}`, { kind: 'queue', queue }]] : [];
+  });
   await recordS3();
 }

@@ -13,6 +13,7 @@
 import { domains } from '#functions/domains/contract.ts';
 import { email } from '#functions/email/contract.ts';
 import { ROUTES } from '#functions/routes.ts';
+import type { QueueName } from '#shared/http/routes.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { ofType, resourcesOf, synthesize, type Resources } from '../infra/template.ts';
 
@@ -30,7 +31,7 @@ export type CallResource =
   | { kind: 'configurationSet' }
   | { kind: 'bucket' }
   | { kind: 'object'; key: string }
-  | { kind: 'queue'; queue: 'retry' }
+  | { kind: 'queue'; queue: QueueName }
   | { kind: 'secret'; secret: 'linkSigning' }
   /** An action with no resource-level permissions (SES's account-level suppression list): IAM authorizes it on `*`. */
   | { kind: 'account' };
@@ -56,7 +57,8 @@ export interface Deployment {
   otherRegions: string[];
   tableName: string;
   bucketName: string;
-  retryQueueArn: string;
+  /** Each queue a function may send to, by the name routes declare it with. */
+  queueArns: Record<QueueName, string>;
   configurationSetName: string;
   linkSigningSecretName: string;
   /** The statements of each function's role, by handler module. */
@@ -141,7 +143,7 @@ export function deploymentOf(stack: RegionalStack, resources: Resources, regions
     otherRegions: regions.filter((other) => other !== region),
     tableName: resolve(stack.table.tableName),
     bucketName: resolve(stack.attachments.bucket.bucketName),
-    retryQueueArn: resolve(stack.retryQueue.queue.queueArn),
+    queueArns: { retry: resolve(stack.retryQueue.queue.queueArn), webhooks: resolve(stack.webhooks.queue.queueArn) },
     configurationSetName: resolve(stack.feedback.configurationSet.configurationSetName),
     linkSigningSecretName: linkSigningSecretName(resolve(stack.table.tableName)),
     functions,
@@ -172,7 +174,7 @@ export function arnOf(resource: CallResource, deployment: Deployment): string {
     case 'object':
       return `arn:aws:s3:::${deployment.bucketName}/${resource.key}`;
     case 'queue':
-      return deployment.retryQueueArn;
+      return deployment.queueArns[resource.queue];
     case 'secret':
       return `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${deployment.linkSigningSecretName}-${SECRET_SUFFIX}`;
     case 'account':

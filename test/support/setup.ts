@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, inject, vi } from 'vitest';
 import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
-import { createRetryQueues } from '#dev/local/sqs.ts';
+import { createQueue, createRetryQueues } from '#dev/local/sqs.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 process.env.SES_ENDPOINT = inject('sesEndpoint');
@@ -15,6 +15,8 @@ process.env.TABLE_NAME = inject('tableName');
 process.env.SQS_ENDPOINT = inject('sqsEndpoint');
 // A retry queue per test file: a file's worker must never take another file's throttled messages.
 process.env.RETRY_QUEUE_URL = (await createRetryQueues(inject('sqsEndpoint'), `retry-${randomUUID()}`, MAX_RECEIVES)).queueUrl;
+// And a webhook queue per file, for the same reason; a file that takes its messages names its own first (test/webhooks/support.ts).
+process.env.WEBHOOK_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-${randomUUID()}`);
 process.env.AWS_REGION = 'us-east-1';
 // Links are built from configuration, as deployed: the worker's API server (test/support/api.ts) listens on this port.
 process.env.TEST_API_PORT = String(await freePort());

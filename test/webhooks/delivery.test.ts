@@ -135,7 +135,7 @@ describe('delivery', () => {
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request!.body, request!.headers as Record<string, string>)).toThrow();
     const stored = await getDeliveryWithAttempts(accountId, id, message!.deliveryId, Date.now());
     expect(stored).toMatchObject({ status: 'succeeded', attempts: 1, lastStatusCode: 200 });
-    expect(stored.nextAttemptAt).toBeUndefined();
+    expect(stored.nextAttemptAt).toBeNull();
   });
 
   it('retries a failing receiver on the schedule with the same webhook-id, until it succeeds', async () => {
@@ -306,6 +306,8 @@ describe('deliveries and retries', () => {
       eventType: 'email.bounced',
       status: 'pending',
       attempts: 0,
+      lastStatusCode: null,
+      lastError: null,
       nextAttemptAt: expect.any(String),
       createdAt: expect.any(String),
     });

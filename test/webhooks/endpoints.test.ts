@@ -30,6 +30,7 @@ describe('webhook endpoints', () => {
       events: ['email.bounced', 'contact.created'],
       description: 'CRM',
       enabled: true,
+      disabledAt: null,
       secret: expect.stringMatching(/^whsec_/),
       createdAt: new Date(now).toISOString(),
       updatedAt: new Date(now).toISOString(),
@@ -123,6 +124,6 @@ describe('webhook endpoints', () => {
     await updateWebhook(accountId, id, { enabled: false }, Date.now());
     const enabled = await updateWebhook(accountId, id, { enabled: true }, Date.now());
     expect(enabled.enabled).toBe(true);
-    expect(enabled).not.toHaveProperty('disabledAt');
+    expect(enabled.disabledAt).toBeNull();
   });
 });
