@@ -5,6 +5,7 @@ import {
   deleteTemplate as removeTemplate,
   getTemplate as readTemplate,
   insertTemplate,
+  templateRead,
   listTemplates as readTemplates,
   updateTemplate as writeTemplate,
   type TemplateRecord,
@@ -20,6 +21,7 @@ import type { ListTemplatesQuery } from '#shared/schemas/template-list.ts';
 import type { templateListItemSchema, templateSchema } from '#shared/schemas/templates.ts';
 import type * as v from 'valibot';
 import { findById } from './lookup.ts';
+import type { KeyedRead } from '#shared/data/batches.ts';
 
 export type Template = v.InferOutput<typeof templateSchema>;
 export type TemplateListItem = v.InferOutput<typeof templateListItemSchema>;
@@ -172,6 +174,26 @@ export async function renderStoredTemplate(
 /** A template read once for a send to many recipients; 404 TEMPLATE_NOT_FOUND on `templateId`. */
 export function loadTemplate(accountId: string, templateId: string): Promise<TemplateRecord> {
   return findTemplate(accountId, templateId, 'templateId');
+}
+
+/**
+ * `loadTemplate` as a read the send joins to its others (`readTogether`).
+ * Its result gives the template when called, or throws 404 TEMPLATE_NOT_FOUND
+ * on `templateId` for an unknown id (or one of another kind, never read):
+ * called once the checks that rank before it passed.
+ */
+export function templateLookup(accountId: string, templateId: string): KeyedRead<() => TemplateRecord> {
+  const read = isId('tpl', templateId) ? templateRead(accountId, templateId) : { keys: [], result: () => undefined };
+  return {
+    keys: read.keys,
+    result: (found) => {
+      const record = read.result(found);
+      return () => {
+        if (!record) throw notFound.template({ field: 'templateId' });
+        return record;
+      };
+    },
+  };
 }
 
 /** Renders a template from loadTemplate for one recipient, as renderStoredTemplate does. */
