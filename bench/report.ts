@@ -43,12 +43,13 @@ export function toMarkdown(results: BenchResults): string {
     '#### Functions: bundle and cold init',
     '',
     table(
-      ['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node (median)', 'fastest round', 'modules it never uses'],
+      ['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node (median)', 'as a ratio of bare Node', 'fastest round', 'modules it never uses'],
       results.functions.map((fn) => [
         fn.handler,
         fn.sendsMail ? 'yes' : '',
         `${(fn.bytes / 1024).toFixed(0)} KB`,
         `${ms(fn.initMs)} ms`,
+        `${(fn.initMs / results.bareNodeMs).toFixed(2)}×`,
         `${ms(fn.fastestInitMs)} ms`,
         fn.unused.join(', ') || 'none',
       ]),

@@ -125,7 +125,7 @@ async function main(): Promise<number> {
 
     const budgets = [
       checkLocalStart(localStart.medianMs),
-      ...checkFunctions(functions),
+      ...checkFunctions(functions, cold.bareNodeMs),
       ...checkRoundTrips(requests),
       ...checkScale(scale),
       checkBulkImport(bulkImport.roundTrips),

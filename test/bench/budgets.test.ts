@@ -1,7 +1,7 @@
 /** The benchmark's pure parts: what it flags, how it reads the documented minimums, its cost arithmetic. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkRoundTrips, checkScale, parseFloors } from '../../bench/budgets.ts';
+import { checkFunctions, checkRoundTrips, checkScale, parseFloors } from '../../bench/budgets.ts';
 import { functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
 import { costPerMillion, PRICES } from '../../bench/cost.ts';
 
@@ -43,6 +43,14 @@ describe('round-trip budget', () => {
       { name: 'undocumented', roundTrips: 1, depth: 1, floor: undefined },
     ]);
     expect(results.map((result) => result.ok)).toEqual([true, false, false, false]);
+  });
+});
+
+describe('cold init budget', () => {
+  it('is a ratio of the bare Node start of the same run: 0.5× without mail, 0.7× for functions that send', () => {
+    const fn = (initMs: number, sendsMail: boolean) => ({ handler: `${initMs}`, sendsMail, initMs, unused: [] });
+    const results = checkFunctions([fn(50, false), fn(60, false), fn(70, true), fn(80, true)], 100);
+    expect(results.filter((result) => result.budget === 'cold init').map((result) => result.ok)).toEqual([true, false, true, false]);
   });
 });
 
