@@ -14,6 +14,7 @@ import {
 import { builtinVariables, withBuiltins } from '#shared/email/builtins.ts';
 import { TEMPLATE_STYLE_DEFAULTS } from '#shared/email/components.ts';
 import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail } from '#shared/email/compose.ts';
+import { checkTemplate, TemplateRenderError } from '#shared/templating/renderer.ts';
 import type { TemplateStyles } from '#shared/model/templates.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type { ComponentInput, CreateTemplateInput, TemplateComponent, TemplateStylesInput, UpdateTemplateInput } from '#shared/schemas/templates.ts';
@@ -69,7 +70,31 @@ async function findTemplate(accountId: string, templateId: string, field?: strin
   return record;
 }
 
+/**
+ * Text in the template language is parsed when saved, so a syntax error is a
+ * 422 on the part that has it (`components[2].content`), in the order of the
+ * body. Checked here rather than in the body schema so that only the
+ * functions that save a template bundle the engine.
+ */
+function checkSyntax(input: Pick<UpdateTemplateInput, 'subject' | 'components'>): void {
+  const parts: [string, string][] = input.subject === undefined ? [] : [['subject', input.subject]];
+  for (const [index, component] of (input.components ?? []).entries()) {
+    const at = `components[${index}]`;
+    if (component.type === 'button') parts.push([`${at}.label`, component.label], [`${at}.url`, component.url]);
+    else parts.push([`${at}.content`, component.content]);
+  }
+  for (const [field, source] of parts) {
+    try {
+      checkTemplate(source);
+    } catch (error) {
+      if (!(error instanceof TemplateRenderError)) throw error;
+      throw new ValidationError('VALIDATION_ERROR', `${field}: invalid template syntax: ${error.message}`, field);
+    }
+  }
+}
+
 export async function createTemplate(accountId: string, input: CreateTemplateInput, now: Date): Promise<Template> {
+  checkSyntax(input);
   const record: TemplateRecord = {
     templateId: newId('tpl', now.getTime()),
     name: input.name,
@@ -110,6 +135,7 @@ export async function listTemplates(accountId: string, query: ListTemplatesQuery
 }
 
 export async function updateTemplate(accountId: string, templateId: string, input: UpdateTemplateInput, now: Date): Promise<Template> {
+  checkSyntax(input);
   if (!isId('tpl', templateId)) throw notFound.template();
   const record = await writeTemplate(
     accountId,
