@@ -9,6 +9,14 @@ import { dynamo } from '#shared/data/client.ts';
 export interface DynamoUsage {
   /** Calls to DynamoDB (an SDK retry of one call counts once). */
   roundTrips: number;
+  /**
+   * Sequential depth: the calls that had to wait for another. A call started
+   * while another is in flight runs beside it and adds nothing; one started
+   * when none is adds a step. In AWS the latency is about depth × one call.
+   */
+  depth: number;
+  /** The operations in the order they started (`GetItem`, ...), for reading what a request spent. */
+  operations: string[];
   readUnits: number;
   writeUnits: number;
 }
@@ -28,12 +36,19 @@ const WRITE_OPERATIONS = new Set(['PutItemCommand', 'UpdateItemCommand', 'Delete
  * it consumed, by asking each call for `ReturnConsumedCapacity: TOTAL`.
  */
 export function meterDynamoDb(): DynamoMeter {
-  let usage: DynamoUsage = { roundTrips: 0, readUnits: 0, writeUnits: 0 };
+  const empty = (): DynamoUsage => ({ roundTrips: 0, depth: 0, operations: [], readUnits: 0, writeUnits: 0 });
+  let usage = empty();
+  let inFlight = 0;
   dynamo.middlewareStack.add(
     (next, context) => async (args) => {
       (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
       usage.roundTrips++;
-      const result = await next(args);
+      usage.operations.push((context.commandName ?? '').replace(/Command$/, ''));
+      if (inFlight === 0) usage.depth++;
+      inFlight++;
+      const result = await next(args).finally(() => {
+        inFlight--;
+      });
       const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
       const writes = WRITE_OPERATIONS.has(context.commandName ?? '');
       for (const capacity of [consumed ?? []].flat()) {
@@ -48,9 +63,9 @@ export function meterDynamoDb(): DynamoMeter {
     { step: 'initialize', priority: 'low', name: 'postlaneDynamoMeter' },
   );
   return {
-    usage: () => ({ ...usage }),
+    usage: () => ({ ...usage, operations: [...usage.operations] }),
     reset: () => {
-      usage = { roundTrips: 0, readUnits: 0, writeUnits: 0 };
+      usage = empty();
     },
   };
 }

@@ -6,6 +6,8 @@ import type { Call } from './scenarios.ts';
 
 export interface RequestCost {
   roundTrips: number;
+  /** Sequential steps of DynamoDB calls (bench/dynamo-meter.ts). */
+  depth: number;
   readUnits: number;
   writeUnits: number;
   /** Time of the whole request through the local server, ms. */
@@ -21,13 +23,14 @@ export async function measureOnce(api: string, meter: DynamoMeter, request: Call
   if (reply.status !== request.status) {
     throw new Error(`${request.method} ${request.path}: expected ${request.status}, got ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
   }
-  return { ...meter.usage(), ms };
+  const { roundTrips, depth, readUnits, writeUnits } = meter.usage();
+  return { roundTrips, depth, readUnits, writeUnits, ms };
 }
 
 /** The median of each figure. */
 export function medianCost(samples: readonly RequestCost[]): RequestCost {
   const pick = (figure: keyof RequestCost) => median(samples.map((sample) => sample[figure]));
-  return { roundTrips: pick('roundTrips'), readUnits: pick('readUnits'), writeUnits: pick('writeUnits'), ms: pick('ms') };
+  return { roundTrips: pick('roundTrips'), depth: pick('depth'), readUnits: pick('readUnits'), writeUnits: pick('writeUnits'), ms: pick('ms') };
 }
 
 /**

@@ -1,5 +1,6 @@
 /** The benchmark's results as markdown tables: what `npm run bench` prints and writes to bench/results/latest.md. */
-import type { BudgetResult } from './budgets.ts';
+import type { BudgetResult, Floor } from './budgets.ts';
+import { costPer1000Emails, estimatedLatencyMs, LATENCY, LIST_PRICES_PER_1000, PUBLISHED_P50_MS } from './anchors.ts';
 import type { CostPerMillion, Prices } from './cost.ts';
 import type { LoadResult } from './load.ts';
 import type { LocalStart } from './local-start.ts';
@@ -13,7 +14,7 @@ export interface BenchResults {
   bareNodeMs: number;
   localStart: LocalStart;
   functions: { handler: string; bytes: number; initMs: number; fastestInitMs: number; sendsMail: boolean; unused: string[] }[];
-  requests: ({ name: string; minimum: number | undefined } & RequestCost)[];
+  requests: ({ name: string; floor: Floor | undefined } & RequestCost)[];
   load: LoadResult[];
   scale: ScalePoint[];
   bulkImport: BulkImportCost;
@@ -46,12 +47,13 @@ export function toMarkdown(results: BenchResults): string {
     '',
     section(
       'Functions: bundle and cold init',
-      ['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node (median)', 'fastest round', 'modules it never uses'],
+      ['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node (median)', 'as a ratio of bare Node', 'fastest round', 'modules it never uses'],
       results.functions.map((fn) => [
         fn.handler,
         fn.sendsMail ? 'yes' : '',
         `${(fn.bytes / 1024).toFixed(0)} KB`,
         `${ms(fn.initMs)} ms`,
+        `${(fn.initMs / results.bareNodeMs).toFixed(2)}×`,
         `${ms(fn.fastestInitMs)} ms`,
         fn.unused.join(', ') || 'none',
       ]),
@@ -59,11 +61,12 @@ export function toMarkdown(results: BenchResults): string {
     '',
     section(
       'Requests: DynamoDB round trips and capacity',
-      ['request', 'round trips', 'documented minimum', 'RRU', 'WRU', 'time (local)'],
+      ['request', 'calls', 'depth', 'floor (calls / depth)', 'RRU', 'WRU', 'time (local)'],
       results.requests.map((request) => [
         `\`${request.name}\``,
         request.roundTrips,
-        request.minimum ?? '—',
+        request.depth,
+        request.floor ? `${request.floor.calls} / ${request.floor.depth}` : '—',
         units(request.readUnits),
         units(request.writeUnits),
         `${ms(request.ms)} ms`,
@@ -110,6 +113,8 @@ export function toMarkdown(results: BenchResults): string {
     '',
     `Prices: Lambda arm64 $${results.prices.lambdaPerGbSecond} per GB-s and $${results.prices.lambdaPerMillionRequests} per million requests; DynamoDB on-demand $${results.prices.dynamoPerMillionReadUnits} per million RRU and $${results.prices.dynamoPerMillionWriteUnits} per million WRU; HTTP API $${results.prices.httpApiPerMillionRequests} per million requests. SES ($0.10 per 1,000 emails) and data transfer not included.`,
     '',
+    ...anchors(results),
+    '',
     `#### Budgets (\`npm run bench -- --check\`): ${failed.length === 0 ? `all ${results.budgets.length} met` : `${failed.length} of ${results.budgets.length} not met`}`,
     ...(failed.length === 0
       ? []
@@ -121,4 +126,29 @@ export function toMarkdown(results: BenchResults): string {
           ),
         ]),
   ].join('\n');
+}
+
+/** Estimated latency in AWS per endpoint class beside published p50s, and cost per 1,000 emails beside list prices. */
+function anchors(results: BenchResults): string[] {
+  const send = results.cost.find((row) => row.name.startsWith('send email'));
+  const sends = (name: string) => name.includes('/send');
+  return [
+    '#### Estimated latency in AWS (p50) from the measured depth',
+    '',
+    table(
+      ['endpoint class', 'depth', 'estimated p50'],
+      results.cost.map((row) => {
+        const depth = results.requests.find((request) => request.name === row.request)?.depth;
+        return [row.name, depth ?? '—', depth === undefined ? '—' : `${estimatedLatencyMs(depth, sends(row.request))} ms`];
+      }),
+    ),
+    '',
+    `Per DynamoDB step ${LATENCY.dynamoCallMs} ms (AWS: "single-digit millisecond", the middle taken); SES SendEmail ${LATENCY.sesSendMs} ms (Knock's median for SES, from outside AWS: an upper bound). API Gateway and Lambda overhead not included. Published API p50s (${PUBLISHED_P50_MS.source}): Postmark ${PUBLISHED_P50_MS.postmark} ms, Resend ${PUBLISHED_P50_MS.resend} ms, Amazon SES ${PUBLISHED_P50_MS.ses} ms.`,
+    '',
+    ...(send
+      ? [
+          `All-in AWS cost per 1,000 one-recipient emails: ${dollars(costPer1000Emails(send))} (the send request above plus SES $0.10); list prices per 1,000 (${LIST_PRICES_PER_1000.source}): Resend ${dollars(LIST_PRICES_PER_1000.resend)}, Postmark ${dollars(LIST_PRICES_PER_1000.postmark)}.`,
+        ]
+      : []),
+  ];
 }

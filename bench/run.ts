@@ -16,7 +16,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleAll } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
-import { checkBulkImport, checkFunctions, checkLocalStart, checkRoundTrips, checkScale, parseMinimums } from './budgets.ts';
+import { checkBulkImport, checkFunctions, checkLocalStart, checkRoundTrips, checkScale, parseFloors } from './budgets.ts';
 import { costPerMillion, PRICES } from './cost.ts';
 import { measureLocalStart } from './local-start.ts';
 import { toMarkdown, type BenchResults } from './report.ts';
@@ -88,10 +88,10 @@ async function main(): Promise<number> {
     const api = server.url;
 
     progress('metering a typical request to each endpoint');
-    const minimums = parseMinimums(await readFile('docs/data-model.md', 'utf8'));
+    const floors = parseFloors(await readFile('docs/data-model.md', 'utf8'));
     const requests: BenchResults['requests'] = [];
     for (const scenario of await buildScenarios(api, await createBenchAccount())) {
-      requests.push({ name: scenario.name, minimum: minimums.get(scenario.name), ...(await measureRequest(api, meter, scenario.prepare, REQUEST_RUNS)) });
+      requests.push({ name: scenario.name, floor: floors.get(scenario.name), ...(await measureRequest(api, meter, scenario.prepare, REQUEST_RUNS)) });
     }
 
     progress('scale: loading audiences of 1,000, 10,000 and 100,000 contacts');
@@ -125,7 +125,7 @@ async function main(): Promise<number> {
 
     const budgets = [
       checkLocalStart(localStart.medianMs),
-      ...checkFunctions(functions),
+      ...checkFunctions(functions, cold.bareNodeMs),
       ...checkRoundTrips(requests),
       ...checkScale(scale),
       checkBulkImport(bulkImport.roundTrips),

@@ -1,7 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll } from './batches.ts';
-import { db, queryAll, tableName, updateIf } from './client.ts';
-import { accountKey, toAccount, type AccountRecord } from './accounts.ts';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, queryAll, tableName, updateIf } from './client.ts';
+import type { Plan } from '#shared/model/plans.ts';
 import { optionalStrings, strings } from './attributes.ts';
 
 export type KeyEnvironment = 'live' | 'test';
@@ -19,6 +18,14 @@ export interface ApiKeyRecord {
   revoked: boolean;
   createdAt: string;
   lastUsedAt?: string;
+  /**
+   * The account's plan, copied at creation so the key item alone holds what
+   * a request's check needs; a plan change would have to rewrite it on every
+   * key of the account. Absent on keys made before it was copied.
+   */
+  plan?: Plan;
+  /** The account's quota override, copied with the plan (set only when the account is created). */
+  quotaOverride?: number;
 }
 
 const KEY_PREFIX = 'KEY#';
@@ -32,6 +39,8 @@ function toApiKey(item: Record<string, unknown>): ApiKeyRecord {
     disabled: item.disabled === true,
     revoked: item.revoked === true,
     ...optionalStrings(item, 'lastUsedAt'),
+    ...(typeof item.plan === 'string' ? { plan: item.plan as Plan } : {}),
+    ...(typeof item.quotaOverride === 'number' ? { quotaOverride: item.quotaOverride } : {}),
   };
 }
 
@@ -45,24 +54,23 @@ export async function putApiKey(key: ApiKeyRecord): Promise<void> {
   );
 }
 
-/**
- * The key and its account in one strongly consistent round trip: a key revoked
- * or disabled a moment ago is refused on the very next request.
- */
-export async function getApiKeyWithAccount(accountId: string, keyId: string): Promise<{ key: ApiKeyRecord; account: AccountRecord } | undefined> {
-  const wanted = [apiKeyKey(accountId, keyId), accountKey(accountId)];
-  const items = await batchGetAll(wanted);
-  const keyItem = items.find((item) => item.sk === wanted[0]!.sk);
-  const accountItem = items.find((item) => item.sk === wanted[1]!.sk);
-  return keyItem && accountItem ? { key: toApiKey(keyItem), account: toAccount(accountItem) } : undefined;
-}
-
 export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': accountId, ':prefix': KEY_PREFIX },
   });
   return items.map(toApiKey);
+}
+
+/** Copies the account's plan and quota override onto a key made before keys held them; false when the account has no such key. */
+export function setApiKeyPlan(accountId: string, keyId: string, account: Pick<ApiKeyRecord, 'plan' | 'quotaOverride'>): Promise<boolean> {
+  return updateIf({
+    Key: apiKeyKey(accountId, keyId),
+    UpdateExpression: `SET #plan = :plan${account.quotaOverride === undefined ? '' : ', quotaOverride = :quota'}`,
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#plan': 'plan' },
+    ExpressionAttributeValues: { ':plan': account.plan, ...(account.quotaOverride === undefined ? {} : { ':quota': account.quotaOverride }) },
+  });
 }
 
 /** Sets `disabled` or `revoked`; false when the account has no such key. */
@@ -76,13 +84,168 @@ export function setApiKeyFlag(accountId: string, keyId: string, flag: 'disabled'
   });
 }
 
-/** Records use at most once a minute per key, so a busy key costs no write per request. */
-export async function touchApiKey(accountId: string, keyId: string, now: Date): Promise<void> {
-  const staleBefore = new Date(now.getTime() - 60_000).toISOString();
-  await updateIf({
-    Key: apiKeyKey(accountId, keyId),
-    UpdateExpression: 'SET lastUsedAt = :now',
-    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :staleBefore)',
-    ExpressionAttributeValues: { ':now': now.toISOString(), ':staleBefore': staleBefore },
+/** A plan's request limits, as the key item's windows enforce them. */
+export interface WindowLimits {
+  perSecond: number;
+  /** `null`: no daily cap. */
+  perDay: number | null;
+}
+
+/** What a request must present for its key item to count it: the key's hash, environment and, on full routes, permission. */
+export interface KeyGuard {
+  secretHash: string;
+  env: KeyEnvironment;
+  permission?: KeyPermission;
+}
+
+/**
+ * The outcome of counting one request on its key item. `second`: the epoch
+ * second whose window counted (or refused) it: usually the one of `now`, a
+ * later one when another instance had already opened it.
+ */
+export type KeyUse =
+  | { admitted: true; key: ApiKeyRecord; secondCount: number; second: number }
+  | { admitted: false; refused: 'guard'; key: ApiKeyRecord | undefined }
+  | { admitted: false; refused: 'second' | 'day'; second: number; key: ApiKeyRecord };
+
+/**
+ * The request windows live on the key item (`rateSecond`, `rateSecondCount`,
+ * `rateDay`, `rateDayCount`), so the check of the key, both limits and
+ * last-used are one conditional UpdateItem. An update cannot branch, so each
+ * attempt states which window it expects: the same second (increment), a new
+ * second of the same day, or a new day. The guess comes from the windows this
+ * instance saw last for the key; a wrong guess fails its condition, whose
+ * returned item names the right one for the next attempt.
+ */
+type WindowMove = 'same' | 'second' | 'day';
+
+/** What this instance last saw of each key's windows; only the guess reads it, the condition decides. */
+const seenWindows = new Map<string, { second: number; day: string }>();
+const SEEN_WINDOWS_LIMIT = 10_000;
+
+function remember(keyId: string, second: number, day: string): void {
+  if (seenWindows.size >= SEEN_WINDOWS_LIMIT) seenWindows.clear();
+  seenWindows.set(keyId, { second, day });
+}
+
+/**
+ * `attribute < limit` for the limit of the item's plan: one comparison when
+ * every plan has the same limit, else one branch per plan (`null`: no cap).
+ */
+function underLimit(attribute: string, limits: Partial<Record<Plan, number | null>>, values: Record<string, unknown>): string {
+  const distinct = new Set(Object.values(limits));
+  if (distinct.size === 1) {
+    const [limit] = distinct;
+    if (limit === null) return '';
+    values[`:${attribute}Limit`] = limit;
+    return ` AND ${attribute} < :${attribute}Limit`;
+  }
+  const branches = Object.entries(limits).map(([plan, limit]) => {
+    values[`:plan_${plan}`] = plan;
+    if (limit === null) return `#plan = :plan_${plan}`;
+    values[`:${attribute}_${plan}`] = limit;
+    return `(#plan = :plan_${plan} AND ${attribute} < :${attribute}_${plan})`;
   });
+  return ` AND (${branches.join(' OR ')})`;
+}
+
+const GUARD_NAMES = [
+  ['#hash', 'secretHash'],
+  ['#env', 'env'],
+  ['#revoked', 'revoked'],
+  ['#disabled', 'disabled'],
+  ['#plan', 'plan'],
+  ['#permission', 'permission'],
+] as const;
+
+const WINDOW_UPDATES: Record<WindowMove, string> = {
+  same: 'rateSecondCount = rateSecondCount + :one, rateDayCount = rateDayCount + :one',
+  second: 'rateSecond = :second, rateSecondCount = :one, rateDayCount = rateDayCount + :one',
+  day: 'rateSecond = :second, rateSecondCount = :one, rateDay = :day, rateDayCount = :one',
+};
+
+/** The plain values of an item DynamoDB returned in its wire format (the document client leaves a refused write's item so). */
+function plainItem(wire: Record<string, Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
+  if (!wire) return undefined;
+  return Object.fromEntries(
+    Object.entries(wire).map(([name, value]) => [name, 'N' in value ? Number(value.N) : 'BOOL' in value ? value.BOOL : 'S' in value ? value.S : undefined]),
+  );
+}
+
+/**
+ * Counts one request on the key item, in one conditional UpdateItem (two or
+ * three when another instance moved the windows meanwhile): with a `guard`,
+ * only for an existing key with that hash and environment that is neither
+ * revoked nor disabled (and has `permission`), within the limits of the plan
+ * the item records; it also stamps `lastUsedAt`. DynamoDB serialises writes
+ * to one item, so no two instances can admit past a limit.
+ */
+export async function useApiKey(accountId: string, keyId: string, now: Date, limits: Partial<Record<Plan, WindowLimits>>, guard?: KeyGuard): Promise<KeyUse> {
+  let second = Math.floor(now.getTime() / 1000);
+  let day = now.toISOString().slice(0, 10);
+  const seen = seenWindows.get(keyId);
+  let move: WindowMove = !seen || seen.day < day ? 'day' : seen.day > day || seen.second >= second ? 'same' : 'second';
+  if (seen && move === 'same') ({ second, day } = seen);
+  const perSecond = Object.fromEntries(Object.entries(limits).map(([plan, limit]) => [plan, limit.perSecond]));
+  const perDay = Object.fromEntries(Object.entries(limits).map(([plan, limit]) => [plan, limit.perDay]));
+  let refusedBy: ApiKeyRecord | undefined;
+
+  // Each refusal moves the guess forward (day, then second, then same), so a few rounds cover any interleaving.
+  for (let round = 0; round < 4; round++) {
+    const values: Record<string, unknown> = { ':one': 1, ':second': second, ':day': day, ':now': now.toISOString() };
+    let condition = 'attribute_exists(pk)';
+    if (guard) {
+      condition += ' AND #hash = :hash AND #env = :env AND #revoked = :false AND #disabled = :false AND attribute_exists(#plan)';
+      Object.assign(values, { ':hash': guard.secretHash, ':env': guard.env, ':false': false });
+      if (guard.permission) {
+        condition += ' AND #permission = :permission';
+        values[':permission'] = guard.permission;
+      }
+    }
+    if (move === 'same') condition += ` AND rateSecond = :second AND rateDay = :day${underLimit('rateSecondCount', perSecond, values)}`;
+    if (move === 'second') condition += ' AND rateSecond < :second AND rateDay = :day';
+    if (move !== 'day') condition += underLimit('rateDayCount', perDay, values);
+    else condition += ' AND (attribute_not_exists(rateDay) OR rateDay < :day)';
+    const names = Object.fromEntries(GUARD_NAMES.filter(([placeholder]) => condition.includes(placeholder)));
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: apiKeyKey(accountId, keyId),
+          UpdateExpression: `SET ${WINDOW_UPDATES[move]}, lastUsedAt = :now`,
+          ConditionExpression: condition,
+          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      remember(keyId, second, day);
+      return { admitted: true, key: toApiKey(Attributes!), secondCount: Number(Attributes!.rateSecondCount), second };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const old = plainItem((error as { Item?: Record<string, Record<string, unknown>> }).Item);
+      const key = old ? toApiKey(old) : undefined;
+      refusedBy = key;
+      if (!key || (guard && (key.secretHash !== guard.secretHash || key.env !== guard.env || key.revoked || key.disabled || !key.plan))) {
+        return { admitted: false, refused: 'guard', key };
+      }
+      if (guard?.permission && key.permission !== guard.permission) return { admitted: false, refused: 'guard', key };
+      const oldDay = typeof old!.rateDay === 'string' ? old!.rateDay : '';
+      const oldSecond = typeof old!.rateSecond === 'number' ? old!.rateSecond : 0;
+      // Another instance (a later request, or a clock a little ahead) already opened a newer window: count in it.
+      if (oldDay > day) day = oldDay;
+      if (oldDay === day && oldSecond > second) second = oldSecond;
+      remember(keyId, oldSecond, oldDay);
+      if (oldDay !== day) {
+        move = 'day';
+        continue;
+      }
+      const limit = (key.plan && limits[key.plan]) ?? Object.values(limits)[0]!;
+      if (limit.perDay !== null && Number(old!.rateDayCount) >= limit.perDay) return { admitted: false, refused: 'day', second, key };
+      if (oldSecond === second && Number(old!.rateSecondCount) >= limit.perSecond) return { admitted: false, refused: 'second', second, key };
+      move = oldSecond === second ? 'same' : 'second';
+    }
+  }
+  return { admitted: false, refused: 'second', second, key: refusedBy! };
 }

@@ -39,7 +39,8 @@ export class BatchIncompleteError extends Error {
   }
 }
 
-function chunked<T>(items: readonly T[], size: number): T[][] {
+/** `items` in runs of at most `size`. */
+export function chunked<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
   return chunks;
@@ -68,6 +69,35 @@ export async function batchGetAll(requested: readonly Key[]): Promise<Record<str
     }),
   );
   return results.flat();
+}
+
+/**
+ * Items of several kinds that one request needs by key: `keys` to read, and
+ * `result` making the caller's value from what was found. `readTogether`
+ * serves any number of them with one BatchGetItem.
+ */
+export interface KeyedRead<T> {
+  keys: readonly Key[];
+  result(found: (key: Key) => Record<string, unknown> | undefined): T;
+}
+
+/** `map` of a found item, undefined for none. */
+export function mapFound<T>(item: Record<string, unknown> | undefined, map: (item: Record<string, unknown>) => T): T | undefined {
+  return item ? map(item) : undefined;
+}
+
+type Results<R extends readonly KeyedRead<unknown>[]> = { -readonly [I in keyof R]: R[I] extends KeyedRead<infer T> ? T : never };
+
+/**
+ * The items of every read in one round trip (one BatchGetItem per 100 keys),
+ * strongly consistent, in the home replica of the account they name.
+ * @example const [domain, listed] = await readTogether(domainRead(a, 'example.com'), suppressionsRead(a, emails));
+ */
+export async function readTogether<R extends readonly KeyedRead<unknown>[]>(...reads: R): Promise<Results<R>> {
+  const wanted = reads.flatMap((read) => read.keys);
+  const items = wanted.length === 0 ? [] : await batchGetAll(wanted);
+  const byKey = new Map(items.map((item) => [`${item.pk}\u0000${item.sk}`, item]));
+  return reads.map((read) => read.result((key) => byKey.get(`${key.pk}\u0000${key.sk}`))) as Results<R>;
 }
 
 /** Puts and deletes, 25 per call, calls in parallel; every one applied when it returns. */

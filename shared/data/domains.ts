@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll } from './batches.ts';
+import { batchGetAll, mapFound, type KeyedRead } from './batches.ts';
 import { db, queryAll, tableName, transactWrite, TransactionCancelled, updateReturning, queryPages, putNew } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError } from '#shared/errors.ts';
@@ -48,6 +48,12 @@ function toDomain(item: Record<string, unknown>): DomainRecord {
     ...(token === undefined ? {} : { verificationToken: token }),
     ...(verified && typeof item.verifiedAt === 'string' ? { verifiedAt: item.verifiedAt } : {}),
   };
+}
+
+/** The domain by name, as a read `readTogether` can join to others (the send path reads it with the suppression list). */
+export function domainRead(accountId: string, domain: string): KeyedRead<DomainRecord | undefined> {
+  const key = domainKey(accountId, domain);
+  return { keys: [key], result: (found) => mapFound(found(key), toDomain) };
 }
 
 export async function getDomain(accountId: string, domain: string): Promise<DomainRecord | undefined> {

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll } from './batches.ts';
-import { db, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
+import { chunked } from './batches.ts';
+import { db, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { releaseEmailsItem } from './usage.ts';
 import { optionalStrings, strings } from './attributes.ts';
@@ -80,10 +80,18 @@ function toRecord(item: Record<string, unknown>): EmailRecord {
   };
 }
 
-/** Stores records, 25 per BatchWriteItem, retrying what DynamoDB leaves unprocessed under load. */
+/** Items per TransactWriteItems: DynamoDB's limit. */
+const TRANSACTION_LIMIT = 100;
+
+/**
+ * Stores a send's records in one TransactWriteItems (per 100 items, in
+ * parallel), so what belongs with a record (an event of the change) is
+ * written in the same call and all or nothing with it.
+ */
 export async function putEmailRecords(accountId: string, records: readonly EmailRecord[]): Promise<void> {
-  const requests = records.map((record) => ({
-    PutRequest: {
+  const puts: TransactItems = records.map((record) => ({
+    Put: {
+      TableName: tableName,
       Item: {
         ...emailKey(accountId, record.emailId),
         ...(record.sesMessageId ? sesMessageIndexKey(record.sesMessageId) : {}),
@@ -93,7 +101,7 @@ export async function putEmailRecords(accountId: string, records: readonly Email
       },
     },
   }));
-  await batchWriteAll(requests);
+  await Promise.all(chunked(puts, TRANSACTION_LIMIT).map((chunk) => transactWrite(chunk)));
 }
 
 export interface EmailLogQuery {

@@ -1,10 +1,13 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, tableName } from './client.ts';
 import { accountScoped } from './partition.ts';
+import { useApiKey, type WindowLimits } from './api-keys.ts';
+import { PLANS } from '#shared/model/plans.ts';
 
 /**
- * Fixed-window counters for whatever must be rate limited: an API key's
- * requests, a public form's submissions, one submitter's address. One item per
+ * Fixed-window counters for whatever must be rate limited: a public form's
+ * submissions, one submitter's address (an API key's requests are counted on
+ * the key item itself, shared/data/api-keys.ts `useApiKey`). One item per
  * subject and UTC day holds the current window's count and the day's count, so
  * admitting a request costs a single conditional write. The condition is the
  * limit: DynamoDB serialises writes to one item, so every Lambda instance sees
@@ -15,10 +18,10 @@ import { accountScoped } from './partition.ts';
  */
 const windowKey = (subject: WindowSubject, day: string) => ({ pk: accountScoped(subject.accountId, 'RATE', ...subject.parts, day), sk: 'RATE' });
 
-/** Whose requests a window counts: `{accountId, parts: [keyId]}` for an API key. */
+/** Whose events a window counts. */
 export interface WindowSubject {
   accountId: string;
-  /** Distinct per subject within the account; API key ids (`key_…`) stand alone. */
+  /** Distinct per subject within the account. */
   parts: string[];
 }
 
@@ -98,17 +101,13 @@ export async function consumeWindow(subject: WindowSubject, now: Date, limits: C
   return { admitted: false, exhausted: 'window', window };
 }
 
-export interface WindowLimits {
-  perSecond: number;
-  perDay: number | null;
-}
-
 /** `second`: the epoch second whose window counted (or refused) the request. */
 export type WindowOutcome = { admitted: true; secondCount: number; second: number } | { admitted: false; exhausted: 'second' | 'day'; second: number };
 
-/** Counts one request in the API key's per-second and per-day windows, or reports which limit it would break. */
+/** Counts one request in the API key's per-second and per-day windows, kept on the key item (`useApiKey`), or reports which limit it would break. */
 export async function consumeRequest(accountId: string, keyId: string, now: Date, limits: WindowLimits): Promise<WindowOutcome> {
-  const outcome = await consumeWindow({ accountId, parts: [keyId] }, now, { windowSeconds: 1, perWindow: limits.perSecond, perDay: limits.perDay });
-  if (outcome.admitted) return { admitted: true, secondCount: outcome.windowCount, second: outcome.window };
-  return { admitted: false, exhausted: outcome.exhausted === 'window' ? 'second' : 'day', second: outcome.window };
+  const use = await useApiKey(accountId, keyId, now, Object.fromEntries(PLANS.map((plan) => [plan, limits])));
+  if (use.admitted) return { admitted: true, secondCount: use.secondCount, second: use.second };
+  if (use.refused === 'guard') throw new Error(`No API key ${keyId} in account ${accountId}`);
+  return { admitted: false, exhausted: use.refused, second: use.second };
 }

@@ -4,7 +4,7 @@
  * or complained, or it unsubscribed through a signed link.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetAll } from './batches.ts';
+import { readTogether, type KeyedRead } from './batches.ts';
 import { db, isConditionFailure, tableName, deleteIf } from './client.ts';
 import { accountScoped } from './partition.ts';
 
@@ -44,11 +44,20 @@ export async function getSuppression(accountId: string, email: string): Promise<
   return Item?.reason as SuppressionReason | undefined;
 }
 
+/** The recorded reason of each address that has one, as a read `readTogether` can join to others. */
+export function suppressionsRead(accountId: string, emails: readonly string[]): KeyedRead<Map<string, SuppressionReason>> {
+  const keys = emails.map((email) => suppressionKey(accountId, email));
+  return {
+    keys,
+    result: (found) =>
+      new Map(keys.flatMap((key) => [found(key)].filter((item) => item !== undefined)).map((item) => [item.email as string, item.reason as SuppressionReason])),
+  };
+}
+
 /** The recorded reason of each address that has one: one BatchGetItem per 100 addresses, whatever their number. */
 export async function getSuppressions(accountId: string, emails: readonly string[]): Promise<Map<string, SuppressionReason>> {
-  if (emails.length === 0) return new Map();
-  const items = await batchGetAll(emails.map((email) => suppressionKey(accountId, email)));
-  return new Map(items.map((item) => [item.email as string, item.reason as SuppressionReason]));
+  const [listed] = await readTogether(suppressionsRead(accountId, emails));
+  return listed;
 }
 
 /**

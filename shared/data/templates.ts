@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { mapFound, type KeyedRead } from './batches.ts';
 import { db, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems, putNew } from './client.ts';
 import { accountKey, TEMPLATE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
@@ -73,6 +74,12 @@ export async function insertTemplate(accountId: string, template: TemplateRecord
     putNew({ ...fullKey(accountId, template.templateId), entity: 'template', ...template }),
     templateCountChange(accountId, 1),
   ]);
+}
+
+/** The template, as a read `readTogether` can join to others (the send path reads it with the sender's domain). */
+export function templateRead(accountId: string, templateId: string): KeyedRead<TemplateRecord | undefined> {
+  const key = fullKey(accountId, templateId);
+  return { keys: [key], result: (found) => mapFound(found(key), toTemplate) };
 }
 
 export async function getTemplate(accountId: string, templateId: string): Promise<TemplateRecord | undefined> {

@@ -1,4 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { KeyedRead } from './batches.ts';
 import { db, isConditionFailure, tableName, type TransactItems } from './client.ts';
 
 /**
@@ -8,6 +9,12 @@ import { db, isConditionFailure, tableName, type TransactItems } from './client.
 const usageKey = (accountId: string, period: string) => ({ pk: accountId, sk: `USAGE#${period}` });
 
 /** Emails counted against the quota in one calendar month (`2026-11`). */
+/** The month's emails sent, as a read `readTogether` joins to others (a send by a test key reads it with its checks). */
+export function emailsSentRead(accountId: string, period: string): KeyedRead<number> {
+  const key = usageKey(accountId, period);
+  return { keys: [key], result: (found) => Number(found(key)?.emailsSent ?? 0) };
+}
+
 export async function getEmailsSent(accountId: string, period: string): Promise<number> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: usageKey(accountId, period), ConsistentRead: true }));
   return Number(Item?.emailsSent ?? 0);

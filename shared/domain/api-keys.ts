@@ -2,18 +2,21 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { ID_BODY_LENGTH, newId, randomBase62 } from '#shared/ids.ts';
 import { AuthError } from '#shared/errors.ts';
 import {
-  getApiKeyWithAccount,
   listApiKeys,
   putApiKey,
   setApiKeyFlag,
-  touchApiKey,
+  setApiKeyPlan,
+  useApiKey,
   type ApiKeyRecord,
+  type KeyGuard,
+  type WindowLimits,
   type KeyEnvironment,
   type KeyPermission,
 } from '#shared/data/api-keys.ts';
 import { getAccount } from '#shared/data/accounts.ts';
-import { localRegion, rememberHome, routesToHome, withHome } from '#shared/data/regions.ts';
-import type { Plan } from '#shared/model/plans.ts';
+import { monthlyQuotaOf } from './accounts.ts';
+import { PLAN_LIMITS, type Plan } from '#shared/model/plans.ts';
+import { windowOf, type RateWindow } from './rate-limit.ts';
 
 const SECRET_LENGTH = 32; // ~190 bits: a fast hash is enough, nothing to brute-force
 const KEY_PATTERN = new RegExp(`^svc_(live|test)_([0-9A-Za-z]{${ID_BODY_LENGTH}})([0-9A-Za-z]{${ID_BODY_LENGTH}})[0-9A-Za-z]{${SECRET_LENGTH}}$`);
@@ -25,6 +28,8 @@ export interface Principal {
   env: KeyEnvironment;
   permission: KeyPermission;
   plan: Plan;
+  /** The account's monthly email quota, from the key's copy of plan and override: the send path reads no account. */
+  monthlyQuota?: number;
 }
 
 function hashKey(key: string): string {
@@ -33,7 +38,7 @@ function hashKey(key: string): string {
 
 /**
  * A key names its account and key record (`svc_live_<account><key><secret>`), so
- * authentication is one strongly consistent read keyed under the account.
+ * authentication is one write keyed under the account.
  */
 function parseKey(key: string): { env: KeyEnvironment; accountId: string; keyId: string } | undefined {
   const match = KEY_PATTERN.exec(key);
@@ -69,48 +74,61 @@ export async function createApiKey(
     disabled: false,
     revoked: false,
     createdAt: now.toISOString(),
+    plan: account.plan,
+    ...(account.quotaOverride === undefined ? {} : { quotaOverride: account.quotaOverride }),
   });
   return { id: keyId, key };
 }
 
 const unauthorized = () => new AuthError('UNAUTHORIZED', 'Missing or invalid API key');
 
-/** Resolves an `x-api-key` value to its principal: 401 for missing, unknown or revoked keys, 403 for disabled ones. */
-export async function authenticate(key: string | undefined, now = new Date()): Promise<Principal> {
-  const parsed = key ? parseKey(key) : undefined;
-  if (!key || !parsed) throw unauthorized();
-  const found = await keyAtHome(parsed.accountId, parsed.keyId);
-  if (!found || found.key.revoked || found.key.env !== parsed.env) throw unauthorized();
-  const expected = Buffer.from(found.key.secretHash, 'hex');
-  const given = Buffer.from(hashKey(key), 'hex');
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unauthorized();
-  if (found.key.disabled) throw new AuthError('FORBIDDEN', 'This API key is disabled');
-  if (!found.key.lastUsedAt || now.getTime() - Date.parse(found.key.lastUsedAt) > 60_000) {
-    await touchApiKey(parsed.accountId, parsed.keyId, now);
-  }
-  return {
-    accountId: parsed.accountId,
-    keyId: parsed.keyId,
-    env: found.key.env,
-    permission: found.key.permission,
-    plan: found.account.plan,
-  };
-}
+/** Every plan's limits, for the key item's condition to pick by the plan it records. */
+const LIMITS_BY_PLAN = Object.fromEntries(
+  Object.entries(PLAN_LIMITS).map(([plan, limits]) => [plan, { perSecond: limits.requestsPerSecond, perDay: limits.requestsPerDay }]),
+) as Record<Plan, WindowLimits>;
 
 /**
- * The key as its account's home replica has it, where revoking and disabling
- * are written, so they hold at once in every region. The local replica names
- * the home; when that is another region the key is read again there: one
- * more round trip, only for requests that arrived away from home. A key the
- * local replica does not have yet (or, with independent regions, at all) is unknown.
+ * Resolves an `x-api-key` value to its principal and counts the request
+ * against the key's plan limits, in one conditional write of the key item
+ * (shared/data/api-keys.ts `useApiKey`): 401 for missing, unknown or revoked
+ * keys, 403 for disabled ones and for a sending key on a route that needs
+ * `full`, 429 past either limit. Writes go to the account's home replica,
+ * where revoking and disabling are written, so they hold at once in every region.
  */
-async function keyAtHome(accountId: string, keyId: string): Promise<Awaited<ReturnType<typeof getApiKeyWithAccount>>> {
-  const local = localRegion();
-  const found = await withHome(accountId, local, () => getApiKeyWithAccount(accountId, keyId));
-  if (!found) return undefined;
-  const home = routesToHome() ? found.account.region : local;
-  rememberHome(accountId, home);
-  return home === local ? found : withHome(accountId, home, () => getApiKeyWithAccount(accountId, keyId));
+export async function authenticate(
+  key: string | undefined,
+  now = new Date(),
+  permission?: KeyPermission,
+): Promise<{ principal: Principal; window: RateWindow }> {
+  const parsed = key ? parseKey(key) : undefined;
+  if (!key || !parsed) throw unauthorized();
+  const guard = { secretHash: hashKey(key), env: parsed.env, ...(permission === 'full' ? { permission } : {}) };
+  let use = await useApiKey(parsed.accountId, parsed.keyId, now, LIMITS_BY_PLAN, guard);
+  if (!use.admitted && use.refused === 'guard' && use.key && !use.key.plan && (await copyPlan(use.key))) {
+    use = await useApiKey(parsed.accountId, parsed.keyId, now, LIMITS_BY_PLAN, guard);
+  }
+  if (!use.admitted && use.refused === 'guard') throw refusal(use.key, guard);
+  const plan = use.key.plan!;
+  const monthlyQuota = monthlyQuotaOf({ plan, ...(use.key.quotaOverride === undefined ? {} : { quotaOverride: use.key.quotaOverride }) });
+  const window = windowOf(use.admitted ? use : { admitted: false, exhausted: use.refused, second: use.second }, plan, now);
+  return { principal: { accountId: parsed.accountId, keyId: parsed.keyId, env: use.key.env, permission: use.key.permission, plan, monthlyQuota }, window };
+}
+
+/** Why the key item refused the request, checked in the order the answers rank: unknown (401), disabled (403), not allowed here (403). */
+function refusal(found: ApiKeyRecord | undefined, guard: KeyGuard): AuthError {
+  if (!found || found.revoked || found.env !== guard.env) return unauthorized();
+  const expected = Buffer.from(found.secretHash, 'hex');
+  const given = Buffer.from(guard.secretHash, 'hex');
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return unauthorized();
+  if (found.disabled) return new AuthError('FORBIDDEN', 'This API key is disabled');
+  if (guard.permission && found.permission !== guard.permission) return new AuthError('FORBIDDEN', 'This API key may only send email');
+  return unauthorized();
+}
+
+/** Keys made before they held their account's plan get it on first use: one read and one write, once per key. */
+async function copyPlan(found: ApiKeyRecord): Promise<boolean> {
+  const account = await getAccount(found.accountId, { consistent: true });
+  return account !== undefined && (await setApiKeyPlan(found.accountId, found.keyId, account));
 }
 
 export type KeySummary = Pick<ApiKeyRecord, 'name' | 'env' | 'permission' | 'disabled' | 'revoked' | 'createdAt'> & {

@@ -34,6 +34,12 @@ export async function quotaMonth(accountId: string, now: Date): Promise<QuotaMon
   return { accountId, quota: monthlyQuotaOf(account), period: quotaPeriod(now) };
 }
 
+/** The month's quota for a caller: a key's copy of it when it has one (no read), else the account's. */
+export function quotaMonthFor(principal: { accountId: string; monthlyQuota?: number | undefined }, now: Date): Promise<QuotaMonth> {
+  if (principal.monthlyQuota === undefined) return quotaMonth(principal.accountId, now);
+  return Promise.resolve({ accountId: principal.accountId, quota: principal.monthlyQuota, period: quotaPeriod(now) });
+}
+
 export function remaining(month: QuotaMonth, emailsSent: number): number {
   return Math.max(0, month.quota - emailsSent);
 }

@@ -1,6 +1,6 @@
 import { RateLimitError } from '#shared/errors.ts';
-import { consumeRequest } from '#shared/data/rate-limits.ts';
-import { PLAN_LIMITS } from '#shared/model/plans.ts';
+import { consumeRequest, type WindowOutcome } from '#shared/data/rate-limits.ts';
+import { PLAN_LIMITS, type Plan } from '#shared/model/plans.ts';
 import type { Principal } from './api-keys.ts';
 
 /** What the X-RateLimit-* headers report: the per-second window. */
@@ -21,13 +21,9 @@ export class RateLimitExceeded extends RateLimitError {
   }
 }
 
-/** Counts a request against its key's plan limits (docs/api.md, "Rate limits"); throws RateLimitExceeded past either. */
-export async function admitRequest(principal: Principal, now = new Date()): Promise<RateWindow> {
-  const limits = PLAN_LIMITS[principal.plan];
-  const outcome = await consumeRequest(principal.accountId, principal.keyId, now, {
-    perSecond: limits.requestsPerSecond,
-    perDay: limits.requestsPerDay,
-  });
+/** The window a counted request reports, or RateLimitExceeded naming the limit it broke (docs/api.md, "Rate limits"). */
+export function windowOf(outcome: WindowOutcome, plan: Plan, now: Date): RateWindow {
+  const limits = PLAN_LIMITS[plan];
   // The window that counted it, which may have opened after `now` was read on this instance.
   const nextSecond = outcome.second + 1;
   if (outcome.admitted) {
@@ -48,4 +44,14 @@ export async function admitRequest(principal: Principal, now = new Date()): Prom
     Math.max(1, Math.ceil(nextSecond - now.getTime() / 1000)),
     { limit: limits.requestsPerSecond, remaining: 0, reset: nextSecond },
   );
+}
+
+/**
+ * Counts a request against its key's plan limits without checking the key
+ * (the request path counts inside `authenticate`); throws RateLimitExceeded past either.
+ */
+export async function admitRequest(principal: Principal, now = new Date()): Promise<RateWindow> {
+  const limits = PLAN_LIMITS[principal.plan];
+  const outcome = await consumeRequest(principal.accountId, principal.keyId, now, { perSecond: limits.requestsPerSecond, perDay: limits.requestsPerDay });
+  return windowOf(outcome, principal.plan, now);
 }

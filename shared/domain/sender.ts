@@ -3,7 +3,8 @@
  * sending.ts so that functions which only check a sender (form create and
  * update) do not bundle the mail transport and the template engine.
  */
-import { earliestVerifiedDomain, getDomain } from '#shared/data/domains.ts';
+import { domainRead, earliestVerifiedDomain, getDomain, type DomainRecord } from '#shared/data/domains.ts';
+import type { KeyedRead } from '#shared/data/batches.ts';
 import { domainOf, parseMailbox, type Mailbox } from '#shared/email/address.ts';
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
 
@@ -16,10 +17,18 @@ export function parseMailboxField(value: string, field: string): Mailbox {
 
 /** SENDER_NOT_VERIFIED on `field` unless the sender's domain is a verified domain of the account. */
 export async function ensureVerifiedSender(accountId: string, from: Mailbox, field = 'from'): Promise<void> {
-  const domain = domainOf(from.address);
-  const record = await getDomain(accountId, domain);
+  checkVerifiedSender(await getDomain(accountId, domainOf(from.address)), from, field);
+}
+
+/** The read of the sender's domain, for a caller that joins it to its other reads (`readTogether`); `checkVerifiedSender` judges it. */
+export function senderDomainRead(accountId: string, from: Mailbox): KeyedRead<DomainRecord | undefined> {
+  return domainRead(accountId, domainOf(from.address));
+}
+
+/** SENDER_NOT_VERIFIED on `field` unless `record`, the domain of `from` as the account has it, is verified. */
+export function checkVerifiedSender(record: DomainRecord | undefined, from: Mailbox, field = 'from'): void {
   if (!record?.verified) {
-    throw new PostlaneError('SENDER_NOT_VERIFIED', `The sender domain ${domain} is not a verified domain of this account`, { field });
+    throw new PostlaneError('SENDER_NOT_VERIFIED', `The sender domain ${domainOf(from.address)} is not a verified domain of this account`, { field });
   }
 }
 

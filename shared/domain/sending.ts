@@ -16,7 +16,9 @@
 import { newId } from '#shared/ids.ts';
 import { findContactsByEmail } from '#shared/data/contacts.ts';
 import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/data/emails.ts';
-import { getSuppressions } from '#shared/data/suppressions.ts';
+import { suppressionsRead } from '#shared/data/suppressions.ts';
+import { emailsSentRead } from '#shared/data/usage.ts';
+import { quotaPeriod } from './accounts.ts';
 import { formatMailbox, type Mailbox } from '#shared/email/address.ts';
 import { sendConcurrency } from '#shared/email/attachment-budget.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
@@ -35,11 +37,13 @@ import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { EffectCommittedError } from './idempotency.ts';
-import { ensureVerifiedSender } from './sender.ts';
-import { quotaLeft, quotaMonth, releaseQuota, reserveQuota, type QuotaMonth } from './quota.ts';
+import { checkVerifiedSender, senderDomainRead } from './sender.ts';
+import { quotaLeft, quotaMonthFor, releaseQuota, remaining, reserveQuota, type QuotaMonth } from './quota.ts';
 import { enqueueRetries, QUEUE_REFUSED, queueBodyFor, type PendingRetry } from './retry.ts';
 import { subscriptionLinks } from './subscription-links.ts';
-import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templates.ts';
+import { renderInlineContent, renderLoadedTemplate, templateLookup } from './templates.ts';
+import type { TemplateRecord } from '#shared/data/templates.ts';
+import { readTogether, type KeyedRead } from '#shared/data/batches.ts';
 
 export interface SendContext {
   principal: Principal;
@@ -51,7 +55,7 @@ export interface SendContext {
  * test key. Public forms deliver as their account, live, with no key at all.
  */
 export interface DeliveryContext extends Omit<SendContext, 'principal'> {
-  principal: Pick<Principal, 'accountId' | 'env'>;
+  principal: Pick<Principal, 'accountId' | 'env'> & Partial<Pick<Principal, 'monthlyQuota'>>;
 }
 
 /** The sender's own HTML, or a stored template (whose subject the request may replace). */
@@ -152,20 +156,44 @@ interface Draft {
   copyOf?: 'cc' | 'bcc';
 }
 
-type LoadedTemplate = Awaited<ReturnType<typeof loadTemplate>>;
+type LoadedTemplate = TemplateRecord;
+
+/**
+ * What a send reads before it sends, in one wave: the contacts of each
+ * address (a query each, in parallel) beside one batch read of the sender's
+ * domain, the account's suppression list for the addresses, the template,
+ * and with `usagePeriod` (a send that charges nothing: a test key's) the
+ * month's emails sent. Then the sender is checked, before the template.
+ */
+async function readForSend(delivery: Delivery, addresses: readonly string[], accountId: string, usagePeriod: string | undefined) {
+  const normalised = addresses.map((address) => address.toLowerCase());
+  const [memberships, [domain, listed, template, emailsSent]] = await Promise.all([
+    Promise.all(normalised.map((address) => findContactsByEmail(accountId, address))),
+    readTogether(
+      senderDomainRead(accountId, delivery.from),
+      suppressionsRead(accountId, normalised),
+      'templateId' in delivery.content ? templateLookup(accountId, delivery.content.templateId) : NO_TEMPLATE,
+      usagePeriod === undefined ? NOT_READ : emailsSentRead(accountId, usagePeriod),
+    ),
+  ]);
+  checkVerifiedSender(domain, delivery.from);
+  return { suppressed: suppressionsOf(addresses, normalised, memberships, listed, delivery.suppressWhen), template: template(), emailsSent };
+}
+
+const NO_TEMPLATE: KeyedRead<() => undefined> = { keys: [], result: () => () => undefined };
+const NOT_READ: KeyedRead<undefined> = { keys: [], result: () => undefined };
 
 /**
  * The status that keeps each address from being sent to, for those that have
- * one: its contacts' statuses in every audience and the account's suppression
- * list. One wave of reads for all addresses (a query each, in parallel, and
- * one batch read of the list), however many there are.
+ * one: its contacts' statuses in every audience and the account's suppression list.
  */
-async function suppressionsOf(accountId: string, addresses: readonly string[], suppressWhen: readonly ContactStatus[]): Promise<Map<string, ContactStatus>> {
-  const normalised = addresses.map((address) => address.toLowerCase());
-  const [memberships, listed] = await Promise.all([
-    Promise.all(normalised.map((address) => findContactsByEmail(accountId, address))),
-    getSuppressions(accountId, normalised),
-  ]);
+function suppressionsOf(
+  addresses: readonly string[],
+  normalised: readonly string[],
+  memberships: readonly { status: ContactStatus }[][],
+  listed: ReadonlyMap<string, ContactStatus>,
+  suppressWhen: readonly ContactStatus[],
+): Map<string, ContactStatus> {
   const suppressed = new Map<string, ContactStatus>();
   addresses.forEach((address, index) => {
     const reason = listed.get(normalised[index]!);
@@ -350,13 +378,11 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   // Ids are made before any await, so they grow in recipient order, then cc and bcc order.
   const emailIds = delivery.recipients.map(() => newId('eml', now.getTime()));
   const copies = copyAddresses(delivery, now);
-  const [month, suppressed] = await Promise.all([
-    quotaMonth(principal.accountId, now),
-    suppressionsOf(principal.accountId, [...delivery.recipients, ...copies.map((copy) => copy.address)], delivery.suppressWhen),
-    ensureVerifiedSender(principal.accountId, delivery.from),
+  const live = principal.env === 'live';
+  const [month, { suppressed, template, emailsSent }] = await Promise.all([
+    quotaMonthFor(principal, now),
+    readForSend(delivery, [...delivery.recipients, ...copies.map((copy) => copy.address)], principal.accountId, live ? undefined : quotaPeriod(now)),
   ]);
-  // One read of the template for the whole send, not one per recipient.
-  const template = 'templateId' in delivery.content ? await loadTemplate(context.principal.accountId, delivery.content.templateId) : undefined;
   const drafts = await Promise.all(
     delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, suppressed.get(recipient), context)),
   );
@@ -364,14 +390,10 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const reported = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address, suppressed.get(copy.address)!));
   const kept = copies.filter((copy) => !suppressed.has(copy.address));
   const copyDrafts = await placeCopies(delivery, template, drafts, deliverable.length > 0 ? kept : [], suppressed, context);
-  if (delivery.admit) {
-    for (const message of deliverable) await delivery.admit(message.recipient);
-  }
 
-  const live = principal.env === 'live';
   // One email counts per message to a recipient; cc and bcc copies, riding along or of their own, do not count extra (docs/api.md, "Quota").
   const charged = deliverable.length;
-  let emailsRemaining = live && charged > 0 ? await reserveQuota(month, charged) : undefined;
+  let emailsRemaining = await admitAndReserve(delivery, deliverable, live && charged > 0 ? month : undefined, charged);
   const outcomes = new Map<Draft, Sent>();
   const sendAll = async (messages: readonly Draft[]) => {
     const sent = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) =>
@@ -386,7 +408,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   const unsent = deliverable.filter((message) => !isAccepted(outcomes.get(message)!)).length;
   // From here on messages may have left: nothing but the records' own write may fail the request (see UnrecordedDeliveryError).
   if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent).catch(keepCharge(principal.accountId, unsent, emailsRemaining));
-  emailsRemaining ??= await quotaLeft(month);
+  emailsRemaining ??= emailsSent === undefined ? await quotaLeft(month) : remaining(month, emailsSent);
 
   const recorded = [...drafts, ...copiesSent];
   const messages = recorded.map((message) => resultOf(message, outcomes.get(message)));
@@ -441,6 +463,25 @@ async function placeCopies(
   const riding = { cc: delivery.cc.filter((address) => !suppressed.has(address)), bcc: delivery.bcc.filter((address) => !suppressed.has(address)) };
   for (const message of drafts) Object.assign(message, riding);
   return [];
+}
+
+/**
+ * The per-recipient windows (`admit`, OTP) and the quota charge, side by
+ * side: neither reads what the other writes. A refusal by a window ranks
+ * first, as if it had been checked alone, and gives the charge back.
+ */
+async function admitAndReserve(delivery: Delivery, deliverable: readonly Draft[], month: QuotaMonth | undefined, charged: number): Promise<number | undefined> {
+  const admit = delivery.admit;
+  const [admission, reservation] = await Promise.allSettled([
+    admit ? Promise.all(deliverable.map((message) => admit(message.recipient))) : undefined,
+    month ? reserveQuota(month, charged) : undefined,
+  ]);
+  if (admission.status === 'rejected') {
+    if (month && reservation.status === 'fulfilled') await releaseQuota(month, charged).catch(keepCharge(month.accountId, charged, undefined));
+    throw admission.reason;
+  }
+  if (reservation.status === 'rejected') throw reservation.reason;
+  return reservation.value;
 }
 
 /** The month a message's email was charged to: none for a cc or bcc copy (docs/api.md, "Quota": copies do not count extra). */

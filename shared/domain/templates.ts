@@ -5,6 +5,7 @@ import {
   deleteTemplate as removeTemplate,
   getTemplate as readTemplate,
   insertTemplate,
+  templateRead,
   listTemplates as readTemplates,
   updateTemplate as writeTemplate,
   type TemplateRecord,
@@ -13,6 +14,7 @@ import {
 import { builtinVariables, withBuiltins } from '#shared/email/builtins.ts';
 import { TEMPLATE_STYLE_DEFAULTS } from '#shared/email/components.ts';
 import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail } from '#shared/email/compose.ts';
+import { checkTemplate, TemplateRenderError } from '#shared/templating/renderer.ts';
 import type { TemplateStyles } from '#shared/model/templates.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type { ComponentInput, CreateTemplateInput, TemplateComponent, TemplateStylesInput, UpdateTemplateInput } from '#shared/schemas/templates.ts';
@@ -20,6 +22,7 @@ import type { ListTemplatesQuery } from '#shared/schemas/template-list.ts';
 import type { templateListItemSchema, templateSchema } from '#shared/schemas/templates.ts';
 import type * as v from 'valibot';
 import { findById } from './lookup.ts';
+import type { KeyedRead } from '#shared/data/batches.ts';
 
 export type Template = v.InferOutput<typeof templateSchema>;
 export type TemplateListItem = v.InferOutput<typeof templateListItemSchema>;
@@ -67,7 +70,31 @@ async function findTemplate(accountId: string, templateId: string, field?: strin
   return record;
 }
 
+/**
+ * Text in the template language is parsed when saved, so a syntax error is a
+ * 422 on the part that has it (`components[2].content`), in the order of the
+ * body. Checked here rather than in the body schema so that only the
+ * functions that save a template bundle the engine.
+ */
+function checkSyntax(input: Pick<UpdateTemplateInput, 'subject' | 'components'>): void {
+  const parts: [string, string][] = input.subject === undefined ? [] : [['subject', input.subject]];
+  for (const [index, component] of (input.components ?? []).entries()) {
+    const at = `components[${index}]`;
+    if (component.type === 'button') parts.push([`${at}.label`, component.label], [`${at}.url`, component.url]);
+    else parts.push([`${at}.content`, component.content]);
+  }
+  for (const [field, source] of parts) {
+    try {
+      checkTemplate(source);
+    } catch (error) {
+      if (!(error instanceof TemplateRenderError)) throw error;
+      throw new ValidationError('VALIDATION_ERROR', `${field}: invalid template syntax: ${error.message}`, field);
+    }
+  }
+}
+
 export async function createTemplate(accountId: string, input: CreateTemplateInput, now: Date): Promise<Template> {
+  checkSyntax(input);
   const record: TemplateRecord = {
     templateId: newId('tpl', now.getTime()),
     name: input.name,
@@ -108,6 +135,7 @@ export async function listTemplates(accountId: string, query: ListTemplatesQuery
 }
 
 export async function updateTemplate(accountId: string, templateId: string, input: UpdateTemplateInput, now: Date): Promise<Template> {
+  checkSyntax(input);
   if (!isId('tpl', templateId)) throw notFound.template();
   const record = await writeTemplate(
     accountId,
@@ -172,6 +200,26 @@ export async function renderStoredTemplate(
 /** A template read once for a send to many recipients; 404 TEMPLATE_NOT_FOUND on `templateId`. */
 export function loadTemplate(accountId: string, templateId: string): Promise<TemplateRecord> {
   return findTemplate(accountId, templateId, 'templateId');
+}
+
+/**
+ * `loadTemplate` as a read the send joins to its others (`readTogether`).
+ * Its result gives the template when called, or throws 404 TEMPLATE_NOT_FOUND
+ * on `templateId` for an unknown id (or one of another kind, never read):
+ * called once the checks that rank before it passed.
+ */
+export function templateLookup(accountId: string, templateId: string): KeyedRead<() => TemplateRecord> {
+  const read = isId('tpl', templateId) ? templateRead(accountId, templateId) : { keys: [], result: () => undefined };
+  return {
+    keys: read.keys,
+    result: (found) => {
+      const record = read.result(found);
+      return () => {
+        if (!record) throw notFound.template({ field: 'templateId' });
+        return record;
+      };
+    },
+  };
 }
 
 /** Renders a template from loadTemplate for one recipient, as renderStoredTemplate does. */

@@ -231,7 +231,8 @@ export const SEND_ERRORS = [
  * The send endpoints: `sending` keys may call them; they sign each
  * recipient's unsubscribe links. Table actions: quota, idempotency claims
  * (put, complete, release: PutItem, UpdateItem, DeleteItem), the OTP window,
- * the suppression lookups, the email records.
+ * the suppression lookups with the sender's domain and the template
+ * (BatchGetItem), the email records (PutItem in one TransactWriteItems).
  */
 export const SENDING = {
   auth: 'key',
@@ -240,6 +241,6 @@ export const SENDING = {
   secrets: ['linkSigning'],
   queues: ['retry'],
   attachments: ['queue'],
-  table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+  table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
   errors: SEND_ERRORS,
 } as const;

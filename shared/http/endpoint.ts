@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Principal } from '#shared/domain/api-keys.ts';
 import { PostlaneError } from '#shared/errors.ts';
-import { authentication, httpResponse, rateLimit, requestBody, type EndpointContext, type Middleware, type RequestState } from './middleware.ts';
+import { authentication, httpResponse, requestBody, type EndpointContext, type Middleware, type RequestState } from './middleware.ts';
 import { parseInput } from '#shared/schemas/parse.ts';
 import { DEFAULT_MAX_BODY_BYTES, edgeRoutes, matchRoute, type Route } from './routes.ts';
 import type { Endpoint, EndpointSpec, RequestSchemas } from './contract.ts';
@@ -61,7 +61,7 @@ function build(route: Route & { request: RequestSchemas }, fn: (input: PublicInp
   const schemas = route.request;
   // API Gateway's v2 payload and the local server lower-case header names already; a direct invocation (tests, another AWS service) may not.
   const chain: Middleware[] = [httpResponse({ cors: route.cors ?? false }), httpHeaderNormalizer() as Middleware];
-  if (route.auth === 'key') chain.push(authentication(route), rateLimit());
+  if (route.auth === 'key') chain.push(authentication(route));
   if (schemas.body) chain.push(...requestBody(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, route.bodyFormats));
 
   const lambda = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>();

@@ -5,9 +5,9 @@
 import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { AuthError, PostlaneError } from '#shared/errors.ts';
+import { PostlaneError } from '#shared/errors.ts';
 import { authenticate, type Principal } from '#shared/domain/api-keys.ts';
-import { admitRequest, RateLimitExceeded, type RateWindow } from '#shared/domain/rate-limit.ts';
+import { RateLimitExceeded, type RateWindow } from '#shared/domain/rate-limit.ts';
 import { addLogContext, log } from '#shared/log.ts';
 import type { BodyFormat } from '#shared/model/body-format.ts';
 import { corsHeaders } from './cors.ts';
@@ -83,39 +83,30 @@ export function httpResponse(options: { cors?: boolean } = {}): Middleware {
   };
 }
 
-/** Resolves `x-api-key` to a principal and enforces the route's permission. */
+/**
+ * Resolves `x-api-key` to a principal, enforces the route's permission and
+ * counts the request against the key's limits: one DynamoDB call (`authenticate`).
+ */
 export function authentication(route: Route): Middleware {
   return {
     before: async (request) => {
       if (route.auth === 'public') return;
       const state = request.context.postlane;
-      const principal = await authenticate(request.event.headers?.['x-api-key'], state.now);
-      if (route.permission === 'full' && principal.permission !== 'full') {
-        throw new AuthError('FORBIDDEN', 'This API key may only send email');
-      }
+      const { principal, window } = await authenticate(request.event.headers?.['x-api-key'], state.now, route.permission);
       state.principal = principal;
+      state.rateWindow = window;
       addLogContext({ accountId: principal.accountId });
     },
   };
 }
 
 /**
- * Answers of a keyed route given before `rateLimit` counts the request, so
+ * Answers of a keyed route given before the request is counted, so
  * without the rate-limit headers: no or an unknown key (401), a disabled key
  * or one without the route's permission (403, `authentication`), and a body
  * over API Gateway's limit (413, before any function runs).
  */
 export const UNCOUNTED_STATUSES: readonly number[] = [401, 403, 413];
-
-/** Counts the request against the key's per-second and per-day limits. */
-export function rateLimit(): Middleware {
-  return {
-    before: async (request) => {
-      const state = request.context.postlane;
-      if (state.principal) state.rateWindow = await admitRequest(state.principal, state.now);
-    },
-  };
-}
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';

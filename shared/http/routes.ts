@@ -45,8 +45,12 @@ export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue';
  */
 export type QueueName = 'retry' | 'webhooks';
 
-/** Key lookup (BatchGetItem), rate-limit window and last-used stamp (UpdateItem). */
-export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['BatchGetItem', 'UpdateItem'];
+/**
+ * The key check, rate-limit windows and last-used stamp in one conditional
+ * write of the key item (UpdateItem); with home regions, the plain read of
+ * the account's home that routes it (GetItem, shared/data/client.ts).
+ */
+export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['GetItem', 'UpdateItem'];
 
 export interface Route {
   method: HttpMethod;

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { checkTemplate, TemplateRenderError } from '#shared/templating/renderer.ts';
 import { requiredText, strictObject, templateVariables } from './common.ts';
 import { TEMPLATE_SEARCH_MAX } from './template-list.ts';
 import { timestamp } from './replies.ts';
@@ -96,19 +95,14 @@ export const templateStyles = strictObject({
 });
 export type TemplateStylesInput = v.InferOutput<typeof templateStyles>;
 
-/** Text in the template language: parsed when saved, so a syntax error is a 422 on the part that has it. */
-const templateSyntax = v.rawCheck<string>(({ dataset, addIssue }) => {
-  if (!dataset.typed) return;
-  try {
-    checkTemplate(dataset.value);
-  } catch (error) {
-    if (!(error instanceof TemplateRenderError)) throw error;
-    addIssue({ message: `invalid template syntax: ${error.message}` });
-  }
-});
-
+/**
+ * Text in the template language. Its syntax is checked when saved
+ * (shared/domain/templates.ts `checkSyntax`), not here: every template
+ * function loads these schemas through the area's contract, and only create
+ * and update should carry the template engine.
+ */
 function templateText(maxLength: number) {
-  return v.pipe(requiredText(maxLength), templateSyntax);
+  return requiredText(maxLength);
 }
 
 /** Markup mail clients strip or refuse; in a template it only ever breaks the layout or hides content. */
@@ -144,7 +138,6 @@ export function isButtonUrl(url: string): boolean {
 const buttonUrl = v.pipe(
   requiredText(TEMPLATE_LIMITS.url),
   v.check(isButtonUrl, 'must be an http(s) or mailto address, or a variable such as {{unsubscribeUrl}}'),
-  templateSyntax,
 );
 
 const componentId = v.pipe(

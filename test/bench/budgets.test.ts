@@ -1,7 +1,7 @@
 /** The benchmark's pure parts: what it flags, how it reads the documented minimums, its cost arithmetic. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkRoundTrips, checkScale, parseMinimums } from '../../bench/budgets.ts';
+import { checkFunctions, checkRoundTrips, checkScale, parseFloors } from '../../bench/budgets.ts';
 import { functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
 import { costPerMillion, PRICES } from '../../bench/cost.ts';
 
@@ -28,24 +28,34 @@ describe('unused heavy modules', () => {
 });
 
 describe('round-trip budget', () => {
-  it('reads the minimums from the table in docs/data-model.md', () => {
-    const minimums = parseMinimums(readFileSync('docs/data-model.md', 'utf8'));
-    expect(minimums.get('GET /api/contacts/{id}')).toBe(3);
-    expect(minimums.get('POST /api/email/send (live key, 1 recipient)')).toBe(8);
+  it('reads the floors, calls and depth, from the table in docs/data-model.md', () => {
+    const floors = parseFloors(readFileSync('docs/data-model.md', 'utf8'));
+    expect(floors.get('GET /api/contacts/{id}')).toEqual({ calls: 2, depth: 2 });
+    expect(floors.get('POST /api/email/send (live key, 1 recipient)')).toEqual({ calls: 5, depth: 4 });
   });
 
-  it('allows one round trip over the minimum, not two, and fails a request with no documented minimum', () => {
+  it('allows one call and one step over the floor, not two, and fails a request with no documented floor', () => {
+    const floor = { calls: 3, depth: 2 };
     const results = checkRoundTrips([
-      { name: 'one over', roundTrips: 4, minimum: 3 },
-      { name: 'two over', roundTrips: 5, minimum: 3 },
-      { name: 'undocumented', roundTrips: 1, minimum: undefined },
+      { name: 'one over', roundTrips: 4, depth: 3, floor },
+      { name: 'two calls over', roundTrips: 5, depth: 2, floor },
+      { name: 'two steps over', roundTrips: 3, depth: 4, floor },
+      { name: 'undocumented', roundTrips: 1, depth: 1, floor: undefined },
     ]);
-    expect(results.map((result) => result.ok)).toEqual([true, false, false]);
+    expect(results.map((result) => result.ok)).toEqual([true, false, false, false]);
+  });
+});
+
+describe('cold init budget', () => {
+  it('is a ratio of the bare Node start of the same run: 0.5× without mail, 0.7× for functions that send', () => {
+    const fn = (initMs: number, sendsMail: boolean) => ({ handler: `${initMs}`, sendsMail, initMs, unused: [] });
+    const results = checkFunctions([fn(50, false), fn(60, false), fn(70, true), fn(80, true)], 100);
+    expect(results.filter((result) => result.budget === 'cold init').map((result) => result.ok)).toEqual([true, false, true, false]);
   });
 });
 
 describe('O(1) at scale', () => {
-  const read = (readUnits: number, ms: number) => ({ roundTrips: 3, readUnits, writeUnits: 1, ms });
+  const read = (readUnits: number, ms: number) => ({ roundTrips: 3, depth: 2, readUnits, writeUnits: 1, ms });
   const point = (contacts: number, stats: ReturnType<typeof read>) => ({ contacts, stats, count: read(4, 10), listPage1: read(7.5, 20) });
 
   it('passes reads that cost the same at every size and fails one whose read units grow', () => {

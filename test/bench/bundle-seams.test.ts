@@ -23,3 +23,16 @@ it('bundles a DynamoDB-using function with no fault hook, no meter, and nothing 
   // Middleware names survive minification: they are strings on the client's stack.
   expect(readFileSync(outfile, 'utf8').match(/fault ?hook|dynamo ?meter/gi) ?? []).toEqual([]);
 });
+
+it('bundles the template engine only into the template functions that parse or render one', async () => {
+  const liquidBytes = async (handler: string) => {
+    const metafile = await bundleHandler(handler, join(outdir, `${handler.replace('/', '-')}.mjs`));
+    return Object.values(metafile.outputs)
+      .flatMap((output) => Object.entries(output.inputs))
+      .filter(([input]) => input.includes('node_modules/liquidjs/'))
+      .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
+  };
+
+  for (const handler of ['templates/get', 'templates/list', 'templates/delete']) expect([handler, await liquidBytes(handler)]).toEqual([handler, 0]);
+  for (const handler of ['templates/create', 'templates/update', 'templates/render']) expect(await liquidBytes(handler)).toBeGreaterThan(0);
+});

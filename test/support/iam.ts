@@ -258,6 +258,13 @@ export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
   [`${domains.create.handler} ses:GetEmailIdentity`]: 'read after CreateEmailIdentity answers AlreadyExists, which the local verifier never does',
   // Only a message over SQS's 1 MiB goes to the bucket; the tests build one with attachments, which
   // only email/send takes, while the others that declare `queue` send through the same code (shared/domain/retry.ts).
+  // Single-region runs route nothing: only a keyed route that reads nothing else by key would leave it unused.
+  ...Object.fromEntries(
+    ROUTES.filter((route) => route.auth === 'key' && !route.table?.includes('GetItem')).map((route) => [
+      `${route.handler} dynamodb:GetItem`,
+      "with home regions, a keyed request reads its account's home before the key check (shared/data/client.ts)",
+    ]),
+  ),
   ...Object.fromEntries(
     ROUTES.filter((route) => route.attachments?.includes('queue') && route.handler !== email.send.handler).map((route) => [
       `${route.handler} s3:PutObject`,

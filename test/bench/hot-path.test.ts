@@ -1,0 +1,84 @@
+/**
+ * The hot path at its floor (docs/data-model.md, "Round trips per request"),
+ * counted by the benchmark's meter on the handlers' own DynamoDB client while
+ * real requests go through the local server: the key check, both rate limits
+ * and last-used are one call; a one-recipient send reads in one step beside
+ * that and writes its records in one transaction.
+ */
+import { describe, expect, it } from 'vitest';
+import { meterDynamoDb } from '../../bench/dynamo-meter.ts';
+import { request, type RequestOptions } from '../support/api.ts';
+import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
+
+const meter = meterDynamoDb();
+
+async function metered(method: string, path: string, options: RequestOptions) {
+  meter.reset();
+  const response = await request(method, path, options);
+  return { response, usage: meter.usage() };
+}
+
+describe('DynamoDB calls per request', () => {
+  it('spends one call on the key check of a keyed GET: two in all', async () => {
+    const sender = await createSender();
+    const { id } = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'Floor' } })).body.data;
+
+    const { response, usage } = await metered('GET', `/api/audiences/${id}/stats`, { key: sender.key });
+
+    expect(response.status).toBe(200);
+    expect(usage).toMatchObject({ roundTrips: 2, depth: 2, operations: ['UpdateItem', 'GetItem'] });
+  });
+
+  it('sends to one recipient with a live key in 5 calls, 4 steps deep', async () => {
+    const sender = await createSender();
+    const send = () => ({ key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+    // The month's first charge creates its usage item.
+    await request('POST', '/api/email/send', send());
+
+    const { response, usage } = await metered('POST', '/api/email/send', send());
+
+    expect(response.status).toBe(200);
+    expect(usage).toMatchObject({
+      roundTrips: 5,
+      depth: 4,
+      operations: ['UpdateItem', 'Query', 'BatchGetItem', 'UpdateItem', 'TransactWriteItems'],
+    });
+    expect(await storedEmails(sender.domain)).toHaveLength(2);
+  });
+
+  it('reads a template in the same batch as the sender and the suppression list: no call more', async () => {
+    const sender = await createSender();
+    const template = { name: 'T', subject: 'Hello {{name}}', components: [{ type: 'text', content: 'Hi {{name}}' }] };
+    const templateId = (await request('POST', '/api/templates', { key: sender.key, body: template })).body.data.id as string;
+    const send = () => ({ key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], templateId, variables: { name: 'Ann' } } });
+    await request('POST', '/api/email/send', send());
+
+    const { response, usage } = await metered('POST', '/api/email/send', send());
+
+    expect(response.status).toBe(200);
+    expect(usage).toMatchObject({ roundTrips: 5, depth: 4 });
+    expect((await storedEmails(sender.domain)).at(-1)?.subject).toBe('Hello Ann');
+  });
+
+  it('answers a test-key send in 4 calls, the usage read riding in the batch', async () => {
+    const sender = await createSender();
+    const send = () => ({ key: sender.testKey, body: { from: sender.from, to: uniqueAddress(), subject: 'Receipt', content: '<p>Thanks</p>' } });
+    await request('POST', '/api/transactional/send', send());
+
+    const { response, usage } = await metered('POST', '/api/transactional/send', send());
+
+    expect(response.status).toBe(200);
+    expect(usage).toMatchObject({ roundTrips: 4, depth: 3, operations: ['UpdateItem', 'Query', 'BatchGetItem', 'TransactWriteItems'] });
+  });
+
+  it('counts the OTP window beside the quota charge: 6 calls, 4 steps deep with a live key', async () => {
+    const sender = await createSender();
+    const send = () => ({ key: sender.key, body: { from: sender.from, to: uniqueAddress(), code: '123456' } });
+    await request('POST', '/api/otp/send', send());
+
+    const { response, usage } = await metered('POST', '/api/otp/send', send());
+
+    expect(response.status).toBe(200);
+    expect(usage).toMatchObject({ roundTrips: 6, depth: 4 });
+  });
+});
