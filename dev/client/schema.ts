@@ -748,14 +748,18 @@ export interface components {
         Email: {
             bcc: string[];
             cc: string[];
+            clicks: number;
             /** Format: date-time */
             createdAt: string;
             error: {
                 code: string;
                 message: string;
             } | null;
+            firstOpenedAt: string | null;
             from: string;
             id: string;
+            lastClickedAt: string | null;
+            opens: number;
             replyTo: string | null;
             sesMessageId: string | null;
             /** @enum {string} */
@@ -3410,6 +3414,13 @@ export interface operations {
                     replyTo?: string;
                     subject?: string;
                     templateId?: string;
+                    /** @description Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default. */
+                    tracking?: {
+                        /** @default false */
+                        clicks?: boolean;
+                        /** @default false */
+                        opens?: boolean;
+                    };
                     /** @default {} */
                     variables?: unknown;
                 };
@@ -6221,6 +6232,13 @@ export interface operations {
                     templateId?: string;
                     /** Format: email */
                     to: string;
+                    /** @description Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default. */
+                    tracking?: {
+                        /** @default false */
+                        clicks?: boolean;
+                        /** @default false */
+                        opens?: boolean;
+                    };
                     /** @default {} */
                     variables?: unknown;
                 };

@@ -93,7 +93,8 @@ export const contacts = defineArea('contacts', {
     method: 'DELETE',
     path: '/api/contacts/{id}',
     ...KEYED,
-    table: ['GetItem', 'DeleteItem', 'UpdateItem'],
+    // PutItem: its contact.deleted event, in the same transaction.
+    table: ['GetItem', 'DeleteItem', 'UpdateItem', 'PutItem'],
     params: { id: 'contact' },
     request: {},
     responses: { 200: deletedReply },

@@ -86,6 +86,7 @@ export async function sendEmail(input: EmailSendInput, context: SendContext): Pr
           variables: input.variables,
           attachments,
           suppressWhen: SUPPRESSED_FOR_EMAIL,
+          ...(input.tracking ? { tracking: input.tracking } : {}),
         },
         context,
       );

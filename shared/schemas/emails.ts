@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { nullableText, timestamp } from './replies.ts';
+import { count, nullableText, timestamp } from './replies.ts';
 
 export const emailSchema = v.strictObject({
   id: v.string(),
@@ -16,4 +16,9 @@ export const emailSchema = v.strictObject({
   sesMessageId: nullableText,
   test: v.boolean(),
   createdAt: timestamp,
+  /** Open and click tracking (`tracking` on the send): SES's notifications counted, each once. */
+  opens: count,
+  clicks: count,
+  firstOpenedAt: v.nullable(timestamp),
+  lastClickedAt: v.nullable(timestamp),
 });
