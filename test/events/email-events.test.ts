@@ -133,6 +133,21 @@ describe('email.sent and email.failed', () => {
     expect(eventsWhileQueued).toEqual([]);
     expect(await eventsOf(sender.accountId, sent.id)).toEqual([expect.objectContaining({ type: 'email.sent', data: facts(sent) })]);
   });
+  it('a message still throttled after its last attempt records one email.failed, from the retry worker', async () => {
+    const sender = await createSender();
+    vi.spyOn(ses, 'send').mockRejectedValue(new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} }));
+
+    const queued = await sendOne(sender);
+    stops.push((await startRetryWorker()).stop);
+    const failed = await eventually(
+      () => request('GET', `/api/emails/${queued.id}`, { key: sender.key }).then((response) => response.body.data),
+      (email) => email.status === 'failed',
+    );
+
+    expect(await eventsOf(sender.accountId, failed.id)).toEqual([
+      expect.objectContaining({ type: 'email.failed', data: { ...facts(failed), error: expect.objectContaining({ code: 'SES_THROTTLED' }) } }),
+    ]);
+  });
 });
 
 describe('SES feedback events', () => {
