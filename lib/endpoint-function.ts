@@ -10,6 +10,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
+import { configurationSetsOf } from '#shared/email/tracking.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
 import type { AttachmentsAccess, QueueName, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
 import { cdkBundlingOf } from './bundling.ts';
@@ -220,8 +221,9 @@ export class EndpointFunction extends Construct {
   }
 
   /**
-   * On every identity of this account and region; SendEmail also on the one
-   * configuration set it names (SES authorizes a send on both).
+   * On every identity of this account and region; SendEmail also on the
+   * configuration sets it may name, the stack's and its tracking sibling
+   * (SES authorizes a send on both).
    */
   private grantSes(actions: readonly SesAction[], configurationSet: string | undefined): void {
     if (actions.length === 0) return;
@@ -232,7 +234,9 @@ export class EndpointFunction extends Construct {
       this.function.addToRolePolicy(
         new PolicyStatement({
           actions: ['ses:SendEmail'],
-          resources: [stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: configurationSet })],
+          resources: configurationSetsOf(configurationSet).map((name) =>
+            stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: name }),
+          ),
         }),
       );
     }

@@ -9,6 +9,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { configurationSetsOf } from '#shared/email/tracking.ts';
 import type { TableAction } from '#shared/http/routes.ts';
 import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
@@ -19,7 +20,8 @@ export const EVENT_FUNCTIONS = {
   /**
    * findContactsByEmail (Query), changeContactStatus (GetItem, then updates of
    * the contact, its email claim and the counters, as PATCH /api/contacts/{id}),
-   * changeEmailStatus and recordContactActivity (UpdateItem), putSuppression (PutItem).
+   * the record's change (UpdateItem) with its event (PutItem) in one transaction,
+   * recordContactActivity (UpdateItem), putSuppression (PutItem).
    */
   sesFeedback: { handler: 'feedback/ses-events', table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'] },
   /**
@@ -37,8 +39,14 @@ export const EVENT_FUNCTIONS = {
 /** How often SES's suppression list is reconciled: a lost bounce is acted on within the hour. */
 export const RECONCILIATION_RATE = Duration.hours(1);
 
-/** The events that change a record or a contact; sends, opens and clicks are not published. */
-export const FEEDBACK_EVENTS = [EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT, EmailSendingEvent.DELIVERY, EmailSendingEvent.REJECT];
+/** The events that change a record or a contact, or become events of the log; sends are recorded by the sender itself. */
+export const FEEDBACK_EVENTS = [
+  EmailSendingEvent.BOUNCE,
+  EmailSendingEvent.COMPLAINT,
+  EmailSendingEvent.DELIVERY,
+  EmailSendingEvent.DELIVERY_DELAY,
+  EmailSendingEvent.REJECT,
+];
 
 export interface SesFeedbackProps {
   readonly table: ITableV2;
@@ -57,6 +65,8 @@ export interface SesFeedbackProps {
  */
 export class SesFeedback extends Construct {
   readonly configurationSet: ConfigurationSet;
+  /** The stack's set and its tracking sibling (shared/email/tracking.ts): every set a send may name. */
+  readonly configurationSetNames: string[];
   readonly function: EndpointFunction;
   /**
    * Events the function still failed on after EventBridge's day of retries
@@ -75,6 +85,14 @@ export class SesFeedback extends Construct {
       destination: EventDestination.eventBus(bus),
       events: FEEDBACK_EVENTS,
     });
+    const [base, trackingName] = configurationSetsOf(this.configurationSet.configurationSetName) as [string, string];
+    // Publishing opens and clicks is what makes SES track them (shared/email/tracking.ts).
+    const tracking = new ConfigurationSet(this, 'TrackingConfigurationSet', { configurationSetName: trackingName });
+    tracking.addEventDestination('ToEventBridge', {
+      destination: EventDestination.eventBus(bus),
+      events: [...FEEDBACK_EVENTS, EmailSendingEvent.OPEN, EmailSendingEvent.CLICK],
+    });
+    this.configurationSetNames = [base, tracking.configurationSetName];
     this.function = new EndpointFunction(this, 'SesEvents', {
       handler: EVENT_FUNCTIONS.sesFeedback.handler,
       table: props.table,
@@ -97,10 +115,10 @@ export class SesFeedback extends Construct {
         'SES feedback events failed for a day (feedback dead-letter queue not empty); replay them with admin feedback replay once the cause is fixed',
     });
     new Rule(this, 'Rule', {
-      description: 'Postlane: SES bounces, complaints, deliveries and rejects to the feedback function',
+      description: 'Postlane: SES bounces, complaints, deliveries, delays, rejects, opens and clicks to the feedback function',
       eventPattern: {
         source: ['aws.ses'],
-        detail: { mail: { tags: { 'ses:configuration-set': [this.configurationSet.configurationSetName] } } },
+        detail: { mail: { tags: { 'ses:configuration-set': this.configurationSetNames } } },
       },
       targets: [new LambdaFunction(this.function.function, { retryAttempts: 185, maxEventAge: Duration.hours(24), deadLetterQueue: this.deadLetterQueue })],
     });

@@ -7,13 +7,14 @@ import { WorkerQueue } from './worker-queue.ts';
 
 /**
  * The worker no HTTP route invokes: the infra tests check its grants against
- * this. getEmailRecord (GetItem); markQueuedEmailSent, and failQueuedEmail's
- * transaction of the record and the usage refund (UpdateItem); the bodies of
- * messages too large for the queue, from the attachments bucket.
+ * this. getEmailRecord (GetItem); the record's move to sent, and failQueuedEmail's
+ * transaction of the record and the usage refund (UpdateItem), each with its
+ * `email.sent` or `email.failed` event (PutItem); the bodies of messages too
+ * large for the queue, from the attachments bucket.
  */
 export const RETRY_WORKER = {
   handler: 'email/send-queued',
-  table: ['GetItem', 'UpdateItem'],
+  table: ['GetItem', 'UpdateItem', 'PutItem'],
   ses: ['SendEmail'],
   attachments: ['dequeue'],
 } as const satisfies { handler: string; table: readonly TableAction[]; ses: readonly SesAction[]; attachments: readonly AttachmentsAccess[] };

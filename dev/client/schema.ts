@@ -980,14 +980,18 @@ export interface components {
         Email: {
             bcc: string[];
             cc: string[];
+            clicks: number;
             /** Format: date-time */
             createdAt: string;
             error: {
                 code: string;
                 message: string;
             } | null;
+            firstOpenedAt: string | null;
             from: string;
             id: string;
+            lastClickedAt: string | null;
+            opens: number;
             replyTo: string | null;
             sesMessageId: string | null;
             /** @enum {string} */
@@ -3892,6 +3896,13 @@ export interface operations {
                     replyTo?: string;
                     subject?: string;
                     templateId?: string;
+                    /** @description Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default. */
+                    tracking?: {
+                        /** @default false */
+                        clicks?: boolean;
+                        /** @default false */
+                        opens?: boolean;
+                    };
                     /** @default {} */
                     variables?: unknown;
                 };
@@ -7076,6 +7087,13 @@ export interface operations {
                     templateId?: string;
                     /** Format: email */
                     to: string;
+                    /** @description Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default. */
+                    tracking?: {
+                        /** @default false */
+                        clicks?: boolean;
+                        /** @default false */
+                        opens?: boolean;
+                    };
                     /** @default {} */
                     variables?: unknown;
                 };

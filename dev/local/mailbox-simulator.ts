@@ -14,7 +14,7 @@ import type { SendEmailCommandInput, SendEmailCommandOutput } from '@aws-sdk/cli
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { handler } from '#functions/feedback/ses-events.ts';
 import { getEmailRecord } from '#shared/data/emails.ts';
-import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/message-tags.ts';
+import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/email/message-tags.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
 import { config } from '#shared/config.ts';
@@ -56,11 +56,20 @@ export function simulatorMailbox(address: string): string | undefined {
 
 function messagesOf(input: SendEmailCommandInput, output: SendEmailCommandOutput): SentMessage[] {
   const tag = (name: string) => input.EmailTags?.find((one) => one.Name === name)?.Value;
-  const [accountId, emailId] = [tag(ACCOUNT_TAG), tag(EMAIL_TAG)];
+  const [accountId, emailId, trackingId, tracking] = [tag(ACCOUNT_TAG), tag(EMAIL_TAG), tag(TRACKING_TAG), tag(TRACKING_OPTIONS_TAG)];
   if (!accountId || !emailId || !output.MessageId) return [];
+  const headers = { from: input.FromEmailAddress, subject: input.Content?.Simple?.Subject?.Data };
   return (input.Destination?.ToAddresses ?? [])
     .filter((to) => simulatorMailbox(to))
-    .map((recipient) => ({ accountId, emailId, messageId: output.MessageId!, recipient }));
+    .map((recipient) => ({
+      accountId,
+      emailId,
+      messageId: output.MessageId!,
+      recipient,
+      ...(trackingId ? { trackingId } : {}),
+      ...(tracking ? { tracking } : {}),
+      ...headers,
+    }));
 }
 
 export interface MailboxSimulator {

@@ -77,7 +77,8 @@ export const contacts = defineArea('contacts', {
     example: { status: 'unsubscribed', tags: ['beta', 'vip'] },
   }),
   delete: contact.delete({
-    table: ['GetItem', 'DeleteItem', 'UpdateItem'],
+    // PutItem: its contact.deleted event, in the same transaction.
+    table: ['GetItem', 'DeleteItem', 'UpdateItem', 'PutItem'],
     errors: ['CONFLICT'],
     summary: 'Delete a contact permanently',
     description: "The contact is removed and its audience's counts drop at once.",

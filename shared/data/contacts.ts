@@ -141,16 +141,17 @@ function replaceItems(accountId: string, before: ContactRecord, after: ContactRe
 }
 
 /**
- * Stores a new contact, its email claim and the audience counters in one
- * transaction: the claim's condition makes the email unique even under racing
+ * Stores a new contact, its email claim, the audience counters and the
+ * `alongside` items (its event) in one transaction: the claim's condition makes the email unique even under racing
  * creates, and the counters can never drift from the contacts.
  */
-export async function insertContact(accountId: string, contact: ContactRecord, now: Date): Promise<void> {
+export async function insertContact(accountId: string, contact: ContactRecord, now: Date, alongside: TransactItems = []): Promise<void> {
   try {
     await transactWrite([
       ...insertItems(accountId, contact),
       audienceExistsCheck(accountId, contact.audienceId),
       counterUpdate(accountId, contact.audienceId, presenceDelta(contact.status, 1), now),
+      ...alongside,
     ]);
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
@@ -215,7 +216,7 @@ export async function replaceContacts(
   audienceId: string,
   changes: { before: ContactRecord; after: ContactRecord }[],
   now: Date,
-  { audienceMustExist = false } = {},
+  { audienceMustExist = false, alongside = [] as TransactItems } = {},
 ): Promise<{ stale: Set<string> }> {
   const delta = sumDeltas(changes.map(({ before, after }) => statusChangeDelta(before.status, after.status)));
   const items: TransactItems = [];
@@ -228,7 +229,7 @@ export async function replaceContacts(
   if (delta.count !== 0 || Object.values(delta.byStatus).some(Boolean)) items.push(counterUpdate(accountId, audienceId, delta, now));
   const checkIndex = audienceMustExist ? items.push(audienceExistsCheck(accountId, audienceId)) - 1 : -1;
   try {
-    await transactWrite(items);
+    await transactWrite([...items, ...alongside]);
     return { stale: new Set() };
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
@@ -239,13 +240,14 @@ export async function replaceContacts(
   }
 }
 
-/** Removes the contact, its email claim and its share of the counters; false when its version moved meanwhile. */
-export async function removeContact(accountId: string, contact: ContactRecord, now: Date): Promise<boolean> {
+/** Removes the contact, its email claim and its share of the counters, with the `alongside` items (its event); false when its version moved meanwhile. */
+export async function removeContact(accountId: string, contact: ContactRecord, now: Date, alongside: TransactItems = []): Promise<boolean> {
   try {
     await transactWrite([
       deleteAtVersion(contactKey(accountId, contact.contactId), contact.version),
       { Delete: { TableName: tableName, Key: emailClaimKey(accountId, contact.email, contact.audienceId) } },
       counterUpdate(accountId, contact.audienceId, presenceDelta(contact.status, -1), now),
+      ...alongside,
     ]);
     return true;
   } catch (error) {

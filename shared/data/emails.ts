@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { chunked } from './batches.ts';
+import { batchWriteAll } from './batches.ts';
 import { db, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { releaseEmailsItem } from './usage.ts';
@@ -32,6 +32,11 @@ export interface EmailRecord {
   /** Made with a test key: validated and recorded, never handed to SES. */
   test: boolean;
   createdAt: string;
+  /** Open and click tracking (SES event publishing): notifications counted, each once. */
+  opens?: number;
+  clicks?: number;
+  firstOpenedAt?: string;
+  lastClickedAt?: string;
 }
 
 /**
@@ -77,31 +82,36 @@ function toRecord(item: Record<string, unknown>): EmailRecord {
     status: item.status as EmailStatus,
     ...(item.error ? { error: item.error as { code: string; message: string } } : {}),
     test: item.test === true,
+    ...(typeof item.opens === 'number' ? { opens: item.opens } : {}),
+    ...(typeof item.clicks === 'number' ? { clicks: item.clicks } : {}),
+    ...optionalStrings(item, 'firstOpenedAt', 'lastClickedAt'),
   };
 }
 
-/** Items per TransactWriteItems: DynamoDB's limit. */
-const TRANSACTION_LIMIT = 100;
-
 /**
- * Stores a send's records in one TransactWriteItems (per 100 items, in
- * parallel), so what belongs with a record (an event of the change) is
- * written in the same call and all or nothing with it.
+ * Stores records, expiring at `expiresAt` (epoch seconds, the table's TTL),
+ * with the `alongside` items (their events) in the same BatchWriteItem calls,
+ * 25 per call, retrying what DynamoDB leaves unprocessed under load.
  */
-export async function putEmailRecords(accountId: string, records: readonly EmailRecord[]): Promise<void> {
-  const puts: TransactItems = records.map((record) => ({
-    Put: {
-      TableName: tableName,
+export async function putEmailRecords(
+  accountId: string,
+  records: readonly EmailRecord[],
+  expiresAt: number,
+  alongside: readonly Record<string, unknown>[] = [],
+): Promise<void> {
+  const requests = records.map((record) => ({
+    PutRequest: {
       Item: {
         ...emailKey(accountId, record.emailId),
         ...(record.sesMessageId ? sesMessageIndexKey(record.sesMessageId) : {}),
         ...logKeys(accountId, record),
         entity: 'email',
         ...record,
+        expiresAt,
       },
     },
   }));
-  await Promise.all(chunked(puts, TRANSACTION_LIMIT).map((chunk) => transactWrite(chunk)));
+  await batchWriteAll([...requests, ...alongside.map((Item) => ({ PutRequest: { Item } }))]);
 }
 
 export interface EmailLogQuery {
@@ -163,38 +173,91 @@ export async function getEmailRecord(accountId: string, emailId: string): Promis
   return Item ? toRecord(Item) : undefined;
 }
 
+/** One conditional change of a record: the parts of its UpdateItem. */
+export interface EmailChange {
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}
+
+const STATUS = { '#status': 'status' } as const;
+
+/** Only a record still waiting on the retry queue is settled by the worker: a repeated delivery of its queue message is a no-op. */
+const STILL_QUEUED = { ConditionExpression: '#status = :queued', ExpressionAttributeNames: STATUS } as const;
+
+/** The changes feedback and the retry worker make, each conditional so that applying it again changes nothing. */
+export const emailChanges = {
+  /** To `to` if the status is one of `from`: later news never rolls a record back. */
+  status(from: readonly EmailStatus[], to: EmailStatus): EmailChange {
+    const values = Object.fromEntries(from.map((status, index) => [`:from${index}`, status]));
+    return {
+      UpdateExpression: 'SET #status = :to',
+      ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(values).join(', ')})`,
+      ExpressionAttributeNames: STATUS,
+      ExpressionAttributeValues: { ...values, ':to': to },
+    };
+  },
+  /** Queued → sent, with SES's message id (and its index entry, for the reconciliation). */
+  sentFromQueue(sesMessageId: string): EmailChange {
+    const index = sesMessageIndexKey(sesMessageId);
+    return {
+      UpdateExpression: 'SET #status = :sent, sesMessageId = :messageId, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
+      ...STILL_QUEUED,
+      ExpressionAttributeValues: { ':queued': 'queued', ':sent': 'sent', ':messageId': sesMessageId, ':gsi1pk': index.gsi1pk, ':gsi1sk': index.gsi1sk },
+    };
+  },
+  /** One more open; the first one's time is kept. */
+  opened(at: string): EmailChange {
+    return {
+      UpdateExpression: 'SET firstOpenedAt = if_not_exists(firstOpenedAt, :at) ADD opens :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':one': 1, ':at': at },
+    };
+  },
+  /** One more click, and its time as the last one's (SES reports clicks in the order they happen, give or take a retry). */
+  clicked(at: string): EmailChange {
+    return {
+      UpdateExpression: 'SET lastClickedAt = :at ADD clicks :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':one': 1, ':at': at },
+    };
+  },
+};
+
+/**
+ * applied: the change and everything alongside it were written; refused: the
+ * record's condition did not hold (moved on already, or no such record);
+ * claimed: an item alongside was there already (an event recorded before:
+ * a replay), so nothing was written.
+ */
+export type EmailChangeOutcome = 'applied' | 'refused' | 'claimed';
+
+/**
+ * Applies `change` to the record in one write with the `alongside` items (its
+ * event), all or nothing: a replayed notification finds its event's claim and
+ * changes no count twice.
+ */
+export async function changeEmail(accountId: string, emailId: string, change: EmailChange, alongside: TransactItems = []): Promise<EmailChangeOutcome> {
+  const update = { TableName: tableName, Key: emailKey(accountId, emailId), ...change };
+  if (alongside.length === 0) return (await updateIf(update)) ? 'applied' : 'refused';
+  try {
+    await transactWrite([{ Update: update }, ...alongside]);
+    return 'applied';
+  } catch (cause) {
+    if (!(cause instanceof TransactionCancelled)) throw cause;
+    if (cause.reasons.slice(1).includes('ConditionalCheckFailed')) return 'claimed';
+    if (cause.reasons[0] === 'ConditionalCheckFailed') return 'refused';
+    throw cause;
+  }
+}
+
 /**
  * Moves the record to `to` if its status is one of `from`; false when it is
  * not (already moved, or no such record). Makes redelivered feedback a no-op.
  */
-export function changeEmailStatus(accountId: string, emailId: string, from: readonly EmailStatus[], to: EmailStatus): Promise<boolean> {
-  const values = Object.fromEntries(from.map((status, index) => [`:from${index}`, status]));
-  return updateIf({
-    Key: emailKey(accountId, emailId),
-    UpdateExpression: 'SET #status = :to',
-    ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(values).join(', ')})`,
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ...values, ':to': to },
-  });
-}
-
-/** Only a record still waiting on the retry queue is settled by the worker: a repeated delivery of its queue message is a no-op. */
-const STILL_QUEUED = { ConditionExpression: '#status = :queued', ExpressionAttributeNames: { '#status': 'status' } } as const;
-
-/** Queued → sent, with SES's message id; false when the record is no longer queued. */
-export function markQueuedEmailSent(accountId: string, emailId: string, sesMessageId: string): Promise<boolean> {
-  return updateIf({
-    Key: emailKey(accountId, emailId),
-    UpdateExpression: 'SET #status = :sent, sesMessageId = :messageId, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
-    ...STILL_QUEUED,
-    ExpressionAttributeValues: {
-      ':queued': 'queued',
-      ':sent': 'sent',
-      ':messageId': sesMessageId,
-      ':gsi1pk': sesMessageIndexKey(sesMessageId).gsi1pk,
-      ':gsi1sk': 'EMAIL',
-    },
-  });
+export async function changeEmailStatus(accountId: string, emailId: string, from: readonly EmailStatus[], to: EmailStatus): Promise<boolean> {
+  return (await changeEmail(accountId, emailId, emailChanges.status(from, to))) === 'applied';
 }
 
 /** The account and email record of the message SES gave this id; undefined for a message Postlane has no record of. */
@@ -215,34 +278,24 @@ export async function findEmailBySesMessageId(sesMessageId: string): Promise<{ a
 
 /**
  * Queued → failed, and the email charged for it given back to the month it
- * was charged in, in one transaction: a message that is never sent is never
+ * was charged in (none: an uncharged cc or bcc copy), in one transaction with
+ * the `alongside` items (its event): a message that is never sent is never
  * charged, and a retried call cannot refund twice. False when the record is
  * no longer queued.
  */
-/** Settles a queued email as failed, refunding its charge to `period` (none: an uncharged cc or bcc copy). */
 export async function failQueuedEmail(
   accountId: string,
   emailId: string,
   error: { code: string; message: string },
   period: string | undefined,
+  alongside: TransactItems = [],
 ): Promise<boolean> {
-  try {
-    await transactWrite([
-      {
-        Update: {
-          TableName: tableName,
-          Key: emailKey(accountId, emailId),
-          UpdateExpression: 'SET #status = :failed, #error = :error',
-          ...STILL_QUEUED,
-          ExpressionAttributeNames: { ...STILL_QUEUED.ExpressionAttributeNames, '#error': 'error' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':error': error },
-        },
-      },
-      ...(period === undefined ? [] : [releaseEmailsItem(accountId, period, 1)]),
-    ]);
-    return true;
-  } catch (cause) {
-    if (cause instanceof TransactionCancelled && cause.reasons[0] === 'ConditionalCheckFailed') return false;
-    throw cause;
-  }
+  const change: EmailChange = {
+    UpdateExpression: 'SET #status = :failed, #error = :error',
+    ...STILL_QUEUED,
+    ExpressionAttributeNames: { ...STATUS, '#error': 'error' },
+    ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':error': error },
+  };
+  const refund = period === undefined ? [] : [releaseEmailsItem(accountId, period, 1)];
+  return (await changeEmail(accountId, emailId, change, [...refund, ...alongside])) === 'applied';
 }

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { idBoundAt } from '#shared/ids.ts';
-import { db, isConditionFailure, tableName } from './client.ts';
+import { db, isConditionFailure, putNew, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { accountScoped } from './partition.ts';
 
 export interface StoredEvent {
@@ -40,6 +40,45 @@ function toEvent(item: Record<string, unknown>): StoredEvent {
   return { id: item.id as string, type: item.type as string, createdAt: item.createdAt as string, data: item.data as Record<string, unknown> };
 }
 
+/** The stored item of an event: the claim of its change and its place in the three lists. */
+export function eventItem(accountId: string, sourceKey: string, event: StoredEvent, expiresAt: number): Record<string, unknown> {
+  const emailId = typeof event.data.emailId === 'string' ? event.data.emailId : undefined;
+  return {
+    ...eventKey(accountId, sourceKey),
+    entity: 'event',
+    ...event,
+    expiresAt,
+    gsi1pk: eventLists.account(accountId).partition,
+    gsi1sk: event.id,
+    gsi2pk: eventLists.type(accountId, event.type).partition,
+    gsi2sk: event.id,
+    ...(emailId ? { gsi3pk: eventLists.email(accountId, emailId).partition, gsi3sk: event.id } : {}),
+  };
+}
+
+/**
+ * The transaction items that record `event` once per `sourceKey`, to go into
+ * the same TransactWriteItems as the change it describes: a replay of the
+ * change cancels the whole transaction, so neither is applied twice.
+ */
+export function eventPut(accountId: string, sourceKey: string, event: StoredEvent, expiresAt: number): TransactItems {
+  return [putNew(eventItem(accountId, sourceKey, event, expiresAt))];
+}
+
+/**
+ * Writes event items (from `eventPut`) that have no change to ride with, all
+ * or none: false when they were recorded before (a replay), which writes nothing.
+ */
+export async function putEventItemsOnce(items: TransactItems): Promise<boolean> {
+  try {
+    await transactWrite(items);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons.includes('ConditionalCheckFailed')) return false;
+    throw error;
+  }
+}
+
 /**
  * Writes the event unless its change was recorded already (`attribute_not_exists`,
  * so of racing writers exactly one wins); then answers the one that is stored.
@@ -51,25 +90,8 @@ export async function putEventOnce(
   expiresAt: number,
 ): Promise<{ event: StoredEvent; created: boolean }> {
   const key = eventKey(accountId, sourceKey);
-  const emailId = typeof event.data.emailId === 'string' ? event.data.emailId : undefined;
   try {
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...key,
-          entity: 'event',
-          ...event,
-          expiresAt,
-          gsi1pk: eventLists.account(accountId).partition,
-          gsi1sk: event.id,
-          gsi2pk: eventLists.type(accountId, event.type).partition,
-          gsi2sk: event.id,
-          ...(emailId ? { gsi3pk: eventLists.email(accountId, emailId).partition, gsi3sk: event.id } : {}),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await db.send(new PutCommand(putNew(eventItem(accountId, sourceKey, event, expiresAt)).Put!));
     return { event, created: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;

@@ -338,11 +338,13 @@ export async function countView(route: FormRoute): Promise<StoredForm | undefine
  * counters in one transaction, which holds only while the form is published.
  * Throws FORM_NOT_FOUND when it was unpublished or deleted meanwhile.
  */
-export async function insertSubmission(accountId: string, submission: SubmissionRecord, stored: boolean): Promise<void> {
+export async function insertSubmission(accountId: string, submission: SubmissionRecord, stored: boolean, alongside: TransactItems = []): Promise<void> {
   const items: TransactItems = [];
   if (stored) {
     items.push(putNew({ ...submissionKey(accountId, submission), entity: 'submission', ...submission }));
   }
+  // Before the form's update, whose cancellation reason is read as the last.
+  items.push(...alongside);
   items.push({
     Update: {
       TableName: tableName,

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import * as v from 'valibot';
 import { isId, newId } from '#shared/ids.ts';
 import { ConflictError, notFound } from '#shared/errors.ts';
@@ -24,6 +25,8 @@ import {
 } from '#shared/schemas/contacts.ts';
 import { parseInput } from '#shared/schemas/parse.ts';
 import { DEFAULT_CONTACT_STATUS, type ContactStatus } from '#shared/model/contact-status.ts';
+import type { TransactItems } from '#shared/data/client.ts';
+import { eventWrite } from './events.ts';
 import { orNull, pick } from './views.ts';
 import { findById } from './lookup.ts';
 
@@ -102,9 +105,27 @@ const OPTIMISTIC_RETRIES = 5;
 
 const concurrentChange = () => new ConflictError('CONFLICT', 'The contact changed concurrently; retry the request');
 
+export type ContactEventType = 'contact.created' | 'contact.updated' | 'contact.deleted' | 'contact.unsubscribed';
+
+/**
+ * The event of a contact's change, for the change's own transaction: the
+ * contact as it is afterwards (as it was, for a deletion), once per version.
+ */
+export function contactEvent(accountId: string, type: ContactEventType, record: ContactRecord, now: Date): TransactItems {
+  const { id, ...contact } = toContact(record);
+  const sourceKey = type === 'contact.deleted' ? `contact:${id}:deleted` : `contact:${id}:v${record.version}`;
+  return eventWrite(accountId, { type, data: { contactId: id, ...contact }, sourceKey }, now.getTime());
+}
+
+/** Whether an update changed what the contact says (not only when it was written): an update to the same values is no event. */
+function changedContent(before: ContactRecord, after: ContactRecord): boolean {
+  const content = ({ updatedAt: _updatedAt, version: _version, lastActivityAt: _activity, ...rest }: ContactRecord) => rest;
+  return !isDeepStrictEqual(content(before), content(after));
+}
+
 export async function createContact(accountId: string, input: CreateContactInput, now: Date): Promise<Contact> {
   const record = newContactRecord(input.audienceId, input, now);
-  await insertContact(accountId, record, now);
+  await insertContact(accountId, record, now, contactEvent(accountId, 'contact.created', record, now));
   return toContact(record);
 }
 
@@ -135,12 +156,14 @@ async function rewriteContact(
   contactId: string,
   now: Date,
   change: (before: ContactRecord) => ContactRecord | undefined,
+  type: 'contact.updated' | 'contact.unsubscribed' = 'contact.updated',
 ): Promise<ContactRecord> {
   for (let attempt = 0; attempt < OPTIMISTIC_RETRIES; attempt++) {
     const before = await findContact(accountId, contactId);
     const after = change(before);
     if (!after) return before;
-    const { stale } = await replaceContacts(accountId, before.audienceId, [{ before, after }], now);
+    const alongside = changedContent(before, after) ? contactEvent(accountId, type, after, now) : [];
+    const { stale } = await replaceContacts(accountId, before.audienceId, [{ before, after }], now, { alongside });
     if (stale.size === 0) return after;
   }
   throw concurrentChange();
@@ -162,10 +185,15 @@ export async function changeContactStatus(
   from: readonly ContactStatus[],
   to: ContactStatus,
   now: Date,
+  type: 'contact.updated' | 'contact.unsubscribed' = 'contact.updated',
 ): Promise<Contact> {
   return toContact(
-    await rewriteContact(accountId, contactId, now, (before) =>
-      from.includes(before.status) && before.status !== to ? applyContactUpdate(before, { status: to }, now) : undefined,
+    await rewriteContact(
+      accountId,
+      contactId,
+      now,
+      (before) => (from.includes(before.status) && before.status !== to ? applyContactUpdate(before, { status: to }, now) : undefined),
+      type,
     ),
   );
 }
@@ -174,7 +202,7 @@ export async function changeContactStatus(
 export async function deleteContact(accountId: string, contactId: string, now: Date): Promise<void> {
   for (let attempt = 0; attempt < OPTIMISTIC_RETRIES; attempt++) {
     const record = await findContact(accountId, contactId);
-    if (await removeContact(accountId, record, now)) return;
+    if (await removeContact(accountId, record, now, contactEvent(accountId, 'contact.deleted', record, now))) return;
   }
   throw concurrentChange();
 }

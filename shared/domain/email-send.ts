@@ -94,6 +94,7 @@ export async function sendEmail(
           variables: input.variables,
           attachments,
           suppressWhen: SUPPRESSED_FOR_EMAIL,
+          ...(input.tracking ? { tracking: input.tracking } : {}),
         },
         context,
       );

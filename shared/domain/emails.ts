@@ -15,7 +15,9 @@ function toEmail(record: EmailRecord): Email {
   return {
     id: record.emailId,
     ...pick(record, 'trackingId', 'type', 'from', 'to', 'cc', 'bcc', 'subject', 'status', 'test', 'createdAt'),
-    ...orNull(record, 'replyTo', 'error', 'sesMessageId'),
+    ...orNull(record, 'replyTo', 'error', 'sesMessageId', 'firstOpenedAt', 'lastClickedAt'),
+    opens: record.opens ?? 0,
+    clicks: record.clicks ?? 0,
   };
 }
 

@@ -3,7 +3,8 @@
  * event `{id, type, createdAt, data}`, kept for the configured retention and
  * fanned out to the account's webhook endpoints (shared/webhooks/fan-out.ts).
  */
-import { eventLists, putEventOnce, queryEvents, type StoredEvent } from '#shared/data/events.ts';
+import type { TransactItems } from '#shared/data/client.ts';
+import { eventLists, eventPut, putEventOnce, queryEvents, type StoredEvent } from '#shared/data/events.ts';
 import { ValidationError } from '#shared/errors.ts';
 import { idAt } from '#shared/ids.ts';
 import type { EventType } from '#shared/model/event-types.ts';
@@ -27,6 +28,23 @@ export interface EventInput {
   sourceKey: string;
 }
 
+function newEvent(input: EventInput, now: number): PostlaneEvent {
+  return { id: idAt('evt', now), type: input.type, createdAt: new Date(now).toISOString(), data: input.data };
+}
+
+/**
+ * The transaction items that record the event once per `sourceKey`, for the
+ * producer to put in the same TransactWriteItems as the change the event
+ * describes: no call of its own on the request path, and a replayed change
+ * cancels with its event. Delivery to webhooks follows from the table's
+ * stream, off the request path.
+ *
+ * `await transactWrite([contactUpdate, ...eventWrite('acc_…', {type: 'contact.updated', data, sourceKey: 'contact:con_…:v4'}, now)])`
+ */
+export function eventWrite(accountId: string, input: EventInput, now: number): TransactItems {
+  return eventPut(accountId, input.sourceKey, newEvent(input, now), retentionExpiry(now));
+}
+
 /**
  * Records the event once per `sourceKey` and hands it to the account's
  * webhook endpoints. A repeat (`created: false`) answers the stored event and
@@ -36,8 +54,7 @@ export interface EventInput {
  * `await recordEvent('acc_…', {type: 'email.bounced', data: {...}, sourceKey: 'ses:0100…:Bounce:a@example.com'}, Date.now())`
  */
 export async function recordEvent(accountId: string, input: EventInput, now: number): Promise<{ event: PostlaneEvent; created: boolean }> {
-  const candidate: PostlaneEvent = { id: idAt('evt', now), type: input.type, createdAt: new Date(now).toISOString(), data: input.data };
-  const recorded = await putEventOnce(accountId, input.sourceKey, candidate, retentionExpiry(now));
+  const recorded = await putEventOnce(accountId, input.sourceKey, newEvent(input, now), retentionExpiry(now));
   await fanOutEvent(accountId, recorded.event, now);
   return recorded;
 }

@@ -6,27 +6,39 @@
  */
 import * as v from 'valibot';
 import { findContactsByEmail, recordContactActivity } from '#shared/data/contacts.ts';
-import { changeEmailStatus, type EmailStatus } from '#shared/data/emails.ts';
+import type { TransactItems } from '#shared/data/client.ts';
+import { changeEmail, emailChanges, type EmailChange, type EmailStatus } from '#shared/data/emails.ts';
+import { putEventItemsOnce } from '#shared/data/events.ts';
 import { putSuppression, type SuppressionReason } from '#shared/data/suppressions.ts';
-import { ACCOUNT_TAG, EMAIL_TAG } from '#shared/email/message-tags.ts';
+import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/email/message-tags.ts';
+import { tracks } from '#shared/email/tracking.ts';
 import { isId } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { changeContactStatus } from './contacts.ts';
+import { emailEvent, sesSourceKey, type EmailEventType } from './email-events.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
 
 const tagValue = v.optional(v.array(v.string()));
 const recipients = v.array(v.object({ emailAddress: v.string() }));
+const at = v.optional(v.pipe(v.string(), v.isoTimestamp()));
 
 /** The fields Postlane reads of an SES event publishing record; the rest is ignored. */
 const SesEventSchema = v.object({
-  eventType: v.picklist(['Bounce', 'Complaint', 'Delivery', 'Reject']),
+  eventType: v.picklist(['Bounce', 'Complaint', 'Delivery', 'DeliveryDelay', 'Reject', 'Open', 'Click']),
   mail: v.object({
     messageId: v.string(),
-    tags: v.object({ [ACCOUNT_TAG]: tagValue, [EMAIL_TAG]: tagValue }),
+    source: v.optional(v.string()),
+    destination: v.optional(v.array(v.string())),
+    commonHeaders: v.optional(v.object({ from: v.optional(v.array(v.string())), to: v.optional(v.array(v.string())), subject: v.optional(v.string()) })),
+    tags: v.object({ [ACCOUNT_TAG]: tagValue, [EMAIL_TAG]: tagValue, [TRACKING_TAG]: tagValue, [TRACKING_OPTIONS_TAG]: tagValue }),
   }),
-  bounce: v.optional(v.object({ bounceType: v.string(), bouncedRecipients: recipients })),
-  complaint: v.optional(v.object({ complainedRecipients: recipients })),
-  delivery: v.optional(v.object({ timestamp: v.optional(v.pipe(v.string(), v.isoTimestamp())), recipients: v.array(v.string()) })),
+  bounce: v.optional(v.object({ bounceType: v.string(), bounceSubType: v.optional(v.string()), bouncedRecipients: recipients })),
+  complaint: v.optional(v.object({ complainedRecipients: recipients, complaintFeedbackType: v.optional(v.string()) })),
+  delivery: v.optional(v.object({ timestamp: at, recipients: v.array(v.string()) })),
+  deliveryDelay: v.optional(v.object({ delayType: v.string(), delayedRecipients: recipients, expirationTime: at })),
+  reject: v.optional(v.object({ reason: v.optional(v.string()) })),
+  open: v.optional(v.object({ timestamp: at, userAgent: v.optional(v.string()), ipAddress: v.optional(v.string()) })),
+  click: v.optional(v.object({ timestamp: at, link: v.string(), userAgent: v.optional(v.string()), ipAddress: v.optional(v.string()) })),
 });
 
 type SesEvent = v.InferOutput<typeof SesEventSchema>;
@@ -34,13 +46,13 @@ type SesEvent = v.InferOutput<typeof SesEventSchema>;
 export type FeedbackOutcome = 'applied' | 'ignored';
 
 /** Email record statuses each event may move from: later news never rolls a record back to `delivered`. */
-const EMAIL_TRANSITIONS: Record<'Delivery' | 'Reject' | 'Bounce' | 'Complaint', { from: readonly EmailStatus[]; to: EmailStatus }> = {
+const EMAIL_TRANSITIONS = {
   Delivery: { from: ['sent', 'queued'], to: 'delivered' },
   Reject: { from: ['sent', 'queued'], to: 'rejected' },
   // A bounce can arrive after a delivery event (the receiving server accepted, then returned the message).
   Bounce: { from: ['sent', 'queued', 'delivered'], to: 'bounced' },
   Complaint: { from: ['sent', 'queued', 'delivered', 'bounced'], to: 'complained' },
-};
+} satisfies Record<string, { from: readonly EmailStatus[]; to: EmailStatus }>;
 
 /** What SES feedback suppresses for; unsubscribing is the recipient's own doing (subscriptions.ts). */
 export type FeedbackReason = Exclude<SuppressionReason, 'unsubscribed'>;
@@ -80,10 +92,21 @@ export async function applyBounceOrComplaint(
   reason: FeedbackReason,
   addresses: readonly string[],
   now: Date,
+  events: TransactItems = [],
 ): Promise<void> {
   for (const address of addresses) await suppressAddress(owner.accountId, address, reason, now);
   const transition = EMAIL_TRANSITIONS[reason === 'bounced' ? 'Bounce' : 'Complaint'];
-  await changeEmailStatus(owner.accountId, owner.emailId, transition.from, transition.to);
+  await changeRecording(owner, emailChanges.status(transition.from, transition.to), events);
+}
+
+/**
+ * The record's change and its events in one write. A record that does not
+ * take the change (later news came first, or it is gone) still gets the
+ * events: SES did report them.
+ */
+async function changeRecording(owner: { accountId: string; emailId: string }, change: EmailChange | undefined, events: TransactItems): Promise<void> {
+  const outcome = change ? await changeEmail(owner.accountId, owner.emailId, change, events) : 'refused';
+  if (outcome === 'refused' && events.length > 0) await putEventItemsOnce(events);
 }
 
 /** Mail reached these addresses: every contact of the account with one of them was last active then. */
@@ -95,60 +118,126 @@ async function recordDelivery(accountId: string, addresses: readonly string[], a
   }
 }
 
-function tagged(event: SesEvent): { accountId: string; emailId: string } | undefined {
+type Owner = { accountId: string; emailId: string; trackingId?: string };
+
+function tagged(event: SesEvent): Owner | undefined {
   const accountId = event.mail.tags[ACCOUNT_TAG]?.[0];
   const emailId = event.mail.tags[EMAIL_TAG]?.[0];
-  return accountId && emailId && isId('acc', accountId) && isId('eml', emailId) ? { accountId, emailId } : undefined;
+  const trackingId = event.mail.tags[TRACKING_TAG]?.[0];
+  if (!accountId || !emailId || !isId('acc', accountId) || !isId('eml', emailId)) return undefined;
+  return { accountId, emailId, ...(trackingId ? { trackingId } : {}) };
 }
 
-/** The effect one event has: the addresses to suppress and how, and the record's next status (none for a transient bounce). */
-function effectOf(
-  event: SesEvent,
-): { suppress?: { reason: FeedbackReason; addresses: string[] }; email?: (typeof EMAIL_TRANSITIONS)[keyof typeof EMAIL_TRANSITIONS] } | undefined {
+/** What each notification becomes in the log, and its detail (docs/webhooks.md, "Event catalogue"). */
+const EVENT_OF: Record<SesEvent['eventType'], EmailEventType> = {
+  Delivery: 'email.delivered',
+  DeliveryDelay: 'email.delivery_delayed',
+  Bounce: 'email.bounced',
+  Complaint: 'email.complained',
+  Reject: 'email.rejected',
+  Open: 'email.opened',
+  Click: 'email.clicked',
+};
+
+function detailOf(event: SesEvent): Record<string, unknown> {
+  const { bounce, complaint, deliveryDelay, reject, open, click } = event;
+  if (bounce) return { bounce: { type: bounce.bounceType, subType: bounce.bounceSubType ?? null } };
+  if (complaint) return { complaint: { type: complaint.complaintFeedbackType ?? null } };
+  if (deliveryDelay) return { deliveryDelay: { type: deliveryDelay.delayType, expiresAt: deliveryDelay.expirationTime ?? null } };
+  if (reject) return { reject: { reason: reject.reason ?? null } };
+  if (open) return { open: { timestamp: open.timestamp ?? null, userAgent: open.userAgent ?? null, ipAddress: open.ipAddress ?? null } };
+  if (click) return { click: { link: click.link, timestamp: click.timestamp ?? null, userAgent: click.userAgent ?? null, ipAddress: click.ipAddress ?? null } };
+  return {};
+}
+
+/**
+ * Whom the notification is about: the recipients it lists, else the
+ * message's own. Opens and clicks repeat, so their time (and the link) is
+ * part of what names them; a replay carries the same.
+ */
+function subjectsOf(event: SesEvent): { recipient: string; sourceKey: string }[] {
+  const listed =
+    event.bounce?.bouncedRecipients.map((r) => r.emailAddress) ??
+    event.complaint?.complainedRecipients.map((r) => r.emailAddress) ??
+    event.deliveryDelay?.delayedRecipients.map((r) => r.emailAddress) ??
+    event.delivery?.recipients;
+  const own = event.mail.commonHeaders?.to?.[0] ?? event.mail.destination?.[0] ?? '';
+  const repeat = event.open ? [event.open.timestamp ?? ''] : event.click ? [event.click.timestamp ?? '', event.click.link] : [];
+  return (listed?.length ? listed : [own]).map((recipient) => ({
+    recipient,
+    sourceKey: [sesSourceKey(event.mail.messageId, event.eventType, recipient), ...repeat].join(':'),
+  }));
+}
+
+/** The `email.*` events one notification stands for: one per recipient it names. */
+function eventsOf(event: SesEvent, owner: Owner, now: Date): TransactItems {
+  const { mail } = event;
+  const facts = {
+    emailId: owner.emailId,
+    ...(owner.trackingId ? { trackingId: owner.trackingId } : {}),
+    from: mail.commonHeaders?.from?.[0] ?? mail.source ?? '',
+    subject: mail.commonHeaders?.subject ?? '',
+  };
+  const detail = detailOf(event);
+  return subjectsOf(event).flatMap(({ recipient, sourceKey }) =>
+    emailEvent(owner.accountId, EVENT_OF[event.eventType], { ...facts, to: recipient }, sourceKey, now.getTime(), detail),
+  );
+}
+
+/** The effect one event has: the addresses to suppress and how, and the record's change (none for a transient bounce or a delay). */
+function effectOf(event: SesEvent, now: Date): { suppress?: { reason: FeedbackReason; addresses: string[] }; email?: EmailChange } | undefined {
   switch (event.eventType) {
     case 'Delivery':
     case 'Reject':
-      return { email: EMAIL_TRANSITIONS[event.eventType] };
+      return { email: statusChange(EMAIL_TRANSITIONS[event.eventType]) };
+    case 'DeliveryDelay':
+      return event.deliveryDelay ? {} : undefined;
+    // One tracking set tracks both (shared/email/tracking.ts): what the message did not ask for is not counted.
+    case 'Open':
+      if (!event.open || !tracks(event.mail.tags[TRACKING_OPTIONS_TAG]?.[0], 'opens')) return undefined;
+      return { email: emailChanges.opened(new Date(event.open.timestamp ?? now).toISOString()) };
+    case 'Click':
+      if (!event.click || !tracks(event.mail.tags[TRACKING_OPTIONS_TAG]?.[0], 'clicks')) return undefined;
+      return { email: emailChanges.clicked(new Date(event.click.timestamp ?? now).toISOString()) };
     case 'Bounce':
       if (!event.bounce) return undefined;
       // Transient (mailbox full, auto-reply) and Undetermined bounces say nothing final about the address.
       if (event.bounce.bounceType !== 'Permanent') return {};
-      return { suppress: { reason: 'bounced', addresses: event.bounce.bouncedRecipients.map((r) => r.emailAddress) }, email: EMAIL_TRANSITIONS.Bounce };
+      return { suppress: { reason: 'bounced', addresses: event.bounce.bouncedRecipients.map((r) => r.emailAddress) } };
     case 'Complaint':
       if (!event.complaint) return undefined;
-      return {
-        suppress: { reason: 'complained', addresses: event.complaint.complainedRecipients.map((r) => r.emailAddress) },
-        email: EMAIL_TRANSITIONS.Complaint,
-      };
+      return { suppress: { reason: 'complained', addresses: event.complaint.complainedRecipients.map((r) => r.emailAddress) } };
   }
+}
+
+function statusChange(transition: { from: readonly EmailStatus[]; to: EmailStatus }): EmailChange {
+  return emailChanges.status(transition.from, transition.to);
 }
 
 /**
  * Applies one SES event publishing record (what EventBridge carries as
- * `detail`). Malformed, unknown or untagged events are logged and dropped
- * (retrying them would never succeed); DynamoDB errors propagate so the
- * invocation fails and is retried.
+ * `detail`): the record's change and the event it becomes, in one write,
+ * once however often SES or EventBridge deliver it. Malformed, unknown or
+ * untagged events are logged and dropped (retrying them would never
+ * succeed); DynamoDB errors propagate so the invocation fails and is retried.
  */
 export async function applySesEvent(record: unknown, now: Date): Promise<FeedbackOutcome> {
   const parsed = v.safeParse(SesEventSchema, record);
   const event = parsed.success ? parsed.output : undefined;
   const owner = event && tagged(event);
-  const effect = event && effectOf(event);
+  const effect = event && effectOf(event, now);
   if (!event || !owner || !effect) {
-    log.warn('SES event dropped', { reason: !event ? 'malformed or unknown event' : !owner ? 'no Postlane tags' : 'missing event body' });
+    log.warn('SES event dropped', { reason: !event ? 'malformed or unknown event' : !owner ? 'no Postlane tags' : 'missing event body, or not tracked' });
     return 'ignored';
   }
-  if (!effect.email) {
-    log.info('SES event recorded', { accountId: owner.accountId, emailId: owner.emailId, eventType: event.eventType, bounceType: event.bounce?.bounceType });
-    return 'applied';
-  }
+  const events = eventsOf(event, owner, now);
   if (effect.suppress) {
-    await applyBounceOrComplaint(owner, effect.suppress.reason, effect.suppress.addresses, now);
+    await applyBounceOrComplaint(owner, effect.suppress.reason, effect.suppress.addresses, now, events);
     return 'applied';
   }
   if (event.eventType === 'Delivery' && event.delivery) {
     await recordDelivery(owner.accountId, event.delivery.recipients, new Date(event.delivery.timestamp ?? now).toISOString());
   }
-  await changeEmailStatus(owner.accountId, owner.emailId, effect.email.from, effect.email.to);
+  await changeRecording(owner, effect.email, events);
   return 'applied';
 }

@@ -5,6 +5,7 @@
  * transaction, and then passed on: to the linked audience (with double
  * opt-in when the form asks for it) and to the notification address.
  */
+import { eventWrite } from './events.ts';
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { insertSubmission, type FormFieldRecord, type FormRecord, type SubmissionRecord } from '#shared/data/forms.ts';
@@ -151,7 +152,7 @@ export async function submitToForm({ accountId, form }: { accountId: string; for
 
   const data = readSubmission(form.fields, request.body, request.format);
   const submission: SubmissionRecord = { submissionId: receipt.submissionId, formId: form.formId, data, createdAt: now.toISOString() };
-  await insertSubmission(accountId, submission, form.settings.storeResponses);
+  await insertSubmission(accountId, submission, form.settings.storeResponses, submittedEvent(accountId, form, submission, now));
   const passOn = async (step: string, work: () => Promise<void>) => {
     try {
       await work();
@@ -165,6 +166,19 @@ export async function submitToForm({ accountId, form }: { accountId: string; for
     form.settings.notifyEmail ? passOn('notify', () => sendSubmissionNotice(accountId, form, submission, context)) : undefined,
   ]);
   return receipt;
+}
+
+/**
+ * `form.submitted`, written with the submission: its values only when the
+ * form keeps them (`storeResponses: false` keeps none, and events are kept too).
+ */
+function submittedEvent(accountId: string, form: FormRecord, submission: SubmissionRecord, now: Date) {
+  const data = {
+    formId: form.formId,
+    submissionId: submission.submissionId,
+    ...(form.settings.storeResponses ? { data: submission.data } : {}),
+  };
+  return eventWrite(accountId, { type: 'form.submitted', data, sourceKey: `submission:${submission.submissionId}` }, now.getTime());
 }
 
 /** The contact's details a submission gives: the first email field, fields with the ids firstName and lastName, the first phone field. */

@@ -8,7 +8,7 @@
  * response's emailsRemaining already counts it); the worker charges nothing,
  * and gives the email back only when the message finally fails.
  */
-import { failQueuedEmail, getEmailRecord, markQueuedEmailSent } from '#shared/data/emails.ts';
+import { changeEmail, emailChanges, failQueuedEmail, getEmailRecord } from '#shared/data/emails.ts';
 import { readQueuedMessage, storeQueuedMessage } from '#shared/data/queued-messages.ts';
 import {
   backoffSeconds,
@@ -25,6 +25,7 @@ import {
 import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from '#shared/email/transport.ts';
 import { log } from '#shared/log.ts';
+import { factsOf, failedEvent, sentEvent, type EmailFacts } from './email-events.ts';
 
 /**
  * The queue body for a throttled message, or undefined when there is no
@@ -48,6 +49,8 @@ export async function queueBodyFor(send: QueuedSend, queue: RetryQueue | undefin
 
 export interface PendingRetry {
   emailId: string;
+  /** Its record's, for the `email.failed` event should the queue refuse it. */
+  facts: EmailFacts;
   body: string;
   /** The quota month it was charged to; none for an uncharged cc or bcc copy. */
   period: string | undefined;
@@ -65,14 +68,14 @@ export const QUEUE_REFUSED = { code: 'SES_THROTTLED', message: 'The sending rate
 export async function enqueueRetries(accountId: string, pending: readonly PendingRetry[], queue: RetryQueue | undefined = retryQueue): Promise<Set<string>> {
   const refused = new Set<string>();
   await Promise.all(
-    pending.map(async ({ emailId, body, period }) => {
+    pending.map(async ({ emailId, facts, body, period }) => {
       try {
         await queue!.enqueue(body, backoffSeconds(1));
       } catch (error) {
         log.error('retry queue refused a throttled message', { accountId, emailId, error });
         refused.add(emailId);
         // Other messages of the request may have left, so this must not fail it: a record left `queued` keeps its charge.
-        await failQueuedEmail(accountId, emailId, QUEUE_REFUSED, period).catch((cause: unknown) => {
+        await failQueuedEmail(accountId, emailId, QUEUE_REFUSED, period, failedEvent(accountId, facts, QUEUE_REFUSED, Date.now())).catch((cause: unknown) => {
           log.error('refused message not settled; its record stays queued and charged', { accountId, emailId, error: cause });
         });
       }
@@ -124,7 +127,7 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
 
   const outcome = await attemptSend(transport, send);
   if (outcome.status === 'sent') {
-    await markQueuedEmailSent(accountId, emailId, outcome.messageId);
+    await changeEmail(accountId, emailId, emailChanges.sentFromQueue(outcome.messageId), sentEvent(accountId, factsOf(record), Date.now()));
     return 'done';
   }
   const retryable = outcome.status === 'error' || outcome.error === 'SES_THROTTLED';
@@ -137,7 +140,7 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
     outcome.status === 'error'
       ? { code: 'SEND_FAILED', message: `The message could not be handed to SES after ${receives + 1} attempts` }
       : { code: outcome.error, message: retryable ? `${outcome.message} (after ${receives + 1} attempts)` : outcome.message };
-  await failQueuedEmail(accountId, emailId, error, period);
+  await failQueuedEmail(accountId, emailId, error, period, failedEvent(accountId, factsOf(record), error, Date.now()));
   if (!retryable) return 'done';
   // Failed for good: visible again at once, so SQS moves it to the dead-letter queue (past maxReceiveCount) for the alarm and the operator.
   log.error('queued message failed after its last attempt', {
@@ -163,7 +166,9 @@ async function sendStored(message: ReceivedMessage, pointer: StoredSendPointer, 
   if (body !== undefined) return sendBody(message, body, transport, queue);
   // Only the bucket's lifecycle, a day on, removes it: a message received that late fails for good.
   log.error('stored throttled message is gone', { accountId: pointer.accountId, emailId: pointer.emailId });
-  await failQueuedEmail(pointer.accountId, pointer.emailId, STORED_MESSAGE_LOST, pointer.period);
+  const record = await getEmailRecord(pointer.accountId, pointer.emailId);
+  const event = record ? failedEvent(pointer.accountId, factsOf(record), STORED_MESSAGE_LOST, Date.now()) : [];
+  await failQueuedEmail(pointer.accountId, pointer.emailId, STORED_MESSAGE_LOST, pointer.period, event);
   return 'done';
 }
 

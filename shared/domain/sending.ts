@@ -30,6 +30,7 @@ import {
   type OutgoingEmail,
   type SendOutcome,
 } from '#shared/email/transport.ts';
+import type { Tracking } from '#shared/email/tracking.ts';
 import { PostlaneError, ValidationError } from '#shared/errors.ts';
 import { SEND_LIMITS, type singleSendResultReply } from '#shared/schemas/sending.ts';
 import type * as v from 'valibot';
@@ -37,6 +38,8 @@ import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { EffectCommittedError } from './idempotency.ts';
+import { factsOf, outcomeEventItems } from './email-events.ts';
+import { retentionExpiry } from './retention.ts';
 import { checkVerifiedSender, senderDomainRead } from './sender.ts';
 import { quotaLeft, quotaMonthFor, releaseQuota, remaining, reserveQuota, type QuotaMonth } from './quota.ts';
 import { enqueueRetries, QUEUE_REFUSED, queueBodyFor, type PendingRetry } from './retry.ts';
@@ -76,6 +79,8 @@ export interface Delivery {
   suppressWhen: readonly ContactStatus[];
   /** A last check per deliverable recipient before anything is charged (the OTP window). */
   admit?: (recipient: string) => Promise<void>;
+  /** Opens and clicks to track (SES configuration sets, shared/email/tracking.ts); none when absent. */
+  tracking?: Tracking;
 }
 
 export type FailureCode = DeliveryErrorCode | 'RECIPIENT_SUPPRESSED' | 'SEND_FAILED';
@@ -303,7 +308,8 @@ type Sent = SendOutcome | { status: 'queued'; body: string } | { status: 'error'
 
 function outgoingEmail(delivery: Delivery, message: Draft, accountId: string): OutgoingEmail {
   return {
-    tags: { accountId, emailId: message.emailId },
+    tags: { accountId, emailId: message.emailId, trackingId: message.trackingId },
+    ...(delivery.tracking ? { tracking: delivery.tracking } : {}),
     from: delivery.from,
     to: [message.recipient],
     cc: message.cc,
@@ -416,15 +422,17 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
     if (result.cause) log.error('SES send failed', { accountId: principal.accountId, emailId: result.emailId, error: result.cause });
   }
   const report: DeliveryReport = { messages, leftOut: reported, emailsRemaining };
-  const retries = recorded.flatMap((message): PendingRetry[] => {
+  const records = recorded.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context));
+  const retries = recorded.flatMap((message, index): PendingRetry[] => {
     const outcome = outcomes.get(message);
-    return outcome?.status === 'queued' ? [{ emailId: message.emailId, body: outcome.body, period: chargedTo(message, month).period }] : [];
+    return outcome?.status === 'queued'
+      ? [{ emailId: message.emailId, facts: factsOf(records[index]!), body: outcome.body, period: chargedTo(message, month).period }]
+      : [];
   });
   try {
-    await putEmailRecords(
-      principal.accountId,
-      recorded.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context)),
-    );
+    // Their events ride in the records' own batch write: no call of their own on the send path.
+    const events = records.flatMap((record) => outcomeEventItems(principal.accountId, record, now.getTime()));
+    await putEmailRecords(principal.accountId, records, retentionExpiry(now.getTime()), events);
   } catch (error) {
     // Throttled messages are queued only once their records exist: these never were, so they fail, uncharged.
     if (retries.length > 0) {

@@ -60,7 +60,9 @@ async function apply(
   await Promise.all(
     contacts.map(async ({ contactId }) => {
       try {
-        after.set(contactId, (await changeContactStatus(accountId, contactId, MOVABLE_TO[choice], choice, now)).status);
+        // The recipient's own unsubscribe is `contact.unsubscribed`; a resubscribe is an update like any other.
+        const type = choice === 'unsubscribed' ? 'contact.unsubscribed' : 'contact.updated';
+        after.set(contactId, (await changeContactStatus(accountId, contactId, MOVABLE_TO[choice], choice, now, type)).status);
       } catch (error) {
         if (!(error instanceof NotFoundError)) throw error;
       }

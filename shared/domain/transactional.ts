@@ -20,6 +20,7 @@ export async function sendTransactional(input: TransactionalSendInput, context: 
         variables: input.variables,
         attachments: [],
         suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
+        ...(input.tracking ? { tracking: input.tracking } : {}),
       },
       context,
       'Transactional email sent',

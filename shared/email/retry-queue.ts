@@ -44,7 +44,8 @@ const QueuedSendBody = v.object({
     text: v.string(),
     attachments: v.array(v.object({ filename: v.string(), contentType: v.string(), content: v.string() })),
     unsubscribeUrl: v.optional(v.string()),
-    tags: v.optional(v.object({ accountId: v.string(), emailId: v.string() })),
+    tags: v.optional(v.object({ accountId: v.string(), emailId: v.string(), trackingId: v.optional(v.string()) })),
+    tracking: v.optional(v.object({ opens: v.boolean(), clicks: v.boolean() })),
   }),
 });
 

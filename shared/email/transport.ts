@@ -7,7 +7,8 @@ import { SendEmailCommand, SESv2Client, type SendEmailCommandInput } from '@aws-
 import { awsConnection, config } from '#shared/config.ts';
 import { isHeaderSafe } from '#shared/schemas/common.ts';
 import { formatMailbox, type Mailbox } from './address.ts';
-import { ACCOUNT_TAG, EMAIL_TAG } from './message-tags.ts';
+import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from './message-tags.ts';
+import { configurationSetFor, trackedHtml, trackingTagValue, type Tracking } from './tracking.ts';
 
 export interface OutgoingAttachment {
   filename: string;
@@ -27,8 +28,10 @@ export interface OutgoingEmail {
   attachments: readonly OutgoingAttachment[];
   /** The recipient's one-click unsubscribe address, when the message carries an unsubscribe link. */
   unsubscribeUrl?: string;
-  /** Whose message this is: sent as SES message tags, so feedback events name the account and record. */
-  tags?: { accountId: string; emailId: string };
+  /** Whose message this is: sent as SES message tags, so feedback events name the account, the record and its tracking id. */
+  tags?: { accountId: string; emailId: string; trackingId?: string };
+  /** Opens and clicks SES should track: chooses the configuration set (./tracking.ts). */
+  tracking?: Tracking;
 }
 
 /** Why SES did not take a message, as the API reports it per recipient. */
@@ -60,6 +63,7 @@ const UTF8 = 'UTF-8';
 
 /** The SendEmail request: Simple content keeps custom headers and attachments (Raw would mean hand-built MIME). */
 export function sendEmailInput(email: OutgoingEmail, configurationSet = config.SES_CONFIGURATION_SET): SendEmailCommandInput {
+  const tracked = trackingTagValue(email.tracking);
   // RFC 8058: a POST to the List-Unsubscribe address with this body unsubscribes without a visit.
   const headers = email.unsubscribeUrl
     ? [
@@ -69,12 +73,14 @@ export function sendEmailInput(email: OutgoingEmail, configurationSet = config.S
     : [];
   return {
     // Unset locally: the emulator has no configuration sets, and nothing there publishes events.
-    ...(configurationSet ? { ConfigurationSetName: configurationSet } : {}),
+    ...(configurationSet ? { ConfigurationSetName: configurationSetFor(configurationSet, email.tracking) } : {}),
     ...(email.tags
       ? {
           EmailTags: [
             { Name: ACCOUNT_TAG, Value: email.tags.accountId },
             { Name: EMAIL_TAG, Value: email.tags.emailId },
+            ...(email.tags.trackingId ? [{ Name: TRACKING_TAG, Value: email.tags.trackingId }] : []),
+            ...(tracked ? [{ Name: TRACKING_OPTIONS_TAG, Value: tracked }] : []),
           ],
         }
       : {}),
@@ -88,7 +94,7 @@ export function sendEmailInput(email: OutgoingEmail, configurationSet = config.S
     Content: {
       Simple: {
         Subject: { Data: headerValue(email.subject), Charset: UTF8 },
-        Body: { Html: { Data: email.html, Charset: UTF8 }, Text: { Data: email.text, Charset: UTF8 } },
+        Body: { Html: { Data: trackedHtml(email.html, email.tracking), Charset: UTF8 }, Text: { Data: email.text, Charset: UTF8 } },
         ...(headers.length ? { Headers: headers } : {}),
         ...(email.attachments.length
           ? {

@@ -232,7 +232,7 @@ export const SEND_ERRORS = [
  * recipient's unsubscribe links. Table actions: quota, idempotency claims
  * (put, complete, release: PutItem, UpdateItem, DeleteItem), the OTP window,
  * the suppression lookups with the sender's domain and the template
- * (BatchGetItem), the email records (PutItem in one TransactWriteItems).
+ * (BatchGetItem), the email records with their events (BatchWriteItem).
  */
 export const SENDING = {
   auth: 'key',
@@ -241,6 +241,6 @@ export const SENDING = {
   secrets: ['linkSigning'],
   queues: ['retry'],
   attachments: ['queue'],
-  table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+  table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
   errors: SEND_ERRORS,
 } as const;

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { cursorQuery, dateRangeQuery, emailAddress } from './common.ts';
 import { LOG_PAGE } from './events.ts';
-import { nullableText, timestamp } from './replies.ts';
+import { count, nullableText, timestamp } from './replies.ts';
 
 const EMAIL_STATUSES = ['sent', 'failed', 'queued', 'suppressed', 'delivered', 'bounced', 'complained', 'rejected'] as const;
 
@@ -20,6 +20,11 @@ export const emailSchema = v.strictObject({
   sesMessageId: nullableText,
   test: v.boolean(),
   createdAt: timestamp,
+  /** Open and click tracking (`tracking` on the send): SES's notifications counted, each once. */
+  opens: count,
+  clicks: count,
+  firstOpenedAt: v.nullable(timestamp),
+  lastClickedAt: v.nullable(timestamp),
 });
 
 export const listEmailsQuery = v.object({

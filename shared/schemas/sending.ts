@@ -141,6 +141,14 @@ function contentOrTemplate<T extends ContentFields>(description: string) {
   ] as const;
 }
 
+/** Open and click tracking (docs/api.md, "Tracking"): off unless asked for. */
+export const tracking = v.optional(
+  v.pipe(
+    strictObject({ opens: v.optional(v.boolean(), false), clicks: v.optional(v.boolean(), false) }),
+    v.description('Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default.'),
+  ),
+);
+
 const CONTENT_OR_TEMPLATE = 'Give `content` with a `subject`, or a `templateId` (its subject is used unless `subject` replaces it); not both.';
 
 const emailSendFields = strictObject({
@@ -157,6 +165,7 @@ const emailSendFields = strictObject({
     v.pipe(v.array(sendAttachment), v.maxLength(SEND_LIMITS.attachments, `must have at most ${SEND_LIMITS.attachments} attachments`)),
     [],
   ),
+  tracking,
   idempotencyKey,
 });
 
@@ -250,6 +259,7 @@ const transactionalSendFields = strictObject({
   templateId: v.optional(templateId),
   variables,
   replyTo: v.optional(mailbox),
+  tracking,
   idempotencyKey,
 });
 

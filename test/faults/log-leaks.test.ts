@@ -34,7 +34,7 @@ describe('logs under faults', () => {
     const sender = await createSender();
     const to = uniqueAddress('private');
     const body = { from: sender.from, to, subject: 'Payroll for Ann Example', content: '<p>Salary statement 98765 <a href="{{unsubscribeUrl}}">stop</a></p>' };
-    failingWithPayload('TransactWriteItemsCommand');
+    failingWithPayload('BatchWriteItemCommand');
 
     const failed = await request('POST', '/api/transactional/send', { key: sender.key, body });
 

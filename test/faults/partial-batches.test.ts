@@ -2,7 +2,7 @@
  * DynamoDB answers a batch in part under throttling (UnprocessedKeys,
  * UnprocessedItems). A partial answer must never become a wrong one: an
  * audience is still found with its counters, an
- * import writes everything, suppressed addresses stay suppressed. When
+ * import and a send's records are written whole, suppressed addresses stay suppressed. When
  * DynamoDB keeps refusing past the retries the client gets the 500 envelope
  * (retry), never a 404 or a partial success; a throttled key check is a 500, never a 401.
  */
@@ -104,6 +104,24 @@ describe('BatchGetItem answered in part', () => {
   });
 });
 
+describe('BatchWriteItem answered in part', () => {
+  it('every email record of a send is stored', async () => {
+    const sender = await createSender({ quota: 100 });
+    const recipients = Array.from({ length: 5 }, () => uniqueAddress());
+    const injected = injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'partial', times: Infinity });
+
+    const sent = await sendPlain(sender, recipients);
+
+    expect(sent.status).toBe(200);
+    expect(injected.matched()).toBeGreaterThan(1);
+    // A tracking id ends with its email id's unique part (svc_<ms>_<part>, eml_<part>).
+    for (const { trackingId } of sent.body.successfulEmails as { trackingId: string }[]) {
+      const emailId = `eml_${trackingId.split('_')[2]}`;
+      expect((await request('GET', `/api/emails/${emailId}`, { key: sender.key })).status).toBe(200);
+    }
+  });
+});
+
 describe('DynamoDB keeps refusing past the retries', () => {
   // The key check is one conditional UpdateItem of the key item (shared/data/api-keys.ts useApiKey).
   const refusals: DynamoFault[] = ['throttled', 'throttling'];
@@ -129,8 +147,7 @@ describe('DynamoDB keeps refusing past the retries', () => {
 
   it('on the email records: 500, never a success that lost records', async () => {
     const sender = await createSender({ quota: 100 });
-    // A send's records are one TransactWriteItems (shared/data/emails.ts), which DynamoDB refuses whole or not at all.
-    injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, fault: 'throttled', times: Infinity });
+    injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'unprocessed', times: Infinity });
 
     const refused = await sendPlain(sender, [uniqueAddress(), uniqueAddress()]);
 

@@ -45,7 +45,7 @@ describe('OTP send with an idempotency key under DynamoDB faults', () => {
   it('a fault on the email record after SES took the message: 500, charged once, and a retry replays instead of sending again', async () => {
     const sender = await createSender();
     const body = otpBody(sender, 'sent-unrecorded');
-    injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, fault: 'timeout' });
+    injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'timeout' });
 
     const failed = await request('POST', '/api/otp/send', { key: sender.key, body });
     const retried = await request('POST', '/api/otp/send', { key: sender.key, body });
@@ -106,7 +106,7 @@ describe('POST /api/email/send under DynamoDB faults', () => {
 
   it('a fault on the records after SES took the messages: 500, and the charge equals what was sent', async () => {
     const { failed, delivered, charged } = await sendTwoUnder((sender) =>
-      injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, fault: 'throttled' }),
+      injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'throttled' }),
     );
 
     expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
@@ -117,7 +117,7 @@ describe('POST /api/email/send under DynamoDB faults', () => {
   it('the same, with an idempotency key: a retry replays what was sent instead of sending it again', async () => {
     const sender = await createSender({ quota: 10 });
     const body = { from: sender.from, recipients: [uniqueAddress(), uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>', idempotencyKey: 'newsletter-42' };
-    injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, fault: 'throttled' });
+    injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'throttled' });
 
     const failed = await request('POST', '/api/email/send', { key: sender.key, body });
     const retried = await request('POST', '/api/email/send', { key: sender.key, body });

@@ -64,8 +64,8 @@ describe('local mailbox simulator', () => {
     const deadLetters = await freshQueue('feedback-dlq');
     simulator = startMailboxSimulator({ deadLetterQueueUrl: deadLetters, delayMs: 0 });
     const sender = await createSender();
-    // The first write to an email record of the account after the send: the feedback's.
-    injectDynamoFault({ command: 'UpdateItemCommand', touching: `${sender.accountId}#EML#`, nth: 1, fault: 'throttled' });
+    // The first transaction on an email record of the account after the send: the feedback's (the record's change with its event).
+    injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: `${sender.accountId}#EML#`, nth: 1, fault: 'throttled' });
 
     const trackingId = await sendTo(sender, `bounce+${label()}@simulator.amazonses.com`);
     await simulator.stop();

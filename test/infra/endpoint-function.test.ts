@@ -18,7 +18,7 @@ function stackWith(app: App, props: Omit<EndpointFunctionProps, 'table'>) {
 }
 
 describe('EndpointFunction', () => {
-  it('grants SES sending only when asked, within its own account and region, on the one configuration set it names', () => {
+  it('grants SES sending only when asked, within its own account and region, on the configuration set it names and its tracking sibling', () => {
     const { stack } = stackWith(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), {
       handler: FALLBACK_HANDLER,
       tableActions: [],
@@ -34,6 +34,7 @@ describe('EndpointFunction', () => {
       new Set([
         pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
         pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: 'postlane-feedback' })),
+        pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: 'postlane-feedback-tracking' })),
       ]),
     );
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { configurationSetsOf } from '#shared/email/tracking.ts';
 import { App } from 'aws-cdk-lib';
 import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/table.ts';
 import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, type QueueName } from '#shared/http/routes.ts';
@@ -46,15 +47,11 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     ...tablePairs(stack, actions, settings),
     ...(actions.has('Query') ? GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)) : []),
     ...[...sesActions].map((action) => pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }))),
-    // A send names the stack's configuration set, and SES authorizes it on that set too: only that one.
+    // A send names the stack's configuration set or its tracking sibling, and SES authorizes it on that set too: only those.
     ...(sesActions.has('SendEmail')
-      ? [
-          pair(
-            stack,
-            'ses:SendEmail',
-            stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName }),
-          ),
-        ]
+      ? configurationSetsOf(stack.feedback.configurationSet.configurationSetName).map((name) =>
+          pair(stack, 'ses:SendEmail', stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: name })),
+        )
       : []),
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
     ...[...queues].map((queue) => pair(stack, 'sqs:SendMessage', queueArns[queue])),

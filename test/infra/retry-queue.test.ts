@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { configurationSetsOf } from '#shared/email/tracking.ts';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';
@@ -58,10 +59,9 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
         ...tablePairs(stack, RETRY_WORKER.table, settings),
         ...RETRY_WORKER.ses.flatMap((action) => [
           pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
-          pair(
-            stack,
-            `ses:${action}`,
-            stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: stack.feedback.configurationSet.configurationSetName }),
+          // A queued message keeps its tracking, so the worker may name the tracking set too.
+          ...configurationSetsOf(stack.feedback.configurationSet.configurationSetName).map((name) =>
+            pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: name })),
           ),
         ]),
         ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, stack.retryQueue.queue.queueArn)),

@@ -10,21 +10,27 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   const [[setId]] = ofType(resources, 'AWS::SES::ConfigurationSet') as [[string, unknown]];
   const feedbackId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === 'Postlane functions/feedback/ses-events.ts')![0];
 
-  it('publishes bounces, complaints, deliveries and rejects of its configuration set to the default event bus', () => {
-    const destinations = ofType(resources, 'AWS::SES::ConfigurationSetEventDestination');
-    expect(destinations).toHaveLength(1);
-    const { ConfigurationSetName, EventDestination } = destinations[0]![1].Properties;
-    expect(referencedId(ConfigurationSetName)).toBe(setId);
-    expect(EventDestination).toMatchObject({ Enabled: true, MatchingEventTypes: ['bounce', 'complaint', 'delivery', 'reject'] });
-    expect(JSON.stringify(EventDestination.EventBridgeDestination.EventBusArn)).toContain('event-bus/default');
+  it('publishes bounces, complaints, deliveries, delays and rejects of its configuration set, and opens and clicks too of its tracking set, to the default event bus', () => {
+    const trackingId = referencedId(stack.resolve(stack.feedback.configurationSetNames[1])) as string;
+    const destinations = ofType(resources, 'AWS::SES::ConfigurationSetEventDestination').map(([, destination]) => destination.Properties);
+    const feedback = ['bounce', 'complaint', 'delivery', 'deliveryDelay', 'reject'];
+    expect(destinations.map(({ ConfigurationSetName }) => referencedId(ConfigurationSetName))).toEqual([setId, trackingId]);
+    expect(destinations[0]!.EventDestination).toMatchObject({ Enabled: true, MatchingEventTypes: feedback });
+    expect(destinations[1]!.EventDestination).toMatchObject({ Enabled: true, MatchingEventTypes: [...feedback, 'open', 'click'] });
+    for (const { EventDestination } of destinations) expect(JSON.stringify(EventDestination.EventBridgeDestination.EventBusArn)).toContain('event-bus/default');
+    // `<stack's set>-tracking`: the name the transport derives (shared/email/tracking.ts).
+    expect(JSON.stringify(resources[trackingId]!.Properties.Name)).toContain('-tracking');
   });
 
-  it("routes the set's SES events to the feedback function", () => {
+  it("routes both sets' SES events to the feedback function", () => {
     const rules = ofType(resources, 'AWS::Events::Rule');
     expect(rules).toHaveLength(1);
     const rule = rules[0]![1].Properties;
     expect(rule.EventPattern.source).toEqual(['aws.ses']);
-    expect(referencedId(rule.EventPattern.detail.mail.tags['ses:configuration-set'][0])).toBe(setId);
+    expect(rule.EventPattern.detail.mail.tags['ses:configuration-set'].map(referencedId)).toEqual([
+      setId,
+      referencedId(stack.resolve(stack.feedback.configurationSetNames[1])),
+    ]);
     expect(rule.Targets.map((target: { Arn: unknown }) => referencedId(target.Arn))).toEqual([feedbackId]);
   });
 

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { meterDynamoDb } from '../../bench/dynamo-meter.ts';
 import { putEmailRecords, type EmailRecord } from '#shared/data/emails.ts';
 import { recordEvent } from '#shared/domain/events.ts';
+import { retentionExpiry } from '#shared/domain/retention.ts';
 import { idAt } from '#shared/ids.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
@@ -38,7 +39,7 @@ function record(at: number, fields: Partial<EmailRecord> = {}): EmailRecord {
 async function history(accountId: string, count: number, fields: (index: number) => Partial<EmailRecord> = () => ({})): Promise<EmailRecord[]> {
   const start = Date.now() - 60_000 - count * 1000;
   const records = Array.from({ length: count }, (_, index) => record(start + index * 1000, fields(index)));
-  await putEmailRecords(accountId, records);
+  await putEmailRecords(accountId, records, retentionExpiry(Date.now()));
   return records.reverse();
 }
 

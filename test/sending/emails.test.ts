@@ -32,6 +32,10 @@ describe('GET /api/emails/:id', () => {
         sesMessageId: expect.stringMatching(/^ses-/),
         test: false,
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        opens: 0,
+        clicks: 0,
+        firstOpenedAt: null,
+        lastClickedAt: null,
       },
     });
     expect(byTrackingId.body).toEqual(byId.body);

@@ -162,7 +162,7 @@ describe("DynamoDB failing after SES took some of a send's messages", () => {
     const sender = await createSender({ quota: 10 });
     const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
     injectSesFaults((recipient) => (recipient === slow ? throttled() : undefined));
-    injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, fault: 'throttled' });
+    injectDynamoFault({ command: 'BatchWriteItemCommand', touching: sender.accountId, fault: 'throttled' });
     const queuedBefore = await queuedMessages();
     const body = { from: sender.from, recipients: [ok, slow], subject: 'Hi', content: '<p>Hi</p>', idempotencyKey: 'half-throttled' };
 
@@ -203,8 +203,7 @@ describe("DynamoDB failing after SES took some of a send's messages", () => {
     vi.spyOn(sqs, 'send').mockImplementation((async () => {
       throw Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' });
     }) as typeof sqs.send);
-    // The first transaction writes the records; the second would settle the refused one.
-    injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, nth: 2, fault: 'throttled' });
+    injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, fault: 'throttled' });
 
     const response = await sendPlain(sender, [ok, slow]);
 
