@@ -139,8 +139,14 @@ export async function recordAwsCalls(): Promise<void> {
     recordEvery(replicaFor(region).client.middlewareStack, (operation, input) => dynamoActions(operation, input, region !== localRegion()));
   }
   recordEvery(ses.middlewareStack, sesActions);
-  recordEvery(sqs.middlewareStack, (operation, input) =>
-    input.QueueUrl === process.env.RETRY_QUEUE_URL ? [[`sqs:${operation}`, { kind: 'queue', queue: 'retry' }]] : [],
-  );
+  // Each file names its own queues (test/support/setup.ts, test/webhooks/support.ts); the stack's are these two.
+  const queues: Record<string, 'retry' | 'webhooks'> = {
+    ...(process.env.RETRY_QUEUE_URL ? { [process.env.RETRY_QUEUE_URL]: 'retry' } : {}),
+    ...(process.env.WEBHOOK_QUEUE_URL ? { [process.env.WEBHOOK_QUEUE_URL]: 'webhooks' } : {}),
+  };
+  recordEvery(sqs.middlewareStack, (operation, input) => {
+    const queue = queues[input.QueueUrl as string];
+    return queue ? [[`sqs:${operation}`, { kind: 'queue', queue }]] : [];
+  });
   await recordS3();
 }
