@@ -8,7 +8,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import type { TableAction } from '#shared/http/routes.ts';
-import { EVENT_STREAM_FILTER } from '#shared/model/event-stream.ts';
+import { EVENT_STREAM_FILTER, FAN_OUT_BATCH_SIZE } from '#shared/model/event-stream.ts';
 import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
@@ -25,8 +25,6 @@ export const EVENT_FAN_OUT = {
   table: ['GetItem', 'PutItem', 'Query'],
 } as const satisfies { handler: string; table: readonly TableAction[] };
 
-/** Stream records per invocation: each queues a message per endpoint, in parallel. */
-export const FAN_OUT_BATCH_SIZE = 50;
 /**
  * Times a failing batch is handed again (halved each time, bisectBatchOnError)
  * before its record goes to the on-failure queue: enough for a table or queue

@@ -3,7 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { TableAction } from '#shared/http/routes.ts';
-import { WEBHOOK_BATCH_SIZE } from '#shared/webhooks/schedule.ts';
+import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
 /**
@@ -17,13 +17,6 @@ export const WEBHOOK_WORKER = {
   handler: 'webhooks/deliver',
   table: ['GetItem', 'PutItem', 'UpdateItem'],
 } as const satisfies { handler: string; table: readonly TableAction[] };
-
-/**
- * Receives of one message before it moves to the dead-letter queue. A
- * receiver's failures never throw (they are attempts, rescheduled as new
- * messages), so only a failing table or queue reaches this.
- */
-export const WEBHOOK_MAX_RECEIVES = 5;
 
 export interface WebhookDeliveryProps {
   /** `postlane-<stage>`: the queues are `<prefix>-webhooks` and `<prefix>-webhooks-dlq`. */

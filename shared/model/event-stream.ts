@@ -16,6 +16,9 @@ export const EVENT_SORT_KEY = 'EVENT';
  */
 export const STREAM_VIEW_TYPE = 'NEW_AND_OLD_IMAGES';
 
+/** Stream records per fan-out invocation (the event source's BatchSize): each queues a message per endpoint, in parallel. */
+export const FAN_OUT_BATCH_SIZE = 50;
+
 /** A Lambda filter pattern: at each leaf, the values a record's field may have. */
 export interface FilterPattern {
   readonly [field: string]: FilterPattern | readonly string[];

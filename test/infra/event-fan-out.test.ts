@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TTL_ATTRIBUTE } from '#shared/data/table.ts';
-import { EVENT_STREAM_FILTER, STREAM_VIEW_TYPE } from '#shared/model/event-stream.ts';
+import { EVENT_STREAM_FILTER, FAN_OUT_BATCH_SIZE, STREAM_VIEW_TYPE } from '#shared/model/event-stream.ts';
 import { WEBHOOK_BATCH_SIZE } from '#shared/webhooks/schedule.ts';
-import { EVENT_FAN_OUT, FAN_OUT_BATCH_SIZE, FAN_OUT_RETRY_ATTEMPTS, STREAM_READ_ACTIONS } from '../../lib/event-fan-out.ts';
+import { EVENT_FAN_OUT, FAN_OUT_RETRY_ATTEMPTS, STREAM_READ_ACTIONS } from '../../lib/event-fan-out.ts';
 import { WEBHOOK_WORKER } from '../../lib/webhooks.ts';
 import { logPairs, ofType, pair, permissionsOf, resourcesOf, synthesize, tablePairs, type Resources } from './template.ts';
 import { expectDeadLetterAlarm, expectWorkerFedBy } from './worker-queue.ts';
