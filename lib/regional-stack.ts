@@ -43,7 +43,7 @@ export interface RegionalStackProps extends StackProps {
   readonly eventBus?: string;
 }
 
-/** How long email records, events and deliveries are kept unless `postlane:retentionDays` says otherwise (docs/decisions.md). */
+/** How long email records, events and deliveries are kept unless `postlane:retentionDays` says otherwise (docs/webhooks.md, Retention). */
 export const DEFAULT_RETENTION_DAYS = 30;
 
 /** Where the key of the signed unsubscribe and preference links lives, beside the table it belongs to. */
