@@ -11,7 +11,7 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 
 vi.hoisted(() => {
@@ -35,21 +35,13 @@ const { handler } = await import('#functions/events/fan-out.ts');
 const { meterDynamoDb } = await import('../../bench/dynamo-meter.ts');
 const { sqs } = await import('#shared/email/retry-queue.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
-const { createWebhookQueue, fanOutEvents, openEventStream, startReceiver, takeMessages, takeStreamRecords } = await import('./support.ts');
+const { createWebhookQueue, fanOutEvents, openEventStream, receiversPerTest, takeMessages, takeStreamRecords } = await import('./support.ts');
 
 await createWebhookQueue();
 await openEventStream();
 const meter = meterDynamoDb();
 
-const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
-});
-async function receiver(respond?: Parameters<typeof startReceiver>[0]) {
-  const started = await startReceiver(respond);
-  receivers.push(started);
-  return started;
-}
+const receiver = receiversPerTest();
 
 let sequence = 0;
 function change(type: 'email.bounced' | 'contact.created' = 'email.bounced') {

@@ -5,7 +5,7 @@
  * stack deploys; a failed attempt comes back from the queue by itself; a slow
  * receiver holds up nobody else.
  */
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 
 vi.hoisted(() => {
@@ -18,7 +18,7 @@ const { startEventFanOut } = await import('#dev/local/event-fan-out.ts');
 const { startWebhookWorker } = await import('#dev/local/webhook-worker.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
 const { eventually } = await import('../support/eventually.ts');
-const { createWebhookQueue, startReceiver } = await import('./support.ts');
+const { createWebhookQueue, receiversPerTest } = await import('./support.ts');
 
 await createWebhookQueue();
 const pollers = [await startEventFanOut(), await startWebhookWorker()];
@@ -26,15 +26,7 @@ afterAll(async () => {
   await Promise.all(pollers.map((poller) => poller.stop()));
 });
 
-const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
-});
-async function receiver(respond?: Parameters<typeof startReceiver>[0]) {
-  const started = await startReceiver(respond);
-  receivers.push(started);
-  return started;
-}
+const receiver = receiversPerTest();
 
 describe('the local pipeline', () => {
   it('delivers a recorded event, signed, and a failed attempt comes back from the queue by itself', async () => {

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { createQueue } from '#dev/local/sqs.ts';
 import { invokeWithRecords, StreamReader, type StreamHandler } from '#dev/local/stream-poller.ts';
@@ -73,6 +73,19 @@ export async function startReceiver(respond: Responder = () => 200): Promise<Rec
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/** Starts receivers for the test that asks, each stopped once the test ends: `const receiver = receiversPerTest()`. */
+export function receiversPerTest(): (respond?: Responder) => Promise<Receiver> {
+  const started: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((receiver) => receiver.stop()));
+  });
+  return async (respond) => {
+    const receiver = await startReceiver(respond);
+    started.push(receiver);
+    return receiver;
   };
 }
 
