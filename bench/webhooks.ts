@@ -136,7 +136,7 @@ async function deliverLoad(accountId: string, options: WebhookBenchOptions, slow
   const [slow, ...fast] = receivers;
   for (const receiver of receivers) await createWebhook(accountId, { url: receiver.url, events: [LOAD_TYPE] }, Date.now());
   progress(`webhooks (${label}): ${options.events} events to ${options.endpoints} endpoints, one answering in ${slowMs} ms, ${options.workers} workers`);
-  const pollers = [await startEventFanOut(), ...(await Promise.all(Array.from({ length: options.workers }, () => startWebhookWorker())))];
+  const pollers = [await startEventFanOut(), await startWebhookWorker(undefined, options.workers)];
   const started = performance.now();
   try {
     for (let index = 0; index < options.events; index++) {

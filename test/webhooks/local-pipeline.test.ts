@@ -49,11 +49,12 @@ describe('the local pipeline', () => {
 
   it('lets no slow receiver hold up another: each delivery is its own message', async () => {
     const { accountId } = await createTestAccount();
-    const slow = await receiver(() => (response) => setTimeout(() => response.writeHead(200).end(), 3_000));
+    // Answers within the 10 s a delivery may take, but late: its attempts keep their batch busy that long.
+    const SLOW_MS = 8_000;
+    const slow = await receiver(() => (response) => setTimeout(() => response.writeHead(200).end(), SLOW_MS));
     const fast = await receiver();
     await createWebhook(accountId, { url: slow.url, events: ['*'] }, Date.now());
     await createWebhook(accountId, { url: fast.url, events: ['*'] }, Date.now());
-    const started = Date.now();
     for (let index = 0; index < 5; index++) {
       await recordEvent(accountId, { type: 'email.sent', data: { index }, sourceKey: `pipeline-slow:${accountId}:${index}` }, Date.now());
     }
@@ -62,10 +63,8 @@ describe('the local pipeline', () => {
       (all) => all.length === 5,
     );
     expect(fastRequests).toHaveLength(5);
-    expect(Math.max(...fastRequests.map((request) => request.at)) - started).toBeLessThan(3_000);
-    await eventually(
-      async () => slow.requests,
-      (all) => all.length === 5,
-    );
+    // Every fast delivery was made before the slow receiver had answered even once.
+    expect(slow.requests.length).toBeGreaterThan(0);
+    expect(Math.max(...fastRequests.map((request) => request.at))).toBeLessThan(Math.min(...slow.requests.map((request) => request.at)) + SLOW_MS);
   });
 });
