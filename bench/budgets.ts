@@ -3,6 +3,7 @@
  * measured figures so that they are tested without running the benchmark.
  */
 import type { ScalePoint } from './scale.ts';
+import type { WebhookBenchResults } from './webhooks.ts';
 
 export const BUDGETS = {
   /**
@@ -17,6 +18,14 @@ export const BUDGETS = {
   flatTime: { factor: 2, slackMs: 5 },
   /** `npm start` to `ready`, in memory (issue 15: under 10 s on an idle 2-core machine). */
   localStartMs: 10_000,
+  /** Issue 18: recording an event is one write; its fan-out one query of the endpoints and one put per endpoint. */
+  webhooks: {
+    recordRoundTrips: 1,
+    fanOutRoundTripsPerEndpoint: 1,
+    fanOutBaseRoundTrips: 1,
+    /** The fast receivers' p99 beside a slow one, against their p99 when none is slow (timing noise on a shared machine). */
+    slowNeighbour: { factor: 1.5, slackMs: 250 },
+  },
 } as const;
 
 export interface BudgetResult {
@@ -127,4 +136,36 @@ export function parseFloors(markdown: string): Map<string, Floor> {
     if (name && cells[2] !== '' && cells[3] !== '' && Number.isInteger(calls) && Number.isInteger(depth)) floors.set(name, { calls, depth });
   }
   return floors;
+}
+
+/**
+ * Issue 18: the request pays one write per event, the fan-out a query and a put
+ * per endpoint, and a slow receiver delays nobody else: the fast receivers'
+ * p99 beside it stays within noise of their p99 when no receiver is slow.
+ */
+export function checkWebhooks(webhooks: WebhookBenchResults): BudgetResult[] {
+  const { recordRoundTrips, fanOutBaseRoundTrips, fanOutRoundTripsPerEndpoint } = BUDGETS.webhooks;
+  const fanOutLimit = fanOutBaseRoundTrips + fanOutRoundTripsPerEndpoint * webhooks.options.endpoints;
+  const { factor, slackMs } = BUDGETS.webhooks.slowNeighbour;
+  const isolationLimit = webhooks.baseline.p99Ms * factor + slackMs;
+  return [
+    {
+      budget: 'webhooks',
+      subject: 'recording an event',
+      ok: webhooks.recordPerEvent.roundTrips <= recordRoundTrips,
+      detail: `${webhooks.recordPerEvent.roundTrips} round trips (budget ${recordRoundTrips})`,
+    },
+    {
+      budget: 'webhooks',
+      subject: `fan-out to ${webhooks.options.endpoints} endpoints`,
+      ok: webhooks.fanOutPerEvent.roundTrips <= fanOutLimit,
+      detail: `${webhooks.fanOutPerEvent.roundTrips} round trips per event (budget ${fanOutLimit})`,
+    },
+    {
+      budget: 'webhooks',
+      subject: 'a slow receiver delays no other',
+      ok: webhooks.fast.deliveries > 0 && webhooks.fast.p99Ms <= isolationLimit,
+      detail: `fast receivers' p99 ${webhooks.fast.p99Ms.toFixed(0)} ms beside a slow one, ${webhooks.baseline.p99Ms.toFixed(0)} ms without (budget ${isolationLimit.toFixed(0)} ms)`,
+    },
+  ];
 }

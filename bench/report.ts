@@ -6,6 +6,7 @@ import type { LoadResult } from './load.ts';
 import type { LocalStart } from './local-start.ts';
 import type { RequestCost } from './metered.ts';
 import type { BulkImportCost, ScalePoint } from './scale.ts';
+import type { WebhookBenchResults } from './webhooks.ts';
 
 export interface BenchResults {
   measuredAt: string;
@@ -18,6 +19,7 @@ export interface BenchResults {
   load: LoadResult[];
   scale: ScalePoint[];
   bulkImport: BulkImportCost;
+  webhooks: WebhookBenchResults;
   memoryMb: number;
   prices: Prices;
   cost: ({ name: string; request: string; durationMs: number; readUnits: number; writeUnits: number } & CostPerMillion)[];
@@ -98,6 +100,7 @@ export function toMarkdown(results: BenchResults): string {
     '',
     `Bulk import of ${results.bulkImport.contacts.toLocaleString('en-US')} new contacts: ${ms(results.bulkImport.ms)} ms, ${results.bulkImport.roundTrips} round trips, ${units(results.bulkImport.writeUnits)} WRU, ${units(results.bulkImport.readUnits)} RRU.`,
     '',
+    ...webhookSection(results.webhooks),
     section(
       `Estimated AWS cost per million requests (${results.prices.region}, prices of ${results.prices.checked})`,
       ['endpoint class', 'request measured', 'Lambda', 'DynamoDB', 'HTTP API', 'total'],
@@ -150,5 +153,33 @@ function anchors(results: BenchResults): string[] {
           `All-in AWS cost per 1,000 one-recipient emails: ${dollars(costPer1000Emails(send))} (the send request above plus SES $0.10); list prices per 1,000 (${LIST_PRICES_PER_1000.source}): Resend ${dollars(LIST_PRICES_PER_1000.resend)}, Postmark ${dollars(LIST_PRICES_PER_1000.postmark)}.`,
         ]
       : []),
+  ];
+}
+
+function webhookSection(webhooks: WebhookBenchResults): string[] {
+  const { options } = webhooks;
+  const per = (usage: WebhookBenchResults['fanOutPerEvent']) =>
+    `${units(usage.roundTrips)} round trips, ${units(usage.writeUnits)} WRU, ${units(usage.readUnits)} RRU`;
+  return [
+    `#### Webhooks: ${options.events.toLocaleString('en-US')} events to ${options.endpoints} endpoints, one answering in ${options.slowMs} ms (${options.workers} workers)`,
+    '',
+    `Recording an event (the request's share): ${per(webhooks.recordPerEvent)}. Fanning one out from the stream to ${options.endpoints} endpoints: ${per(webhooks.fanOutPerEvent)}.`,
+    '',
+    table(
+      ['receivers', 'deliveries', 'latency from the event, p50', 'p99'],
+      [
+        [
+          `${options.endpoints} fast, none slow (baseline)`,
+          webhooks.baseline.deliveries,
+          `${ms(webhooks.baseline.p50Ms)} ms`,
+          `${ms(webhooks.baseline.p99Ms)} ms`,
+        ],
+        [`${options.endpoints - 1} fast`, webhooks.fast.deliveries, `${ms(webhooks.fast.p50Ms)} ms`, `${ms(webhooks.fast.p99Ms)} ms`],
+        [`1 slow (${options.slowMs} ms)`, webhooks.slow.deliveries, `${ms(webhooks.slow.p50Ms)} ms`, `${ms(webhooks.slow.p99Ms)} ms`],
+      ],
+    ),
+    '',
+    `All delivered in ${webhooks.totalSeconds.toFixed(1)} s.`,
+    '',
   ];
 }

@@ -16,7 +16,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleAll } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
-import { checkBulkImport, checkFunctions, checkLocalStart, checkRoundTrips, checkScale, parseFloors } from './budgets.ts';
+import { checkBulkImport, checkFunctions, checkLocalStart, checkRoundTrips, checkScale, checkWebhooks, parseFloors } from './budgets.ts';
 import { costPerMillion, PRICES } from './cost.ts';
 import { measureLocalStart } from './local-start.ts';
 import { toMarkdown, type BenchResults } from './report.ts';
@@ -100,6 +100,9 @@ async function main(): Promise<number> {
     const bulkImport = await measureBulkImport(api, meter, scaleAccount, 1_000);
     await server.close();
 
+    const { measureWebhooks } = await import('./webhooks.ts');
+    const webhooks = await measureWebhooks(meter, (await createBenchAccount()).accountId, undefined, progress);
+
     progress(`warm load: ${LOAD_CONNECTIONS} connections against the API in a process of its own`);
     const loadUrl = await stack.startServerProcess();
     const load = await runLoadSuite(loadUrl, { createBenchAccount, formBody, uniqueEmail, runLoad, expectCall });
@@ -129,6 +132,7 @@ async function main(): Promise<number> {
       ...checkRoundTrips(requests),
       ...checkScale(scale),
       checkBulkImport(bulkImport.roundTrips),
+      ...checkWebhooks(webhooks),
     ];
     const results: BenchResults = {
       measuredAt: new Date().toISOString(),
@@ -145,6 +149,7 @@ async function main(): Promise<number> {
       load,
       scale,
       bulkImport,
+      webhooks,
       memoryMb: MEMORY_MB,
       prices: PRICES,
       cost,

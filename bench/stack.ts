@@ -10,6 +10,8 @@ import { once } from 'node:events';
 import { ensureTable, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
 import { findFreePort } from '#dev/local/ports.ts';
 import { startSesEmulator } from '#dev/local/ses.ts';
+import { createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
+import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import type { LocalService } from '#dev/local/service.ts';
 
 export interface BenchStack {
@@ -36,17 +38,21 @@ async function startDynamoDb(): Promise<LocalService> {
  * before anything imports shared/config.ts, which reads the environment once.
  */
 export async function startBenchStack(): Promise<BenchStack> {
-  const [dynamodb, ses] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 })]);
+  const [dynamodb, ses, sqs] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalSqs({ port: 0 })]);
   const children: ChildProcess[] = [];
   const stop = async () => {
     for (const child of children) child.kill('SIGTERM');
-    await Promise.all([dynamodb.stop(), ses.stop()]);
+    await Promise.all([dynamodb.stop(), ses.stop(), sqs.stop()]);
   };
+  // The webhook bench's queue (bench/webhooks.ts), made as `npm start` makes it.
+  const webhooks = await createRetryQueues(sqs.endpoint, 'postlane-webhooks', WEBHOOK_MAX_RECEIVES);
   const env = {
     DYNAMODB_ENDPOINT: dynamodb.endpoint,
     SES_ENDPOINT: ses.endpoint,
     TABLE_NAME: `postlane-bench-${Date.now().toString(36)}`,
     AWS_REGION: 'us-east-1',
+    SQS_ENDPOINT: sqs.endpoint,
+    WEBHOOK_QUEUE_URL: webhooks.queueUrl,
     SIGNING_SECRET: 'bench-signing-secret-0123456789abcdef',
     // Mailed links are built from configuration, never from a request: the benchmark builds them and follows none.
     PUBLIC_BASE_URL: 'http://127.0.0.1:3000',

@@ -8,6 +8,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
+import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
 import { isPortFree, suggestFreePort } from '#dev/local/ports.ts';
 import { startLocalS3 } from '#dev/local/s3.ts';
@@ -27,6 +28,7 @@ const KEYS_FILE = join(DATA_DIR, 'local-keys.json');
 const LOG_FILE = join(DATA_DIR, 'server.log');
 const HOST = '127.0.0.1';
 const RETRY_QUEUE_NAME = 'postlane-retry';
+const WEBHOOK_QUEUE_NAME = 'postlane-webhooks';
 const FEEDBACK_DEAD_LETTERS_NAME = 'postlane-feedback-dlq';
 
 class StartError extends Error {}
@@ -203,6 +205,14 @@ async function main(): Promise<void> {
       externalSqs ? '(SQS_ENDPOINT; not started here)' : `(throttled sends, worker polling; dead letters: ${retryQueues.deadLetterQueueUrl})`,
     ),
   );
+  const webhookQueues = await createRetryQueues(sqsEndpoint, WEBHOOK_QUEUE_NAME, WEBHOOK_MAX_RECEIVES);
+  lines.push(
+    line(
+      'webhook queue',
+      webhookQueues.queueUrl,
+      externalSqs ? '(SQS_ENDPOINT; not started here)' : `(deliveries, worker polling; dead letters: ${webhookQueues.deadLetterQueueUrl})`,
+    ),
+  );
   const feedbackDeadLetters = await createQueue(sqsEndpoint, FEEDBACK_DEAD_LETTERS_NAME);
 
   // An access line per request would interleave with these lines: the service logs to a file of its own.
@@ -217,12 +227,22 @@ async function main(): Promise<void> {
   process.env.S3_ENDPOINT = s3Endpoint;
   process.env.SQS_ENDPOINT = sqsEndpoint;
   process.env.RETRY_QUEUE_URL = retryQueues.queueUrl;
+  process.env.WEBHOOK_QUEUE_URL = webhookQueues.queueUrl;
   // Mailed and rendered links start here, whatever Host a request carries (docs/operations.md, PUBLIC_BASE_URL).
   process.env.PUBLIC_BASE_URL ??= `http://${HOST}:${apiPart.port}`;
-  const [{ config, readConfig }, { startHttpServer }, { startRetryWorker }, { startMailboxSimulator, SIMULATOR_DOMAIN }] = await Promise.all([
+  const [
+    { config, readConfig },
+    { startHttpServer },
+    { startRetryWorker },
+    { startWebhookWorker },
+    { startEventFanOut },
+    { startMailboxSimulator, SIMULATOR_DOMAIN },
+  ] = await Promise.all([
     import('#shared/config.ts'),
     import('#dev/local/http-server.ts'),
     import('#dev/local/retry-worker.ts'),
+    import('#dev/local/webhook-worker.ts'),
+    import('#dev/local/event-fan-out.ts'),
     import('#dev/local/mailbox-simulator.ts'),
   ]);
 
@@ -246,6 +266,10 @@ async function main(): Promise<void> {
   const api = await startHttpServer({ port: apiPart.port, host: HOST });
   stoppers.push(api.close);
   stoppers.push((await startRetryWorker()).stop);
+  stoppers.push((await startWebhookWorker()).stop);
+  // The table's stream, as the stack's event source reads it: new events reach the webhook queue off the request path.
+  stoppers.push((await startEventFanOut(dynamoEndpoint)).stop);
+  lines.push(line('event fan-out', `${dynamoEndpoint} (table stream)`, '(new events to the webhook queue, as the stream event source does)'));
   stoppers.push(startMailboxSimulator({ deadLetterQueueUrl: feedbackDeadLetters }).stop);
   lines.push(line('SES feedback', `success@, bounce@, complaint@${SIMULATOR_DOMAIN}`, `(local mailbox simulator; dead letters: ${feedbackDeadLetters})`));
   lines.push(line('HTTP API', api.url));

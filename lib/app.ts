@@ -3,7 +3,7 @@ import type { Node } from 'constructs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ApiProtection } from './api.ts';
 import type { CustomDomainSettings } from './custom-domain.ts';
-import { RegionalStack } from './regional-stack.ts';
+import { DEFAULT_RETENTION_DAYS, RegionalStack } from './regional-stack.ts';
 
 export const DEFAULT_REGIONS = ['us-east-1', 'eu-west-1'];
 export const DEFAULT_STAGE = 'prod';
@@ -37,6 +37,10 @@ export interface PostlaneSettings {
   readonly customDomain?: CustomDomainSettings;
   /** Stage throttling, access-log retention and CORS origins of each region's API. */
   readonly api: ApiProtection;
+  /** Days email records, events and webhook deliveries are kept before DynamoDB's TTL removes them. */
+  readonly retentionDays: number;
+  /** The EventBridge bus (a name, or `default`) every event is also put on; none unless set. */
+  readonly eventBus?: string;
 }
 
 /**
@@ -84,6 +88,11 @@ export function readSettings(node: Node): PostlaneSettings {
     accessLogRetention: retention(node) ?? DEFAULT_ACCESS_LOG_RETENTION,
     corsOrigins: corsOrigins(node),
   };
+  const retentionDays = retentionDaysOf(node);
+  const eventBus = text(node.tryGetContext('postlane:eventBus'));
+  // EventBridge's rule for a bus name (ARNs of other accounts' buses are not accepted: the bus is this account's).
+  if (eventBus !== undefined && !/^[A-Za-z0-9._-]{1,256}$/.test(eventBus))
+    throw new Error(`Context postlane:eventBus must be an event bus name (letters, digits, . _ -) or default, got ${eventBus}`);
   return {
     stage,
     regions,
@@ -93,7 +102,18 @@ export function readSettings(node: Node): PostlaneSettings {
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(customDomain ? { customDomain } : {}),
     api,
+    retentionDays,
+    ...(eventBus ? { eventBus } : {}),
   };
+}
+
+/** `postlane:retentionDays`: whole days from 1 to 3650, as RETENTION_DAYS accepts them (shared/config.ts). */
+function retentionDaysOf(node: Node): number {
+  const value = text(node.tryGetContext('postlane:retentionDays'));
+  if (value === undefined) return DEFAULT_RETENTION_DAYS;
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > 3650)
+    throw new Error(`Context postlane:retentionDays must be a whole number of days from 1 to 3650, got ${value}`);
+  return Number(value);
 }
 
 /** `postlane:<name>`, a whole number of at least 1 (requests per second, or a burst). */
@@ -165,6 +185,8 @@ export function addRegionalStacks(app: App, settings: PostlaneSettings = readSet
         ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
         ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
         api: settings.api,
+        retentionDays: settings.retentionDays,
+        ...(settings.eventBus ? { eventBus: settings.eventBus } : {}),
       }),
   );
   if (!settings.independentRegions) {

@@ -7,6 +7,7 @@ import { PostlaneApi, type ApiProtection } from './api.ts';
 import { AttachmentsBucket } from './attachments-bucket.ts';
 import { CustomDomain, type CustomDomainSettings } from './custom-domain.ts';
 import { EndpointFunction } from './endpoint-function.ts';
+import { EventFanOut } from './event-fan-out.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { SesFeedback } from './feedback.ts';
 import { RetryQueue } from './retry-queue.ts';
@@ -36,7 +37,14 @@ export interface RegionalStackProps extends StackProps {
   readonly alarmEmail?: string;
   readonly customDomain?: CustomDomainSettings;
   readonly api: ApiProtection;
+  /** Days email records, events and webhook deliveries are kept (DynamoDB TTL); 30 by default. */
+  readonly retentionDays?: number;
+  /** The EventBridge bus every event is also put on (`default`: the account's default bus); none unless set. */
+  readonly eventBus?: string;
 }
+
+/** How long email records, events and deliveries are kept unless `postlane:retentionDays` says otherwise (docs/webhooks.md, Retention). */
+export const DEFAULT_RETENTION_DAYS = 30;
 
 /** Where the key of the signed unsubscribe and preference links lives, beside the table it belongs to. */
 export function linkSigningSecretName(tableName: string): string {
@@ -51,6 +59,7 @@ export class RegionalStack extends Stack {
   readonly attachments: AttachmentsBucket;
   readonly retryQueue: RetryQueue;
   readonly webhooks: WebhookDelivery;
+  readonly eventFanOut: EventFanOut;
   readonly alarms: PostlaneAlarms;
   readonly customDomain?: CustomDomain;
 
@@ -86,9 +95,16 @@ export class RegionalStack extends Stack {
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
     });
-    // Minimal wiring for the routes that queue deliveries (a test event, a manual
-    // retry); the event fan-out and the retention option come with the stream.
-    this.webhooks = new WebhookDelivery(this, 'Webhooks', { namePrefix: props.namePrefix, table: this.table });
+    const retentionDays = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', { namePrefix: props.namePrefix, table: this.table, retentionDays });
+    // Every region reads its own replica's stream; each fans out only the events of accounts homed there (shared/webhooks/stream.ts).
+    this.eventFanOut = new EventFanOut(this, 'EventFanOut', {
+      namePrefix: props.namePrefix,
+      table: this.table,
+      ownsTable: props.tableSource.kind === 'own',
+      webhooks: this.webhooks,
+      ...(props.eventBus ? { eventBus: props.eventBus } : {}),
+    });
     this.api = new PostlaneApi(this, 'Api', {
       table: this.table,
       secrets: { linkSigning },
@@ -101,10 +117,14 @@ export class RegionalStack extends Stack {
     // What the admin replay commands take as --queue.
     new CfnOutput(this, 'FeedbackDeadLetterQueueUrl', { value: this.feedback.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'RetryDeadLetterQueueUrl', { value: this.retryQueue.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'EventFanOutFailuresQueueUrl', { value: this.eventFanOut.failures.queueUrl });
 
     const endpoints = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction);
     for (const endpoint of endpoints) endpoint.useRegions(props.tableName, props.regions, props.independentRegions);
     const functions = endpoints.map((endpoint) => endpoint.function);
+    // Whatever a function writes that expires (email records, events, deliveries) expires after the same days.
+    for (const fn of functions) fn.addEnvironment('RETENTION_DAYS', String(retentionDays));
     if (props.customDomain) {
       this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi, stage: this.api.stage });
       // Links in sent mail must come back to a region holding the same data and

@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, ProjectionType, TableV2, type Attribute, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2, type Attribute, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { GlobalSecondaryIndex, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
 import { createTableInput, TTL_ATTRIBUTE } from '#shared/data/table.ts';
@@ -26,6 +26,7 @@ export class PostlaneTable extends TableV2 {
       sortKey: keyAttribute(input.KeySchema, 'RANGE', types),
       globalSecondaryIndexes: (input.GlobalSecondaryIndexes ?? []).map((index) => globalIndex(index, types)),
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      dynamoStream: StreamViewType[input.StreamSpecification!.StreamViewType!],
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,

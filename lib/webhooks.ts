@@ -3,27 +3,20 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { TableAction } from '#shared/http/routes.ts';
-import { WEBHOOK_BATCH_SIZE } from '#shared/webhooks/schedule.ts';
+import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
 /**
  * The delivery worker, which no HTTP route invokes: getDelivery, getEndpoint
  * and the stored event of a replay (GetItem); claimAttempt, finishAttempt's
  * delivery update, the endpoint's failure run and disabling (UpdateItem);
- * finishAttempt's attempt record, and `webhook.disabled` with its deliveries
- * (PutItem); the account's endpoints for that event's fan-out (Query).
+ * finishAttempt's attempt record and `webhook.disabled` (PutItem), whose
+ * deliveries the stream's fan-out makes (lib/event-fan-out.ts).
  */
 export const WEBHOOK_WORKER = {
   handler: 'webhooks/deliver',
-  table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
+  table: ['GetItem', 'PutItem', 'UpdateItem'],
 } as const satisfies { handler: string; table: readonly TableAction[] };
-
-/**
- * Receives of one message before it moves to the dead-letter queue. A
- * receiver's failures never throw (they are attempts, rescheduled as new
- * messages), so only a failing table or queue reaches this.
- */
-export const WEBHOOK_MAX_RECEIVES = 5;
 
 export interface WebhookDeliveryProps {
   /** `postlane-<stage>`: the queues are `<prefix>-webhooks` and `<prefix>-webhooks-dlq`. */
@@ -55,9 +48,9 @@ export class WebhookDelivery extends WorkerQueue {
   }
 
   /**
-   * Lets a function record events: it fans them out onto the queue. Every
-   * function that calls recordEvent needs this (SendMessage on this queue
-   * only, its URL, and the retention its events are kept for).
+   * Lets a function queue deliveries: the stream's fan-out, and the worker
+   * itself (SendMessage on this queue only, its URL, and the retention the
+   * deliveries are kept for).
    */
   grantEnqueue(fn: IFunction & { addEnvironment(key: string, value: string): unknown }): void {
     fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));

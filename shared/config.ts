@@ -33,6 +33,8 @@ const ConfigSchema = v.object({
   SQS_ENDPOINT: optionalUrl,
   /** The webhook delivery queue (an SQS queue URL): events fan out onto it, the worker (functions/webhooks/deliver.ts) takes from it. */
   WEBHOOK_QUEUE_URL: optionalUrl,
+  /** The EventBridge bus every event is also put on (`postlane:eventBus`; `default` for the account's default bus); unset, none. */
+  EVENT_BUS_NAME: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._\-/]{1,256}$/, 'must be an EventBridge bus name'))),
   /** Days that email records, events and webhook deliveries are kept (DynamoDB TTL), then removed. */
   RETENTION_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(3650)), '30'),
   /** First retry delay of a throttled message; each later attempt waits twice as long (tests set 0). */

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { delimiter, dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ScanCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '#shared/data/table.ts';
 import { isPortFree } from './ports.ts';
 import type { LocalService } from './service.ts';
@@ -216,8 +216,16 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     } catch (error) {
       if ((error as Error).name !== 'ResourceInUseException') throw error;
     }
+    const { StreamSpecification } = createTableInput(tableName);
+    let streamChecked = created;
     for (const deadline = Date.now() + READY_TIMEOUT_MS; Date.now() < deadline; await sleep(100)) {
       const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      // A table made before the webhook fan-out (a persisted .data/dynamodb) gets its stream now.
+      if (!streamChecked && Table?.TableStatus === 'ACTIVE') {
+        streamChecked = true;
+        if (!Table.StreamSpecification?.StreamEnabled) await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification }));
+        continue;
+      }
       const indexesActive = (Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
       if (Table?.TableStatus === 'ACTIVE' && indexesActive) return created;
     }

@@ -141,13 +141,18 @@ async function lookUpHome(accountId: string): Promise<string> {
   return local;
 }
 
+/** The account's home region: learnt already in this invocation, else read as the key check reads it. */
+export async function homeRegionOf(accountId: string): Promise<string> {
+  return knownHome(accountId) ?? (await lookUpHome(accountId));
+}
+
 /** Which replica a call goes to (docs/regions.md): the account's home for writes and guarding reads, else the local one. */
 async function replicaOf(command: Command): Promise<Replica> {
   const local = localRegion();
   if (!routesToHome() || !writesOrGuards(command)) return replicaFor(local);
   const accountId = accountOf(command.input);
   if (!accountId) return replicaFor(local);
-  return replicaFor(knownHome(accountId) ?? (await lookUpHome(accountId)));
+  return replicaFor(await homeRegionOf(accountId));
 }
 
 /**

@@ -12,8 +12,12 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { idBoundAt } from '#shared/ids.ts';
+import { EVENT_SORT_KEY } from '#shared/model/event-stream.ts';
 import { db, isConditionFailure, putNew, tableName, transactWrite, TransactionCancelled, type TransactItems } from './client.ts';
 import { accountScoped } from './partition.ts';
+
+/** The `entity` of an event item. */
+export const EVENT_ENTITY = 'event';
 
 export interface StoredEvent {
   id: string;
@@ -26,7 +30,7 @@ export type EventIndex = 'gsi1' | 'gsi2' | 'gsi3';
 
 /** The item of the change `sourceKey`: hashed, so any text fits a key and none of it is kept there. */
 export function eventKey(accountId: string, sourceKey: string) {
-  return { pk: accountScoped(accountId, 'EVTSRC', createHash('sha256').update(sourceKey, 'utf8').digest('base64url')), sk: 'EVENT' };
+  return { pk: accountScoped(accountId, 'EVTSRC', createHash('sha256').update(sourceKey, 'utf8').digest('base64url')), sk: EVENT_SORT_KEY };
 }
 
 /** The partition of each list in its index. */
@@ -45,7 +49,7 @@ export function eventItem(accountId: string, sourceKey: string, event: StoredEve
   const emailId = typeof event.data.emailId === 'string' ? event.data.emailId : undefined;
   return {
     ...eventKey(accountId, sourceKey),
-    entity: 'event',
+    entity: EVENT_ENTITY,
     ...event,
     expiresAt,
     gsi1pk: eventLists.account(accountId).partition,
@@ -57,9 +61,11 @@ export function eventItem(accountId: string, sourceKey: string, event: StoredEve
 }
 
 /**
- * The transaction items that record `event` once per `sourceKey`, to go into
- * the same TransactWriteItems as the change it describes: a replay of the
- * change cancels the whole transaction, so neither is applied twice.
+ * The transaction items that record `event` with the change it reports, in
+ * the same TransactWriteItems: the item is keyed by `sourceKey`, so it is its
+ * own claim, and the transaction fails (ConditionalCheckFailed on this item)
+ * when the change was recorded already. Writing it is all a producer does:
+ * the table's stream hands it to the webhook fan-out (shared/webhooks/stream.ts).
  */
 export function eventPut(accountId: string, sourceKey: string, event: StoredEvent, expiresAt: number): TransactItems {
   return [putNew(eventItem(accountId, sourceKey, event, expiresAt))];
@@ -96,8 +102,17 @@ export async function putEventOnce(
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: eventKey(accountId, sourceKey), ConsistentRead: true }));
   return { event: toEvent(Item!), created: false };
+}
+
+/**
+ * The account and event of an event item as the stream carries it
+ * (unmarshalled); undefined for any other item.
+ */
+export function storedEventOf(item: Record<string, unknown>): { accountId: string; event: StoredEvent } | undefined {
+  if (item.entity !== EVENT_ENTITY || item.sk !== EVENT_SORT_KEY || typeof item.pk !== 'string') return undefined;
+  return { accountId: item.pk.slice(0, item.pk.indexOf('#')), event: toEvent(item) };
 }
 
 export interface EventQuery {

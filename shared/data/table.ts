@@ -3,6 +3,7 @@
  * test setup all build the table from it, so the three can never disagree.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { STREAM_VIEW_TYPE } from '#shared/model/event-stream.ts';
 
 export const PARTITION_KEY = 'pk';
 export const SORT_KEY = 'sk';
@@ -43,5 +44,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       ],
       Projection: { ProjectionType: 'ALL' },
     })),
+    // The webhook fan-out reads new event items off it (shared/webhooks/stream.ts).
+    StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE },
   };
 }

@@ -1,14 +1,15 @@
 /**
  * The event log: every change a customer may want to know about becomes one
- * event `{id, type, createdAt, data}`, kept for the configured retention and
- * fanned out to the account's webhook endpoints (shared/webhooks/fan-out.ts).
+ * event `{id, type, createdAt, data}`, kept for the configured retention. The
+ * table's stream, not the request that records it, hands each new event to
+ * the account's webhook endpoints (shared/webhooks/stream.ts), so recording
+ * one costs one write however many endpoints or receivers there are.
  */
 import type { TransactItems } from '#shared/data/client.ts';
 import { eventLists, eventPut, putEventOnce, queryEvents, type StoredEvent } from '#shared/data/events.ts';
 import { ValidationError } from '#shared/errors.ts';
 import { idAt } from '#shared/ids.ts';
 import type { EventType } from '#shared/model/event-types.ts';
-import { fanOutEvent } from '#shared/webhooks/fan-out.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { retentionExpiry, retentionHorizon } from './retention.ts';
 
@@ -46,17 +47,14 @@ export function eventWrite(accountId: string, input: EventInput, now: number): T
 }
 
 /**
- * Records the event once per `sourceKey` and hands it to the account's
- * webhook endpoints. A repeat (`created: false`) answers the stored event and
- * fans it out again, which only re-queues deliveries not yet attempted: a
- * crash between the write and the queue is repaired by the replay.
+ * Records the event once per `sourceKey`; a repeat (`created: false`) answers
+ * the stored event and writes nothing. Its deliveries follow from the
+ * stream, retried there until queued, so nothing is left to repair here.
  *
  * `await recordEvent('acc_…', {type: 'email.bounced', data: {...}, sourceKey: 'ses:0100…:Bounce:a@example.com'}, Date.now())`
  */
 export async function recordEvent(accountId: string, input: EventInput, now: number): Promise<{ event: PostlaneEvent; created: boolean }> {
-  const recorded = await putEventOnce(accountId, input.sourceKey, newEvent(input, now), retentionExpiry(now));
-  await fanOutEvent(accountId, recorded.event, now);
-  return recorded;
+  return putEventOnce(accountId, input.sourceKey, newEvent(input, now), retentionExpiry(now));
 }
 
 export interface EventPage {

@@ -26,3 +26,10 @@ export function retryDelaySeconds(attempt: number): number | undefined {
  * out (10 s each, in parallel) still end well within the function's 28 s.
  */
 export const WEBHOOK_BATCH_SIZE = 10;
+
+/**
+ * Receives of one message before it moves to the dead-letter queue. A
+ * receiver's failures never throw (they are attempts, rescheduled as new
+ * messages), so only a failing table or queue reaches this.
+ */
+export const WEBHOOK_MAX_RECEIVES = 5;

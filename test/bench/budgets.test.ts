@@ -1,7 +1,8 @@
 /** The benchmark's pure parts: what it flags, how it reads the documented minimums, its cost arithmetic. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkFunctions, checkRoundTrips, checkScale, parseFloors } from '../../bench/budgets.ts';
+import { checkFunctions, checkRoundTrips, checkScale, checkWebhooks, parseFloors } from '../../bench/budgets.ts';
+import { WEBHOOK_BENCH } from '../../bench/webhooks.ts';
 import { functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
 import { costPerMillion, PRICES } from '../../bench/cost.ts';
 
@@ -80,5 +81,32 @@ describe('cost per million requests', () => {
       costPerMillion({ durationMs: 11, memoryMb: 1024, readUnits: 0, writeUnits: 0 }).lambda,
       9,
     );
+  });
+});
+
+describe('webhook budgets', () => {
+  const figures = (overrides: Partial<import('../../bench/webhooks.ts').WebhookBenchResults> = {}) => ({
+    options: WEBHOOK_BENCH,
+    recordPerEvent: { roundTrips: 1, readUnits: 0, writeUnits: 4 },
+    fanOutPerEvent: { roundTrips: 6, readUnits: 1, writeUnits: 5 },
+    baseline: { deliveries: 5000, p50Ms: 40, p99Ms: 200 },
+    fast: { deliveries: 4000, p50Ms: 45, p99Ms: 260 },
+    slow: { deliveries: 1000, p50Ms: 2100, p99Ms: 2400 },
+    totalSeconds: 30,
+    ...overrides,
+  });
+  const failing = (results: ReturnType<typeof checkWebhooks>) => results.filter((result) => !result.ok).map((result) => result.subject);
+
+  it('passes one write per event, a query and a put per endpoint, and fast receivers within noise of their baseline', () => {
+    expect(failing(checkWebhooks(figures()))).toEqual([]);
+  });
+
+  it('flags a request that fans out inline, a fan-out past one put per endpoint, and fast receivers held up by the slow one', () => {
+    const inline = figures({ recordPerEvent: { roundTrips: 12, readUnits: 1, writeUnits: 9 } });
+    const wasteful = figures({ fanOutPerEvent: { roundTrips: 11, readUnits: 5, writeUnits: 5 } });
+    const held = figures({ fast: { deliveries: 4000, p50Ms: 1900, p99Ms: 2300 } });
+    expect(failing(checkWebhooks(inline))).toEqual(['recording an event']);
+    expect(failing(checkWebhooks(wasteful))).toEqual([`fan-out to ${WEBHOOK_BENCH.endpoints} endpoints`]);
+    expect(failing(checkWebhooks(held))).toEqual(['a slow receiver delays no other']);
   });
 });

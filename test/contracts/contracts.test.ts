@@ -40,6 +40,7 @@ const NOT_ENDPOINTS: Record<string, string> = {
   [RETRY_WORKER.handler]: 'invoked by the retry queue, not over HTTP',
   [EVENT_FUNCTIONS.suppressionReconciliation.handler]: 'invoked by an EventBridge Scheduler schedule, not over HTTP',
   'webhooks/deliver': 'invoked by the webhook delivery queue (lib/webhooks.ts), not over HTTP',
+  'events/fan-out': "invoked by the table stream's event source (lib/event-fan-out.ts), not over HTTP",
 };
 
 /**

@@ -18,12 +18,14 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   )![0];
 
   it("is an encrypted queue whose messages move to an encrypted dead-letter queue after the worker's last attempt", () => {
-    const feedbackDeadLetterId = stack.resolve(stack.feedback.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
+    const others = [stack.feedback.deadLetterQueue, stack.webhooks.queue, stack.webhooks.deadLetterQueue, stack.eventFanOut.failures].map(
+      (queue) => stack.resolve(queue.queueArn)['Fn::GetAtt'][0] as string,
+    );
     expect(
       ofType(resources, 'AWS::SQS::Queue')
         .map(([id]) => id)
         .sort(),
-    ).toEqual([queueId, deadLetterId, feedbackDeadLetterId].sort());
+    ).toEqual([queueId, deadLetterId, ...others].sort());
     const queue = resources[queueId]!.Properties;
     expect(queue).toMatchObject({
       SqsManagedSseEnabled: true,

@@ -5,10 +5,9 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import { PostlaneTable } from '../../lib/table.ts';
-import { WEBHOOK_BATCH_SIZE } from '#shared/webhooks/schedule.ts';
-import { WEBHOOK_MAX_RECEIVES, WEBHOOK_WORKER, WebhookDelivery } from '../../lib/webhooks.ts';
+import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
+import { WEBHOOK_WORKER, WebhookDelivery } from '../../lib/webhooks.ts';
 import { EndpointFunction } from '../../lib/endpoint-function.ts';
 import { logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf } from './template.ts';
 import { expectDeadLetterAlarm, expectWorkerFedBy } from './worker-queue.ts';
@@ -56,7 +55,6 @@ describe('webhook delivery', () => {
       new Set([
         ...logPairs(stack, resources, workerId),
         ...WEBHOOK_WORKER.table.map((action) => pair(stack, `dynamodb:${action}`, table.tableArn)),
-        ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${table.tableArn}/index/${index.indexName}`)),
         ...[...WORKER_QUEUE_ACTIONS, 'sqs:SendMessage'].map((action) => pair(stack, action, webhooks.queue.queueArn)),
       ]),
     );

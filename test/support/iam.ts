@@ -14,6 +14,7 @@ import { domains } from '#functions/domains/contract.ts';
 import { email } from '#functions/email/contract.ts';
 import { ROUTES } from '#functions/routes.ts';
 import type { QueueName } from '#shared/http/routes.ts';
+import { EVENT_FAN_OUT, STREAM_READ_ACTIONS } from '../../lib/event-fan-out.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { ofType, resourcesOf, synthesize, type Resources } from '../infra/template.ts';
 
@@ -100,6 +101,12 @@ export function resolveValue(value: unknown, resources: Resources, region: strin
       'AWS::DynamoDB::GlobalTable': `arn:aws:dynamodb:${region}:${ACCOUNT}:table/${name}`,
     };
     if (attribute === 'Arn' && type && type in arns) return arns[type]!;
+    // The table's stream, read by the fan-out's event source only (no call the tests record): any label does.
+    if (attribute === 'StreamArn' && type === 'AWS::DynamoDB::GlobalTable') return `${arns[type]}/stream/2026-01-01T00:00:00.000`;
+    if (attribute === 'Table.LatestStreamArn' && type === 'Custom::AWS') {
+      const table = JSON.parse(resolveValue(resources[id]!.Properties.Update, resources, region)).parameters.TableName as string;
+      return `arn:aws:dynamodb:${region}:${ACCOUNT}:table/${table}/stream/2026-01-01T00:00:00.000`;
+    }
     if (attribute === 'QueueName' && type === 'AWS::SQS::Queue') return name;
     throw new Error(`Cannot resolve Fn::GetAtt ${id}.${attribute} (${type})`);
   }
@@ -255,6 +262,12 @@ export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
   'sqs:DeleteMessage': 'the SQS event source mapping deletes the messages the worker settled',
   'sqs:GetQueueAttributes': "the SQS event source mapping reads the queue's attributes",
   'sqs:GetQueueUrl': "granted with the event source mapping's other actions (grantConsumeMessages)",
+  ...Object.fromEntries(
+    STREAM_READ_ACTIONS.map((action) => [
+      `${EVENT_FAN_OUT.handler} ${action}`,
+      "the table stream's event source mapping reads the stream with the fan-out's role",
+    ]),
+  ),
   [`${domains.create.handler} ses:GetEmailIdentity`]: 'read after CreateEmailIdentity answers AlreadyExists, which the local verifier never does',
   // Only a message over SQS's 1 MiB goes to the bucket; the tests build one with attachments, which
   // only email/send takes, while the others that declare `queue` send through the same code (shared/domain/retry.ts).

@@ -1,6 +1,7 @@
 /**
- * A real webhook receiver (node:http on a free port of 127.0.0.1) and this
- * file's webhook queue on the local SQS stand-in. Load after the test file's
+ * A real webhook receiver (node:http on a free port of 127.0.0.1), this
+ * file's webhook queue on the local SQS stand-in, and the table's stream
+ * read as the fan-out's event source reads it. Load after the test file's
  * `vi.hoisted` has named the queue (see `webhookQueueName`): shared/config.ts
  * reads WEBHOOK_QUEUE_URL once:
  *
@@ -12,8 +13,11 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { createQueue } from '#dev/local/sqs.ts';
+import { invokeWithRecords, StreamReader, type StreamHandler } from '#dev/local/stream-poller.ts';
+import { handler as fanOutHandler } from '#functions/events/fan-out.ts';
 import { config } from '#shared/config.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { PostlaneError } from '#shared/errors.ts';
@@ -72,6 +76,19 @@ export async function startReceiver(respond: Responder = () => 200): Promise<Rec
   };
 }
 
+/** Starts receivers for the test that asks, each stopped once the test ends: `const receiver = receiversPerTest()`. */
+export function receiversPerTest(): (respond?: Responder) => Promise<Receiver> {
+  const started: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((receiver) => receiver.stop()));
+  });
+  return async (respond) => {
+    const receiver = await startReceiver(respond);
+    started.push(receiver);
+    return receiver;
+  };
+}
+
 /** Creates the queue the environment names (the stand-in answers its URL). */
 export async function createWebhookQueue(): Promise<void> {
   const url = config.WEBHOOK_QUEUE_URL!;
@@ -79,10 +96,49 @@ export async function createWebhookQueue(): Promise<void> {
   if (created !== url) throw new Error(`WEBHOOK_QUEUE_URL ${url} is not the queue the stand-in made (${created})`);
 }
 
+let stream: StreamReader | undefined;
+const streamed = new Map<string, DynamoDBRecord[]>();
+
+/**
+ * Starts reading the table's stream (what is written from now on); call it
+ * at the top of the file, before the tests write. Every test file shares the
+ * table, so each reads every file's records and keeps only its own accounts'.
+ */
+export async function openEventStream(): Promise<void> {
+  stream = await StreamReader.open(config.DYNAMODB_ENDPOINT!, config.TABLE_NAME, config.AWS_REGION);
+}
+
+/** The stream's new event records of one account, taken: they are handed to nobody else. */
+export async function takeStreamRecords(accountId: string): Promise<DynamoDBRecord[]> {
+  if (!stream) throw new Error('openEventStream() first');
+  for (const record of await stream.read()) {
+    const owner = String(record.dynamodb?.Keys?.pk?.S).split('#')[0]!;
+    streamed.set(owner, [...(streamed.get(owner) ?? []), record]);
+  }
+  const mine = streamed.get(accountId) ?? [];
+  streamed.delete(accountId);
+  return mine;
+}
+
+/**
+ * Runs the fan-out function over the account's new events, as the stream's
+ * event source would: at once, with no polling, so tests never sleep.
+ * Answers the records it asked to be handed again.
+ */
+export async function fanOutEvents(accountId: string, handler: StreamHandler = fanOutHandler as StreamHandler): Promise<DynamoDBRecord[]> {
+  const records = await takeStreamRecords(accountId);
+  return records.length === 0 ? [] : invokeWithRecords('events/fan-out', handler, records);
+}
+
 const waiting = new Map<string, DeliveryMessage[]>();
 
-/** The visible queue messages of one account's deliveries, taken off the queue; other accounts' wait for their own test. */
+/**
+ * The visible queue messages of one account's deliveries, taken off the
+ * queue, once its new events have been fanned out (when the file opened the
+ * stream); other accounts' wait for their own test.
+ */
 export async function takeMessages(accountId: string): Promise<DeliveryMessage[]> {
+  if (stream) expect(await fanOutEvents(accountId)).toEqual([]);
   for (;;) {
     const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
     if (Messages.length === 0) break;

@@ -1,0 +1,219 @@
+/**
+ * The fan-out off the request path (shared/webhooks/stream.ts): recording an
+ * event is one write and queues nothing; the table's stream (DynamoDB Local's,
+ * read as the event source reads it) hands each new event item, and only
+ * those, to functions/events/fan-out.ts; failed records are handed again
+ * without a second delivery; only the account's home region fans out; and
+ * the EventBridge option puts every event on the bus, ten a call, putting
+ * refused entries again.
+ */
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it, vi } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+
+vi.hoisted(() => {
+  process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
+});
+
+const { recordEvent, listEvents } = await import('#shared/domain/events.ts');
+const { eventPut } = await import('#shared/data/events.ts');
+const { db, isConditionFailure, tableName } = await import('#shared/data/client.ts');
+const { createWebhook } = await import('#shared/domain/webhooks.ts');
+const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
+const { fanOutStreamedItems } = await import('#shared/webhooks/stream.ts');
+const { configuredWebhookQueue, decodeDeliveryMessage } = await import('#shared/webhooks/queue.ts');
+const { deliveryIdFor } = await import('#shared/webhooks/fan-out.ts');
+const { EVENT_SOURCE, PUT_EVENTS_ATTEMPTS } = await import('#shared/webhooks/event-bus.ts');
+const { retentionExpiry } = await import('#shared/domain/retention.ts');
+const { idAt } = await import('#shared/ids.ts');
+const { invokeWithRecords } = await import('#dev/local/stream-poller.ts');
+const { recordingEventBus } = await import('#dev/local/event-bus.ts');
+const { handler } = await import('#functions/events/fan-out.ts');
+const { meterDynamoDb } = await import('../../bench/dynamo-meter.ts');
+const { sqs } = await import('#shared/email/retry-queue.ts');
+const { createTestAccount } = await import('../support/accounts.ts');
+const { createWebhookQueue, fanOutEvents, openEventStream, receiversPerTest, takeMessages, takeStreamRecords } = await import('./support.ts');
+
+await createWebhookQueue();
+await openEventStream();
+const meter = meterDynamoDb();
+
+const receiver = receiversPerTest();
+
+let sequence = 0;
+function change(type: 'email.bounced' | 'contact.created' = 'email.bounced') {
+  sequence += 1;
+  return { type, data: { emailId: `eml_${sequence}` }, sourceKey: `fan-out-test:${sequence}:${Math.random()}` };
+}
+
+/** The stream's records as the fan-out function's core takes them. */
+function itemsOf(records: Awaited<ReturnType<typeof takeStreamRecords>>) {
+  return records.map((record) => ({
+    id: record.dynamodb!.SequenceNumber!,
+    item: unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>),
+  }));
+}
+
+describe('recording an event', () => {
+  it('is one write, whatever the endpoints: nothing is queued until the stream hands it to the fan-out', async () => {
+    const { accountId } = await createTestAccount();
+    const url = (await receiver()).url;
+    for (let index = 0; index < 3; index++) await createWebhook(accountId, { url, events: ['*'] }, Date.now());
+    meter.reset();
+    await recordEvent(accountId, change(), Date.now());
+    expect(meter.usage().roundTrips).toBe(1);
+    // Straight off the queue, before the stream is read: nothing of this account's there.
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: process.env.WEBHOOK_QUEUE_URL, MaxNumberOfMessages: 10 }));
+    expect(Messages.filter((message) => decodeDeliveryMessage(message.Body!).accountId === accountId)).toEqual([]);
+    expect(await takeMessages(accountId)).toHaveLength(3);
+  });
+
+  it("is put by a producer in its own transaction with eventPut: fanned out once, and a repeat cancels the producer's transaction", async () => {
+    const { accountId } = await createTestAccount();
+    const target = await receiver();
+    const webhook = await createWebhook(accountId, { url: target.url, events: ['contact.created'] }, Date.now());
+    const now = Date.now();
+    const event = { id: idAt('evt', now), type: 'contact.created', createdAt: new Date(now).toISOString(), data: { contactId: 'con_tx' } };
+    const marker = (n: number) => ({ Put: { TableName: tableName, Item: { pk: `${accountId}#TEST`, sk: `change-${n}`, entity: 'test' } } });
+    await db.send(new TransactWriteCommand({ TransactItems: [marker(1), ...eventPut(accountId, 'contact:con_tx:v1', event, retentionExpiry(now))] }));
+    const repeat = db.send(
+      new TransactWriteCommand({
+        TransactItems: [marker(2), ...eventPut(accountId, 'contact:con_tx:v1', { ...event, id: idAt('evt', now + 1) }, retentionExpiry(now))],
+      }),
+    );
+    const error = await repeat.then(
+      () => undefined,
+      (caught: unknown) => caught as Error,
+    );
+    expect(error?.name).toBe('TransactionCanceledException');
+    expect(isConditionFailure(error) || /ConditionalCheckFailed/.test(String(error?.message))).toBe(true);
+    const messages = await takeMessages(accountId);
+    expect(messages).toEqual([expect.objectContaining({ webhookId: webhook.id, attempt: 1 })]);
+    await deliverWebhook(messages[0]!, Date.now());
+    expect(new Webhook(webhook.secret).verify(target.requests[0]!.body, target.requests[0]!.headers as Record<string, string>)).toEqual(event);
+    expect((await listEvents(accountId, { limit: 10 }, Date.now())).events).toEqual([event]);
+  });
+});
+
+describe('the stream', () => {
+  it('hands the fan-out new event items only: not endpoints, deliveries or any other item', async () => {
+    const { accountId } = await createTestAccount();
+    await createWebhook(accountId, { url: (await receiver()).url, events: ['*'] }, Date.now());
+    const { event } = await recordEvent(accountId, change(), Date.now());
+    const records = await takeStreamRecords(accountId);
+    expect(records.map((record) => record.eventName)).toEqual(['INSERT']);
+    expect(itemsOf(records)[0]!.item).toMatchObject({ id: event.id, type: event.type });
+    // The deliveries the fan-out writes are not handed back to it.
+    expect(await invokeWithRecords('events/fan-out', handler, records)).toEqual([]);
+    expect(await takeStreamRecords(accountId)).toEqual([]);
+    expect(await takeMessages(accountId)).toHaveLength(1);
+  });
+
+  it('hands a failed record again, from it on, and the second hand adds no delivery: each receiver gets each event once', async () => {
+    const { accountId } = await createTestAccount();
+    const target = await receiver();
+    const webhook = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
+    const events: Awaited<ReturnType<typeof recordEvent>>['event'][] = [];
+    for (let index = 0; index < 3; index++) events.push((await recordEvent(accountId, change(), Date.now() + index)).event);
+    const items = itemsOf(await takeStreamRecords(accountId));
+    const queue = configuredWebhookQueue()!;
+    // The queue refuses the second event's message once.
+    const doomed = deliveryIdFor(events[1]!.id, webhook.id);
+    let refused = false;
+    const flaky = {
+      enqueue: async (body: string, delay: number) => {
+        if (!refused && decodeDeliveryMessage(body).deliveryId === doomed) {
+          refused = true;
+          throw Object.assign(new Error('queue unavailable'), { name: 'ServiceUnavailable' });
+        }
+        return queue.enqueue(body, delay);
+      },
+    };
+    const failed = await fanOutStreamedItems(items, Date.now(), { queue: flaky });
+    expect(failed).toEqual([items[1]!.id]);
+    // What Lambda hands again: from the failed record on.
+    expect(await fanOutStreamedItems(items.slice(1), Date.now(), { queue })).toEqual([]);
+    const messages = await takeMessages(accountId);
+    for (const message of messages) await deliverWebhook(message, Date.now());
+    expect(target.requests.map((request) => request.headers['webhook-id']).sort()).toEqual(events.map((event) => event.id).sort());
+  });
+
+  it('queues again, when the stream hands an event again, a delivery whose message was lost before its first attempt', async () => {
+    const { accountId } = await createTestAccount();
+    const target = await receiver();
+    await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
+    await recordEvent(accountId, change(), Date.now());
+    const records = await takeStreamRecords(accountId);
+    await invokeWithRecords('events/fan-out', handler, records);
+    await takeMessages(accountId); // lost: taken and never handled
+    await invokeWithRecords('events/fan-out', handler, records);
+    const [again] = await takeMessages(accountId);
+    expect(await deliverWebhook(again!, Date.now())).toMatchObject({ action: 'done', outcome: 'succeeded' });
+    // Once attempted, handing the event again queues nothing.
+    await invokeWithRecords('events/fan-out', handler, records);
+    expect(await takeMessages(accountId)).toEqual([]);
+    expect(target.requests).toHaveLength(1);
+  });
+
+  it('skips an item that is not an event, and an event of an account with no endpoint costs one query', async () => {
+    const { accountId } = await createTestAccount();
+    await recordEvent(accountId, change(), Date.now());
+    const items = itemsOf(await takeStreamRecords(accountId));
+    meter.reset();
+    expect(await fanOutStreamedItems([...items, { id: 'x', item: { pk: `${accountId}#CON#con_1`, sk: 'CONTACT', entity: 'contact' } }], Date.now())).toEqual(
+      [],
+    );
+    expect(meter.usage().roundTrips).toBe(1);
+    expect(await fanOutEvents(accountId)).toEqual([]);
+  });
+});
+
+describe('the EventBridge option', () => {
+  it('puts every event on the bus, ten a call: source postlane, detail-type the type, detail the event', async () => {
+    const { accountId } = await createTestAccount();
+    const events: Awaited<ReturnType<typeof recordEvent>>['event'][] = [];
+    for (let index = 0; index < 23; index++)
+      events.push((await recordEvent(accountId, change(index % 2 ? 'contact.created' : 'email.bounced'), Date.now() + index)).event);
+    const bus = recordingEventBus();
+    const items = itemsOf(await takeStreamRecords(accountId));
+    expect(await fanOutStreamedItems(items, Date.now(), { queue: configuredWebhookQueue(), eventBus: { bus, busName: 'customer-bus' } })).toEqual([]);
+    expect(bus.calls.map((call) => call.length)).toEqual([10, 10, 3]);
+    expect(bus.accepted.map((entry) => JSON.parse(entry.Detail!).id).sort()).toEqual(events.map((event) => event.id).sort());
+    const first = bus.accepted.find((entry) => JSON.parse(entry.Detail!).id === events[1]!.id)!;
+    expect(first).toMatchObject({ EventBusName: 'customer-bus', Source: EVENT_SOURCE, DetailType: 'contact.created' });
+    expect(JSON.parse(first.Detail!)).toEqual(events[1]);
+  });
+
+  it('puts refused entries again, and reports as failed only the records whose entries stayed refused', async () => {
+    const { accountId } = await createTestAccount();
+    const [a, b, c] = [
+      (await recordEvent(accountId, change(), Date.now())).event,
+      (await recordEvent(accountId, change(), Date.now() + 1)).event,
+      (await recordEvent(accountId, change(), Date.now() + 2)).event,
+    ];
+    const items = itemsOf(await takeStreamRecords(accountId));
+    const idOf = (entry: { Detail?: string }) => JSON.parse(entry.Detail!).id as string;
+    // a: refused once, then accepted; b: refused every time; c: accepted.
+    const bus = recordingEventBus({ refuse: (entry, call) => (idOf(entry) === a!.id && call === 1) || idOf(entry) === b!.id });
+    const failed = await fanOutStreamedItems(items, Date.now(), { queue: configuredWebhookQueue(), eventBus: { bus, busName: 'default' } });
+    expect(failed).toEqual([items.find(({ item }) => item.id === b!.id)!.id]);
+    expect(bus.calls).toHaveLength(PUT_EVENTS_ATTEMPTS);
+    expect(bus.calls[1]!.map(idOf).sort()).toEqual([a!.id, b!.id].sort());
+    expect(bus.accepted.map(idOf).sort()).toEqual([a!.id, c!.id].sort());
+  });
+
+  it('reports the whole batch failed when PutEvents throws, and succeeds when handed again', async () => {
+    const { accountId } = await createTestAccount();
+    await recordEvent(accountId, change(), Date.now());
+    await recordEvent(accountId, change(), Date.now() + 1);
+    const items = itemsOf(await takeStreamRecords(accountId));
+    const bus = recordingEventBus({ fail: (call) => call === 1 });
+    const options = { queue: configuredWebhookQueue(), eventBus: { bus, busName: 'default' } };
+    expect(await fanOutStreamedItems(items, Date.now(), options)).toEqual(items.map((item) => item.id));
+    expect(await fanOutStreamedItems(items, Date.now(), options)).toEqual([]);
+    expect(bus.accepted).toHaveLength(2);
+  });
+});
