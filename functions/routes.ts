@@ -8,6 +8,7 @@
 import { routesOfArea, type Endpoint } from '#shared/http/contract.ts';
 import { attachments } from './attachments/contract.ts';
 import { audiences } from './audiences/contract.ts';
+import { broadcasts } from './broadcasts/contract.ts';
 import { contacts } from './contacts/contract.ts';
 import { domains } from './domains/contract.ts';
 import { email } from './email/contract.ts';
@@ -19,6 +20,20 @@ import { system } from './system/contract.ts';
 import { templates } from './templates/contract.ts';
 import { transactional } from './transactional/contract.ts';
 
-export const AREAS = { audiences, contacts, templates, domains, subscriptions, email, attachments, otp, transactional, emails, forms, system } as const;
+export const AREAS = {
+  audiences,
+  contacts,
+  templates,
+  domains,
+  subscriptions,
+  email,
+  attachments,
+  otp,
+  transactional,
+  emails,
+  forms,
+  system,
+  broadcasts,
+} as const;
 
 export const ROUTES: readonly Endpoint[] = Object.values(AREAS).flatMap((area) => routesOfArea(area));

@@ -10,6 +10,7 @@ import { EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { SesFeedback } from './feedback.ts';
 import { RetryQueue } from './retry-queue.ts';
+import { BroadcastEngine } from './broadcasts.ts';
 import { PostlaneTable } from './table.ts';
 
 /**
@@ -49,6 +50,7 @@ export class RegionalStack extends Stack {
   readonly feedback: SesFeedback;
   readonly attachments: AttachmentsBucket;
   readonly retryQueue: RetryQueue;
+  readonly broadcasts: BroadcastEngine;
   readonly alarms: PostlaneAlarms;
   readonly customDomain?: CustomDomain;
 
@@ -84,18 +86,26 @@ export class RegionalStack extends Stack {
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
     });
+    this.broadcasts = new BroadcastEngine(this, 'Broadcasts', {
+      namePrefix: props.namePrefix,
+      table: this.table,
+      sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
+      linkSigningSecretName: linkSigning,
+    });
     this.api = new PostlaneApi(this, 'Api', {
       table: this.table,
       secrets: { linkSigning },
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
-      queues: { retry: this.retryQueue.queue },
+      queues: { retry: this.retryQueue.queue, broadcast: this.broadcasts.queue },
+      scheduler: { queue: this.broadcasts.queue, role: this.broadcasts.schedulerRole },
       protection: props.api,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
     // What the admin replay commands take as --queue.
     new CfnOutput(this, 'FeedbackDeadLetterQueueUrl', { value: this.feedback.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'RetryDeadLetterQueueUrl', { value: this.retryQueue.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'BroadcastDeadLetterQueueUrl', { value: this.broadcasts.deadLetterQueue.queueUrl });
 
     const endpoints = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction);
     for (const endpoint of endpoints) endpoint.useRegions(props.tableName, props.regions, props.independentRegions);

@@ -12,7 +12,7 @@ function toEmail(record: EmailRecord): Email {
   return {
     id: record.emailId,
     ...pick(record, 'trackingId', 'type', 'from', 'to', 'cc', 'bcc', 'subject', 'status', 'test', 'createdAt'),
-    ...orNull(record, 'replyTo', 'error', 'sesMessageId'),
+    ...orNull(record, 'replyTo', 'error', 'sesMessageId', 'broadcastId'),
   };
 }
 

@@ -39,9 +39,10 @@ export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue';
 /**
  * Queues a handler puts messages on; the stack grants sqs:SendMessage on
  * exactly these and names each in the function's environment. `retry`: the
- * throttling retry queue (RETRY_QUEUE_URL), for every handler that sends mail.
+ * throttling retry queue (RETRY_QUEUE_URL), for every handler that sends mail;
+ * `broadcast`: the broadcast engine's steps (BROADCAST_QUEUE_URL).
  */
-export type QueueName = 'retry';
+export type QueueName = 'retry' | 'broadcast';
 
 /** Key lookup (BatchGetItem), rate-limit window and last-used stamp (UpdateItem). */
 export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['BatchGetItem', 'UpdateItem'];
@@ -62,6 +63,12 @@ export interface Route {
   secrets?: readonly SecretName[];
   attachments?: readonly AttachmentsAccess[];
   queues?: readonly QueueName[];
+  /**
+   * Creates and deletes broadcasts' one-time schedules (EventBridge
+   * Scheduler): the stack grants those actions on the broadcast schedules and
+   * passing the scheduler's role, and names the queue and role in the environment.
+   */
+  scheduler?: boolean;
   /** Largest accepted request body in bytes; larger ones get 413. */
   maxBodyBytes?: number;
   /** Accepted body formats; JSON only unless the route also takes HTML form posts. */

@@ -84,6 +84,19 @@ export function sesActions(operation: string, input: Record<string, any>): [stri
   return [[`ses:${operation}`, { kind: 'identity', identity: input.EmailIdentity }]];
 }
 
+/** The queues the code sends to; SendMessageBatch is authorized as sqs:SendMessage. */
+function sqsActions(operation: string, input: Record<string, any>): [string, CallResource][] {
+  const queue = input.QueueUrl === process.env.RETRY_QUEUE_URL ? 'retry' : input.QueueUrl === process.env.BROADCAST_QUEUE_URL ? 'broadcast' : undefined;
+  if (!queue) return [];
+  return [[`sqs:${operation === 'SendMessageBatch' ? 'SendMessage' : operation}`, { kind: 'queue', queue }]];
+}
+
+/** Schedules are authorized by name; creating or moving one also passes the scheduler's role. */
+export function schedulerActions(operation: string, input: Record<string, any>): [string, CallResource][] {
+  const schedule: [string, CallResource] = [`scheduler:${operation}`, { kind: 'schedule', name: input.Name }];
+  return operation === 'DeleteSchedule' ? [schedule] : [schedule, ['iam:PassRole', { kind: 'schedulerRole' }]];
+}
+
 type Mapper = (operation: string, input: Record<string, any>) => [string, CallResource][];
 
 function recordEvery(stack: MiddlewareStack<any, any>, map: Mapper): void {
@@ -134,13 +147,13 @@ export async function recordAwsCalls(): Promise<void> {
     import('#shared/email/transport.ts'),
     import('#shared/email/retry-queue.ts'),
   ]);
+  const { scheduler } = await import('#shared/email/broadcast-scheduler.ts');
   // Each region's replica (test/regions runs two), judged from the region the request arrived in.
   for (const region of DEPLOYMENT_REGIONS) {
     recordEvery(replicaFor(region).client.middlewareStack, (operation, input) => dynamoActions(operation, input, region !== localRegion()));
   }
   recordEvery(ses.middlewareStack, sesActions);
-  recordEvery(sqs.middlewareStack, (operation, input) =>
-    input.QueueUrl === process.env.RETRY_QUEUE_URL ? [[`sqs:${operation}`, { kind: 'queue', queue: 'retry' }]] : [],
-  );
+  recordEvery(sqs.middlewareStack, sqsActions);
+  recordEvery(scheduler.middlewareStack, schedulerActions);
   await recordS3();
 }

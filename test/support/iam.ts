@@ -30,7 +30,10 @@ export type CallResource =
   | { kind: 'configurationSet' }
   | { kind: 'bucket' }
   | { kind: 'object'; key: string }
-  | { kind: 'queue'; queue: 'retry' }
+  | { kind: 'queue'; queue: 'retry' | 'broadcast' }
+  /** A broadcast's one-time schedule, by name; `schedulerRole`: the role its target is run with (iam:PassRole). */
+  | { kind: 'schedule'; name: string }
+  | { kind: 'schedulerRole' }
   | { kind: 'secret'; secret: 'linkSigning' }
   /** An action with no resource-level permissions (SES's account-level suppression list): IAM authorizes it on `*`. */
   | { kind: 'account' };
@@ -57,6 +60,8 @@ export interface Deployment {
   tableName: string;
   bucketName: string;
   retryQueueArn: string;
+  broadcastQueueArn: string;
+  schedulerRoleArn: string;
   configurationSetName: string;
   linkSigningSecretName: string;
   /** The statements of each function's role, by handler module. */
@@ -96,6 +101,7 @@ export function resolveValue(value: unknown, resources: Resources, region: strin
       'AWS::SQS::Queue': `arn:aws:sqs:${region}:${ACCOUNT}:${name}`,
       'AWS::Logs::LogGroup': `arn:aws:logs:${region}:${ACCOUNT}:log-group:${name}:*`,
       'AWS::DynamoDB::GlobalTable': `arn:aws:dynamodb:${region}:${ACCOUNT}:table/${name}`,
+      'AWS::IAM::Role': `arn:aws:iam::${ACCOUNT}:role/${name}`,
     };
     if (attribute === 'Arn' && type && type in arns) return arns[type]!;
     if (attribute === 'QueueName' && type === 'AWS::SQS::Queue') return name;
@@ -142,6 +148,8 @@ export function deploymentOf(stack: RegionalStack, resources: Resources, regions
     tableName: resolve(stack.table.tableName),
     bucketName: resolve(stack.attachments.bucket.bucketName),
     retryQueueArn: resolve(stack.retryQueue.queue.queueArn),
+    broadcastQueueArn: resolve(stack.broadcasts.queue.queueArn),
+    schedulerRoleArn: resolve(stack.broadcasts.schedulerRole.roleArn),
     configurationSetName: resolve(stack.feedback.configurationSet.configurationSetName),
     linkSigningSecretName: linkSigningSecretName(resolve(stack.table.tableName)),
     functions,
@@ -172,7 +180,11 @@ export function arnOf(resource: CallResource, deployment: Deployment): string {
     case 'object':
       return `arn:aws:s3:::${deployment.bucketName}/${resource.key}`;
     case 'queue':
-      return deployment.retryQueueArn;
+      return resource.queue === 'retry' ? deployment.retryQueueArn : deployment.broadcastQueueArn;
+    case 'schedule':
+      return `arn:aws:scheduler:${region}:${ACCOUNT}:schedule/default/${resource.name}`;
+    case 'schedulerRole':
+      return deployment.schedulerRoleArn;
     case 'secret':
       return `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${deployment.linkSigningSecretName}-${SECRET_SUFFIX}`;
     case 'account':

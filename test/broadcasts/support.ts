@@ -1,0 +1,56 @@
+/**
+ * Broadcast tests: an audience of mixed contacts made over the API, and the
+ * broadcast worker run as `npm start` runs it (the local queue poller over
+ * this file's broadcast queue).
+ */
+import { request } from '../support/api.ts';
+import { eventually } from '../support/eventually.ts';
+import { uniqueAddress, type Sender } from '../sending/support.ts';
+
+export interface PlannedContact {
+  email: string;
+  firstName: string;
+  status: 'subscribed' | 'unsubscribed' | 'pending' | 'bounced';
+  tags: string[];
+  customFields: Record<string, string | number | boolean>;
+}
+
+/**
+ * `count` contacts in one new audience, by bulk import: every fifth
+ * unsubscribed, every seventh pending, every eleventh bounced; tags `a` on
+ * even ones, `b` on multiples of three; custom field `plan` alternating
+ * `pro` and `free`.
+ */
+export async function mixedAudience(sender: Sender, count: number): Promise<{ audienceId: string; contacts: PlannedContact[] }> {
+  const audience = await request('POST', '/api/audiences', { key: sender.key, body: { name: 'Mixed' } });
+  const audienceId = audience.body.data.id as string;
+  const contacts: PlannedContact[] = Array.from({ length: count }, (_, index) => ({
+    email: uniqueAddress(`c${index}`),
+    firstName: `Name${index}`,
+    status: index % 5 === 4 ? 'unsubscribed' : index % 7 === 6 ? 'pending' : index % 11 === 10 ? 'bounced' : 'subscribed',
+    tags: [...(index % 2 === 0 ? ['a'] : []), ...(index % 3 === 0 ? ['b'] : [])],
+    customFields: { plan: index % 2 === 0 ? 'pro' : 'free', rank: index },
+  }));
+  for (let start = 0; start < contacts.length; start += 500) {
+    const response = await request('POST', '/api/contacts/bulk', { key: sender.key, body: { audienceId, contacts: contacts.slice(start, start + 500) } });
+    if (response.status !== 200) throw new Error(`import: ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  return { audienceId, contacts };
+}
+
+export async function createBroadcast(sender: Sender, body: Record<string, unknown>, key = sender.key): Promise<any> {
+  const response = await request('POST', '/api/broadcasts', { key, body: { from: sender.from, subject: 'News for {{firstName}}', ...body } });
+  if (response.status !== 201) throw new Error(`create: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.data;
+}
+
+/** The broadcast once it reaches one of `statuses` (or the last read, for the test's assertion to report). */
+export async function broadcastWhen(key: string, id: string, statuses: readonly string[], timeoutMs = 30_000): Promise<any> {
+  return (
+    await eventually(
+      () => request('GET', `/api/broadcasts/${id}`, { key }),
+      (response) => statuses.includes(response.body.data?.status),
+      timeoutMs,
+    )
+  ).body.data;
+}
