@@ -229,7 +229,8 @@ export async function unfinishedBatches(accountId: string, broadcastId: string):
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :batch)',
     FilterExpression: 'attribute_not_exists(done)',
-    ProjectionExpression: 'batch',
+    ProjectionExpression: '#batch',
+    ExpressionAttributeNames: { '#batch': 'batch' },
     ExpressionAttributeValues: { ':pk': batchKey(accountId, broadcastId, 0).pk, ':batch': 'BAT#' },
   });
   return items.map((item) => Number(item.batch));

@@ -192,7 +192,6 @@ export async function claimEmailRecord(
         TableName: tableName,
         Item: { ...emailKey(accountId, record.emailId), entity: 'email', ...record, claim },
         ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return { claimed: true };

@@ -54,3 +54,56 @@ export async function broadcastWhen(key: string, id: string, statuses: readonly 
     )
   ).body.data;
 }
+
+/**
+ * Runs the broadcast worker over this file's queue until it is empty, as the
+ * event source would but deterministically: a message the worker keeps (it
+ * threw, or reported it failed) is received again a second later, as after a
+ * visibility timeout. `only` limits it to some steps (the rest stay queued).
+ */
+export async function drainBroadcastQueue(options: { only?: (step: { kind: string }) => boolean; timeoutMs?: number } = {}): Promise<number> {
+  const [
+    { ReceiveMessageCommand, DeleteMessageCommand, ChangeMessageVisibilityCommand },
+    { sqs },
+    { config },
+    { handler },
+    { invokedAs },
+    { sqsEvent, keptMessages },
+  ] = await Promise.all([
+    import('@aws-sdk/client-sqs'),
+    import('#shared/email/retry-queue.ts'),
+    import('#shared/config.ts'),
+    import('#functions/broadcasts/work.ts'),
+    import('#dev/local/invocation.ts'),
+    import('#dev/local/queue-poller.ts'),
+  ]);
+  const queueUrl = config.BROADCAST_QUEUE_URL!;
+  const worker = invokedAs('broadcasts/work', handler);
+  const deadline = Date.now() + (options.timeoutMs ?? 45_000);
+  let invocations = 0;
+  let idle = 0;
+  while (Date.now() < deadline && idle < 2) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 1,
+        WaitTimeSeconds: 1,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const wanted = Messages.filter((message) => !options.only || options.only(JSON.parse(message.Body!)));
+    for (const other of Messages.filter((message) => !wanted.includes(message))) {
+      await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: other.ReceiptHandle!, VisibilityTimeout: 0 }));
+    }
+    idle = wanted.length === 0 ? idle + 1 : 0;
+    for (const message of wanted) {
+      const event = sqsEvent([message], 'arn:aws:sqs:us-east-1:000000000000:broadcasts', 'us-east-1');
+      invocations++;
+      const kept = keptMessages(event, await worker(event).catch(() => undefined));
+      if (!kept.has(message.MessageId!)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle! }));
+    }
+    if (options.only && wanted.length === 0 && Messages.length > 0) break;
+  }
+  return invocations;
+}
