@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -147,7 +147,7 @@ export class EndpointFunction extends Construct {
     );
     this.function.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn] }));
     acknowledgeFindings(this, {
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/default/acc_*]':
+      [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:${Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region}:<AWS::AccountId>:schedule/default/acc_*]`]:
         'One schedule per broadcast, named by its account and broadcast ids at run time: only the name prefix is known here',
     });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { App } from 'aws-cdk-lib';
+import { App, ArnFormat } from 'aws-cdk-lib';
 import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/table.ts';
 import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
@@ -37,6 +37,9 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     .flatMap((fn) => ('ses' in fn ? fn.ses : []));
   const readsSecret = routes.some((route) => route.secrets?.includes('linkSigning') === true);
   const sendsToRetryQueue = routes.some((route) => route.queues?.includes('retry'));
+  const sendsToBroadcastQueue = routes.some((route) => route.queues?.includes('broadcast'));
+  const schedules = routes.some((route) => route.scheduler);
+  const scheduleArn = stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: 'default/acc_*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
   const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? route.attachments : [])));
   const { bucket } = stack.attachments;
   return new Set([
@@ -57,6 +60,14 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
       : []),
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
     ...(sendsToRetryQueue ? [pair(stack, 'sqs:SendMessage', stack.retryQueue.queue.queueArn)] : []),
+    ...(sendsToBroadcastQueue ? [pair(stack, 'sqs:SendMessage', stack.broadcasts.queue.queueArn)] : []),
+    // Broadcasts' schedules, by name, and handing Scheduler its one role.
+    ...(schedules
+      ? [
+          ...['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'].map((action) => pair(stack, action, scheduleArn)),
+          pair(stack, 'iam:PassRole', stack.broadcasts.schedulerRole.roleArn),
+        ]
+      : []),
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
     ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
     ...(attachments.has('queue') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('queued/*'))] : []),
@@ -109,8 +120,8 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('builds exactly one function per handler module, on nodejs22.x arm64 with the table name', () => {
-    // And the retry queue's worker, which test/infra/retry-queue.test.ts checks.
-    expect(functions).toHaveLength(handlers.length + 1);
+    // And the retry queue's and the broadcast queue's workers, which test/infra/retry-queue.test.ts and broadcasts.test.ts check.
+    expect(functions).toHaveLength(handlers.length + 2);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
