@@ -14,6 +14,8 @@ import { isPortFree, suggestFreePort } from '#dev/local/ports.ts';
 import { startLocalS3 } from '#dev/local/s3.ts';
 import { startSesEmulator } from '#dev/local/ses.ts';
 import { createQueue, createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
+import { startLocalScheduler } from '#dev/local/scheduler.ts';
+import { BROADCAST_MAX_RECEIVES } from '#shared/model/broadcast-policy.ts';
 import type { LocalAccount } from '#dev/local/seed.ts';
 import { writeLogTo } from '#shared/log.ts';
 
@@ -29,6 +31,9 @@ const LOG_FILE = join(DATA_DIR, 'server.log');
 const HOST = '127.0.0.1';
 const RETRY_QUEUE_NAME = 'postlane-retry';
 const WEBHOOK_QUEUE_NAME = 'postlane-webhooks';
+const BROADCAST_QUEUE_NAME = 'postlane-broadcasts';
+/** Broadcast workers polling at once, as Lambda runs several on one event source. */
+const BROADCAST_WORKERS = 4;
 const FEEDBACK_DEAD_LETTERS_NAME = 'postlane-feedback-dlq';
 
 class StartError extends Error {}
@@ -214,6 +219,17 @@ async function main(): Promise<void> {
     ),
   );
   const feedbackDeadLetters = await createQueue(sqsEndpoint, FEEDBACK_DEAD_LETTERS_NAME);
+  const broadcastQueues = await createRetryQueues(sqsEndpoint, BROADCAST_QUEUE_NAME, BROADCAST_MAX_RECEIVES);
+  // Fires scheduled broadcasts at their time, putting their start step on the broadcast queue as EventBridge Scheduler does.
+  const scheduler = await startLocalScheduler({ port: 0, sqsEndpoint, tickMs: 1_000, host: HOST });
+  stoppers.push(scheduler.stop);
+  lines.push(
+    line(
+      'broadcasts',
+      broadcastQueues.queueUrl,
+      `(${BROADCAST_WORKERS} workers polling; scheduler ${scheduler.endpoint}; dead letters: ${broadcastQueues.deadLetterQueueUrl})`,
+    ),
+  );
 
   // An access line per request would interleave with these lines: the service logs to a file of its own.
   mkdirSync(DATA_DIR, { recursive: true });
@@ -228,6 +244,10 @@ async function main(): Promise<void> {
   process.env.SQS_ENDPOINT = sqsEndpoint;
   process.env.RETRY_QUEUE_URL = retryQueues.queueUrl;
   process.env.WEBHOOK_QUEUE_URL = webhookQueues.queueUrl;
+  process.env.BROADCAST_QUEUE_URL = broadcastQueues.queueUrl;
+  process.env.BROADCAST_QUEUE_ARN = `arn:aws:sqs:us-east-1:000000000000:${BROADCAST_QUEUE_NAME}`;
+  process.env.BROADCAST_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/local-scheduler';
+  process.env.SCHEDULER_ENDPOINT = scheduler.endpoint;
   // Mailed and rendered links start here, whatever Host a request carries (docs/operations.md, PUBLIC_BASE_URL).
   process.env.PUBLIC_BASE_URL ??= `http://${HOST}:${apiPart.port}`;
   const [
@@ -237,6 +257,7 @@ async function main(): Promise<void> {
     { startWebhookWorker },
     { startEventFanOut },
     { startMailboxSimulator, SIMULATOR_DOMAIN },
+    { startBroadcastWorker },
   ] = await Promise.all([
     import('#shared/config.ts'),
     import('#dev/local/http-server.ts'),
@@ -244,6 +265,7 @@ async function main(): Promise<void> {
     import('#dev/local/webhook-worker.ts'),
     import('#dev/local/event-fan-out.ts'),
     import('#dev/local/mailbox-simulator.ts'),
+    import('#dev/local/broadcast-worker.ts'),
   ]);
 
   if (dynamoStarting) {
@@ -270,6 +292,7 @@ async function main(): Promise<void> {
   // The table's stream, as the stack's event source reads it: new events reach the webhook queue off the request path.
   stoppers.push((await startEventFanOut(dynamoEndpoint)).stop);
   lines.push(line('event fan-out', `${dynamoEndpoint} (table stream)`, '(new events to the webhook queue, as the stream event source does)'));
+  stoppers.push((await startBroadcastWorker({ concurrency: BROADCAST_WORKERS })).stop);
   stoppers.push(startMailboxSimulator({ deadLetterQueueUrl: feedbackDeadLetters }).stop);
   lines.push(line('SES feedback', `success@, bounce@, complaint@${SIMULATOR_DOMAIN}`, `(local mailbox simulator; dead letters: ${feedbackDeadLetters})`));
   lines.push(line('HTTP API', api.url));

@@ -8,6 +8,7 @@
 import { routesOfArea, type Endpoint } from '#shared/http/contract.ts';
 import { attachments } from './attachments/contract.ts';
 import { audiences } from './audiences/contract.ts';
+import { broadcasts } from './broadcasts/contract.ts';
 import { contacts } from './contacts/contract.ts';
 import { domains } from './domains/contract.ts';
 import { email } from './email/contract.ts';
@@ -36,6 +37,7 @@ export const AREAS = {
   webhooks,
   forms,
   system,
+  broadcasts,
 } as const;
 
 export const ROUTES: readonly Endpoint[] = Object.values(AREAS).flatMap((area) => routesOfArea(area));

@@ -14,6 +14,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { ROUTES } from '#functions/routes.ts';
 import {
@@ -39,6 +40,8 @@ export interface PostlaneApiProps {
   readonly attachmentsBucket: IBucket;
   /** Each queue routes may declare. */
   readonly queues: Record<QueueName, IQueue>;
+  /** What routes marked `scheduler` need: the broadcast queue and EventBridge Scheduler's role. */
+  readonly scheduler: { readonly queue: IQueue; readonly role: IRole };
   readonly protection: ApiProtection;
 }
 
@@ -99,6 +102,7 @@ export class PostlaneApi extends Construct {
         sesConfigurationSet: props.sesConfigurationSet,
         attachments: { bucket: props.attachmentsBucket, access: [...new Set(routes.flatMap((route) => route.attachments ?? []))].sort() },
         queues: Object.fromEntries([...new Set(routes.flatMap((route) => route.queues ?? []))].map((name) => [name, props.queues[name]])),
+        ...(routes.some((route) => route.scheduler) ? { scheduler: props.scheduler } : {}),
       });
       // The preflight function and the cors routes' own must answer the same origins.
       if (handler === PREFLIGHT_HANDLER || routes.some((route) => route.cors)) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', props.protection.corsOrigins);

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, Duration, RemovalPolicy, Stack, type CfnElement } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -33,10 +33,12 @@ export interface EndpointFunctionProps {
   readonly attachments?: { readonly bucket: IBucket; readonly access: readonly AttachmentsAccess[] };
   /** Queues the function sends messages to; only sqs:SendMessage on these is granted. */
   readonly queues?: Partial<Record<QueueName, IQueue>>;
+  /** Broadcasts' one-time schedules: the queue their target puts the start step on, and the role EventBridge Scheduler assumes for it. */
+  readonly scheduler?: { readonly queue: IQueue; readonly role: IRole };
 }
 
 /** The environment variable through which each queue's URL reaches the code (shared/config.ts). */
-const QUEUE_ENVIRONMENT: Record<QueueName, string> = { retry: 'RETRY_QUEUE_URL', webhooks: 'WEBHOOK_QUEUE_URL' };
+const QUEUE_ENVIRONMENT: Record<QueueName, string> = { retry: 'RETRY_QUEUE_URL', webhooks: 'WEBHOOK_QUEUE_URL', broadcast: 'BROADCAST_QUEUE_URL' };
 
 /** The environment variable through which each secret's name reaches the code (shared/config.ts). */
 const SECRET_ENVIRONMENT: Record<SecretName, string> = { linkSigning: 'SIGNING_SECRET_PARAMETER' };
@@ -109,6 +111,7 @@ export class EndpointFunction extends Construct {
         ...(props.attachments?.access.length ? { ATTACHMENTS_BUCKET: props.attachments.bucket.bucketName } : {}),
         ...Object.fromEntries(Object.entries(props.secrets ?? {}).map(([name, secretName]) => [SECRET_ENVIRONMENT[name as SecretName], secretName])),
         ...Object.fromEntries(Object.entries(props.queues ?? {}).map(([name, queue]) => [QUEUE_ENVIRONMENT[name as QueueName], queue.queueUrl])),
+        ...(props.scheduler ? { BROADCAST_QUEUE_ARN: props.scheduler.queue.queueArn, BROADCAST_SCHEDULER_ROLE_ARN: props.scheduler.role.roleArn } : {}),
       },
       logGroup,
       role,
@@ -128,6 +131,26 @@ export class EndpointFunction extends Construct {
     this.grantSecrets(Object.values(props.secrets ?? {}));
     if (props.attachments) this.grantAttachments(props.attachments.bucket, props.attachments.access);
     this.grantQueues(Object.values(props.queues ?? {}));
+    if (props.scheduler) this.grantScheduler(props.scheduler.role);
+  }
+
+  /**
+   * Creating, moving and deleting broadcasts' schedules in the default group,
+   * whose names start with the account id (shared/email/broadcast-scheduler.ts),
+   * and handing EventBridge Scheduler the one role that may only put a step on
+   * the broadcast queue.
+   */
+  private grantScheduler(role: IRole): void {
+    const stack = Stack.of(this);
+    const schedules = stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: 'default/acc_*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'], resources: [schedules] }),
+    );
+    this.function.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn] }));
+    acknowledgeFindings(this, {
+      [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:${Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region}:<AWS::AccountId>:schedule/default/acc_*]`]:
+        'One schedule per broadcast, named by its account and broadcast ids at run time: only the name prefix is known here',
+    });
   }
 
   /**

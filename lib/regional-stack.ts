@@ -11,6 +11,7 @@ import { EventFanOut } from './event-fan-out.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { SesFeedback } from './feedback.ts';
 import { RetryQueue } from './retry-queue.ts';
+import { BroadcastEngine } from './broadcasts.ts';
 import { PostlaneTable } from './table.ts';
 import { WebhookDelivery } from './webhooks.ts';
 
@@ -60,6 +61,7 @@ export class RegionalStack extends Stack {
   readonly retryQueue: RetryQueue;
   readonly webhooks: WebhookDelivery;
   readonly eventFanOut: EventFanOut;
+  readonly broadcasts: BroadcastEngine;
   readonly alarms: PostlaneAlarms;
   readonly customDomain?: CustomDomain;
 
@@ -105,12 +107,19 @@ export class RegionalStack extends Stack {
       webhooks: this.webhooks,
       ...(props.eventBus ? { eventBus: props.eventBus } : {}),
     });
+    this.broadcasts = new BroadcastEngine(this, 'Broadcasts', {
+      namePrefix: props.namePrefix,
+      table: this.table,
+      sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
+      linkSigningSecretName: linkSigning,
+    });
     this.api = new PostlaneApi(this, 'Api', {
       table: this.table,
       secrets: { linkSigning },
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
-      queues: { retry: this.retryQueue.queue, webhooks: this.webhooks.queue },
+      queues: { retry: this.retryQueue.queue, webhooks: this.webhooks.queue, broadcast: this.broadcasts.queue },
+      scheduler: { queue: this.broadcasts.queue, role: this.broadcasts.schedulerRole },
       protection: props.api,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
@@ -119,6 +128,7 @@ export class RegionalStack extends Stack {
     new CfnOutput(this, 'RetryDeadLetterQueueUrl', { value: this.retryQueue.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'EventFanOutFailuresQueueUrl', { value: this.eventFanOut.failures.queueUrl });
+    new CfnOutput(this, 'BroadcastDeadLetterQueueUrl', { value: this.broadcasts.deadLetterQueue.queueUrl });
 
     const endpoints = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction);
     for (const endpoint of endpoints) endpoint.useRegions(props.tableName, props.regions, props.independentRegions);

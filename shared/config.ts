@@ -35,6 +35,13 @@ const ConfigSchema = v.object({
   WEBHOOK_QUEUE_URL: optionalUrl,
   /** The EventBridge bus every event is also put on (`postlane:eventBus`; `default` for the account's default bus); unset, none. */
   EVENT_BUS_NAME: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._\-/]{1,256}$/, 'must be an EventBridge bus name'))),
+  /** The broadcast queue (an SQS queue URL): planning steps and batches of a broadcast, taken by functions/broadcasts/work.ts. */
+  BROADCAST_QUEUE_URL: optionalUrl,
+  /** The broadcast queue's ARN and the role EventBridge Scheduler assumes to put a scheduled broadcast's first step on it (deployed). */
+  BROADCAST_QUEUE_ARN: v.optional(v.pipe(v.string(), v.startsWith('arn:'))),
+  BROADCAST_SCHEDULER_ROLE_ARN: v.optional(v.pipe(v.string(), v.startsWith('arn:'))),
+  /** A local EventBridge Scheduler endpoint: the stand-in of `npm start` and the tests (dev/local/scheduler.ts). */
+  SCHEDULER_ENDPOINT: optionalUrl,
   /** Days that email records, events and webhook deliveries are kept (DynamoDB TTL), then removed. */
   RETENTION_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(3650)), '30'),
   /** First retry delay of a throttled message; each later attempt waits twice as long (tests set 0). */

@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'ATTACHMENT_NOT_FOUND'
   | 'WEBHOOK_NOT_FOUND'
   | 'DELIVERY_NOT_FOUND'
+  | 'BROADCAST_NOT_FOUND'
+  | 'BROADCAST_NOT_EDITABLE'
   | 'INVALID_WEBHOOK_URL'
   | 'WEBHOOK_LIMIT_REACHED'
   | 'ATTACHMENT_NOT_UPLOADED'
@@ -103,4 +105,5 @@ export const notFound = {
   attachment: (field: string) => new NotFoundError('ATTACHMENT_NOT_FOUND', 'Attachment not found', { field }),
   webhook: () => new NotFoundError('WEBHOOK_NOT_FOUND', 'Webhook not found'),
   delivery: () => new NotFoundError('DELIVERY_NOT_FOUND', 'Delivery not found'),
+  broadcast: () => new NotFoundError('BROADCAST_NOT_FOUND', 'Broadcast not found'),
 } as const;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** Base62 in ASCII order, so that ids sort by the time they were made. */
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -7,7 +7,7 @@ const RANDOM_CHARS = 12; // ~71 bits, so two ids of one millisecond never collid
 
 export const ID_BODY_LENGTH = TIME_CHARS + RANDOM_CHARS;
 
-export type IdPrefix = 'acc' | 'key' | 'con' | 'aud' | 'tpl' | 'frm' | 'sub' | 'eml' | 'dom' | 'att' | 'evt' | 'whk' | 'dlv';
+export type IdPrefix = 'acc' | 'key' | 'con' | 'aud' | 'tpl' | 'frm' | 'sub' | 'eml' | 'dom' | 'att' | 'evt' | 'whk' | 'dlv' | 'bro';
 
 function encodeTime(ms: number): string {
   let out = '';
@@ -66,6 +66,18 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
  */
 export function idAt(prefix: IdPrefix, ms: number): string {
   return `${prefix}_${encodeTime(ms)}${randomBase62(RANDOM_CHARS)}`;
+}
+
+/**
+ * An id of time `ms` whose other part is fixed by `seed`: the same seed gives
+ * the same id, so a write keyed by it can be made again without a second item
+ * (a broadcast's email to one contact, whichever worker attempt sends it).
+ */
+export function derivedId(prefix: IdPrefix, ms: number, seed: string): string {
+  const digest = createHash('sha256').update(seed).digest();
+  let random = '';
+  for (let index = 0; index < RANDOM_CHARS; index++) random += ALPHABET[digest[index]! % 62];
+  return `${prefix}_${encodeTime(ms)}${random}`;
 }
 
 /**

@@ -93,6 +93,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List broadcasts
+         * @description One page of the account's broadcasts, newest first, optionally of one `status`, each with its progress counts.
+         */
+        get: operations["broadcastsList"];
+        put?: never;
+        /**
+         * Create a broadcast
+         * @description A broadcast mails one message to each subscribed contact of an audience (or of a `segment` of it), minus the account's suppression list. It starts as a `draft`; `POST /api/broadcasts/{id}/send` sends it.
+         */
+        post: operations["broadcastsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/broadcasts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a broadcast with its progress
+         * @description `counts` are live while it sends: `recipients` (the snapshot taken when sending started), `sent`, `suppressed`, `failed` and `remaining`.
+         */
+        get: operations["broadcastsGet"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a draft or scheduled broadcast
+         * @description Only while `draft` or `scheduled` (its schedule goes with it); otherwise 409 `BROADCAST_NOT_EDITABLE`.
+         */
+        delete: operations["broadcastsDelete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a draft or scheduled broadcast
+         * @description Only while `draft` or `scheduled`; otherwise 409 `BROADCAST_NOT_EDITABLE`.
+         */
+        patch: operations["broadcastsUpdate"];
+        trace?: never;
+    };
+    "/api/broadcasts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a broadcast
+         * @description What was sent stays sent; nothing more goes out. A `sent` or `cancelled` broadcast answers 409 `BROADCAST_NOT_EDITABLE`.
+         */
+        post: operations["broadcastsCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/broadcasts/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a broadcast now, at a time, or resume it
+         * @description A `draft` or `scheduled` broadcast starts sending now, or at `scheduledAt` (given here or stored; at most 30 days ahead). A `paused` one resumes where it stopped, without repeating anyone. `sending`, `sent` and `cancelled` ones answer 409 `BROADCAST_NOT_EDITABLE`.
+         */
+        post: operations["broadcastsSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/broadcasts/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test copy of a broadcast
+         * @description One copy to each of 1 to 5 addresses, the subject prefixed `[Test] `, with the first matching contact's data (or only the broadcast's `variables`). Charged like any send.
+         */
+        post: operations["broadcastsTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts": {
         parameters: {
             query?: never;
@@ -888,6 +1000,13 @@ export interface components {
             replyTo?: string;
             subject?: string;
             templateId?: string;
+            /** @description Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default. */
+            tracking?: {
+                /** @default false */
+                clicks?: boolean;
+                /** @default false */
+                opens?: boolean;
+            };
             /** @default {} */
             variables?: unknown;
         };
@@ -979,6 +1098,7 @@ export interface components {
         /** @description The record of one sent message (one recipient) and its delivery status. */
         Email: {
             bcc: string[];
+            broadcastId: string | null;
             cc: string[];
             clicks: number;
             /** Format: date-time */
@@ -995,13 +1115,13 @@ export interface components {
             replyTo: string | null;
             sesMessageId: string | null;
             /** @enum {string} */
-            status: "sent" | "failed" | "queued" | "suppressed" | "delivered" | "bounced" | "complained" | "rejected";
+            status: "sent" | "failed" | "queued" | "sending" | "suppressed" | "delivered" | "bounced" | "complained" | "rejected";
             subject: string;
             test: boolean;
             to: string;
             trackingId: string;
             /** @enum {string} */
-            type: "email" | "otp" | "transactional";
+            type: "email" | "otp" | "transactional" | "broadcast";
         };
         /**
          * Email attachment
@@ -1019,7 +1139,7 @@ export interface components {
          * @description Every error code the API answers; each operation lists those it can give, by status.
          * @enum {string}
          */
-        ErrorCode: "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_NOT_FOUND" | "EMAIL_NOT_FOUND" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
+        ErrorCode: "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "BROADCAST_NOT_EDITABLE" | "BROADCAST_NOT_FOUND" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_NOT_FOUND" | "EMAIL_NOT_FOUND" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
         /** @description Every failure. A failed email send also carries the fields of its send result. */
         ErrorEnvelope: {
             error: components["schemas"]["ErrorCode"];
@@ -2175,6 +2295,1425 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsList: {
+        parameters: {
+            query?: {
+                limit?: string;
+                page?: string;
+                status?: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List broadcasts */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        broadcasts: {
+                            audienceId: string;
+                            completedAt: string | null;
+                            content: string | null;
+                            counts: {
+                                failed: number;
+                                recipients: number;
+                                remaining: number;
+                                sent: number;
+                                suppressed: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            from: string;
+                            id: string;
+                            name: string;
+                            pausedReason: string | null;
+                            replyTo: string | null;
+                            scheduledAt: string | null;
+                            segment: {
+                                anyTags?: string[];
+                                customFields?: {
+                                    [key: string]: string | number | boolean;
+                                };
+                                tags?: string[];
+                            } | null;
+                            startedAt: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+                            subject: string;
+                            templateId: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            variables: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        pagination: components["schemas"]["Pagination"];
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "audienceId": "aud_0BqM3xYfZk2T",
+                 *       "from": "Acme <news@acme.example>",
+                 *       "subject": "Our November news, {{firstName}}",
+                 *       "content": "<p>Hi {{firstName}}, here is what is new.</p><p><a href=\"{{unsubscribeUrl}}\">Unsubscribe</a></p>",
+                 *       "segment": {
+                 *         "tags": [
+                 *           "beta"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    audienceId: string;
+                    content?: string;
+                    from: string;
+                    name?: string;
+                    replyTo?: string;
+                    /** Format: date-time */
+                    scheduledAt?: string;
+                    segment?: {
+                        anyTags?: string[];
+                        customFields?: {
+                            [key: string]: string | number | boolean;
+                        };
+                        tags?: string[];
+                    };
+                    subject: string;
+                    templateId?: string;
+                    /** @default {} */
+                    variables?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Create a broadcast */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            audienceId: string;
+                            completedAt: string | null;
+                            content: string | null;
+                            counts: {
+                                failed: number;
+                                recipients: number;
+                                remaining: number;
+                                sent: number;
+                                suppressed: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            from: string;
+                            id: string;
+                            name: string;
+                            pausedReason: string | null;
+                            replyTo: string | null;
+                            scheduledAt: string | null;
+                            segment: {
+                                anyTags?: string[];
+                                customFields?: {
+                                    [key: string]: string | number | boolean;
+                                };
+                                tags?: string[];
+                            } | null;
+                            startedAt: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+                            subject: string;
+                            templateId: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            variables: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN, SENDER_NOT_VERIFIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN" | "SENDER_NOT_VERIFIED";
+                    };
+                };
+            };
+            /** @description AUDIENCE_NOT_FOUND, TEMPLATE_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "AUDIENCE_NOT_FOUND" | "TEMPLATE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a broadcast with its progress */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            audienceId: string;
+                            completedAt: string | null;
+                            content: string | null;
+                            counts: {
+                                failed: number;
+                                recipients: number;
+                                remaining: number;
+                                sent: number;
+                                suppressed: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            from: string;
+                            id: string;
+                            name: string;
+                            pausedReason: string | null;
+                            replyTo: string | null;
+                            scheduledAt: string | null;
+                            segment: {
+                                anyTags?: string[];
+                                customFields?: {
+                                    [key: string]: string | number | boolean;
+                                };
+                                tags?: string[];
+                            } | null;
+                            startedAt: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+                            subject: string;
+                            templateId: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            variables: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a draft or scheduled broadcast */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_EDITABLE */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_EDITABLE";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Our November news"
+                 *     }
+                 */
+                "application/json": {
+                    audienceId?: string;
+                    content?: string;
+                    from?: string;
+                    name?: string;
+                    replyTo?: string | null;
+                    scheduledAt?: string | null;
+                    segment?: {
+                        anyTags?: string[];
+                        customFields?: {
+                            [key: string]: string | number | boolean;
+                        };
+                        tags?: string[];
+                    } | null;
+                    subject?: string;
+                    templateId?: string;
+                    variables?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Change a draft or scheduled broadcast */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            audienceId: string;
+                            completedAt: string | null;
+                            content: string | null;
+                            counts: {
+                                failed: number;
+                                recipients: number;
+                                remaining: number;
+                                sent: number;
+                                suppressed: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            from: string;
+                            id: string;
+                            name: string;
+                            pausedReason: string | null;
+                            replyTo: string | null;
+                            scheduledAt: string | null;
+                            segment: {
+                                anyTags?: string[];
+                                customFields?: {
+                                    [key: string]: string | number | boolean;
+                                };
+                                tags?: string[];
+                            } | null;
+                            startedAt: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+                            subject: string;
+                            templateId: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            variables: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN, SENDER_NOT_VERIFIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN" | "SENDER_NOT_VERIFIED";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_FOUND, AUDIENCE_NOT_FOUND, TEMPLATE_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_FOUND" | "AUDIENCE_NOT_FOUND" | "TEMPLATE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_EDITABLE */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_EDITABLE";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancel a broadcast */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            audienceId: string;
+                            completedAt: string | null;
+                            content: string | null;
+                            counts: {
+                                failed: number;
+                                recipients: number;
+                                remaining: number;
+                                sent: number;
+                                suppressed: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            from: string;
+                            id: string;
+                            name: string;
+                            pausedReason: string | null;
+                            replyTo: string | null;
+                            scheduledAt: string | null;
+                            segment: {
+                                anyTags?: string[];
+                                customFields?: {
+                                    [key: string]: string | number | boolean;
+                                };
+                                tags?: string[];
+                            } | null;
+                            startedAt: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+                            subject: string;
+                            templateId: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            variables: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_EDITABLE */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_EDITABLE";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    /** Format: date-time */
+                    scheduledAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Send a broadcast now, at a time, or resume it */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            audienceId: string;
+                            completedAt: string | null;
+                            content: string | null;
+                            counts: {
+                                failed: number;
+                                recipients: number;
+                                remaining: number;
+                                sent: number;
+                                suppressed: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            from: string;
+                            id: string;
+                            name: string;
+                            pausedReason: string | null;
+                            replyTo: string | null;
+                            scheduledAt: string | null;
+                            segment: {
+                                anyTags?: string[];
+                                customFields?: {
+                                    [key: string]: string | number | boolean;
+                                };
+                                tags?: string[];
+                            } | null;
+                            startedAt: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
+                            subject: string;
+                            templateId: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            variables: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN, SENDER_NOT_VERIFIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN" | "SENDER_NOT_VERIFIED";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_EDITABLE */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_EDITABLE";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         "me@acme.example"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    to: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Send a test copy of a broadcast */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        failed: {
+                            error: string;
+                            message: string;
+                            recipient: string;
+                        }[];
+                        message: string;
+                        sent: {
+                            emailId: string;
+                            recipient: string;
+                        }[];
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN, SENDER_NOT_VERIFIED, QUOTA_EXCEEDED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN" | "SENDER_NOT_VERIFIED" | "QUOTA_EXCEEDED";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_FOUND, TEMPLATE_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_FOUND" | "TEMPLATE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR, RECIPIENT_SUPPRESSED, MESSAGE_REJECTED */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR" | "RECIPIENT_SUPPRESSED" | "MESSAGE_REJECTED";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description SES_THROTTLED, SENDING_PAUSED */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "SES_THROTTLED" | "SENDING_PAUSED";
                     };
                 };
             };
@@ -4105,7 +5644,7 @@ export interface operations {
                 endDate?: string;
                 limit?: string;
                 startDate?: string;
-                status?: "sent" | "failed" | "queued" | "suppressed" | "delivered" | "bounced" | "complained" | "rejected";
+                status?: "sent" | "failed" | "queued" | "sending" | "suppressed" | "delivered" | "bounced" | "complained" | "rejected";
                 to?: string;
             };
             header?: never;

@@ -1,7 +1,7 @@
 /**
  * A small SQS stand-in for `npm start` and the tests: the JSON protocol
  * actions the SDK's SQSClient sends (CreateQueue, GetQueueUrl, SendMessage,
- * ReceiveMessage, DeleteMessage, ChangeMessageVisibility,
+ * SendMessageBatch, ReceiveMessage, DeleteMessage, ChangeMessageVisibility,
  * GetQueueAttributes, PurgeQueue), in memory, with delays, visibility timeouts, receive
  * counts and a redrive policy moving a message to its dead-letter queue
  * after maxReceiveCount receives, as SQS does.
@@ -109,6 +109,23 @@ export class LocalQueues {
     return { MessageId: message.messageId, MD5OfMessageBody: message.md5 };
   }
 
+  /** Each entry as SendMessage; a refused one is listed in `Failed`, the others are sent (SQS's partial success). */
+  sendMessageBatch(input: { QueueUrl?: string; Entries?: { Id: string; MessageBody?: string; DelaySeconds?: number }[] }) {
+    const entries = input.Entries ?? [];
+    if (entries.length === 0 || entries.length > 10) throw new SqsFault('TooManyEntriesInBatchRequest', 'A batch holds 1 to 10 entries.');
+    const Successful: { Id: string; MessageId: string; MD5OfMessageBody: string }[] = [];
+    const Failed: { Id: string; Code: string; Message: string; SenderFault: boolean }[] = [];
+    for (const entry of entries) {
+      try {
+        Successful.push({ Id: entry.Id, ...this.sendMessage({ QueueUrl: input.QueueUrl, MessageBody: entry.MessageBody, DelaySeconds: entry.DelaySeconds }) });
+      } catch (error) {
+        if (!(error instanceof SqsFault) || error.type === 'QueueDoesNotExist') throw error;
+        Failed.push({ Id: entry.Id, Code: error.type, Message: error.message, SenderFault: true });
+      }
+    }
+    return { Successful, Failed };
+  }
+
   receiveMessage(input: { QueueUrl?: string; MaxNumberOfMessages?: number; VisibilityTimeout?: number }) {
     const queue = this.byUrl(input.QueueUrl);
     const now = this.now();
@@ -196,6 +213,8 @@ export class LocalQueues {
         return this.getQueueUrl(input);
       case 'SendMessage':
         return this.sendMessage(input);
+      case 'SendMessageBatch':
+        return this.sendMessageBatch(input);
       case 'ReceiveMessage':
         return this.receiveMessage(input);
       case 'DeleteMessage':

@@ -32,6 +32,8 @@ export const TAG_DESCRIPTIONS: Record<Area, string> = {
     "Endpoints that receive the account's events as signed POSTs (Standard Webhooks), retried with backoff over about a day; each delivery and its attempts are listed and can be retried.",
   forms: 'Signup forms: managed with a key, viewed and submitted by anyone once published (hosted page, JSON or HTML form post), with double opt-in.',
   system: 'This description and its reference page.',
+  broadcasts:
+    "One message to each subscribed contact of an audience or a segment of it, minus the suppression list, sent in the background at the deployment's SES rate, exactly once per contact; created as drafts, sent now or at a time, paused when the quota runs out and resumed on send.",
 };
 
 /** What each named component is; a lazy schema's component takes its own `v.metadata` title and description instead. */

@@ -91,6 +91,8 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   SENDING_PAUSED: { message: 'Sending is paused for the SES account of this deployment' },
   WEBHOOK_NOT_FOUND: { message: 'Webhook not found' },
   DELIVERY_NOT_FOUND: { message: 'Delivery not found' },
+  BROADCAST_NOT_FOUND: { message: 'Broadcast not found' },
+  BROADCAST_NOT_EDITABLE: { message: 'The broadcast is sending; only a draft or scheduled broadcast can be changed' },
   INVALID_WEBHOOK_URL: { message: 'url must be an https URL whose host resolves to public addresses', field: 'url' },
   WEBHOOK_LIMIT_REACHED: { message: 'This account has the most webhook endpoints it may have (20)' },
   INTERNAL_ERROR: { message: 'An unexpected error occurred; retry the request' },

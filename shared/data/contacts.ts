@@ -1,4 +1,4 @@
-import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, type WriteRequest } from './batches.ts';
 import { db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems, deleteAtVersion, putNew } from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
@@ -364,4 +364,29 @@ export async function queryContacts(
 ): Promise<{ contacts: ContactRecord[]; matched: number; truncated: boolean }> {
   const { items, matched, truncated } = await queryPage(queryInput(accountId, query), offset, limit, scanLimit);
   return { contacts: items.map(toContact), matched, truncated };
+}
+
+/**
+ * Up to `limit` contacts of an audience in one status, oldest first, after
+ * the contact id `after`: a walk that can stop and pick up again from the
+ * last id it saw (the broadcast planner's). `next` is that id, absent at the end.
+ */
+export async function contactsInStatusAfter(
+  accountId: string,
+  audienceId: string,
+  status: ContactStatus,
+  after: string | undefined,
+  limit: number,
+): Promise<{ contacts: ContactRecord[]; next?: string }> {
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi2',
+      KeyConditionExpression: after === undefined ? 'gsi2pk = :key' : 'gsi2pk = :key AND gsi2sk > :after',
+      ExpressionAttributeValues: { ':key': accountScoped(accountId, 'AUD', audienceId, 'S', status), ...(after === undefined ? {} : { ':after': after }) },
+      Limit: limit,
+    }),
+  );
+  const contacts = (page.Items ?? []).map(toContact);
+  return { contacts, ...(page.LastEvaluatedKey ? { next: contacts.at(-1)?.contactId ?? (page.LastEvaluatedKey.gsi2sk as string) } : {}) };
 }

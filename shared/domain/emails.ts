@@ -15,7 +15,7 @@ function toEmail(record: EmailRecord): Email {
   return {
     id: record.emailId,
     ...pick(record, 'trackingId', 'type', 'from', 'to', 'cc', 'bcc', 'subject', 'status', 'test', 'createdAt'),
-    ...orNull(record, 'replyTo', 'error', 'sesMessageId', 'firstOpenedAt', 'lastClickedAt'),
+    ...orNull(record, 'replyTo', 'error', 'sesMessageId', 'firstOpenedAt', 'lastClickedAt', 'broadcastId'),
     opens: record.opens ?? 0,
     clicks: record.clicks ?? 0,
   };

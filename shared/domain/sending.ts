@@ -290,7 +290,7 @@ function suppressedMessage(status: ContactStatus | undefined): string {
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time, results in order. */
-async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -25,6 +25,7 @@ export type ResourceKind =
   | 'contact'
   | 'contactEmail'
   | 'template'
+  | 'broadcast'
   | 'domain'
   | 'email'
   | 'form'
@@ -45,7 +46,7 @@ export interface EndpointSpec extends Omit<Route, 'handler'> {
   aliases?: readonly string[];
   request: RequestSchemas;
   /** The success replies by status. */
-  responses: Partial<Record<200 | 201, v.GenericSchema | typeof HTML_PAGE>>;
+  responses: Partial<Record<200 | 201 | 202, v.GenericSchema | typeof HTML_PAGE>>;
   /** One line, the OpenAPI summary. */
   summary: string;
   /** One or two sentences for a client developer: the OpenAPI operation's description. */

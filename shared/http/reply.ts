@@ -22,6 +22,11 @@ export function created<Data>(data: Data): JsonReply<201, { success: true; data:
   return { status: 201, body: { success: true, data } };
 }
 
+/** 202 with the resource whose work has started (a broadcast sending) in `data`. */
+export function accepted<Data>(data: Data): JsonReply<202, { success: true; data: Data }> {
+  return { status: 202, body: { success: true, data } };
+}
+
 /** 200 confirming a removal. */
 export function deleted(message: string): JsonReply<200, { success: true; message: string }> {
   return ok({ message });

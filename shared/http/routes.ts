@@ -42,8 +42,9 @@ export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue';
  * throttling retry queue (RETRY_QUEUE_URL), for every handler that sends mail;
  * `webhooks`: the webhook delivery queue (WEBHOOK_QUEUE_URL), for handlers
  * that queue a delivery themselves (a test event, a manual retry).
+ * `broadcast`: the broadcast engine's steps (BROADCAST_QUEUE_URL).
  */
-export type QueueName = 'retry' | 'webhooks';
+export type QueueName = 'retry' | 'webhooks' | 'broadcast';
 
 /**
  * The key check, rate-limit windows and last-used stamp in one conditional
@@ -68,6 +69,12 @@ export interface Route {
   secrets?: readonly SecretName[];
   attachments?: readonly AttachmentsAccess[];
   queues?: readonly QueueName[];
+  /**
+   * Creates and deletes broadcasts' one-time schedules (EventBridge
+   * Scheduler): the stack grants those actions on the broadcast schedules and
+   * passing the scheduler's role, and names the queue and role in the environment.
+   */
+  scheduler?: boolean;
   /** Largest accepted request body in bytes; larger ones get 413. */
   maxBodyBytes?: number;
   /** Accepted body formats; JSON only unless the route also takes HTML form posts. */

@@ -3,12 +3,12 @@ import { cursorQuery, dateRangeQuery, emailAddress } from './common.ts';
 import { LOG_PAGE } from './events.ts';
 import { count, nullableText, timestamp } from './replies.ts';
 
-const EMAIL_STATUSES = ['sent', 'failed', 'queued', 'suppressed', 'delivered', 'bounced', 'complained', 'rejected'] as const;
+const EMAIL_STATUSES = ['sent', 'failed', 'queued', 'sending', 'suppressed', 'delivered', 'bounced', 'complained', 'rejected'] as const;
 
 export const emailSchema = v.strictObject({
   id: v.string(),
   trackingId: v.string(),
-  type: v.picklist(['email', 'otp', 'transactional']),
+  type: v.picklist(['email', 'otp', 'transactional', 'broadcast']),
   from: v.string(),
   to: v.string(),
   cc: v.array(v.string()),
@@ -19,6 +19,8 @@ export const emailSchema = v.strictObject({
   error: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
   sesMessageId: nullableText,
   test: v.boolean(),
+  /** The broadcast this message is one of; null for other sends. */
+  broadcastId: nullableText,
   createdAt: timestamp,
   /** Open and click tracking (`tracking` on the send): SES's notifications counted, each once. */
   opens: count,

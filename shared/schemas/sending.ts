@@ -111,8 +111,8 @@ export const sendAttachment = v.lazy((input) => {
 });
 export type AttachmentInput = v.InferOutput<typeof sendAttachment>;
 
-const subject = headerText(SEND_LIMITS.subject);
-const content = v.pipe(v.string(), v.nonEmpty(), v.maxLength(SEND_LIMITS.content, `must be at most ${SEND_LIMITS.content} characters`));
+export const subject = headerText(SEND_LIMITS.subject);
+export const content = v.pipe(v.string(), v.nonEmpty(), v.maxLength(SEND_LIMITS.content, `must be at most ${SEND_LIMITS.content} characters`));
 const templateId = requiredText(64);
 const variables = v.optional(templateVariables, {});
 const idempotencyKey = v.optional(

@@ -15,6 +15,7 @@ import { AREAS, ROUTES } from '#functions/routes.ts';
 import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';
+import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -41,6 +42,7 @@ const NOT_ENDPOINTS: Record<string, string> = {
   [EVENT_FUNCTIONS.suppressionReconciliation.handler]: 'invoked by an EventBridge Scheduler schedule, not over HTTP',
   'webhooks/deliver': 'invoked by the webhook delivery queue (lib/webhooks.ts), not over HTTP',
   'events/fan-out': "invoked by the table stream's event source (lib/event-fan-out.ts), not over HTTP",
+  [BROADCAST_WORKER.handler]: 'invoked by the broadcast queue (lib/broadcasts.ts), not over HTTP',
 };
 
 /**

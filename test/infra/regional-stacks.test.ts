@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configurationSetsOf } from '#shared/email/tracking.ts';
-import { App } from 'aws-cdk-lib';
+import { App, ArnFormat } from 'aws-cdk-lib';
 import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/table.ts';
 import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, type QueueName } from '#shared/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
@@ -37,8 +37,14 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     .filter((fn) => fn.handler === handler)
     .flatMap((fn) => ('ses' in fn ? fn.ses : []));
   const readsSecret = routes.some((route) => route.secrets?.includes('linkSigning') === true);
-  const queueArns: Record<QueueName, string> = { retry: stack.retryQueue.queue.queueArn, webhooks: stack.webhooks.queue.queueArn };
+  const queueArns: Record<QueueName, string> = {
+    retry: stack.retryQueue.queue.queueArn,
+    webhooks: stack.webhooks.queue.queueArn,
+    broadcast: stack.broadcasts.queue.queueArn,
+  };
   const queues = new Set(routes.flatMap((route) => route.queues ?? []));
+  const schedules = routes.some((route) => route.scheduler);
+  const scheduleArn = stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: 'default/acc_*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
   const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? route.attachments : [])));
   const { bucket } = stack.attachments;
   return new Set([
@@ -55,6 +61,13 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
       : []),
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
     ...[...queues].map((queue) => pair(stack, 'sqs:SendMessage', queueArns[queue])),
+    // Broadcasts' schedules, by name, and handing Scheduler its one role.
+    ...(schedules
+      ? [
+          ...['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'].map((action) => pair(stack, action, scheduleArn)),
+          pair(stack, 'iam:PassRole', stack.broadcasts.schedulerRole.roleArn),
+        ]
+      : []),
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
     ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
     ...(attachments.has('queue') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('queued/*'))] : []),
@@ -107,7 +120,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('builds exactly one function per handler module, on nodejs22.x arm64 with the table name', () => {
-    // And the workers of the retry and webhook queues, which test/infra/retry-queue.test.ts and webhooks.test.ts check.
+    // And the workers of the retry, webhook and broadcast queues, which test/infra/retry-queue.test.ts, webhooks.test.ts and the broadcast tests check.
     expect(functions).toHaveLength(handlers.length + 2);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({

@@ -18,7 +18,14 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   )![0];
 
   it("is an encrypted queue whose messages move to an encrypted dead-letter queue after the worker's last attempt", () => {
-    const others = [stack.feedback.deadLetterQueue, stack.webhooks.queue, stack.webhooks.deadLetterQueue, stack.eventFanOut.failures].map(
+    const others = [
+      stack.feedback.deadLetterQueue,
+      stack.webhooks.queue,
+      stack.webhooks.deadLetterQueue,
+      stack.eventFanOut.failures,
+      stack.broadcasts.queue,
+      stack.broadcasts.deadLetterQueue,
+    ].map(
       (queue) => stack.resolve(queue.queueArn)['Fn::GetAtt'][0] as string,
     );
     expect(
@@ -77,7 +84,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
   it('names the queue to the worker and to every function that sends mail, and to no other', () => {
     const sendingHandlers = new Set<string>(ROUTES.filter((route) => route.queues?.includes('retry')).map((route) => route.handler));
-    expect([...sendingHandlers].sort()).toEqual(['email/send', 'forms/submit', 'otp/send', 'transactional/send']);
+    expect([...sendingHandlers].sort()).toEqual(['broadcasts/test', 'email/send', 'forms/submit', 'otp/send', 'transactional/send']);
     for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
       const handler = /functions\/(.+)\.ts$/.exec(fn.Properties.Description)![1]!;
       const url = fn.Properties.Environment.Variables.RETRY_QUEUE_URL;

@@ -111,7 +111,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   it('names the configuration set in every sending function, and only there', () => {
     for (const [, fn] of ofType(resources, 'AWS::Lambda::Function')) {
       const variable = fn.Properties.Environment.Variables.SES_CONFIGURATION_SET;
-      const sends = /functions\/(email|otp|transactional|forms)\//.test(fn.Properties.Description) && variable !== undefined;
+      const sends = /functions\/(email|otp|transactional|forms|broadcasts)\//.test(fn.Properties.Description) && variable !== undefined;
       if (variable !== undefined) expect(referencedId(variable), fn.Properties.Description).toBe(setId);
       if (!sends) expect(variable).toBeUndefined();
     }

@@ -2,10 +2,10 @@
 import { expect } from 'vitest';
 import { ofType, type Resources } from './template.ts';
 
-/** One event source mapping of the queue feeds the worker batches and takes back only the failed messages. */
+/** The queue's one event source mapping feeds the worker batches from it and takes back only the failed messages. */
 export function expectWorkerFedBy(resources: Resources, queueId: string, workerId: string, batchSize: number): void {
   const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').filter(
-    ([, mapping]) => mapping.Properties.EventSourceArn['Fn::GetAtt']?.[0] === queueId,
+    ([, mapping]) => mapping.Properties.EventSourceArn?.['Fn::GetAtt']?.[0] === queueId,
   );
   expect(mappings).toHaveLength(1);
   expect(mappings[0]![1].Properties).toMatchObject({

@@ -166,6 +166,14 @@ export class Owner {
     });
   }
 
+  /** A draft broadcast to the owned audience, from the owner's verified sender. */
+  broadcast(): Promise<{ id: string }> {
+    return this.once('broadcast', async () => {
+      const { id: audienceId } = await this.audience();
+      return (await created(this.key, '/api/broadcasts', { audienceId, from: this.sender.from, subject: 'Owned', content: '<p>Owned</p>' })).data;
+    });
+  }
+
   /** The signed token of the owned contact's unsubscribe and preference links. */
   token(): Promise<string> {
     return this.once('token', async () => {
@@ -184,7 +192,7 @@ export class Owner {
 
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
-    const [audience, contact, template, domain, email, form, webhook, delivery, event] = await Promise.all([
+    const [audience, contact, template, domain, email, form, webhook, delivery, event, broadcast] = await Promise.all([
       this.audience(),
       this.contact(),
       this.template(),
@@ -194,6 +202,7 @@ export class Owner {
       this.webhook(),
       this.delivery(),
       this.event(),
+      this.broadcast(),
     ]);
     return [
       audience.id,
@@ -208,6 +217,7 @@ export class Owner {
       webhook.id,
       delivery.id,
       event.id,
+      broadcast.id,
     ];
   }
 }
@@ -229,6 +239,7 @@ export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
     return { value: owned.email, query: `audienceId=${encodeURIComponent(owned.audienceId)}` };
   },
   template: idOf((owner) => owner.template()),
+  broadcast: idOf((owner) => owner.broadcast()),
   domain: idOf((owner) => owner.domain()),
   email: idOf((owner) => owner.email()),
   form: idOf((owner) => owner.form()),

@@ -105,7 +105,7 @@ describe('the OpenAPI document', () => {
         expect(operation.security, route.handler).toBeUndefined();
         expect(codesAt(401), route.handler).toEqual(['UNAUTHORIZED']);
         expect(codesAt(429), route.handler).toContain('RATE_LIMIT_EXCEEDED');
-        expect(Object.keys((operation.responses['200'] ?? operation.responses['201'])!.headers ?? {}), route.handler).toEqual(
+        expect(Object.keys((operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'])!.headers ?? {}), route.handler).toEqual(
           expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
         );
         expect(Object.keys(operation.responses['429']!.headers ?? {}), route.handler).toContain('Retry-After');

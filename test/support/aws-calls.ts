@@ -84,6 +84,22 @@ export function sesActions(operation: string, input: Record<string, any>): [stri
   return [[`ses:${operation}`, { kind: 'identity', identity: input.EmailIdentity }]];
 }
 
+/** The queues the code sends to; SendMessageBatch is authorized as sqs:SendMessage. */
+// Read at each call: a test file may name its own webhook queue after recording starts (test/webhooks/support.ts).
+const QUEUE_URLS = { retry: 'RETRY_QUEUE_URL', webhooks: 'WEBHOOK_QUEUE_URL', broadcast: 'BROADCAST_QUEUE_URL' } as const;
+
+function sqsActions(operation: string, input: Record<string, any>): [string, CallResource][] {
+  const queue = (Object.keys(QUEUE_URLS) as (keyof typeof QUEUE_URLS)[]).find((name) => input.QueueUrl === process.env[QUEUE_URLS[name]]);
+  if (!queue) return [];
+  return [[`sqs:${operation === 'SendMessageBatch' ? 'SendMessage' : operation}`, { kind: 'queue', queue }]];
+}
+
+/** Schedules are authorized by name; creating or moving one also passes the scheduler's role. */
+export function schedulerActions(operation: string, input: Record<string, any>): [string, CallResource][] {
+  const schedule: [string, CallResource] = [`scheduler:${operation}`, { kind: 'schedule', name: input.Name }];
+  return operation === 'DeleteSchedule' ? [schedule] : [schedule, ['iam:PassRole', { kind: 'schedulerRole' }]];
+}
+
 type Mapper = (operation: string, input: Record<string, any>) => [string, CallResource][];
 
 function recordEvery(stack: MiddlewareStack<any, any>, map: Mapper): void {
@@ -134,15 +150,13 @@ export async function recordAwsCalls(): Promise<void> {
     import('#shared/email/transport.ts'),
     import('#shared/email/retry-queue.ts'),
   ]);
+  const { scheduler } = await import('#shared/email/broadcast-scheduler.ts');
   // Each region's replica (test/regions runs two), judged from the region the request arrived in.
   for (const region of DEPLOYMENT_REGIONS) {
     recordEvery(replicaFor(region).client.middlewareStack, (operation, input) => dynamoActions(operation, input, region !== localRegion()));
   }
   recordEvery(ses.middlewareStack, sesActions);
-  // Read at each call: a test file may name its own webhook queue after this runs (test/webhooks/support.ts).
-  recordEvery(sqs.middlewareStack, (operation, input) => {
-    const queue = input.QueueUrl === process.env.RETRY_QUEUE_URL ? 'retry' : input.QueueUrl === process.env.WEBHOOK_QUEUE_URL ? 'webhooks' : undefined;
-    return queue ? [[`sqs:${operation}`, { kind: 'queue', queue }]] : [];
-  });
+  recordEvery(sqs.middlewareStack, sqsActions);
+  recordEvery(scheduler.middlewareStack, schedulerActions);
   await recordS3();
 }

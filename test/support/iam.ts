@@ -33,6 +33,9 @@ export type CallResource =
   | { kind: 'bucket' }
   | { kind: 'object'; key: string }
   | { kind: 'queue'; queue: QueueName }
+  /** A broadcast's one-time schedule, by name; `schedulerRole`: the role its target is run with (iam:PassRole). */
+  | { kind: 'schedule'; name: string }
+  | { kind: 'schedulerRole' }
   | { kind: 'secret'; secret: 'linkSigning' }
   /** An action with no resource-level permissions (SES's account-level suppression list): IAM authorizes it on `*`. */
   | { kind: 'account' };
@@ -60,6 +63,7 @@ export interface Deployment {
   bucketName: string;
   /** Each queue a function may send to, by the name routes declare it with. */
   queueArns: Record<QueueName, string>;
+  schedulerRoleArn: string;
   configurationSetName: string;
   linkSigningSecretName: string;
   /** The statements of each function's role, by handler module. */
@@ -99,6 +103,7 @@ export function resolveValue(value: unknown, resources: Resources, region: strin
       'AWS::SQS::Queue': `arn:aws:sqs:${region}:${ACCOUNT}:${name}`,
       'AWS::Logs::LogGroup': `arn:aws:logs:${region}:${ACCOUNT}:log-group:${name}:*`,
       'AWS::DynamoDB::GlobalTable': `arn:aws:dynamodb:${region}:${ACCOUNT}:table/${name}`,
+      'AWS::IAM::Role': `arn:aws:iam::${ACCOUNT}:role/${name}`,
     };
     if (attribute === 'Arn' && type && type in arns) return arns[type]!;
     // The table's stream, read by the fan-out's event source only (no call the tests record): any label does.
@@ -150,7 +155,12 @@ export function deploymentOf(stack: RegionalStack, resources: Resources, regions
     otherRegions: regions.filter((other) => other !== region),
     tableName: resolve(stack.table.tableName),
     bucketName: resolve(stack.attachments.bucket.bucketName),
-    queueArns: { retry: resolve(stack.retryQueue.queue.queueArn), webhooks: resolve(stack.webhooks.queue.queueArn) },
+    queueArns: {
+      retry: resolve(stack.retryQueue.queue.queueArn),
+      webhooks: resolve(stack.webhooks.queue.queueArn),
+      broadcast: resolve(stack.broadcasts.queue.queueArn),
+    },
+    schedulerRoleArn: resolve(stack.broadcasts.schedulerRole.roleArn),
     configurationSetName: resolve(stack.feedback.configurationSet.configurationSetName),
     linkSigningSecretName: linkSigningSecretName(resolve(stack.table.tableName)),
     functions,
@@ -182,6 +192,10 @@ export function arnOf(resource: CallResource, deployment: Deployment): string {
       return `arn:aws:s3:::${deployment.bucketName}/${resource.key}`;
     case 'queue':
       return deployment.queueArns[resource.queue];
+    case 'schedule':
+      return `arn:aws:scheduler:${region}:${ACCOUNT}:schedule/default/${resource.name}`;
+    case 'schedulerRole':
+      return deployment.schedulerRoleArn;
     case 'secret':
       return `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${deployment.linkSigningSecretName}-${SECRET_SUFFIX}`;
     case 'account':

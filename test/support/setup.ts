@@ -7,6 +7,8 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, inject, vi } from 'vitest';
 import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
 import { createQueue, createRetryQueues } from '#dev/local/sqs.ts';
+import { startLocalScheduler } from '#dev/local/scheduler.ts';
+import { BROADCAST_MAX_RECEIVES } from '#shared/model/broadcast-policy.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 process.env.SES_ENDPOINT = inject('sesEndpoint');
@@ -18,6 +20,12 @@ process.env.RETRY_QUEUE_URL = (await createRetryQueues(inject('sqsEndpoint'), `r
 // And a webhook queue per file, for the same reason; a file that takes its messages names its own first (test/webhooks/support.ts).
 process.env.WEBHOOK_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-${randomUUID()}`);
 process.env.AWS_REGION = 'us-east-1';
+// A broadcast queue and scheduler per test file, for the same reason; the scheduler fires only when a test calls fireDue.
+const broadcastQueues = await createRetryQueues(inject('sqsEndpoint'), `broadcasts-${randomUUID()}`, BROADCAST_MAX_RECEIVES);
+process.env.BROADCAST_QUEUE_URL = broadcastQueues.queueUrl;
+process.env.BROADCAST_QUEUE_ARN = `arn:aws:sqs:us-east-1:000000000000:${broadcastQueues.queueUrl.split('/').pop()}`;
+process.env.BROADCAST_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/local-scheduler';
+process.env.SCHEDULER_ENDPOINT = (await startLocalScheduler({ port: 0, sqsEndpoint: inject('sqsEndpoint') })).endpoint;
 // Links are built from configuration, as deployed: the worker's API server (test/support/api.ts) listens on this port.
 process.env.TEST_API_PORT = String(await freePort());
 process.env.PUBLIC_BASE_URL = `http://127.0.0.1:${process.env.TEST_API_PORT}`;

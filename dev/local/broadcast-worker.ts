@@ -1,0 +1,22 @@
+/**
+ * The broadcast worker locally: the handler the stack deploys, fed by the
+ * queue poller as the SQS event source feeds it in AWS. Imports
+ * shared/config.ts, so load it only once the environment names the local endpoints.
+ */
+import { handler } from '#functions/broadcasts/work.ts';
+import { config } from '#shared/config.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
+import { BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
+
+/** `concurrency` pollers on the one queue, as Lambda runs several workers on one event source. */
+export async function startBroadcastWorker(options: { queueUrl?: string; concurrency?: number } = {}): Promise<QueuePoller> {
+  const queueUrl = options.queueUrl ?? config.BROADCAST_QUEUE_URL;
+  if (!queueUrl) throw new Error('BROADCAST_QUEUE_URL is not set');
+  const pollers = await Promise.all(
+    Array.from({ length: options.concurrency ?? 1 }, () =>
+      startQueuePoller({ client: sqs, queueUrl, name: 'broadcasts/work', handler, batchSize: BROADCAST_WORKER_BATCH_SIZE, region: config.AWS_REGION }),
+    ),
+  );
+  return { stop: async () => void (await Promise.all(pollers.map((poller) => poller.stop()))) };
+}

@@ -1,0 +1,65 @@
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import type { SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
+import { BROADCAST_MAX_RECEIVES, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import { WorkerQueue } from './worker-queue.ts';
+
+/**
+ * The broadcast worker, which no HTTP route invokes (shared/domain/broadcast-engine.ts):
+ * the broadcast, its batches and email records (GetItem); contacts and
+ * suppressions of a batch, the domain check (BatchGetItem); the audience's
+ * pages and unfinished batches (Query); batches, claims, the `broadcast.sent`
+ * event (PutItem); status, counters, settles, quota (UpdateItem); a released
+ * claim (DeleteItem); finishBatch (a transaction of updates). It queues its
+ * own next steps.
+ */
+export const BROADCAST_WORKER = {
+  handler: 'broadcasts/work',
+  table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+  ses: ['SendEmail'],
+  secrets: ['linkSigning'],
+} as const satisfies { handler: string; table: readonly TableAction[]; ses: readonly SesAction[]; secrets: readonly SecretName[] };
+
+export interface BroadcastEngineProps {
+  /** `postlane-<stage>`: the queues are `<prefix>-broadcasts` and `<prefix>-broadcasts-dlq`. */
+  readonly namePrefix: string;
+  readonly table: ITableV2;
+  readonly sesConfigurationSet: string;
+  readonly linkSigningSecretName: string;
+}
+
+/**
+ * The broadcast engine: its queue of steps with a dead-letter queue and an
+ * alarm, the worker that plans and sends, and the role EventBridge Scheduler
+ * assumes to start a scheduled broadcast (it may only put a step on this queue).
+ */
+export class BroadcastEngine extends WorkerQueue {
+  readonly schedulerRole: Role;
+
+  constructor(scope: Construct, id: string, props: BroadcastEngineProps) {
+    super(scope, id, {
+      queueName: `${props.namePrefix}-broadcasts`,
+      worker: {
+        handler: BROADCAST_WORKER.handler,
+        table: props.table,
+        tableActions: BROADCAST_WORKER.table,
+        sesActions: BROADCAST_WORKER.ses,
+        sesConfigurationSet: props.sesConfigurationSet,
+        secrets: { linkSigning: props.linkSigningSecretName },
+      },
+      maxReceiveCount: BROADCAST_MAX_RECEIVES,
+      batchSize: BROADCAST_WORKER_BATCH_SIZE,
+      deadLetterAlarmDescription:
+        'a broadcast step failed for good (broadcast dead-letter queue not empty): its batch is unfinished; redrive it once the cause is fixed',
+    });
+    // The worker queues its own next steps (planning pages, batches, a throttled batch later).
+    this.worker.function.addEnvironment('BROADCAST_QUEUE_URL', this.queue.queueUrl);
+    this.queue.grantSendMessages(this.worker.function);
+    this.schedulerRole = new Role(this, 'SchedulerRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
+      description: 'EventBridge Scheduler: puts the start step of a scheduled broadcast on the broadcast queue, nothing else',
+    });
+    this.queue.grantSendMessages(this.schedulerRole);
+  }
+}

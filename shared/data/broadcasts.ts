@@ -1,0 +1,292 @@
+/**
+ * Broadcasts: one item per broadcast (definition, status, progress counters)
+ * under the account's `BRO` partition, newest last by id, and the engine's
+ * batches under the broadcast's own partition. A batch is the snapshot of up
+ * to BROADCAST_BATCH_SIZE recipients taken when sending starts; the counters
+ * move by atomic ADD once per batch, never per message (docs/broadcasts.md).
+ */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, deleteIf, isConditionFailure, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateReturning } from './client.ts';
+import { accountScoped } from './partition.ts';
+import type { BroadcastStatus, Segment } from '#shared/schemas/broadcasts.ts';
+
+export interface BroadcastCounters {
+  recipients: number;
+  sent: number;
+  suppressed: number;
+  failed: number;
+}
+
+export interface BroadcastRecord {
+  broadcastId: string;
+  name: string;
+  audienceId: string;
+  segment?: Segment;
+  from: string;
+  replyTo?: string;
+  subject: string;
+  templateId?: string;
+  content?: string;
+  variables: Record<string, unknown>;
+  status: BroadcastStatus;
+  pausedReason?: string;
+  scheduledAt?: string;
+  startedAt?: string;
+  completedAt?: string;
+  /** Whether it was started with a test key: the engine then sends nothing to SES and charges no quota. */
+  test: boolean;
+  counts: BroadcastCounters;
+  /** Batches the planner wrote, and how many the workers finished; `sent` once they meet. */
+  batches?: number;
+  batchesDone: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The fields a PATCH may change; null removes an optional one. */
+export type BroadcastChanges = Partial<{
+  [K in 'name' | 'audienceId' | 'segment' | 'from' | 'replyTo' | 'subject' | 'templateId' | 'content' | 'variables' | 'scheduledAt']: BroadcastRecord[K] | null;
+}>;
+
+/** Recipients per batch: one SQS message, one quota reservation, one counter update. */
+export const BROADCAST_BATCH_SIZE = 50;
+
+/** Most broadcasts a filtered list examines; past it the total is a lower bound. */
+export const BROADCAST_SCAN_LIMIT = 10_000;
+
+export const EDITABLE_STATUSES: readonly BroadcastStatus[] = ['draft', 'scheduled'];
+
+const broadcastKey = (accountId: string, broadcastId: string) => ({ pk: accountScoped(accountId, 'BRO'), sk: broadcastId });
+const batchKey = (accountId: string, broadcastId: string, batch: number) => ({
+  pk: accountScoped(accountId, 'BRO', broadcastId),
+  sk: `BAT#${String(batch).padStart(8, '0')}`,
+});
+
+const COUNTER_NAMES = ['recipients', 'sent', 'suppressed', 'failed'] as const;
+
+function toRecord(item: Record<string, unknown>): BroadcastRecord {
+  const optional = <K extends keyof BroadcastRecord>(key: K) => (item[key] === undefined || item[key] === null ? {} : { [key]: item[key] });
+  return {
+    broadcastId: item.broadcastId as string,
+    name: item.name as string,
+    audienceId: item.audienceId as string,
+    ...optional('segment'),
+    from: item.from as string,
+    ...optional('replyTo'),
+    subject: item.subject as string,
+    ...optional('templateId'),
+    ...optional('content'),
+    variables: (item.variables ?? {}) as Record<string, unknown>,
+    status: item.status as BroadcastStatus,
+    ...optional('pausedReason'),
+    ...optional('scheduledAt'),
+    ...optional('startedAt'),
+    ...optional('completedAt'),
+    test: item.test === true,
+    counts: Object.fromEntries(COUNTER_NAMES.map((name) => [name, Number(item[name] ?? 0)])) as unknown as BroadcastCounters,
+    ...(item.batches === undefined ? {} : { batches: Number(item.batches) }),
+    batchesDone: Number(item.batchesDone ?? 0),
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+  } as BroadcastRecord;
+}
+
+function toItem(accountId: string, record: BroadcastRecord): Record<string, unknown> {
+  const { counts, ...rest } = record;
+  return { ...broadcastKey(accountId, record.broadcastId), entity: 'broadcast', ...rest, ...counts };
+}
+
+export async function insertBroadcast(accountId: string, record: BroadcastRecord): Promise<void> {
+  await db.send(new PutCommand({ TableName: tableName, Item: toItem(accountId, record), ConditionExpression: 'attribute_not_exists(pk)' }));
+}
+
+export async function getBroadcast(accountId: string, broadcastId: string): Promise<BroadcastRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: broadcastKey(accountId, broadcastId), ConsistentRead: true }));
+  return Item ? toRecord(Item) : undefined;
+}
+
+/** Newest first, optionally of one status; every match up to BROADCAST_SCAN_LIMIT is counted for the total. */
+export async function listBroadcasts(
+  accountId: string,
+  status: BroadcastStatus | undefined,
+  offset: number,
+  limit: number,
+): Promise<{ broadcasts: BroadcastRecord[]; matched: number; truncated: boolean }> {
+  const page = await queryPage(
+    {
+      KeyConditionExpression: 'pk = :pk',
+      // A filter either way, so the total is counted while reading (there is no per-account broadcast counter).
+      FilterExpression: status === undefined ? 'attribute_exists(#status)' : '#status = :status',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pk': broadcastKey(accountId, '').pk, ...(status === undefined ? {} : { ':status': status }) },
+      ScanIndexForward: false,
+    },
+    offset,
+    limit,
+    BROADCAST_SCAN_LIMIT,
+  );
+  return { broadcasts: page.items.map(toRecord), matched: page.matched, truncated: page.truncated };
+}
+
+/** `:s0, :s1` and their values, for `#status IN (...)`. */
+function statusValues(statuses: readonly BroadcastStatus[]): { list: string; values: Record<string, string> } {
+  const values = Object.fromEntries(statuses.map((status, index) => [`:s${index}`, status]));
+  return { list: Object.keys(values).join(', '), values };
+}
+
+/**
+ * Writes `set` (and removes `remove`) while the broadcast's status is one of
+ * `from`: the broadcast as stored afterwards, undefined when it is absent or
+ * in another status. Every status change goes through here, so two racing
+ * changes (a cancel and the planner, a send and a PATCH) never both apply.
+ */
+export async function updateBroadcastIf(
+  accountId: string,
+  broadcastId: string,
+  from: readonly BroadcastStatus[],
+  set: Record<string, unknown>,
+  remove: readonly string[] = [],
+): Promise<BroadcastRecord | undefined> {
+  const { list, values } = statusValues(from);
+  const setEntries = Object.entries(set).filter(([, value]) => value !== undefined);
+  const names = Object.fromEntries([...setEntries.map(([field]) => field), ...remove, 'status'].map((field) => [`#${field}`, field]));
+  const clauses = [
+    ...(setEntries.length ? [`SET ${setEntries.map(([field]) => `#${field} = :v_${field}`).join(', ')}`] : []),
+    ...(remove.length ? [`REMOVE ${remove.map((field) => `#${field}`).join(', ')}`] : []),
+  ];
+  const item = await updateReturning({
+    Key: broadcastKey(accountId, broadcastId),
+    UpdateExpression: clauses.join(' '),
+    ConditionExpression: `attribute_exists(pk) AND #status IN (${list})`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ...values, ...Object.fromEntries(setEntries.map(([field, value]) => [`:v_${field}`, value])) },
+  });
+  return item ? toRecord(item) : undefined;
+}
+
+/** PATCH: the given fields set, nulls removed, while editable. */
+export function updateBroadcast(accountId: string, broadcastId: string, changes: BroadcastChanges, now: Date): Promise<BroadcastRecord | undefined> {
+  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+  return updateBroadcastIf(
+    accountId,
+    broadcastId,
+    EDITABLE_STATUSES,
+    { ...Object.fromEntries(entries.filter(([, value]) => value !== null)), updatedAt: now.toISOString() },
+    entries.filter(([, value]) => value === null).map(([field]) => field),
+  );
+}
+
+/** Removes the broadcast while editable; false when it is absent or no longer editable. */
+export function deleteBroadcast(accountId: string, broadcastId: string): Promise<boolean> {
+  const { list, values } = statusValues(EDITABLE_STATUSES);
+  return deleteIf({
+    Key: broadcastKey(accountId, broadcastId),
+    ConditionExpression: `attribute_exists(pk) AND #status IN (${list})`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: values,
+  });
+}
+
+// The engine's batches.
+
+export interface BroadcastBatch {
+  batch: number;
+  contactIds: string[];
+  done: boolean;
+}
+
+/**
+ * The snapshot's batches, written before any is queued, each only if it does
+ * not exist: a planner step run again (SQS redelivery) pages the audience from
+ * the same contact and writes the same batches, and must not clear the `done`
+ * mark of one a worker already finished.
+ */
+export async function putBatches(accountId: string, broadcastId: string, batches: readonly Omit<BroadcastBatch, 'done'>[]): Promise<void> {
+  await Promise.all(
+    batches.map((batch) =>
+      db
+        .send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...batchKey(accountId, broadcastId, batch.batch), entity: 'broadcastBatch', batch: batch.batch, contactIds: batch.contactIds },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!isConditionFailure(error)) throw error;
+        }),
+    ),
+  );
+}
+
+export async function getBatch(accountId: string, broadcastId: string, batch: number): Promise<BroadcastBatch | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: batchKey(accountId, broadcastId, batch), ConsistentRead: true }));
+  return Item ? { batch: Number(Item.batch), contactIds: Item.contactIds as string[], done: Item.done === true } : undefined;
+}
+
+/** The batches not finished yet, to queue again when a paused broadcast resumes. */
+export async function unfinishedBatches(accountId: string, broadcastId: string): Promise<number[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :batch)',
+    FilterExpression: 'attribute_not_exists(done)',
+    ProjectionExpression: '#batch',
+    ExpressionAttributeNames: { '#batch': 'batch' },
+    ExpressionAttributeValues: { ':pk': batchKey(accountId, broadcastId, 0).pk, ':batch': 'BAT#' },
+  });
+  return items.map((item) => Number(item.batch));
+}
+
+/** The planner's last word: how many recipients and batches the snapshot holds, plus those it counted suppressed. */
+export function recordPlan(accountId: string, broadcastId: string, plan: { recipients: number; batches: number }): Promise<BroadcastRecord | undefined> {
+  return updateBroadcastIf(accountId, broadcastId, ['sending', 'paused', 'cancelled'], { recipients: plan.recipients, batches: plan.batches });
+}
+
+/**
+ * Marks a batch finished and adds its outcome to the broadcast's counters, in
+ * one transaction: a redelivered batch (SQS delivers at least once) finds it
+ * done and counts nothing. False when it was already done.
+ */
+export async function finishBatch(accountId: string, broadcastId: string, batch: number, outcome: Omit<BroadcastCounters, 'recipients'>): Promise<boolean> {
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: tableName,
+          Key: batchKey(accountId, broadcastId, batch),
+          UpdateExpression: 'SET done = :true',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(done)',
+          ExpressionAttributeValues: { ':true': true },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName,
+          Key: broadcastKey(accountId, broadcastId),
+          UpdateExpression: 'ADD sent :sent, suppressed :suppressed, failed :failed, batchesDone :one',
+          ExpressionAttributeValues: { ':sent': outcome.sent, ':suppressed': outcome.suppressed, ':failed': outcome.failed, ':one': 1 },
+        },
+      },
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+}
+
+/** Sending → sent once every batch is done: only one finisher wins, so `broadcast.sent` is recorded once. */
+export async function completeBroadcast(accountId: string, broadcastId: string, now: Date): Promise<BroadcastRecord | undefined> {
+  try {
+    const item = await updateReturning({
+      Key: broadcastKey(accountId, broadcastId),
+      UpdateExpression: 'SET #status = :sent, completedAt = :now, updatedAt = :now',
+      ConditionExpression: '#status = :sending AND batchesDone = batches',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':sent': 'sent', ':sending': 'sending', ':now': now.toISOString() },
+    });
+    return item ? toRecord(item) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * A broadcast end to end over HTTP, the engine running as `npm start` runs it
+ * (the worker under the local queue poller), checked against what the SES
+ * emulator stored: exactly one personalised message per subscribed,
+ * unsuppressed contact of the segment, none to anyone else.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putSuppression } from '#shared/data/suppressions.ts';
+import { startBroadcastWorker } from '#dev/local/broadcast-worker.ts';
+import { request } from '../support/api.ts';
+import { createSender, storedEmails } from '../sending/support.ts';
+import { broadcastWhen, createBroadcast, mixedAudience } from './support.ts';
+
+let stopWorker: () => Promise<void>;
+beforeAll(async () => {
+  stopWorker = (await startBroadcastWorker({ concurrency: 2 })).stop;
+});
+afterAll(() => stopWorker?.());
+
+describe('a broadcast to a mixed audience', () => {
+  it('sends one personalised message to each subscribed, unsuppressed contact of the segment, with List-Unsubscribe bound to it', async () => {
+    const sender = await createSender();
+    const { audienceId, contacts } = await mixedAudience(sender, 240);
+    const suppressed = contacts.filter((contact, index) => contact.status === 'subscribed' && index % 13 === 0).map((contact) => contact.email);
+    for (const email of suppressed) await putSuppression(sender.accountId, email, 'bounced', new Date());
+    const expected = contacts.filter(
+      (contact) => contact.status === 'subscribed' && contact.tags.includes('a') && contact.customFields.plan === 'pro' && !suppressed.includes(contact.email),
+    );
+
+    const broadcast = await createBroadcast(sender, {
+      audienceId,
+      content: '<p>Hello {{firstName}}, rank {{rank}}, {{greeting}}</p>',
+      variables: { greeting: 'cheers', firstName: 'overridden' },
+      segment: { tags: ['a'], customFields: { plan: 'pro' } },
+    });
+    const sent = await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+    expect(sent.status).toBe(202);
+    expect(sent.body.data.status).toBe('sending');
+
+    const done = await broadcastWhen(sender.key, broadcast.id, ['sent']);
+    expect(done).toMatchObject({
+      status: 'sent',
+      counts: { recipients: expected.length, sent: expected.length, suppressed: 0, failed: 0, remaining: 0 },
+      completedAt: expect.any(String),
+      startedAt: expect.any(String),
+    });
+    const stored = await storedEmails(sender.domain);
+    expect(stored.map((email) => email.destination.to[0]).sort()).toEqual(expected.map((contact) => contact.email).sort());
+    for (const email of stored) {
+      const contact = expected.find((candidate) => candidate.email === email.destination.to[0])!;
+      expect(email.subject).toBe(`News for ${contact.firstName}`);
+      expect(email.body.html).toContain(`<p>Hello ${contact.firstName}, rank ${contact.customFields.rank}, cheers</p>`);
+      // No {{unsubscribeUrl}} in the content: the footer carries the link, and the header the same one.
+      const link = /href="([^"]*\/unsubscribe\/[^"]+)"/.exec(email.body.html!)![1]!;
+      expect(email.headers).toEqual([
+        { name: 'List-Unsubscribe', value: `<${link}>` },
+        { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+      ]);
+    }
+    expect(new Set(stored.map((email) => email.headers![0]!.value)).size).toBe(expected.length);
+  }, 60_000);
+});

@@ -1,0 +1,189 @@
+/**
+ * Exactly once under faults: a worker that stops between SES accepting a
+ * message and recording it, DynamoDB throttling, SES throttling and SQS
+ * delivering a step twice never send anyone a second copy nor lose anyone;
+ * a broadcast paused by the quota resumes on `send` without repeats. Faults
+ * a real peer cannot produce on demand are injected: DynamoDB's through the
+ * fault seam, SES throttling by a spy on the SES client.
+ */
+import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // A claim still `sending` when its step comes back is abandoned here at once (deployed: after five minutes).
+  process.env.BROADCAST_CLAIM_TIMEOUT_MS = '0';
+  process.env.BROADCAST_THROTTLE_DELAY_SECONDS = '0';
+});
+
+const { ses } = await import('#shared/email/transport.ts');
+const { config } = await import('#shared/config.ts');
+const { sqs } = await import('#shared/email/retry-queue.ts');
+const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
+const { releaseEmails } = await import('#shared/data/usage.ts');
+const { quotaPeriod } = await import('#shared/domain/accounts.ts');
+const { setFaultHook } = await import('../support/dynamo-faults.ts');
+const { request } = await import('../support/api.ts');
+const { createSender, storedEmails } = await import('../sending/support.ts');
+const { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience } = await import('./support.ts');
+
+afterEach(() => {
+  setFaultHook(undefined);
+  vi.restoreAllMocks();
+});
+
+const CONTENT = '<p>Hi {{firstName}}</p>';
+
+/** Every stored message went to a distinct address, and these are exactly the expected ones. */
+function expectOneEach(stored: { destination: { to: string[] } }[], expected: readonly string[]) {
+  const to = stored.map((email) => email.destination.to[0]!);
+  expect(new Set(to).size).toBe(to.length);
+  expect(to.sort()).toEqual([...expected].sort());
+}
+
+async function started(sender: Awaited<ReturnType<typeof createSender>>, count: number) {
+  const { audienceId, contacts } = await mixedAudience(sender, count);
+  const broadcast = await createBroadcast(sender, { audienceId, content: CONTENT });
+  const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
+  return { broadcast, subscribed, send: () => request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} }) };
+}
+
+describe('broadcast engine under faults', { timeout: 90_000 }, () => {
+  it('a worker that stops after SES accepted a message never sends it again: it is counted failed, unconfirmed', async () => {
+    const sender = await createSender();
+    const { broadcast, subscribed, send } = await started(sender, 40);
+    let crashed = false;
+    // The settle write of the first message SES accepted fails, as if the worker died right after SES answered.
+    setFaultHook((command, input) => {
+      if (crashed || command !== 'UpdateItemCommand' || !String(input.UpdateExpression).includes('sesMessageId')) return undefined;
+      crashed = true;
+      return { error: Object.assign(new Error('worker stopped'), { name: 'WorkerCrash' }) };
+    });
+
+    await send();
+    await drainBroadcastQueue();
+
+    expect(crashed).toBe(true);
+    expectOneEach(await storedEmails(sender.domain), subscribed);
+    const done = await broadcastWhen(sender.key, broadcast.id, ['sent']);
+    expect(done.counts).toEqual({ recipients: subscribed.length, sent: subscribed.length - 1, suppressed: 0, failed: 1, remaining: 0 });
+  });
+
+  it('DynamoDB throttling of claims and reads delays recipients but neither repeats nor loses one', async () => {
+    const sender = await createSender();
+    const { broadcast, subscribed, send } = await started(sender, 60);
+    let claims = 0;
+    setFaultHook((command, input) => {
+      if (command === 'BatchGetItemCommand') return { unprocessed: 'half' };
+      // The 5th, 10th and 15th claims are refused as throttled before they are written (outlasting the SDK's retries).
+      if (
+        command === 'PutItemCommand' &&
+        String(input.ConditionExpression) === 'attribute_not_exists(pk)' &&
+        [(input.Item as any)?.entity, (input.Item as any)?.entity?.S].includes('email') &&
+        ++claims % 5 === 0 &&
+        claims <= 15
+      ) {
+        return { error: Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' }) };
+      }
+      return undefined;
+    });
+
+    await send();
+    await drainBroadcastQueue();
+    setFaultHook(undefined);
+
+    expect(claims).toBeGreaterThan(15);
+    expectOneEach(await storedEmails(sender.domain), subscribed);
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+  });
+
+  it('SES throttling slows the broadcast down instead of failing messages', async () => {
+    const sender = await createSender();
+    const { broadcast, subscribed, send } = await started(sender, 40);
+    const original = ses.send.bind(ses);
+    let throttled = 0;
+    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+      if (throttled < 10) {
+        throttled++;
+        throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+      }
+      return original(command);
+    }) as typeof ses.send);
+
+    await send();
+    await drainBroadcastQueue();
+
+    expect(throttled).toBe(10);
+    expectOneEach(await storedEmails(sender.domain), subscribed);
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+  });
+
+  it('a step SQS delivers twice changes nothing: one message each, counted once', async () => {
+    const sender = await createSender();
+    const { broadcast, subscribed, send } = await started(sender, 120);
+    await send();
+    await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
+    // Every batch step once more, as SQS's at-least-once delivery may.
+    for (const batch of [0, 1]) {
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: config.BROADCAST_QUEUE_URL!,
+          MessageBody: JSON.stringify({ kind: 'batch', accountId: sender.accountId, broadcastId: broadcast.id, batch }),
+        }),
+      );
+    }
+
+    await drainBroadcastQueue();
+
+    expectOneEach(await storedEmails(sender.domain), subscribed);
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toEqual({
+      recipients: subscribed.length,
+      sent: subscribed.length,
+      suppressed: 0,
+      failed: 0,
+      remaining: 0,
+    });
+  });
+
+  it('contacts that unsubscribe while it runs are skipped and counted suppressed', async () => {
+    const sender = await createSender();
+    const { broadcast, subscribed, send } = await started(sender, 30);
+    await send();
+    await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
+    const leaving = subscribed.slice(0, 3);
+    for (const email of leaving) {
+      const contact = await request('GET', `/api/contacts/email/${encodeURIComponent(email)}?audienceId=${broadcast.audienceId}`, { key: sender.key });
+      await request('PATCH', `/api/contacts/${contact.body.data.id}`, { key: sender.key, body: { status: 'unsubscribed' } });
+    }
+
+    await drainBroadcastQueue();
+
+    expectOneEach(await storedEmails(sender.domain), subscribed.slice(3));
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({
+      recipients: subscribed.length,
+      sent: subscribed.length - 3,
+      suppressed: 3,
+    });
+  });
+
+  it('pauses with QUOTA_EXCEEDED when the quota runs out, and resumes on send without repeating anyone', async () => {
+    // 120 contacts, about 70 subscribed: the first batch of 50 fits the quota of 60, the second does not.
+    const sender = await createSender({ quota: 60 });
+    const { broadcast, subscribed, send } = await started(sender, 120);
+
+    await send();
+    await drainBroadcastQueue();
+
+    const paused = await broadcastWhen(sender.key, broadcast.id, ['paused']);
+    expect(paused).toMatchObject({ status: 'paused', pausedReason: 'QUOTA_EXCEEDED', counts: { sent: 50 } });
+    expect(await storedEmails(sender.domain)).toHaveLength(50);
+    // A new month's quota, in effect.
+    await releaseEmails(sender.accountId, quotaPeriod(new Date()), 50);
+
+    const resumed = await send();
+    await drainBroadcastQueue();
+
+    expect(resumed.body.data).toMatchObject({ status: 'sending', pausedReason: null });
+    expectOneEach(await storedEmails(sender.domain), subscribed);
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, remaining: 0 });
+  });
+});

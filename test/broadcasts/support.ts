@@ -1,0 +1,109 @@
+/**
+ * Broadcast tests: an audience of mixed contacts made over the API, and the
+ * broadcast worker run as `npm start` runs it (the local queue poller over
+ * this file's broadcast queue).
+ */
+import { request } from '../support/api.ts';
+import { eventually } from '../support/eventually.ts';
+import { uniqueAddress, type Sender } from '../sending/support.ts';
+
+export interface PlannedContact {
+  email: string;
+  firstName: string;
+  status: 'subscribed' | 'unsubscribed' | 'pending' | 'bounced';
+  tags: string[];
+  customFields: Record<string, string | number | boolean>;
+}
+
+/**
+ * `count` contacts in one new audience, by bulk import: every fifth
+ * unsubscribed, every seventh pending, every eleventh bounced; tags `a` on
+ * even ones, `b` on multiples of three; custom field `plan` alternating
+ * `pro` and `free`.
+ */
+export async function mixedAudience(sender: Sender, count: number): Promise<{ audienceId: string; contacts: PlannedContact[] }> {
+  const audience = await request('POST', '/api/audiences', { key: sender.key, body: { name: 'Mixed' } });
+  const audienceId = audience.body.data.id as string;
+  const contacts: PlannedContact[] = Array.from({ length: count }, (_, index) => ({
+    email: uniqueAddress(`c${index}`),
+    firstName: `Name${index}`,
+    status: index % 5 === 4 ? 'unsubscribed' : index % 7 === 6 ? 'pending' : index % 11 === 10 ? 'bounced' : 'subscribed',
+    tags: [...(index % 2 === 0 ? ['a'] : []), ...(index % 3 === 0 ? ['b'] : [])],
+    customFields: { plan: index % 2 === 0 ? 'pro' : 'free', rank: index },
+  }));
+  for (let start = 0; start < contacts.length; start += 500) {
+    const response = await request('POST', '/api/contacts/bulk', { key: sender.key, body: { audienceId, contacts: contacts.slice(start, start + 500) } });
+    if (response.status !== 200) throw new Error(`import: ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  return { audienceId, contacts };
+}
+
+export async function createBroadcast(sender: Sender, body: Record<string, unknown>, key = sender.key): Promise<any> {
+  const response = await request('POST', '/api/broadcasts', { key, body: { from: sender.from, subject: 'News for {{firstName}}', ...body } });
+  if (response.status !== 201) throw new Error(`create: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.data;
+}
+
+/** The broadcast once it reaches one of `statuses` (or the last read, for the test's assertion to report). */
+export async function broadcastWhen(key: string, id: string, statuses: readonly string[], timeoutMs = 30_000): Promise<any> {
+  return (
+    await eventually(
+      () => request('GET', `/api/broadcasts/${id}`, { key }),
+      (response) => statuses.includes(response.body.data?.status),
+      timeoutMs,
+    )
+  ).body.data;
+}
+
+/**
+ * Runs the broadcast worker over this file's queue until it is empty, as the
+ * event source would but deterministically: a message the worker keeps (it
+ * threw, or reported it failed) is received again a second later, as after a
+ * visibility timeout. `only` limits it to some steps (the rest stay queued).
+ */
+export async function drainBroadcastQueue(options: { only?: (step: { kind: string }) => boolean; timeoutMs?: number } = {}): Promise<number> {
+  const [
+    { ReceiveMessageCommand, DeleteMessageCommand, ChangeMessageVisibilityCommand },
+    { sqs },
+    { config },
+    { handler },
+    { invokedAs },
+    { sqsEvent, keptMessages },
+  ] = await Promise.all([
+    import('@aws-sdk/client-sqs'),
+    import('#shared/email/retry-queue.ts'),
+    import('#shared/config.ts'),
+    import('#functions/broadcasts/work.ts'),
+    import('#dev/local/invocation.ts'),
+    import('#dev/local/queue-poller.ts'),
+  ]);
+  const queueUrl = config.BROADCAST_QUEUE_URL!;
+  const worker = invokedAs('broadcasts/work', handler);
+  const deadline = Date.now() + (options.timeoutMs ?? 45_000);
+  let invocations = 0;
+  let idle = 0;
+  while (Date.now() < deadline && idle < 2) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 1,
+        WaitTimeSeconds: 1,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const wanted = Messages.filter((message) => !options.only || options.only(JSON.parse(message.Body!)));
+    for (const other of Messages.filter((message) => !wanted.includes(message))) {
+      await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: other.ReceiptHandle!, VisibilityTimeout: 0 }));
+    }
+    idle = wanted.length === 0 ? idle + 1 : 0;
+    for (const message of wanted) {
+      const event = sqsEvent([message], 'arn:aws:sqs:us-east-1:000000000000:broadcasts', 'us-east-1');
+      invocations++;
+      const kept = keptMessages(event, await worker(event).catch(() => undefined));
+      if (!kept.has(message.MessageId!)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle! }));
+    }
+    if (options.only && wanted.length === 0 && Messages.length > 0) break;
+  }
+  return invocations;
+}
