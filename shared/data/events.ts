@@ -95,7 +95,6 @@ export async function putEventOnce(
   event: StoredEvent,
   expiresAt: number,
 ): Promise<{ event: StoredEvent; created: boolean }> {
-  const key = eventKey(accountId, sourceKey);
   try {
     await db.send(new PutCommand(putNew(eventItem(accountId, sourceKey, event, expiresAt)).Put!));
     return { event, created: true };
