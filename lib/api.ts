@@ -75,6 +75,12 @@ export const ACCESS_LOG_FIELDS = {
   errorMessage: '$context.error.message',
 } as const;
 
+/** On the API (its $default route) and on each route, which the area's nested stack holds. */
+const NO_AUTHORIZER = {
+  'AwsSolutions-APIG4':
+    "API keys are checked inside the functions (a hash lookup with the account's permission and rate limit, shared/http/middleware.ts), so no API Gateway authorizer; public routes (forms, signed unsubscribe links, docs) are public by design",
+};
+
 /**
  * The public API: one function per handler module of the route table, one API
  * route per entry, and the fallback on `$default` for the envelope's 404 and 405.
@@ -135,10 +141,7 @@ export class PostlaneApi extends Construct {
       // The stage below replaces the implicit one, to carry throttling and access logs.
       createDefaultStage: false,
     });
-    acknowledgeFindings(this.httpApi, {
-      'AwsSolutions-APIG4':
-        "API keys are checked inside the functions (a hash lookup with the account's permission and rate limit, shared/http/middleware.ts), so no API Gateway authorizer; public routes (forms, signed unsubscribe links, docs) are public by design",
-    });
+    acknowledgeFindings(this.httpApi, NO_AUTHORIZER);
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.protection.accessLogRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.httpApi,
@@ -161,6 +164,7 @@ export class PostlaneApi extends Construct {
           routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
           integration,
         });
+        acknowledgeFindings(added, NO_AUTHORIZER);
         if (route.route.throttle !== 'public') continue;
         routeSettings[`${route.method} ${route.path}`] = {
           ThrottlingRateLimit: props.protection.publicThrottle.rateLimit,
