@@ -18,11 +18,13 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
   it("is an encrypted queue whose messages move to an encrypted dead-letter queue after the worker's last attempt", () => {
     const feedbackDeadLetterId = stack.resolve(stack.feedback.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
+    // Beside the webhook delivery queue and its dead letters (test/infra/webhooks.test.ts).
+    const webhookIds = [stack.webhooks.queue, stack.webhooks.deadLetterQueue].map((queue) => stack.resolve(queue.queueArn)['Fn::GetAtt'][0] as string);
     expect(
       ofType(resources, 'AWS::SQS::Queue')
         .map(([id]) => id)
         .sort(),
-    ).toEqual([queueId, deadLetterId, feedbackDeadLetterId].sort());
+    ).toEqual([queueId, deadLetterId, feedbackDeadLetterId, ...webhookIds].sort());
     const queue = resources[queueId]!.Properties;
     expect(queue).toMatchObject({
       SqsManagedSseEnabled: true,
@@ -75,7 +77,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
   it('names the queue to the worker and to every function that sends mail, and to no other', () => {
     const sendingHandlers = new Set<string>(ROUTES.filter((route) => route.queues?.includes('retry')).map((route) => route.handler));
-    expect([...sendingHandlers].sort()).toEqual(['email/send', 'forms/submit', 'otp/send', 'transactional/send']);
+    expect([...sendingHandlers].sort()).toEqual(['email/batch', 'email/send', 'forms/submit', 'otp/send', 'transactional/send']);
     for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
       const handler = /functions\/(.+)\.ts$/.exec(fn.Properties.Description)![1]!;
       const url = fn.Properties.Environment.Variables.RETRY_QUEUE_URL;
