@@ -1,9 +1,11 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { NestedStack, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   type CfnStage,
   HttpApi,
   HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
   HttpStage,
   LogGroupLogDestination,
   PayloadFormatVersion,
@@ -76,6 +78,12 @@ export const ACCESS_LOG_FIELDS = {
   errorMessage: '$context.error.message',
 } as const;
 
+/** On the API (its $default route) and on each route, which the area's nested stack holds. */
+const NO_AUTHORIZER = {
+  'AwsSolutions-APIG4':
+    "API keys are checked inside the functions (a hash lookup with the account's permission and rate limit, shared/http/middleware.ts), so no API Gateway authorizer; public routes (forms, signed unsubscribe links, docs) are public by design",
+};
+
 /**
  * The public API: one function per handler module of the route table, one API
  * route per entry, and the fallback on `$default` for the envelope's 404 and 405.
@@ -92,8 +100,23 @@ export class PostlaneApi extends Construct {
 
   constructor(scope: Construct, id: string, props: PostlaneApiProps) {
     super(scope, id);
-    const integrate = (handler: string, routes: readonly Route[]): HttpLambdaIntegration => {
-      const fn = new EndpointFunction(this, constructId(handler), {
+    // One nested stack per API area (the first segment of the handler module) holds
+    // its functions, roles, policies, log groups, integrations, permissions and
+    // routes: a regional stack would otherwise pass CloudFormation's 500 resources.
+    // CDK passes what they use from this stack (the API, table, queues, bucket) as
+    // nested-stack parameters. The fallback on $default stays here, with the API.
+    const areas = new Map<string, NestedStack>();
+    const areaOf = (handler: string): Construct => {
+      const area = nestedStackArea(handler);
+      let nested = areas.get(area);
+      if (!nested) {
+        nested = new NestedStack(this, `${constructId(area)}Endpoints`, { description: `Postlane ${area} endpoints` });
+        areas.set(area, nested);
+      }
+      return nested;
+    };
+    const integrate = (scope: Construct, handler: string, routes: readonly Route[]): HttpLambdaIntegration => {
+      const fn = new EndpointFunction(scope, constructId(handler), {
         handler,
         table: props.table,
         tableActions: tableActionsOf(routes),
@@ -118,14 +141,11 @@ export class PostlaneApi extends Construct {
     this.httpApi = new HttpApi(this, 'Http', {
       apiName: 'postlane',
       description: 'Postlane email and contacts API',
-      defaultIntegration: integrate(FALLBACK_HANDLER, []),
+      defaultIntegration: integrate(this, FALLBACK_HANDLER, []),
       // The stage below replaces the implicit one, to carry throttling and access logs.
       createDefaultStage: false,
     });
-    acknowledgeFindings(this.httpApi, {
-      'AwsSolutions-APIG4':
-        "API keys are checked inside the functions (a hash lookup with the account's permission and rate limit, shared/http/middleware.ts), so no API Gateway authorizer; public routes (forms, signed unsubscribe links, docs) are public by design",
-    });
+    acknowledgeFindings(this.httpApi, NO_AUTHORIZER);
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.protection.accessLogRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.httpApi,
@@ -139,16 +159,23 @@ export class PostlaneApi extends Construct {
     const routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
     for (const [handler, routes] of edgeRoutesByHandler(edge)) {
       // The preflight function answers from the route table alone: no table, no secrets.
-      const integration = integrate(handler, handler === PREFLIGHT_HANDLER ? [] : routes.map((route) => route.route));
+      const scope = areaOf(handler);
+      const integration = integrate(scope, handler, handler === PREFLIGHT_HANDLER ? [] : routes.map((route) => route.route));
       for (const route of routes) {
-        const [added] = this.httpApi.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+        // In the area's nested stack (httpApi.addRoutes would put the route beside the API).
+        const added = new HttpRoute(scope, `${route.method}${route.path}`, {
+          httpApi: this.httpApi,
+          routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+          integration,
+        });
+        acknowledgeFindings(added, NO_AUTHORIZER);
         if (route.route.throttle !== 'public') continue;
         routeSettings[`${route.method} ${route.path}`] = {
           ThrottlingRateLimit: props.protection.publicThrottle.rateLimit,
           ThrottlingBurstLimit: props.protection.publicThrottle.burstLimit,
         };
         // CloudFormation refuses settings for a route key that does not exist yet.
-        this.stage.node.addDependency(added!);
+        this.stage.node.addDependency(added);
       }
     }
     (this.stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
@@ -172,6 +199,15 @@ function edgeRoutesByHandler(routes: readonly EdgeRoute[]): Map<string, EdgeRout
   const byHandler = new Map<string, EdgeRoute[]>();
   for (const route of routes) byHandler.set(route.handler, [...(byHandler.get(route.handler) ?? []), route]);
   return byHandler;
+}
+
+/**
+ * The nested stack a handler's function and routes go in: its area (`contacts`
+ * for `contacts/get-by-email`). No area comes near the 500 resources of a stack:
+ * test/infra/regional-stacks.test.ts holds each to the same budget as the parent.
+ */
+export function nestedStackArea(handler: string): string {
+  return handler.split('/')[0]!;
 }
 
 /** `contacts/get-by-email` → `ContactsGetByEmail`: stable logical ids as long as module names are. */

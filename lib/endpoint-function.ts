@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, Duration, RemovalPolicy, Stack, Token, type CfnElement } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -170,14 +170,20 @@ export class EndpointFunction extends Construct {
       this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
     if (access.includes('dequeue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [queued] }));
-    // cdk-nag names the bucket by its logical id, which resolves now: nothing overrides it later.
+    // cdk-nag names the bucket's ARN as the policy's template writes it: `<logicalId.Arn>` in the
+    // bucket's own stack; in a nested stack (lib/api.ts), the parameter CDK passes it through,
+    // `reference-to-<the bucket's unique id>Arn` made alphanumeric (aws-cdk-lib core/lib/private/refs.js).
     const stack = Stack.of(this);
-    const bucketId = stack.resolve(stack.getLogicalId(bucket.node.defaultChild as CfnElement)) as string;
+    const bucketResource = bucket.node.defaultChild as CfnElement;
+    const bucketArn =
+      bucket.stack === stack
+        ? `${stack.resolve(stack.getLogicalId(bucketResource)) as string}.Arn`
+        : `reference-to-${Names.nodeUniqueId(bucketResource.node)}Arn`.replace(/[^A-Za-z0-9]/g, '');
     const objectKeys = "Object keys are made at run time (an upload's id, a queued message's id), so only a prefix of the bucket can be named";
     acknowledgeFindings(this, {
-      ...(access.includes('upload') || access.includes('read') ? { [`AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`]: objectKeys } : {}),
+      ...(access.includes('upload') || access.includes('read') ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/*]`]: objectKeys } : {}),
       ...(access.includes('queue') || access.includes('dequeue')
-        ? { [`AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${QUEUED_MESSAGES_PREFIX}*]`]: objectKeys }
+        ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${QUEUED_MESSAGES_PREFIX}*]`]: objectKeys }
         : {}),
     });
   }

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { addRegionalStacks, readSettings } from '../../lib/app.ts';
 import { API_5XX_PERCENT_THRESHOLD, postlaneAlarm, SES_BOUNCE_RATE_THRESHOLD, SES_COMPLAINT_RATE_THRESHOLD } from '../../lib/alarms.ts';
-import { ofType, referencedId, resourcesOf, type Resource, type Resources } from './template.ts';
+import { ofType, referencedId, resourcesOf, templateOf, type Resource, type Resources } from './template.ts';
 
 interface MetricQuery {
   Id: string;
@@ -21,12 +20,12 @@ function synthesizeWithEmail() {
     threshold: 1,
     description: 'test',
   });
-  return { stacks: stacks.map((stack) => resourcesOf(Template.fromStack(stack))), extraId: stacks[0]!.getLogicalId(extra.node.defaultChild as never) };
+  return { stacks: stacks.map((stack) => resourcesOf(templateOf(stack))), extraId: stacks[0]!.getLogicalId(extra.node.defaultChild as never) };
 }
 
 function synthesizeDefault(): Resources[] {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  return addRegionalStacks(app).map((stack) => resourcesOf(Template.fromStack(stack)));
+  return addRegionalStacks(app).map((stack) => resourcesOf(templateOf(stack)));
 }
 
 function alarmsOf(resources: Resources): Resource[] {

@@ -35,58 +35,61 @@ describe('without a custom domain', () => {
 describe('with postlane:domainName', () => {
   const { stacks } = synthesize(DOMAIN);
 
-  describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack.region, resourcesOf(template)] as const))('%s', (_name, region, resources) => {
-    const regionalName = `${region}.api.example.com`;
+  describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack.region, resourcesOf(template), parts] as const))(
+    '%s',
+    (_name, region, resources, parts) => {
+      const regionalName = `${region}.api.example.com`;
 
-    it('has a certificate for the shared and the regional name, validated in the hosted zone', () => {
-      expect(ofType(resources, 'AWS::CertificateManager::Certificate').map(([, certificate]) => certificate.Properties)).toEqual([
-        expect.objectContaining({
-          DomainName: 'api.example.com',
-          SubjectAlternativeNames: [regionalName],
-          ValidationMethod: 'DNS',
-          DomainValidationOptions: expect.arrayContaining([{ DomainName: 'api.example.com', HostedZoneId: DOMAIN['postlane:hostedZoneId'] }]),
-        }),
-      ]);
-    });
-
-    it('maps both names to the stack’s own API with that certificate', () => {
-      const [apiId] = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
-      const [certificateId] = ofType(resources, 'AWS::CertificateManager::Certificate').map(([id]) => id);
-      const domains = ofType(resources, 'AWS::ApiGatewayV2::DomainName');
-      expect(domains.map(([, domain]) => domain.Properties.DomainName).sort()).toEqual(['api.example.com', regionalName]);
-      for (const [, domain] of domains) expect(domain.Properties.DomainNameConfigurations[0].CertificateArn).toEqual({ Ref: certificateId });
-
-      const mappings = ofType(resources, 'AWS::ApiGatewayV2::ApiMapping').map(([, mapping]) => mapping.Properties);
-      expect(mappings.map((mapping) => referencedId(mapping.ApiId))).toEqual([apiId, apiId]);
-      expect(mappings.map((mapping) => referencedId(mapping.DomainName)).sort()).toEqual(domains.map(([id]) => id).sort());
-    });
-
-    it('adds its region to the latency-routed shared name, and a plain alias for the regional name', () => {
-      const records = ofType(resources, 'AWS::Route53::RecordSet').map(([, record]) => record.Properties);
-      const shared = records.find((record) => record.Name === 'api.example.com.');
-      const regional = records.find((record) => record.Name === `${regionalName}.`);
-
-      expect(records).toHaveLength(2);
-      expect(shared).toMatchObject({
-        Type: 'A',
-        HostedZoneId: DOMAIN['postlane:hostedZoneId'],
-        Region: region,
-        SetIdentifier: region,
-        AliasTarget: expect.any(Object),
+      it('has a certificate for the shared and the regional name, validated in the hosted zone', () => {
+        expect(ofType(resources, 'AWS::CertificateManager::Certificate').map(([, certificate]) => certificate.Properties)).toEqual([
+          expect.objectContaining({
+            DomainName: 'api.example.com',
+            SubjectAlternativeNames: [regionalName],
+            ValidationMethod: 'DNS',
+            DomainValidationOptions: expect.arrayContaining([{ DomainName: 'api.example.com', HostedZoneId: DOMAIN['postlane:hostedZoneId'] }]),
+          }),
+        ]);
       });
-      expect(regional).toMatchObject({ Type: 'A', AliasTarget: expect.any(Object) });
-      expect(regional).not.toHaveProperty('Region');
-      expect(regional).not.toHaveProperty('SetIdentifier');
-    });
 
-    it('builds links on the shared name, which reaches the replicated table in any region', () => {
-      expect(publicBaseUrls(resources)).toEqual(['https://api.example.com']);
-    });
+      it('maps both names to the stack’s own API with that certificate', () => {
+        const [apiId] = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
+        const [certificateId] = ofType(resources, 'AWS::CertificateManager::Certificate').map(([id]) => id);
+        const domains = ofType(resources, 'AWS::ApiGatewayV2::DomainName');
+        expect(domains.map(([, domain]) => domain.Properties.DomainName).sort()).toEqual(['api.example.com', regionalName]);
+        for (const [, domain] of domains) expect(domain.Properties.DomainNameConfigurations[0].CertificateArn).toEqual({ Ref: certificateId });
 
-    it('stays within the resource budget', () => {
-      expect(Object.keys(resources).length).toBeLessThan(RESOURCE_BUDGET);
-    });
-  });
+        const mappings = ofType(resources, 'AWS::ApiGatewayV2::ApiMapping').map(([, mapping]) => mapping.Properties);
+        expect(mappings.map((mapping) => referencedId(mapping.ApiId))).toEqual([apiId, apiId]);
+        expect(mappings.map((mapping) => referencedId(mapping.DomainName)).sort()).toEqual(domains.map(([id]) => id).sort());
+      });
+
+      it('adds its region to the latency-routed shared name, and a plain alias for the regional name', () => {
+        const records = ofType(resources, 'AWS::Route53::RecordSet').map(([, record]) => record.Properties);
+        const shared = records.find((record) => record.Name === 'api.example.com.');
+        const regional = records.find((record) => record.Name === `${regionalName}.`);
+
+        expect(records).toHaveLength(2);
+        expect(shared).toMatchObject({
+          Type: 'A',
+          HostedZoneId: DOMAIN['postlane:hostedZoneId'],
+          Region: region,
+          SetIdentifier: region,
+          AliasTarget: expect.any(Object),
+        });
+        expect(regional).toMatchObject({ Type: 'A', AliasTarget: expect.any(Object) });
+        expect(regional).not.toHaveProperty('Region');
+        expect(regional).not.toHaveProperty('SetIdentifier');
+      });
+
+      it('builds links on the shared name, which reaches the replicated table in any region', () => {
+        expect(publicBaseUrls(resources)).toEqual(['https://api.example.com']);
+      });
+
+      it('stays within the resource budget, in the parent and in each nested stack', () => {
+        for (const part of parts) expect(Object.keys(part.resources).length, part.path).toBeLessThan(RESOURCE_BUDGET);
+      });
+    },
+  );
 });
 
 describe('with postlane:domainName and independent regions', () => {

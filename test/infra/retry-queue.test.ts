@@ -82,7 +82,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
   it('names the queue to the worker and to every function that sends mail, and to no other', () => {
     const sendingHandlers = new Set<string>(ROUTES.filter((route) => route.queues?.includes('retry')).map((route) => route.handler));
-    expect([...sendingHandlers].sort()).toEqual(['broadcasts/test', 'email/send', 'forms/submit', 'otp/send', 'transactional/send']);
+    expect([...sendingHandlers].sort()).toEqual(['broadcasts/test', 'email/batch', 'email/send', 'forms/submit', 'otp/send', 'transactional/send']);
     for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
       const handler = /functions\/(.+)\.ts$/.exec(fn.Properties.Description)![1]!;
       const url = fn.Properties.Environment.Variables.RETRY_QUEUE_URL;

@@ -2,8 +2,15 @@
  * Reading a synthesized template the way the infra tests ask about it: which
  * function a route reaches, and what a function's role may do, as flat
  * (action, resource) pairs that compare as sets whatever the statement layout.
+ *
+ * A regional stack keeps its endpoints in nested stacks (lib/api.ts), so the
+ * tests read it flattened (`templateOf`): the nested templates' resources
+ * beside the parent's, each reference to a nested stack's parameter replaced
+ * by the value the parent passes it, and each parent reference to a nested
+ * stack's output by that output's value. Every value is then written as the
+ * parent would write it, and `stack.resolve(token)` compares with it.
  */
-import { App, type Stack } from 'aws-cdk-lib';
+import { App, NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addRegionalStacks, readSettings } from '../../lib/app.ts';
 import { replicaArn } from '../../lib/endpoint-function.ts';
@@ -23,8 +30,61 @@ export function synthesize(context: Record<string, unknown> = {}) {
   const stacks = addRegionalStacks(app);
   return {
     settings: readSettings(app.node),
-    stacks: stacks.map((stack) => ({ stack, template: Template.fromStack(stack) })),
+    stacks: stacks.map((stack) => ({ stack, template: templateOf(stack), parts: partsOf(stack) })),
   };
+}
+
+/** The stacks nested in `stack`, at any depth, parents before their children. */
+export function nestedStacksOf(stack: Stack): NestedStack[] {
+  return stack.node.findAll().filter((node): node is NestedStack => NestedStack.isNestedStack(node));
+}
+
+/** The stack and each nested stack as CloudFormation deploys it, one template apiece (each has CloudFormation's limits). */
+export function partsOf(stack: Stack): { path: string; resources: Resources }[] {
+  return [stack, ...nestedStacksOf(stack)].map((part) => ({ path: part.node.path, resources: resourcesOf(Template.fromStack(part)) }));
+}
+
+type Json = Record<string, any>;
+
+/** `value` with every node `replace` answers for replaced (and its answer walked in turn). */
+function rewrite(value: unknown, replace: (node: Json) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => rewrite(item, replace));
+  if (value === null || typeof value !== 'object') return value;
+  const replaced = replace(value as Json);
+  if (replaced !== undefined) return rewrite(replaced, replace);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, rewrite(item, replace)]));
+}
+
+/**
+ * The stack's template with its nested stacks' resources merged in, their
+ * parameters and outputs resolved to the parent's values (see the top of
+ * this file). Fails on a logical id two of the templates share.
+ */
+export function templateOf(stack: Stack): Template {
+  const flat = Template.fromStack(stack).toJSON() as Json;
+  const resources: Resources = { ...flat.Resources };
+  const outputs = new Map<string, Json>();
+  for (const nested of nestedStacksOf(stack)) {
+    const parentStack = nested.nestedStackParent!;
+    const stackId = parentStack.resolve(nested.nestedStackResource!.logicalId) as string;
+    const template = Template.fromStack(nested).toJSON() as Json;
+    const parameters = (resources[stackId]?.Properties.Parameters ?? {}) as Json;
+    const own = (node: Json) =>
+      typeof node.Ref === 'string' && node.Ref in parameters && node.Ref in (template.Parameters ?? {}) ? parameters[node.Ref] : undefined;
+    for (const [id, resource] of Object.entries(template.Resources as Resources)) {
+      if (id in resources) throw new Error(`Logical id ${id} of ${nested.node.path} is also in another template of ${stack.stackName}`);
+      resources[id] = rewrite(resource, own) as Resource;
+    }
+    outputs.set(stackId, Object.fromEntries(Object.entries((template.Outputs ?? {}) as Json).map(([name, output]) => [name, rewrite(output.Value, own)])));
+  }
+  const output = (node: Json) => {
+    const [id, attribute] = (node['Fn::GetAtt'] ?? []) as [string?, string?];
+    if (!id || !attribute?.startsWith('Outputs.') || !outputs.has(id)) return undefined;
+    const value = outputs.get(id)![attribute.slice('Outputs.'.length)];
+    if (value === undefined) throw new Error(`No output ${attribute} in the nested stack ${id}`);
+    return value;
+  };
+  return Template.fromJSON({ ...flat, Resources: rewrite(resources, output), Outputs: rewrite(flat.Outputs ?? {}, output) } as Json);
 }
 
 export function resourcesOf(template: Template): Resources {

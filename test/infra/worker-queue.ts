@@ -1,12 +1,11 @@
 /** What lib/worker-queue.ts builds for each of its users, checked the same way in each stack. */
 import { expect } from 'vitest';
-import { ofType, type Resources } from './template.ts';
+import { ofType, referencedId, type Resources } from './template.ts';
 
 /** The queue's one event source mapping feeds the worker batches from it and takes back only the failed messages. */
 export function expectWorkerFedBy(resources: Resources, queueId: string, workerId: string, batchSize: number): void {
-  const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').filter(
-    ([, mapping]) => mapping.Properties.EventSourceArn?.['Fn::GetAtt']?.[0] === queueId,
-  );
+  // A regional stack has one per worker queue (retry, webhooks, broadcasts) and the table stream's.
+  const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').filter(([, mapping]) => referencedId(mapping.Properties.EventSourceArn) === queueId);
   expect(mappings).toHaveLength(1);
   expect(mappings[0]![1].Properties).toMatchObject({
     EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },

@@ -53,7 +53,13 @@ export interface Statement {
   resources: string[];
 }
 
-/** One regional stack reduced to what evaluation needs, every reference resolved to a concrete name. */
+/**
+ * One regional stack reduced to what evaluation needs, every reference resolved to a concrete name.
+ * The functions' roles and policies live in the stack's nested stacks (lib/api.ts), where the
+ * table, bucket, queues and API arrive as parameters: `resources` is the flattened template
+ * (test/infra/template.ts `templateOf`), in which each such parameter reference is already the
+ * value the parent passes in its AWS::CloudFormation::Stack resource's Parameters.
+ */
 export interface Deployment {
   stackName: string;
   region: string;
@@ -89,6 +95,9 @@ export function resolveValue(value: unknown, resources: Resources, region: strin
   };
   if ('Ref' in intrinsic) {
     const ref = intrinsic.Ref as string;
+    if (resources[ref] === undefined && /^referenceto/.test(ref)) {
+      throw new Error(`Reference to the nested-stack parameter ${ref}: read the stack through templateOf (test/infra/template.ts), which resolves it`);
+    }
     const pseudo: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': region, 'AWS::AccountId': ACCOUNT, 'AWS::URLSuffix': 'amazonaws.com' };
     if (ref in pseudo) return pseudo[ref]!;
     if (resources[ref]?.Type === 'AWS::SQS::Queue') return `https://sqs.${region}.amazonaws.com/${ACCOUNT}/${nameOf(ref)}`;
