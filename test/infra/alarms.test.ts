@@ -3,7 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { addRegionalStacks, readSettings } from '../../lib/app.ts';
 import { API_5XX_PERCENT_THRESHOLD, postlaneAlarm, SES_BOUNCE_RATE_THRESHOLD, SES_COMPLAINT_RATE_THRESHOLD } from '../../lib/alarms.ts';
-import { ofType, referencedId, resourcesOf, templateOf, type Resource, type Resources } from './template.ts';
+import { ofType, postlaneFunctions, referencedId, resourcesOf, templateOf, type Resource, type Resources } from './template.ts';
 
 interface MetricQuery {
   Id: string;
@@ -76,7 +76,7 @@ describe.each([
   });
 
   it('alarms on the errors of every function of the stack, each counted once, at most 10 metrics an alarm', () => {
-    const functionIds = ofType(resources, 'AWS::Lambda::Function')
+    const functionIds = postlaneFunctions(resources)
       .map(([id]) => id)
       .sort();
     const errorAlarms = alarmOn(resources, 'AWS/Lambda', 'Errors');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { readSettings } from '../../lib/app.ts';
-import { ofType, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
+import { ofType, postlaneFunctions, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
 
 const DOMAIN = {
   'postlane:domainName': 'api.example.com',
@@ -15,7 +15,7 @@ const RESOURCE_BUDGET = 400;
 const DOMAIN_TYPES = ['AWS::CertificateManager::Certificate', 'AWS::ApiGatewayV2::DomainName', 'AWS::ApiGatewayV2::ApiMapping', 'AWS::Route53::RecordSet'];
 
 function publicBaseUrls(resources: Resources): unknown[] {
-  return [...new Set(ofType(resources, 'AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment?.Variables?.PUBLIC_BASE_URL))];
+  return [...new Set(postlaneFunctions(resources).map(([, fn]) => fn.Properties.Environment?.Variables?.PUBLIC_BASE_URL))];
 }
 
 describe('without a custom domain', () => {

@@ -8,7 +8,20 @@ import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
-import { functionOfRoute, logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs, type Resources } from './template.ts';
+import {
+  functionOfRoute,
+  helperRoleIds,
+  logPairs,
+  ofType,
+  postlaneFunctions,
+  pair,
+  permissionsOf,
+  referencedId,
+  resourcesOf,
+  synthesize,
+  tablePairs,
+  type Resources,
+} from './template.ts';
 
 /** CloudFormation refuses stacks over 500 resources; fail while there is still room to split. */
 const RESOURCE_BUDGET = 400;
@@ -88,7 +101,7 @@ describe('the CDK app', () => {
 describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack, template, parts] as const))('%s', (_name, stack, template, parts) => {
   const resources = resourcesOf(template);
   const routes = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route);
-  const functions = ofType(resources, 'AWS::Lambda::Function');
+  const functions = postlaneFunctions(resources);
   const handlers = [
     ...new Set<string>([
       ...ROUTES.map((route) => route.handler),
@@ -120,8 +133,8 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
   });
 
   it('builds exactly one function per handler module, on nodejs22.x arm64 with the table name', () => {
-    // And the workers of the retry, webhook and broadcast queues, which test/infra/retry-queue.test.ts, webhooks.test.ts and the broadcast tests check.
-    expect(functions).toHaveLength(handlers.length + 2);
+    // And the workers of the retry, webhook and broadcast queues and the event fan-out (retry-queue, webhooks, event-fan-out tests).
+    expect(functions).toHaveLength(handlers.length + 4);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -199,7 +212,8 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
         for (const action of [statement.Action].flat()) expect(action).not.toMatch(/\*/);
       }
     }
-    for (const [, role] of ofType(resources, 'AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    const helperRoles = helperRoleIds(resources);
+    for (const [id, role] of ofType(resources, 'AWS::IAM::Role')) if (!helperRoles.has(id)) expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
   });
 
   it(`stays under ${RESOURCE_BUDGET} resources, and so does each of its nested stacks`, () => {
@@ -282,7 +296,7 @@ describe('with postlane:independentRegions', () => {
   it("tells every function so, and grants none of them another region's table: data stays in its home region", () => {
     for (const { stack, template } of independent.stacks) {
       const resources = resourcesOf(template);
-      for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+      for (const [id, fn] of postlaneFunctions(resources)) {
         expect(fn.Properties.Environment.Variables).toMatchObject({ DEPLOYMENT_REGIONS: independent.settings.regions.join(','), REGION_MODE: 'independent' });
         const tableArns = [...permissionsOf(stack, resources, id)]
           .filter((entry) => entry.startsWith('dynamodb:'))
@@ -298,7 +312,7 @@ describe('with postlane:independentRegions', () => {
 describe('home regions (global table)', () => {
   it("tell every function the deployment's regions, first the default home, and route by home", () => {
     for (const { template } of stacks) {
-      for (const [, fn] of ofType(resourcesOf(template), 'AWS::Lambda::Function')) {
+      for (const [, fn] of postlaneFunctions(resourcesOf(template))) {
         expect(fn.Properties.Environment.Variables).toMatchObject({ DEPLOYMENT_REGIONS: settings.regions.join(','), REGION_MODE: 'home' });
       }
     }
@@ -318,7 +332,7 @@ function physicalNames(synthesized: ReturnType<typeof synthesize>): string[] {
       ...named('AWS::SQS::Queue', 'QueueName'),
       ...named('AWS::S3::Bucket', 'BucketName'),
       // The table and secret every function is pointed at, created here or not.
-      ...ofType(resources, 'AWS::Lambda::Function')
+      ...postlaneFunctions(resources)
         .flatMap(([, fn]) => [fn.Properties.Environment.Variables.TABLE_NAME, fn.Properties.Environment.Variables.SIGNING_SECRET_PARAMETER])
         .filter((name): name is string => typeof name === 'string')
         .map((name) => JSON.stringify(name)),

@@ -5,7 +5,7 @@ import { ROUTES } from '#functions/routes.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';
 import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
 import { expectDeadLetterAlarm, expectWorkerFedBy } from './worker-queue.ts';
-import { logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
+import { logPairs, ofType, pair, postlaneFunctions, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 
 const { stacks, settings } = synthesize();
 
@@ -83,7 +83,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   it('names the queue to the worker and to every function that sends mail, and to no other', () => {
     const sendingHandlers = new Set<string>(ROUTES.filter((route) => route.queues?.includes('retry')).map((route) => route.handler));
     expect([...sendingHandlers].sort()).toEqual(['broadcasts/test', 'email/batch', 'email/send', 'forms/submit', 'otp/send', 'transactional/send']);
-    for (const [id, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+    for (const [id, fn] of postlaneFunctions(resources)) {
       const handler = /functions\/(.+)\.ts$/.exec(fn.Properties.Description)![1]!;
       const url = fn.Properties.Environment.Variables.RETRY_QUEUE_URL;
       if (sendingHandlers.has(handler) || id === workerId) expect(url, handler).toEqual({ Ref: queueId });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
-import { logPairs, ofType, pair, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
+import { logPairs, ofType, pair, postlaneFunctions, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 
 const { stacks, settings } = synthesize();
 
@@ -109,7 +109,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it('names the configuration set in every sending function, and only there', () => {
-    for (const [, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+    for (const [, fn] of postlaneFunctions(resources)) {
       const variable = fn.Properties.Environment.Variables.SES_CONFIGURATION_SET;
       const sends = /functions\/(email|otp|transactional|forms|broadcasts)\//.test(fn.Properties.Description) && variable !== undefined;
       if (variable !== undefined) expect(referencedId(variable), fn.Properties.Description).toBe(setId);

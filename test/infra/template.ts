@@ -95,6 +95,25 @@ export function ofType(resources: Resources, type: string): [string, Resource][]
   return Object.entries(resources).filter(([, resource]) => resource.Type === type);
 }
 
+/**
+ * The functions built from functions/ (described `Postlane functions/<handler>.ts`),
+ * without CDK's own helpers: AwsCustomResource's provider, which looks up a
+ * replica's stream ARN at deploy time (lib/event-fan-out.ts).
+ */
+export function postlaneFunctions(resources: Resources): [string, Resource][] {
+  return ofType(resources, 'AWS::Lambda::Function').filter(([, fn]) => String(fn.Properties.Description ?? '').startsWith('Postlane functions/'));
+}
+
+/** The roles of CDK's helper functions (see postlaneFunctions), which AWS's basic execution policy serves. */
+export function helperRoleIds(resources: Resources): Set<string> {
+  const ours = new Set(postlaneFunctions(resources).map(([id]) => id));
+  return new Set(
+    ofType(resources, 'AWS::Lambda::Function')
+      .filter(([id]) => !ours.has(id))
+      .map(([, fn]) => referencedId(fn.Properties.Role)),
+  );
+}
+
 /** The logical id a `{Ref}` or `{Fn::GetAtt: [id, attribute]}` points at. */
 export function referencedId(value: unknown): string {
   const reference = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
