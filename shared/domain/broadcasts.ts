@@ -1,5 +1,5 @@
 /**
- * Broadcasts (../shared/docs/decisions.md, "Broadcasts and batch sends"):
+ * Broadcasts (docs/broadcasts.md):
  * the definition and its lifecycle. What sending does is the engine's
  * (broadcast-engine.ts); this module starts, pauses, resumes and stops it.
  *

@@ -10,7 +10,7 @@ import { eventWrite, type EventType } from './events.ts';
 
 export type EmailEventType = Extract<EventType, `email.${string}`>;
 
-/** What every `email.*` event says of its message (decisions, "Events, webhooks and the message log"). */
+/** What every `email.*` event says of its message (docs/webhooks.md, "Events"). */
 export interface EmailFacts {
   emailId: string;
   trackingId?: string;

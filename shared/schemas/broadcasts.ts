@@ -1,5 +1,5 @@
 /**
- * Broadcasts (../shared/docs/decisions.md, "Broadcasts and batch sends"): one
+ * Broadcasts (docs/broadcasts.md): one
  * message to each subscribed contact of an audience's segment, sent by the
  * engine (shared/domain/broadcast-engine.ts) at SES's pace.
  */

@@ -105,9 +105,13 @@ describe('a bundled handler', () => {
     expect(inputs).toContain('shared/aws/lambda-credentials.ts');
     expect(inputs.filter((input) => /credential-provider-(node|ini|sso|process|web-identity)|nested-clients/.test(input))).toEqual([]);
 
-    // DynamoDB here is a stub that knows no key: the point is the signature on the request.
+    // DynamoDB here is a stub that knows no key (the key check's conditional update fails, with no item): the point is the signature on the request.
     const wellFormedKey = `svc_live_${'A'.repeat(2 * ID_BODY_LENGTH)}${'b'.repeat(32)}`;
-    const dynamo = await serve(() => ({ status: 200, type: 'application/x-amz-json-1.0', body: '{}' }));
+    const dynamo = await serve(() => ({
+      status: 400,
+      type: 'application/x-amz-json-1.0',
+      body: JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' }),
+    }));
     try {
       const event = buildHttpApiEvent(
         { method: 'GET', url: '/api/audiences', headers: { host: 'api.test', 'x-api-key': wellFormedKey } },

@@ -36,6 +36,7 @@ describe('GET /api/emails/:id', () => {
         clicks: 0,
         firstOpenedAt: null,
         lastClickedAt: null,
+        broadcastId: null,
       },
     });
     expect(byTrackingId.body).toEqual(byId.body);
