@@ -1,4 +1,4 @@
-import { defineArea, KEYED } from '#shared/http/contract.ts';
+import { defineArea, KEYED, resource, SEND_ERRORS } from '#shared/http/contract.ts';
 import {
   broadcastSchema,
   broadcastTestReply,
@@ -8,20 +8,18 @@ import {
   testBroadcastBody,
   updateBroadcastBody,
 } from '#shared/schemas/broadcasts.ts';
-import { dataReply, deletedReply, listReply } from '#shared/schemas/replies.ts';
-import { SEND_ERRORS } from '#shared/http/contract.ts';
+import { dataReply } from '#shared/schemas/replies.ts';
 
 /** The checks of a broadcast's sender, template and content (create, update, send): domain, template and broadcast reads. */
 const CHECKS_SENDER = ['GetItem', 'BatchGetItem'] as const;
 
+const broadcast = resource('/api/broadcasts', 'broadcast', 'BROADCAST_NOT_FOUND');
+
 export const broadcasts = defineArea('broadcasts', {
-  create: {
-    method: 'POST',
-    path: '/api/broadcasts',
-    ...KEYED,
+  create: broadcast.create({
+    body: createBroadcastBody,
+    reply: broadcastSchema,
     table: [...CHECKS_SENDER, 'PutItem'],
-    request: { body: createBroadcastBody },
-    responses: { 201: dataReply(broadcastSchema) },
     errors: ['AUDIENCE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'SENDER_NOT_VERIFIED'],
     summary: 'Create a broadcast',
     description:
@@ -33,54 +31,36 @@ export const broadcasts = defineArea('broadcasts', {
       content: '<p>Hi {{firstName}}, here is what is new.</p><p><a href="{{unsubscribeUrl}}">Unsubscribe</a></p>',
       segment: { tags: ['beta'] },
     },
-  },
-  list: {
-    method: 'GET',
-    path: '/api/broadcasts',
-    ...KEYED,
+  }),
+  list: broadcast.list({
+    name: 'broadcasts',
+    query: listBroadcastsQuery,
+    item: broadcastSchema,
     table: ['Query'],
-    request: { query: listBroadcastsQuery },
-    responses: { 200: listReply('broadcasts', broadcastSchema) },
     summary: 'List broadcasts',
     description: "One page of the account's broadcasts, newest first, optionally of one `status`, each with its progress counts.",
-  },
-  get: {
-    method: 'GET',
-    path: '/api/broadcasts/{id}',
-    ...KEYED,
+  }),
+  get: broadcast.get({
+    reply: broadcastSchema,
     table: ['GetItem'],
-    params: { id: 'broadcast' },
-    request: {},
-    responses: { 200: dataReply(broadcastSchema) },
-    errors: ['BROADCAST_NOT_FOUND'],
     summary: 'Get a broadcast with its progress',
     description: '`counts` are live while it sends: `recipients` (the snapshot taken when sending started), `sent`, `suppressed`, `failed` and `remaining`.',
-  },
-  update: {
-    method: 'PATCH',
-    path: '/api/broadcasts/{id}',
-    ...KEYED,
+  }),
+  update: broadcast.update({
+    body: updateBroadcastBody,
+    reply: broadcastSchema,
     table: [...CHECKS_SENDER, 'UpdateItem'],
-    params: { id: 'broadcast' },
-    request: { body: updateBroadcastBody },
-    responses: { 200: dataReply(broadcastSchema) },
-    errors: ['BROADCAST_NOT_FOUND', 'BROADCAST_NOT_EDITABLE', 'AUDIENCE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'SENDER_NOT_VERIFIED'],
+    errors: ['BROADCAST_NOT_EDITABLE', 'AUDIENCE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'SENDER_NOT_VERIFIED'],
     summary: 'Change a draft or scheduled broadcast',
     description: 'Only while `draft` or `scheduled`; otherwise 409 `BROADCAST_NOT_EDITABLE`.',
     example: { subject: 'Our November news' },
-  },
-  delete: {
-    method: 'DELETE',
-    path: '/api/broadcasts/{id}',
-    ...KEYED,
+  }),
+  delete: broadcast.delete({
     table: ['GetItem', 'DeleteItem'],
-    params: { id: 'broadcast' },
-    request: {},
-    responses: { 200: deletedReply },
-    errors: ['BROADCAST_NOT_FOUND', 'BROADCAST_NOT_EDITABLE'],
+    errors: ['BROADCAST_NOT_EDITABLE'],
     summary: 'Delete a draft or scheduled broadcast',
     description: 'Only while `draft` or `scheduled` (its schedule goes with it); otherwise 409 `BROADCAST_NOT_EDITABLE`.',
-  },
+  }),
   send: {
     method: 'POST',
     path: '/api/broadcasts/{id}/send',
@@ -110,21 +90,18 @@ export const broadcasts = defineArea('broadcasts', {
     summary: 'Cancel a broadcast',
     description: 'What was sent stays sent; nothing more goes out. A `sent` or `cancelled` broadcast answers 409 `BROADCAST_NOT_EDITABLE`.',
   },
-  test: {
-    method: 'POST',
-    path: '/api/broadcasts/{id}/test',
-    ...KEYED,
+  test: broadcast.action({
+    sub: 'test',
+    body: testBroadcastBody,
+    reply: broadcastTestReply,
     table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
     ses: ['SendEmail'],
     secrets: ['linkSigning'],
     queues: ['retry'],
-    params: { id: 'broadcast' },
-    request: { body: testBroadcastBody },
-    responses: { 200: broadcastTestReply },
-    errors: ['BROADCAST_NOT_FOUND', ...SEND_ERRORS.filter((code) => !code.startsWith('IDEMPOTENCY'))],
+    errors: SEND_ERRORS.filter((code) => !code.startsWith('IDEMPOTENCY')),
     summary: 'Send a test copy of a broadcast',
     description:
       "One copy to each of 1 to 5 addresses, the subject prefixed `[Test] `, with the first matching contact's data (or only the broadcast's `variables`). Charged like any send.",
     example: { to: ['me@acme.example'] },
-  },
+  }),
 });

@@ -1,42 +1,33 @@
-import { defineArea, KEYED, resource } from '#shared/http/contract.ts';
+import { defineArea, resource } from '#shared/http/contract.ts';
 import { emailSchema, listEmailsQuery } from '#shared/schemas/emails.ts';
 import { emailEventsQuery, eventSchema } from '#shared/schemas/events.ts';
-import { cursorListReply } from '#shared/schemas/replies.ts';
 
 const record = resource('/api/emails', 'email', 'EMAIL_NOT_FOUND');
 
 // Reading records is not sending: decisions give `sending` keys the three send endpoints only.
 export const emails = defineArea('emails', {
-  list: {
-    method: 'GET',
-    path: '/api/emails',
-    ...KEYED,
+  list: record.cursorList({
+    name: 'emails',
+    query: listEmailsQuery,
+    item: emailSchema,
     table: ['Query'],
-    // Cursors are signed with the link-signing key (shared/domain/cursors.ts).
-    secrets: ['linkSigning'],
-    request: { query: listEmailsQuery },
-    responses: { 200: cursorListReply('emails', emailSchema) },
     summary: 'List sent emails (the message log)',
     description:
       'Newest first, one page of `limit` (default 20, at most 100); pass `pagination.nextCursor` back as `cursor` for the next, until it is null. With `status` or `broadcastId` a page reads at most ten times `limit` emails and may come back short, or empty, with a `nextCursor`: go on until it is null.',
-  },
+  }),
   get: record.get({
     table: ['GetItem'],
     reply: emailSchema,
     summary: 'Get the record of a sent email',
     description: 'The record a send answered as `emailId`, with its delivery status as SES reports it (delivered, bounced, complained…).',
   }),
-  events: {
-    method: 'GET',
-    path: '/api/emails/{id}/events',
-    ...KEYED,
+  events: record.cursorList({
+    sub: 'events',
+    name: 'events',
+    query: emailEventsQuery,
+    item: eventSchema,
     table: ['GetItem', 'Query'],
-    secrets: ['linkSigning'],
-    params: { id: 'email' },
-    request: { query: emailEventsQuery },
-    responses: { 200: cursorListReply('events', eventSchema) },
-    errors: ['EMAIL_NOT_FOUND'],
     summary: "List an email's events",
     description: 'What happened to the email (sent, delivered, bounced, opened…), oldest first, with cursor pagination as in the message log.',
-  },
+  }),
 });

@@ -1,9 +1,8 @@
-import { defineArea, KEYED } from '#shared/http/contract.ts';
-import { dataReply, deletedReply } from '#shared/schemas/replies.ts';
+import { defineArea, KEYED, resource } from '#shared/http/contract.ts';
+import { dataReply } from '#shared/schemas/replies.ts';
 import {
-  createdWebhookReply,
+  createdWebhookSchema,
   createWebhookBody,
-  deliveryListReply,
   deliverySchema,
   listDeliveriesQuery,
   updateWebhookBody,
@@ -17,21 +16,20 @@ import {
  * `sending` key is the one handed to the least trusted code.
  * functions/webhooks/deliver.ts, the queue's worker, is no route (lib/webhooks.ts).
  */
+const webhook = resource('/api/webhooks', 'webhook', 'WEBHOOK_NOT_FOUND');
+
 export const webhooks = defineArea('webhooks', {
-  create: {
-    method: 'POST',
-    path: '/api/webhooks',
-    ...KEYED,
+  create: webhook.create({
+    body: createWebhookBody,
+    reply: createdWebhookSchema,
     // The endpoint and the account's endpoint count, in one transaction.
     table: ['PutItem', 'UpdateItem'],
-    request: { body: createWebhookBody },
-    responses: { 201: createdWebhookReply },
     errors: ['INVALID_WEBHOOK_URL', 'WEBHOOK_LIMIT_REACHED'],
     summary: 'Create a webhook endpoint',
     description:
       'Events of the types in `events` (or `["*"]` for all) are POSTed to `url`, signed to the Standard Webhooks specification with `secret`, which this answer alone shows: keep it. At most 20 endpoints an account.',
     example: { url: 'https://example.com/webhooks/postlane', events: ['email.bounced', 'contact.unsubscribed'], description: 'CRM sync' },
-  },
+  }),
   list: {
     method: 'GET',
     path: '/api/webhooks',
@@ -42,44 +40,27 @@ export const webhooks = defineArea('webhooks', {
     summary: 'List webhook endpoints',
     description: 'Every endpoint of the account (at most 20, so one page), newest first, without secrets.',
   },
-  get: {
-    method: 'GET',
-    path: '/api/webhooks/{id}',
-    ...KEYED,
+  get: webhook.get({
+    reply: webhookSchema,
     table: ['GetItem'],
-    params: { id: 'webhook' },
-    request: {},
-    responses: { 200: dataReply(webhookSchema) },
-    errors: ['WEBHOOK_NOT_FOUND'],
     summary: 'Get a webhook endpoint',
     description: 'The endpoint without its secret; `enabled: false` with `disabledAt` when its deliveries failed for 24 hours.',
-  },
-  update: {
-    method: 'PATCH',
-    path: '/api/webhooks/{id}',
-    ...KEYED,
+  }),
+  update: webhook.update({
+    body: updateWebhookBody,
+    reply: webhookSchema,
     table: ['UpdateItem'],
-    params: { id: 'webhook' },
-    request: { body: updateWebhookBody },
-    responses: { 200: dataReply(webhookSchema) },
-    errors: ['WEBHOOK_NOT_FOUND', 'INVALID_WEBHOOK_URL'],
+    errors: ['INVALID_WEBHOOK_URL'],
     summary: 'Change a webhook endpoint',
     description: 'Only the fields given change; `enabled: true` turns a disabled endpoint back on and starts its failure count afresh.',
     example: { events: ['*'], enabled: true },
-  },
-  delete: {
-    method: 'DELETE',
-    path: '/api/webhooks/{id}',
-    ...KEYED,
+  }),
+  delete: webhook.delete({
     // The endpoint, and its place under the limit given back.
     table: ['DeleteItem', 'UpdateItem'],
-    params: { id: 'webhook' },
-    request: {},
-    responses: { 200: deletedReply },
-    errors: ['WEBHOOK_NOT_FOUND'],
     summary: 'Delete a webhook endpoint',
     description: 'Nothing more is delivered to it; its deliveries expire with the retention.',
-  },
+  }),
   sendTest: {
     method: 'POST',
     path: '/api/webhooks/{id}/test',
@@ -94,21 +75,16 @@ export const webhooks = defineArea('webhooks', {
     description:
       'Delivers a `webhook.test` event to this endpoint only, also when it is disabled; answers the delivery, `pending` until the receiver answers. The event is not in the event log.',
   },
-  deliveries: {
-    method: 'GET',
-    path: '/api/webhooks/{id}/deliveries',
-    ...KEYED,
+  deliveries: webhook.cursorList({
+    sub: 'deliveries',
+    name: 'deliveries',
+    query: listDeliveriesQuery,
+    item: deliverySchema,
     table: ['GetItem', 'Query'],
-    // Cursors are signed with the link-signing key (shared/domain/cursors.ts).
-    secrets: ['linkSigning'],
-    params: { id: 'webhook' },
-    request: { query: listDeliveriesQuery },
-    responses: { 200: deliveryListReply },
-    errors: ['WEBHOOK_NOT_FOUND'],
     summary: "List a webhook endpoint's deliveries",
     description:
       'Newest first, with their status (`pending`, `succeeded`, `failed`), attempts and last answer; pass `pagination.nextCursor` back as `cursor` until it is null.',
-  },
+  }),
   retry: {
     method: 'POST',
     path: '/api/webhooks/{id}/deliveries/{deliveryId}/retry',

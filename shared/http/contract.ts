@@ -7,7 +7,7 @@
  */
 import type * as v from 'valibot';
 import type { ErrorCode } from '#shared/errors.ts';
-import { dataReply, deletedReply, listReply } from '#shared/schemas/replies.ts';
+import { cursorListReply, dataReply, deletedReply, listReply } from '#shared/schemas/replies.ts';
 import type { Route } from './routes.ts';
 
 /** A success answered with an HTML page (the public pages a recipient's browser opens). */
@@ -96,6 +96,29 @@ export const KEYED = { auth: 'key', permission: 'full' } as const;
 export type EntryDetails = Omit<EndpointSpec, 'method' | 'path' | 'auth' | 'permission' | 'params' | 'request' | 'responses'>;
 
 /**
+ * A cursor-paginated GET at `path`: `{success, <name>: [...], pagination: {nextCursor}}`.
+ * Cursors are signed with the link-signing key (shared/domain/cursors.ts), hence the secret.
+ * For lists under one item, `resource(...).cursorList` adds the id and its not-found error.
+ */
+export function cursorList<const N extends string, Q extends v.GenericSchema, I extends v.GenericSchema, const D extends EntryDetails>({
+  path,
+  name,
+  query,
+  item,
+  ...details
+}: { path: string; name: N; query: Q; item: I } & D) {
+  return {
+    method: 'GET' as const,
+    path,
+    ...KEYED,
+    secrets: ['linkSigning'] as const,
+    ...details,
+    request: { query },
+    responses: { 200: cursorListReply(name, item) },
+  };
+}
+
+/**
  * The standard entries of a keyed resource (create, list, get, update,
  * delete, and reads, lists or actions under one item), so an area states only what
  * differs: schemas, AWS calls, errors and words. Entries keep the shape of a
@@ -139,6 +162,12 @@ export function resource<const K extends ResourceKind>(basePath: string, idKind:
       request: { query },
       responses: { 200: listReply(name, item) },
     }),
+    /** Like `list`, but cursor-paginated (`cursorList`): GET basePath, or under one item with `sub`. */
+    cursorList: <const N extends string, Q extends v.GenericSchema, I extends v.GenericSchema, const D extends EntryDetails>({
+      sub,
+      ...spec
+    }: { name: N; query: Q; item: I; sub?: string } & D) =>
+      sub === undefined ? cursorList({ path: basePath, ...spec }) : { ...cursorList({ path: itemPath(sub), ...onItem(spec) }), params },
     /** GET basePath/{id}, or a read under it (`sub: 'stats'` is basePath/{id}/stats): `{success, data}`. */
     get: <R extends v.GenericSchema, const D extends EntryDetails>({ reply, sub, ...details }: { reply: R; sub?: string } & D) => ({
       method: 'GET' as const,

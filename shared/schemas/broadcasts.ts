@@ -4,9 +4,9 @@
  * engine (shared/domain/broadcast-engine.ts) at SES's pace.
  */
 import * as v from 'valibot';
-import { emailAddress, fieldRule, freeMap, optionalText, paginationQuery, requiredText, strictObject, templateVariables } from './common.ts';
+import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject, templateVariables } from './common.ts';
 import { count, nullableText, timestamp } from './replies.ts';
-import { content, mailbox, subject } from './sending.ts';
+import { content, contentUnlessTemplate, mailbox, notBothContentAndTemplate, subject } from './sending.ts';
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] as const;
 export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
@@ -46,11 +46,6 @@ const scheduledAt = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-
 const audienceId = requiredText(64);
 const templateId = requiredText(64);
 
-type ContentFields = { content?: string | undefined; templateId?: string | undefined } & Record<string, unknown>;
-
-const notBoth = <T extends ContentFields>() =>
-  fieldRule<T>('templateId', (input) => input.content === undefined || input.templateId === undefined, 'Give content or templateId, not both');
-
 const createFields = strictObject({
   audienceId,
   from: mailbox,
@@ -68,12 +63,8 @@ const createFields = strictObject({
 export const createBroadcastBody = v.pipe(
   createFields,
   v.description("Give `content` or a `templateId`, not both. `subject` replaces the template's subject and may hold variables."),
-  notBoth<v.InferOutput<typeof createFields>>(),
-  fieldRule<v.InferOutput<typeof createFields>>(
-    'content',
-    (input) => input.content !== undefined || input.templateId !== undefined,
-    'is required when templateId is absent',
-  ),
+  notBothContentAndTemplate<v.InferOutput<typeof createFields>>(),
+  contentUnlessTemplate<v.InferOutput<typeof createFields>>(),
 );
 export type CreateBroadcastInput = v.InferOutput<typeof createBroadcastBody>;
 
@@ -96,7 +87,7 @@ export const updateBroadcastBody = v.pipe(
   v.description(
     'Only the fields given change. `content` replaces a `templateId` and the other way round; `null` clears `replyTo`, `segment` or `scheduledAt`.',
   ),
-  notBoth<v.InferOutput<typeof updateFields>>(),
+  notBothContentAndTemplate<v.InferOutput<typeof updateFields>>(),
 );
 export type UpdateBroadcastInput = v.InferOutput<typeof updateBroadcastBody>;
 

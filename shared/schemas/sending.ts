@@ -126,6 +126,17 @@ const idempotencyKey = v.optional(
 
 type ContentFields = { content?: string; templateId?: string; subject?: string } & Record<string, unknown>;
 
+/** Fields that take `content` or a `templateId` (sends, broadcasts). */
+type ContentOrTemplateFields = { content?: string | undefined; templateId?: string | undefined } & Record<string, unknown>;
+
+/** `content` and `templateId` are not both given (reported on `templateId`). */
+export const notBothContentAndTemplate = <T extends ContentOrTemplateFields>() =>
+  fieldRule<T>('templateId', (input) => input.content === undefined || input.templateId === undefined, 'Give content or templateId, not both');
+
+/** `content` is given unless a `templateId` is. */
+export const contentUnlessTemplate = <T extends ContentOrTemplateFields>() =>
+  fieldRule<T>('content', (input) => input.content !== undefined || input.templateId !== undefined, 'is required when templateId is absent');
+
 /**
  * `content` or `templateId`, not both, and `subject` unless the template gives
  * one: rules across fields, checked once the fields themselves are valid,
@@ -135,8 +146,8 @@ type ContentFields = { content?: string; templateId?: string; subject?: string }
 function contentOrTemplate<T extends ContentFields>(description: string) {
   return [
     v.description<T, string>(description),
-    fieldRule<T>('templateId', (input) => input.content === undefined || input.templateId === undefined, 'Give content or templateId, not both'),
-    fieldRule<T>('content', (input) => input.content !== undefined || input.templateId !== undefined, 'is required when templateId is absent'),
+    notBothContentAndTemplate<T>(),
+    contentUnlessTemplate<T>(),
     fieldRule<T>('subject', (input) => input.templateId !== undefined || input.subject !== undefined, 'is required'),
   ] as const;
 }

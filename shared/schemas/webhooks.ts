@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { EVENT_TYPES } from '#shared/model/event-types.ts';
 import { cursorQuery, strictObject } from './common.ts';
-import { count, cursorListReply, dataReply, nullableText, timestamp } from './replies.ts';
+import { count, nullableText, timestamp } from './replies.ts';
 
 /** A URL of any length would be stored and signed with every delivery; browsers and proxies stop near 2,000. */
 const MAX_URL_LENGTH = 2048;
@@ -39,7 +39,8 @@ export const webhookSchema = v.strictObject({
 });
 
 /** Create's answer: the only time the signing secret is shown. */
-export const createdWebhookReply = dataReply(v.strictObject({ ...webhookSchema.entries, secret: v.pipe(v.string(), v.startsWith('whsec_')) }));
+/** A new endpoint, with the secret only this answer shows. */
+export const createdWebhookSchema = v.strictObject({ ...webhookSchema.entries, secret: v.pipe(v.string(), v.startsWith('whsec_')) });
 
 export const webhookListReply = v.strictObject({ success: v.literal(true), webhooks: v.array(webhookSchema) });
 
@@ -55,5 +56,3 @@ export const deliverySchema = v.strictObject({
   nextAttemptAt: v.nullable(timestamp),
   createdAt: timestamp,
 });
-
-export const deliveryListReply = cursorListReply('deliveries', deliverySchema);

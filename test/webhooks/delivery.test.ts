@@ -5,8 +5,9 @@
  * passing `now` (no waiting), disabling after 24 hours of failures, the
  * attempt log and manual retries.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import type { Receiver } from './support.ts';
 
 vi.hoisted(() => {
   process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
@@ -23,24 +24,14 @@ const { configuredWebhookQueue, encodeDeliveryMessage, queueDelaySeconds } = awa
 const { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } = await import('#shared/webhooks/schedule.ts');
 const { sqsEvent } = await import('#dev/local/queue-poller.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
-const { createWebhookQueue, openEventStream, refusal, startReceiver, takeMessages } = await import('./support.ts');
+const { createWebhookQueue, openEventStream, receiversPerTest, refusal, takeMessages } = await import('./support.ts');
 
 await createWebhookQueue();
 await openEventStream();
 
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 type Message = Awaited<ReturnType<typeof takeMessages>>[number];
 
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
-});
-
-async function receiver(respond?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
-  const started = await startReceiver(respond);
-  receivers.push(started);
-  return started;
-}
+const receiver = receiversPerTest();
 
 /** What a customer's receiver does: verify with the Standard Webhooks package, then parse. */
 function verified(secret: string, request: Receiver['requests'][number]) {

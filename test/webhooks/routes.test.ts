@@ -4,23 +4,14 @@
  * gets signed; the deliveries list with its cursor; a manual retry; and the
  * key permission and error envelopes of each.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { deliverWebhook } from '#shared/webhooks/deliver.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
-import { startReceiver, takeMessages, type Receiver } from './support.ts';
+import { receiversPerTest, takeMessages } from './support.ts';
 
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
-});
-
-async function receiver(respond?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
-  const started = await startReceiver(respond);
-  receivers.push(started);
-  return started;
-}
+const receiver = receiversPerTest();
 
 /** Makes the attempts this account's queued messages ask for, as the worker would. */
 async function deliverQueued(accountId: string): Promise<void> {
