@@ -341,23 +341,25 @@ export async function claimEmailRecord(
   }
 }
 
-/** Sending → its outcome, under the claim that sent it; false when another attempt settled it first. */
+/** Sending → its outcome, under the claim that sent it, with its event; false when another attempt settled it first. */
 export function settleClaimedEmail(
   accountId: string,
   emailId: string,
   token: string,
   outcome: { status: 'sent'; sesMessageId?: string } | { status: 'failed'; error: { code: string; message: string } },
+  alongside: TransactItems = [],
 ): Promise<boolean> {
   const indexed = outcome.status === 'sent' && outcome.sesMessageId ? { ...sesMessageIndexKey(outcome.sesMessageId), sesMessageId: outcome.sesMessageId } : {};
   const fields: Record<string, unknown> = { status: outcome.status, ...indexed, ...(outcome.status === 'failed' ? { error: outcome.error } : {}) };
   const names = Object.keys(fields);
-  return updateIf({
-    Key: emailKey(accountId, emailId),
+  const change: EmailChange = {
     UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
     ConditionExpression: '#status = :sending AND #claim.#token = :token',
     ExpressionAttributeNames: { ...Object.fromEntries(names.map((name) => [`#${name}`, name])), '#claim': 'claim', '#token': 'token' },
     ExpressionAttributeValues: { ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])), ':sending': 'sending', ':token': token },
-  });
+  };
+  // The outcome's event (`alongside`) is written with it, or not at all.
+  return changeEmail(accountId, emailId, change, alongside).then((result) => result === 'applied');
 }
 
 /** Removes a claim SES refused for throttling (nothing left), so a later attempt sends that message; false when the claim is no longer this one. */

@@ -20,6 +20,7 @@
  * Docs: docs/broadcasts.md.
  */
 import { retentionExpiry } from './retention.ts';
+import { factsOf, failedEvent, sentEvent } from './email-events.ts';
 import {
   completeBroadcast,
   finishBatch,
@@ -289,7 +290,8 @@ async function settleRecipient(
     return result.claimed ? { final: 'suppressed', charged: false } : existingOutcome(accountId, result.existing, now);
   }
   const message = await render(recipient.contact!);
-  const result = await claimEmailRecord(accountId, recordOf(broadcast, recipient, 'sending', message.subject, now), claim, retentionExpiry(now.getTime()));
+  const record = recordOf(broadcast, recipient, 'sending', message.subject, now);
+  const result = await claimEmailRecord(accountId, record, claim, retentionExpiry(now.getTime()));
   if (!result.claimed) return existingOutcome(accountId, result.existing, now);
   const outcome: SendOutcome = broadcast.test
     ? { status: 'sent', messageId: '' }
@@ -311,13 +313,13 @@ async function settleRecipient(
     await releaseEmailClaim(accountId, recipient.emailId, token);
     return { final: undefined, throttled: true };
   }
+  const error = outcome.status === 'failed' ? { code: outcome.error, message: outcome.message } : undefined;
   await settleClaimedEmail(
     accountId,
     recipient.emailId,
     token,
-    outcome.status === 'sent'
-      ? { status: 'sent', ...(outcome.messageId ? { sesMessageId: outcome.messageId } : {}) }
-      : { status: 'failed', error: { code: outcome.error, message: outcome.message } },
+    error ? { status: 'failed', error } : { status: 'sent', ...(outcome.status === 'sent' && outcome.messageId ? { sesMessageId: outcome.messageId } : {}) },
+    error ? failedEvent(accountId, factsOf(record), error, now.getTime()) : sentEvent(accountId, factsOf(record), now.getTime()),
   );
   return { final: outcome.status, charged: outcome.status === 'sent' };
 }
@@ -332,7 +334,16 @@ async function existingOutcome(
     return { final: existing.status === 'suppressed' ? 'suppressed' : existing.status === 'failed' ? 'failed' : 'sent', charged: false };
   const claimedAt = new Date(existing.claim?.claimedAt ?? existing.createdAt).getTime();
   if (now.getTime() - claimedAt < CLAIM_TIMEOUT_MS) return { final: undefined, throttled: false };
-  if (existing.claim && (await settleClaimedEmail(accountId, existing.emailId, existing.claim.token, { status: 'failed', error: UNCONFIRMED }))) {
+  if (
+    existing.claim &&
+    (await settleClaimedEmail(
+      accountId,
+      existing.emailId,
+      existing.claim.token,
+      { status: 'failed', error: UNCONFIRMED },
+      failedEvent(accountId, factsOf(existing), UNCONFIRMED, now.getTime()),
+    ))
+  ) {
     log.warn('broadcast message unconfirmed: not sent again', { accountId, emailId: existing.emailId });
     return { final: 'failed', charged: false };
   }

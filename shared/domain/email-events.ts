@@ -23,13 +23,14 @@ export interface EmailFacts {
 }
 
 /** The facts a stored record holds. */
-export function factsOf(record: Pick<EmailRecord, 'emailId' | 'trackingId' | 'to' | 'from' | 'subject' | 'test'>): EmailFacts {
+export function factsOf(record: Pick<EmailRecord, 'emailId' | 'trackingId' | 'to' | 'from' | 'subject' | 'test' | 'broadcastId'>): EmailFacts {
   return {
     emailId: record.emailId,
     trackingId: record.trackingId,
     to: record.to,
     from: record.from,
     subject: record.subject,
+    ...(record.broadcastId ? { broadcastId: record.broadcastId } : {}),
     ...(record.test ? { test: true } : {}),
   };
 }

@@ -58,5 +58,26 @@ describe('a broadcast to a mixed audience', () => {
       ]);
     }
     expect(new Set(stored.map((email) => email.headers![0]!.value)).size).toBe(expected.length);
+
+    // Each message is an email record in the log, and one email.sent event naming the broadcast.
+    const sentEvents = await allPages(sender.key, '/api/events?type=email.sent&limit=100', 'events');
+    const ofBroadcast = sentEvents.filter((event) => event.data.broadcastId === broadcast.id);
+    expect(ofBroadcast.map((event) => event.data.to).sort()).toEqual(expected.map((contact) => contact.email).sort());
+    expect(new Set(ofBroadcast.map((event) => event.data.emailId)).size).toBe(expected.length);
+    const logged = await allPages(sender.key, `/api/emails?broadcastId=${broadcast.id}&limit=100`, 'emails');
+    expect(logged.map((email) => email.to).sort()).toEqual(expected.map((contact) => contact.email).sort());
   }, 60_000);
 });
+
+/** Every item of a cursor-paginated list, following `nextCursor` to the end. */
+async function allPages(key: string, path: string, name: 'events' | 'emails'): Promise<Record<string, any>[]> {
+  const items: Record<string, any>[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await request('GET', `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
+    expect(page.status).toBe(200);
+    items.push(...page.body[name]);
+    cursor = page.body.pagination.nextCursor;
+  } while (cursor);
+  return items;
+}

@@ -52,9 +52,9 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
     const sender = await createSender();
     const { broadcast, subscribed, send } = await started(sender, 40);
     let crashed = false;
-    // The settle write of the first message SES accepted fails, as if the worker died right after SES answered.
+    // The settle write (the record with its email.sent event) of the first message SES accepted fails, as if the worker died right after SES answered.
     setFaultHook((command, input) => {
-      if (crashed || command !== 'UpdateItemCommand' || !String(input.UpdateExpression).includes('sesMessageId')) return undefined;
+      if (crashed || command !== 'TransactWriteItemsCommand' || !JSON.stringify(input).includes('sesMessageId')) return undefined;
       crashed = true;
       return { error: Object.assign(new Error('worker stopped'), { name: 'WorkerCrash' }) };
     });
