@@ -125,7 +125,9 @@ export class PostlaneApi extends Construct {
         sesConfigurationSet: props.sesConfigurationSet,
         attachments: { bucket: props.attachmentsBucket, access: [...new Set(routes.flatMap((route) => route.attachments ?? []))].sort() },
         queues: Object.fromEntries([...new Set(routes.flatMap((route) => route.queues ?? []))].map((name) => [name, props.queues[name]])),
-        ...(routes.some((route) => route.scheduler) ? { scheduler: props.scheduler } : {}),
+        ...(routes.some((route) => route.scheduler)
+          ? { scheduler: { ...props.scheduler, actions: [...new Set(routes.flatMap((route) => route.scheduler ?? []))] } }
+          : {}),
       });
       // The preflight function and the cors routes' own must answer the same origins.
       if (handler === PREFLIGHT_HANDLER || routes.some((route) => route.cors)) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', props.protection.corsOrigins);

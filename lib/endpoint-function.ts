@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import { configurationSetsOf } from '#shared/email/tracking.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
-import type { AttachmentsAccess, QueueName, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
+import type { AttachmentsAccess, QueueName, ScheduleAction, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
 import { cdkBundlingOf } from './bundling.ts';
 import { acknowledgeFindings } from './nag.ts';
 
@@ -34,7 +34,7 @@ export interface EndpointFunctionProps {
   /** Queues the function sends messages to; only sqs:SendMessage on these is granted. */
   readonly queues?: Partial<Record<QueueName, IQueue>>;
   /** Broadcasts' one-time schedules: the queue their target puts the start step on, and the role EventBridge Scheduler assumes for it. */
-  readonly scheduler?: { readonly queue: IQueue; readonly role: IRole };
+  readonly scheduler?: { readonly queue: IQueue; readonly role: IRole; readonly actions: readonly ScheduleAction[] };
 }
 
 /** The environment variable through which each queue's URL reaches the code (shared/config.ts). */
@@ -131,22 +131,21 @@ export class EndpointFunction extends Construct {
     this.grantSecrets(Object.values(props.secrets ?? {}));
     if (props.attachments) this.grantAttachments(props.attachments.bucket, props.attachments.access);
     this.grantQueues(Object.values(props.queues ?? {}));
-    if (props.scheduler) this.grantScheduler(props.scheduler.role);
+    if (props.scheduler) this.grantScheduler(props.scheduler.role, props.scheduler.actions);
   }
 
   /**
    * Creating, moving and deleting broadcasts' schedules in the default group,
    * whose names start with the account id (shared/email/broadcast-scheduler.ts),
-   * and handing EventBridge Scheduler the one role that may only put a step on
-   * the broadcast queue.
+   * and, to those that create or move one, handing EventBridge Scheduler the
+   * one role that may only put a step on the broadcast queue.
    */
-  private grantScheduler(role: IRole): void {
+  private grantScheduler(role: IRole, actions: readonly ScheduleAction[]): void {
     const stack = Stack.of(this);
     const schedules = stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: 'default/acc_*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'], resources: [schedules] }),
-    );
-    this.function.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn] }));
+    this.function.addToRolePolicy(new PolicyStatement({ actions: actions.map((action) => `scheduler:${action}`), resources: [schedules] }));
+    if (actions.some((action) => action !== 'DeleteSchedule'))
+      this.function.addToRolePolicy(new PolicyStatement({ actions: ['iam:PassRole'], resources: [role.roleArn] }));
     acknowledgeFindings(this, {
       [`AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:${Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region}:<AWS::AccountId>:schedule/default/acc_*]`]:
         'One schedule per broadcast, named by its account and broadcast ids at run time: only the name prefix is known here',

@@ -15,6 +15,10 @@ const CHECKS_SENDER = ['GetItem', 'BatchGetItem'] as const;
 
 const broadcast = resource('/api/broadcasts', 'broadcast', 'BROADCAST_NOT_FOUND');
 
+/** Scheduling or moving a schedule (create, or update when it exists: shared/email/broadcast-scheduler.ts), or removing it. */
+const SCHEDULES_MOVED = ['CreateSchedule', 'UpdateSchedule', 'DeleteSchedule'] as const;
+const SCHEDULE_REMOVED = ['DeleteSchedule'] as const;
+
 export const broadcasts = defineArea('broadcasts', {
   create: broadcast.create({
     body: createBroadcastBody,
@@ -50,6 +54,8 @@ export const broadcasts = defineArea('broadcasts', {
     body: updateBroadcastBody,
     reply: broadcastSchema,
     table: [...CHECKS_SENDER, 'UpdateItem'],
+    // A scheduled broadcast's new time moves its schedule; no time sends it back to draft.
+    scheduler: SCHEDULES_MOVED,
     errors: ['BROADCAST_NOT_EDITABLE', 'AUDIENCE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'SENDER_NOT_VERIFIED'],
     summary: 'Change a draft or scheduled broadcast',
     description: 'Only while `draft` or `scheduled`; otherwise 409 `BROADCAST_NOT_EDITABLE`.',
@@ -57,6 +63,7 @@ export const broadcasts = defineArea('broadcasts', {
   }),
   delete: broadcast.delete({
     table: ['GetItem', 'DeleteItem'],
+    scheduler: SCHEDULE_REMOVED,
     errors: ['BROADCAST_NOT_EDITABLE'],
     summary: 'Delete a draft or scheduled broadcast',
     description: 'Only while `draft` or `scheduled` (its schedule goes with it); otherwise 409 `BROADCAST_NOT_EDITABLE`.',
@@ -65,9 +72,9 @@ export const broadcasts = defineArea('broadcasts', {
     method: 'POST',
     path: '/api/broadcasts/{id}/send',
     ...KEYED,
-    table: ['GetItem', 'BatchGetItem', 'UpdateItem', 'Query'],
+    table: ['GetItem', 'UpdateItem', 'Query'],
     queues: ['broadcast'],
-    scheduler: true,
+    scheduler: SCHEDULES_MOVED,
     params: { id: 'broadcast' },
     request: { body: sendBroadcastBody },
     responses: { 202: dataReply(broadcastSchema) },
@@ -82,7 +89,7 @@ export const broadcasts = defineArea('broadcasts', {
     path: '/api/broadcasts/{id}/cancel',
     ...KEYED,
     table: ['GetItem', 'UpdateItem'],
-    scheduler: true,
+    scheduler: SCHEDULE_REMOVED,
     params: { id: 'broadcast' },
     request: {},
     responses: { 200: dataReply(broadcastSchema) },
@@ -94,7 +101,7 @@ export const broadcasts = defineArea('broadcasts', {
     sub: 'test',
     body: testBroadcastBody,
     reply: broadcastTestReply,
-    table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
+    table: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem', 'BatchWriteItem'],
     ses: ['SendEmail'],
     secrets: ['linkSigning'],
     queues: ['retry'],

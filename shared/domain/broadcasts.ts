@@ -166,7 +166,7 @@ export async function updateBroadcast(accountId: string, broadcastId: string, in
   const updated = await writeBroadcast(accountId, broadcastId, changes, now);
   if (!updated) throw notEditable((await findBroadcast(accountId, broadcastId)).status);
   // A scheduled broadcast whose time moved keeps one schedule, at the new time.
-  if (updated.status === 'scheduled' && input.scheduledAt !== undefined) await reschedule(accountId, updated, now);
+  if (updated.status === 'scheduled' && input.scheduledAt !== undefined) return toBroadcast(await reschedule(accountId, updated, now));
   return toBroadcast(updated);
 }
 
@@ -181,14 +181,14 @@ export function firstStep(accountId: string, broadcastId: string): BroadcastStep
   return { kind: 'plan', accountId, broadcastId, batch: 0, recipients: 0 };
 }
 
-/** A scheduled broadcast's schedule at its (new) time; one without a time any more goes back to draft. */
-async function reschedule(accountId: string, record: BroadcastRecord, now: Date): Promise<void> {
+/** A scheduled broadcast's schedule at its (new) time; one without a time any more goes back to draft. Answers the broadcast as it is then. */
+async function reschedule(accountId: string, record: BroadcastRecord, now: Date): Promise<BroadcastRecord> {
   if (record.scheduledAt !== undefined && new Date(record.scheduledAt) > now) {
     await broadcastScheduler().schedule(accountId, record.broadcastId, new Date(record.scheduledAt));
-    return;
+    return record;
   }
   await broadcastScheduler().unschedule(accountId, record.broadcastId);
-  await updateBroadcastIf(accountId, record.broadcastId, ['scheduled'], { status: 'draft', updatedAt: now.toISOString() });
+  return (await updateBroadcastIf(accountId, record.broadcastId, ['scheduled'], { status: 'draft', updatedAt: now.toISOString() })) ?? record;
 }
 
 /**

@@ -44,6 +44,9 @@ export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue';
  * that queue a delivery themselves (a test event, a manual retry).
  * `broadcast`: the broadcast engine's steps (BROADCAST_QUEUE_URL).
  */
+/** EventBridge Scheduler's actions on a broadcast's schedule. */
+export type ScheduleAction = 'CreateSchedule' | 'UpdateSchedule' | 'DeleteSchedule';
+
 export type QueueName = 'retry' | 'webhooks' | 'broadcast';
 
 /**
@@ -70,11 +73,12 @@ export interface Route {
   attachments?: readonly AttachmentsAccess[];
   queues?: readonly QueueName[];
   /**
-   * Creates and deletes broadcasts' one-time schedules (EventBridge
-   * Scheduler): the stack grants those actions on the broadcast schedules and
-   * passing the scheduler's role, and names the queue and role in the environment.
+   * What the route does to broadcasts' one-time schedules (EventBridge
+   * Scheduler): the stack grants those actions on the broadcast schedules,
+   * passing the scheduler's role to those that create or move one, and names
+   * the queue and role in the environment.
    */
-  scheduler?: boolean;
+  scheduler?: readonly ScheduleAction[];
   /** Largest accepted request body in bytes; larger ones get 413. */
   maxBodyBytes?: number;
   /** Accepted body formats; JSON only unless the route also takes HTML form posts. */

@@ -4,7 +4,9 @@
  * test copies, and a test key's whole flow without SES or quota. The engine's
  * steps run through drainBroadcastQueue, deterministically.
  */
-import { describe, expect, it } from 'vitest';
+import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ses } from '#shared/email/transport.ts';
 import { localScheduler } from '#dev/local/scheduler.ts';
 import { showAccount } from '#shared/domain/accounts.ts';
 import { request } from '../support/api.ts';
@@ -196,6 +198,44 @@ describe('broadcasts: lifecycle', () => {
     ).toBe(false);
   });
 
+  it('a schedule follows its broadcast: moved by PATCH and by send, removed by PATCH without a time, by DELETE and by sending it now', async () => {
+    const sender = await createSender();
+    const { audienceId } = await mixedAudience(sender, 1);
+    const hours = (count: number) => {
+      const at = new Date(Date.now() + count * 3_600_000);
+      at.setUTCMilliseconds(0);
+      return at;
+    };
+    const scheduleOf = (id: string) =>
+      localScheduler()
+        .schedules()
+        .filter((schedule) => schedule.name.endsWith(id))
+        .map((schedule) => schedule.at);
+    const [moved, deleted, startedNow] = await Promise.all([1, 2, 3].map(() => createBroadcast(sender, { audienceId, content: CONTENT })));
+    for (const { id } of [moved!, deleted!, startedNow!]) {
+      expect((await request('POST', `/api/broadcasts/${id}/send`, { key: sender.key, body: { scheduledAt: hours(1).toISOString() } })).status).toBe(202);
+    }
+
+    expect((await request('PATCH', `/api/broadcasts/${moved!.id}`, { key: sender.key, body: { scheduledAt: hours(2).toISOString() } })).status).toBe(200);
+    expect(scheduleOf(moved!.id)).toEqual([hours(2)]);
+    expect((await request('POST', `/api/broadcasts/${moved!.id}/send`, { key: sender.key, body: { scheduledAt: hours(3).toISOString() } })).status).toBe(202);
+    expect(scheduleOf(moved!.id)).toEqual([hours(3)]);
+    const unscheduled = await request('PATCH', `/api/broadcasts/${moved!.id}`, { key: sender.key, body: { scheduledAt: null } });
+    expect(unscheduled.body.data).toMatchObject({ status: 'draft', scheduledAt: null });
+    expect(scheduleOf(moved!.id)).toEqual([]);
+
+    expect((await request('DELETE', `/api/broadcasts/${deleted!.id}`, { key: sender.key })).status).toBe(200);
+    expect(scheduleOf(deleted!.id)).toEqual([]);
+
+    const now = await request('POST', `/api/broadcasts/${startedNow!.id}/send`, {
+      key: sender.key,
+      body: { scheduledAt: new Date(Date.now() - 60_000).toISOString() },
+    });
+    expect(now.body.data.status).toBe('sending');
+    expect(scheduleOf(startedNow!.id)).toEqual([]);
+    await drainBroadcastQueue();
+  });
+
   it("a test key's broadcast runs the whole flow without SES and without quota", async () => {
     const sender = await createSender();
     const { audienceId, contacts } = await mixedAudience(sender, 30);
@@ -212,6 +252,10 @@ describe('broadcasts: lifecycle', () => {
 });
 
 describe('POST /api/broadcasts/:id/test', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it("sends one copy per address, subject prefixed [Test], with the first matching contact's data", async () => {
     const sender = await createSender();
     const { audienceId, contacts } = await mixedAudience(sender, 5);
@@ -234,5 +278,26 @@ describe('POST /api/broadcasts/:id/test', () => {
       body: { to: Array.from({ length: 6 }, () => uniqueAddress()) },
     });
     expect(tooMany.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'to' });
+  });
+
+  it('queues a copy SES throttles for the retry worker, as a send does', async () => {
+    const sender = await createSender();
+    const { audienceId } = await mixedAudience(sender, 1);
+    const broadcast = await createBroadcast(sender, { audienceId, content: CONTENT });
+    const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
+    const original = ses.send.bind(ses);
+    // SES's throttling, which the emulator cannot produce on demand.
+    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+      if (command.input.Destination?.ToAddresses?.[0] === slow)
+        throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+      return original(command);
+    }) as typeof ses.send);
+
+    const response = await request('POST', `/api/broadcasts/${broadcast.id}/test`, { key: sender.key, body: { to: [ok, slow] } });
+
+    expect(response.status).toBe(200);
+    expect(response.body.sent.map((item: { recipient: string }) => item.recipient)).toEqual([ok, slow]);
+    const record = await request('GET', `/api/emails/${response.body.sent[1].emailId}`, { key: sender.key });
+    expect(record.body.data).toMatchObject({ to: slow, status: 'queued' });
   });
 });

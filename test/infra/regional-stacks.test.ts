@@ -56,7 +56,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     broadcast: stack.broadcasts.queue.queueArn,
   };
   const queues = new Set(routes.flatMap((route) => route.queues ?? []));
-  const schedules = routes.some((route) => route.scheduler);
+  const scheduleActions = [...new Set(routes.flatMap((route) => route.scheduler ?? []))];
   const scheduleArn = stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: 'default/acc_*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
   const attachments = new Set(routes.flatMap((route) => ('attachments' in route ? route.attachments : [])));
   const { bucket } = stack.attachments;
@@ -75,12 +75,8 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     ...(readsSecret ? [pair(stack, 'secretsmanager:GetSecretValue', secretArnForPolicies(stack, linkSigningSecretName(settings.tableName)))] : []),
     ...[...queues].map((queue) => pair(stack, 'sqs:SendMessage', queueArns[queue])),
     // Broadcasts' schedules, by name, and handing Scheduler its one role.
-    ...(schedules
-      ? [
-          ...['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'].map((action) => pair(stack, action, scheduleArn)),
-          pair(stack, 'iam:PassRole', stack.broadcasts.schedulerRole.roleArn),
-        ]
-      : []),
+    ...scheduleActions.map((action) => pair(stack, `scheduler:${action}`, scheduleArn)),
+    ...(scheduleActions.some((action) => action !== 'DeleteSchedule') ? [pair(stack, 'iam:PassRole', stack.broadcasts.schedulerRole.roleArn)] : []),
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
     ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
     ...(attachments.has('queue') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('queued/*'))] : []),

@@ -216,6 +216,10 @@ describe('GET /api/emails/:id/events and GET /api/events', () => {
     const all = await request('GET', '/api/events', { key });
     expect(all).toMatchObject({ status: 200, body: { success: true, pagination: { limit: 20, nextCursor: null } } });
     expect(all.body.events.map((event: { id: string }) => event.id)).toEqual([...eventIds].reverse());
+    const newest = await request('GET', '/api/events?limit=2', { key });
+    expect(newest.body.events.map((event: { id: string }) => event.id)).toEqual([eventIds[2], eventIds[1]]);
+    const oldest = await request('GET', `/api/events?limit=2&cursor=${encodeURIComponent(newest.body.pagination.nextCursor)}`, { key });
+    expect(oldest.body).toMatchObject({ events: [{ id: eventIds[0] }], pagination: { nextCursor: null } });
     const bounced = await request('GET', '/api/events?type=email.bounced', { key });
     expect(bounced.body.events.map((event: { id: string }) => event.id)).toEqual([eventIds[2]]);
     expect(await request('GET', '/api/events?type=email.nope', { key })).toMatchObject({ status: 422, body: { error: 'VALIDATION_ERROR', field: 'type' } });

@@ -14,7 +14,9 @@ import { domains } from '#functions/domains/contract.ts';
 import { email } from '#functions/email/contract.ts';
 import { ROUTES } from '#functions/routes.ts';
 import type { QueueName } from '#shared/http/routes.ts';
+import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
 import { EVENT_FAN_OUT, STREAM_READ_ACTIONS } from '../../lib/event-fan-out.ts';
+import { WEBHOOK_WORKER } from '../../lib/webhooks.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { ofType, resourcesOf, synthesize, type Resources } from '../infra/template.ts';
 
@@ -285,6 +287,13 @@ export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
   'sqs:DeleteMessage': 'the SQS event source mapping deletes the messages the worker settled',
   'sqs:GetQueueAttributes': "the SQS event source mapping reads the queue's attributes",
   'sqs:GetQueueUrl': "granted with the event source mapping's other actions (grantConsumeMessages)",
+  // The retry worker uses it for its backoff (tested); these two reschedule by sending a new message instead.
+  ...Object.fromEntries(
+    [WEBHOOK_WORKER.handler, BROADCAST_WORKER.handler].map((handler) => [
+      `${handler} sqs:ChangeMessageVisibility`,
+      "granted with the SQS event source mapping's other actions (CDK's grantConsumeMessages)",
+    ]),
+  ),
   ...Object.fromEntries(
     STREAM_READ_ACTIONS.map((action) => [
       `${EVENT_FAN_OUT.handler} ${action}`,
