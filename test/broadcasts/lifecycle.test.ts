@@ -4,13 +4,11 @@
  * test copies, and a test key's whole flow without SES or quota. The engine's
  * steps run through drainBroadcastQueue, deterministically.
  */
-import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ses } from '#shared/email/transport.ts';
 import { localScheduler } from '#dev/local/scheduler.ts';
 import { showAccount } from '#shared/domain/accounts.ts';
 import { request } from '../support/api.ts';
-import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
+import { createSender, storedEmails, throttleSesFor, uniqueAddress } from '../sending/support.ts';
 import { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience } from './support.ts';
 
 const CONTENT = '<p>Hi {{firstName}}</p><p><a href="{{unsubscribeUrl}}">Leave</a></p>';
@@ -285,13 +283,7 @@ describe('POST /api/broadcasts/:id/test', () => {
     const { audienceId } = await mixedAudience(sender, 1);
     const broadcast = await createBroadcast(sender, { audienceId, content: CONTENT });
     const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
-    const original = ses.send.bind(ses);
-    // SES's throttling, which the emulator cannot produce on demand.
-    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
-      if (command.input.Destination?.ToAddresses?.[0] === slow)
-        throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
-      return original(command);
-    }) as typeof ses.send);
+    throttleSesFor(slow);
 
     const response = await request('POST', `/api/broadcasts/${broadcast.id}/test`, { key: sender.key, body: { to: [ok, slow] } });
 

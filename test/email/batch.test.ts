@@ -1,10 +1,8 @@
-import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ses } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
 import { apiClient } from '../support/client.ts';
 import { setFaultHook } from '../support/dynamo-faults.ts';
-import { createSender, storedEmails, uniqueAddress, type Sender } from '../sending/support.ts';
+import { createSender, storedEmails, throttleSesFor, uniqueAddress, type Sender } from '../sending/support.ts';
 
 afterEach(() => {
   setFaultHook(undefined);
@@ -237,13 +235,7 @@ describe('POST /api/email/batch', () => {
   it("answers queued: true for an item's message SES throttled, put on the retry queue", async () => {
     const sender = await createSender();
     const [ok, slow] = [uniqueAddress('ok'), uniqueAddress('slow')];
-    const original = ses.send.bind(ses);
-    // SES's throttling, which the emulator cannot produce on demand.
-    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
-      if (command.input.Destination?.ToAddresses?.[0] === slow)
-        throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
-      return original(command);
-    }) as typeof ses.send);
+    throttleSesFor(slow);
 
     const response = await batch(sender.key, { emails: [item(sender, 'A', { recipients: [ok] }), item(sender, 'B', { recipients: [slow] })] });
 

@@ -4,7 +4,9 @@
  * test worker, so each account sends from a domain no other test uses and
  * reads back only what came from it.
  */
-import { inject } from 'vitest';
+import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { inject, vi } from 'vitest';
+import { ses } from '#shared/email/transport.ts';
 import { createApiKey } from '#shared/domain/api-keys.ts';
 import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
 import { randomBase62 } from '#shared/ids.ts';
@@ -64,4 +66,17 @@ export function uniqueAddresses<const Names extends readonly string[]>(...names:
  */
 export function sendPlain(sender: Pick<Sender, 'key' | 'from'>, recipients: string[]) {
   return request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } });
+}
+
+/**
+ * SES's throttling for every message to `address`, which the emulator cannot
+ * produce on demand; other messages go through. Undone by `vi.restoreAllMocks()`.
+ */
+export function throttleSesFor(address: string): void {
+  const original = ses.send.bind(ses);
+  vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+    if (command.input.Destination?.ToAddresses?.[0] === address)
+      throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+    return original(command);
+  }) as typeof ses.send);
 }
