@@ -31,6 +31,16 @@ function table(header: string[], rows: (string | number)[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+type Cell = string | number;
+
+/**
+ * A table declared column by column, each header beside how a row fills it, so a header and its cell cannot drift
+ * apart: `section(title, ...columns(rows, [['p50', (row) => row.p50]]))`.
+ */
+function columns<Row>(rows: Row[], declared: [header: string, cell: (row: Row) => Cell][]): [string[], Cell[][]] {
+  return [declared.map(([header]) => header), rows.map((row) => declared.map(([, cell]) => cell(row)))];
+}
+
 /** A titled table of the report: `#### title`, a blank line, the table. */
 function section(title: string, header: string[], rows: (string | number)[][]): string {
   return `#### ${title}\n\n${table(header, rows)}`;
@@ -49,43 +59,40 @@ export function toMarkdown(results: BenchResults): string {
     '',
     section(
       'Functions: bundle and cold init',
-      ['function', 'sends mail', 'bundle (minified)', 'cold init over bare Node (median)', 'as a ratio of bare Node', 'fastest round', 'modules it never uses'],
-      results.functions.map((fn) => [
-        fn.handler,
-        fn.sendsMail ? 'yes' : '',
-        `${(fn.bytes / 1024).toFixed(0)} KB`,
-        `${ms(fn.initMs)} ms`,
-        `${(fn.initMs / results.bareNodeMs).toFixed(2)}×`,
-        `${ms(fn.fastestInitMs)} ms`,
-        fn.unused.join(', ') || 'none',
+      ...columns(results.functions, [
+        ['function', (fn) => fn.handler],
+        ['sends mail', (fn) => (fn.sendsMail ? 'yes' : '')],
+        ['bundle (minified)', (fn) => `${(fn.bytes / 1024).toFixed(0)} KB`],
+        ['cold init over bare Node (median)', (fn) => `${ms(fn.initMs)} ms`],
+        ['as a ratio of bare Node', (fn) => `${(fn.initMs / results.bareNodeMs).toFixed(2)}×`],
+        ['fastest round', (fn) => `${ms(fn.fastestInitMs)} ms`],
+        ['modules it never uses', (fn) => fn.unused.join(', ') || 'none'],
       ]),
     ),
     '',
     section(
       'Requests: DynamoDB round trips and capacity',
-      ['request', 'calls', 'depth', 'floor (calls / depth)', 'RRU', 'WRU', 'time (local)'],
-      results.requests.map((request) => [
-        `\`${request.name}\``,
-        request.roundTrips,
-        request.depth,
-        request.floor ? `${request.floor.calls} / ${request.floor.depth}` : '—',
-        units(request.readUnits),
-        units(request.writeUnits),
-        `${ms(request.ms)} ms`,
+      ...columns(results.requests, [
+        ['request', (request) => `\`${request.name}\``],
+        ['calls', (request) => request.roundTrips],
+        ['depth', (request) => request.depth],
+        ['floor (calls / depth)', (request) => (request.floor ? `${request.floor.calls} / ${request.floor.depth}` : '—')],
+        ['RRU', (request) => units(request.readUnits)],
+        ['WRU', (request) => units(request.writeUnits)],
+        ['time (local)', (request) => `${ms(request.ms)} ms`],
       ]),
     ),
     '',
     section(
       'Warm load through the local HTTP server',
-      ['endpoint', 'connections', 'requests', 'throughput', 'p50', 'p99', 'failed'],
-      results.load.map((load) => [
-        load.name,
-        load.connections,
-        load.requests,
-        `${load.throughput.toFixed(0)}/s`,
-        `${load.p50Ms} ms`,
-        `${load.p99Ms} ms`,
-        load.failures,
+      ...columns(results.load, [
+        ['endpoint', (load) => load.name],
+        ['connections', (load) => load.connections],
+        ['requests', (load) => load.requests],
+        ['throughput', (load) => `${load.throughput.toFixed(0)}/s`],
+        ['p50', (load) => `${load.p50Ms} ms`],
+        ['p99', (load) => `${load.p99Ms} ms`],
+        ['failed', (load) => load.failures],
       ]),
     ),
     '',
