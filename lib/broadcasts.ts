@@ -3,6 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
 import { BROADCAST_MAX_RECEIVES, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import { declaredFunctionProps } from './endpoint-function.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
 /**
@@ -40,14 +41,11 @@ export class BroadcastEngine extends WorkerQueue {
   constructor(scope: Construct, id: string, props: BroadcastEngineProps) {
     super(scope, id, {
       queueName: `${props.namePrefix}-broadcasts`,
-      worker: {
-        handler: BROADCAST_WORKER.handler,
+      worker: declaredFunctionProps(BROADCAST_WORKER, {
         table: props.table,
-        tableActions: BROADCAST_WORKER.table,
-        sesActions: BROADCAST_WORKER.ses,
         sesConfigurationSet: props.sesConfigurationSet,
-        secrets: { linkSigning: props.linkSigningSecretName },
-      },
+        secretNames: { linkSigning: props.linkSigningSecretName },
+      }),
       maxReceiveCount: BROADCAST_MAX_RECEIVES,
       batchSize: BROADCAST_WORKER_BATCH_SIZE,
       deadLetterAlarmDescription:

@@ -37,6 +37,43 @@ export interface EndpointFunctionProps {
   readonly scheduler?: { readonly queue: IQueue; readonly role: IRole; readonly actions: readonly ScheduleAction[] };
 }
 
+/**
+ * A function no HTTP route invokes, as its module declares it: the handler and what it is granted. The infra
+ * tests and the IAM check read the same object (RETRY_WORKER, BROADCAST_WORKER, WEBHOOK_WORKER).
+ */
+export interface DeclaredFunction {
+  readonly handler: string;
+  readonly table: readonly TableAction[];
+  readonly ses?: readonly SesAction[];
+  readonly secrets?: readonly SecretName[];
+  readonly attachments?: readonly AttachmentsAccess[];
+}
+
+/** The stack's resources a declared function's grants may name; each is passed on only if the declaration asks for it. */
+export interface DeclaredFunctionResources {
+  readonly table: ITableV2;
+  readonly sesConfigurationSet?: string;
+  readonly secretNames?: Partial<Record<SecretName, string>>;
+  readonly attachmentsBucket?: IBucket;
+}
+
+/**
+ * The props of a declared function, its actions taken from the declaration so they are written once:
+ * `new EndpointFunction(this, 'Worker', declaredFunctionProps(RETRY_WORKER, { table, sesConfigurationSet }))`.
+ */
+export function declaredFunctionProps(declared: DeclaredFunction, resources: DeclaredFunctionResources): EndpointFunctionProps {
+  const { attachmentsBucket, secretNames } = resources;
+  return {
+    handler: declared.handler,
+    table: resources.table,
+    tableActions: declared.table,
+    sesActions: declared.ses,
+    sesConfigurationSet: declared.ses ? resources.sesConfigurationSet : undefined,
+    secrets: declared.secrets && Object.fromEntries(declared.secrets.map((name) => [name, secretNames?.[name]])),
+    attachments: declared.attachments && attachmentsBucket && { bucket: attachmentsBucket, access: declared.attachments },
+  };
+}
+
 /** The environment variable through which each queue's URL reaches the code (shared/config.ts). */
 const QUEUE_ENVIRONMENT: Record<QueueName, string> = { retry: 'RETRY_QUEUE_URL', webhooks: 'WEBHOOK_QUEUE_URL', broadcast: 'BROADCAST_QUEUE_URL' };
 

@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import type { AttachmentsAccess, SesAction, TableAction } from '#shared/http/routes.ts';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { declaredFunctionProps } from './endpoint-function.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
 /**
@@ -37,14 +38,11 @@ export class RetryQueue extends WorkerQueue {
   constructor(scope: Construct, id: string, props: RetryQueueProps) {
     super(scope, id, {
       queueName: `${props.namePrefix}-retry`,
-      worker: {
-        handler: RETRY_WORKER.handler,
+      worker: declaredFunctionProps(RETRY_WORKER, {
         table: props.table,
-        tableActions: RETRY_WORKER.table,
-        sesActions: RETRY_WORKER.ses,
         sesConfigurationSet: props.sesConfigurationSet,
-        attachments: { bucket: props.attachmentsBucket, access: RETRY_WORKER.attachments },
-      },
+        attachmentsBucket: props.attachmentsBucket,
+      }),
       maxReceiveCount: MAX_RECEIVES,
       batchSize: WORKER_BATCH_SIZE,
       maxMessageSizeBytes: MAX_QUEUED_MESSAGE_BYTES,
