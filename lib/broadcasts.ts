@@ -3,7 +3,6 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
 import { BROADCAST_MAX_RECEIVES, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
-import { declaredFunctionProps } from './endpoint-function.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
 /**
@@ -41,11 +40,8 @@ export class BroadcastEngine extends WorkerQueue {
   constructor(scope: Construct, id: string, props: BroadcastEngineProps) {
     super(scope, id, {
       queueName: `${props.namePrefix}-broadcasts`,
-      worker: declaredFunctionProps(BROADCAST_WORKER, {
-        table: props.table,
-        sesConfigurationSet: props.sesConfigurationSet,
-        secretNames: { linkSigning: props.linkSigningSecretName },
-      }),
+      worker: BROADCAST_WORKER,
+      resources: { ...props, secretNames: { linkSigning: props.linkSigningSecretName } },
       maxReceiveCount: BROADCAST_MAX_RECEIVES,
       batchSize: BROADCAST_WORKER_BATCH_SIZE,
       deadLetterAlarmDescription:

@@ -3,7 +3,6 @@ import type { Construct } from 'constructs';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import type { AttachmentsAccess, SesAction, TableAction } from '#shared/http/routes.ts';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { declaredFunctionProps } from './endpoint-function.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
 /**
@@ -38,11 +37,8 @@ export class RetryQueue extends WorkerQueue {
   constructor(scope: Construct, id: string, props: RetryQueueProps) {
     super(scope, id, {
       queueName: `${props.namePrefix}-retry`,
-      worker: declaredFunctionProps(RETRY_WORKER, {
-        table: props.table,
-        sesConfigurationSet: props.sesConfigurationSet,
-        attachmentsBucket: props.attachmentsBucket,
-      }),
+      worker: RETRY_WORKER,
+      resources: props,
       maxReceiveCount: MAX_RECEIVES,
       batchSize: WORKER_BATCH_SIZE,
       maxMessageSizeBytes: MAX_QUEUED_MESSAGE_BYTES,

@@ -4,7 +4,6 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { TableAction } from '#shared/http/routes.ts';
 import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
-import { declaredFunctionProps } from './endpoint-function.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
 /**
@@ -38,7 +37,8 @@ export class WebhookDelivery extends WorkerQueue {
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id, {
       queueName: `${props.namePrefix}-webhooks`,
-      worker: declaredFunctionProps(WEBHOOK_WORKER, { table: props.table }),
+      worker: WEBHOOK_WORKER,
+      resources: props,
       maxReceiveCount: WEBHOOK_MAX_RECEIVES,
       batchSize: WEBHOOK_BATCH_SIZE,
       deadLetterAlarmDescription: 'webhook deliveries stopped (webhook dead-letter queue not empty): the table or the queue failed for a message five times',

@@ -4,7 +4,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { postlaneAlarm } from './alarms.ts';
-import { EndpointFunction, type EndpointFunctionProps } from './endpoint-function.ts';
+import { type DeclaredFunction, type DeclaredFunctionResources, declaredFunctionProps, EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
 
 /**
@@ -29,7 +29,9 @@ const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
 export interface WorkerQueueProps {
   /** The queue's name; its dead-letter queue is `<queueName>-dlq`. */
   readonly queueName: string;
-  readonly worker: EndpointFunctionProps;
+  /** The worker as its module declares it (RETRY_WORKER, …), and the resources its grants name. */
+  readonly worker: DeclaredFunction;
+  readonly resources: DeclaredFunctionResources;
   /** Receives of one message before it moves to the dead-letter queue. */
   readonly maxReceiveCount: number;
   readonly batchSize: number;
@@ -59,7 +61,7 @@ export class WorkerQueue extends Construct {
       // SQS's longest: time for an operator to look at a message and redrive it.
       retentionPeriod: Duration.days(14),
     });
-    this.worker = new EndpointFunction(this, 'Worker', props.worker);
+    this.worker = new EndpointFunction(this, 'Worker', declaredFunctionProps(props.worker, props.resources));
     this.queue = new Queue(this, 'Queue', {
       queueName: props.queueName,
       encryption: QueueEncryption.SQS_MANAGED,
