@@ -50,6 +50,19 @@ class SqsFault extends Error {
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
 /** The queues of one stand-in and the actions on them; time comes from `now` so tests need not wait. */
+/** The JSON-protocol actions the stand-in answers, each by the LocalQueues method of the same name. */
+const ACTIONS = {
+  CreateQueue: 'createQueue',
+  GetQueueUrl: 'getQueueUrl',
+  SendMessage: 'sendMessage',
+  SendMessageBatch: 'sendMessageBatch',
+  ReceiveMessage: 'receiveMessage',
+  DeleteMessage: 'deleteMessage',
+  ChangeMessageVisibility: 'changeMessageVisibility',
+  GetQueueAttributes: 'getQueueAttributes',
+  PurgeQueue: 'purgeQueue',
+} as const satisfies Record<string, keyof LocalQueues>;
+
 export class LocalQueues {
   private readonly queues = new Map<string, Queue>();
 
@@ -206,28 +219,9 @@ export class LocalQueues {
 
   /** Answers one JSON-protocol action, as `X-Amz-Target: AmazonSQS.<action>` names it. */
   handle(action: string, input: Record<string, any>): unknown {
-    switch (action) {
-      case 'CreateQueue':
-        return this.createQueue(input);
-      case 'GetQueueUrl':
-        return this.getQueueUrl(input);
-      case 'SendMessage':
-        return this.sendMessage(input);
-      case 'SendMessageBatch':
-        return this.sendMessageBatch(input);
-      case 'ReceiveMessage':
-        return this.receiveMessage(input);
-      case 'DeleteMessage':
-        return this.deleteMessage(input);
-      case 'ChangeMessageVisibility':
-        return this.changeMessageVisibility(input);
-      case 'GetQueueAttributes':
-        return this.getQueueAttributes(input);
-      case 'PurgeQueue':
-        return this.purgeQueue(input);
-      default:
-        throw new SqsFault('UnsupportedOperation', `${action} is not supported by the local SQS stand-in`);
-    }
+    const method = Object.hasOwn(ACTIONS, action) ? ACTIONS[action as keyof typeof ACTIONS] : undefined;
+    if (method === undefined) throw new SqsFault('UnsupportedOperation', `${action} is not supported by the local SQS stand-in`);
+    return this[method](input);
   }
 }
 
