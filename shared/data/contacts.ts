@@ -28,7 +28,7 @@ export interface ContactRecord {
 }
 
 /** Base item: the account's contacts, newest last by id. */
-const contactKey = (accountId: string, contactId: string) => ({ pk: accountScoped(accountId, 'CON'), sk: contactId });
+export const contactKey = (accountId: string, contactId: string) => ({ pk: accountScoped(accountId, 'CON'), sk: contactId });
 /**
  * The claim that makes an email unique within an audience (creates fail on it,
  * concurrently too). Keyed by email first, so one query finds the address in

@@ -47,7 +47,7 @@ export interface EmailRecord {
  * messages spreads its writes instead of heating one partition. The message
  * log reads the indexes (docs/data-model.md, "Message log").
  */
-const emailKey = (accountId: string, emailId: string) => ({ pk: accountScoped(accountId, 'EML', emailId), sk: 'EMAIL' });
+export const emailKey = (accountId: string, emailId: string) => ({ pk: accountScoped(accountId, 'EML', emailId), sk: 'EMAIL' });
 /**
  * gsi1 of a record SES accepted: its SES message id, the one thing SES's
  * account-level suppression list remembers of the message that put an

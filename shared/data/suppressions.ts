@@ -17,7 +17,7 @@ export type SuppressionReason = 'unsubscribed' | 'bounced' | 'complained';
  */
 const STRENGTH: readonly SuppressionReason[] = ['unsubscribed', 'bounced', 'complained'];
 
-const suppressionKey = (accountId: string, email: string) => ({ pk: accountScoped(accountId, 'SUPPRESSED'), sk: email });
+export const suppressionKey = (accountId: string, email: string) => ({ pk: accountScoped(accountId, 'SUPPRESSED'), sk: email });
 
 /**
  * Records the address unless the same or a stronger reason is already there:

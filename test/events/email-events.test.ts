@@ -17,6 +17,7 @@ const { sesEventBridgeEvent } = await import('#dev/local/ses-events.ts');
 const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
 const { handler: sesEventsHandler } = await import('#functions/feedback/ses-events.ts');
 const { db, tableName } = await import('#shared/data/client.ts');
+const { emailKey } = await import('#shared/data/emails.ts');
 const { listEmailEvents, listEvents } = await import('#shared/domain/events.ts');
 const { retentionExpiry } = await import('#shared/domain/retention.ts');
 const { ses, sendEmailInput } = await import('#shared/email/transport.ts');
@@ -74,7 +75,7 @@ describe('email.sent and email.failed', () => {
     const email = await sendOne(sender);
 
     const events = await eventsOf(sender.accountId, email.id);
-    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { pk: `${sender.accountId}#EML#${email.id}`, sk: 'EMAIL' } }));
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: emailKey(sender.accountId, email.id) }));
 
     expect(events).toEqual([{ id: expect.stringMatching(/^evt_/), type: 'email.sent', createdAt: expect.any(String), data: facts(email) }]);
     expect(Item?.expiresAt).toBe(retentionExpiry(Date.parse(email.createdAt)));

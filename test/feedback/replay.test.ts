@@ -11,7 +11,7 @@ import { handler } from '../../functions/feedback/ses-events.ts';
 import { getContact } from '#shared/data/contacts.ts';
 import { db, tableName } from '#shared/data/client.ts';
 import { getEmailRecord } from '#shared/data/emails.ts';
-import { accountScoped } from '#shared/data/partition.ts';
+import { suppressionKey } from '#shared/data/suppressions.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { sesEventBridgeEvent, type SesEventType } from '#dev/local/ses-events.ts';
 import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
@@ -31,7 +31,7 @@ async function sent(sender: Sender, recipient: string) {
 }
 
 const suppression = async (accountId: string, address: string) =>
-  (await db.send(new GetCommand({ TableName: tableName, Key: { pk: accountScoped(accountId, 'SUPPRESSED'), sk: address } }))).Item;
+  (await db.send(new GetCommand({ TableName: tableName, Key: suppressionKey(accountId, address) }))).Item;
 
 describe('feedback replay', () => {
   it('applies every dead-lettered event through the feedback handler, deletes them, and keeps what fails', async () => {
