@@ -4,7 +4,7 @@
  * from the first value of the `ErrorCode` enum) sees codes the status never
  * has. Keyed by every code, so a new code does not compile without one.
  */
-import type { ErrorCode } from '#shared/errors.ts';
+import { type ErrorCode, notFound, type PostlaneError } from '#shared/errors.ts';
 
 /** Where an operation's validation examples point: fields of its own request. */
 export interface FieldHints {
@@ -23,6 +23,9 @@ interface Example {
   /** Further envelope fields: a failed send carries its whole result. */
   fields?: Record<string, unknown>;
 }
+
+/** The envelope of an error as the domain throws it, so its message is written once. */
+const thrown = (error: PostlaneError): Example => ({ message: error.message, ...error.details });
 
 const SUPPRESSED = "The address is unsubscribed in this account's contacts or suppression list; nothing was sent to it";
 
@@ -45,13 +48,13 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   VALIDATION_ERROR: ({ any = 'limit' }) => ({ message: `${any}: invalid value`, field: any }),
   NOT_FOUND: { message: 'No route for GET /api/nothing' },
   METHOD_NOT_ALLOWED: { message: 'PUT is not allowed here; use GET, PATCH, DELETE' },
-  CONTACT_NOT_FOUND: { message: 'Contact not found' },
-  AUDIENCE_NOT_FOUND: { message: 'Audience not found' },
-  TEMPLATE_NOT_FOUND: { message: 'Template not found' },
-  FORM_NOT_FOUND: { message: 'Form not found' },
-  EMAIL_NOT_FOUND: { message: 'Email not found' },
-  DOMAIN_NOT_FOUND: { message: 'Domain not found' },
-  ATTACHMENT_NOT_FOUND: { message: 'Attachment not found', field: 'attachments[0].id' },
+  CONTACT_NOT_FOUND: thrown(notFound.contact()),
+  AUDIENCE_NOT_FOUND: thrown(notFound.audience()),
+  TEMPLATE_NOT_FOUND: thrown(notFound.template()),
+  FORM_NOT_FOUND: thrown(notFound.form()),
+  EMAIL_NOT_FOUND: thrown(notFound.email()),
+  DOMAIN_NOT_FOUND: thrown(notFound.domain()),
+  ATTACHMENT_NOT_FOUND: thrown(notFound.attachment('attachments[0].id')),
   ATTACHMENT_NOT_UPLOADED: { message: 'Nothing has been uploaded for attachments[0].id yet; PUT the file to its uploadUrl first', field: 'attachments[0].id' },
   CONTACT_EXISTS: { message: 'A contact with this email already exists in this audience', field: 'email' },
   SLUG_TAKEN: { message: 'This slug is already used by another form', field: 'slug' },
@@ -89,9 +92,9 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   IDEMPOTENCY_IN_PROGRESS: { message: 'A request with this idempotency key is still in progress; retry shortly', field: 'idempotencyKey', retryAfter: 1 },
   SES_THROTTLED: { message: 'The sending rate of the SES account was exceeded; send again later' },
   SENDING_PAUSED: { message: 'Sending is paused for the SES account of this deployment' },
-  WEBHOOK_NOT_FOUND: { message: 'Webhook not found' },
-  DELIVERY_NOT_FOUND: { message: 'Delivery not found' },
-  BROADCAST_NOT_FOUND: { message: 'Broadcast not found' },
+  WEBHOOK_NOT_FOUND: thrown(notFound.webhook()),
+  DELIVERY_NOT_FOUND: thrown(notFound.delivery()),
+  BROADCAST_NOT_FOUND: thrown(notFound.broadcast()),
   BROADCAST_NOT_EDITABLE: { message: 'The broadcast is sending; only a draft or scheduled broadcast can be changed' },
   INVALID_WEBHOOK_URL: { message: 'url must be an https URL whose host resolves to public addresses', field: 'url' },
   WEBHOOK_LIMIT_REACHED: { message: 'This account has the most webhook endpoints it may have (20)' },
