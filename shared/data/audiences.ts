@@ -1,6 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batches.ts';
-import { db, queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems, queryPage, updateReturning, putNew } from './client.ts';
+import { queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems, queryPage, updateReturning, putNew, getMapped } from './client.ts';
 import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
@@ -130,8 +129,7 @@ export async function getAudienceProfiles(accountId: string, audienceIds: string
 
 /** Counters of an audience, also of a deleted one (its contacts remain); undefined when it never existed. */
 export async function getAudienceCounters(accountId: string, audienceId: string): Promise<AudienceCounters | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: countersKey(accountId, audienceId), ConsistentRead: true }));
-  return Item ? toCounters(Item) : undefined;
+  return getMapped(countersKey(accountId, audienceId), toCounters);
 }
 
 /** Counters of every audience the account ever had: account-wide totals in one query, O(audiences), never O(contacts). */

@@ -223,6 +223,15 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * One item by key, read consistently (a read after the caller's own write must see it) and mapped by its
+ * entity's mapper: `getMapped(contactKey(accountId, id), toContact)`; undefined when there is none.
+ */
+export async function getMapped<T>(key: Record<string, unknown>, map: (item: Record<string, unknown>) => T): Promise<T | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  return Item ? map(Item) : undefined;
+}
+
 /** True when the error is DynamoDB refusing a write because its condition did not hold. */
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';

@@ -1,6 +1,18 @@
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, type WriteRequest } from './batches.ts';
-import { db, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems, deleteAtVersion, putNew } from './client.ts';
+import {
+  db,
+  queryAll,
+  queryPage,
+  tableName,
+  transactWrite,
+  TransactionCancelled,
+  updateIf,
+  type TransactItems,
+  deleteAtVersion,
+  putNew,
+  getMapped,
+} from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
 import { accountScoped } from './partition.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';
@@ -257,8 +269,7 @@ export async function removeContact(accountId: string, contact: ContactRecord, n
 }
 
 export async function getContact(accountId: string, contactId: string): Promise<ContactRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: contactKey(accountId, contactId), ConsistentRead: true }));
-  return Item ? toContact(Item) : undefined;
+  return getMapped(contactKey(accountId, contactId), toContact);
 }
 
 /** Contacts by id, 100 keys per BatchGetItem (its limit), retrying keys DynamoDB leaves unprocessed. */

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, mapFound, type KeyedRead } from './batches.ts';
-import { db, queryAll, tableName, transactWrite, TransactionCancelled, updateReturning, queryPages, putNew } from './client.ts';
+import { db, queryAll, tableName, transactWrite, TransactionCancelled, updateReturning, queryPages, putNew, getMapped } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError } from '#shared/errors.ts';
 import { strings } from './attributes.ts';
@@ -57,8 +57,7 @@ export function domainRead(accountId: string, domain: string): KeyedRead<DomainR
 }
 
 export async function getDomain(accountId: string, domain: string): Promise<DomainRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: domainKey(accountId, domain), ConsistentRead: true }));
-  return Item ? toDomain(Item) : undefined;
+  return getMapped(domainKey(accountId, domain), toDomain);
 }
 
 /** By id: the pointer, then the domain (two consistent reads). */

@@ -13,6 +13,7 @@ import {
   queryPages,
   updateReturning,
   putNew,
+  getMapped,
 } from './client.ts';
 import { accountKey } from './accounts.ts';
 import { accountScoped } from './partition.ts';
@@ -216,8 +217,7 @@ export async function insertForm(accountId: string, form: FormRecord): Promise<v
 }
 
 export async function getForm(accountId: string, formId: string): Promise<StoredForm | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: formKey(accountId, formId), ConsistentRead: true }));
-  return Item ? toStored(Item) : undefined;
+  return getMapped(formKey(accountId, formId), toStored);
 }
 
 /** The form a public slug or id leads to, whatever its state; the caller checks `published`. */

@@ -1,6 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mapFound, type KeyedRead } from './batches.ts';
-import { db, queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems, putNew } from './client.ts';
+import { queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems, putNew, getMapped } from './client.ts';
 import { accountKey, TEMPLATE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import type { TemplateStyles } from '#shared/model/templates.ts';
@@ -83,8 +82,7 @@ export function templateRead(accountId: string, templateId: string): KeyedRead<T
 }
 
 export async function getTemplate(accountId: string, templateId: string): Promise<TemplateRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: fullKey(accountId, templateId), ConsistentRead: true }));
-  return Item ? toTemplate(Item) : undefined;
+  return getMapped(fullKey(accountId, templateId), toTemplate);
 }
 
 /**
