@@ -27,6 +27,16 @@ function presignPut(client: S3Client, key: string, options: { signingDate?: Date
   });
 }
 
+/** A fresh in-memory S3 for one test, stopped after it whatever the test does. */
+async function withLocalS3(test: (s3: Awaited<ReturnType<typeof startLocalS3>>) => Promise<void>): Promise<void> {
+  const s3 = await startLocalS3({ port: 0 });
+  try {
+    await test(s3);
+  } finally {
+    await s3.stop();
+  }
+}
+
 describe('the local S3', () => {
   it('keeps objects in its directory across a restart, with their type', async () => {
     const first = await startLocalS3({ port: 0, dataDir });
@@ -43,18 +53,13 @@ describe('the local S3', () => {
     }
   });
 
-  it('answers a missing key with NoSuchKey, as S3 does', async () => {
-    const s3 = await startLocalS3({ port: 0 });
-    try {
+  it('answers a missing key with NoSuchKey, as S3 does', () =>
+    withLocalS3(async (s3) => {
       await expect(clientFor(s3.endpoint).send(new GetObjectCommand({ Bucket: 'uploads', Key: 'nothing' }))).rejects.toBeInstanceOf(NoSuchKey);
-    } finally {
-      await s3.stop();
-    }
-  });
+    }));
 
-  it('refuses a pre-signed URL that has expired, or was signed with another secret', async () => {
-    const s3 = await startLocalS3({ port: 0 });
-    try {
+  it('refuses a pre-signed URL that has expired, or was signed with another secret', () =>
+    withLocalS3(async (s3) => {
       const expired = await presignPut(clientFor(s3.endpoint), 'a', { signingDate: new Date(Date.now() - 120_000) });
       const forged = await presignPut(clientFor(s3.endpoint, 'not-the-local-secret'), 'a');
       const put = (url: string) => fetch(url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' });
@@ -63,28 +68,20 @@ describe('the local S3', () => {
 
       expect([expiredAnswer.status, await expiredAnswer.text()]).toEqual([403, expect.stringContaining('<Code>AccessDenied</Code>')]);
       expect([forgedAnswer.status, await forgedAnswer.text()]).toEqual([403, expect.stringContaining('<Code>SignatureDoesNotMatch</Code>')]);
-    } finally {
-      await s3.stop();
-    }
-  });
+    }));
 
-  it('checks signatures in the Authorization header too, and refuses anonymous requests, as a private bucket does', async () => {
-    const s3 = await startLocalS3({ port: 0 });
-    try {
+  it('checks signatures in the Authorization header too, and refuses anonymous requests, as a private bucket does', () =>
+    withLocalS3(async (s3) => {
       await clientFor(s3.endpoint).send(new PutObjectCommand({ Bucket: 'uploads', Key: 'signed', Body: 'x', ContentType: 'text/plain' }));
       await expect(clientFor(s3.endpoint, 'not-the-local-secret').send(new GetObjectCommand({ Bucket: 'uploads', Key: 'signed' }))).rejects.toMatchObject({
         name: 'SignatureDoesNotMatch',
       });
       const anonymous = await fetch(`${s3.endpoint}/uploads/signed`);
       expect([anonymous.status, await anonymous.text()]).toEqual([403, expect.stringContaining('<Code>AccessDenied</Code>')]);
-    } finally {
-      await s3.stop();
-    }
-  });
+    }));
 
-  it('checks a signed body hash against the body, and deletes objects', async () => {
-    const s3 = await startLocalS3({ port: 0 });
-    try {
+  it('checks a signed body hash against the body, and deletes objects', () =>
+    withLocalS3(async (s3) => {
       const client = clientFor(s3.endpoint);
       await client.send(new PutObjectCommand({ Bucket: 'uploads', Key: 'gone', Body: 'x', ContentType: 'text/plain' }));
       await client.send(new DeleteObjectCommand({ Bucket: 'uploads', Key: 'gone' }));
@@ -101,8 +98,5 @@ describe('the local S3', () => {
       await expect(client.send(new PutObjectCommand({ Bucket: 'uploads', Key: 'tampered', Body: 'x', ContentType: 'text/plain' }))).rejects.toMatchObject({
         name: 'XAmzContentSHA256Mismatch',
       });
-    } finally {
-      await s3.stop();
-    }
-  });
+    }));
 });
