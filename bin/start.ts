@@ -9,15 +9,12 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
-import { ensureTable, isTableEmpty, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
 import { isPortFree, suggestFreePort } from '#dev/local/ports.ts';
-import { startLocalS3 } from '#dev/local/s3.ts';
-import { startSesEmulator } from '#dev/local/ses.ts';
-import { createQueue, createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
-import { startLocalScheduler } from '#dev/local/scheduler.ts';
 import { BROADCAST_MAX_RECEIVES } from '#shared/model/broadcast-policy.ts';
 import type { LocalAccount } from '#dev/local/seed.ts';
 import { writeLogTo } from '#shared/log.ts';
+// The parts' modules (the AWS SDK clients, the SES emulator's Express app) are imported in main(),
+// once the configuration and the ports have passed: a bad value stops the start before it loads them.
 
 // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 would only clutter the output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -164,6 +161,19 @@ async function main(): Promise<void> {
     apiPart,
   ]);
 
+  const [
+    { ensureTable, isTableEmpty, startDynamoDbLocal },
+    { startSesEmulator },
+    { startLocalS3 },
+    { createQueue, createRetryQueues, startLocalSqs },
+    { startLocalScheduler },
+  ] = await Promise.all([
+    import('#dev/local/dynamodb.ts'),
+    import('#dev/local/ses.ts'),
+    import('#dev/local/s3.ts'),
+    import('#dev/local/sqs.ts'),
+    import('#dev/local/scheduler.ts'),
+  ]);
   // The JVM of DynamoDB Local takes longest to answer: everything else starts and loads while it boots.
   const dbPath = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
   const dynamoStarting = externalDynamo ? undefined : startDynamoDbLocal({ port: dynamoPart.port, quickStart: true, ...(dbPath ? { dbPath } : {}) });
@@ -173,36 +183,38 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   const dynamoEndpoint = externalDynamo ?? `http://${HOST}:${dynamoPart.port}`;
 
-  let sesEndpoint = externalSes;
-  if (sesEndpoint) {
-    lines.push(line('SES', sesEndpoint, '(SES_ENDPOINT; not started here)'));
-  } else {
-    const ses = await startSesEmulator({ port: sesPart.port, host: HOST });
-    stoppers.push(ses.stop);
-    sesEndpoint = ses.endpoint;
-    lines.push(line('SES emulator', sesEndpoint, `(sent emails: ${sesEndpoint}/ , as JSON: ${sesEndpoint}/store)`));
-  }
-
-  let s3Endpoint = externalS3;
-  if (s3Endpoint) {
-    lines.push(line('S3', s3Endpoint, '(S3_ENDPOINT; not started here)'));
-  } else {
-    const dataDir = inMemory ? undefined : join(DATA_DIR, 's3');
-    const s3 = await startLocalS3({ port: s3Part?.port ?? 0, host: HOST, ...(dataDir ? { dataDir } : {}) });
-    stoppers.push(s3.stop);
-    s3Endpoint = s3.endpoint;
-    lines.push(
-      line('local S3', s3Endpoint, dataDir ? `(attachment uploads in ${relative(ROOT, dataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)'),
-    );
-  }
-
-  let sqsEndpoint = externalSqs;
-  if (!sqsEndpoint) {
-    const sqs = await startLocalSqs({ port: sqsPart?.port ?? 0, host: HOST });
-    stoppers.push(sqs.stop);
-    sqsEndpoint = sqs.endpoint;
-  }
-  const retryQueues = await createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES);
+  // The SES emulator, the local S3 and the local SQS wait on nothing of each other: started together.
+  const s3DataDir = inMemory ? undefined : join(DATA_DIR, 's3');
+  const started = <T extends { stop: () => Promise<void> }>(part: T): T => {
+    stoppers.push(part.stop);
+    return part;
+  };
+  const [ses, s3, sqs] = await Promise.all([
+    externalSes ? undefined : startSesEmulator({ port: sesPart.port, host: HOST }).then(started),
+    externalS3 ? undefined : startLocalS3({ port: s3Part?.port ?? 0, host: HOST, ...(s3DataDir ? { dataDir: s3DataDir } : {}) }).then(started),
+    externalSqs ? undefined : startLocalSqs({ port: sqsPart?.port ?? 0, host: HOST }).then(started),
+  ]);
+  const sesEndpoint = externalSes ?? ses!.endpoint;
+  lines.push(
+    externalSes
+      ? line('SES', sesEndpoint, '(SES_ENDPOINT; not started here)')
+      : line('SES emulator', sesEndpoint, `(sent emails: ${sesEndpoint}/ , as JSON: ${sesEndpoint}/store)`),
+  );
+  const s3Endpoint = externalS3 ?? s3!.endpoint;
+  lines.push(
+    externalS3
+      ? line('S3', s3Endpoint, '(S3_ENDPOINT; not started here)')
+      : line('local S3', s3Endpoint, s3DataDir ? `(attachment uploads in ${relative(ROOT, s3DataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)'),
+  );
+  const sqsEndpoint = externalSqs ?? sqs!.endpoint;
+  const [retryQueues, webhookQueues, feedbackDeadLetters, broadcastQueues, scheduler] = await Promise.all([
+    createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES),
+    createRetryQueues(sqsEndpoint, WEBHOOK_QUEUE_NAME, WEBHOOK_MAX_RECEIVES),
+    createQueue(sqsEndpoint, FEEDBACK_DEAD_LETTERS_NAME),
+    createRetryQueues(sqsEndpoint, BROADCAST_QUEUE_NAME, BROADCAST_MAX_RECEIVES),
+    // Fires scheduled broadcasts at their time, putting their start step on the broadcast queue as EventBridge Scheduler does.
+    startLocalScheduler({ port: 0, sqsEndpoint, tickMs: 1_000, host: HOST }).then(started),
+  ]);
   lines.push(
     line(
       'retry queue',
@@ -210,7 +222,6 @@ async function main(): Promise<void> {
       externalSqs ? '(SQS_ENDPOINT; not started here)' : `(throttled sends, worker polling; dead letters: ${retryQueues.deadLetterQueueUrl})`,
     ),
   );
-  const webhookQueues = await createRetryQueues(sqsEndpoint, WEBHOOK_QUEUE_NAME, WEBHOOK_MAX_RECEIVES);
   lines.push(
     line(
       'webhook queue',
@@ -218,11 +229,6 @@ async function main(): Promise<void> {
       externalSqs ? '(SQS_ENDPOINT; not started here)' : `(deliveries, worker polling; dead letters: ${webhookQueues.deadLetterQueueUrl})`,
     ),
   );
-  const feedbackDeadLetters = await createQueue(sqsEndpoint, FEEDBACK_DEAD_LETTERS_NAME);
-  const broadcastQueues = await createRetryQueues(sqsEndpoint, BROADCAST_QUEUE_NAME, BROADCAST_MAX_RECEIVES);
-  // Fires scheduled broadcasts at their time, putting their start step on the broadcast queue as EventBridge Scheduler does.
-  const scheduler = await startLocalScheduler({ port: 0, sqsEndpoint, tickMs: 1_000, host: HOST });
-  stoppers.push(scheduler.stop);
   lines.push(
     line(
       'broadcasts',
@@ -312,9 +318,8 @@ async function main(): Promise<void> {
   }
 
   // DynamoDB has answered already (the table and seed calls above).
-  for (const url of [sesEndpoint, s3Endpoint, api.url]) {
-    if (!(await answers(url))) throw new StartError(`${url} does not answer`);
-  }
+  const silent = (await Promise.all([sesEndpoint, s3Endpoint, api.url].map(async (url) => ((await answers(url)) ? [] : [url])))).flat();
+  if (silent.length > 0) throw new StartError(`${silent[0]} does not answer`);
   console.log('ready');
 }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { insertSubmission } from '#shared/data/forms.ts';
@@ -268,17 +268,24 @@ describe('form submissions: plain form posts (no JavaScript)', () => {
   });
 });
 
-/** Waits until the current fixed window has at least `room` seconds left, so a burst of requests falls inside one window. */
-async function waitForRoom(windowSeconds: number, room: number): Promise<void> {
-  const left = windowSeconds - ((Date.now() / 1000) % windowSeconds);
-  if (left < room) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 50));
+/**
+ * Makes sure the current fixed window has at least `room` seconds left, so a burst of requests falls
+ * inside one window: when it has less, the clock (Date only, still running) moves on to the next
+ * window's start rather than the test waiting up to `room` seconds for it.
+ */
+function makeRoom(windowSeconds: number, room: number): void {
+  const now = Date.now();
+  const left = windowSeconds * 1000 - (now % (windowSeconds * 1000));
+  if (left < room * 1000) vi.useFakeTimers({ toFake: ['Date'], now: now + left + 50, shouldAdvanceTime: true });
 }
 
 describe('form submissions: rate limits', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('refuses a submitter address past its per-minute limit with 429 and retryAfter, valid or not', async () => {
     const { key, form } = await everyTypeForm();
     const limit = SUBMISSION_RATE_LIMITS.perAddress.perWindow;
-    await waitForRoom(60, 20);
+    makeRoom(60, 20);
 
     const statuses: number[] = [];
     for (let index = 0; index < limit; index++)
