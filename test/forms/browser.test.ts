@@ -6,11 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
-import { createTestAccount } from '../support/accounts.ts';
 import { request, startApi } from '../support/api.ts';
 import { closeBrowsers, newPage, openBrowser, skipWithoutChromium } from '../support/browser.ts';
 import { createSender, uniqueAddress } from '../sending/support.ts';
-import { confirmationLink, createForm, submit } from './support.ts';
+import { confirmationLink, createForm, submit, accountWithForm } from './support.ts';
 
 const skip = skipWithoutChromium('hosted-form');
 
@@ -37,9 +36,7 @@ beforeAll(async () => {
 afterAll(closeBrowsers);
 
 async function publishedForm(overrides: Record<string, unknown> = {}) {
-  const { key } = await createTestAccount();
-  const form = await createForm(key, { title: 'Join the beta', fields: FIELDS, settings: { successMessage: 'Thanks, you are on the list!' }, ...overrides });
-  return { key, form };
+  return accountWithForm({ title: 'Join the beta', fields: FIELDS, settings: { successMessage: 'Thanks, you are on the list!' }, ...overrides });
 }
 
 async function submissionsOf(key: string, formId: string) {

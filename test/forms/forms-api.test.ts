@@ -3,7 +3,7 @@ import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { createSender } from '../sending/support.ts';
 import { listSubmissions } from '#shared/data/forms.ts';
-import { createForm, formBody, ISO, submit } from './support.ts';
+import { createForm, formBody, ISO, submit, accountWithForm } from './support.ts';
 
 /** Unique per run, so slugs made by one test never meet another's (slugs are unique across the deployment). */
 const unique = () => Math.random().toString(36).slice(2, 10);
@@ -196,8 +196,7 @@ describe('forms API: create, get, update, delete', () => {
   });
 
   it('checks an update against the whole resulting form', async () => {
-    const { key } = await createTestAccount();
-    const form = await createForm(key);
+    const { key, form } = await accountWithForm();
 
     const withoutEmailField = await request('PATCH', `/api/forms/${form.id}`, { key, body: { settings: { doubleOptIn: true } } });
     const duplicateIds = await request('PATCH', `/api/forms/${form.id}`, {
@@ -400,8 +399,7 @@ describe('forms API: list and public view', () => {
   });
 
   it('shows a published form publicly without id, slug, settings or audience, and counts the view', async () => {
-    const { key } = await createTestAccount();
-    const form = await createForm(key, {
+    const { key, form } = await accountWithForm({
       description: 'Hello',
       appearance: { primaryColor: '#123456' },
       buttonCustomization: { text: 'Go', variant: 'ghost' },

@@ -4,7 +4,7 @@ import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { formPage } from '#shared/pages/forms.ts';
 import type { FormRecord } from '#shared/data/forms.ts';
-import { createForm } from './support.ts';
+import { createForm, accountWithForm } from './support.ts';
 
 const FIELDS = [
   { id: 'email', type: 'email', label: 'Email', required: true, placeholder: 'you@example.com' },
@@ -16,8 +16,7 @@ const FIELDS = [
 
 describe('hosted form page', () => {
   it('renders the published form as an accessible, mobile-friendly page that posts to the submit endpoint', async () => {
-    const { key } = await createTestAccount();
-    const form = await createForm(key, {
+    const { form } = await accountWithForm({
       title: 'Join <us> & "friends"',
       description: 'Line one\nLine <two>',
       fields: FIELDS,
@@ -50,8 +49,7 @@ describe('hosted form page', () => {
   });
 
   it('allows exactly its own inline script by hash', async () => {
-    const { key } = await createTestAccount();
-    const form = await createForm(key);
+    const { form } = await accountWithForm();
 
     const response = await request('GET', `/f/${form.slug}`);
 
@@ -63,8 +61,7 @@ describe('hosted form page', () => {
   });
 
   it('puts the appearance in the page CSS, and only values of a safe shape', async () => {
-    const { key } = await createTestAccount();
-    const form = await createForm(key, {
+    const { form } = await accountWithForm({
       appearance: { backgroundColor: '#f0f0f0', primaryColor: 'rebeccapurple', fontFamily: 'Georgia, "Times New Roman", serif' },
     });
     const stored = {
@@ -82,8 +79,7 @@ describe('hosted form page', () => {
   });
 
   it('counts each page view in the analytics', async () => {
-    const { key } = await createTestAccount();
-    const form = await createForm(key);
+    const { key, form } = await accountWithForm();
 
     await request('GET', `/f/${form.slug}`);
     await request('GET', `/f/${form.slug}`);

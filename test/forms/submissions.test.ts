@@ -6,7 +6,7 @@ import { admitSubmission, SUBMISSION_RATE_LIMITS } from '#shared/domain/form-sub
 import { RateLimitError } from '#shared/errors.ts';
 import { forms } from '#functions/forms/contract.ts';
 import { newId } from '#shared/ids.ts';
-import { createForm, ISO, submit } from './support.ts';
+import { createForm, ISO, submit, accountWithForm } from './support.ts';
 
 /** One field of every type the spec lists, none required. */
 const EVERY_TYPE = [
@@ -123,8 +123,7 @@ describe('form submissions: values by field type', () => {
   });
 
   it('enforces required fields: missing, blank and empty lists are missing', async () => {
-    const { key } = await createTestAccount();
-    const form = await createForm(key, {
+    const { key, form } = await accountWithForm({
       fields: [
         { id: 'email', type: 'email', label: 'Email', required: true },
         { id: 'topics', type: 'checkbox', label: 'Topics', options: ['a', 'b'], required: true },
@@ -209,8 +208,7 @@ describe('form submissions: values by field type', () => {
   });
 
   it('bounds the body: 413 PAYLOAD_TOO_LARGE past the limit, 400 for a body that is not an object', async () => {
-    const { key } = await createTestAccount();
-    const form = await createForm(key);
+    const { form } = await accountWithForm();
 
     const huge = await request('POST', `/api/forms/${form.slug}/submit`, {
       body: { email: 'a@example.com', firstName: 'x'.repeat(forms.submit.maxBodyBytes) },

@@ -5,6 +5,7 @@
  * the local server comes from 127.0.0.1).
  */
 import { randomUUID } from 'node:crypto';
+import { createTestAccount } from '../support/accounts.ts';
 import { invoke, request } from '../support/api.ts';
 import { storedEmails, type Sender } from '../sending/support.ts';
 
@@ -28,6 +29,12 @@ export async function createForm(key: string, overrides: Record<string, unknown>
   const response = await request('POST', '/api/forms', { key, body: formBody(overrides) });
   if (response.status !== 201) throw new Error(`form not created: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.data;
+}
+
+/** A new account with one form in it, for a test that needs nothing else: `const { key, form } = await accountWithForm({ published: false })`. */
+export async function accountWithForm(overrides: Record<string, unknown> = {}): Promise<{ key: string; accountId: string; form: any }> {
+  const { key, accountId } = await createTestAccount();
+  return { key, accountId, form: await createForm(key, overrides) };
 }
 
 export interface Submitted {
