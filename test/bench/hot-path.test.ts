@@ -81,4 +81,34 @@ describe('DynamoDB calls per request', () => {
     expect(response.status).toBe(200);
     expect(usage).toMatchObject({ roundTrips: 6, depth: 4 });
   });
+
+  it("claims an idempotency key beside the reads and completes it in the records' write: one call and no step more than without a key", async () => {
+    const sender = await createSender();
+    const send = () => ({ key: sender.testKey, body: { from: sender.from, to: uniqueAddress(), code: '123456', idempotencyKey: uniqueAddress() } });
+    await request('POST', '/api/otp/send', send());
+    const body = send();
+
+    const { response, usage } = await metered('POST', '/api/otp/send', body);
+    const replay = await request('POST', '/api/otp/send', body);
+
+    expect(response.status).toBe(200);
+    expect(usage).toMatchObject({ roundTrips: 6, depth: 4 });
+    expect(usage.operations.filter((operation) => operation === 'UpdateItem')).toHaveLength(2);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(response.body);
+  });
+
+  it('answers a transactional send with an idempotency key in 5 calls, 3 steps deep', async () => {
+    const sender = await createSender();
+    const send = () => ({
+      key: sender.testKey,
+      body: { from: sender.from, to: uniqueAddress(), subject: 'Receipt', content: '<p>Thanks</p>', idempotencyKey: uniqueAddress() },
+    });
+    await request('POST', '/api/transactional/send', send());
+
+    const { response, usage } = await metered('POST', '/api/transactional/send', send());
+
+    expect(response.status).toBe(200);
+    expect(usage).toMatchObject({ roundTrips: 5, depth: 3 });
+  });
 });
