@@ -111,4 +111,23 @@ describe('DynamoDB calls per request', () => {
     expect(response.status).toBe(200);
     expect(usage).toMatchObject({ roundTrips: 5, depth: 3 });
   });
+
+  it("counts a form submission's address window beside the form's read: 5 calls, 4 steps deep", async () => {
+    const sender = await createSender();
+    const form = {
+      title: 'Floor',
+      slug: `floor-${uniqueAddress()
+        .split('@')[0]!
+        .replace(/[^a-z0-9]/g, '')}`.slice(0, 40),
+      published: true,
+      fields: [{ id: 'email', type: 'email', label: 'Email', required: true }],
+    };
+    const { id } = (await request('POST', '/api/forms', { key: sender.key, body: form })).body.data;
+    await request('POST', `/api/forms/${id}/submit`, { body: { email: uniqueAddress() } });
+
+    const { response, usage } = await metered('POST', `/api/forms/${id}/submit`, { body: { email: uniqueAddress() } });
+
+    expect(response.status).toBe(200);
+    expect(usage).toMatchObject({ roundTrips: 5, depth: 4, operations: ['GetItem', 'UpdateItem', 'GetItem', 'UpdateItem', 'TransactWriteItems'] });
+  });
 });
