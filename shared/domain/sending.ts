@@ -128,7 +128,8 @@ export const SUPPRESSED_FOR_TRANSACTIONAL: readonly ContactStatus[] = ['bounced'
 /** SES calls in flight per request: enough to send 50 messages in a few round trips without a burst that SES throttles. */
 const SEND_CONCURRENCY = 10;
 
-const defaultTransport = sesTransport();
+// Pure: bundles that import this module without sending drop the transport and the SES SDK (shared/email/transport.ts).
+const defaultTransport = /* @__PURE__ */ sesTransport();
 
 export { parseMailboxField } from './sender.ts';
 

@@ -6,6 +6,7 @@ import { WEBHOOK_BENCH } from '../../bench/webhooks.ts';
 import { deployedFunctions, functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
 import { coldFigures } from '../../bench/cold-start.ts';
 import { costPerMillion, PRICES } from '../../bench/cost.ts';
+import { toMarkdown } from '../../bench/report.ts';
 
 const SES_INPUT = 'node_modules/@aws-sdk/client-sesv2/dist-es/index.js';
 const LIQUID_INPUT = 'node_modules/liquidjs/dist/liquid.node.mjs';
@@ -139,5 +140,26 @@ describe('webhook budgets', () => {
     expect(failing(checkWebhooks(inline))).toEqual(['recording an event']);
     expect(failing(checkWebhooks(wasteful))).toEqual([`fan-out to ${WEBHOOK_BENCH.endpoints} endpoints`]);
     expect(failing(checkWebhooks(held))).toEqual(['a slow receiver delays no other']);
+  });
+});
+
+describe('report of a partial run (--only)', () => {
+  it('shows the sections measured, with the load average of the cold starts, and nothing of the others', () => {
+    const markdown = toMarkdown({
+      measuredAt: '2026-11-24T08:00:00.000Z',
+      machine: { node: '20', cpus: 2, cpuModel: 'CPU', loadAverage: [1, 2] },
+      cold: {
+        bareNodeMs: 90,
+        rounds: 15,
+        loadAverage: [0.5, 0.7],
+        functions: [{ handler: 'contacts/get', bytes: 270_000, ratio: 0.42, initMs: 38, fastestInitMs: 31, sendsMail: false, unused: [] }],
+      },
+      memoryMb: 512,
+      prices: PRICES,
+      budgets: [],
+    });
+    expect(markdown).toContain('| contacts/get |  | 264 KB | 38.0 ms | 0.42× | 31.0 ms | none |');
+    expect(markdown).toContain('load average 0.5 → 0.7 while timing');
+    expect(markdown).not.toMatch(/Requests|Warm load|Scale|cost per million/);
   });
 });

