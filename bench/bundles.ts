@@ -35,10 +35,17 @@ export type HeavyModule = keyof typeof HEAVY_MODULES;
 
 /**
  * Handlers that parse or render templates without sending: saving a template
- * checks its syntax with the same engine that renders it, and the render
- * endpoint renders a preview.
+ * checks its syntax with the same engine that renders it, the render
+ * endpoint renders a preview, and saving a broadcast renders its content
+ * once to refuse what a send would refuse (shared/domain/broadcasts.ts).
  */
-export const TEMPLATE_ENGINE_HANDLERS: readonly string[] = ['templates/create', 'templates/update', 'templates/render'];
+export const TEMPLATE_ENGINE_HANDLERS: readonly string[] = [
+  'templates/create',
+  'templates/update',
+  'templates/render',
+  'broadcasts/create',
+  'broadcasts/update',
+];
 
 export interface FunctionUse {
   sendsMail: boolean;
