@@ -35,10 +35,17 @@ export type HeavyModule = keyof typeof HEAVY_MODULES;
 
 /**
  * Handlers that parse or render templates without sending: saving a template
- * checks its syntax with the same engine that renders it, and the render
- * endpoint renders a preview.
+ * checks its syntax with the same engine that renders it, the render
+ * endpoint renders a preview, and saving a broadcast renders its content
+ * once to refuse what a send would refuse (shared/domain/broadcasts.ts).
  */
-export const TEMPLATE_ENGINE_HANDLERS: readonly string[] = ['templates/create', 'templates/update', 'templates/render'];
+export const TEMPLATE_ENGINE_HANDLERS: readonly string[] = [
+  'templates/create',
+  'templates/update',
+  'templates/render',
+  'broadcasts/create',
+  'broadcasts/update',
+];
 
 export interface FunctionUse {
   sendsMail: boolean;
@@ -46,6 +53,8 @@ export interface FunctionUse {
   callsSes: boolean;
   readsSecrets: boolean;
   rendersTemplates: boolean;
+  /** Sends to a queue of its own or another (the retry, webhook or broadcast queue). */
+  sendsToQueues: boolean;
 }
 
 /** What a function calls, from the route table: the same declarations the stack grants permissions from. */
@@ -57,6 +66,7 @@ export function functionUse(handler: string): FunctionUse {
     callsSes: routes.some((route) => (route.ses ?? []).length > 0),
     readsSecrets: routes.some((route) => (route.secrets ?? []).length > 0),
     rendersTemplates: sendsMail || TEMPLATE_ENGINE_HANDLERS.includes(handler),
+    sendsToQueues: routes.some((route) => (route.queues ?? []).length > 0),
   };
 }
 
@@ -65,8 +75,7 @@ function allowedHeavyModules(use: FunctionUse): Set<HeavyModule> {
   if (use.callsSes) allowed.add('SES client');
   if (use.rendersTemplates) allowed.add('liquidjs');
   if (use.readsSecrets) allowed.add('Secrets Manager client');
-  // A send that SES throttles goes on the retry queue.
-  if (use.sendsMail) allowed.add('SQS client');
+  if (use.sendsToQueues) allowed.add('SQS client');
   return allowed;
 }
 
@@ -103,19 +112,51 @@ export interface BundleReport extends Bundle {
   unused: { module: HeavyModule; via: string[] }[];
 }
 
-/** Functions no route invokes (lib/feedback.ts's EVENT_FUNCTIONS), bundled and measured like the rest, and those of them that call SES. */
-async function eventHandlers(): Promise<{ handlers: string[]; callingSes: Set<string> }> {
+/**
+ * Functions no route invokes, bundled and measured like the rest: the SES
+ * feedback and reconciliation functions (lib/feedback.ts), and the workers fed by
+ * a queue or the table's stream, with what each declares it calls.
+ */
+async function workerFunctions(): Promise<Map<string, FunctionUse>> {
   const { EVENT_FUNCTIONS } = await import('../lib/feedback.ts');
-  const functions = Object.values(EVENT_FUNCTIONS);
-  return { handlers: functions.map((fn) => fn.handler), callingSes: new Set(functions.filter((fn) => 'ses' in fn).map((fn) => fn.handler)) };
+  const { RETRY_WORKER } = await import('../lib/retry-queue.ts');
+  const { EVENT_FAN_OUT } = await import('../lib/event-fan-out.ts');
+  const { BROADCAST_WORKER } = await import('../lib/broadcasts.ts');
+  const { WEBHOOK_WORKER } = await import('../lib/webhooks.ts');
+  const declared: { handler: string; ses?: readonly string[]; secrets?: readonly string[] }[] = [
+    ...Object.values(EVENT_FUNCTIONS),
+    RETRY_WORKER,
+    EVENT_FAN_OUT,
+    BROADCAST_WORKER,
+    WEBHOOK_WORKER,
+  ];
+  // Every worker but the feedback functions is fed by a queue it also sends to (backoff, next steps) or, for the fan-out, by the stream onto the webhook queue.
+  const feedback = new Set<string>(Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler));
+  return new Map(
+    declared.map((fn) => {
+      const sendsMail = (fn.ses ?? []).includes('SendEmail');
+      const use: FunctionUse = {
+        sendsMail,
+        callsSes: (fn.ses ?? []).length > 0,
+        readsSecrets: (fn.secrets ?? []).length > 0,
+        rendersTemplates: sendsMail,
+        sendsToQueues: !feedback.has(fn.handler),
+      };
+      return [fn.handler, use];
+    }),
+  );
+}
+
+/** Every deployed function with what it calls: the route handlers, then the workers. */
+export async function deployedFunctions(): Promise<Map<string, FunctionUse>> {
+  const workers = await workerFunctions();
+  return new Map([...handlerModules(ROUTES).map((handler): [string, FunctionUse] => [handler, functionUse(handler)]), ...workers]);
 }
 
 /** Bundles every function into `outDir` with the deployed settings and a metafile. */
 export async function bundleAll(outDir: string): Promise<BundleReport[]> {
-  const events = await eventHandlers();
-  const handlers = [...handlerModules(ROUTES), ...events.handlers];
   const reports: BundleReport[] = [];
-  for (const handler of handlers) {
+  for (const [handler, use] of await deployedFunctions()) {
     const entry = `functions/${handler}.ts`;
     const file = `${outDir}/${handler}.mjs`;
     const metafile = await bundleHandler(handler, file);
@@ -125,9 +166,6 @@ export async function bundleAll(outDir: string): Promise<BundleReport[]> {
         .filter(([, input]) => input.bytesInOutput > 0)
         .map(([path]) => path),
     );
-    const use = functionUse(handler);
-    // The suppression-list reconciliation reads SES's list: the SES client is its to carry.
-    if (events.callingSes.has(handler)) use.callsSes = true;
     const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
     const unused = unusedHeavyModules(inputs, use).map((module) => ({ module, via: importChain(metafile, entry, HEAVY_MODULES[module]) }));
     reports.push({ handler, file, bytes, inputs, sendsMail: use.sendsMail, unused });

@@ -1,11 +1,14 @@
 /**
  * Cold init of a function: the time a fresh Node process takes to load its
- * bundle (`node bundle.mjs`: its top level runs: configuration, SDK clients, middleware
- * chain) minus the time of a bare `node -e ''`. Runs are interleaved, one of
- * each bundle and one bare per round, so load from other processes on the
- * machine falls on all of them alike; the median of the rounds is reported.
+ * bundle (`node bundle.mjs`: its top level runs: configuration, SDK clients,
+ * middleware chain) over the time of a bare `node -e ''`. On a shared machine
+ * the load of other processes changes from one second to the next, so each
+ * bundle is timed right after a bare start of its own, the pair gives one
+ * ratio, and the median of a function's ratios over the rounds is its figure:
+ * a busy spell slows both starts of a pair and cancels out of their ratio.
  */
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 
 /** Lambda runs Node 22+, where the SDK prints no warning about the Node version; this machine runs 20. */
 const CHILD_ENV = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
@@ -24,29 +27,68 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-export interface ColdStart {
-  /** Median ms of a bare `node -e ''`. */
-  bareNodeMs: number;
-  /** Median ms over the bare start, per bundle file. */
-  initMs: Map<string, number>;
-  /** The fastest round's load less the fastest bare start: what the bundle costs when nothing else competes for the CPU. */
-  fastestMs: Map<string, number>;
+/** One round's pair: a bare start, then the bundle's. */
+export interface ColdPair {
+  bareMs: number;
+  loadMs: number;
 }
 
+export interface ColdFigures {
+  /** Median over the rounds of (load − bare) / bare, each pair's own bare start. */
+  ratio: number;
+  /** Median over the rounds of load − bare, ms. */
+  initMs: number;
+  /**
+   * The fastest load less the fastest bare start of the whole run: what the
+   * bundle costs when nothing else competes for the CPU. Every bundle has as
+   * many bare starts beside it as loads, so the fastest bare start is taken
+   * from as many samples as any bundle's fastest load (with one bare start per
+   * round for all bundles it came from far fewer and could exceed a bundle's
+   * fastest load, which showed as 0.0 ms).
+   */
+  fastestMs: number;
+}
+
+/** A function's figures from its pairs; `fastestBareMs` is the fastest bare start of the whole run. */
+export function coldFigures(pairs: readonly ColdPair[], fastestBareMs: number): ColdFigures {
+  return {
+    ratio: median(pairs.map((pair) => (pair.loadMs - pair.bareMs) / pair.bareMs)),
+    initMs: median(pairs.map((pair) => pair.loadMs - pair.bareMs)),
+    fastestMs: Math.min(...pairs.map((pair) => pair.loadMs)) - fastestBareMs,
+  };
+}
+
+export interface ColdStart {
+  rounds: number;
+  /** Median ms of every bare `node -e ''` of the run. */
+  bareNodeMs: number;
+  /** The 1-minute load average before and after: how busy the machine was while it measured. */
+  loadAverage: [number, number];
+  /** Per bundle file. */
+  figures: Map<string, ColdFigures>;
+}
+
+/**
+ * Each round times, for every bundle in turn, a bare start and then the
+ * bundle; the order of the bundles rotates from round to round so that none
+ * always follows the same neighbour.
+ */
 export async function measureColdStarts(files: readonly string[], rounds: number): Promise<ColdStart> {
-  const bare: number[] = [];
-  const loads = new Map<string, number[]>(files.map((file) => [file, []]));
+  const loadBefore = loadavg()[0]!;
+  const pairs = new Map<string, ColdPair[]>(files.map((file) => [file, []]));
   for (let round = 0; round < rounds; round++) {
-    bare.push(timeNode(['-e', '']));
-    for (const file of files) {
-      loads.get(file)!.push(timeNode([file]));
+    for (let index = 0; index < files.length; index++) {
+      const file = files[(index + round) % files.length]!;
+      const bareMs = timeNode(['-e', '']);
+      pairs.get(file)!.push({ bareMs, loadMs: timeNode([file]) });
     }
   }
-  const bareNodeMs = median(bare);
+  const bare = [...pairs.values()].flat().map((pair) => pair.bareMs);
   const fastestBare = Math.min(...bare);
   return {
-    bareNodeMs,
-    initMs: new Map([...loads].map(([file, times]) => [file, Math.max(0, median(times) - bareNodeMs)])),
-    fastestMs: new Map([...loads].map(([file, times]) => [file, Math.max(0, Math.min(...times) - fastestBare)])),
+    rounds,
+    bareNodeMs: median(bare),
+    loadAverage: [loadBefore, loadavg()[0]!],
+    figures: new Map([...pairs].map(([file, filePairs]) => [file, coldFigures(filePairs, fastestBare)])),
   };
 }

@@ -8,21 +8,30 @@ import type { RequestCost } from './metered.ts';
 import type { BulkImportCost, ScalePoint } from './scale.ts';
 import type { WebhookBenchResults } from './webhooks.ts';
 
+export interface ColdResults {
+  /** Median of every bare `node -e ''` of the run. */
+  bareNodeMs: number;
+  rounds: number;
+  /** The 1-minute load average before and after the cold starts were timed. */
+  loadAverage: [number, number];
+  functions: { handler: string; bytes: number; ratio: number; initMs: number; fastestInitMs: number; sendsMail: boolean; unused: string[] }[];
+}
+
+/** A section is absent when `--only` left it out. */
 export interface BenchResults {
   measuredAt: string;
   /** `loadAverage`: the 1-minute load average at the start and the end of the run. */
   machine: { node: string; cpus: number; cpuModel: string; loadAverage: [number, number] };
-  bareNodeMs: number;
-  localStart: LocalStart;
-  functions: { handler: string; bytes: number; initMs: number; fastestInitMs: number; sendsMail: boolean; unused: string[] }[];
-  requests: ({ name: string; floor: Floor | undefined } & RequestCost)[];
-  load: LoadResult[];
-  scale: ScalePoint[];
-  bulkImport: BulkImportCost;
-  webhooks: WebhookBenchResults;
+  cold?: ColdResults | undefined;
+  localStart?: LocalStart | undefined;
+  requests?: ({ name: string; floor: Floor | undefined } & RequestCost)[] | undefined;
+  load?: LoadResult[] | undefined;
+  scale?: ScalePoint[] | undefined;
+  bulkImport?: BulkImportCost | undefined;
+  webhooks?: WebhookBenchResults | undefined;
   memoryMb: number;
   prices: Prices;
-  cost: ({ name: string; request: string; durationMs: number; readUnits: number; writeUnits: number } & CostPerMillion)[];
+  cost?: ({ name: string; request: string; durationMs: number; readUnits: number; writeUnits: number } & CostPerMillion)[] | undefined;
   budgets: BudgetResult[];
 }
 
@@ -50,81 +59,100 @@ const ms = (value: number) => value.toFixed(1);
 const units = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
 const dollars = (value: number) => `$${value.toFixed(2)}`;
 
-export function toMarkdown(results: BenchResults): string {
-  const failed = results.budgets.filter((budget) => !budget.ok);
+/** `[...lines, '']` when `value` was measured, else nothing. */
+function when<T>(value: T | undefined, lines: (value: T) => string[]): string[] {
+  return value === undefined ? [] : [...lines(value), ''];
+}
+
+function coldSection(cold: ColdResults): string[] {
+  const load = cold.loadAverage.map((figure) => figure.toFixed(1)).join(' → ');
   return [
-    `Measured ${results.measuredAt} on ${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}, load average ${results.machine.loadAverage.map((load) => load.toFixed(1)).join(' → ')}; bare \`node -e ''\` ${ms(results.bareNodeMs)} ms (median).`,
-    '',
-    `\`npm start\` to \`ready\` (in memory, first start, ${results.localStart.rounds} rounds): ${(results.localStart.medianMs / 1000).toFixed(1)} s median, ${(results.localStart.fastestMs / 1000).toFixed(1)} s fastest.`,
+    `Cold init: ${cold.rounds} rounds, each function timed right after a bare \`node -e ''\` of its own; its ratio is the median over the rounds of (its start − that bare start) / that bare start. Bare start ${ms(cold.bareNodeMs)} ms (median of all); load average ${load} while timing.`,
     '',
     section(
       'Functions: bundle and cold init',
-      ...columns(results.functions, [
+      ...columns(cold.functions, [
         ['function', (fn) => fn.handler],
         ['sends mail', (fn) => (fn.sendsMail ? 'yes' : '')],
         ['bundle (minified)', (fn) => `${(fn.bytes / 1024).toFixed(0)} KB`],
         ['cold init over bare Node (median)', (fn) => `${ms(fn.initMs)} ms`],
-        ['as a ratio of bare Node', (fn) => `${(fn.initMs / results.bareNodeMs).toFixed(2)}×`],
+        ['as a ratio of bare Node (median of rounds)', (fn) => `${fn.ratio.toFixed(2)}×`],
         ['fastest round', (fn) => `${ms(fn.fastestInitMs)} ms`],
         ['modules it never uses', (fn) => fn.unused.join(', ') || 'none'],
       ]),
     ),
+  ];
+}
+
+export function toMarkdown(results: BenchResults): string {
+  const failed = results.budgets.filter((budget) => !budget.ok);
+  return [
+    `Measured ${results.measuredAt} on ${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}, load average ${results.machine.loadAverage.map((load) => load.toFixed(1)).join(' → ')}.`,
     '',
-    section(
-      'Requests: DynamoDB round trips and capacity',
-      ...columns(results.requests, [
-        ['request', (request) => `\`${request.name}\``],
-        ['calls', (request) => request.roundTrips],
-        ['depth', (request) => request.depth],
-        ['floor (calls / depth)', (request) => (request.floor ? `${request.floor.calls} / ${request.floor.depth}` : '—')],
-        ['RRU', (request) => units(request.readUnits)],
-        ['WRU', (request) => units(request.writeUnits)],
-        ['time (local)', (request) => `${ms(request.ms)} ms`],
-      ]),
-    ),
-    '',
-    section(
-      'Warm load through the local HTTP server',
-      ...columns(results.load, [
-        ['endpoint', (load) => load.name],
-        ['connections', (load) => load.connections],
-        ['requests', (load) => load.requests],
-        ['throughput', (load) => `${load.throughput.toFixed(0)}/s`],
-        ['p50', (load) => `${load.p50Ms} ms`],
-        ['p99', (load) => `${load.p99Ms} ms`],
-        ['failed', (load) => load.failures],
-      ]),
-    ),
-    '',
-    section(
-      'Scale: audiences of 1,000, 10,000 and 100,000 contacts (reads measured in interleaved rounds)',
-      ['contacts', 'stats: trips / RRU / time', 'count (get audience): trips / RRU / time', 'list page 1 (50): trips / RRU / time'],
-      results.scale.map((point) => [
-        point.contacts.toLocaleString('en-US'),
-        ...[point.stats, point.count, point.listPage1].map((read) => `${read.roundTrips} / ${units(read.readUnits)} / ${ms(read.ms)} ms`),
-      ]),
-    ),
-    '',
-    `Bulk import of ${results.bulkImport.contacts.toLocaleString('en-US')} new contacts: ${ms(results.bulkImport.ms)} ms, ${results.bulkImport.roundTrips} round trips, ${units(results.bulkImport.writeUnits)} WRU, ${units(results.bulkImport.readUnits)} RRU.`,
-    '',
-    ...webhookSection(results.webhooks),
-    section(
-      `Estimated AWS cost per million requests (${results.prices.region}, prices of ${results.prices.checked})`,
-      ['endpoint class', 'request measured', 'Lambda', 'DynamoDB', 'HTTP API', 'total'],
-      results.cost.map((row) => [
-        row.name,
-        `\`${row.request}\`: ${Math.ceil(row.durationMs)} ms at ${results.memoryMb} MB, ${units(row.readUnits)} RRU, ${units(row.writeUnits)} WRU`,
-        dollars(row.lambda),
-        dollars(row.dynamo),
-        dollars(row.apiGateway),
-        dollars(row.total),
-      ]),
-    ),
-    '',
-    `Prices: Lambda arm64 $${results.prices.lambdaPerGbSecond} per GB-s and $${results.prices.lambdaPerMillionRequests} per million requests; DynamoDB on-demand $${results.prices.dynamoPerMillionReadUnits} per million RRU and $${results.prices.dynamoPerMillionWriteUnits} per million WRU; HTTP API $${results.prices.httpApiPerMillionRequests} per million requests. SES ($0.10 per 1,000 emails) and data transfer not included.`,
-    '',
-    ...anchors(results),
-    '',
+    ...when(results.localStart, (localStart) => [
+      `\`npm start\` to \`ready\` (in memory, first start, ${localStart.rounds} rounds): ${(localStart.medianMs / 1000).toFixed(1)} s median, ${(localStart.fastestMs / 1000).toFixed(1)} s fastest.`,
+    ]),
+    ...when(results.cold, coldSection),
+    ...when(results.requests, (requests) => [
+      section(
+        'Requests: DynamoDB round trips and capacity',
+        ...columns(requests, [
+          ['request', (request) => `\`${request.name}\``],
+          ['calls', (request) => request.roundTrips],
+          ['depth', (request) => request.depth],
+          ['floor (calls / depth)', (request) => (request.floor ? `${request.floor.calls} / ${request.floor.depth}` : '—')],
+          ['RRU', (request) => units(request.readUnits)],
+          ['WRU', (request) => units(request.writeUnits)],
+          ['time (local)', (request) => `${ms(request.ms)} ms`],
+        ]),
+      ),
+    ]),
+    ...when(results.load, (load) => [
+      section(
+        'Warm load through the local HTTP server',
+        ...columns(load, [
+          ['endpoint', (row) => row.name],
+          ['connections', (row) => row.connections],
+          ['requests', (row) => row.requests],
+          ['throughput', (row) => `${row.throughput.toFixed(0)}/s`],
+          ['p50', (row) => `${row.p50Ms} ms`],
+          ['p99', (row) => `${row.p99Ms} ms`],
+          ['failed', (row) => row.failures],
+        ]),
+      ),
+    ]),
+    ...when(results.scale, (scale) => [
+      section(
+        'Scale: audiences of 1,000, 10,000 and 100,000 contacts (reads measured in interleaved rounds)',
+        ['contacts', 'stats: trips / RRU / time', 'count (get audience): trips / RRU / time', 'list page 1 (50): trips / RRU / time'],
+        scale.map((point) => [
+          point.contacts.toLocaleString('en-US'),
+          ...[point.stats, point.count, point.listPage1].map((read) => `${read.roundTrips} / ${units(read.readUnits)} / ${ms(read.ms)} ms`),
+        ]),
+      ),
+    ]),
+    ...when(results.bulkImport, (bulkImport) => [
+      `Bulk import of ${bulkImport.contacts.toLocaleString('en-US')} new contacts: ${ms(bulkImport.ms)} ms, ${bulkImport.roundTrips} round trips, ${units(bulkImport.writeUnits)} WRU, ${units(bulkImport.readUnits)} RRU.`,
+    ]),
+    ...(results.webhooks ? webhookSection(results.webhooks) : []),
+    ...when(results.cost, (cost) => [
+      section(
+        `Estimated AWS cost per million requests (${results.prices.region}, prices of ${results.prices.checked})`,
+        ['endpoint class', 'request measured', 'Lambda', 'DynamoDB', 'HTTP API', 'total'],
+        cost.map((row) => [
+          row.name,
+          `\`${row.request}\`: ${Math.ceil(row.durationMs)} ms at ${results.memoryMb} MB, ${units(row.readUnits)} RRU, ${units(row.writeUnits)} WRU`,
+          dollars(row.lambda),
+          dollars(row.dynamo),
+          dollars(row.apiGateway),
+          dollars(row.total),
+        ]),
+      ),
+      '',
+      `Prices: Lambda arm64 $${results.prices.lambdaPerGbSecond} per GB-s and $${results.prices.lambdaPerMillionRequests} per million requests; DynamoDB on-demand $${results.prices.dynamoPerMillionReadUnits} per million RRU and $${results.prices.dynamoPerMillionWriteUnits} per million WRU; HTTP API $${results.prices.httpApiPerMillionRequests} per million requests. SES ($0.10 per 1,000 emails) and data transfer not included.`,
+      '',
+      ...anchors(cost, results.requests ?? []),
+    ]),
     `#### Budgets (\`npm run bench -- --check\`): ${failed.length === 0 ? `all ${results.budgets.length} met` : `${failed.length} of ${results.budgets.length} not met`}`,
     ...(failed.length === 0
       ? []
@@ -139,25 +167,32 @@ export function toMarkdown(results: BenchResults): string {
 }
 
 /** Estimated latency in AWS per endpoint class beside published p50s, and cost per 1,000 emails beside list prices. */
-function anchors(results: BenchResults): string[] {
-  const send = results.cost.find((row) => row.name.startsWith('send email'));
+function anchors(cost: NonNullable<BenchResults['cost']>, requests: NonNullable<BenchResults['requests']>): string[] {
+  const send = cost.find((row) => row.name.startsWith('send email'));
   const sends = (name: string) => name.includes('/send');
+  const published = `Postmark ${PUBLISHED_P50_MS.postmark} ms, Resend ${PUBLISHED_P50_MS.resend} ms, Amazon SES ${PUBLISHED_P50_MS.ses} ms`;
   return [
     '#### Estimated latency in AWS (p50) from the measured depth',
     '',
     table(
-      ['endpoint class', 'depth', 'estimated p50'],
-      results.cost.map((row) => {
-        const depth = results.requests.find((request) => request.name === row.request)?.depth;
-        return [row.name, depth ?? '—', depth === undefined ? '—' : `${estimatedLatencyMs(depth, sends(row.request))} ms`];
+      ['endpoint class', 'depth', 'estimated p50', 'published send p50 (Knock)'],
+      cost.map((row) => {
+        const depth = requests.find((request) => request.name === row.request)?.depth;
+        return [
+          row.name,
+          depth ?? '—',
+          depth === undefined ? '—' : `${estimatedLatencyMs(depth, sends(row.request))} ms`,
+          sends(row.request) ? published : '—',
+        ];
       }),
     ),
     '',
-    `Per DynamoDB step ${LATENCY.dynamoCallMs} ms (AWS: "single-digit millisecond", the middle taken); SES SendEmail ${LATENCY.sesSendMs} ms (Knock's median for SES, from outside AWS: an upper bound). API Gateway and Lambda overhead not included. Published API p50s (${PUBLISHED_P50_MS.source}): Postmark ${PUBLISHED_P50_MS.postmark} ms, Resend ${PUBLISHED_P50_MS.resend} ms, Amazon SES ${PUBLISHED_P50_MS.ses} ms.`,
+    `Per DynamoDB step ${LATENCY.dynamoCallMs} ms (AWS: "single-digit millisecond", the middle taken); SES SendEmail ${LATENCY.sesSendMs} ms (Knock's median for SES, from outside AWS: an upper bound). API Gateway and Lambda overhead not included. Published API p50s (${PUBLISHED_P50_MS.source}): ${published}.`,
     '',
     ...(send
       ? [
           `All-in AWS cost per 1,000 one-recipient emails: ${dollars(costPer1000Emails(send))} (the send request above plus SES $0.10); list prices per 1,000 (${LIST_PRICES_PER_1000.source}): Resend ${dollars(LIST_PRICES_PER_1000.resend)}, Postmark ${dollars(LIST_PRICES_PER_1000.postmark)}.`,
+          '',
         ]
       : []),
   ];

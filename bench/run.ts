@@ -4,6 +4,9 @@
  * estimate, measured in one run on this machine against a local stack of its
  * own. Writes bench/results/latest.json and .md and prints the tables.
  * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails).
+ * `--only cold` (or `start`, `requests`, `scale`, `webhooks`, `load`; several
+ * joined by commas) runs those sections alone, prints them, checks only their
+ * budgets and leaves bench/results/ as it is: a partial run is no record.
  * The docs link bench/results/latest.md rather than copy its tables.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -20,11 +23,19 @@ import { checkBulkImport, checkFunctions, checkLocalStart, checkRoundTrips, chec
 import { costPerMillion, PRICES } from './cost.ts';
 import { measureLocalStart } from './local-start.ts';
 import { toMarkdown, type BenchResults } from './report.ts';
-import { startBenchStack, expectCall } from './stack.ts';
+import { startBenchStack, expectCall, type BenchStack } from './stack.ts';
 
 const check = process.argv.includes('--check');
+const SECTIONS = ['cold', 'start', 'requests', 'scale', 'webhooks', 'load'] as const;
+type Section = (typeof SECTIONS)[number];
+const onlyArgument = process.argv.indexOf('--only');
+const only = onlyArgument === -1 ? undefined : (process.argv[onlyArgument + 1] ?? '').split(',');
+for (const name of only ?? []) {
+  if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only ${name}: no such section (${SECTIONS.join(', ')})`);
+}
+const runs = (section: Section) => only === undefined || only.includes(section);
 /** Repetitions: cold starts per bundle, metered requests per endpoint, load seconds per endpoint. */
-const COLD_START_ROUNDS = 11;
+const COLD_START_ROUNDS = 15;
 const REQUEST_RUNS = 5;
 /** Interleaved rounds over the three audience sizes. */
 const SCALE_ROUNDS = 15;
@@ -43,96 +54,56 @@ const progress = (message: string) => process.stderr.write(`bench: ${message}\n`
 async function measureBundles(bundleDir: string) {
   progress('bundling every function with the deployed esbuild settings');
   const bundles = await bundleAll(bundleDir);
-  progress(`measuring cold init: ${bundles.length} bundles × ${COLD_START_ROUNDS} rounds`);
-  return {
-    bundles,
-    cold: await measureColdStarts(
-      bundles.map((bundle) => bundle.file),
-      COLD_START_ROUNDS,
-    ),
-  };
+  progress(`measuring cold init: ${bundles.length} bundles × ${COLD_START_ROUNDS} rounds, each after a bare start of its own`);
+  const cold = await measureColdStarts(
+    bundles.map((bundle) => bundle.file),
+    COLD_START_ROUNDS,
+  );
+  const functions = bundles.map((bundle) => {
+    const figures = cold.figures.get(bundle.file)!;
+    return {
+      handler: bundle.handler,
+      bytes: bundle.bytes,
+      ratio: figures.ratio,
+      initMs: figures.initMs,
+      fastestInitMs: figures.fastestMs,
+      sendsMail: bundle.sendsMail,
+      unused: bundle.unused.map((entry) => `${entry.module} (via ${entry.via.join(' → ')})`),
+    };
+  });
+  return { bareNodeMs: cold.bareNodeMs, rounds: cold.rounds, loadAverage: cold.loadAverage, functions };
+}
+
+async function measureCold(): Promise<NonNullable<BenchResults['cold']>> {
+  const bundleDir = await mkdtemp(join(tmpdir(), 'postlane-bench-'));
+  return measureBundles(bundleDir).finally(() => rm(bundleDir, { recursive: true, force: true }));
 }
 
 async function main(): Promise<number> {
   const startedAt = performance.now();
   // Other work on the machine slows every timing: the report says how busy it was.
   const loadAtStart = loadavg()[0]!;
-  const bundleDir = await mkdtemp(join(tmpdir(), 'postlane-bench-'));
   // Cold starts first, before the local stack exists: a JVM starting DynamoDB Local would compete for the CPU they time.
-  const { bundles, cold } = await measureBundles(bundleDir).finally(() => rm(bundleDir, { recursive: true, force: true }));
+  const cold = runs('cold') ? await measureCold() : undefined;
   // Also before the bench's own stack: each round boots and stops a JVM of its own.
-  progress(`timing npm start to ready: ${LOCAL_START_ROUNDS} rounds`);
-  const localStart = await measureLocalStart(LOCAL_START_ROUNDS);
-  const stack = await startBenchStack();
+  let localStart: BenchResults['localStart'];
+  if (runs('start')) {
+    progress(`timing npm start to ready: ${LOCAL_START_ROUNDS} rounds`);
+    localStart = await measureLocalStart(LOCAL_START_ROUNDS);
+  }
+  const { MEMORY_MB } = await import('../lib/endpoint-function.ts');
+  const needsStack = (['requests', 'scale', 'webhooks', 'load'] as const).some(runs);
+  const stack = needsStack ? await startBenchStack() : undefined;
   try {
-    const functions = bundles.map((bundle) => ({
-      handler: bundle.handler,
-      bytes: bundle.bytes,
-      initMs: cold.initMs.get(bundle.file)!,
-      fastestInitMs: cold.fastestMs.get(bundle.file)!,
-      sendsMail: bundle.sendsMail,
-      unused: bundle.unused.map((entry) => `${entry.module} (via ${entry.via.join(' → ')})`),
-    }));
-
-    // Everything below reads shared/config.ts, which the stack has pointed at the local services.
-    const { meterDynamoDb } = await import('./dynamo-meter.ts');
-    const { startHttpServer } = await import('#dev/local/http-server.ts');
-    const { createBenchAccount, formBody, uniqueEmail } = await import('./fixtures.ts');
-    const { buildScenarios } = await import('./scenarios.ts');
-    const { measureRequest } = await import('./metered.ts');
-    const { measureBulkImport, measureScale } = await import('./scale.ts');
-    const { runLoad } = await import('./load.ts');
-    const { MEMORY_MB } = await import('../lib/endpoint-function.ts');
-    const meter = meterDynamoDb();
-    const server = await startHttpServer({ port: 0 });
-    const api = server.url;
-
-    progress('metering a typical request to each endpoint');
-    const floors = parseFloors(await readFile('docs/data-model.md', 'utf8'));
-    const requests: BenchResults['requests'] = [];
-    for (const scenario of await buildScenarios(api, await createBenchAccount())) {
-      requests.push({ name: scenario.name, floor: floors.get(scenario.name), ...(await measureRequest(api, meter, scenario.prepare, REQUEST_RUNS)) });
-    }
-
-    progress('scale: loading audiences of 1,000, 10,000 and 100,000 contacts');
-    const scaleAccount = await createBenchAccount();
-    const scale = await measureScale(api, meter, scaleAccount, SCALE_ROUNDS, progress);
-    const bulkImport = await measureBulkImport(api, meter, scaleAccount, 1_000);
-    await server.close();
-
-    const { measureWebhooks } = await import('./webhooks.ts');
-    const webhooks = await measureWebhooks(meter, (await createBenchAccount()).accountId, undefined, progress);
-
-    progress(`warm load: ${LOAD_CONNECTIONS} connections against the API in a process of its own`);
-    const loadUrl = await stack.startServerProcess();
-    const load = await runLoadSuite(loadUrl, { createBenchAccount, formBody, uniqueEmail, runLoad, expectCall });
-
-    const requestNamed = (name: string) => requests.find((request) => request.name === name)!;
-    const classes: [string, { name: string; ms: number; readUnits: number; writeUnits: number }][] = [
-      ['create contact', requestNamed('POST /api/contacts')],
-      ['get contact', requestNamed('GET /api/contacts/{id}')],
-      ['list contacts', requestNamed('GET /api/contacts?audienceId')],
-      ['audience stats', requestNamed('GET /api/audiences/{id}/stats')],
-      ['send email (live, 1 recipient)', requestNamed('POST /api/email/send (live key, 1 recipient)')],
-      ['submit form', requestNamed('POST /api/forms/{id}/submit')],
-      ['bulk import (1,000 contacts)', { ...bulkImport, name: 'POST /api/contacts/bulk (1,000 new)' }],
-    ];
-    const cost = classes.map(([name, request]) => ({
-      name,
-      request: request.name,
-      durationMs: request.ms,
-      readUnits: request.readUnits,
-      writeUnits: request.writeUnits,
-      ...costPerMillion({ durationMs: request.ms, memoryMb: MEMORY_MB, readUnits: request.readUnits, writeUnits: request.writeUnits }),
-    }));
-
+    const { requests, scale, bulkImport, webhooks, load } = stack ? await measureOnStack(stack) : {};
+    const cost = requests ? costClasses(requests, bulkImport, MEMORY_MB) : undefined;
     const budgets = [
-      checkLocalStart(localStart.medianMs),
-      ...checkFunctions(functions, cold.bareNodeMs),
-      ...checkRoundTrips(requests),
-      ...checkScale(scale),
-      checkBulkImport(bulkImport.roundTrips),
-      ...checkWebhooks(webhooks),
+      ...(localStart ? [checkLocalStart(localStart.medianMs)] : []),
+      ...(cold ? checkFunctions(cold.functions, cold.bareNodeMs) : []),
+      ...(requests ? checkRoundTrips(requests) : []),
+      ...(scale ? checkScale(scale) : []),
+      ...(bulkImport ? [checkBulkImport(bulkImport.roundTrips)] : []),
+      ...(webhooks ? checkWebhooks(webhooks) : []),
     ];
     const results: BenchResults = {
       measuredAt: new Date().toISOString(),
@@ -142,9 +113,8 @@ async function main(): Promise<number> {
         cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
         loadAverage: [loadAtStart, loadavg()[0]!],
       },
-      bareNodeMs: cold.bareNodeMs,
+      cold,
       localStart,
-      functions,
       requests,
       load,
       scale,
@@ -156,10 +126,14 @@ async function main(): Promise<number> {
       budgets,
     };
     const markdown = toMarkdown(results);
-    await writeFile('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
-    await writeFile('bench/results/latest.md', `${markdown}\n`);
+    if (only === undefined) {
+      await writeFile('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
+      await writeFile('bench/results/latest.md', `${markdown}\n`);
+    }
     printReport(markdown);
-    progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s; wrote bench/results/latest.json and bench/results/latest.md`);
+    const written =
+      only === undefined ? '; wrote bench/results/latest.json and bench/results/latest.md' : ` (--only ${only.join(',')}: bench/results/ left as it was)`;
+    progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s${written}`);
     const failed = budgets.filter((budget) => !budget.ok);
     if (check && failed.length > 0) {
       for (const budget of failed) console.error(`budget not met: ${budget.budget}, ${budget.subject}: ${budget.detail}`);
@@ -167,8 +141,88 @@ async function main(): Promise<number> {
     }
     return 0;
   } finally {
-    await stack.stop();
+    await stack?.stop();
   }
+}
+
+type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'webhooks' | 'load'>;
+
+/** The sections measured against the bench's local stack, those asked for. */
+async function measureOnStack(stack: BenchStack): Promise<StackSections> {
+  // Everything here reads shared/config.ts, which the stack has pointed at the local services.
+  const { meterDynamoDb } = await import('./dynamo-meter.ts');
+  const { startHttpServer } = await import('#dev/local/http-server.ts');
+  const { createBenchAccount, formBody, uniqueEmail } = await import('./fixtures.ts');
+  const meter = meterDynamoDb();
+  const results: StackSections = {};
+  if (runs('requests') || runs('scale')) {
+    const server = await startHttpServer({ port: 0 });
+    if (runs('requests')) {
+      progress('metering a typical request to each endpoint');
+      const { buildScenarios } = await import('./scenarios.ts');
+      const { measureRequest } = await import('./metered.ts');
+      const floors = parseFloors(await readFile('docs/data-model.md', 'utf8'));
+      results.requests = [];
+      for (const scenario of await buildScenarios(server.url, await createBenchAccount())) {
+        results.requests.push({
+          name: scenario.name,
+          floor: floors.get(scenario.name),
+          ...(await measureRequest(server.url, meter, scenario.prepare, REQUEST_RUNS)),
+        });
+      }
+    }
+    if (runs('scale')) {
+      progress('scale: loading audiences of 1,000, 10,000 and 100,000 contacts');
+      const { measureBulkImport, measureScale } = await import('./scale.ts');
+      const scaleAccount = await createBenchAccount();
+      results.scale = await measureScale(server.url, meter, scaleAccount, SCALE_ROUNDS, progress);
+      results.bulkImport = await measureBulkImport(server.url, meter, scaleAccount, 1_000);
+    }
+    await server.close();
+  }
+  if (runs('webhooks')) {
+    const { measureWebhooks } = await import('./webhooks.ts');
+    results.webhooks = await measureWebhooks(meter, (await createBenchAccount()).accountId, undefined, progress);
+  }
+  if (runs('load')) {
+    progress(`warm load: ${LOAD_CONNECTIONS} connections against the API in a process of its own`);
+    const { runLoad } = await import('./load.ts');
+    results.load = await runLoadSuite(await stack.startServerProcess(), { createBenchAccount, formBody, uniqueEmail, runLoad, expectCall });
+  }
+  return results;
+}
+
+/** Cost per million requests of each endpoint class whose request was measured. */
+function costClasses(
+  requests: NonNullable<BenchResults['requests']>,
+  bulkImport: BenchResults['bulkImport'],
+  memoryMb: number,
+): NonNullable<BenchResults['cost']> {
+  const requestNamed = (name: string) => requests.find((request) => request.name === name);
+  const classes: [string, { name: string; ms: number; readUnits: number; writeUnits: number } | undefined][] = [
+    ['create contact', requestNamed('POST /api/contacts')],
+    ['get contact', requestNamed('GET /api/contacts/{id}')],
+    ['list contacts', requestNamed('GET /api/contacts?audienceId')],
+    ['audience stats', requestNamed('GET /api/audiences/{id}/stats')],
+    ['send email (live, 1 recipient)', requestNamed('POST /api/email/send (live key, 1 recipient)')],
+    ['batch send (100 emails)', requestNamed('POST /api/email/batch (test key, 100 emails)')],
+    ['submit form', requestNamed('POST /api/forms/{id}/submit')],
+    ['bulk import (1,000 contacts)', bulkImport && { ...bulkImport, name: 'POST /api/contacts/bulk (1,000 new)' }],
+  ];
+  return classes.flatMap(([name, request]) =>
+    request
+      ? [
+          {
+            name,
+            request: request.name,
+            durationMs: request.ms,
+            readUnits: request.readUnits,
+            writeUnits: request.writeUnits,
+            ...costPerMillion({ durationMs: request.ms, memoryMb, readUnits: request.readUnits, writeUnits: request.writeUnits }),
+          },
+        ]
+      : [],
+  );
 }
 
 interface LoadTools {

@@ -44,6 +44,12 @@ export async function buildScenarios(api: string, account: BenchAccount): Promis
     body: { from: account.from, to: uniqueEmail(), subject: 'Receipt', content: '<p>Thanks</p>' },
   });
 
+  // Seven webhook creates in all (warm-up and runs, and this one): under the 20 endpoints an account may have.
+  const webhook = { url: 'http://127.0.0.1:9/bench', events: ['*'] };
+  const webhookId = (await post('/api/webhooks', webhook)).data.id as string;
+  const broadcast = { audienceId, from: account.from, subject: 'Bench news', content: '<p>News</p>' };
+  const broadcastId = (await post('/api/broadcasts', broadcast)).data.id as string;
+
   const keyed = (method: string, path: string, status = 200, body?: unknown): Call => ({ method, path, key, status, ...(body === undefined ? {} : { body }) });
   const send = (path: string, body: Record<string, unknown>, sendKey = testKey): Call => ({
     method: 'POST',
@@ -130,5 +136,14 @@ export async function buildScenarios(api: string, account: BenchAccount): Promis
       prepare: async () => ({ method: 'POST', path: `/api/forms/${form.id}/submit`, status: 200, body: { email: uniqueEmail(), firstName: 'Ann' } }),
     },
     { name: 'GET /api/forms/{id}/submissions', prepare: async () => keyed('GET', `/api/forms/${form.id}/submissions?limit=10`) },
+    { name: 'GET /api/emails', prepare: async () => keyed('GET', '/api/emails?limit=10') },
+    { name: 'GET /api/emails/{id}/events', prepare: async () => keyed('GET', `/api/emails/${sent.emailId}/events`) },
+    { name: 'GET /api/events', prepare: async () => keyed('GET', '/api/events?limit=10') },
+    { name: 'POST /api/webhooks', prepare: async () => keyed('POST', '/api/webhooks', 201, webhook) },
+    { name: 'GET /api/webhooks', prepare: async () => keyed('GET', '/api/webhooks') },
+    { name: 'GET /api/webhooks/{id}', prepare: async () => keyed('GET', `/api/webhooks/${webhookId}`) },
+    { name: 'POST /api/broadcasts', prepare: async () => keyed('POST', '/api/broadcasts', 201, broadcast) },
+    { name: 'GET /api/broadcasts/{id}', prepare: async () => keyed('GET', `/api/broadcasts/${broadcastId}`) },
+    { name: 'GET /api/broadcasts', prepare: async () => keyed('GET', '/api/broadcasts?limit=10') },
   ];
 }

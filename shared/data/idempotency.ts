@@ -74,6 +74,16 @@ export async function claimIdempotencyKey(id: IdempotencyKey, claim: Claim, now:
   });
 }
 
+/**
+ * The completed record of a claim, for a request to put in its own last
+ * write: `{ ...claim, response }`, keeping the token so that a release by the
+ * same request still drops it.
+ */
+export function completedIdempotencyItem(id: IdempotencyKey, completed: Claim & { response: Record<string, unknown> }): Record<string, unknown> {
+  const { leaseUntil: _, ...kept } = completed;
+  return { ...idempotencyItemKey(id), entity: 'idempotency', ...kept, status: 'COMPLETED' };
+}
+
 /** Stores the response under the claim; false when the claim is no longer this request's (its lease ran out and another took it). */
 export async function completeIdempotencyKey(id: IdempotencyKey, token: string, response: Record<string, unknown>): Promise<boolean> {
   return updateIf({

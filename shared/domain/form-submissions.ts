@@ -19,7 +19,7 @@ import { CONTACT_LIMITS } from '#shared/schemas/contacts.ts';
 import { submissionSchema, type SubmissionInput, type submitReceiptReply } from '#shared/schemas/forms.ts';
 import { createContact, getContactByEmail, type Contact } from './contacts.ts';
 import { sendConfirmationRequest, sendSubmissionNotice, submissionContext, type SubmissionContext } from './form-emails.ts';
-import { HONEYPOT_FIELD } from './published-forms.ts';
+import { findPublishedForm, HONEYPOT_FIELD } from './published-forms.ts';
 
 /**
  * A person submits a form a few times at most; an office behind one address
@@ -137,16 +137,36 @@ export function readSubmission(fields: readonly FormFieldRecord[], body: Submiss
   throw new InvalidSubmission([...byField.values()]);
 }
 
+export interface FormToSubmit {
+  accountId: string;
+  form: FormRecord;
+  /** The submission's rate windows, counted beside the form's read. */
+  admitted: Promise<void>;
+}
+
 /**
- * Submits to a published form (found by findPublishedForm). The honeypot
+ * The published form a public path names, its rate windows counted beside
+ * its read: the route already names the account and form they need. A
+ * submission to an unpublished form so counts against its address too, which
+ * only slows that address.
+ */
+export async function findFormToSubmit(formRef: string, request: SubmitRequest): Promise<FormToSubmit> {
+  const { accountId, form, beside } = await findPublishedForm(formRef, (route) =>
+    admitSubmission(route.accountId, route.formId, request.sourceIp, request.now),
+  );
+  return { accountId, form, admitted: beside };
+}
+
+/**
+ * Submits to a published form (found by findFormToSubmit). The honeypot
  * answers like a success and records nothing; a form with `storeResponses:
  * false` counts the submission without keeping its data. The audience and the
  * notification follow the write, and their failures are logged rather than
  * refused: the submission is in.
  */
-export async function submitToForm({ accountId, form }: { accountId: string; form: FormRecord }, request: SubmitRequest): Promise<SubmitReceipt> {
+export async function submitToForm({ accountId, form, admitted }: FormToSubmit, request: SubmitRequest): Promise<SubmitReceipt> {
   const { now } = request;
-  await admitSubmission(accountId, form.formId, request.sourceIp, now);
+  await admitted;
   const receipt = { submissionId: newId('sub', now.getTime()), message: form.settings.successMessage };
   if (!isBlank(request.body[HONEYPOT_FIELD] ?? null)) return receipt;
 

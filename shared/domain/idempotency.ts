@@ -10,6 +10,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   claimIdempotencyKey,
+  completedIdempotencyItem,
   completeIdempotencyKey,
   idempotencyScope,
   releaseIdempotencyKey,
@@ -94,6 +95,28 @@ function answerFrom<T>(record: IdempotencyRecord, hash: string, now: Date): Idem
 }
 
 /**
+ * What a run that overlaps its key's claim gets: `held` settles while the run
+ * reads, and resolves once this request holds the key (it rejects when
+ * another request does); the run awaits it before its first write.
+ * `completion(response)` is the key's completed record, for the run to put in
+ * its own last write instead of a call of its own (undefined without a key).
+ */
+export interface ClaimGate {
+  held: Promise<void>;
+  completion(response: Record<string, unknown>): Record<string, unknown> | undefined;
+}
+
+const OPEN_GATE: ClaimGate = { held: Promise.resolve(), completion: () => undefined };
+
+/** A run that reads nothing before its first write: it waits for the claim. */
+const afterClaim =
+  <T>(fn: () => Promise<T>) =>
+  async (gate: ClaimGate): Promise<T> => {
+    await gate.held;
+    return fn();
+  };
+
+/**
  * A send endpoint's `fn` run at most once per `idempotencyKey` of the request,
  * the key scoped to the caller's account, its live or test keys and the
  * endpoint. `payload` is what "the same request" means: by default the body
@@ -106,8 +129,23 @@ export function idempotentSend<T extends Record<string, unknown>>(
   fn: () => Promise<T>,
   payload: unknown = { ...input, idempotencyKey: undefined },
 ): Promise<Idempotent<T>> {
+  return overlappingClaim(endpoint, input, context, afterClaim(fn), payload);
+}
+
+/**
+ * As idempotentSend, for a `fn` that reads beside the claim: it must await
+ * `gate.held` before anything with an effect, and may complete the key in its
+ * own last write (`gate.completion`).
+ */
+export function overlappingClaim<T extends Record<string, unknown>>(
+  endpoint: string,
+  input: { idempotencyKey?: string | undefined },
+  context: { principal: { accountId: string; env: string }; now: Date },
+  fn: (gate: ClaimGate) => Promise<T>,
+  payload: unknown = { ...input, idempotencyKey: undefined },
+): Promise<Idempotent<T>> {
   const { principal, now } = context;
-  return makeIdempotent({ accountId: principal.accountId, scope: idempotencyScope(principal.env, endpoint), key: input.idempotencyKey, payload, now }, fn);
+  return runOnce({ accountId: principal.accountId, scope: idempotencyScope(principal.env, endpoint), key: input.idempotencyKey, payload, now }, fn);
 }
 
 /**
@@ -115,10 +153,19 @@ export function idempotentSend<T extends Record<string, unknown>>(
  *
  * `await makeIdempotent({ accountId, scope: idempotencyScope('live', 'otp/send'), key, payload, now }, () => send())`
  */
-export async function makeIdempotent<T extends Record<string, unknown>>(options: IdempotencyOptions, fn: () => Promise<T>): Promise<Idempotent<T>> {
+export function makeIdempotent<T extends Record<string, unknown>>(options: IdempotencyOptions, fn: () => Promise<T>): Promise<Idempotent<T>> {
+  return runOnce(options, afterClaim(fn));
+}
+
+/** Another request holds the key: the run stops at its gate, and the request answers from that request's record. */
+class KeyHeldElsewhere extends Error {
+  override readonly name = 'KeyHeldElsewhere';
+}
+
+async function runOnce<T extends Record<string, unknown>>(options: IdempotencyOptions, fn: (gate: ClaimGate) => Promise<T>): Promise<Idempotent<T>> {
   if (options.key === undefined) {
     try {
-      return { response: await fn(), replayed: false };
+      return { response: await fn(OPEN_GATE), replayed: false };
     } catch (error) {
       // Nothing to complete without a key: the request fails with what went wrong.
       throw error instanceof EffectCommittedError ? error.cause : error;
@@ -128,33 +175,38 @@ export async function makeIdempotent<T extends Record<string, unknown>>(options:
   const hash = payloadHash(options.payload);
   const token = randomUUID();
   const now = options.now.getTime();
-  const claim = await claimIdempotencyKey(
-    id,
-    {
-      payloadHash: hash,
-      token,
-      leaseUntil: now + IN_PROGRESS_LEASE_MS,
-      expiresAt: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS,
+  const claimed = { payloadHash: hash, token, leaseUntil: now + IN_PROGRESS_LEASE_MS, expiresAt: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS };
+  const claiming = claimIdempotencyKey(id, claimed, options.now);
+  let completedInBand = false;
+  const gate: ClaimGate = {
+    held: claiming.then((claim) => {
+      if (!claim.claimed) throw new KeyHeldElsewhere();
+    }),
+    completion: (response) => {
+      completedInBand = true;
+      // Written without a condition: the lease outlasts the function, so the claim is still this request's when its run ends.
+      return completedIdempotencyItem(id, { ...claimed, response });
     },
-    options.now,
-  );
-  if (!claim.claimed) return answerFrom<T>(claim.existing, hash, options.now);
-
-  let response: T;
-  try {
-    response = await fn();
-  } catch (error) {
+  };
+  // A run that fails before its gate leaves it unawaited: its outcome is read below.
+  gate.held.catch(() => undefined);
+  const [claim, run] = await Promise.allSettled([claiming, fn(gate)]);
+  if (claim.status === 'rejected') throw claim.reason;
+  if (!claim.value.claimed) return answerFrom<T>(claim.value.existing, hash, options.now);
+  if (run.status === 'rejected') {
+    const error: unknown = run.reason;
     if (error instanceof EffectCommittedError) {
       await complete(id, token, error.response);
       throw error.cause;
     }
+    // Also drops a completion the run wrote before it failed: it carries this request's token.
     await releaseIdempotencyKey(id, token).catch((releaseError: unknown) => {
       log.warn('idempotency key not released; it frees itself when its lease ends', { accountId: id.accountId, error: releaseError });
     });
     throw error;
   }
-  await complete(id, token, response);
-  return { response, replayed: false };
+  if (!completedInBand) await complete(id, token, run.value);
+  return { response: run.value, replayed: false };
 }
 
 /** The send happened: never release now, or a retry would send again. */

@@ -1,6 +1,6 @@
 import { DEFAULT_OTP_SUBJECT, DEFAULT_OTP_TEMPLATE } from '#shared/email/otp-template.ts';
 import type { OtpSendInput } from '#shared/schemas/sending.ts';
-import { idempotentSend, type Idempotent } from './idempotency.ts';
+import { overlappingClaim, type Idempotent } from './idempotency.ts';
 import { admitOtp } from './otp-limit.ts';
 import { deliverOne, parseMailboxField, SUPPRESSED_FOR_TRANSACTIONAL, type MessageContent, type SendContext, type SingleSendResponse } from './sending.ts';
 
@@ -27,11 +27,11 @@ export async function sendOtp(input: OtpSendInput, context: SendContext): Promis
   const { principal, now } = context;
   // `to` and its alias are one field: the same request whichever name it came under.
   const payload = { ...input, idempotencyKey: undefined, email: undefined, to };
-  return idempotentSend(
+  return overlappingClaim(
     'otp/send',
     input,
     context,
-    () =>
+    (gate) =>
       deliverOne(
         {
           type: 'otp',
@@ -53,6 +53,7 @@ export async function sendOtp(input: OtpSendInput, context: SendContext): Promis
         context,
         'OTP email sent',
         field,
+        gate,
       ),
     payload,
   );

@@ -37,7 +37,7 @@ import type * as v from 'valibot';
 import { log } from '#shared/log.ts';
 import type { Principal } from './api-keys.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';
-import { EffectCommittedError } from './idempotency.ts';
+import { EffectCommittedError, type ClaimGate } from './idempotency.ts';
 import { factsOf, outcomeEventItems } from './email-events.ts';
 import { retentionExpiry } from './retention.ts';
 import { checkVerifiedSender, senderDomainRead } from './sender.ts';
@@ -81,6 +81,12 @@ export interface Delivery {
   admit?: (recipient: string) => Promise<void>;
   /** Opens and clicks to track (SES configuration sets, shared/email/tracking.ts); none when absent. */
   tracking?: Tracking;
+  /**
+   * An idempotency key's claim settling beside the reads (shared/domain/idempotency.ts,
+   * `overlappingClaim`): awaited before the first write; `completion` gives the
+   * items that complete the key, written with the records.
+   */
+  claim?: { held: Promise<void>; completion(messages: readonly MessageResult[]): Record<string, unknown>[] };
 }
 
 export type FailureCode = DeliveryErrorCode | 'RECIPIENT_SUPPRESSED' | 'SEND_FAILED';
@@ -122,7 +128,8 @@ export const SUPPRESSED_FOR_TRANSACTIONAL: readonly ContactStatus[] = ['bounced'
 /** SES calls in flight per request: enough to send 50 messages in a few round trips without a burst that SES throttles. */
 const SEND_CONCURRENCY = 10;
 
-const defaultTransport = sesTransport();
+// Pure: bundles that import this module without sending drop the transport and the SES SDK (shared/email/transport.ts).
+const defaultTransport = /* @__PURE__ */ sesTransport();
 
 export { parseMailboxField } from './sender.ts';
 
@@ -399,6 +406,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
 
   // One email counts per message to a recipient; cc and bcc copies, riding along or of their own, do not count extra (docs/api.md, "Quota").
   const charged = deliverable.length;
+  await delivery.claim?.held;
   let emailsRemaining = await admitAndReserve(delivery, deliverable, live && charged > 0 ? month : undefined, charged);
   const outcomes = new Map<Draft, Sent>();
   const sendAll = async (messages: readonly Draft[]) => {
@@ -432,7 +440,7 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   try {
     // Their events ride in the records' own batch write: no call of their own on the send path.
     const events = records.flatMap((record) => outcomeEventItems(principal.accountId, record, now.getTime()));
-    await putEmailRecords(principal.accountId, records, retentionExpiry(now.getTime()), events);
+    await putEmailRecords(principal.accountId, records, retentionExpiry(now.getTime()), [...events, ...(delivery.claim?.completion(messages) ?? [])]);
   } catch (error) {
     // Throttled messages are queued only once their records exist: these never were, so they fail, uncharged.
     if (retries.length > 0) {
@@ -563,23 +571,41 @@ function singleFailure(result: MessageResult, toField: string): unknown {
   }
 }
 
-/** A one-recipient delivery (OTP, transactional): the response when sent, else the matching error. */
-export async function deliverOne(delivery: Delivery, context: SendContext, sentMessage: string, toField: string): Promise<SingleSendResponse> {
+/**
+ * A one-recipient delivery (OTP, transactional): the response when sent, else
+ * the matching error. Its reads run beside the idempotency claim of `gate`,
+ * whose completion rides in the records' write when the message was accepted.
+ */
+export async function deliverOne(
+  delivery: Delivery,
+  context: SendContext,
+  sentMessage: string,
+  toField: string,
+  gate?: ClaimGate,
+): Promise<SingleSendResponse> {
   const responseOf = (result: MessageResult): SingleSendResponse => ({
     message: sentMessage,
     trackingId: result.trackingId,
     emailId: result.emailId,
     queued: result.status === 'queued',
   });
+  const accepted = (result: MessageResult | undefined) => result?.status === 'sent' || result?.status === 'queued';
+  const claim = gate && {
+    held: gate.held,
+    completion: ([result]: readonly MessageResult[]) => {
+      const item = accepted(result) ? gate.completion(responseOf(result!)) : undefined;
+      return item ? [item] : [];
+    },
+  };
   let report: DeliveryReport;
   try {
-    report = await deliver(delivery, context);
+    report = await deliver(claim ? { ...delivery, claim } : delivery, context);
   } catch (error) {
     // Sent: an idempotency key must replay this answer, never send again.
     if (error instanceof UnrecordedDeliveryError) throw new EffectCommittedError(responseOf(error.report.messages[0]!), error.cause);
     throw error;
   }
   const [result] = report.messages;
-  if (result!.status !== 'sent' && result!.status !== 'queued') throw singleFailure(result!, toField);
+  if (!accepted(result)) throw singleFailure(result!, toField);
   return responseOf(result!);
 }

@@ -1,5 +1,5 @@
 import type { TransactionalSendInput } from '#shared/schemas/sending.ts';
-import { idempotentSend, type Idempotent } from './idempotency.ts';
+import { overlappingClaim, type Idempotent } from './idempotency.ts';
 import { contentOf, deliverOne, parseMailboxField, SUPPRESSED_FOR_TRANSACTIONAL, type SendContext, type SingleSendResponse } from './sending.ts';
 
 /** POST /api/transactional/send: one recipient, HTML or a template (variables may nest), optional idempotency key. */
@@ -7,7 +7,7 @@ export async function sendTransactional(input: TransactionalSendInput, context: 
   const from = parseMailboxField(input.from, 'from');
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
   const content = contentOf(input);
-  return idempotentSend('transactional/send', input, context, () =>
+  return overlappingClaim('transactional/send', input, context, (gate) =>
     deliverOne(
       {
         type: 'transactional',
@@ -25,6 +25,7 @@ export async function sendTransactional(input: TransactionalSendInput, context: 
       context,
       'Transactional email sent',
       'to',
+      gate,
     ),
   );
 }

@@ -47,12 +47,15 @@ export interface MailTransport {
 /**
  * Module scope, so a warm Lambda reuses its connections. The SDK's standard
  * retry already backs off and retries throttling (TooManyRequests,
- * LimitExceeded) before an error reaches us.
+ * LimitExceeded) before an error reaches us. Built by a call marked pure, so
+ * that a bundle importing the sending code for its helpers alone (the
+ * broadcast routes that never send) drops the client and the SES SDK.
  */
-export const ses = new SESv2Client({
-  ...awsConnection(config.SES_ENDPOINT),
-  maxAttempts: 3,
-});
+export const ses = /* @__PURE__ */ newSesClient();
+
+function newSesClient(): SESv2Client {
+  return new SESv2Client({ ...awsConnection(config.SES_ENDPOINT), maxAttempts: 3 });
+}
 
 function headerValue(value: string): string {
   if (!isHeaderSafe(value)) throw new Error('A header value reached the transport with a line break');

@@ -1,6 +1,5 @@
 // The submit endpoint's replies, apart from the hosted page: submitting sends mail, showing the page does not.
-import { findPublishedForm } from '#shared/domain/published-forms.ts';
-import { InvalidSubmission, submitToForm, type SubmitRequest } from '#shared/domain/form-submissions.ts';
+import { findFormToSubmit, InvalidSubmission, submitToForm, type SubmitRequest } from '#shared/domain/form-submissions.ts';
 import { NotFoundError, RateLimitError } from '#shared/errors.ts';
 import { ok, type Reply } from '#shared/http/reply.ts';
 import { bodyFormat, formNotFoundPage, formPage, wantsHtml } from './forms.ts';
@@ -21,12 +20,12 @@ export interface SubmissionRequestInput {
 export async function submissionReply(input: SubmissionRequestInput): Promise<Reply> {
   const request: SubmitRequest = { body: input.body, format: bodyFormat(input.headers), sourceIp: input.sourceIp, now: input.now };
   if (!wantsHtml(input.headers)) {
-    const receipt = await submitToForm(await findPublishedForm(input.formRef), request);
+    const receipt = await submitToForm(await findFormToSubmit(input.formRef, request), request);
     return ok({ message: receipt.message, submissionId: receipt.submissionId });
   }
-  let published: Awaited<ReturnType<typeof findPublishedForm>>;
+  let published: Awaited<ReturnType<typeof findFormToSubmit>>;
   try {
-    published = await findPublishedForm(input.formRef);
+    published = await findFormToSubmit(input.formRef, request);
   } catch (error) {
     if (error instanceof NotFoundError) return formNotFoundPage();
     throw error;

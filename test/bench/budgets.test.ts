@@ -1,10 +1,12 @@
 /** The benchmark's pure parts: what it flags, how it reads the documented minimums, its cost arithmetic. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkFunctions, checkRoundTrips, checkScale, checkWebhooks, parseFloors } from '../../bench/budgets.ts';
 import { WEBHOOK_BENCH } from '../../bench/webhooks.ts';
-import { functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
+import { deployedFunctions, functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
+import { coldFigures } from '../../bench/cold-start.ts';
 import { costPerMillion, PRICES } from '../../bench/cost.ts';
+import { toMarkdown } from '../../bench/report.ts';
 
 const SES_INPUT = 'node_modules/@aws-sdk/client-sesv2/dist-es/index.js';
 const LIQUID_INPUT = 'node_modules/liquidjs/dist/liquid.node.mjs';
@@ -48,10 +50,40 @@ describe('round-trip budget', () => {
 });
 
 describe('cold init budget', () => {
-  it('is a ratio of the bare Node start of the same run: 0.5× without mail, 0.7× for functions that send', () => {
-    const fn = (initMs: number, sendsMail: boolean) => ({ handler: `${initMs}`, sendsMail, initMs, unused: [] });
-    const results = checkFunctions([fn(50, false), fn(60, false), fn(70, true), fn(80, true)], 100);
+  it("is each function's own ratio to the bare starts of its rounds: 0.5× without mail, 0.7× for functions that send", () => {
+    const fn = (ratio: number, sendsMail: boolean) => ({ handler: `${ratio}`, sendsMail, ratio, initMs: ratio * 100, unused: [] });
+    const results = checkFunctions([fn(0.5, false), fn(0.6, false), fn(0.7, true), fn(0.8, true)], 100);
     expect(results.filter((result) => result.budget === 'cold init').map((result) => result.ok)).toEqual([true, false, true, false]);
+  });
+});
+
+describe('cold init measurement', () => {
+  it('takes the median of per-round ratios, so a busy round that slows both starts of its pair moves nothing', () => {
+    const quiet = { bareMs: 100, loadMs: 140 };
+    const busy = { bareMs: 400, loadMs: 560 };
+    expect(coldFigures([quiet, busy, quiet, busy, busy], 100).ratio).toBeCloseTo(0.4, 6);
+  });
+
+  it("reports the fastest round against the fastest bare start of the run, never a bare start slower than the function's best", () => {
+    const figures = coldFigures(
+      [
+        { bareMs: 300, loadMs: 150 },
+        { bareMs: 120, loadMs: 190 },
+      ],
+      90,
+    );
+    expect(figures.fastestMs).toBe(60);
+  });
+
+  it('measures every deployed function: each handler module under functions/, the workers included', async () => {
+    const modules = readdirSync('functions', { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !/(^|\/)(contract|routes)\.ts$/.test(file))
+      .map((file) => file.replace(/\.ts$/, ''));
+    const measured = [...(await deployedFunctions()).keys()];
+    expect(measured.sort()).toEqual(modules.sort());
+    expect(measured).toEqual(
+      expect.arrayContaining(['webhooks/deliver', 'events/fan-out', 'broadcasts/work', 'email/send-queued', 'emails/list', 'email/batch']),
+    );
   });
 });
 
@@ -108,5 +140,26 @@ describe('webhook budgets', () => {
     expect(failing(checkWebhooks(inline))).toEqual(['recording an event']);
     expect(failing(checkWebhooks(wasteful))).toEqual([`fan-out to ${WEBHOOK_BENCH.endpoints} endpoints`]);
     expect(failing(checkWebhooks(held))).toEqual(['a slow receiver delays no other']);
+  });
+});
+
+describe('report of a partial run (--only)', () => {
+  it('shows the sections measured, with the load average of the cold starts, and nothing of the others', () => {
+    const markdown = toMarkdown({
+      measuredAt: '2026-11-24T08:00:00.000Z',
+      machine: { node: '20', cpus: 2, cpuModel: 'CPU', loadAverage: [1, 2] },
+      cold: {
+        bareNodeMs: 90,
+        rounds: 15,
+        loadAverage: [0.5, 0.7],
+        functions: [{ handler: 'contacts/get', bytes: 270_000, ratio: 0.42, initMs: 38, fastestInitMs: 31, sendsMail: false, unused: [] }],
+      },
+      memoryMb: 512,
+      prices: PRICES,
+      budgets: [],
+    });
+    expect(markdown).toContain('| contacts/get |  | 264 KB | 38.0 ms | 0.42× | 31.0 ms | none |');
+    expect(markdown).toContain('load average 0.5 → 0.7 while timing');
+    expect(markdown).not.toMatch(/Requests|Warm load|Scale|cost per million/);
   });
 });

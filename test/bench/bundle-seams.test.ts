@@ -13,6 +13,15 @@ import { bundleHandler } from '../../lib/bundling.ts';
 const outdir = mkdtempSync(join(tmpdir(), 'postlane-seams-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
+/** Bytes a handler's bundle keeps from the inputs whose path holds `path`. */
+async function bytesFrom(handler: string, path: string): Promise<number> {
+  const metafile = await bundleHandler(handler, join(outdir, `${handler.replace('/', '-')}.mjs`));
+  return Object.values(metafile.outputs)
+    .flatMap((output) => Object.entries(output.inputs))
+    .filter(([input]) => input.includes(path))
+    .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
+}
+
 it('bundles a DynamoDB-using function with no fault hook, no meter, and nothing from dev/, test/ or bench/', async () => {
   const outfile = join(outdir, 'create.mjs');
   const metafile = await bundleHandler('contacts/create', outfile);
@@ -25,14 +34,16 @@ it('bundles a DynamoDB-using function with no fault hook, no meter, and nothing 
 });
 
 it('bundles the template engine only into the template functions that parse or render one', async () => {
-  const liquidBytes = async (handler: string) => {
-    const metafile = await bundleHandler(handler, join(outdir, `${handler.replace('/', '-')}.mjs`));
-    return Object.values(metafile.outputs)
-      .flatMap((output) => Object.entries(output.inputs))
-      .filter(([input]) => input.includes('node_modules/liquidjs/'))
-      .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
-  };
+  const liquidBytes = (handler: string) => bytesFrom(handler, 'node_modules/liquidjs/');
 
-  for (const handler of ['templates/get', 'templates/list', 'templates/delete']) expect([handler, await liquidBytes(handler)]).toEqual([handler, 0]);
+  for (const handler of ['templates/get', 'templates/list', 'templates/delete', 'system/fallback', 'system/preflight'])
+    expect([handler, await liquidBytes(handler)]).toEqual([handler, 0]);
   for (const handler of ['templates/create', 'templates/update', 'templates/render']) expect(await liquidBytes(handler)).toBeGreaterThan(0);
+});
+
+it("bundles no SDK client a function never calls, though its area's domain module imports the sending code", async () => {
+  const sdkBytes = (handler: string, sdk: string) => bytesFrom(handler, `node_modules/@aws-sdk/${sdk}/`);
+
+  expect(await sdkBytes('broadcasts/list', 'client-sesv2')).toBe(0);
+  expect(await sdkBytes('email/send', 'client-sesv2')).toBeGreaterThan(0);
 });

@@ -54,6 +54,8 @@ const ALLOWED_MENTIONS: Record<string, string> = {
   'bench/bundles.ts templates/create': 'the bench expects the template engine in these bundles: an expectation checked against the build, not a declaration',
   'bench/bundles.ts templates/update': 'as above',
   'bench/bundles.ts templates/render': 'as above',
+  'bench/bundles.ts broadcasts/create': 'as above',
+  'bench/bundles.ts broadcasts/update': 'as above',
   'dev/openapi/form-posts.ts subscriptions/unsubscribe':
     'the OpenAPI examples of what mail clients and browser forms post: documentation only, kept out of the function bundles',
   'dev/openapi/form-posts.ts forms/confirm': 'as above',
