@@ -198,14 +198,14 @@ function anchors(cost: NonNullable<BenchResults['cost']>, requests: NonNullable<
   ];
 }
 
-function webhookSection(webhooks: WebhookBenchResults): string[] {
+export function webhookSection(webhooks: WebhookBenchResults): string[] {
   const { options } = webhooks;
   const per = (usage: WebhookBenchResults['fanOutPerEvent']) =>
     `${units(usage.roundTrips)} round trips, ${units(usage.writeUnits)} WRU, ${units(usage.readUnits)} RRU`;
   return [
     `#### Webhooks: ${options.events.toLocaleString('en-US')} events to ${options.endpoints} endpoints, one answering in ${options.slowMs} ms (${options.workers} workers)`,
     '',
-    `Recording an event (the request's share): ${per(webhooks.recordPerEvent)}. Fanning one out from the stream to ${options.endpoints} endpoints: ${per(webhooks.fanOutPerEvent)}.`,
+    `Recording an event (the request's share): ${per(webhooks.recordPerEvent)}. Fanning one out from the stream to ${options.endpoints} endpoints: ${per(webhooks.fanOutPerEvent)}, ${webhooks.fanOutMsPerEvent.toFixed(1)} ms of the fan-out function.`,
     '',
     table(
       ['receivers', 'deliveries', 'latency from the event, p50', 'p99'],

@@ -14,6 +14,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
 import type { DynamoMeter } from './dynamo-meter.ts';
 
 export interface WebhookBenchOptions {
@@ -37,6 +38,8 @@ export interface WebhookBenchResults {
   options: WebhookBenchOptions;
   /** The fan-out of one event to `endpoints` endpoints: DynamoDB round trips and units, averaged. */
   fanOutPerEvent: { roundTrips: number; readUnits: number; writeUnits: number };
+  /** The fan-out function's time per event, in this process (Lambda's billed duration is about this). */
+  fanOutMsPerEvent: number;
   /** Recording one event (the request's share): round trips and units. */
   recordPerEvent: { roundTrips: number; readUnits: number; writeUnits: number };
   /** The same load to fast receivers only: what the fast ones get when no receiver is slow. */
@@ -113,12 +116,14 @@ export async function measureWebhooks(
   const records = await reader.read();
   reader.close();
   meter.reset();
+  const fanOutStarted = performance.now();
   await invokeWithRecords('events/fan-out', handler as never, records);
+  const fanOutMsPerEvent = (performance.now() - fanOutStarted) / records.length;
   const fanOutPerEvent = scaled(meter.usage(), records.length);
 
   const baseline = await deliverLoad(accountId, options, 0, 'baseline', progress);
   const withSlow = await deliverLoad(accountId, options, options.slowMs, 'load', progress);
-  return { options, recordPerEvent, fanOutPerEvent, baseline: baseline.fast, ...withSlow };
+  return { options, recordPerEvent, fanOutPerEvent, fanOutMsPerEvent, baseline: baseline.fast, ...withSlow };
 }
 
 /**
@@ -151,3 +156,29 @@ async function deliverLoad(accountId: string, options: WebhookBenchOptions, slow
   }
   return { fast: latencies(fast.flatMap((receiver) => receiver.seen)), slow: latencies(slow!.seen), totalSeconds: (performance.now() - started) / 1000 };
 }
+
+/**
+ * `node --import tsx bench/webhooks.ts`: this section alone, on a stack of
+ * its own, printed as bench/results/latest.md shows it (plus the JSON).
+ */
+async function main(): Promise<void> {
+  const { startBenchStack } = await import('./stack.ts');
+  const stack = await startBenchStack();
+  const quiet = console.log.bind(console);
+  // The handlers write an access line per request.
+  console.log = () => undefined;
+  try {
+    const { meterDynamoDb } = await import('./dynamo-meter.ts');
+    const { createBenchAccount } = await import('./fixtures.ts');
+    const { webhookSection } = await import('./report.ts');
+    const results = await measureWebhooks(meterDynamoDb(), (await createBenchAccount()).accountId, WEBHOOK_BENCH, (message) =>
+      process.stderr.write(`bench: ${message}\n`),
+    );
+    quiet(webhookSection(results).join('\n'));
+    quiet(JSON.stringify(results, null, 2));
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -14,6 +14,7 @@ import {
   type GetRecordsCommandOutput,
   GetShardIteratorCommand,
   type _Record,
+  type AttributeValue,
   type ShardIteratorType,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
@@ -32,9 +33,24 @@ interface ShardPosition {
   lastSequence?: string;
 }
 
+/**
+ * The SDK's stream client answers an empty map attribute as `{}`, with no
+ * `M`, which `unmarshall` refuses ("No value defined"); Lambda's event has
+ * `{"M": {}}`. No other attribute value comes back empty.
+ */
+function withEmptyMaps(value: AttributeValue): AttributeValue {
+  if (value.M) return { M: imageWithEmptyMaps(value.M) };
+  if (value.L) return { L: value.L.map(withEmptyMaps) };
+  return Object.keys(value).length === 0 ? { M: {} } : value;
+}
+
+function imageWithEmptyMaps(image: Record<string, AttributeValue>): Record<string, AttributeValue> {
+  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, withEmptyMaps(value)]));
+}
+
 /** Lambda's record shape: the SDK answers the creation time as a Date, Lambda as epoch seconds. */
 function lambdaRecord(record: _Record, streamArn: string, region: string): DynamoDBRecord {
-  const { ApproximateCreationDateTime, ...rest } = record.dynamodb ?? {};
+  const { ApproximateCreationDateTime, NewImage, OldImage, ...rest } = record.dynamodb ?? {};
   return {
     ...(record.eventID ? { eventID: record.eventID } : {}),
     ...(record.eventName ? { eventName: record.eventName } : {}),
@@ -44,6 +60,8 @@ function lambdaRecord(record: _Record, streamArn: string, region: string): Dynam
     eventSourceARN: streamArn,
     dynamodb: {
       ...(rest as NonNullable<DynamoDBRecord['dynamodb']>),
+      ...(NewImage ? { NewImage: imageWithEmptyMaps(NewImage) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'] } : {}),
+      ...(OldImage ? { OldImage: imageWithEmptyMaps(OldImage) as NonNullable<DynamoDBRecord['dynamodb']>['OldImage'] } : {}),
       ...(ApproximateCreationDateTime ? { ApproximateCreationDateTime: Math.floor(ApproximateCreationDateTime.getTime() / 1000) } : {}),
     },
   };

@@ -182,21 +182,30 @@ export interface BatchInsertResult {
 }
 
 /**
- * Inserts up to 49 new contacts of one audience in one transaction (two items
- * each, one counter write and the audience's existence check: DynamoDB allows
- * 100). A claim taken meanwhile cancels the transaction; those contacts are
- * set aside and the rest retried. An audience deleted meanwhile (its counters
- * outlive it, so their condition does not see it) throws AUDIENCE_NOT_FOUND.
+ * Inserts up to 32 new contacts of one audience in one transaction (three
+ * items each: contact, claim and the `alongside` item of each, its event; one
+ * counter write and the audience's existence check: DynamoDB allows 100). A
+ * claim taken meanwhile cancels the transaction; those contacts are set aside
+ * and the rest retried. An audience deleted meanwhile (its counters outlive
+ * it, so their condition does not see it) throws AUDIENCE_NOT_FOUND.
  */
-export async function insertContactBatch(accountId: string, audienceId: string, contacts: ContactRecord[], now: Date): Promise<BatchInsertResult> {
+export async function insertContactBatch(
+  accountId: string,
+  audienceId: string,
+  contacts: ContactRecord[],
+  now: Date,
+  alongside: (contact: ContactRecord) => TransactItems = () => [],
+): Promise<BatchInsertResult> {
   let pending = contacts;
   const alreadyClaimed: ContactRecord[] = [];
   while (pending.length > 0) {
     try {
+      // The alongside items go last, so each contact's claim keeps its place among the cancellation reasons.
       await transactWrite([
         ...pending.flatMap((contact) => insertItems(accountId, contact)),
         counterUpdate(accountId, audienceId, sumDeltas(pending.map((contact) => presenceDelta(contact.status, 1))), now),
         audienceExistsCheck(accountId, audienceId),
+        ...pending.flatMap(alongside),
       ]);
       return { inserted: pending, alreadyClaimed };
     } catch (error) {
@@ -211,9 +220,12 @@ export async function insertContactBatch(accountId: string, audienceId: string, 
   return { inserted: [], alreadyClaimed };
 }
 
-export const MAX_CONTACTS_PER_INSERT_BATCH = 49;
-/** Two items each at most (contact and claim) plus the counter write and, for an import, the audience check. */
-export const MAX_CONTACTS_PER_REPLACE_BATCH = 49;
+/**
+ * Three items each at most (contact, claim or the claim's status, the event)
+ * plus the counter write and the audience check: 98 of DynamoDB's 100.
+ */
+export const MAX_CONTACTS_PER_INSERT_BATCH = 32;
+export const MAX_CONTACTS_PER_REPLACE_BATCH = 32;
 
 /**
  * Writes new versions of existing contacts of one audience (each carrying the

@@ -5,7 +5,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { readTogether, type KeyedRead } from './batches.ts';
-import { db, isConditionFailure, tableName, deleteIf } from './client.ts';
+import { db, isConditionFailure, tableName, deleteIf, putNew, type TransactItems } from './client.ts';
 import { accountScoped } from './partition.ts';
 
 export type SuppressionReason = 'unsubscribed' | 'bounced' | 'complained';
@@ -37,6 +37,15 @@ export async function putSuppression(accountId: string, email: string, reason: S
     .catch((error: unknown) => {
       if (!isConditionFailure(error)) throw error;
     });
+}
+
+/**
+ * The transaction item that records the address's own unsubscribe when it
+ * has no suppression yet (any reason is at least as strong), for the
+ * transaction that records its event: a repeat cancels both.
+ */
+export function newUnsubscribePut(accountId: string, email: string, now: Date): TransactItems[number] {
+  return putNew({ ...suppressionKey(accountId, email), entity: 'suppression', email, reason: 'unsubscribed', createdAt: now.toISOString() });
 }
 
 export async function getSuppression(accountId: string, email: string): Promise<SuppressionReason | undefined> {

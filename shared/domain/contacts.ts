@@ -123,6 +123,16 @@ function changedContent(before: ContactRecord, after: ContactRecord): boolean {
   return !isDeepStrictEqual(content(before), content(after));
 }
 
+/** The event of rewriting `before` as `after`, for the rewrite's transaction: none when no value changed. */
+export function contactChangeEvent(
+  accountId: string,
+  { before, after }: { before: ContactRecord; after: ContactRecord },
+  now: Date,
+  type: 'contact.updated' | 'contact.unsubscribed' = 'contact.updated',
+): TransactItems {
+  return changedContent(before, after) ? contactEvent(accountId, type, after, now) : [];
+}
+
 export async function createContact(accountId: string, input: CreateContactInput, now: Date): Promise<Contact> {
   const record = newContactRecord(input.audienceId, input, now);
   await insertContact(accountId, record, now, contactEvent(accountId, 'contact.created', record, now));
@@ -162,7 +172,7 @@ async function rewriteContact(
     const before = await findContact(accountId, contactId);
     const after = change(before);
     if (!after) return before;
-    const alongside = changedContent(before, after) ? contactEvent(accountId, type, after, now) : [];
+    const alongside = contactChangeEvent(accountId, { before, after }, now, type);
     const { stale } = await replaceContacts(accountId, before.audienceId, [{ before, after }], now, { alongside });
     if (stale.size === 0) return after;
   }

@@ -12,10 +12,12 @@
  */
 import { getAudienceProfiles } from '#shared/data/audiences.ts';
 import { findContactsByEmail, type EmailMembership } from '#shared/data/contacts.ts';
-import { getSuppression, putSuppression, removeUnsubscribe, type SuppressionReason } from '#shared/data/suppressions.ts';
+import { putEventItemsOnce } from '#shared/data/events.ts';
+import { getSuppression, newUnsubscribePut, removeUnsubscribe, type SuppressionReason } from '#shared/data/suppressions.ts';
 import { NotFoundError } from '#shared/errors.ts';
 import type { ContactStatus } from '#shared/model/contact-status.ts';
 import { changeContactStatus } from './contacts.ts';
+import { eventWrite } from './events.ts';
 
 export type SubscriptionChoice = 'subscribed' | 'unsubscribed';
 
@@ -72,6 +74,29 @@ async function apply(
 }
 
 /**
+ * Puts an address that is no contact on the account's suppression list, with
+ * its `contact.unsubscribed` event (no contact nor audience to name), in one
+ * transaction that only an address with no suppression yet passes: a second
+ * click records nothing. The suppression's condition, not the event's key,
+ * makes it once; the time in the key tells a later unsubscribe (after a
+ * resubscribe lifted this one) from this one.
+ */
+async function unsubscribeAddress(accountId: string, email: string, now: Date): Promise<void> {
+  await putEventItemsOnce([
+    newUnsubscribePut(accountId, email, now),
+    ...eventWrite(
+      accountId,
+      {
+        type: 'contact.unsubscribed',
+        data: { contactId: null, email, audienceId: null, status: 'unsubscribed' },
+        sourceKey: `suppression:${email}:unsubscribed:${now.getTime()}`,
+      },
+      now.getTime(),
+    ),
+  ]);
+}
+
+/**
  * Unsubscribes the address in every audience of the account where it is
  * subscribed or pending, including audiences deleted since (their contacts
  * remain, and suppression reads them); an address that is no contact goes on
@@ -80,7 +105,7 @@ async function apply(
 export async function unsubscribeEverywhere(accountId: string, email: string, now: Date): Promise<void> {
   const memberships = await findContactsByEmail(accountId, email);
   if (memberships.length === 0) {
-    await putSuppression(accountId, email, 'unsubscribed', now);
+    await unsubscribeAddress(accountId, email, now);
     return;
   }
   await apply(
@@ -150,7 +175,7 @@ async function applyAccountWide(
 ): Promise<AccountWideSubscription> {
   if (standing.canBecome !== choice) return standing;
   if (choice === 'unsubscribed') {
-    await putSuppression(accountId, email, 'unsubscribed', now);
+    await unsubscribeAddress(accountId, email, now);
     return accountWide('unsubscribed');
   }
   // A bounce or complaint recorded meanwhile stays: then the unsubscribe was not there to lift.

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from '../support/api.ts';
 import { db, dynamo } from '#shared/data/client.ts';
 import { importContacts } from '#shared/domain/contact-import.ts';
+import { MAX_CONTACTS_PER_INSERT_BATCH } from '#shared/data/contacts.ts';
 import { deleteAudience } from '#shared/domain/audiences.ts';
 import { outsideInvocation } from '#dev/local/invocation.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
@@ -98,6 +99,37 @@ describe('bulk import', () => {
     expect(stats).toMatchObject({ total: 3, subscribed: 2, unsubscribed: 1 });
   });
 
+  it('records contact.created for each new row and contact.updated for each changed one, once: a replay records nothing', async () => {
+    const { key, audienceId } = await setup();
+    for (const email of ['old@example.com', 'same@example.com']) {
+      await request('POST', '/api/contacts', { key, body: { email, audienceId, firstName: 'Kept' } });
+    }
+    // More new rows than one transaction holds, so the events ride in several.
+    const fresh = Array.from({ length: 40 }, (_, index) => ({ email: `new${index}@example.com`, firstName: `New ${index}` }));
+    const body = {
+      audienceId,
+      contacts: [{ email: 'old@example.com', firstName: 'Changed' }, { email: 'broken' }, { email: 'same@example.com', firstName: 'Kept' }, ...fresh],
+    };
+    const events = async () => (await request('GET', '/api/events?limit=100', { key })).body.events as { type: string; data: Record<string, unknown> }[];
+
+    const first = await request('POST', '/api/contacts/bulk', { key, body });
+    const afterFirst = await events();
+    const replay = await request('POST', '/api/contacts/bulk', { key, body });
+    const afterReplay = await events();
+
+    expect(first.body).toMatchObject({ imported: 42, failed: 1, skipped: 0 });
+    expect(replay.body).toMatchObject({ imported: 42, failed: 1, skipped: 0 });
+    const imported = afterFirst.slice(0, -2);
+    expect(imported.filter((event) => event.type === 'contact.created').map((event) => event.data.email)).toEqual(
+      expect.arrayContaining(fresh.map((row) => row.email)),
+    );
+    expect(imported.map((event) => event.type).sort()).toEqual([...fresh.map(() => 'contact.created'), 'contact.updated']);
+    const created = imported.find((event) => event.data.email === 'new7@example.com')!;
+    expect(created.data).toMatchObject({ contactId: expect.stringMatching(/^con_/), audienceId, firstName: 'New 7', status: 'subscribed' });
+    expect(imported.find((event) => event.type === 'contact.updated')!.data).toMatchObject({ email: 'old@example.com', firstName: 'Changed' });
+    expect(afterReplay).toEqual(afterFirst);
+  });
+
   it('refuses more than 1,000 contacts, a missing audience and an unknown one', async () => {
     const { key, audienceId } = await setup();
     const tooMany = Array.from({ length: 1001 }, (_, index) => ({ email: `u${index}@example.com` }));
@@ -191,20 +223,22 @@ describe('bulk import', () => {
       const response = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts } });
 
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ imported: 49, failed: 71, skipped: 0 });
-      expect(response.body.errors).toHaveLength(71);
+      // The first transaction's contacts joined before the delete.
+      const joined = MAX_CONTACTS_PER_INSERT_BATCH;
+      expect(response.body).toMatchObject({ imported: joined, failed: 120 - joined, skipped: 0 });
+      expect(response.body.errors).toHaveLength(120 - joined);
       expect(response.body.errors[0]).toEqual({
-        index: 49,
-        email: 'late49@example.com',
+        index: joined,
+        email: `late${joined}@example.com`,
         error: 'AUDIENCE_NOT_FOUND',
         message: 'The audience was deleted during the import',
-        field: 'contacts[49]',
+        field: `contacts[${joined}]`,
       });
       expect(new Set(response.body.errors.map((error: { error: string }) => error.error))).toEqual(new Set(['AUDIENCE_NOT_FOUND']));
       expect((await request('GET', `/api/audiences/${audienceId}`, { key })).status).toBe(404);
-      // The first batch joined before the delete, and deleting an audience leaves its contacts.
+      // Deleting an audience leaves its contacts.
       const recount = await recountAudience(accountId, audienceId);
-      expect(recount.total).toBe(49);
+      expect(recount.total).toBe(joined);
       expect(await audienceCounters(accountId, audienceId)).toEqual(recount);
     });
 

@@ -121,6 +121,7 @@ describe('webhook budgets', () => {
     options: WEBHOOK_BENCH,
     recordPerEvent: { roundTrips: 1, readUnits: 0, writeUnits: 4 },
     fanOutPerEvent: { roundTrips: 6, readUnits: 1, writeUnits: 5 },
+    fanOutMsPerEvent: 3,
     baseline: { deliveries: 5000, p50Ms: 40, p99Ms: 200 },
     fast: { deliveries: 4000, p50Ms: 45, p99Ms: 260 },
     slow: { deliveries: 1000, p50Ms: 2100, p99Ms: 2400 },

@@ -27,6 +27,7 @@ import { admin, freshQueue } from '../support/admin-cli.ts';
 import { request, startApi } from '../support/api.ts';
 import { storedEmails } from '../sending/support.ts';
 import { DOCUMENTS, fencedBlocks, type FencedBlock } from './markdown.ts';
+import { expectShape } from './shape.ts';
 
 const LOCAL_API = 'http://127.0.0.1:3000';
 const LOCAL_SES = 'http://127.0.0.1:8005';
@@ -83,32 +84,6 @@ class Run {
     if (!this.queues.has(placeholder)) this.queues.set(placeholder, await freshQueue('doc-example'));
     return this.queues.get(placeholder)!;
   }
-}
-
-/**
- * Same keys at every level; `success`, `error`, booleans and null exactly; other values by type.
- * Arrays: empty exactly when documented empty, and the first item shaped as the documented first.
- */
-function expectShape(actual: unknown, documented: unknown, where: string): void {
-  if (Array.isArray(documented)) {
-    expect(Array.isArray(actual), `${where}: an array`).toBe(true);
-    const items = actual as unknown[];
-    expect(items.length === 0, `${where}: ${documented.length === 0 ? 'empty' : 'not empty'}`).toBe(documented.length === 0);
-    if (documented.length > 0) expectShape(items[0], documented[0], `${where}[0]`);
-    return;
-  }
-  if (documented !== null && typeof documented === 'object') {
-    expect(actual !== null && typeof actual === 'object' && !Array.isArray(actual), `${where}: an object`).toBe(true);
-    expect(Object.keys(actual as object).sort(), `${where}: keys`).toEqual(Object.keys(documented).sort());
-    for (const [key, value] of Object.entries(documented)) {
-      const inner = (actual as Record<string, unknown>)[key];
-      if (key === 'success' || key === 'error') expect(inner, `${where}.${key}`).toEqual(value);
-      else expectShape(inner, value, `${where}.${key}`);
-    }
-    return;
-  }
-  if (documented === null || typeof documented === 'boolean') expect(actual, where).toBe(documented);
-  else expect(typeof actual, `${where}: type`).toBe(typeof documented);
 }
 
 function parseJson(text: string, where: string): unknown {

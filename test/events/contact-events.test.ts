@@ -4,6 +4,7 @@
  * submission) records exactly one event, in the change's own transaction.
  */
 import { describe, expect, it } from 'vitest';
+import { putSuppression } from '#shared/data/suppressions.ts';
 import { listEvents } from '#shared/domain/events.ts';
 import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
 import { createTestAccount } from '../support/accounts.ts';
@@ -84,6 +85,52 @@ describe('contact.unsubscribed', () => {
       ['contact.unsubscribed', 'unsubscribed'],
       ['contact.updated', 'subscribed'],
     ]);
+  });
+});
+
+describe('contact.unsubscribed of an address that is no contact', () => {
+  /** The account's events over GET /api/events, oldest first. */
+  async function listed(key: string) {
+    const response = await request('GET', '/api/events?limit=100', { key });
+    expect(response.status).toBe(200);
+    return (response.body.events as { type: string; data: Record<string, unknown> }[]).reverse();
+  }
+
+  it('the one-click POST records one contact.unsubscribed with the address and no contact; a second click records nothing', async () => {
+    const { accountId, key } = await createTestAccount();
+    const { oneClickUrl } = await subscriptionLinks(accountId, 'stranger@example.org');
+
+    const first = await request('POST', new URL(oneClickUrl).pathname, { rawBody: 'List-Unsubscribe=One-Click', headers: FORM });
+    const second = await request('POST', new URL(oneClickUrl).pathname, { rawBody: 'List-Unsubscribe=One-Click', headers: FORM });
+
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect((await listed(key)).map((event) => [event.type, event.data])).toEqual([
+      ['contact.unsubscribed', { contactId: null, email: 'stranger@example.org', audienceId: null, status: 'unsubscribed' }],
+    ]);
+  });
+
+  it('the preferences page records each change: leaving, and leaving again after rejoining, but not the same choice twice', async () => {
+    const { accountId, key } = await createTestAccount();
+    const preferences = new URL((await subscriptionLinks(accountId, 'stranger@example.org')).preferencesUrl).pathname;
+
+    for (const status of ['unsubscribed', 'unsubscribed', 'subscribed', 'unsubscribed']) {
+      expect((await request('POST', preferences, { rawBody: `status=${status}`, headers: FORM })).status).toBe(200);
+    }
+
+    expect((await listed(key)).map((event) => [event.type, event.data.email])).toEqual([
+      ['contact.unsubscribed', 'stranger@example.org'],
+      ['contact.unsubscribed', 'stranger@example.org'],
+    ]);
+  });
+
+  it('an address suppressed by a bounce records nothing: the unsubscribe changed nothing', async () => {
+    const { accountId, key } = await createTestAccount();
+    await putSuppression(accountId, 'bounced@example.org', 'bounced', new Date());
+    const { oneClickUrl } = await subscriptionLinks(accountId, 'bounced@example.org');
+
+    await request('POST', new URL(oneClickUrl).pathname, { rawBody: 'List-Unsubscribe=One-Click', headers: FORM });
+
+    expect(await listed(key)).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
  * event once, in the write of the change itself, with the record's TTL.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { MessageRejected, TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SesEventType } from '#dev/local/ses-events.ts';
 
@@ -12,10 +12,7 @@ vi.hoisted(() => {
   process.env.RETRY_BACKOFF_SECONDS = '0';
 });
 
-const { invokedAs } = await import('#dev/local/invocation.ts');
-const { sesEventBridgeEvent } = await import('#dev/local/ses-events.ts');
 const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
-const { handler: sesEventsHandler } = await import('#functions/feedback/ses-events.ts');
 const { db, tableName } = await import('#shared/data/client.ts');
 const { emailKey } = await import('#shared/data/emails.ts');
 const { listEmailEvents, listEvents } = await import('#shared/domain/events.ts');
@@ -23,10 +20,8 @@ const { retentionExpiry } = await import('#shared/domain/retention.ts');
 const { ses, sendEmailInput } = await import('#shared/email/transport.ts');
 const { request } = await import('../support/api.ts');
 const { eventually } = await import('../support/eventually.ts');
-const { createSender, uniqueAddress } = await import('../sending/support.ts');
-
-// As Lambda runs it: its AWS calls are checked against this function's role (test/support/aws-calls.ts).
-const feedback = invokedAs('feedback/ses-events', sesEventsHandler);
+const { createSender, sesFailsFor, uniqueAddress } = await import('../sending/support.ts');
+const { facts, feedback, sendOne, sesEventFor } = await import('./support.ts');
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -34,40 +29,7 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-type Sender = Awaited<ReturnType<typeof createSender>>;
-
-/** Sends one message over HTTP; answers its record as GET /api/emails/:id shows it. */
-async function sendOne(sender: Sender, body: Record<string, unknown> = {}, key = sender.key) {
-  const to = uniqueAddress();
-  const response = await request('POST', '/api/email/send', {
-    key,
-    body: { from: sender.from, recipients: [to], subject: 'Hello', content: '<p>Hi</p>', ...body },
-  });
-  expect(response.status).toBe(200);
-  return (await request('GET', `/api/emails/${response.body.successfulEmails[0].trackingId}`, { key })).body.data;
-}
-
 const eventsOf = async (accountId: string, emailId: string) => (await listEmailEvents(accountId, emailId, { limit: 100 }, Date.now())).events;
-
-/** SES's event for the record, as the feedback handler receives it. */
-function sesEventFor(sender: Sender, email: Record<string, any>, type: SesEventType, at = new Date(), extra: { link?: string; tracking?: string } = {}) {
-  return sesEventBridgeEvent(
-    type,
-    {
-      accountId: sender.accountId,
-      emailId: email.id,
-      trackingId: email.trackingId,
-      messageId: email.sesMessageId ?? `0100-${email.id}`,
-      recipient: email.to,
-      from: email.from,
-      subject: email.subject,
-      ...extra,
-    },
-    at,
-  );
-}
-
-const facts = (email: Record<string, any>) => ({ emailId: email.id, trackingId: email.trackingId, to: email.to, from: email.from, subject: email.subject });
 
 describe('email.sent and email.failed', () => {
   it('a send records one email.sent per accepted message, naming it, and the record and event carry the retention TTL', async () => {
@@ -92,12 +54,7 @@ describe('email.sent and email.failed', () => {
   it('a message SES refuses records email.failed with the error, and no email.sent', async () => {
     const sender = await createSender();
     const [ok, refused] = [uniqueAddress('ok'), uniqueAddress('refused')];
-    const original = ses.send.bind(ses);
-    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
-      if (command.input.Destination?.ToAddresses?.[0] === refused)
-        throw Object.assign(new Error('Email address is not verified.'), { name: 'MessageRejected' });
-      return original(command);
-    }) as typeof ses.send);
+    sesFailsFor(refused, () => new MessageRejected({ message: 'Email address is not verified.', $metadata: {} }));
 
     const response = await request('POST', '/api/email/send', {
       key: sender.key,

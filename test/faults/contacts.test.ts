@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
+import { MAX_CONTACTS_PER_INSERT_BATCH, MAX_CONTACTS_PER_REPLACE_BATCH } from '#shared/data/contacts.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type DynamoFault } from './support.ts';
 import { accountWithAudience } from '../support/arrange.ts';
 
@@ -110,11 +111,20 @@ describe('bulk import under DynamoDB faults', () => {
 
     const failed = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts } });
     expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
-    await expectCountersMatchRecount(accountId, audienceId, 49);
+    await expectCountersMatchRecount(accountId, audienceId, MAX_CONTACTS_PER_INSERT_BATCH);
 
     const retried = await request('POST', '/api/contacts/bulk', { key, body: { audienceId, contacts } });
     expect(retried.body).toMatchObject({ success: true, imported: 120, failed: 0, skipped: 0 });
     await expectCountersMatchRecount(accountId, audienceId, 120);
+    // Each contact's event was written with it: the retry adds the missing ones and repeats none.
+    const created: string[] = [];
+    let cursor = '';
+    do {
+      const page = (await request('GET', `/api/events?type=contact.created&limit=100${cursor && `&cursor=${encodeURIComponent(cursor)}`}`, { key })).body;
+      created.push(...page.events.map((event: { data: { email: string } }) => event.data.email));
+      cursor = page.pagination.nextCursor ?? '';
+    } while (cursor);
+    expect(created.sort()).toEqual(contacts.map((contact) => contact.email).sort());
   });
 
   it('a failed update batch of an import leaves the counters exact', async () => {
@@ -131,7 +141,8 @@ describe('bulk import under DynamoDB faults', () => {
     expect(failed.status).toBe(500);
     const counters = await audienceCounters(accountId, audienceId);
     expect(counters).toEqual(await recountAudience(accountId, audienceId));
-    expect(counters).toMatchObject({ total: 60, unsubscribed: 49, subscribed: 11 });
+    // The first transaction's contacts were written before the fault.
+    expect(counters).toMatchObject({ total: 60, unsubscribed: MAX_CONTACTS_PER_REPLACE_BATCH, subscribed: 60 - MAX_CONTACTS_PER_REPLACE_BATCH });
   });
 });
 

@@ -69,14 +69,19 @@ export function sendPlain(sender: Pick<Sender, 'key' | 'from'>, recipients: stri
 }
 
 /**
- * SES's throttling for every message to `address`, which the emulator cannot
- * produce on demand; other messages go through. Undone by `vi.restoreAllMocks()`.
+ * SES answering every message to `address` with the error `fault` makes (a
+ * refusal, throttling), which the emulator cannot produce on demand; other
+ * messages go through. Undone by `vi.restoreAllMocks()`.
  */
-export function throttleSesFor(address: string): void {
+export function sesFailsFor(address: string, fault: () => Error): void {
   const original = ses.send.bind(ses);
   vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
-    if (command.input.Destination?.ToAddresses?.[0] === address)
-      throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+    if (command.input.Destination?.ToAddresses?.[0] === address) throw fault();
     return original(command);
   }) as typeof ses.send);
+}
+
+/** SES's throttling for every message to `address`: `sesFailsFor` with TooManyRequests. */
+export function throttleSesFor(address: string): void {
+  sesFailsFor(address, () => new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} }));
 }

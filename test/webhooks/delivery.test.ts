@@ -24,7 +24,7 @@ const { configuredWebhookQueue, encodeDeliveryMessage, queueDelaySeconds } = awa
 const { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } = await import('#shared/webhooks/schedule.ts');
 const { sqsEvent } = await import('#dev/local/queue-poller.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
-const { createWebhookQueue, openEventStream, receiversPerTest, refusal, takeMessages } = await import('./support.ts');
+const { createWebhookQueue, openEventStream, receiversPerTest, refusal, takeMessages, walk } = await import('./support.ts');
 
 await createWebhookQueue();
 await openEventStream();
@@ -51,18 +51,6 @@ function bounce(emailId = 'eml_b') {
     data: { emailId, to: 'x@example.com', bounce: { type: 'Permanent', subType: 'General' } },
     sourceKey: `ses:msg-${sequence}-${Math.random()}:Bounce:x@example.com`,
   };
-}
-
-/** Runs a message and, while the worker asks for another, the next one at the time it is due. */
-async function walk(message: Message, until: (step: Message) => boolean = () => false) {
-  let current: Message | undefined = message;
-  const steps: Message[] = [];
-  while (current && !until(current)) {
-    steps.push(current);
-    const next = await deliverWebhook(current, current.notBefore);
-    current = next.action === 'enqueue' ? next.message : undefined;
-  }
-  return { steps, stopped: current };
 }
 
 describe('fan-out', () => {

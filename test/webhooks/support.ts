@@ -22,6 +22,7 @@ import { config } from '#shared/config.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import { errorReply } from '#shared/http/error-envelope.ts';
+import { deliverWebhook } from '#shared/webhooks/deliver.ts';
 import { decodeDeliveryMessage, type DeliveryMessage } from '#shared/webhooks/queue.ts';
 
 export interface ReceivedRequest {
@@ -151,6 +152,18 @@ export async function takeMessages(accountId: string): Promise<DeliveryMessage[]
   const mine = waiting.get(accountId) ?? [];
   waiting.delete(accountId);
   return mine;
+}
+
+/** Runs a message and, while the worker asks for another, the next one at the time it is due (no waiting). */
+export async function walk(message: DeliveryMessage, until: (step: DeliveryMessage) => boolean = () => false) {
+  let current: DeliveryMessage | undefined = message;
+  const steps: DeliveryMessage[] = [];
+  while (current && !until(current)) {
+    steps.push(current);
+    const next = await deliverWebhook(current, current.notBefore);
+    current = next.action === 'enqueue' ? next.message : undefined;
+  }
+  return { steps, stopped: current };
 }
 
 /** The error envelope a refused call would be answered with: `expect(await refusal(call())).toMatchObject({status: 404, ...})`. */
