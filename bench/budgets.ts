@@ -2,6 +2,7 @@
  * The budgets `npm run bench -- --check` enforces, as pure functions of the
  * measured figures so that they are tested without running the benchmark.
  */
+import type { BroadcastBenchResults } from './broadcast.ts';
 import type { ScalePoint } from './scale.ts';
 import type { WebhookBenchResults } from './webhooks.ts';
 
@@ -26,6 +27,8 @@ export const BUDGETS = {
     /** The fast receivers' p99 beside a slow one, against their p99 when none is slow (timing noise on a shared machine). */
     slowNeighbour: { factor: 1.5, slackMs: 250 },
   },
+  /** Issue 17: a broadcast keeps SES at 90% of the rate it allows, for at most 2.5 write units per message, its events included. */
+  broadcast: { rateRatio: 0.9, writeUnitsPerMessage: 2.5 },
 } as const;
 
 export interface BudgetResult {
@@ -166,6 +169,32 @@ export function checkWebhooks(webhooks: WebhookBenchResults): BudgetResult[] {
       subject: 'a slow receiver delays no other',
       ok: webhooks.fast.deliveries > 0 && webhooks.fast.p99Ms <= isolationLimit,
       detail: `fast receivers' p99 ${webhooks.fast.p99Ms.toFixed(0)} ms beside a slow one, ${webhooks.baseline.p99Ms.toFixed(0)} ms without (budget ${isolationLimit.toFixed(0)} ms)`,
+    },
+  ];
+}
+
+/** Issue 17: the broadcast's rate against the SES stand-in's, its write units per message, and one message per recipient. */
+export function checkBroadcast(broadcast: BroadcastBenchResults): BudgetResult[] {
+  const { rateRatio, writeUnitsPerMessage } = BUDGETS.broadcast;
+  const subject = `${broadcast.options.contacts.toLocaleString('en-US')} contacts`;
+  return [
+    {
+      budget: 'broadcast rate',
+      subject,
+      ok: broadcast.rateRatio >= rateRatio,
+      detail: `${broadcast.messagesPerSecond.toFixed(1)} messages/s of ${broadcast.options.sesRate} allowed: ${broadcast.rateRatio.toFixed(2)} (budget ${rateRatio})`,
+    },
+    {
+      budget: 'broadcast writes',
+      subject,
+      ok: broadcast.perMessage.writeUnits <= writeUnitsPerMessage,
+      detail: `${broadcast.perMessage.writeUnits.toFixed(2)} WRU per message, events included (budget ${writeUnitsPerMessage})`,
+    },
+    {
+      budget: 'broadcast exactly once',
+      subject,
+      ok: broadcast.duplicates === 0 && broadcast.accepted === broadcast.counts.sent,
+      detail: `${broadcast.accepted} accepted by SES, ${broadcast.counts.sent} counted sent, ${broadcast.duplicates} second copies`,
     },
   ];
 }

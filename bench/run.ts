@@ -4,6 +4,8 @@
  * estimate, measured in one run on this machine against a local stack of its
  * own. Writes bench/results/latest.json and .md and prints the tables.
  * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails).
+ * `npm run bench -- --only broadcast [--contacts N] [--rate R]` runs the
+ * broadcast section alone (bench/broadcast.ts) and writes bench/results/broadcast.*.
  * The docs link bench/results/latest.md rather than copy its tables.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -16,13 +18,25 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleAll } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
-import { checkBulkImport, checkFunctions, checkLocalStart, checkRoundTrips, checkScale, checkWebhooks, parseFloors } from './budgets.ts';
+import {
+  checkBroadcast,
+  checkBulkImport,
+  checkFunctions,
+  checkLocalStart,
+  checkRoundTrips,
+  checkScale,
+  checkWebhooks,
+  parseFloors,
+  type BudgetResult,
+} from './budgets.ts';
 import { costPerMillion, PRICES } from './cost.ts';
 import { measureLocalStart } from './local-start.ts';
-import { toMarkdown, type BenchResults } from './report.ts';
+import { broadcastSection, toMarkdown, type BenchResults } from './report.ts';
 import { startBenchStack, expectCall } from './stack.ts';
 
 const check = process.argv.includes('--check');
+/** `--name value` from the command line. */
+const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 /** Repetitions: cold starts per bundle, metered requests per endpoint, load seconds per endpoint. */
 const COLD_START_ROUNDS = 11;
 const REQUEST_RUNS = 5;
@@ -98,6 +112,7 @@ async function main(): Promise<number> {
     const scaleAccount = await createBenchAccount();
     const scale = await measureScale(api, meter, scaleAccount, SCALE_ROUNDS, progress);
     const bulkImport = await measureBulkImport(api, meter, scaleAccount, 1_000);
+    const broadcast = await measureBroadcastSection(api, meter, createBenchAccount);
     await server.close();
 
     const { measureWebhooks } = await import('./webhooks.ts');
@@ -133,6 +148,7 @@ async function main(): Promise<number> {
       ...checkScale(scale),
       checkBulkImport(bulkImport.roundTrips),
       ...checkWebhooks(webhooks),
+      ...checkBroadcast(broadcast),
     ];
     const results: BenchResults = {
       measuredAt: new Date().toISOString(),
@@ -150,6 +166,7 @@ async function main(): Promise<number> {
       scale,
       bulkImport,
       webhooks,
+      broadcast,
       memoryMb: MEMORY_MB,
       prices: PRICES,
       cost,
@@ -160,12 +177,57 @@ async function main(): Promise<number> {
     await writeFile('bench/results/latest.md', `${markdown}\n`);
     printReport(markdown);
     progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s; wrote bench/results/latest.json and bench/results/latest.md`);
-    const failed = budgets.filter((budget) => !budget.ok);
-    if (check && failed.length > 0) {
-      for (const budget of failed) console.error(`budget not met: ${budget.budget}, ${budget.subject}: ${budget.detail}`);
-      return 1;
-    }
-    return 0;
+    return checked(budgets);
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** With `--check`, 1 when a budget is not met (each one named on stderr). */
+function checked(budgets: readonly BudgetResult[]): number {
+  const failed = budgets.filter((budget) => !budget.ok);
+  if (check && failed.length > 0) {
+    for (const budget of failed) console.error(`budget not met: ${budget.budget}, ${budget.subject}: ${budget.detail}`);
+    return 1;
+  }
+  return 0;
+}
+
+/** The broadcast section, its size and SES rate overridable from the command line (`--contacts`, `--rate`). */
+async function measureBroadcastSection(
+  api: string,
+  meter: import('./dynamo-meter.ts').DynamoMeter,
+  createBenchAccount: typeof import('./fixtures.ts').createBenchAccount,
+) {
+  const { BROADCAST_BENCH, measureBroadcast } = await import('./broadcast.ts');
+  const options = {
+    ...BROADCAST_BENCH,
+    contacts: Number(argument('--contacts') ?? BROADCAST_BENCH.contacts),
+    sesRate: Number(argument('--rate') ?? BROADCAST_BENCH.sesRate),
+  };
+  return measureBroadcast(api, meter, await createBenchAccount(), options, progress);
+}
+
+/** `--only broadcast`: the broadcast section alone, on a stack of its own. */
+async function broadcastOnly(): Promise<number> {
+  const stack = await startBenchStack();
+  try {
+    const { meterDynamoDb } = await import('./dynamo-meter.ts');
+    const { startHttpServer } = await import('#dev/local/http-server.ts');
+    const { createBenchAccount } = await import('./fixtures.ts');
+    const server = await startHttpServer({ port: 0 });
+    const broadcast = await measureBroadcastSection(server.url, meterDynamoDb(), createBenchAccount).finally(() => server.close());
+    const budgets = checkBroadcast(broadcast);
+    const markdown = [
+      `Measured ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.versions.node}, load average ${loadavg()[0]!.toFixed(1)}.`,
+      '',
+      ...broadcastSection(broadcast),
+      ...budgets.map((budget) => `- ${budget.ok ? 'met' : '**not met**'}: ${budget.budget}, ${budget.detail}`),
+    ].join('\n');
+    await writeFile('bench/results/broadcast.json', `${JSON.stringify(broadcast, null, 2)}\n`);
+    await writeFile('bench/results/broadcast.md', `${markdown}\n`);
+    printReport(markdown);
+    return checked(budgets);
   } finally {
     await stack.stop();
   }
@@ -267,4 +329,6 @@ async function runLoadSuite(url: string, tools: LoadTools) {
   return results;
 }
 
-process.exitCode = await main();
+const only = argument('--only');
+if (only !== undefined && only !== 'broadcast') throw new Error(`--only ${only}: the sections that run alone are: broadcast`);
+process.exitCode = only === 'broadcast' ? await broadcastOnly() : await main();
