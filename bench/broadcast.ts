@@ -51,7 +51,10 @@ export const BROADCAST_BENCH: BroadcastBenchOptions = {
 export interface PerMessage {
   roundTrips: number;
   readUnits: number;
+  /** Every write unit, the indexes' included (what AWS bills). */
   writeUnits: number;
+  /** Of them, the table's own items': the unit of the issue's budget (docs/broadcasts.md, "Costs"). */
+  tableWriteUnits: number;
   /** Handler time of the workers, summed over invocations. */
   lambdaMs: number;
   sqsRequests: number;
@@ -236,6 +239,7 @@ export async function measureBroadcast(
       roundTrips: per(usage.roundTrips),
       readUnits: per(usage.readUnits),
       writeUnits: per(usage.writeUnits),
+      tableWriteUnits: per(usage.tableWriteUnits),
       lambdaMs: per(handlerMs),
       sqsRequests: per(sqsRequests.count()),
     };

@@ -205,7 +205,7 @@ export function broadcastSection(broadcast: BroadcastBenchResults): string[] {
           `${ms(broadcast.firstMessageMs)} ms`,
           `${broadcast.totalSeconds.toFixed(0)} s`,
           `${perMessage.lambdaMs.toFixed(2)} ms (${broadcast.invocations} invocations)`,
-          `${perMessage.roundTrips.toFixed(2)} calls, ${perMessage.readUnits.toFixed(2)} RRU, ${perMessage.writeUnits.toFixed(2)} WRU`,
+          `${perMessage.roundTrips.toFixed(2)} calls, ${perMessage.readUnits.toFixed(2)} RRU, ${perMessage.tableWriteUnits.toFixed(2)} WRU (${perMessage.writeUnits.toFixed(2)} with index entries)`,
           perMessage.sqsRequests.toFixed(2),
         ],
       ],

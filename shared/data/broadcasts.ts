@@ -6,7 +6,7 @@
  * move by atomic ADD once per batch, never per message (docs/broadcasts.md).
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, deleteIf, isConditionFailure, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateReturning } from './client.ts';
+import { db, deleteIf, isConditionFailure, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, updateReturning } from './client.ts';
 import { accountScoped } from './partition.ts';
 import type { BroadcastStatus, Segment } from '#shared/schemas/broadcasts.ts';
 
@@ -60,6 +60,12 @@ const broadcastKey = (accountId: string, broadcastId: string) => ({ pk: accountS
 const batchKey = (accountId: string, broadcastId: string, batch: number) => ({
   pk: accountScoped(accountId, 'BRO', broadcastId),
   sk: `BAT#${String(batch).padStart(8, '0')}`,
+});
+
+/** Beside its batch, small so that renewing it costs one write unit (docs/broadcasts.md, "Costs"). */
+const leaseKey = (accountId: string, broadcastId: string, batch: number) => ({
+  ...batchKey(accountId, broadcastId, batch),
+  sk: `LSE#${String(batch).padStart(8, '0')}`,
 });
 
 const COUNTER_NAMES = ['recipients', 'sent', 'suppressed', 'failed'] as const;
@@ -222,6 +228,90 @@ export async function putBatches(accountId: string, broadcastId: string, batches
 export async function getBatch(accountId: string, broadcastId: string, batch: number): Promise<BroadcastBatch | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: batchKey(accountId, broadcastId, batch), ConsistentRead: true }));
   return Item ? { batch: Number(Item.batch), contactIds: Item.contactIds as string[], done: Item.done === true } : undefined;
+}
+
+/**
+ * Which attempt sends a batch, and which of its recipients that attempt may
+ * have handed to SES without their record written yet. The lease stands in
+ * for a claim per message: one write per SEND_CONCURRENCY messages instead
+ * of one each, with the same promise (docs/broadcasts.md, "Exactly once").
+ */
+export interface BatchLease {
+  /** The attempt holding the batch and when it last renewed; none once it gave the batch up. */
+  holder?: { token: string; at: string };
+  /** Contact ids whose messages the holder is sending now: each has its record afterwards, or may have left without one. */
+  inFlight: string[];
+  /** Attempts that took the batch: the version the next taker must see. */
+  attempts: number;
+}
+
+export async function getBatchLease(accountId: string, broadcastId: string, batch: number): Promise<BatchLease | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: leaseKey(accountId, broadcastId, batch), ConsistentRead: true }));
+  if (!Item) return undefined;
+  return {
+    ...(Item.holder ? { holder: Item.holder as BatchLease['holder'] } : {}),
+    inFlight: (Item.inFlight ?? []) as string[],
+    attempts: Number(Item.attempts ?? 0),
+  };
+}
+
+/**
+ * Takes the batch for the attempt `holder`, if the lease is still as `seen`
+ * (none, or the same number of attempts): of racing attempts one wins. The
+ * previous holder's `inFlight` is kept until the new one has settled it.
+ */
+export async function takeBatchLease(
+  accountId: string,
+  broadcastId: string,
+  batch: number,
+  seen: BatchLease | undefined,
+  holder: { token: string; at: string },
+): Promise<boolean> {
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...leaseKey(accountId, broadcastId, batch),
+          entity: 'broadcastLease',
+          holder,
+          inFlight: seen?.inFlight ?? [],
+          attempts: (seen?.attempts ?? 0) + 1,
+        },
+        ...(seen
+          ? { ConditionExpression: 'attempts = :seen', ExpressionAttributeValues: { ':seen': seen.attempts } }
+          : { ConditionExpression: 'attribute_not_exists(pk)' }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+const HELD_BY = { ConditionExpression: '#holder.#token = :token', names: { '#holder': 'holder', '#token': 'token' } } as const;
+
+/** Names the recipients about to go to SES and renews the lease; false when another attempt has taken the batch over. */
+export function markInFlight(accountId: string, broadcastId: string, batch: number, token: string, contactIds: readonly string[], at: Date): Promise<boolean> {
+  return updateIf({
+    Key: leaseKey(accountId, broadcastId, batch),
+    UpdateExpression: 'SET inFlight = :ids, #holder.#at = :at',
+    ConditionExpression: HELD_BY.ConditionExpression,
+    ExpressionAttributeNames: { ...HELD_BY.names, '#at': 'at' },
+    ExpressionAttributeValues: { ':ids': contactIds, ':at': at.toISOString(), ':token': token },
+  });
+}
+
+/** Gives the batch up with nothing in flight (SES throttled, or the quota ran out), so the next attempt need not wait for the lease to expire. */
+export function releaseBatchLease(accountId: string, broadcastId: string, batch: number, token: string): Promise<boolean> {
+  return updateIf({
+    Key: leaseKey(accountId, broadcastId, batch),
+    UpdateExpression: 'SET inFlight = :none REMOVE #holder',
+    ConditionExpression: HELD_BY.ConditionExpression,
+    ExpressionAttributeNames: HELD_BY.names,
+    ExpressionAttributeValues: { ':none': [], ':token': token },
+  });
 }
 
 /** The batches not finished yet, to queue again when a paused broadcast resumes. */
