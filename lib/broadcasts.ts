@@ -10,10 +10,10 @@ import { WorkerQueue } from './worker-queue.ts';
  * the broadcast, its batches and their leases (GetItem); contacts,
  * suppressions and earlier email records of a batch, the domain check
  * (BatchGetItem); the audience's pages and unfinished batches (Query);
- * batches, leases, the `broadcast.sent` event (PutItem); status, counters,
+ * leases, the `broadcast.sent` event (PutItem); status, counters,
  * lease renewals, quota (UpdateItem); each message's record with its event
- * (BatchWriteItem); finishBatch (a transaction of updates). It queues its own
- * next steps.
+ * (BatchWriteItem); a planned page with its batches and finishBatch
+ * (transactions of puts and of updates). It queues its own next steps.
  */
 export const BROADCAST_WORKER = {
   handler: 'broadcasts/work',

@@ -6,7 +6,19 @@
  * move by atomic ADD once per batch, never per message (docs/broadcasts.md).
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, deleteIf, isConditionFailure, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateIf, updateReturning } from './client.ts';
+import {
+  db,
+  deleteIf,
+  isConditionFailure,
+  putNew,
+  queryAll,
+  queryPage,
+  tableName,
+  transactWrite,
+  TransactionCancelled,
+  updateIf,
+  updateReturning,
+} from './client.ts';
 import { accountScoped } from './partition.ts';
 import type { BroadcastStatus, Segment } from '#shared/schemas/broadcasts.ts';
 
@@ -201,28 +213,52 @@ export interface BroadcastBatch {
   done: boolean;
 }
 
+/** What one planner step made of its page of the audience: the steps that follow from it. */
+export interface PlannedPage {
+  /** Batches written, numbered on from the step's first. */
+  batches: number;
+  recipients: number;
+  /** The contact the next page starts after; none on the last page. */
+  next?: string;
+}
+
+const pageKey = (accountId: string, broadcastId: string, after: string | undefined) => ({
+  ...batchKey(accountId, broadcastId, 0),
+  // `after` names the page: an empty page numbers no batch, so the next one starts at the same number.
+  sk: `PAG#${after ?? ''}`,
+});
+
 /**
- * The snapshot's batches, written before any is queued, each only if it does
- * not exist: a planner step run again (SQS redelivery) pages the audience from
- * the same contact and writes the same batches, and must not clear the `done`
- * mark of one a worker already finished.
+ * Writes a page's batches and what it made of the page, once: all in one
+ * transaction on the condition that the page is not planned yet. A planner
+ * step run again (SQS redelivery) gets the page as first planned, even if the
+ * audience changed in between, so the chain of pages never forks and no
+ * contact lands in two batches. Answers the page as stored.
  */
-export async function putBatches(accountId: string, broadcastId: string, batches: readonly Omit<BroadcastBatch, 'done'>[]): Promise<void> {
-  await Promise.all(
-    batches.map((batch) =>
-      db
-        .send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...batchKey(accountId, broadcastId, batch.batch), entity: 'broadcastBatch', batch: batch.batch, contactIds: batch.contactIds },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        )
-        .catch((error: unknown) => {
-          if (!isConditionFailure(error)) throw error;
-        }),
-    ),
-  );
+export async function planPageOnce(
+  accountId: string,
+  broadcastId: string,
+  after: string | undefined,
+  batches: readonly { batch: number; contactIds: string[] }[],
+  page: PlannedPage,
+): Promise<PlannedPage> {
+  const key = pageKey(accountId, broadcastId, after);
+  try {
+    await transactWrite([
+      putNew({ ...key, entity: 'broadcastPage', ...page }),
+      ...batches.map((batch) => ({
+        Put: {
+          TableName: tableName,
+          Item: { ...batchKey(accountId, broadcastId, batch.batch), entity: 'broadcastBatch', batch: batch.batch, contactIds: batch.contactIds },
+        },
+      })),
+    ]);
+    return page;
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed')) throw error;
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    return { batches: Number(Item!.batches), recipients: Number(Item!.recipients), ...(typeof Item!.next === 'string' ? { next: Item!.next } : {}) };
+  }
 }
 
 export async function getBatch(accountId: string, broadcastId: string, batch: number): Promise<BroadcastBatch | undefined> {

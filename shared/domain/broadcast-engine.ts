@@ -32,7 +32,7 @@ import {
   getBatchLease,
   getBroadcast,
   markInFlight,
-  putBatches,
+  planPageOnce,
   recordPlan,
   releaseBatchLease,
   takeBatchLease,
@@ -112,15 +112,19 @@ async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: B
   for (let start = 0; start < recipients.length; start += BROADCAST_BATCH_SIZE) {
     batches.push({ batch: step.batch + batches.length, contactIds: recipients.slice(start, start + BROADCAST_BATCH_SIZE) });
   }
-  await putBatches(accountId, broadcastId, batches);
-  const next = { batch: step.batch + batches.length, recipients: step.recipients + recipients.length };
+  const planned = await planPageOnce(accountId, broadcastId, step.after, batches, {
+    batches: batches.length,
+    recipients: recipients.length,
+    ...(page.next === undefined ? {} : { next: page.next }),
+  });
+  const next = { batch: step.batch + planned.batches, recipients: step.recipients + planned.recipients };
   // The next page's step first: a planner that stops here is picked up from it, and the sending of this page overlaps the planning of the next.
   const steps: BroadcastStep[] = [
-    ...(page.next === undefined ? [] : [{ kind: 'plan' as const, accountId, broadcastId, after: page.next, ...next }]),
-    ...batches.map((batch) => ({ kind: 'batch' as const, accountId, broadcastId, batch: batch.batch })),
+    ...(planned.next === undefined ? [] : [{ kind: 'plan' as const, accountId, broadcastId, after: planned.next, ...next }]),
+    ...Array.from({ length: planned.batches }, (_, index) => ({ kind: 'batch' as const, accountId, broadcastId, batch: step.batch + index })),
   ];
   await queue.enqueue(steps);
-  if (page.next === undefined) {
+  if (planned.next === undefined) {
     await recordPlan(accountId, broadcastId, { recipients: next.recipients, batches: next.batch });
     // Every batch may be done already (or there were none): completing is the last finisher's, and the planner may be it.
     await complete(accountId, broadcastId, new Date());

@@ -139,6 +139,37 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
     });
   });
 
+  it('a plan step SQS delivers again after contacts left plans the snapshot it took the first time', async () => {
+    const sender = await createSender();
+    const { broadcast, subscribed, send } = await started(sender, 120);
+    await send();
+    await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
+    const leaving = subscribed.slice(0, 3);
+    for (const email of leaving) {
+      const contact = await request('GET', `/api/contacts/email/${encodeURIComponent(email)}?audienceId=${broadcast.audienceId}`, { key: sender.key });
+      await request('PATCH', `/api/contacts/${contact.body.data.id}`, { key: sender.key, body: { status: 'unsubscribed' } });
+    }
+    // The first page's step once more, as SQS's at-least-once delivery may: paging again now would find 3 fewer contacts.
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: config.BROADCAST_QUEUE_URL!,
+        MessageBody: JSON.stringify({ kind: 'plan', accountId: sender.accountId, broadcastId: broadcast.id, batch: 0, recipients: 0 }),
+      }),
+    );
+
+    await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
+    await drainBroadcastQueue();
+
+    expectOneEach(await storedEmails(sender.domain), subscribed.slice(3));
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toEqual({
+      recipients: subscribed.length,
+      sent: subscribed.length - 3,
+      suppressed: 3,
+      failed: 0,
+      remaining: 0,
+    });
+  });
+
   it('contacts that unsubscribe while it runs are skipped and counted suppressed', async () => {
     const sender = await createSender();
     const { broadcast, subscribed, send } = await started(sender, 30);
