@@ -191,6 +191,13 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   let sent = 0;
   let throttled = false;
   for (const group of chunked(toSend, SEND_CONCURRENCY)) {
+    // Rendered before the group is named in flight: a message that fails to render has not left, so nobody of the group is left unconfirmed.
+    const messages = await Promise.all(group.map((recipient) => render(recipient.contact!))).catch(async (error: unknown) => {
+      // Nothing of this group left and every earlier one is recorded: the batch is given up at once, so its next delivery need not wait for the lease to expire.
+      await releaseBatchLease(accountId, broadcastId, step.batch, token);
+      if (month) await releaseQuota(month, toSend.length - sent).catch(quotaNotReleased(accountId, broadcastId));
+      throw error;
+    });
     if (
       !(await markInFlight(
         accountId,
@@ -205,7 +212,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
       if (month) await releaseQuota(month, toSend.length - sent).catch(quotaNotReleased(accountId, broadcastId));
       return HELD;
     }
-    const outcomes = await Promise.all(group.map((recipient) => sendOne(accountId, broadcast, recipient, render, now, deps.transport)));
+    const outcomes = await Promise.all(group.map((recipient, index) => sendOne(accountId, broadcast, recipient, messages[index]!, now, deps.transport)));
     finals.push(...outcomes.filter((outcome): outcome is Final => outcome !== 'throttled'));
     sent += outcomes.filter((outcome) => outcome === 'sent').length;
     // SES is at its rate: the rest of the batch waits with it.
@@ -363,7 +370,7 @@ const UNCONFIRMED = {
 };
 
 /**
- * Renders and sends one recipient's message, then writes its record with its
+ * Sends one recipient's rendered message, then writes its record with its
  * `email.sent` / `email.failed` event in one BatchWriteItem: no condition is
  * needed, the batch's lease names the message in flight, and a rewrite would
  * write the same items. `throttled`: SES refused it outright, nothing left
@@ -373,11 +380,10 @@ async function sendOne(
   accountId: string,
   broadcast: BroadcastRecord,
   recipient: Recipient,
-  render: Render,
+  message: Rendered,
   now: Date,
   transport: MailTransport,
 ): Promise<Final | 'throttled'> {
-  const message = await render(recipient.contact!);
   const outcome: SendOutcome = broadcast.test
     ? { status: 'sent', messageId: '' }
     : await transport.send({

@@ -23,7 +23,7 @@ const { releaseEmails } = await import('#shared/data/usage.ts');
 const { quotaPeriod } = await import('#shared/domain/accounts.ts');
 const { setFaultHook } = await import('../support/dynamo-faults.ts');
 const { request } = await import('../support/api.ts');
-const { createSender, storedEmails } = await import('../sending/support.ts');
+const { createSender, storedEmails, uniqueAddress } = await import('../sending/support.ts');
 const { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience } = await import('./support.ts');
 
 afterEach(() => {
@@ -168,6 +168,27 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
       failed: 0,
       remaining: 0,
     });
+  });
+
+  it('a message that fails to render leaves nobody of its group unconfirmed: once it renders, everyone gets one', async () => {
+    const sender = await createSender();
+    const audienceId = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'Render' } })).body.data.id;
+    // The 13th contact (in the second group of ten) makes the loop exceed the render bound until its count is lowered.
+    const contacts = Array.from({ length: 15 }, (_, index) => ({ email: uniqueAddress(`r${index}`), customFields: { count: index === 12 ? 100_000_000 : 1 } }));
+    await request('POST', '/api/contacts/bulk', { key: sender.key, body: { audienceId, contacts } });
+    const broadcast = await createBroadcast(sender, { audienceId, content: '<p>{% for i in (1..count) %}.{% endfor %}</p>' });
+    await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+    await drainBroadcastQueue({ timeoutMs: 5_000 });
+
+    const heavy = await request('GET', `/api/contacts/email/${encodeURIComponent(contacts[12]!.email)}?audienceId=${audienceId}`, { key: sender.key });
+    await request('PATCH', `/api/contacts/${heavy.body.data.id}`, { key: sender.key, body: { customFields: { count: 1 } } });
+    await drainBroadcastQueue();
+
+    expectOneEach(
+      await storedEmails(sender.domain),
+      contacts.map((contact) => contact.email),
+    );
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: 15, failed: 0 });
   });
 
   it('contacts that unsubscribe while it runs are skipped and counted suppressed', async () => {
