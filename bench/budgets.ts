@@ -2,6 +2,7 @@
  * The budgets `npm run bench -- --check` enforces, as pure functions of the
  * measured figures so that they are tested without running the benchmark.
  */
+import type { BroadcastBenchResults } from './broadcast.ts';
 import type { ScalePoint } from './scale.ts';
 import type { WebhookBenchResults } from './webhooks.ts';
 
@@ -26,6 +27,13 @@ export const BUDGETS = {
     /** The fast receivers' p99 beside a slow one, against their p99 when none is slow (timing noise on a shared machine). */
     slowNeighbour: { factor: 1.5, slackMs: 250 },
   },
+  /**
+   * Issue 17: a broadcast keeps SES at 90% of the rate it allows, for at most
+   * 2.5 write units per message, its events included: units of the table's own
+   * items, as the issue counts them; each item's index entries add their own
+   * (reported, and in the cost), which no change of the engine removes.
+   */
+  broadcast: { rateRatio: 0.9, writeUnitsPerMessage: 2.5 },
 } as const;
 
 export interface BudgetResult {
@@ -167,6 +175,32 @@ export function checkWebhooks(webhooks: WebhookBenchResults): BudgetResult[] {
       subject: 'a slow receiver delays no other',
       ok: webhooks.fast.deliveries > 0 && webhooks.fast.p99Ms <= isolationLimit,
       detail: `fast receivers' p99 ${webhooks.fast.p99Ms.toFixed(0)} ms beside a slow one, ${webhooks.baseline.p99Ms.toFixed(0)} ms without (budget ${isolationLimit.toFixed(0)} ms)`,
+    },
+  ];
+}
+
+/** Issue 17: the broadcast's rate against the SES stand-in's, its write units per message, and one message per recipient. */
+export function checkBroadcast(broadcast: BroadcastBenchResults): BudgetResult[] {
+  const { rateRatio, writeUnitsPerMessage } = BUDGETS.broadcast;
+  const subject = `${broadcast.options.contacts.toLocaleString('en-US')} contacts`;
+  return [
+    {
+      budget: 'broadcast rate',
+      subject,
+      ok: broadcast.rateRatio >= rateRatio,
+      detail: `${broadcast.messagesPerSecond.toFixed(1)} messages/s of ${broadcast.options.sesRate} allowed: ${broadcast.rateRatio.toFixed(2)} (budget ${rateRatio})`,
+    },
+    {
+      budget: 'broadcast writes',
+      subject,
+      ok: broadcast.perMessage.tableWriteUnits <= writeUnitsPerMessage,
+      detail: `${broadcast.perMessage.tableWriteUnits.toFixed(2)} WRU per message on the table, events included (budget ${writeUnitsPerMessage}); ${broadcast.perMessage.writeUnits.toFixed(2)} with the index entries`,
+    },
+    {
+      budget: 'broadcast exactly once',
+      subject,
+      ok: broadcast.duplicates === 0 && broadcast.accepted === broadcast.counts.sent,
+      detail: `${broadcast.accepted} accepted by SES, ${broadcast.counts.sent} counted sent, ${broadcast.duplicates} second copies`,
     },
   ];
 }

@@ -14,6 +14,8 @@ export const PRICES = {
   dynamoPerMillionWriteUnits: 0.625,
   /** HTTP API, first 300 million requests a month. */
   httpApiPerMillionRequests: 1.0,
+  /** SQS standard queue, per million requests (a batch of up to 10 messages is one request). */
+  sqsPerMillionRequests: 0.4,
 } as const;
 
 export type Prices = typeof PRICES;

@@ -18,7 +18,10 @@ export interface DynamoUsage {
   /** The operations in the order they started (`GetItem`, ...), for reading what a request spent. */
   operations: string[];
   readUnits: number;
+  /** Every write unit, the global secondary indexes' included (what AWS bills). */
   writeUnits: number;
+  /** Of `writeUnits`, those of the table's own items, without the index entries they carry. */
+  tableWriteUnits: number;
 }
 
 export interface DynamoMeter {
@@ -26,22 +29,24 @@ export interface DynamoMeter {
   reset(): void;
 }
 
-type Capacity = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
+type Units = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
+type Capacity = Units & { Table?: Units };
 
 /** Operations DynamoDB bills in write units, also for the items they only check. */
 const WRITE_OPERATIONS = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
 
 /**
  * Counts every call of this process's DynamoDB client and sums the capacity
- * it consumed, by asking each call for `ReturnConsumedCapacity: TOTAL`.
+ * it consumed, by asking each call for `ReturnConsumedCapacity: INDEXES`
+ * (the total, and the table's share apart from its indexes').
  */
 export function meterDynamoDb(): DynamoMeter {
-  const empty = (): DynamoUsage => ({ roundTrips: 0, depth: 0, operations: [], readUnits: 0, writeUnits: 0 });
+  const empty = (): DynamoUsage => ({ roundTrips: 0, depth: 0, operations: [], readUnits: 0, writeUnits: 0, tableWriteUnits: 0 });
   let usage = empty();
   let inFlight = 0;
   dynamo.middlewareStack.add(
     (next, context) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
       usage.roundTrips++;
       usage.operations.push((context.commandName ?? '').replace(/Command$/, ''));
       if (inFlight === 0) usage.depth++;
@@ -51,12 +56,16 @@ export function meterDynamoDb(): DynamoMeter {
       });
       const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
       const writes = WRITE_OPERATIONS.has(context.commandName ?? '');
+      // DynamoDB Local reports only totals; AWS splits reads from writes in transactions.
+      const split = (units: Units) => ({
+        read: units.ReadCapacityUnits ?? (writes ? 0 : (units.CapacityUnits ?? 0)),
+        write: units.WriteCapacityUnits ?? (writes ? (units.CapacityUnits ?? 0) : 0),
+      });
       for (const capacity of [consumed ?? []].flat()) {
-        // DynamoDB Local reports only the total; AWS splits reads from writes in transactions.
-        const read = capacity.ReadCapacityUnits ?? (writes ? 0 : (capacity.CapacityUnits ?? 0));
-        const write = capacity.WriteCapacityUnits ?? (writes ? (capacity.CapacityUnits ?? 0) : 0);
+        const { read, write } = split(capacity);
         usage.readUnits += read;
         usage.writeUnits += write;
+        usage.tableWriteUnits += capacity.Table ? split(capacity.Table).write : write;
       }
       return result;
     },

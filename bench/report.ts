@@ -1,4 +1,5 @@
 /** The benchmark's results as markdown tables: what `npm run bench` prints and writes to bench/results/latest.md. */
+import type { BroadcastBenchResults } from './broadcast.ts';
 import type { BudgetResult, Floor } from './budgets.ts';
 import { costPer1000Emails, estimatedLatencyMs, LATENCY, LIST_PRICES_PER_1000, PUBLISHED_P50_MS } from './anchors.ts';
 import type { CostPerMillion, Prices } from './cost.ts';
@@ -29,6 +30,7 @@ export interface BenchResults {
   scale?: ScalePoint[] | undefined;
   bulkImport?: BulkImportCost | undefined;
   webhooks?: WebhookBenchResults | undefined;
+  broadcast?: BroadcastBenchResults | undefined;
   memoryMb: number;
   prices: Prices;
   cost?: ({ name: string; request: string; durationMs: number; readUnits: number; writeUnits: number } & CostPerMillion)[] | undefined;
@@ -135,6 +137,7 @@ export function toMarkdown(results: BenchResults): string {
       `Bulk import of ${bulkImport.contacts.toLocaleString('en-US')} new contacts: ${ms(bulkImport.ms)} ms, ${bulkImport.roundTrips} round trips, ${units(bulkImport.writeUnits)} WRU, ${units(bulkImport.readUnits)} RRU.`,
     ]),
     ...(results.webhooks ? webhookSection(results.webhooks) : []),
+    ...(results.broadcast ? broadcastSection(results.broadcast) : []),
     ...when(results.cost, (cost) => [
       section(
         `Estimated AWS cost per million requests (${results.prices.region}, prices of ${results.prices.checked})`,
@@ -225,3 +228,34 @@ export function webhookSection(webhooks: WebhookBenchResults): string[] {
     '',
   ];
 }
+
+/** Issue 17: the broadcast's rate against SES's, its cost per message, and per 1,000 beside the list prices. */
+export function broadcastSection(broadcast: BroadcastBenchResults): string[] {
+  const { options, perMessage, costPer1000: cost } = broadcast;
+  const count = (value: number) => value.toLocaleString('en-US');
+  return [
+    `#### Broadcast: ${count(options.contacts)} contacts, SES stand-in accepting ${options.sesRate} messages/s (${options.sesLatencyMs} ms each), ${options.workers} workers`,
+    '',
+    `${count(broadcast.counts.recipients)} recipients planned (every ${options.unsubscribedEvery}th contact unsubscribed, every ${options.suppressedEvery}th address suppressed): ${count(broadcast.counts.sent)} sent, ${count(broadcast.counts.suppressed)} skipped, ${count(broadcast.counts.failed)} failed; ${count(broadcast.accepted)} accepted by the stand-in, ${broadcast.duplicates} second copies, ${count(broadcast.throttled)} SendEmail calls throttled.`,
+    '',
+    table(
+      ['rate', "as a ratio of SES's", 'first message', 'all sent', 'Lambda per message', 'DynamoDB per message', 'SQS requests per message'],
+      [
+        [
+          `${broadcast.messagesPerSecond.toFixed(1)}/s`,
+          broadcast.rateRatio.toFixed(2),
+          `${ms(broadcast.firstMessageMs)} ms`,
+          `${broadcast.totalSeconds.toFixed(0)} s`,
+          `${perMessage.lambdaMs.toFixed(2)} ms (${broadcast.invocations} invocations)`,
+          `${perMessage.roundTrips.toFixed(2)} calls, ${perMessage.readUnits.toFixed(2)} RRU, ${perMessage.tableWriteUnits.toFixed(2)} WRU (${perMessage.writeUnits.toFixed(2)} with index entries)`,
+          perMessage.sqsRequests.toFixed(2),
+        ],
+      ],
+    ),
+    '',
+    `All-in AWS cost per 1,000 broadcast emails: ${dollars4(cost.total)} (Lambda at ${broadcast.memoryMb} MB ${dollars4(cost.lambda)}, DynamoDB ${dollars4(cost.dynamo)}, SQS ${dollars4(cost.sqs)}, SES ${dollars4(cost.ses)}); list prices per 1,000 (${LIST_PRICES_PER_1000.source}): Resend ${dollars(LIST_PRICES_PER_1000.resend)}, Postmark ${dollars(LIST_PRICES_PER_1000.postmark)}.`,
+    '',
+  ];
+}
+
+const dollars4 = (value: number) => `$${value.toFixed(4)}`;

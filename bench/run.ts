@@ -4,9 +4,11 @@
  * estimate, measured in one run on this machine against a local stack of its
  * own. Writes bench/results/latest.json and .md and prints the tables.
  * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails).
- * `--only cold` (or `start`, `requests`, `scale`, `webhooks`, `load`; several
+ * `--only cold` (or `start`, `requests`, `scale`, `webhooks`, `load`, `broadcast`; several
  * joined by commas) runs those sections alone, prints them, checks only their
  * budgets and leaves bench/results/ as it is: a partial run is no record.
+ * `--only broadcast` alone also writes bench/results/broadcast.*; `--contacts N` and
+ * `--rate R` size it and set the SES stand-in's rate.
  * The docs link bench/results/latest.md rather than copy its tables.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -19,14 +21,24 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleAll } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
-import { checkBulkImport, checkFunctions, checkLocalStart, checkRoundTrips, checkScale, checkWebhooks, parseFloors } from './budgets.ts';
+import {
+  checkBroadcast,
+  checkBulkImport,
+  checkFunctions,
+  checkLocalStart,
+  checkRoundTrips,
+  checkScale,
+  checkWebhooks,
+  parseFloors,
+  type BudgetResult,
+} from './budgets.ts';
 import { costPerMillion, PRICES } from './cost.ts';
 import { measureLocalStart } from './local-start.ts';
-import { toMarkdown, type BenchResults } from './report.ts';
+import { broadcastSection, toMarkdown, type BenchResults } from './report.ts';
 import { startBenchStack, expectCall, type BenchStack } from './stack.ts';
 
 const check = process.argv.includes('--check');
-const SECTIONS = ['cold', 'start', 'requests', 'scale', 'webhooks', 'load'] as const;
+const SECTIONS = ['cold', 'start', 'requests', 'scale', 'webhooks', 'load', 'broadcast'] as const;
 type Section = (typeof SECTIONS)[number];
 const onlyArgument = process.argv.indexOf('--only');
 const only = onlyArgument === -1 ? undefined : (process.argv[onlyArgument + 1] ?? '').split(',');
@@ -34,6 +46,10 @@ for (const name of only ?? []) {
   if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only ${name}: no such section (${SECTIONS.join(', ')})`);
 }
 const runs = (section: Section) => only === undefined || only.includes(section);
+/** `--name value` from the command line. */
+const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+// Before the stack and shared/config.ts read it: the SES stand-in's rate, which the pacing reads as the deployment's.
+if (argument('--rate') !== undefined) process.env.POSTLANE_SES_MAX_SEND_RATE = argument('--rate');
 /** Repetitions: cold starts per bundle, metered requests per endpoint, load seconds per endpoint. */
 const COLD_START_ROUNDS = 15;
 const REQUEST_RUNS = 5;
@@ -80,6 +96,7 @@ async function measureCold(): Promise<NonNullable<BenchResults['cold']>> {
 }
 
 async function main(): Promise<number> {
+  if (only?.length === 1 && only[0] === 'broadcast') return broadcastOnly();
   const startedAt = performance.now();
   // Other work on the machine slows every timing: the report says how busy it was.
   const loadAtStart = loadavg()[0]!;
@@ -92,10 +109,10 @@ async function main(): Promise<number> {
     localStart = await measureLocalStart(LOCAL_START_ROUNDS);
   }
   const { MEMORY_MB } = await import('../lib/endpoint-function.ts');
-  const needsStack = (['requests', 'scale', 'webhooks', 'load'] as const).some(runs);
+  const needsStack = (['requests', 'scale', 'webhooks', 'load', 'broadcast'] as const).some(runs);
   const stack = needsStack ? await startBenchStack() : undefined;
   try {
-    const { requests, scale, bulkImport, webhooks, load } = stack ? await measureOnStack(stack) : {};
+    const { requests, scale, bulkImport, webhooks, load, broadcast } = stack ? await measureOnStack(stack) : {};
     const cost = requests ? costClasses(requests, bulkImport, MEMORY_MB) : undefined;
     const budgets = [
       ...(localStart ? [checkLocalStart(localStart.medianMs)] : []),
@@ -104,6 +121,7 @@ async function main(): Promise<number> {
       ...(scale ? checkScale(scale) : []),
       ...(bulkImport ? [checkBulkImport(bulkImport.roundTrips)] : []),
       ...(webhooks ? checkWebhooks(webhooks) : []),
+      ...(broadcast ? checkBroadcast(broadcast) : []),
     ];
     const results: BenchResults = {
       measuredAt: new Date().toISOString(),
@@ -120,6 +138,7 @@ async function main(): Promise<number> {
       scale,
       bulkImport,
       webhooks,
+      broadcast,
       memoryMb: MEMORY_MB,
       prices: PRICES,
       cost,
@@ -134,18 +153,59 @@ async function main(): Promise<number> {
     const written =
       only === undefined ? '; wrote bench/results/latest.json and bench/results/latest.md' : ` (--only ${only.join(',')}: bench/results/ left as it was)`;
     progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s${written}`);
-    const failed = budgets.filter((budget) => !budget.ok);
-    if (check && failed.length > 0) {
-      for (const budget of failed) console.error(`budget not met: ${budget.budget}, ${budget.subject}: ${budget.detail}`);
-      return 1;
-    }
-    return 0;
+    return checked(budgets);
   } finally {
     await stack?.stop();
   }
 }
 
-type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'webhooks' | 'load'>;
+/** With `--check`, 1 when a budget is not met (each one named on stderr). */
+function checked(budgets: readonly BudgetResult[]): number {
+  const failed = budgets.filter((budget) => !budget.ok);
+  if (check && failed.length > 0) {
+    for (const budget of failed) console.error(`budget not met: ${budget.budget}, ${budget.subject}: ${budget.detail}`);
+    return 1;
+  }
+  return 0;
+}
+
+/** The broadcast section, its size and SES rate overridable from the command line (`--contacts`, `--rate`). */
+async function measureBroadcastSection(
+  api: string,
+  meter: import('./dynamo-meter.ts').DynamoMeter,
+  createBenchAccount: typeof import('./fixtures.ts').createBenchAccount,
+) {
+  const { BROADCAST_BENCH, measureBroadcast } = await import('./broadcast.ts');
+  const options = { ...BROADCAST_BENCH, contacts: Number(argument('--contacts') ?? BROADCAST_BENCH.contacts) };
+  return measureBroadcast(api, meter, await createBenchAccount(), options, progress);
+}
+
+/** `--only broadcast`: the broadcast section alone, on a stack of its own, recorded in bench/results/broadcast.*. */
+async function broadcastOnly(): Promise<number> {
+  const stack = await startBenchStack();
+  try {
+    const { meterDynamoDb } = await import('./dynamo-meter.ts');
+    const { startHttpServer } = await import('#dev/local/http-server.ts');
+    const { createBenchAccount } = await import('./fixtures.ts');
+    const server = await startHttpServer({ port: 0 });
+    const broadcast = await measureBroadcastSection(server.url, meterDynamoDb(), createBenchAccount).finally(() => server.close());
+    const budgets = checkBroadcast(broadcast);
+    const markdown = [
+      `Measured ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.versions.node}, load average ${loadavg()[0]!.toFixed(1)}.`,
+      '',
+      ...broadcastSection(broadcast),
+      ...budgets.map((budget) => `- ${budget.ok ? 'met' : '**not met**'}: ${budget.budget}, ${budget.detail}`),
+    ].join('\n');
+    await writeFile('bench/results/broadcast.json', `${JSON.stringify(broadcast, null, 2)}\n`);
+    await writeFile('bench/results/broadcast.md', `${markdown}\n`);
+    printReport(markdown);
+    return checked(budgets);
+  } finally {
+    await stack.stop();
+  }
+}
+
+type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'webhooks' | 'load' | 'broadcast'>;
 
 /** The sections measured against the bench's local stack, those asked for. */
 async function measureOnStack(stack: BenchStack): Promise<StackSections> {
@@ -155,7 +215,7 @@ async function measureOnStack(stack: BenchStack): Promise<StackSections> {
   const { createBenchAccount, formBody, uniqueEmail } = await import('./fixtures.ts');
   const meter = meterDynamoDb();
   const results: StackSections = {};
-  if (runs('requests') || runs('scale')) {
+  if (runs('requests') || runs('scale') || runs('broadcast')) {
     const server = await startHttpServer({ port: 0 });
     if (runs('requests')) {
       progress('metering a typical request to each endpoint');
@@ -178,6 +238,7 @@ async function measureOnStack(stack: BenchStack): Promise<StackSections> {
       results.scale = await measureScale(server.url, meter, scaleAccount, SCALE_ROUNDS, progress);
       results.bulkImport = await measureBulkImport(server.url, meter, scaleAccount, 1_000);
     }
+    if (runs('broadcast')) results.broadcast = await measureBroadcastSection(server.url, meter, createBenchAccount);
     await server.close();
   }
   if (runs('webhooks')) {

@@ -32,18 +32,25 @@ const SEED_SLICE = 100;
 const SEED_WORKERS = 4;
 
 /**
- * Adds `count` subscribed contacts to an audience through the contacts data
- * module's own items, BatchWriteItem in parallel, then the counters in one
- * update, so the audience reads exactly as if they had been created one by one.
+ * Adds `count` contacts (subscribed unless `statusOf` says otherwise) to an
+ * audience through the contacts data module's own items, BatchWriteItem in
+ * parallel, then the counters in one update, so the audience reads exactly as
+ * if they had been created one by one. Answers the contacts written.
  */
-async function seedContacts(accountId: string, audienceId: string, count: number, now: Date): Promise<void> {
+export async function seedContacts(
+  accountId: string,
+  audienceId: string,
+  count: number,
+  now: Date,
+  statusOf: (index: number) => ContactRecord['status'] = () => 'subscribed',
+): Promise<ContactRecord[]> {
   const timestamp = now.toISOString();
   const contacts: ContactRecord[] = Array.from({ length: count }, (_, index) => ({
     contactId: newId('con', now.getTime() - count + index),
     email: `seed.${audienceId.toLowerCase()}.${Date.now().toString(36)}.${index}@example.org`,
     audienceId,
     firstName: 'Seed',
-    status: 'subscribed',
+    status: statusOf(index),
     tags: [],
     customFields: {},
     createdAt: timestamp,
@@ -62,6 +69,7 @@ async function seedContacts(accountId: string, audienceId: string, count: number
     }),
   );
   await transactWrite([counterUpdate(accountId, audienceId, sumDeltas(contacts.map((contact) => presenceDelta(contact.status, 1))), now)]);
+  return contacts;
 }
 
 /**

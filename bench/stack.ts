@@ -12,6 +12,8 @@ import { findFreePort } from '#dev/local/ports.ts';
 import { startSesEmulator } from '#dev/local/ses.ts';
 import { createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
+import { BROADCAST_MAX_RECEIVES } from '#shared/model/broadcast-policy.ts';
+import { DEFAULT_SES_RATE } from './broadcast.ts';
 import type { LocalService } from '#dev/local/service.ts';
 
 export interface BenchStack {
@@ -46,6 +48,8 @@ export async function startBenchStack(): Promise<BenchStack> {
   };
   // The webhook bench's queue (bench/webhooks.ts), made as `npm start` makes it.
   const webhooks = await createRetryQueues(sqs.endpoint, 'postlane-webhooks', WEBHOOK_MAX_RECEIVES);
+  // The broadcast bench's queue (bench/broadcast.ts).
+  const broadcasts = await createRetryQueues(sqs.endpoint, 'postlane-broadcasts', BROADCAST_MAX_RECEIVES);
   const env = {
     DYNAMODB_ENDPOINT: dynamodb.endpoint,
     SES_ENDPOINT: ses.endpoint,
@@ -53,6 +57,9 @@ export async function startBenchStack(): Promise<BenchStack> {
     AWS_REGION: 'us-east-1',
     SQS_ENDPOINT: sqs.endpoint,
     WEBHOOK_QUEUE_URL: webhooks.queueUrl,
+    BROADCAST_QUEUE_URL: broadcasts.queueUrl,
+    // The broadcast bench's SES stand-in accepts this many a second; the pacing reads the same name.
+    POSTLANE_SES_MAX_SEND_RATE: process.env.POSTLANE_SES_MAX_SEND_RATE ?? String(DEFAULT_SES_RATE),
     SIGNING_SECRET: 'bench-signing-secret-0123456789abcdef',
     // Mailed links are built from configuration, never from a request: the benchmark builds them and follows none.
     PUBLIC_BASE_URL: 'http://127.0.0.1:3000',

@@ -7,16 +7,17 @@ import { WorkerQueue } from './worker-queue.ts';
 
 /**
  * The broadcast worker, which no HTTP route invokes (shared/domain/broadcast-engine.ts):
- * the broadcast, its batches and email records (GetItem); contacts and
- * suppressions of a batch, the domain check (BatchGetItem); the audience's
- * pages and unfinished batches (Query); batches, claims, the `broadcast.sent`
- * event (PutItem); status, counters, settles, quota (UpdateItem); a released
- * claim (DeleteItem); finishBatch (a transaction of updates). It queues its
- * own next steps.
+ * the broadcast, its batches and their leases (GetItem); contacts,
+ * suppressions and earlier email records of a batch, the domain check
+ * (BatchGetItem); the audience's pages and unfinished batches (Query);
+ * leases, the `broadcast.sent` event (PutItem); status, counters,
+ * lease renewals, quota (UpdateItem); each message's record with its event
+ * (BatchWriteItem); a planned page with its batches and finishBatch
+ * (transactions of puts and of updates). It queues its own next steps.
  */
 export const BROADCAST_WORKER = {
   handler: 'broadcasts/work',
-  table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+  table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
   ses: ['SendEmail'],
   secrets: ['linkSigning'],
 } as const satisfies { handler: string; table: readonly TableAction[]; ses: readonly SesAction[]; secrets: readonly SecretName[] };

@@ -9,13 +9,25 @@ import { sqs } from '#shared/email/retry-queue.ts';
 import { BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
 import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
 
-/** `concurrency` pollers on the one queue, as Lambda runs several workers on one event source. */
-export async function startBroadcastWorker(options: { queueUrl?: string; concurrency?: number } = {}): Promise<QueuePoller> {
+/**
+ * `concurrency` pollers on the one queue, as Lambda runs several workers on
+ * one event source; `wrap` lets the benchmark time each invocation.
+ */
+export async function startBroadcastWorker(
+  options: { queueUrl?: string; concurrency?: number; wrap?: (worker: typeof handler) => typeof handler } = {},
+): Promise<QueuePoller> {
   const queueUrl = options.queueUrl ?? config.BROADCAST_QUEUE_URL;
   if (!queueUrl) throw new Error('BROADCAST_QUEUE_URL is not set');
   const pollers = await Promise.all(
     Array.from({ length: options.concurrency ?? 1 }, () =>
-      startQueuePoller({ client: sqs, queueUrl, name: 'broadcasts/work', handler, batchSize: BROADCAST_WORKER_BATCH_SIZE, region: config.AWS_REGION }),
+      startQueuePoller({
+        client: sqs,
+        queueUrl,
+        name: 'broadcasts/work',
+        handler: options.wrap?.(handler) ?? handler,
+        batchSize: BROADCAST_WORKER_BATCH_SIZE,
+        region: config.AWS_REGION,
+      }),
     ),
   );
   return { stop: async () => void (await Promise.all(pollers.map((poller) => poller.stop()))) };

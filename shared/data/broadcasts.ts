@@ -6,7 +6,19 @@
  * move by atomic ADD once per batch, never per message (docs/broadcasts.md).
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, deleteIf, isConditionFailure, queryAll, queryPage, tableName, transactWrite, TransactionCancelled, updateReturning } from './client.ts';
+import {
+  db,
+  deleteIf,
+  isConditionFailure,
+  putNew,
+  queryAll,
+  queryPage,
+  tableName,
+  transactWrite,
+  TransactionCancelled,
+  updateIf,
+  updateReturning,
+} from './client.ts';
 import { accountScoped } from './partition.ts';
 import type { BroadcastStatus, Segment } from '#shared/schemas/broadcasts.ts';
 
@@ -60,6 +72,12 @@ const broadcastKey = (accountId: string, broadcastId: string) => ({ pk: accountS
 const batchKey = (accountId: string, broadcastId: string, batch: number) => ({
   pk: accountScoped(accountId, 'BRO', broadcastId),
   sk: `BAT#${String(batch).padStart(8, '0')}`,
+});
+
+/** Beside its batch, small so that renewing it costs one write unit (docs/broadcasts.md, "Costs"). */
+const leaseKey = (accountId: string, broadcastId: string, batch: number) => ({
+  ...batchKey(accountId, broadcastId, batch),
+  sk: `LSE#${String(batch).padStart(8, '0')}`,
 });
 
 const COUNTER_NAMES = ['recipients', 'sent', 'suppressed', 'failed'] as const;
@@ -195,33 +213,141 @@ export interface BroadcastBatch {
   done: boolean;
 }
 
+/** What one planner step made of its page of the audience: the steps that follow from it. */
+export interface PlannedPage {
+  /** Batches written, numbered on from the step's first. */
+  batches: number;
+  recipients: number;
+  /** The contact the next page starts after; none on the last page. */
+  next?: string;
+}
+
+const pageKey = (accountId: string, broadcastId: string, after: string | undefined) => ({
+  ...batchKey(accountId, broadcastId, 0),
+  // `after` names the page: an empty page numbers no batch, so the next one starts at the same number.
+  sk: `PAG#${after ?? ''}`,
+});
+
 /**
- * The snapshot's batches, written before any is queued, each only if it does
- * not exist: a planner step run again (SQS redelivery) pages the audience from
- * the same contact and writes the same batches, and must not clear the `done`
- * mark of one a worker already finished.
+ * Writes a page's batches and what it made of the page, once: all in one
+ * transaction on the condition that the page is not planned yet. A planner
+ * step run again (SQS redelivery) gets the page as first planned, even if the
+ * audience changed in between, so the chain of pages never forks and no
+ * contact lands in two batches. Answers the page as stored.
  */
-export async function putBatches(accountId: string, broadcastId: string, batches: readonly Omit<BroadcastBatch, 'done'>[]): Promise<void> {
-  await Promise.all(
-    batches.map((batch) =>
-      db
-        .send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...batchKey(accountId, broadcastId, batch.batch), entity: 'broadcastBatch', batch: batch.batch, contactIds: batch.contactIds },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        )
-        .catch((error: unknown) => {
-          if (!isConditionFailure(error)) throw error;
-        }),
-    ),
-  );
+export async function planPageOnce(
+  accountId: string,
+  broadcastId: string,
+  after: string | undefined,
+  batches: readonly { batch: number; contactIds: string[] }[],
+  page: PlannedPage,
+): Promise<PlannedPage> {
+  const key = pageKey(accountId, broadcastId, after);
+  try {
+    await transactWrite([
+      putNew({ ...key, entity: 'broadcastPage', ...page }),
+      ...batches.map((batch) => ({
+        Put: {
+          TableName: tableName,
+          Item: { ...batchKey(accountId, broadcastId, batch.batch), entity: 'broadcastBatch', batch: batch.batch, contactIds: batch.contactIds },
+        },
+      })),
+    ]);
+    return page;
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed')) throw error;
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    return { batches: Number(Item!.batches), recipients: Number(Item!.recipients), ...(typeof Item!.next === 'string' ? { next: Item!.next } : {}) };
+  }
 }
 
 export async function getBatch(accountId: string, broadcastId: string, batch: number): Promise<BroadcastBatch | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: batchKey(accountId, broadcastId, batch), ConsistentRead: true }));
   return Item ? { batch: Number(Item.batch), contactIds: Item.contactIds as string[], done: Item.done === true } : undefined;
+}
+
+/**
+ * Which attempt sends a batch, and which of its recipients that attempt may
+ * have handed to SES without their record written yet. The lease stands in
+ * for a claim per message: one write per SEND_CONCURRENCY messages instead
+ * of one each, with the same promise (docs/broadcasts.md, "Exactly once").
+ */
+export interface BatchLease {
+  /** The attempt holding the batch and when it last renewed; none once it gave the batch up. */
+  holder?: { token: string; at: string };
+  /** Contact ids whose messages the holder is sending now: each has its record afterwards, or may have left without one. */
+  inFlight: string[];
+  /** Attempts that took the batch: the version the next taker must see. */
+  attempts: number;
+}
+
+export async function getBatchLease(accountId: string, broadcastId: string, batch: number): Promise<BatchLease | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: leaseKey(accountId, broadcastId, batch), ConsistentRead: true }));
+  if (!Item) return undefined;
+  return {
+    ...(Item.holder ? { holder: Item.holder as BatchLease['holder'] } : {}),
+    inFlight: (Item.inFlight ?? []) as string[],
+    attempts: Number(Item.attempts ?? 0),
+  };
+}
+
+/**
+ * Takes the batch for the attempt `holder`, if the lease is still as `seen`
+ * (none, or the same number of attempts): of racing attempts one wins. The
+ * previous holder's `inFlight` is kept until the new one has settled it.
+ */
+export async function takeBatchLease(
+  accountId: string,
+  broadcastId: string,
+  batch: number,
+  seen: BatchLease | undefined,
+  holder: { token: string; at: string },
+): Promise<boolean> {
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...leaseKey(accountId, broadcastId, batch),
+          entity: 'broadcastLease',
+          holder,
+          inFlight: seen?.inFlight ?? [],
+          attempts: (seen?.attempts ?? 0) + 1,
+        },
+        ...(seen
+          ? { ConditionExpression: 'attempts = :seen', ExpressionAttributeValues: { ':seen': seen.attempts } }
+          : { ConditionExpression: 'attribute_not_exists(pk)' }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+const HELD_BY = { ConditionExpression: '#holder.#token = :token', names: { '#holder': 'holder', '#token': 'token' } } as const;
+
+/** Names the recipients about to go to SES and renews the lease; false when another attempt has taken the batch over. */
+export function markInFlight(accountId: string, broadcastId: string, batch: number, token: string, contactIds: readonly string[], at: Date): Promise<boolean> {
+  return updateIf({
+    Key: leaseKey(accountId, broadcastId, batch),
+    UpdateExpression: 'SET inFlight = :ids, #holder.#at = :at',
+    ConditionExpression: HELD_BY.ConditionExpression,
+    ExpressionAttributeNames: { ...HELD_BY.names, '#at': 'at' },
+    ExpressionAttributeValues: { ':ids': contactIds, ':at': at.toISOString(), ':token': token },
+  });
+}
+
+/** Gives the batch up with nothing in flight (SES throttled, or the quota ran out), so the next attempt need not wait for the lease to expire. */
+export function releaseBatchLease(accountId: string, broadcastId: string, batch: number, token: string): Promise<boolean> {
+  return updateIf({
+    Key: leaseKey(accountId, broadcastId, batch),
+    UpdateExpression: 'SET inFlight = :none REMOVE #holder',
+    ConditionExpression: HELD_BY.ConditionExpression,
+    ExpressionAttributeNames: HELD_BY.names,
+    ExpressionAttributeValues: { ':none': [], ':token': token },
+  });
 }
 
 /** The batches not finished yet, to queue again when a paused broadcast resumes. */

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll } from './batches.ts';
-import { db, deleteIf, isConditionFailure, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems } from './client.ts';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll, batchWriteAll } from './batches.ts';
+import { db, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { releaseEmailsItem } from './usage.ts';
 import { optionalStrings, strings } from './attributes.ts';
@@ -11,7 +11,8 @@ export type EmailType = 'email' | 'otp' | 'transactional' | 'broadcast';
  * sent: SES accepted it (or a test key pretended to); failed: SES refused it;
  * suppressed: the recipient's contact status kept it back; queued: SES throttled
  * it and it waits on the retry queue (the worker moves it to sent or failed);
- * sending: a broadcast worker claimed it and is handing it to SES.
+ * sending: a broadcast worker of an earlier version claimed it and was handing
+ * it to SES (the engine now settles such a record as unconfirmed).
  * delivered, bounced, complained, rejected: what SES later reported (feedback events).
  */
 export type EmailStatus = 'sent' | 'failed' | 'queued' | 'sending' | 'suppressed' | 'delivered' | 'bounced' | 'complained' | 'rejected';
@@ -303,71 +304,8 @@ export async function failQueuedEmail(
   return (await changeEmail(accountId, emailId, change, [...refund, ...alongside])) === 'applied';
 }
 
-/** A broadcast worker's claim on one recipient's message: who claimed it and when, so a later attempt can tell a live claim from an abandoned one. */
-export interface EmailClaim {
-  token: string;
-  claimedAt: string;
-}
-
-/**
- * Writes the record of a broadcast message before it goes to SES, status
- * `sending` (or its final status, for a recipient skipped without sending),
- * only if no record of that id exists: the id is derived from the broadcast
- * and the contact, so of every worker attempt only one gets to send. The
- * record found instead when the claim is refused.
- */
-export async function claimEmailRecord(
-  accountId: string,
-  record: EmailRecord,
-  claim: EmailClaim,
-  expiresAt: number,
-): Promise<{ claimed: true } | { claimed: false; existing: EmailRecord & { claim?: EmailClaim } }> {
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: { ...emailKey(accountId, record.emailId), ...logKeys(accountId, record), entity: 'email', ...record, claim, expiresAt },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return { claimed: true };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const item =
-      (error as { Item?: Record<string, unknown> }).Item ??
-      (await db.send(new GetCommand({ TableName: tableName, Key: emailKey(accountId, record.emailId), ConsistentRead: true }))).Item;
-    if (!item) throw error;
-    return { claimed: false, existing: { ...toRecord(item), ...(item.claim ? { claim: item.claim as EmailClaim } : {}) } };
-  }
-}
-
-/** Sending → its outcome, under the claim that sent it, with its event; false when another attempt settled it first. */
-export function settleClaimedEmail(
-  accountId: string,
-  emailId: string,
-  token: string,
-  outcome: { status: 'sent'; sesMessageId?: string } | { status: 'failed'; error: { code: string; message: string } },
-  alongside: TransactItems = [],
-): Promise<boolean> {
-  const indexed = outcome.status === 'sent' && outcome.sesMessageId ? { ...sesMessageIndexKey(outcome.sesMessageId), sesMessageId: outcome.sesMessageId } : {};
-  const fields: Record<string, unknown> = { status: outcome.status, ...indexed, ...(outcome.status === 'failed' ? { error: outcome.error } : {}) };
-  const names = Object.keys(fields);
-  const change: EmailChange = {
-    UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-    ConditionExpression: '#status = :sending AND #claim.#token = :token',
-    ExpressionAttributeNames: { ...Object.fromEntries(names.map((name) => [`#${name}`, name])), '#claim': 'claim', '#token': 'token' },
-    ExpressionAttributeValues: { ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])), ':sending': 'sending', ':token': token },
-  };
-  // The outcome's event (`alongside`) is written with it, or not at all.
-  return changeEmail(accountId, emailId, change, alongside).then((result) => result === 'applied');
-}
-
-/** Removes a claim SES refused for throttling (nothing left), so a later attempt sends that message; false when the claim is no longer this one. */
-export function releaseEmailClaim(accountId: string, emailId: string, token: string): Promise<boolean> {
-  return deleteIf({
-    Key: emailKey(accountId, emailId),
-    ConditionExpression: '#status = :sending AND #claim.#token = :token',
-    ExpressionAttributeNames: { '#status': 'status', '#claim': 'claim', '#token': 'token' },
-    ExpressionAttributeValues: { ':sending': 'sending', ':token': token },
-  });
+/** The records of these ids that exist, by id: consistent reads, 100 a call. */
+export async function getEmailRecordsById(accountId: string, emailIds: readonly string[]): Promise<Map<string, EmailRecord>> {
+  const items = await batchGetAll(emailIds.map((emailId) => emailKey(accountId, emailId)));
+  return new Map(items.map((item) => [item.emailId as string, toRecord(item)]));
 }

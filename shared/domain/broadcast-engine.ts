@@ -7,33 +7,41 @@
  *   segment and the suppression list, becomes numbered batches (the snapshot)
  *   and their `batch` steps; the next page's step follows, the last records
  *   the totals.
- * - `batch`: sends one batch. Each recipient's message is claimed before SES
- *   with a conditional write of its email record (its id derived from the
- *   broadcast and the contact, so every attempt names the same record), and
- *   settled with SES's message id after. A claim found still `sending` by a
- *   later attempt, older than CLAIM_TIMEOUT_MS, is a crash between SES and the
- *   settle: SES may have taken that message, so it is never sent again but
- *   settled `failed` with SEND_UNCONFIRMED (at most once: a lost message over
- *   a second copy). The batch's outcome is added to the broadcast's counters
+ * - `batch`: sends one batch. The attempt takes the batch's lease (one
+ *   conditional write, so of racing attempts one sends) and, before each
+ *   group of SEND_CONCURRENCY messages goes to SES, names the group in it
+ *   (`inFlight`). Each message's email record (its id derived from the
+ *   broadcast and the contact) and its event are written after SES answered,
+ *   in one BatchWriteItem. A later attempt counts the recipients that have a
+ *   record and never sends them again; a recipient left in flight without one
+ *   (a crash between SES and the write, once the lease is older than
+ *   CLAIM_TIMEOUT_MS) may have been delivered, so it is settled `failed` with
+ *   SEND_UNCONFIRMED, never sent again (at most once: a lost message over a
+ *   second copy). The batch's outcome is added to the broadcast's counters
  *   once (finishBatch), and the last batch completes the broadcast.
  *
  * Docs: docs/broadcasts.md.
  */
 import { retentionExpiry } from './retention.ts';
-import { factsOf, failedEvent, sentEvent } from './email-events.ts';
+import { outcomeEventItems } from './email-events.ts';
+import { chunked } from '#shared/data/batches.ts';
 import {
   completeBroadcast,
   finishBatch,
   getBatch,
+  getBatchLease,
   getBroadcast,
-  putBatches,
+  markInFlight,
+  planPageOnce,
   recordPlan,
+  releaseBatchLease,
+  takeBatchLease,
   updateBroadcastIf,
   BROADCAST_BATCH_SIZE,
   type BroadcastRecord,
 } from '#shared/data/broadcasts.ts';
 import { contactsInStatusAfter, getContacts, type ContactRecord } from '#shared/data/contacts.ts';
-import { claimEmailRecord, releaseEmailClaim, settleClaimedEmail, type EmailRecord, type EmailStatus } from '#shared/data/emails.ts';
+import { getEmailRecordsById, putEmailRecords, type EmailRecord, type EmailStatus } from '#shared/data/emails.ts';
 import { getSuppressions } from '#shared/data/suppressions.ts';
 import { parseMailbox } from '#shared/email/address.ts';
 import { broadcastQueue, type BroadcastQueue, type BroadcastStep } from '#shared/email/broadcast-queue.ts';
@@ -45,18 +53,18 @@ import { log } from '#shared/log.ts';
 import { contactVariables, inSegment, startBroadcast } from './broadcasts.ts';
 import { recordEvent } from './events.ts';
 import { QuotaExceededError, quotaMonth, releaseQuota, reserveQuota } from './quota.ts';
-import { mapConcurrently, trackingIdOf } from './sending.ts';
+import { trackingIdOf } from './sending.ts';
 import { subscriptionLinks } from './subscription-links.ts';
 import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templates.ts';
 
 /** Contacts read per planner step: 20 batches, well within one Lambda invocation. */
 export const PLAN_PAGE_SIZE = 1_000;
 /**
- * A claim older than this was abandoned by a crashed attempt (the queue's
- * visibility timeout is longer than a batch takes, so a live attempt is younger).
+ * A batch lease not renewed for this long was abandoned by a crashed attempt
+ * (a live one renews it before every group it sends, a few seconds apart).
  */
 export const CLAIM_TIMEOUT_MS = Number(process.env.BROADCAST_CLAIM_TIMEOUT_MS ?? 5 * 60_000);
-/** SES calls in flight per batch. */
+/** SES calls in flight per batch: also the group named in the lease per write, and so the most messages a crash leaves unconfirmed. */
 const SEND_CONCURRENCY = 10;
 /** How long a throttled batch waits before its next attempt. */
 export const THROTTLE_DELAY_SECONDS = Number(process.env.BROADCAST_THROTTLE_DELAY_SECONDS ?? 5);
@@ -104,15 +112,19 @@ async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: B
   for (let start = 0; start < recipients.length; start += BROADCAST_BATCH_SIZE) {
     batches.push({ batch: step.batch + batches.length, contactIds: recipients.slice(start, start + BROADCAST_BATCH_SIZE) });
   }
-  await putBatches(accountId, broadcastId, batches);
-  const next = { batch: step.batch + batches.length, recipients: step.recipients + recipients.length };
+  const planned = await planPageOnce(accountId, broadcastId, step.after, batches, {
+    batches: batches.length,
+    recipients: recipients.length,
+    ...(page.next === undefined ? {} : { next: page.next }),
+  });
+  const next = { batch: step.batch + planned.batches, recipients: step.recipients + planned.recipients };
   // The next page's step first: a planner that stops here is picked up from it, and the sending of this page overlaps the planning of the next.
   const steps: BroadcastStep[] = [
-    ...(page.next === undefined ? [] : [{ kind: 'plan' as const, accountId, broadcastId, after: page.next, ...next }]),
-    ...batches.map((batch) => ({ kind: 'batch' as const, accountId, broadcastId, batch: batch.batch })),
+    ...(planned.next === undefined ? [] : [{ kind: 'plan' as const, accountId, broadcastId, after: planned.next, ...next }]),
+    ...Array.from({ length: planned.batches }, (_, index) => ({ kind: 'batch' as const, accountId, broadcastId, batch: step.batch + index })),
   ];
   await queue.enqueue(steps);
-  if (page.next === undefined) {
+  if (planned.next === undefined) {
     await recordPlan(accountId, broadcastId, { recipients: next.recipients, batches: next.batch });
     // Every batch may be done already (or there were none): completing is the last finisher's, and the planner may be it.
     await complete(accountId, broadcastId, new Date());
@@ -142,50 +154,135 @@ interface Recipient {
 
 type Final = Extract<EmailStatus, 'sent' | 'failed' | 'suppressed'>;
 
-/** Outcome of one recipient in this attempt: final, or to be retried later (throttled, or another attempt holds it). */
-type RecipientOutcome = { final: Final; charged: boolean } | { final: undefined; throttled: boolean };
+const HELD: StepResult = { settled: false, reason: 'the batch is held by another attempt' };
+
+/** What an earlier record of the recipient counts as in the batch's outcome. */
+function finalOf(status: EmailStatus): Final {
+  return status === 'suppressed' || status === 'failed' ? status : 'sent';
+}
 
 async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: Date, deps: EngineDeps): Promise<StepResult> {
   const { accountId, broadcastId } = step;
-  const [broadcast, batch] = await Promise.all([getBroadcast(accountId, broadcastId), getBatch(accountId, broadcastId, step.batch)]);
+  const [broadcast, batch, lease] = await Promise.all([
+    getBroadcast(accountId, broadcastId),
+    getBatch(accountId, broadcastId, step.batch),
+    getBatchLease(accountId, broadcastId, step.batch),
+  ]);
   // Cancelled: nothing more goes out. Paused: resuming queues the unfinished batches again.
   if (broadcast?.status !== 'sending' || !batch || batch.done) return SETTLED;
+  if (lease?.holder && now.getTime() - Date.parse(lease.holder.at) < CLAIM_TIMEOUT_MS) return HELD;
+  const token = randomBase62(12);
+  if (!(await takeBatchLease(accountId, broadcastId, step.batch, lease, { token, at: now.toISOString() }))) return HELD;
   const recipients = await recipientsOf(accountId, broadcast, batch.contactIds);
-  const live = !broadcast.test;
-  const deliverable = recipients.filter((recipient) => !recipient.skip);
-  const month = live ? await quotaMonth(accountId, now) : undefined;
-  if (month && deliverable.length > 0) {
+  const render = await renderer(accountId, broadcast, now);
+  const { finals, toSend } = await settleEarlier(accountId, broadcast, recipients, new Set(lease?.inFlight), render, now);
+  const month = broadcast.test ? undefined : await quotaMonth(accountId, now);
+  if (month && toSend.length > 0) {
     try {
-      await reserveQuota(month, deliverable.length);
+      await reserveQuota(month, toSend.length);
     } catch (error) {
       if (!(error instanceof QuotaExceededError)) throw error;
+      await releaseBatchLease(accountId, broadcastId, step.batch, token);
       await updateBroadcastIf(accountId, broadcastId, ['sending'], { status: 'paused', pausedReason: 'QUOTA_EXCEEDED', updatedAt: now.toISOString() });
       return SETTLED;
     }
   }
-  // A throw from here on keeps the charge: which messages left is not known, and the next attempt charges only what it sends.
-  const render = await renderer(accountId, broadcast, now);
-  const outcomes = await mapConcurrently(recipients, SEND_CONCURRENCY, (recipient) =>
-    settleRecipient(accountId, broadcast, recipient, render, now, deps.transport),
-  );
-  const unsentCharges = deliverable.length - outcomes.filter((outcome) => outcome.final !== undefined && 'charged' in outcome && outcome.charged).length;
-  if (month && unsentCharges > 0)
-    await releaseQuota(month, unsentCharges).catch((error: unknown) => log.error('broadcast quota not released', { accountId, broadcastId, error }));
-  const pending = outcomes.filter((outcome) => outcome.final === undefined);
-  if (pending.length > 0) {
-    const throttled = pending.some((outcome) => 'throttled' in outcome && outcome.throttled);
-    if (throttled) {
-      // SES is at its rate: the batch comes back later instead of failing its messages.
-      await deps.queue.enqueue([step], THROTTLE_DELAY_SECONDS);
-      return SETTLED;
+  // A throw from here on keeps the charge and the lease: which messages left is not known, and the next attempt settles them as unconfirmed.
+  let sent = 0;
+  let throttled = false;
+  for (const group of chunked(toSend, SEND_CONCURRENCY)) {
+    // Rendered before the group is named in flight: a message that fails to render has not left, so nobody of the group is left unconfirmed.
+    const messages = await Promise.all(group.map((recipient) => render(recipient.contact!))).catch(async (error: unknown) => {
+      // Nothing of this group left and every earlier one is recorded: the batch is given up at once, so its next delivery need not wait for the lease to expire.
+      await releaseBatchLease(accountId, broadcastId, step.batch, token);
+      if (month) await releaseQuota(month, toSend.length - sent).catch(quotaNotReleased(accountId, broadcastId));
+      throw error;
+    });
+    if (
+      !(await markInFlight(
+        accountId,
+        broadcastId,
+        step.batch,
+        token,
+        group.map((recipient) => recipient.contactId),
+        new Date(),
+      ))
+    ) {
+      // Taken over: this attempt was presumed dead. What it sent has its records; the taker settles the rest.
+      if (month) await releaseQuota(month, toSend.length - sent).catch(quotaNotReleased(accountId, broadcastId));
+      return HELD;
     }
-    return { settled: false, reason: `${pending.length} recipients held by another attempt` };
+    const outcomes = await Promise.all(group.map((recipient, index) => sendOne(accountId, broadcast, recipient, messages[index]!, now, deps.transport)));
+    finals.push(...outcomes.filter((outcome): outcome is Final => outcome !== 'throttled'));
+    sent += outcomes.filter((outcome) => outcome === 'sent').length;
+    // SES is at its rate: the rest of the batch waits with it.
+    throttled = outcomes.includes('throttled');
+    if (throttled) break;
   }
-  const count = (status: Final) => outcomes.filter((outcome) => outcome.final === status).length;
+  if (month && toSend.length > sent) await releaseQuota(month, toSend.length - sent).catch(quotaNotReleased(accountId, broadcastId));
+  if (throttled) {
+    // Every message that left has its record; the others never reached SES, so the next attempt sends them without waiting for the lease.
+    await releaseBatchLease(accountId, broadcastId, step.batch, token);
+    await deps.queue.enqueue([step], THROTTLE_DELAY_SECONDS);
+    return SETTLED;
+  }
+  const count = (status: Final) => finals.filter((final) => final === status).length;
   if (await finishBatch(accountId, broadcastId, step.batch, { sent: count('sent'), suppressed: count('suppressed'), failed: count('failed') })) {
     await complete(accountId, broadcastId, now);
   }
   return SETTLED;
+}
+
+const quotaNotReleased = (accountId: string, broadcastId: string) => (error: unknown) =>
+  log.error('broadcast quota not released', { accountId, broadcastId, error });
+
+/**
+ * The recipients an earlier attempt of the batch settled (counted as they
+ * are), those it may have handed to SES without recording them (`inFlight`,
+ * or a record an earlier engine left `sending`: settled failed with
+ * SEND_UNCONFIRMED, never sent again), and the skipped ones (recorded
+ * `suppressed`), written in one batch; the rest are to send.
+ */
+async function settleEarlier(
+  accountId: string,
+  broadcast: BroadcastRecord,
+  recipients: readonly Recipient[],
+  inFlight: ReadonlySet<string>,
+  render: Render,
+  now: Date,
+): Promise<{ finals: Final[]; toSend: Recipient[] }> {
+  const existing = await getEmailRecordsById(
+    accountId,
+    recipients.map((recipient) => recipient.emailId),
+  );
+  const finals: Final[] = [];
+  const toSend: Recipient[] = [];
+  const records: EmailRecord[] = [];
+  for (const recipient of recipients) {
+    const earlier = existing.get(recipient.emailId);
+    if (earlier && earlier.status !== 'sending') {
+      finals.push(finalOf(earlier.status));
+    } else if (earlier || inFlight.has(recipient.contactId)) {
+      const subject = earlier?.subject ?? (recipient.contact ? (await render(recipient.contact)).subject : broadcast.subject);
+      log.warn('broadcast message unconfirmed: not sent again', { accountId, emailId: recipient.emailId });
+      records.push(recordOf(broadcast, recipient, 'failed', subject, now, UNCONFIRMED));
+      finals.push('failed');
+    } else if (recipient.skip) {
+      records.push(recordOf(broadcast, recipient, 'suppressed', broadcast.subject, now, { code: 'RECIPIENT_SUPPRESSED', message: recipient.skip }));
+      finals.push('suppressed');
+    } else {
+      toSend.push(recipient);
+    }
+  }
+  if (records.length > 0) {
+    await putEmailRecords(
+      accountId,
+      records,
+      retentionExpiry(now.getTime()),
+      records.flatMap((record) => outcomeEventItems(accountId, record, now.getTime())),
+    );
+  }
+  return { finals, toSend };
 }
 
 /** The batch's contacts as they are now: one that unsubscribed, got suppressed or was deleted since the snapshot is skipped. */
@@ -272,32 +369,26 @@ const UNCONFIRMED = {
   message: 'A worker stopped between handing the message to SES and recording it; it may have been delivered, so it is not sent again',
 };
 
-/** A recipient's final status in this attempt, sending its message if nobody has. */
-async function settleRecipient(
+/**
+ * Sends one recipient's rendered message, then writes its record with its
+ * `email.sent` / `email.failed` event in one BatchWriteItem: no condition is
+ * needed, the batch's lease names the message in flight, and a rewrite would
+ * write the same items. `throttled`: SES refused it outright, nothing left
+ * and nothing is written.
+ */
+async function sendOne(
   accountId: string,
   broadcast: BroadcastRecord,
   recipient: Recipient,
-  render: Render,
+  message: Rendered,
   now: Date,
   transport: MailTransport,
-): Promise<RecipientOutcome> {
-  const from = parseMailbox(broadcast.from)!;
-  const token = randomBase62(12);
-  const claim = { token, claimedAt: now.toISOString() };
-  if (recipient.skip) {
-    const skipped = recordOf(broadcast, recipient, 'suppressed', broadcast.subject, now, { code: 'RECIPIENT_SUPPRESSED', message: recipient.skip });
-    const result = await claimEmailRecord(accountId, skipped, claim, retentionExpiry(now.getTime()));
-    return result.claimed ? { final: 'suppressed', charged: false } : existingOutcome(accountId, result.existing, now);
-  }
-  const message = await render(recipient.contact!);
-  const record = recordOf(broadcast, recipient, 'sending', message.subject, now);
-  const result = await claimEmailRecord(accountId, record, claim, retentionExpiry(now.getTime()));
-  if (!result.claimed) return existingOutcome(accountId, result.existing, now);
+): Promise<Final | 'throttled'> {
   const outcome: SendOutcome = broadcast.test
     ? { status: 'sent', messageId: '' }
     : await transport.send({
         tags: { accountId, emailId: recipient.emailId },
-        from,
+        from: parseMailbox(broadcast.from)!,
         to: [recipient.contact!.email],
         cc: [],
         bcc: [],
@@ -308,44 +399,11 @@ async function settleRecipient(
         attachments: [],
         unsubscribeUrl: message.unsubscribeUrl,
       });
-  if (outcome.status === 'failed' && outcome.error === 'SES_THROTTLED') {
-    // SES refused it outright: nothing left, so the claim goes and a later attempt sends it.
-    await releaseEmailClaim(accountId, recipient.emailId, token);
-    return { final: undefined, throttled: true };
-  }
-  const error = outcome.status === 'failed' ? { code: outcome.error, message: outcome.message } : undefined;
-  await settleClaimedEmail(
-    accountId,
-    recipient.emailId,
-    token,
-    error ? { status: 'failed', error } : { status: 'sent', ...(outcome.status === 'sent' && outcome.messageId ? { sesMessageId: outcome.messageId } : {}) },
-    error ? failedEvent(accountId, factsOf(record), error, now.getTime()) : sentEvent(accountId, factsOf(record), now.getTime()),
-  );
-  return { final: outcome.status, charged: outcome.status === 'sent' };
-}
-
-/** A recipient an earlier attempt claimed: its final status, or the abandoned claim settled as unconfirmed, or still held. */
-async function existingOutcome(
-  accountId: string,
-  existing: EmailRecord & { claim?: { token: string; claimedAt: string } },
-  now: Date,
-): Promise<RecipientOutcome> {
-  if (existing.status !== 'sending')
-    return { final: existing.status === 'suppressed' ? 'suppressed' : existing.status === 'failed' ? 'failed' : 'sent', charged: false };
-  const claimedAt = new Date(existing.claim?.claimedAt ?? existing.createdAt).getTime();
-  if (now.getTime() - claimedAt < CLAIM_TIMEOUT_MS) return { final: undefined, throttled: false };
-  if (
-    existing.claim &&
-    (await settleClaimedEmail(
-      accountId,
-      existing.emailId,
-      existing.claim.token,
-      { status: 'failed', error: UNCONFIRMED },
-      failedEvent(accountId, factsOf(existing), UNCONFIRMED, now.getTime()),
-    ))
-  ) {
-    log.warn('broadcast message unconfirmed: not sent again', { accountId, emailId: existing.emailId });
-    return { final: 'failed', charged: false };
-  }
-  return { final: undefined, throttled: false };
+  if (outcome.status === 'failed' && outcome.error === 'SES_THROTTLED') return 'throttled';
+  const record =
+    outcome.status === 'sent'
+      ? { ...recordOf(broadcast, recipient, 'sent', message.subject, now), ...(outcome.messageId ? { sesMessageId: outcome.messageId } : {}) }
+      : recordOf(broadcast, recipient, 'failed', message.subject, now, { code: outcome.error, message: outcome.message });
+  await putEmailRecords(accountId, [record], retentionExpiry(now.getTime()), outcomeEventItems(accountId, record, now.getTime()));
+  return outcome.status;
 }

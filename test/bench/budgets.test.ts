@@ -1,7 +1,8 @@
 /** The benchmark's pure parts: what it flags, how it reads the documented minimums, its cost arithmetic. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkFunctions, checkRoundTrips, checkScale, checkWebhooks, parseFloors } from '../../bench/budgets.ts';
+import { checkBroadcast, checkFunctions, checkRoundTrips, checkScale, checkWebhooks, parseFloors } from '../../bench/budgets.ts';
+import { BROADCAST_BENCH, broadcastCostPer1000, type BroadcastBenchResults } from '../../bench/broadcast.ts';
 import { WEBHOOK_BENCH } from '../../bench/webhooks.ts';
 import { deployedFunctions, functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
 import { coldFigures } from '../../bench/cold-start.ts';
@@ -162,5 +163,45 @@ describe('report of a partial run (--only)', () => {
     expect(markdown).toContain('| contacts/get |  | 264 KB | 38.0 ms | 0.42× | 31.0 ms | none |');
     expect(markdown).toContain('load average 0.5 → 0.7 while timing');
     expect(markdown).not.toMatch(/Requests|Warm load|Scale|cost per million/);
+  });
+});
+
+describe('broadcast budgets', () => {
+  const perMessage = { roundTrips: 1.4, readUnits: 1.2, writeUnits: 8.3, tableWriteUnits: 2.3, lambdaMs: 20, sqsRequests: 0.05 };
+  const figures = (overrides: Partial<BroadcastBenchResults> = {}): BroadcastBenchResults => ({
+    options: BROADCAST_BENCH,
+    counts: { recipients: 1000, sent: 1000, suppressed: 0, failed: 0 },
+    accepted: 1000,
+    duplicates: 0,
+    throttled: 0,
+    firstMessageMs: 900,
+    totalSeconds: 12,
+    messagesPerSecond: 0.9 * BROADCAST_BENCH.sesRate,
+    rateRatio: 0.9,
+    invocations: 21,
+    perMessage,
+    memoryMb: 512,
+    costPer1000: broadcastCostPer1000(perMessage, 0.021, 512),
+    ...overrides,
+  });
+  const failing = (results: ReturnType<typeof checkBroadcast>) => results.filter((result) => !result.ok).map((result) => result.budget);
+
+  it('passes 90% of the SES rate and 2.5 write units of table items per message, whatever the index entries add', () => {
+    expect(failing(checkBroadcast(figures()))).toEqual([]);
+  });
+
+  it('flags a rate under 90%, more than 2.5 table write units, and a second copy or an uncounted message', () => {
+    expect(failing(checkBroadcast(figures({ rateRatio: 0.89 })))).toEqual(['broadcast rate']);
+    expect(failing(checkBroadcast(figures({ perMessage: { ...perMessage, tableWriteUnits: 2.6 } })))).toEqual(['broadcast writes']);
+    expect(failing(checkBroadcast(figures({ duplicates: 1 })))).toEqual(['broadcast exactly once']);
+    expect(failing(checkBroadcast(figures({ accepted: 1001 })))).toEqual(['broadcast exactly once']);
+  });
+
+  it("costs per 1,000 the workers' Lambda time and invocations, every write unit, SQS requests, and SES at $0.10", () => {
+    const cost = broadcastCostPer1000({ ...perMessage, lambdaMs: 1000, readUnits: 0, writeUnits: 1, sqsRequests: 1 }, 1, 1024, PRICES);
+    expect(cost.lambda).toBeCloseTo(PRICES.lambdaPerGbSecond * 1000 + PRICES.lambdaPerMillionRequests / 1000, 8);
+    expect(cost.dynamo).toBeCloseTo(PRICES.dynamoPerMillionWriteUnits / 1000);
+    expect(cost.sqs).toBeCloseTo(PRICES.sqsPerMillionRequests / 1000);
+    expect(cost.total).toBeCloseTo(cost.lambda + cost.dynamo + cost.sqs + 0.1);
   });
 });
