@@ -32,6 +32,7 @@ import {
   BROADCAST_BATCH_SIZE,
   type BroadcastRecord,
 } from '#shared/data/broadcasts.ts';
+import { getAccount } from '#shared/data/accounts.ts';
 import { contactsInStatusAfter, getContacts, type ContactRecord } from '#shared/data/contacts.ts';
 import { claimEmailRecord, releaseEmailClaim, settleClaimedEmail, type EmailRecord, type EmailStatus } from '#shared/data/emails.ts';
 import { getSuppressions } from '#shared/data/suppressions.ts';
@@ -44,7 +45,8 @@ import { derivedId, randomBase62 } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { contactVariables, inSegment, startBroadcast } from './broadcasts.ts';
 import { recordEvent } from './events.ts';
-import { QuotaExceededError, quotaMonth, releaseQuota, reserveQuota } from './quota.ts';
+import { QuotaExceededError, quotaMonthOf, releaseQuota, reserveQuota } from './quota.ts';
+import { paceBatch, pacedTransport, throttledRetry } from './send-pacing.ts';
 import { mapConcurrently, trackingIdOf } from './sending.ts';
 import { subscriptionLinks } from './subscription-links.ts';
 import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templates.ts';
@@ -58,8 +60,6 @@ export const PLAN_PAGE_SIZE = 1_000;
 export const CLAIM_TIMEOUT_MS = Number(process.env.BROADCAST_CLAIM_TIMEOUT_MS ?? 5 * 60_000);
 /** SES calls in flight per batch. */
 const SEND_CONCURRENCY = 10;
-/** How long a throttled batch waits before its next attempt. */
-export const THROTTLE_DELAY_SECONDS = Number(process.env.BROADCAST_THROTTLE_DELAY_SECONDS ?? 5);
 
 /** What the worker does with the step's queue message: delete it, or leave it to come back. */
 export type StepResult = { settled: true } | { settled: false; reason: string };
@@ -153,7 +153,17 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   const recipients = await recipientsOf(accountId, broadcast, batch.contactIds);
   const live = !broadcast.test;
   const deliverable = recipients.filter((recipient) => !recipient.skip);
-  const month = live ? await quotaMonth(accountId, now) : undefined;
+  const account = live ? await getAccount(accountId) : undefined;
+  if (live && !account) throw new Error(`Account ${accountId} vanished during a broadcast`);
+  // Paced before the quota is charged: a batch that must wait goes back to the queue having changed nothing.
+  const pacing = account && deliverable.length > 0 ? await paceBatch(account, deliverable.length) : undefined;
+  if (pacing && 'laterSeconds' in pacing) {
+    await deps.queue.enqueue([step], pacing.laterSeconds);
+    return SETTLED;
+  }
+  const schedule = pacing?.schedule;
+  const transport = schedule ? pacedTransport(deps.transport, schedule) : deps.transport;
+  const month = account ? quotaMonthOf(account, now) : undefined;
   if (month && deliverable.length > 0) {
     try {
       await reserveQuota(month, deliverable.length);
@@ -165,9 +175,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   }
   // A throw from here on keeps the charge: which messages left is not known, and the next attempt charges only what it sends.
   const render = await renderer(accountId, broadcast, now);
-  const outcomes = await mapConcurrently(recipients, SEND_CONCURRENCY, (recipient) =>
-    settleRecipient(accountId, broadcast, recipient, render, now, deps.transport),
-  );
+  const outcomes = await mapConcurrently(recipients, SEND_CONCURRENCY, (recipient) => settleRecipient(accountId, broadcast, recipient, render, now, transport));
   const unsentCharges = deliverable.length - outcomes.filter((outcome) => outcome.final !== undefined && 'charged' in outcome && outcome.charged).length;
   if (month && unsentCharges > 0)
     await releaseQuota(month, unsentCharges).catch((error: unknown) => log.error('broadcast quota not released', { accountId, broadcastId, error }));
@@ -175,8 +183,9 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   if (pending.length > 0) {
     const throttled = pending.some((outcome) => 'throttled' in outcome && outcome.throttled);
     if (throttled) {
-      // SES is at its rate: the batch comes back later instead of failing its messages.
-      await deps.queue.enqueue([step], THROTTLE_DELAY_SECONDS);
+      // Held back by pacing, or SES is at its rate: the batch comes back later instead of failing its messages.
+      const retry = throttledRetry(step, schedule);
+      await deps.queue.enqueue([retry.step], retry.delaySeconds);
       return SETTLED;
     }
     return { settled: false, reason: `${pending.length} recipients held by another attempt` };
