@@ -52,9 +52,15 @@ interface Bucket {
   rate: number;
 }
 
-/** A reserved window: the time each message may leave at, in order. */
+/**
+ * A reserved window: the earliest time each message may leave at, in order.
+ * A message also leaves at least one interval (at the slowest rate) after the
+ * one before it: messages whose slots passed while the batch was still
+ * rendering and claiming do not leave in a burst to catch up.
+ */
 export class SendSchedule {
   private taken = 0;
+  private last = Number.NEGATIVE_INFINITY;
   /** SES itself throttled a message of this window: the batch backs off instead of only waiting for its next window. */
   sesThrottled = false;
 
@@ -62,12 +68,16 @@ export class SendSchedule {
     private readonly slots: readonly number[],
     /** When the window closes: every bucket has paid for its messages. */
     readonly end: number,
+    private readonly intervalMs: number,
   ) {}
 
-  /** Waits for the next message's slot; false when the window has no slot left (the rest of the batch comes back later). */
+  /** Waits for the next message's time; false when the window has no slot left (the rest of the batch comes back later). */
   async take(): Promise<boolean> {
-    const at = this.slots[this.taken++];
-    if (at === undefined) return false;
+    const slot = this.slots[this.taken++];
+    if (slot === undefined) return false;
+    // Decided before waiting, so concurrent senders queue up one interval apart.
+    const at = Math.max(slot, this.last + this.intervalMs, Date.now());
+    this.last = at;
     const wait = at - Date.now();
     if (wait > 0) await sleep(wait);
     return true;
@@ -105,7 +115,7 @@ export async function paceBatch(account: Pick<AccountRecord, 'accountId' | 'send
   const slots = Array.from({ length: messages }, (_, index) =>
     Math.max(...windows.map((window, bucket) => window.start + (index * 1000) / buckets[bucket]!.rate)),
   );
-  return { schedule: new SendSchedule(slots, Math.max(...windows.map((window) => window.end))) };
+  return { schedule: new SendSchedule(slots, Math.max(...windows.map((window) => window.end)), 1000 / slowest) };
 }
 
 /** What a message beyond the window's slots gets: the engine's throttled path releases its claim and the batch comes back. */
