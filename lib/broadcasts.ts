@@ -66,7 +66,7 @@ export class BroadcastEngine extends WorkerQueue {
     this.worker.function.addEnvironment('BROADCAST_QUEUE_URL', this.queue.queueUrl);
     this.queue.grantSendMessages(this.worker.function);
     this.worker.function.addToRolePolicy(new PolicyStatement({ actions: BROADCAST_WORKER.sesAccount.map((action) => `ses:${action}`), resources: ['*'] }));
-    acknowledgeFindings(this.worker.function, {
+    acknowledgeFindings(this.worker, {
       'AwsSolutions-IAM5[Resource::*]': "ses:GetAccount supports no resource-level permission; it only reads the account's sending quota",
     });
     this.schedulerRole = new Role(this, 'SchedulerRole', {

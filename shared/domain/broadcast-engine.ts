@@ -17,6 +17,10 @@
  *   a second copy). The batch's outcome is added to the broadcast's counters
  *   once (finishBatch), and the last batch completes the broadcast.
  *
+ * A batch is paced (./send-pacing.ts): it sends within the window reserved
+ * for it at the region's SES rate and the account's rate, or goes back on the
+ * queue, unsent, until one opens.
+ *
  * Docs: docs/broadcasts.md.
  */
 import { retentionExpiry } from './retention.ts';
