@@ -17,7 +17,10 @@ let cached: { rate: number; readAt: number } | undefined;
 export async function sesMaxSendRate(now = Date.now(), client: Pick<SESv2Client, 'send'> = ses): Promise<number> {
   if (config.SES_MAX_SEND_RATE !== undefined) return config.SES_MAX_SEND_RATE;
   if (cached && now - cached.readAt < SEND_QUOTA_TTL_MS) return cached.rate;
-  const { SendQuota } = await client.send(new GetAccountCommand({}));
+  // An emulator started without an account (aws-ses-v2-local reads it from AWS_SES_ACCOUNT) refuses GetAccount: say what to set.
+  const { SendQuota } = await client.send(new GetAccountCommand({})).catch((error: unknown) => {
+    throw new Error(`SES GetAccount failed (${(error as Error)?.name}): set SES_MAX_SEND_RATE to pace by a rate of your own`, { cause: error });
+  });
   const rate = SendQuota?.MaxSendRate;
   if (!rate || rate <= 0) throw new Error('SES GetAccount answered no MaxSendRate: set SES_MAX_SEND_RATE');
   cached = { rate, readAt: now };
