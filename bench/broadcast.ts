@@ -23,7 +23,7 @@ export interface BroadcastBenchOptions {
   /** Every n-th contact is unsubscribed (planned out), every m-th subscribed address is on the suppression list. */
   unsubscribedEvery: number;
   suppressedEvery: number;
-  /** Messages per second the SES stand-in accepts (POSTLANE_SES_MAX_SEND_RATE, as the deployment reads SES's MaxSendRate). */
+  /** Messages per second the SES stand-in accepts (SES_MAX_SEND_RATE, as the deployment reads SES's MaxSendRate). */
   sesRate: number;
   /** How long the stand-in takes to answer a SendEmail. */
   sesLatencyMs: number;
@@ -46,7 +46,7 @@ export const BROADCAST_BENCH: BroadcastBenchOptions = {
   unsubscribedEvery: 500,
   suppressedEvery: 1_000,
   // The name the pacing (issue 17 item 3) reads locally for the deployment's rate, so both see the stand-in's.
-  sesRate: Number(process.env.POSTLANE_SES_MAX_SEND_RATE ?? DEFAULT_SES_RATE),
+  sesRate: Number(process.env.SES_MAX_SEND_RATE ?? DEFAULT_SES_RATE),
   // In-region SES answers in tens of milliseconds (bench/anchors.ts has 127 ms from outside AWS as an upper bound).
   sesLatencyMs: 30,
   workers: 4,

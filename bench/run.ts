@@ -49,7 +49,7 @@ const runs = (section: Section) => only === undefined || only.includes(section);
 /** `--name value` from the command line. */
 const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 // Before the stack and shared/config.ts read it: the SES stand-in's rate, which the pacing reads as the deployment's.
-if (argument('--rate') !== undefined) process.env.POSTLANE_SES_MAX_SEND_RATE = argument('--rate');
+if (argument('--rate') !== undefined) process.env.SES_MAX_SEND_RATE = argument('--rate');
 /** Repetitions: cold starts per bundle, metered requests per endpoint, load seconds per endpoint. */
 const COLD_START_ROUNDS = 15;
 const REQUEST_RUNS = 5;

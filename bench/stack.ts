@@ -59,7 +59,9 @@ export async function startBenchStack(): Promise<BenchStack> {
     WEBHOOK_QUEUE_URL: webhooks.queueUrl,
     BROADCAST_QUEUE_URL: broadcasts.queueUrl,
     // The broadcast bench's SES stand-in accepts this many a second; the pacing reads the same name.
-    POSTLANE_SES_MAX_SEND_RATE: process.env.POSTLANE_SES_MAX_SEND_RATE ?? String(DEFAULT_SES_RATE),
+    SES_MAX_SEND_RATE: process.env.SES_MAX_SEND_RATE ?? String(DEFAULT_SES_RATE),
+    // No interactive sends compete in the bench: the broadcast may use the whole rate, the figure the budget holds it to.
+    SES_RATE_HEADROOM: '0',
     SIGNING_SECRET: 'bench-signing-secret-0123456789abcdef',
     // Mailed links are built from configuration, never from a request: the benchmark builds them and follows none.
     PUBLIC_BASE_URL: 'http://127.0.0.1:3000',

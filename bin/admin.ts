@@ -36,6 +36,15 @@ function quota(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+/** `--rate`: messages per second, a positive number with up to three decimals, or `none` to remove the limit. */
+function sendRate(value: string): number | undefined {
+  if (value === 'none') return undefined;
+  const rate = Number(value);
+  if (!/^\d{1,6}(\.\d{1,3})?$/.test(value) || rate <= 0)
+    throw new UsageError(`--rate must be a positive number of messages per second (such as 10 or 0.5), or none; got "${value}"`);
+  return rate;
+}
+
 // Loaded after DYNAMODB_ENDPOINT is settled: shared/config.ts reads it once, on import.
 const [{ awsConnection, config }, { PLANS }, accounts, apiKeys, { getAccount }, verification, { isDomainName }, deadLetters, { SQSClient }] = await Promise.all(
   [
@@ -107,6 +116,15 @@ const COMMANDS: Record<string, Command> = {
       const summary = await accounts.showAccount(flags.account!);
       if (!summary) throw new Error(`Unknown account ${flags.account}`);
       return summary;
+    },
+  },
+  'account set-send-rate': {
+    summary: "caps the messages per second of the account's broadcasts (--rate none removes the cap)",
+    flags: ['account!', 'rate!'],
+    run: async (flags) => {
+      const set = await accounts.setSendRate(flags.account!, sendRate(flags.rate!));
+      if (!set) throw new Error(`Unknown account ${flags.account}`);
+      return set;
     },
   },
   'key create': {

@@ -1,8 +1,9 @@
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
 import { BROADCAST_MAX_RECEIVES, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import { acknowledgeFindings } from './nag.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
 /**
@@ -10,17 +11,26 @@ import { WorkerQueue } from './worker-queue.ts';
  * the broadcast, its batches and their leases (GetItem); contacts,
  * suppressions and earlier email records of a batch, the domain check
  * (BatchGetItem); the audience's pages and unfinished batches (Query);
- * leases, the `broadcast.sent` event (PutItem); status, counters,
- * lease renewals, quota (UpdateItem); each message's record with its event
- * (BatchWriteItem); a planned page with its batches and finishBatch
- * (transactions of puts and of updates). It queues its own next steps.
+ * leases, the `broadcast.sent` event (PutItem); status, counters, lease
+ * renewals, quota, the send-rate buckets (UpdateItem); each message's record
+ * with its event (BatchWriteItem); a planned page with its batches and
+ * finishBatch (transactions of puts and of updates). It queues its own next
+ * steps, and reads SES's maximum send rate (GetAccount, which has no
+ * resource-level permission) to pace by it.
  */
 export const BROADCAST_WORKER = {
   handler: 'broadcasts/work',
   table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
   ses: ['SendEmail'],
+  sesAccount: ['GetAccount'],
   secrets: ['linkSigning'],
-} as const satisfies { handler: string; table: readonly TableAction[]; ses: readonly SesAction[]; secrets: readonly SecretName[] };
+} as const satisfies {
+  handler: string;
+  table: readonly TableAction[];
+  ses: readonly SesAction[];
+  sesAccount: readonly string[];
+  secrets: readonly SecretName[];
+};
 
 export interface BroadcastEngineProps {
   /** `postlane-<stage>`: the queues are `<prefix>-broadcasts` and `<prefix>-broadcasts-dlq`. */
@@ -51,6 +61,10 @@ export class BroadcastEngine extends WorkerQueue {
     // The worker queues its own next steps (planning pages, batches, a throttled batch later).
     this.worker.function.addEnvironment('BROADCAST_QUEUE_URL', this.queue.queueUrl);
     this.queue.grantSendMessages(this.worker.function);
+    this.worker.function.addToRolePolicy(new PolicyStatement({ actions: BROADCAST_WORKER.sesAccount.map((action) => `ses:${action}`), resources: ['*'] }));
+    acknowledgeFindings(this.worker, {
+      'AwsSolutions-IAM5[Resource::*]': "ses:GetAccount supports no resource-level permission; it only reads the account's sending quota",
+    });
     this.schedulerRole = new Role(this, 'SchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
       description: 'EventBridge Scheduler: puts the start step of a scheduled broadcast on the broadcast queue, nothing else',

@@ -46,6 +46,16 @@ const ConfigSchema = v.object({
   RETENTION_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(3650)), '30'),
   /** First retry delay of a throttled message; each later attempt waits twice as long (tests set 0). */
   RETRY_BACKOFF_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(900)), '10'),
+  /**
+   * Messages per second SES takes in this region, instead of reading it from SES (GetAccount's
+   * `SendQuota.MaxSendRate`): a benchmark's stand-in, or an emulator without an account.
+   */
+  SES_MAX_SEND_RATE: v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.minValue(0.01), v.maxValue(1_000_000))),
+  /**
+   * Share of the SES rate that broadcasts leave to interactive sends (`/api/email/send`, OTP,
+   * transactional, batch), which are not paced: `0.1` paces broadcasts at 90% of the SES rate.
+   */
+  SES_RATE_HEADROOM: v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.minValue(0), v.maxValue(0.9)), '0.1'),
   /** SES configuration set every send names, so its bounce/complaint/delivery events reach the feedback function (deployed only). */
   SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /** Scheme, host and optional path of the public pages when a custom domain fronts the API: `https://mail.example.com`. */

@@ -22,9 +22,40 @@ async function loadFactory(): Promise<ServerFactory> {
   return factory as ServerFactory;
 }
 
-/** Starts the emulator on 127.0.0.1 (its own default is every interface); port 0 picks a free one. */
-export async function startSesEmulator(options: { port: number; host?: string }): Promise<LocalService> {
+/**
+ * The SES rate the emulator reports (GetAccount's `SendQuota.MaxSendRate`):
+ * high, so that locally pacing binds only when an account has a send rate of
+ * its own or SES_MAX_SEND_RATE sets a real account's rate.
+ */
+export const LOCAL_SES_MAX_SEND_RATE = 1_000;
+
+/** The account GetAccount answers: the emulator reads it from its process's AWS_SES_ACCOUNT, whole (its schema wants every field). */
+function emulatedAccount(maxSendRate: number): string {
+  return JSON.stringify({
+    DedicatedIpAutoWarmupEnabled: false,
+    Details: {
+      AdditionalContactEmailAddresses: [],
+      ContactLanguage: 'EN',
+      MailType: 'MARKETING',
+      ReviewDetails: { CaseId: 'local', Status: 'GRANTED' },
+      UseCaseDescription: 'Postlane, locally',
+      WebsiteURL: 'http://127.0.0.1',
+    },
+    EnforcementStatus: 'HEALTHY',
+    ProductionAccessEnabled: true,
+    SendingEnabled: true,
+    SendQuota: { Max24HourSend: maxSendRate * 86_400, MaxSendRate: maxSendRate, SentLast24Hours: 0 },
+    SuppressionAttributes: { SuppressedReasons: ['BOUNCE', 'COMPLAINT'] },
+  });
+}
+
+/**
+ * Starts the emulator on 127.0.0.1 (its own default is every interface); port 0 picks a free one.
+ * `maxSendRate`: what its GetAccount reports; one value per process, as the emulator reads it from the environment.
+ */
+export async function startSesEmulator(options: { port: number; host?: string; maxSendRate?: number }): Promise<LocalService> {
   const host = options.host ?? '127.0.0.1';
+  process.env.AWS_SES_ACCOUNT = emulatedAccount(options.maxSendRate ?? LOCAL_SES_MAX_SEND_RATE);
   const server = await (await loadFactory())({ host, port: options.port });
   // Express hands a listen error to the callback the emulator ignores, so it resolves either way.
   if (!server.listening) {

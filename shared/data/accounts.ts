@@ -9,6 +9,8 @@ export interface AccountRecord {
   plan: Plan;
   /** Monthly email quota when set by the operator; otherwise the plan's. */
   quotaOverride?: number;
+  /** Messages per second the account's broadcasts may send, set by the operator (`admin account set-send-rate`); unset, no limit of its own. */
+  sendRate?: number;
   /** Home region: every write for the account, and every read guarding one, goes to its replica (docs/regions.md). */
   region: string;
   createdAt: string;
@@ -30,6 +32,7 @@ export function toAccount(item: Record<string, unknown>): AccountRecord {
     name: item.name as string,
     plan: item.plan as Plan,
     ...(typeof item.quotaOverride === 'number' ? { quotaOverride: item.quotaOverride } : {}),
+    ...(typeof item.sendRate === 'number' ? { sendRate: item.sendRate } : {}),
     // Accounts made before home regions live in the deployment's first region.
     region: typeof item[HOME_REGION_ATTRIBUTE] === 'string' ? (item[HOME_REGION_ATTRIBUTE] as string) : DEFAULT_HOME_REGION,
     createdAt: item.createdAt as string,
@@ -65,5 +68,16 @@ export function setAccountRegion(accountId: string, region: string): Promise<boo
     ConditionExpression: 'attribute_exists(pk)',
     ExpressionAttributeNames: { '#region': HOME_REGION_ATTRIBUTE },
     ExpressionAttributeValues: { ':region': region },
+  });
+}
+
+/** Sets the account's send rate (messages per second), or removes it with undefined; false when the account is not there. */
+export function setAccountSendRate(accountId: string, sendRate: number | undefined): Promise<boolean> {
+  return updateIf({
+    Key: accountKey(accountId),
+    ...(sendRate === undefined
+      ? { UpdateExpression: 'REMOVE sendRate' }
+      : { UpdateExpression: 'SET sendRate = :rate', ExpressionAttributeValues: { ':rate': sendRate } }),
+    ConditionExpression: 'attribute_exists(pk)',
   });
 }

@@ -1,5 +1,5 @@
 import { newId } from '#shared/ids.ts';
-import { getAccount, putAccount, setAccountRegion, type AccountRecord } from '#shared/data/accounts.ts';
+import { getAccount, putAccount, setAccountRegion, setAccountSendRate, type AccountRecord } from '#shared/data/accounts.ts';
 import { assertDeploymentRegion, DEFAULT_HOME_REGION, DEPLOYMENT_REGIONS, localRegion, withHome } from '#shared/data/regions.ts';
 import { config } from '#shared/config.ts';
 import { getEmailsSent } from '#shared/data/usage.ts';
@@ -45,6 +45,16 @@ export async function moveAccount(accountId: string, region: string): Promise<{ 
     DEPLOYMENT_REGIONS.filter((other) => other !== region).map((other) => withHome(accountId, other, () => setAccountRegion(accountId, region))),
   );
   return { accountId, region };
+}
+
+/**
+ * Sets how many messages per second the account's broadcasts may send in all
+ * (`admin account set-send-rate`), or removes the limit with undefined. Workers
+ * read it with each batch, so it holds from the next batch on (docs/broadcasts.md, "Pacing").
+ */
+export async function setSendRate(accountId: string, sendRate: number | undefined): Promise<{ accountId: string; sendRate: number | null } | undefined> {
+  if (!(await setAccountSendRate(accountId, sendRate))) return undefined;
+  return { accountId, sendRate: sendRate ?? null };
 }
 
 /** The calendar month (UTC) that the quota counts in: `2026-11`. */

@@ -20,6 +20,10 @@
  *   second copy). The batch's outcome is added to the broadcast's counters
  *   once (finishBatch), and the last batch completes the broadcast.
  *
+ * A batch is paced (./send-pacing.ts): it sends within the window reserved
+ * for it at the region's SES rate and the account's rate, or goes back on the
+ * queue, unsent, until one opens.
+ *
  * Docs: docs/broadcasts.md.
  */
 import { retentionExpiry } from './retention.ts';
@@ -40,6 +44,7 @@ import {
   BROADCAST_BATCH_SIZE,
   type BroadcastRecord,
 } from '#shared/data/broadcasts.ts';
+import { getAccount } from '#shared/data/accounts.ts';
 import { contactsInStatusAfter, getContacts, type ContactRecord } from '#shared/data/contacts.ts';
 import { getEmailRecordsById, putEmailRecords, type EmailRecord, type EmailStatus } from '#shared/data/emails.ts';
 import { getSuppressions } from '#shared/data/suppressions.ts';
@@ -52,7 +57,8 @@ import { derivedId, randomBase62 } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { contactVariables, inSegment, startBroadcast } from './broadcasts.ts';
 import { recordEvent } from './events.ts';
-import { QuotaExceededError, quotaMonth, releaseQuota, reserveQuota } from './quota.ts';
+import { QuotaExceededError, quotaMonthOf, releaseQuota, reserveQuota } from './quota.ts';
+import { paceBatch, pacedTransport, throttledRetry } from './send-pacing.ts';
 import { trackingIdOf } from './sending.ts';
 import { subscriptionLinks } from './subscription-links.ts';
 import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templates.ts';
@@ -66,8 +72,6 @@ export const PLAN_PAGE_SIZE = 1_000;
 export const CLAIM_TIMEOUT_MS = Number(process.env.BROADCAST_CLAIM_TIMEOUT_MS ?? 5 * 60_000);
 /** SES calls in flight per batch: also the group named in the lease per write, and so the most messages a crash leaves unconfirmed. */
 const SEND_CONCURRENCY = 10;
-/** How long a throttled batch waits before its next attempt. */
-export const THROTTLE_DELAY_SECONDS = Number(process.env.BROADCAST_THROTTLE_DELAY_SECONDS ?? 5);
 
 /** What the worker does with the step's queue message: delete it, or leave it to come back. */
 export type StepResult = { settled: true } | { settled: false; reason: string };
@@ -176,7 +180,18 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   const recipients = await recipientsOf(accountId, broadcast, batch.contactIds);
   const render = await renderer(accountId, broadcast, now);
   const { finals, toSend } = await settleEarlier(accountId, broadcast, recipients, new Set(lease?.inFlight), render, now);
-  const month = broadcast.test ? undefined : await quotaMonth(accountId, now);
+  const account = broadcast.test ? undefined : await getAccount(accountId);
+  if (!broadcast.test && !account) throw new Error(`Account ${accountId} vanished during a broadcast`);
+  // Paced before the quota is charged: a batch that must wait goes back to the queue having changed nothing.
+  const pacing = account && toSend.length > 0 ? await paceBatch(account, toSend.length) : undefined;
+  if (pacing && 'laterSeconds' in pacing) {
+    await releaseBatchLease(accountId, broadcastId, step.batch, token);
+    await deps.queue.enqueue([step], pacing.laterSeconds);
+    return SETTLED;
+  }
+  const schedule = pacing?.schedule;
+  const transport = schedule ? pacedTransport(deps.transport, schedule) : deps.transport;
+  const month = account ? quotaMonthOf(account, now) : undefined;
   if (month && toSend.length > 0) {
     try {
       await reserveQuota(month, toSend.length);
@@ -212,7 +227,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
       if (month) await releaseQuota(month, toSend.length - sent).catch(quotaNotReleased(accountId, broadcastId));
       return HELD;
     }
-    const outcomes = await Promise.all(group.map((recipient, index) => sendOne(accountId, broadcast, recipient, messages[index]!, now, deps.transport)));
+    const outcomes = await Promise.all(group.map((recipient, index) => sendOne(accountId, broadcast, recipient, messages[index]!, now, transport)));
     finals.push(...outcomes.filter((outcome): outcome is Final => outcome !== 'throttled'));
     sent += outcomes.filter((outcome) => outcome === 'sent').length;
     // SES is at its rate: the rest of the batch waits with it.
@@ -223,7 +238,9 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   if (throttled) {
     // Every message that left has its record; the others never reached SES, so the next attempt sends them without waiting for the lease.
     await releaseBatchLease(accountId, broadcastId, step.batch, token);
-    await deps.queue.enqueue([step], THROTTLE_DELAY_SECONDS);
+    // Held back by pacing, or SES is at its rate: the batch comes back later instead of failing its messages.
+    const retry = throttledRetry(step, schedule);
+    await deps.queue.enqueue([retry.step], retry.delaySeconds);
     return SETTLED;
   }
   const count = (status: Final) => finals.filter((final) => final === status).length;

@@ -3,7 +3,7 @@
  * message to an address in `recipients`, reserved before the message goes to
  * SES and given back if SES does not take it, so nothing is charged unsent.
  */
-import { getAccount } from '#shared/data/accounts.ts';
+import { getAccount, type AccountRecord } from '#shared/data/accounts.ts';
 import { getEmailsSent, releaseEmails, reserveEmails } from '#shared/data/usage.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import { monthlyQuotaOf, quotaPeriod } from './accounts.ts';
@@ -31,7 +31,12 @@ export class QuotaExceededError extends PostlaneError {
 export async function quotaMonth(accountId: string, now: Date): Promise<QuotaMonth> {
   const account = await getAccount(accountId);
   if (!account) throw new Error(`Account ${accountId} vanished during a request`);
-  return { accountId, quota: monthlyQuotaOf(account), period: quotaPeriod(now) };
+  return quotaMonthOf(account, now);
+}
+
+/** The month's quota of an account already read (the broadcast engine reads it for its send rate too). */
+export function quotaMonthOf(account: Pick<AccountRecord, 'accountId' | 'plan' | 'quotaOverride'>, now: Date): QuotaMonth {
+  return { accountId: account.accountId, quota: monthlyQuotaOf(account), period: quotaPeriod(now) };
 }
 
 /** The month's quota for a caller: a key's copy of it when it has one (no read), else the account's. */

@@ -23,7 +23,13 @@ export const BroadcastStep = v.variant('kind', [
     batch: v.number(),
     recipients: v.number(),
   }),
-  v.object({ kind: v.literal('batch'), ...broadcastRef, batch: v.number() }),
+  v.object({
+    kind: v.literal('batch'),
+    ...broadcastRef,
+    batch: v.number(),
+    /** SES throttled this many attempts of the batch in a row: the next one waits longer (shared/domain/send-pacing.ts). */
+    throttled: v.optional(v.number()),
+  }),
 ]);
 export type BroadcastStep = v.InferOutput<typeof BroadcastStep>;
 

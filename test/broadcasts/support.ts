@@ -3,6 +3,7 @@
  * broadcast worker run as `npm start` runs it (the local queue poller over
  * this file's broadcast queue).
  */
+import { expect } from 'vitest';
 import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { uniqueAddress, type Sender } from '../sending/support.ts';
@@ -106,4 +107,43 @@ export async function drainBroadcastQueue(options: { only?: (step: { kind: strin
     if (options.only && wanted.length === 0 && Messages.length > 0) break;
   }
   return invocations;
+}
+
+/**
+ * When each message of a sender's domain left for SES, to the millisecond
+ * (the emulator keeps whole seconds): a step on the SES client's middleware
+ * that only looks, so the pacing tests can measure rates. Stop it in afterAll.
+ */
+export async function recordSendTimes(): Promise<{ of: (domain: string) => number[]; stop: () => void }> {
+  const { ses } = await import('#shared/email/transport.ts');
+  const sent: { from: string; at: number }[] = [];
+  const name = `sendTimes-${Math.random()}`;
+  ses.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { FromEmailAddress?: string };
+      if (context.commandName === 'SendEmailCommand' && input.FromEmailAddress) sent.push({ from: input.FromEmailAddress, at: Date.now() });
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  return {
+    of: (domain) => sent.filter((message) => message.from.replace(/>$/, '').endsWith(`@${domain}`)).map((message) => message.at),
+    stop: () => void ses.middlewareStack.remove(name),
+  };
+}
+
+/**
+ * Asserts that no window of t seconds holds more than rate × (t + 1) of these
+ * send times (a window's fullest count starts and ends on a message), and that
+ * they are spread over at least the time the rate needs for them, less half a second.
+ */
+export function expectPacedAt(times: readonly number[], rate: number): void {
+  const sorted = [...times].sort((a, b) => a - b);
+  for (let first = 0; first < sorted.length; first++) {
+    for (let last = first; last < sorted.length; last++) {
+      const seconds = (sorted[last]! - sorted[first]!) / 1000;
+      expect(last - first + 1, `${last - first + 1} messages in ${seconds} s`).toBeLessThanOrEqual(rate * (seconds + 1));
+    }
+  }
+  expect((sorted.at(-1)! - sorted[0]!) / 1000).toBeGreaterThanOrEqual((sorted.length - 1) / rate - 0.5);
 }

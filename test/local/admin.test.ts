@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';
+import { getAccount } from '#shared/data/accounts.ts';
 import { getDomain } from '#shared/data/domains.ts';
 import { findFreePort } from '#dev/local/ports.ts';
 
@@ -99,6 +100,50 @@ describe('admin: home regions', () => {
     expectOneLineError(runs[1]!, 1, /^Unknown region ap-south-1/);
     expectOneLineError(runs[2]!, 1, /^Unknown account acc_missing\n$/);
     expectOneLineError(runs[3]!, 2, /account move needs --region/);
+  });
+});
+
+describe('admin: send rates', () => {
+  it("sets an account's send rate, changes it and removes it with --rate none, leaving account show as it was", async () => {
+    const { accountId } = (await admin(['account', 'create'])).json;
+    const before = (await admin(['account', 'show', '--account', accountId])).json;
+
+    const set = await admin(['account', 'set-send-rate', '--account', accountId, '--rate', '12.5']);
+
+    expectJson(set);
+    expect(set.json).toEqual({ accountId, sendRate: 12.5 });
+    expect((await getAccount(accountId))?.sendRate).toBe(12.5);
+    expect((await admin(['account', 'set-send-rate', '--account', accountId, '--rate=3'])).json).toEqual({ accountId, sendRate: 3 });
+    expect((await getAccount(accountId))?.sendRate).toBe(3);
+
+    const cleared = await admin(['account', 'set-send-rate', '--account', accountId, '--rate', 'none']);
+
+    expectJson(cleared);
+    expect(cleared.json).toEqual({ accountId, sendRate: null });
+    expect(await getAccount(accountId)).not.toHaveProperty('sendRate');
+    expect((await admin(['account', 'show', '--account', accountId])).json).toEqual(before);
+  });
+
+  it('refuses a rate that is not a positive number (exit 2) and an unknown account (exit 1), in one line', async () => {
+    const { accountId } = (await admin(['account', 'create'])).json;
+    const rates = ['0', '-1', 'abc', '1e3', '0.0', '10/s', '.5', 'Infinity'];
+
+    const runs = await Promise.all([
+      ...rates.map((rate) => admin(['account', 'set-send-rate', '--account', accountId, '--rate', rate])),
+      admin(['account', 'set-send-rate', '--account', accountId]),
+      admin(['account', 'set-send-rate', '--account', 'acc_missing', '--rate', '5']),
+    ]);
+
+    for (const [index, rate] of rates.entries()) {
+      expectOneLineError(
+        runs[index]!,
+        2,
+        new RegExp(`^--rate must be a positive number of messages per second .*; got "${rate.replace(/[.*+/]/g, '\\$&')}"\n$`),
+      );
+    }
+    expectOneLineError(runs[rates.length]!, 2, /account set-send-rate needs --rate/);
+    expectOneLineError(runs[rates.length + 1]!, 1, /^Unknown account acc_missing\n$/);
+    expect((await getAccount(accountId))?.sendRate).toBeUndefined();
   });
 });
 

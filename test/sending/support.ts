@@ -42,9 +42,9 @@ export interface StoredEmail {
   headers?: { name: string; value: string }[];
 }
 
-/** Every email the emulator stored whose sender is at `domain`, in the order sent. */
-export async function storedEmails(domain: string): Promise<StoredEmail[]> {
-  const response = await fetch(`${inject('sesEndpoint')}/store`);
+/** Every email the emulator stored whose sender is at `domain`, in the order sent; `endpoint`: an emulator of the test's own. */
+export async function storedEmails(domain: string, endpoint = inject('sesEndpoint')): Promise<StoredEmail[]> {
+  const response = await fetch(`${endpoint}/store`);
   const { emails } = (await response.json()) as { emails: StoredEmail[] };
   return emails.filter((email) => email.from.endsWith(`@${domain}>`) || email.from.endsWith(`@${domain}`));
 }

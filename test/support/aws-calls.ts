@@ -65,8 +65,8 @@ function senderDomain(from: string): string {
     .toLowerCase();
 }
 
-/** SES actions on the account-level suppression list, which name no resource. */
-const ACCOUNT_LEVEL_SES = new Set(['ListSuppressedDestinations', 'GetSuppressedDestination']);
+/** SES actions on the account itself (its suppression list, its sending quota), which name no resource. */
+const ACCOUNT_LEVEL_SES = new Set(['ListSuppressedDestinations', 'GetSuppressedDestination', 'GetAccount']);
 
 /**
  * SendEmail is authorized on the sender's identity and on the configuration

@@ -1,0 +1,140 @@
+/**
+ * Pacing (docs/broadcasts.md, "Pacing"): an account's send rate, set with the
+ * admin CLI, holds across all its broadcasts, measured at the SES client while
+ * the worker runs as `npm start` runs it; SES throttling makes a batch come
+ * back later, each time a little later, and never fails a message. The SES
+ * rate of the region is tested in pacing-ses-rate.test.ts, with an emulator of
+ * its own (the region's bucket is shared by every test file that sends).
+ */
+import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
+import type { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // Short enough for a test to see two throttled attempts back off (1 s, then 2 s).
+  process.env.BROADCAST_THROTTLE_DELAY_SECONDS = '1';
+});
+
+const { ses } = await import('#shared/email/transport.ts');
+const { sqs } = await import('#shared/email/retry-queue.ts');
+const { startBroadcastWorker } = await import('#dev/local/broadcast-worker.ts');
+const { request } = await import('../support/api.ts');
+const { admin } = await import('../support/admin-cli.ts');
+const { createSender, storedEmails } = await import('../sending/support.ts');
+const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, recordSendTimes } = await import('./support.ts');
+
+let stopWorker: () => Promise<void>;
+let sendTimes: Awaited<ReturnType<typeof recordSendTimes>>;
+beforeAll(async () => {
+  stopWorker = (await startBroadcastWorker({ concurrency: 3 })).stop;
+  sendTimes = await recordSendTimes();
+});
+afterAll(async () => {
+  sendTimes?.stop();
+  await stopWorker?.();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+type Sender = Awaited<ReturnType<typeof createSender>>;
+
+/** A broadcast of `count` mixed contacts, sent now; its subscribed addresses. */
+async function sendBroadcast(sender: Sender, count: number): Promise<{ id: string; subscribed: string[] }> {
+  const { audienceId, contacts } = await mixedAudience(sender, count);
+  const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
+  const sent = await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+  expect(sent.status).toBe(202);
+  return { id: broadcast.id, subscribed: contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email) };
+}
+
+async function setSendRate(accountId: string, rate: string): Promise<void> {
+  const set = await admin(['account', 'set-send-rate', '--account', accountId, '--rate', rate]);
+  expect(set).toMatchObject({ code: 0, stderr: '' });
+}
+
+async function expectOneEach(sender: Sender, expected: readonly string[]): Promise<void> {
+  const to = (await storedEmails(sender.domain)).map((email) => email.destination.to[0]!);
+  expect(to.sort()).toEqual([...expected].sort());
+}
+
+describe("an account's send rate", { timeout: 60_000 }, () => {
+  // Rates low enough that these machines, unpaced, send faster (about 5 a second through DynamoDB Local), so only pacing passes.
+  it('paces a broadcast to the rate set with the admin CLI, and still mails each recipient exactly once', async () => {
+    const sender = await createSender();
+    await setSendRate(sender.accountId, '3');
+
+    const { id, subscribed } = await sendBroadcast(sender, 20);
+
+    expect((await broadcastWhen(sender.key, id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    expect(subscribed).toHaveLength(13);
+    expectPacedAt(sendTimes.of(sender.domain), 3);
+    await expectOneEach(sender, subscribed);
+  });
+
+  it("is shared by all the account's broadcasts at once", async () => {
+    const sender = await createSender();
+    await setSendRate(sender.accountId, '3');
+
+    const [first, second] = await Promise.all([sendBroadcast(sender, 10), sendBroadcast(sender, 10)]);
+
+    for (const { id, subscribed } of [first, second]) {
+      expect((await broadcastWhen(sender.key, id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    }
+    expectPacedAt(sendTimes.of(sender.domain), 3);
+    await expectOneEach(sender, [...first.subscribed, ...second.subscribed]);
+  });
+
+  it('no longer holds once removed with --rate none', async () => {
+    const sender = await createSender();
+    await setSendRate(sender.accountId, '0.5');
+    await setSendRate(sender.accountId, 'none');
+
+    const { id, subscribed } = await sendBroadcast(sender, 10);
+
+    expect((await broadcastWhen(sender.key, id, ['sent'])).counts).toMatchObject({ sent: subscribed.length });
+    // At half a message a second these 7 would take 12 s; unpaced (the region's rate is far above) they leave within a few.
+    const times = sendTimes.of(sender.domain);
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThan(6_000);
+  });
+});
+
+describe('SES throttling', { timeout: 60_000 }, () => {
+  it('sends a throttled batch back to the queue, waiting longer after each throttled attempt, and fails no message', async () => {
+    const sender = await createSender();
+    const { audienceId, contacts } = await mixedAudience(sender, 12);
+    const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
+    const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
+    // SES refuses the first two attempts at one recipient's message, as at its maximum rate.
+    const original = ses.send.bind(ses);
+    let refusals = 0;
+    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+      if (command.input.Destination?.ToAddresses?.[0] === subscribed[0] && refusals < 2) {
+        refusals++;
+        throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+      }
+      return original(command);
+    }) as typeof ses.send);
+    // The batch steps queued again, as the queue receives them (only looked at).
+    const requeued: { throttled?: number; delaySeconds: number }[] = [];
+    const send = sqs.send.bind(sqs);
+    vi.spyOn(sqs, 'send').mockImplementation((async (command: SendMessageBatchCommand) => {
+      for (const entry of command.input?.Entries ?? []) {
+        const step = JSON.parse(entry.MessageBody ?? '{}');
+        if (step.kind === 'batch' && step.broadcastId === broadcast.id && 'throttled' in step)
+          requeued.push({ throttled: step.throttled, delaySeconds: entry.DelaySeconds ?? 0 });
+      }
+      return send(command as never);
+    }) as typeof sqs.send);
+
+    await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    expect(refusals).toBe(2);
+    expect(requeued).toEqual([
+      { throttled: 1, delaySeconds: 1 },
+      { throttled: 2, delaySeconds: 2 },
+    ]);
+    await expectOneEach(sender, subscribed);
+  });
+});
