@@ -176,7 +176,12 @@ async function measureBroadcastSection(
   createBenchAccount: typeof import('./fixtures.ts').createBenchAccount,
 ) {
   const { BROADCAST_BENCH, measureBroadcast } = await import('./broadcast.ts');
-  const options = { ...BROADCAST_BENCH, contacts: Number(argument('--contacts') ?? BROADCAST_BENCH.contacts) };
+  // Read here, not from BROADCAST_BENCH: that module is loaded (through report.ts) before `--rate` is applied to the environment.
+  const options = {
+    ...BROADCAST_BENCH,
+    contacts: Number(argument('--contacts') ?? BROADCAST_BENCH.contacts),
+    sesRate: Number(argument('--rate') ?? BROADCAST_BENCH.sesRate),
+  };
   return measureBroadcast(api, meter, await createBenchAccount(), options, progress);
 }
 

@@ -36,7 +36,10 @@ const memoKey = (key: BucketKey) => `${key.pk}/${key.sk}`;
  * the bucket's state right, two when it did not.
  */
 export async function reserveBucketTime(key: BucketKey, costMs: number, now: number, maxWaitMs: number): Promise<BucketReservation> {
-  let busy = (lastSeen.get(memoKey(key)) ?? 0) >= now;
+  const seen = lastSeen.get(memoKey(key)) ?? 0;
+  // `tat` only grows (a give-back is made only while nobody reserved after it, and updates the memo): a backlog this container saw reaching past the wait is still there, so learning it again needs no write.
+  if (seen > now + maxWaitMs) return { retryAt: seen - maxWaitMs };
+  let busy = seen >= now;
   for (let attempt = 0; attempt < 4; attempt++) {
     const outcome = busy ? await extendBacklog(key, costMs, now, maxWaitMs) : await startWhenIdle(key, costMs, now);
     if ('end' in outcome) {
@@ -94,10 +97,11 @@ async function reserve(key: BucketKey, update: string, condition: string, values
  * which only ever slows sending down.
  */
 export async function returnBucketTime(key: BucketKey, reservation: { start: number; end: number }): Promise<void> {
-  await updateIf({
+  const returned = await updateIf({
     Key: key,
     UpdateExpression: 'SET tat = :start',
     ConditionExpression: 'tat = :end',
     ExpressionAttributeValues: { ':start': reservation.start, ':end': reservation.end },
   });
+  if (returned) lastSeen.set(memoKey(key), reservation.start);
 }

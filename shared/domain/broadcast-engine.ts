@@ -167,31 +167,32 @@ function finalOf(status: EmailStatus): Final {
 
 async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: Date, deps: EngineDeps): Promise<StepResult> {
   const { accountId, broadcastId } = step;
-  const [broadcast, batch, lease] = await Promise.all([
+  const [broadcast, batch, lease, account] = await Promise.all([
     getBroadcast(accountId, broadcastId),
     getBatch(accountId, broadcastId, step.batch),
     getBatchLease(accountId, broadcastId, step.batch),
+    getAccount(accountId),
   ]);
   // Cancelled: nothing more goes out. Paused: resuming queues the unfinished batches again.
   if (broadcast?.status !== 'sending' || !batch || batch.done) return SETTLED;
   if (lease?.holder && now.getTime() - Date.parse(lease.holder.at) < CLAIM_TIMEOUT_MS) return HELD;
+  const live = !broadcast.test;
+  if (live && !account) throw new Error(`Account ${accountId} vanished during a broadcast`);
+  // Paced before the lease, the recipients' reads and the quota: a batch that must wait goes back to the queue having read little and changed nothing.
+  // The whole batch is reserved (some may be skipped or sent already): spare time only ever slows sending down.
+  const pacing = live && account ? await paceBatch(account, batch.contactIds.length) : undefined;
+  if (pacing && 'laterSeconds' in pacing) {
+    await deps.queue.enqueue([step], pacing.laterSeconds);
+    return SETTLED;
+  }
   const token = randomBase62(12);
   if (!(await takeBatchLease(accountId, broadcastId, step.batch, lease, { token, at: now.toISOString() }))) return HELD;
   const recipients = await recipientsOf(accountId, broadcast, batch.contactIds);
   const render = await renderer(accountId, broadcast, now);
   const { finals, toSend } = await settleEarlier(accountId, broadcast, recipients, new Set(lease?.inFlight), render, now);
-  const account = broadcast.test ? undefined : await getAccount(accountId);
-  if (!broadcast.test && !account) throw new Error(`Account ${accountId} vanished during a broadcast`);
-  // Paced before the quota is charged: a batch that must wait goes back to the queue having changed nothing.
-  const pacing = account && toSend.length > 0 ? await paceBatch(account, toSend.length) : undefined;
-  if (pacing && 'laterSeconds' in pacing) {
-    await releaseBatchLease(accountId, broadcastId, step.batch, token);
-    await deps.queue.enqueue([step], pacing.laterSeconds);
-    return SETTLED;
-  }
   const schedule = pacing?.schedule;
   const transport = schedule ? pacedTransport(deps.transport, schedule) : deps.transport;
-  const month = account ? quotaMonthOf(account, now) : undefined;
+  const month = live && account ? quotaMonthOf(account, now) : undefined;
   if (month && toSend.length > 0) {
     try {
       await reserveQuota(month, toSend.length);
