@@ -211,6 +211,22 @@ describe('POST /api/email/batch', () => {
     expect(await storedEmails(sender.domain)).toHaveLength(5);
   });
 
+  it('charges the items in index order when not all fit: one that does not fit fails, a later smaller one is still sent', async () => {
+    const sender = await createSender({ quota: 3 });
+    const wide = [uniqueAddress('a'), uniqueAddress('b'), uniqueAddress('c')];
+
+    const response = await batch(sender.key, { emails: [item(sender, 'A'), item(sender, 'B', { recipients: wide }), item(sender, 'C')] });
+
+    expect(response.status).toBe(200);
+    expect(response.body.results).toMatchObject([
+      { index: 0, success: true },
+      { index: 1, success: false, error: 'QUOTA_EXCEEDED', message: 'This send needs 3 emails but 2 of the monthly quota of 3 remain' },
+      { index: 2, success: true },
+    ]);
+    expect(response.body.emailsRemaining).toBe(1);
+    expect((await storedEmails(sender.domain)).map((email) => email.subject).sort()).toEqual(['A', 'C']);
+  });
+
   it('with a test key answers as live but hands nothing to SES and charges nothing', async () => {
     const sender = await createSender({ quota: 10 });
 
