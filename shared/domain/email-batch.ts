@@ -1,6 +1,6 @@
 /**
  * POST /api/email/batch: up to 100 sends in one request, each validated and
- * sent on its own as POST /api/email/send would (docs/api.md, "Batch sends").
+ * answered on its own as POST /api/email/send would (docs/api.md, "Batch sends").
  *
  * What fails the whole request and what fails one item: the envelope (not an
  * object, `emails` not an array of 1 to 100, a bad `idempotencyKey`, the body
@@ -9,32 +9,28 @@
  * quota, every recipient suppressed…), fails alone, its error in its result
  * with `field` a path into the batch (`emails[3].recipients[0]`).
  *
- * Exactly once: the batch's `idempotencyKey` claims the whole request, and
- * each item runs under a key of its own made from it and the item's index. A
- * batch that dies part way (the function crashes or times out, a store
- * fails) gives its claim back, or its lease ends; the retry with the same key
- * and body replays the items that were sent and sends only the others.
+ * The items are sent together, at the cost of one send (docs/data-model.md,
+ * "Round trips per request"): one wave of reads for all of them, one quota
+ * charge, one batch write of every record and event (shared/domain/sending.ts,
+ * `deliverAll`). Exactly once: the batch's `idempotencyKey` is claimed beside
+ * those reads and completed in that write. A batch that fails before any
+ * message left gives its key back, so its retry sends everything; one whose
+ * messages left but whose records could not be written completes its key
+ * with its answer, so its retry replays it and sends nothing again.
  */
-import { idempotencyScope } from '#shared/data/idempotency.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import type * as v from 'valibot';
 import { emailBatchItem, type EmailBatchInput, type emailBatchResultReply, type EmailSendInput } from '#shared/schemas/sending.ts';
 import { parseInput } from '#shared/schemas/parse.ts';
-import { sendEmail, type EmailSendResult, type SendOnce } from './email-send.ts';
-import { IdempotencyInProgressError, IdempotencyKeyReusedError, idempotentSend, makeIdempotent, type Idempotent } from './idempotency.ts';
-import { quotaLeft, quotaMonth } from './quota.ts';
-import type { SendContext } from './sending.ts';
+import { resolveAttachments } from './attachments.ts';
+import { emailDeliveryOf, sendAnswer, type EmailSendResult } from './email-send.ts';
+import { EffectCommittedError, overlappingClaim, type ClaimGate, type Idempotent } from './idempotency.ts';
+import { quotaLeft, quotaMonthFor } from './quota.ts';
+import { deliverAll, isReport, UnrecordedDeliveryError, type Delivery, type DeliveryOutcome, type SendContext } from './sending.ts';
 
 /** The batch result (docs/api.md, "Batch sends"). */
 export type EmailBatchResult = Omit<v.InferOutput<typeof emailBatchResultReply>, 'success'>;
 type ItemResult = EmailBatchResult['results'][number];
-
-/**
- * Items in flight at once: each sends its own recipients up to 10 at a time
- * (shared/domain/sending.ts), so a batch keeps at most about 100 SES calls
- * open, and 100 one-recipient items take about ten round trips, not a hundred.
- */
-const BATCH_CONCURRENCY = 10;
 
 /** An item as read: its send body, or why it cannot be sent. */
 type CheckedItem = { index: number; body: EmailSendInput } | { index: number; refused: PostlaneError };
@@ -48,14 +44,10 @@ function checked(item: unknown, index: number): CheckedItem {
   }
 }
 
-/**
- * An item's error as its result. A `field` the send named is inside the item;
- * the idempotency errors name the batch's own key.
- */
+/** An item's error as its result; a `field` the send named is inside the item. */
 function failed(index: number, error: PostlaneError): ItemResult {
   const { field, retryAfter, fields } = error.details;
-  const inBatch = error instanceof IdempotencyKeyReusedError || error instanceof IdempotencyInProgressError;
-  const path = field === undefined || inBatch || field.startsWith(`emails[${index}]`) ? field : `emails[${index}].${field}`;
+  const path = field === undefined || field.startsWith(`emails[${index}]`) ? field : `emails[${index}].${field}`;
   // A send where every recipient failed carries its result; the batch answers the quota once, for all items.
   const result = fields as Partial<EmailSendResult> | undefined;
   return {
@@ -71,76 +63,86 @@ function failed(index: number, error: PostlaneError): ItemResult {
   };
 }
 
-async function sendItem(item: CheckedItem, batchKey: string | undefined, context: SendContext): Promise<ItemResult> {
-  if ('refused' in item) return failed(item.index, item.refused);
-  const { principal, now } = context;
-  const once: SendOnce = (run) =>
-    makeIdempotent(
-      {
-        accountId: principal.accountId,
-        scope: idempotencyScope(principal.env, 'email/batch-item'),
-        // The index is last and a number, so no other key and index make the same string.
-        key: batchKey === undefined ? undefined : `${batchKey}#${item.index}`,
-        payload: item.body,
-        now,
-      },
-      run,
-    );
+/** An item's delivery, or its refusal: its body's own (`from`, attachments), found before anything is sent. */
+async function deliveryOf(item: CheckedItem, { principal, now }: SendContext): Promise<Delivery | PostlaneError> {
+  if ('refused' in item) return item.refused;
   try {
-    const { response } = await sendEmail(item.body, context, once);
-    const { emailsRemaining: _, ...result } = response;
-    return { index: item.index, success: true, ...result };
+    const delivery = emailDeliveryOf(item.body);
+    return delivery(await resolveAttachments(principal.accountId, item.body.attachments, now));
   } catch (error) {
-    // Anything else is no answer about this item: the batch fails, and its key's retry sends what is left.
-    if (error instanceof PostlaneError) return failed(item.index, error);
+    if (error instanceof PostlaneError) return error;
     throw error;
   }
 }
 
-/**
- * `fn` over `items`, at most `limit` at a time, results in order. After a
- * failure nothing more starts, and the failure is thrown once those under
- * way have ended: none keeps sending after the request has been answered.
- */
-async function eachBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
+/** Each item's result from its delivery's outcome, in order. */
+function resultsOf(prepared: readonly (Delivery | PostlaneError)[], outcomes: readonly DeliveryOutcome[]): ItemResult[] {
   let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    for (let index = next++; index < items.length && !failure; index = next++) {
-      try {
-        results[index] = await fn(items[index]!);
-      } catch (error) {
-        failure ??= { error };
-      }
+  return prepared.map((delivery, index) => {
+    if (delivery instanceof PostlaneError) return failed(index, delivery);
+    const outcome = outcomes[next++]!;
+    if (!isReport(outcome)) return failed(index, outcome);
+    try {
+      const { emailsRemaining: _, ...result } = sendAnswer(outcome, delivery.recipients.length);
+      return { index, success: true, ...result };
+    } catch (error) {
+      if (error instanceof PostlaneError) return failed(index, error);
+      throw error;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.error;
-  return results;
+  });
+}
+
+/** Some item accepted: the results. None: ALL_EMAILS_FAILED carrying them. */
+function answer(results: ItemResult[], emailsRemaining: number): EmailBatchResult {
+  if (results.some((result) => result.success)) return { results, emailsRemaining };
+  throw new PostlaneError('ALL_EMAILS_FAILED', `None of the ${results.length} email${results.length === 1 ? '' : 's'} of the batch was sent`, {
+    fields: { results, emailsRemaining },
+  });
+}
+
+/** The figure every report shares; without one (nothing got as far as the quota) a read. */
+async function emailsRemainingOf(outcomes: readonly DeliveryOutcome[], { principal, now }: SendContext): Promise<number> {
+  return outcomes.find(isReport)?.emailsRemaining ?? quotaLeft(await quotaMonthFor(principal, now));
 }
 
 /**
- * Sends each email of the batch as POST /api/email/send would, up to
- * BATCH_CONCURRENCY at a time, and answers one result per email in order.
- * Some email accepted: the results. None: ALL_EMAILS_FAILED carrying them.
+ * Sends each email of the batch as POST /api/email/send would, all together
+ * (see the module comment), and answers one result per email in order.
  */
 export async function sendEmailBatch(input: EmailBatchInput, context: SendContext): Promise<Idempotent<EmailBatchResult>> {
   const items = input.emails.map(checked);
-  const run = async () => {
-    const results = await eachBounded(items, BATCH_CONCURRENCY, (item) => sendItem(item, input.idempotencyKey, context));
-    // Once, after every item: items charge and give back concurrently, so only a read at the end is the batch's figure.
-    const emailsRemaining = await quotaLeft(await quotaMonth(context.principal.accountId, context.now));
-    if (results.some((result) => result.success)) return { results, emailsRemaining };
-    throw new PostlaneError('ALL_EMAILS_FAILED', `None of the ${results.length} email${results.length === 1 ? '' : 's'} of the batch was sent`, {
-      fields: { results, emailsRemaining },
-    });
+  const run = async (gate: ClaimGate) => {
+    const prepared = await Promise.all(items.map((item) => deliveryOf(item, context)));
+    const deliveries = prepared.filter((delivery): delivery is Delivery => !(delivery instanceof PostlaneError));
+    const claim = {
+      held: gate.held,
+      // The key completes in the records' own write, with the answer the request gives: only a batch that sent something has one to keep.
+      completion: (outcomes: readonly DeliveryOutcome[]) => {
+        const results = resultsOf(prepared, outcomes);
+        const done = results.some((result) => result.success) && gate.completion({ results, emailsRemaining: outcomes.find(isReport)!.emailsRemaining });
+        return done ? [done] : [];
+      },
+    };
+    let outcomes: DeliveryOutcome[];
+    try {
+      outcomes = await deliverAll(deliveries, context, claim);
+    } catch (error) {
+      // Messages left: a retry with the key must replay this answer, never send again.
+      if (error instanceof UnrecordedDeliveryError) {
+        throw new EffectCommittedError(
+          { results: resultsOf(prepared, error.outcomes), emailsRemaining: await emailsRemainingOf(error.outcomes, context) },
+          error.cause,
+        );
+      }
+      throw error;
+    }
+    return answer(resultsOf(prepared, outcomes), await emailsRemainingOf(outcomes, context));
   };
   // Nothing can be sent: the answer follows from the body alone, so there is nothing for a key to guard (and a refused request writes nothing).
-  if (items.every((item) => 'refused' in item)) return { response: await run(), replayed: false };
+  if (items.every((item) => 'refused' in item)) return { response: await run({ held: Promise.resolve(), completion: () => undefined }), replayed: false };
   // What "the same batch" means: each item as read (its send body, or its error), never the raw JSON, which may nest too deep to walk.
   const payload = items.map((item) =>
     'refused' in item ? { error: item.refused.code, message: item.refused.message, field: item.refused.details.field } : item.body,
   );
-  return idempotentSend('email/batch', input, context, run, payload);
+  return overlappingClaim('email/batch', input, context, run, payload);
 }

@@ -2,6 +2,7 @@ import { PostlaneError } from '#shared/errors.ts';
 import type * as v from 'valibot';
 import type { EmailSendInput, emailSendResultReply } from '#shared/schemas/sending.ts';
 import { resolveAttachments } from './attachments.ts';
+import type { OutgoingAttachment } from '#shared/email/transport.ts';
 import { EffectCommittedError, idempotentSend, type Idempotent } from './idempotency.ts';
 import {
   contentOf,
@@ -9,6 +10,7 @@ import {
   parseMailboxField,
   SUPPRESSED_FOR_EMAIL,
   UnrecordedDeliveryError,
+  type Delivery,
   type DeliveryReport,
   type MessageResult,
   type SendContext,
@@ -16,9 +18,6 @@ import {
 
 /** Email send result (docs/api.md, "Sending email"); `queued: true` on a recipient whose message SES throttled and the retry queue will send later. */
 export type EmailSendResult = Omit<v.InferOutput<typeof emailSendResultReply>, 'success'>;
-
-/** Runs a send's work at most once per idempotency key: see shared/domain/idempotency.ts. */
-export type SendOnce = (run: () => Promise<EmailSendResult>) => Promise<Idempotent<EmailSendResult>>;
 
 function summary(sent: number, total: number): string {
   if (sent === 0) return `The email was not sent to any of the ${total} recipient${total === 1 ? '' : 's'}`;
@@ -58,54 +57,62 @@ function resultOf(report: DeliveryReport, recipientCount: number): EmailSendResu
 }
 
 /**
- * POST /api/email/send: one message per distinct recipient (a repeated
- * address gets one), cc and bcc on each, or each on its own message when the
- * messages carry signed links; suppressed cc and bcc addresses are left out
- * and listed among the failures. Some sent: the result. None sent:
- * ALL_RECIPIENTS_FAILED (422) carrying the result, or SENDING_PAUSED (503)
- * when SES's sending is paused for the whole deployment. With an
- * `idempotencyKey`, as on the single sends, a retry of the same request gets
- * the first answer back and sends nothing again. A batch's item runs `once`
- * under a key of the batch's (shared/domain/email-batch.ts) instead.
+ * What sending `input` delivers, once its attachments are resolved. Its own
+ * refusals (a malformed `from` or `replyTo`) are thrown here, before anything
+ * is read or claimed.
  */
-export async function sendEmail(
-  input: EmailSendInput,
-  context: SendContext,
-  once: SendOnce = (run) => idempotentSend('email/send', input, context, run),
-): Promise<Idempotent<EmailSendResult>> {
+export function emailDeliveryOf(input: EmailSendInput): (attachments: OutgoingAttachment[]) => Delivery {
   const from = parseMailboxField(input.from, 'from');
   const replyTo = input.replyTo === undefined ? undefined : parseMailboxField(input.replyTo, 'replyTo');
   const content = contentOf(input);
+  return (attachments) => ({
+    type: 'email',
+    from,
+    recipients: [...new Set(input.recipients)],
+    cc: input.cc,
+    bcc: input.bcc,
+    replyTo,
+    content,
+    variables: input.variables,
+    attachments,
+    suppressWhen: SUPPRESSED_FOR_EMAIL,
+    ...(input.tracking ? { tracking: input.tracking } : {}),
+  });
+}
+
+/**
+ * The answer to a send from its report: the result when some recipient's
+ * message was accepted; else ALL_RECIPIENTS_FAILED (422) carrying the result,
+ * or SENDING_PAUSED (503) when SES's sending is paused for the whole deployment.
+ */
+export function sendAnswer(report: DeliveryReport, recipientCount: number): EmailSendResult {
+  const result = resultOf(report, recipientCount);
+  if (reachedSomeRecipient(report)) return result;
+  const paused = report.messages.some((message) => message.error?.code === 'SENDING_PAUSED');
+  throw new PostlaneError(paused ? 'SENDING_PAUSED' : 'ALL_RECIPIENTS_FAILED', result.message, { fields: result });
+}
+
+/**
+ * POST /api/email/send: one message per distinct recipient (a repeated
+ * address gets one), cc and bcc on each, or each on its own message when the
+ * messages carry signed links; suppressed cc and bcc addresses are left out
+ * and listed among the failures (see `sendAnswer`). With an
+ * `idempotencyKey`, as on the single sends, a retry of the same request gets
+ * the first answer back and sends nothing again.
+ */
+export async function sendEmail(input: EmailSendInput, context: SendContext): Promise<Idempotent<EmailSendResult>> {
+  const deliveryOf = emailDeliveryOf(input);
   const { principal, now } = context;
-  return once(async () => {
-    const attachments = await resolveAttachments(principal.accountId, input.attachments, now);
-    const recipients = [...new Set(input.recipients)];
+  return idempotentSend('email/send', input, context, async () => {
+    const delivery = deliveryOf(await resolveAttachments(principal.accountId, input.attachments, now));
     let report: DeliveryReport;
     try {
-      report = await deliver(
-        {
-          type: 'email',
-          from,
-          recipients,
-          cc: input.cc,
-          bcc: input.bcc,
-          replyTo,
-          content,
-          variables: input.variables,
-          attachments,
-          suppressWhen: SUPPRESSED_FOR_EMAIL,
-          ...(input.tracking ? { tracking: input.tracking } : {}),
-        },
-        context,
-      );
+      report = await deliver(delivery, context);
     } catch (error) {
       // Some messages left: a retry with the key must replay this answer, never send again.
-      if (error instanceof UnrecordedDeliveryError) throw new EffectCommittedError(resultOf(error.report, recipients.length), error.cause);
+      if (error instanceof UnrecordedDeliveryError) throw new EffectCommittedError(resultOf(error.report, delivery.recipients.length), error.cause);
       throw error;
     }
-    const result = resultOf(report, recipients.length);
-    if (reachedSomeRecipient(report)) return result;
-    const paused = report.messages.some((message) => message.error?.code === 'SENDING_PAUSED');
-    throw new PostlaneError(paused ? 'SENDING_PAUSED' : 'ALL_RECIPIENTS_FAILED', result.message, { fields: result });
+    return sendAnswer(report, delivery.recipients.length);
   });
 }

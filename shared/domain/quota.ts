@@ -56,6 +56,37 @@ export async function reserveQuota(month: QuotaMonth, count: number): Promise<nu
   return remaining(month, outcome.emailsSent);
 }
 
+/** Attempts of `reserveEach` after the first: another send charging between a refusal and the retry is rare, twice in a row rarer. */
+const FIT_ATTEMPTS = 3;
+
+/**
+ * Charges several sends at once, each all or none, in one conditional write
+ * when they all fit. When they do not, those that fit in what is left are
+ * charged, in order (a later, smaller send may still fit), and each of the
+ * others is refused with its QuotaExceededError, as it would be alone.
+ * Returns the refusals by position (undefined: charged) and the emails left.
+ *
+ * `const { refused } = await reserveEach(month, [1, 3, 1])`
+ */
+export async function reserveEach(month: QuotaMonth, counts: readonly number[]): Promise<{ refused: (QuotaExceededError | undefined)[]; left: number }> {
+  let refused: (QuotaExceededError | undefined)[] = counts.map(() => undefined);
+  let wanted = counts.reduce((sum, count) => sum + count, 0);
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await reserveEmails(month.accountId, month.period, wanted, month.quota);
+    if (outcome.reserved) return { refused, left: remaining(month, outcome.emailsSent) };
+    let left = attempt < FIT_ATTEMPTS ? remaining(month, outcome.emailsSent) : 0;
+    refused = counts.map((count) => {
+      if (count <= left) {
+        left -= count;
+        return undefined;
+      }
+      return new QuotaExceededError(month.quota, month.quota - left, count);
+    });
+    wanted = counts.reduce((sum, count, index) => (refused[index] ? sum : sum + count), 0);
+    if (wanted === 0) return { refused, left: remaining(month, outcome.emailsSent) };
+  }
+}
+
 /** Gives back `count` reserved emails whose messages were not sent. Returns the emails left. */
 export async function releaseQuota(month: QuotaMonth, count: number): Promise<number> {
   return remaining(month, await releaseEmails(month.accountId, month.period, count));

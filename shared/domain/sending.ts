@@ -41,7 +41,8 @@ import { EffectCommittedError, type ClaimGate } from './idempotency.ts';
 import { factsOf, outcomeEventItems } from './email-events.ts';
 import { retentionExpiry } from './retention.ts';
 import { checkVerifiedSender, senderDomainRead } from './sender.ts';
-import { quotaLeft, quotaMonthFor, releaseQuota, remaining, reserveQuota, type QuotaMonth } from './quota.ts';
+import type { DomainRecord } from '#shared/data/domains.ts';
+import { quotaLeft, quotaMonthFor, releaseQuota, remaining, reserveEach, type QuotaMonth } from './quota.ts';
 import { enqueueRetries, QUEUE_REFUSED, queueBodyFor, type PendingRetry } from './retry.ts';
 import { subscriptionLinks } from './subscription-links.ts';
 import { renderInlineContent, renderLoadedTemplate, templateLookup } from './templates.ts';
@@ -170,26 +171,54 @@ interface Draft {
 
 type LoadedTemplate = TemplateRecord;
 
+/** What one delivery found in the reads: its sender's domain, its template, and the status keeping each of its addresses back. */
+interface DeliveryReads {
+  domain: DomainRecord | undefined;
+  template: () => LoadedTemplate | undefined;
+  suppressed: Map<string, ContactStatus>;
+}
+
 /**
- * What a send reads before it sends, in one wave: the contacts of each
- * address (a query each, in parallel) beside one batch read of the sender's
- * domain, the account's suppression list for the addresses, the template,
- * and with `usagePeriod` (a send that charges nothing: a test key's) the
- * month's emails sent. Then the sender is checked, before the template.
+ * What sends read before they send, in one wave however many there are: the
+ * contacts of each distinct address (a query each, in parallel) beside one
+ * batch read of every sender's domain, the account's suppression list for
+ * the addresses, the templates, and with `usagePeriod` (sends that charge
+ * nothing: a test key's) the month's emails sent. Keys named twice are read
+ * once (shared/data/batches.ts).
  */
-async function readForSend(delivery: Delivery, addresses: readonly string[], accountId: string, usagePeriod: string | undefined) {
-  const normalised = addresses.map((address) => address.toLowerCase());
-  const [memberships, [domain, listed, template, emailsSent]] = await Promise.all([
-    Promise.all(normalised.map((address) => findContactsByEmail(accountId, address))),
+async function readForSends(deliveries: readonly Delivery[], addresses: readonly (readonly string[])[], accountId: string, usagePeriod: string | undefined) {
+  const normalised = addresses.map((list) => list.map((address) => address.toLowerCase()));
+  const distinct = [...new Set(normalised.flat())];
+  const [memberships, [domains, listed, templates, emailsSent]] = await Promise.all([
+    Promise.all(distinct.map((address) => findContactsByEmail(accountId, address))),
     readTogether(
-      senderDomainRead(accountId, delivery.from),
-      suppressionsRead(accountId, normalised),
-      'templateId' in delivery.content ? templateLookup(accountId, delivery.content.templateId) : NO_TEMPLATE,
+      allOf(deliveries.map((delivery) => senderDomainRead(accountId, delivery.from))),
+      suppressionsRead(accountId, distinct),
+      allOf<() => LoadedTemplate | undefined>(
+        deliveries.map(({ content }) => ('templateId' in content ? templateLookup(accountId, content.templateId) : NO_TEMPLATE)),
+      ),
       usagePeriod === undefined ? NOT_READ : emailsSentRead(accountId, usagePeriod),
     ),
   ]);
-  checkVerifiedSender(domain, delivery.from);
-  return { suppressed: suppressionsOf(addresses, normalised, memberships, listed, delivery.suppressWhen), template: template(), emailsSent };
+  const contactsOf = new Map(distinct.map((address, index) => [address, memberships[index]!]));
+  const reads = deliveries.map(
+    (delivery, index): DeliveryReads => ({
+      domain: domains[index],
+      template: templates[index]!,
+      suppressed: suppressionsOf(
+        addresses[index]!,
+        normalised[index]!.map((address) => contactsOf.get(address)!),
+        normalised[index]!.map((address) => listed.get(address)),
+        delivery.suppressWhen,
+      ),
+    }),
+  );
+  return { reads, emailsSent };
+}
+
+/** Several keyed reads of one kind as one, their results in order. */
+function allOf<T>(reads: readonly KeyedRead<T>[]): KeyedRead<T[]> {
+  return { keys: reads.flatMap((read) => read.keys), result: (found) => reads.map((read) => read.result(found)) };
 }
 
 const NO_TEMPLATE: KeyedRead<() => undefined> = { keys: [], result: () => () => undefined };
@@ -201,14 +230,13 @@ const NOT_READ: KeyedRead<undefined> = { keys: [], result: () => undefined };
  */
 function suppressionsOf(
   addresses: readonly string[],
-  normalised: readonly string[],
-  memberships: readonly { status: ContactStatus }[][],
-  listed: ReadonlyMap<string, ContactStatus>,
+  memberships: readonly (readonly { status: ContactStatus }[])[],
+  listed: readonly (ContactStatus | undefined)[],
   suppressWhen: readonly ContactStatus[],
 ): Map<string, ContactStatus> {
   const suppressed = new Map<string, ContactStatus>();
   addresses.forEach((address, index) => {
-    const reason = listed.get(normalised[index]!);
+    const reason = listed[index];
     const statuses: ContactStatus[] = [...memberships[index]!.map((membership) => membership.status), ...(reason ? [reason] : [])];
     const status = statuses.find((candidate) => suppressWhen.includes(candidate));
     if (status) suppressed.set(address, status);
@@ -387,52 +415,104 @@ function recordOf(delivery: Delivery, message: Draft, result: MessageResult, sen
  * outcomes come back in `messages`, suppressed cc and bcc in `leftOut`.
  */
 export async function deliver(delivery: Delivery, context: DeliveryContext, transport: MailTransport = defaultTransport): Promise<DeliveryReport> {
+  const { claim } = delivery;
+  const gate = claim && {
+    held: claim.held,
+    completion: ([outcome]: readonly DeliveryOutcome[]) => (isReport(outcome) ? claim.completion(outcome.messages) : []),
+  };
+  const [outcome] = await deliverAll([delivery], context, gate, transport);
+  if (!isReport(outcome)) throw outcome;
+  return outcome;
+}
+
+/** A delivery's report, or the error that refused it before anything was charged or sent. */
+export type DeliveryOutcome = DeliveryReport | PostlaneError;
+
+export function isReport(outcome: DeliveryOutcome | undefined): outcome is DeliveryReport {
+  return outcome !== undefined && !(outcome instanceof PostlaneError);
+}
+
+/** `Delivery.claim` for several deliveries: the completion sees every outcome. */
+export interface DeliveriesClaim {
+  held: Promise<void>;
+  completion(outcomes: readonly DeliveryOutcome[]): Record<string, unknown>[];
+}
+
+/** A delivery checked and rendered, ready to charge and send. */
+interface Prepared {
+  delivery: Delivery;
+  drafts: Draft[];
+  deliverable: Draft[];
+  copyDrafts: Draft[];
+  leftOut: LeftOutAddress[];
+}
+
+/**
+ * Several deliveries as one (POST /api/email/batch): one wave of reads for
+ * all of them, one quota charge, their messages sent as `deliver` sends each
+ * delivery's (DELIVERIES_AT_ONCE deliveries at a time), one release of what
+ * was not sent and one batch write of every record and event. A delivery
+ * refused by a check of its own (sender, template, rendering, window, quota)
+ * is refused alone, its error in its place; anything else throws for all.
+ */
+export async function deliverAll(
+  deliveries: readonly Delivery[],
+  context: DeliveryContext,
+  claim?: DeliveriesClaim,
+  transport: MailTransport = defaultTransport,
+): Promise<DeliveryOutcome[]> {
   const { principal, now } = context;
   // Ids are made before any await, so they grow in recipient order, then cc and bcc order.
-  const emailIds = delivery.recipients.map(() => newId('eml', now.getTime()));
-  const copies = copyAddresses(delivery, now);
+  const emailIds = deliveries.map((delivery) => delivery.recipients.map(() => newId('eml', now.getTime())));
+  const copies = deliveries.map((delivery) => copyAddresses(delivery, now));
   const live = principal.env === 'live';
-  const [month, { suppressed, template, emailsSent }] = await Promise.all([
+  const addresses = deliveries.map((delivery, index) => [...delivery.recipients, ...copies[index]!.map((copy) => copy.address)]);
+  const [month, { reads, emailsSent }] = await Promise.all([
     quotaMonthFor(principal, now),
-    readForSend(delivery, [...delivery.recipients, ...copies.map((copy) => copy.address)], principal.accountId, live ? undefined : quotaPeriod(now)),
+    readForSends(deliveries, addresses, principal.accountId, live ? undefined : quotaPeriod(now)),
   ]);
-  const drafts = await Promise.all(
-    delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, suppressed.get(recipient), context)),
+  const outcomes: (Prepared | PostlaneError)[] = await Promise.all(
+    deliveries.map((delivery, index) => refusedAlone(prepare(delivery, reads[index]!, emailIds[index]!, copies[index]!, context))),
   );
-  const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
-  const reported = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address, suppressed.get(copy.address)!));
-  const kept = copies.filter((copy) => !suppressed.has(copy.address));
-  const copyDrafts = await placeCopies(delivery, template, drafts, deliverable.length > 0 ? kept : [], suppressed, context);
+  if (!outcomes.some(isPrepared)) return outcomes as PostlaneError[];
 
+  await claim?.held;
   // One email counts per message to a recipient; cc and bcc copies, riding along or of their own, do not count extra (docs/api.md, "Quota").
-  const charged = deliverable.length;
-  await delivery.claim?.held;
-  let emailsRemaining = await admitAndReserve(delivery, deliverable, live && charged > 0 ? month : undefined, charged);
-  const outcomes = new Map<Draft, Sent>();
-  const sendAll = async (messages: readonly Draft[]) => {
-    const sent = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) =>
+  let emailsRemaining = await admitAndReserve(outcomes, live ? month : undefined);
+  if (!outcomes.some(isPrepared)) return outcomes as PostlaneError[];
+  const sent = new Map<Draft, Sent>();
+  const sendAll = async (delivery: Delivery, messages: readonly Draft[]) => {
+    const results = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) =>
       live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND),
     );
-    for (const [index, message] of messages.entries()) outcomes.set(message, sent[index]!);
+    for (const [index, message] of messages.entries()) sent.set(message, results[index]!);
   };
-  await sendAll(deliverable);
-  // Copies of a message nobody got would be copies of nothing: they leave only once a recipient's message has.
-  const copiesSent = deliverable.some((message) => isAccepted(outcomes.get(message)!)) ? copyDrafts : [];
-  await sendAll(copiesSent);
-  const unsent = deliverable.filter((message) => !isAccepted(outcomes.get(message)!)).length;
+  const accepted = (message: Draft) => isAccepted(sent.get(message)!);
+  const ready = outcomes.filter(isPrepared);
+  const copiesSent = new Map<Prepared, Draft[]>();
+  await mapConcurrently(ready, DELIVERIES_AT_ONCE, async (prepared) => {
+    await sendAll(prepared.delivery, prepared.deliverable);
+    // Copies of a message nobody got would be copies of nothing: they leave only once a recipient's message has.
+    const copies = prepared.deliverable.some(accepted) ? prepared.copyDrafts : [];
+    copiesSent.set(prepared, copies);
+    await sendAll(prepared.delivery, copies);
+  });
+  const unsent = ready.reduce((sum, prepared) => sum + prepared.deliverable.filter((message) => !accepted(message)).length, 0);
   // From here on messages may have left: nothing but the records' own write may fail the request (see UnrecordedDeliveryError).
   if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent).catch(keepCharge(principal.accountId, unsent, emailsRemaining));
   emailsRemaining ??= emailsSent === undefined ? await quotaLeft(month) : remaining(month, emailsSent);
 
-  const recorded = [...drafts, ...copiesSent];
-  const messages = recorded.map((message) => resultOf(message, outcomes.get(message)));
+  const recorded = ready.flatMap((prepared) => [...prepared.drafts, ...copiesSent.get(prepared)!].map((message) => ({ prepared, message })));
+  const messages = recorded.map(({ message }) => resultOf(message, sent.get(message)));
   for (const result of messages) {
     if (result.cause) log.error('SES send failed', { accountId: principal.accountId, emailId: result.emailId, error: result.cause });
   }
-  const report: DeliveryReport = { messages, leftOut: reported, emailsRemaining };
-  const records = recorded.map((message, index) => recordOf(delivery, message, messages[index]!, outcomes.get(message), context));
-  const retries = recorded.flatMap((message, index): PendingRetry[] => {
-    const outcome = outcomes.get(message);
+  const reports = new Map(ready.map((prepared) => [prepared, { messages: [] as MessageResult[], leftOut: prepared.leftOut, emailsRemaining }]));
+  for (const [index, { prepared }] of recorded.entries()) reports.get(prepared)!.messages.push(messages[index]!);
+  const answer = () => outcomes.map((outcome) => (isPrepared(outcome) ? reports.get(outcome)! : outcome));
+  const records = recorded.map(({ prepared, message }, index) => recordOf(prepared.delivery, message, messages[index]!, sent.get(message), context));
+  const retries = recorded.flatMap(({ message }, index): PendingRetry[] => {
+    const outcome = sent.get(message);
     return outcome?.status === 'queued'
       ? [{ emailId: message.emailId, facts: factsOf(records[index]!), body: outcome.body, period: chargedTo(message, month).period }]
       : [];
@@ -440,19 +520,61 @@ export async function deliver(delivery: Delivery, context: DeliveryContext, tran
   try {
     // Their events ride in the records' own batch write: no call of their own on the send path.
     const events = records.flatMap((record) => outcomeEventItems(principal.accountId, record, now.getTime()));
-    await putEmailRecords(principal.accountId, records, retentionExpiry(now.getTime()), [...events, ...(delivery.claim?.completion(messages) ?? [])]);
+    await putEmailRecords(principal.accountId, records, retentionExpiry(now.getTime()), [...events, ...(claim?.completion(answer()) ?? [])]);
   } catch (error) {
     // Throttled messages are queued only once their records exist: these never were, so they fail, uncharged.
     if (retries.length > 0) {
-      report.messages = refusedByQueue(messages, (result) => result.status === 'queued');
+      for (const report of reports.values()) report.messages = refusedByQueue(report.messages, (result) => result.status === 'queued');
       const charged = retries.filter((retry) => retry.period !== undefined).length;
       if (charged > 0) await releaseQuota(month, charged).catch(keepCharge(principal.accountId, charged, undefined));
     }
-    if (messages.some((message) => message.status === 'sent')) throw new UnrecordedDeliveryError(report, error);
+    if (messages.some((message) => message.status === 'sent')) throw new UnrecordedDeliveryError(answer(), error);
     throw error;
   }
-  if (retries.length > 0) await enqueueRefused(report, await enqueueRetries(principal.accountId, retries), month);
-  return report;
+  if (retries.length > 0) await enqueueRefused([...reports.values()], await enqueueRetries(principal.accountId, retries), month);
+  return answer();
+}
+
+/**
+ * Deliveries in flight at once: each sends its messages up to
+ * SEND_CONCURRENCY at a time, so a batch keeps at most about 100 SES calls
+ * open, and 100 one-recipient deliveries take about ten round trips.
+ */
+const DELIVERIES_AT_ONCE = 10;
+
+function isPrepared(outcome: Prepared | PostlaneError): outcome is Prepared {
+  return !(outcome instanceof PostlaneError);
+}
+
+/** A delivery's own refusal (a coded error) as its outcome; anything else fails them all. */
+async function refusedAlone<T>(work: Promise<T>): Promise<T | PostlaneError> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof PostlaneError) return error;
+    throw error;
+  }
+}
+
+/** The checks and rendering of one delivery: the sender, then the template, then each message. */
+async function prepare(
+  delivery: Delivery,
+  reads: DeliveryReads,
+  emailIds: readonly string[],
+  copies: readonly CopyAddress[],
+  context: DeliveryContext,
+): Promise<Prepared> {
+  checkVerifiedSender(reads.domain, delivery.from);
+  const template = reads.template();
+  const { suppressed } = reads;
+  const drafts = await Promise.all(
+    delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, suppressed.get(recipient), context)),
+  );
+  const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
+  const leftOutCopies = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address, suppressed.get(copy.address)!));
+  const kept = copies.filter((copy) => !suppressed.has(copy.address));
+  const copyDrafts = await placeCopies(delivery, template, drafts, deliverable.length > 0 ? kept : [], suppressed, context);
+  return { delivery, drafts, deliverable, copyDrafts, leftOut: leftOutCopies };
 }
 
 /**
@@ -482,22 +604,38 @@ async function placeCopies(
 }
 
 /**
- * The per-recipient windows (`admit`, OTP) and the quota charge, side by
- * side: neither reads what the other writes. A refusal by a window ranks
- * first, as if it had been checked alone, and gives the charge back.
+ * The per-recipient windows (`admit`, OTP) and one quota charge for every
+ * delivery, side by side: neither reads what the other writes. A delivery
+ * refused by a window or the quota becomes its error in `outcomes` and
+ * sends nothing; a refusal by a window ranks first, as if it had been
+ * checked alone, and gives its charge back. Returns the emails left after
+ * a charge (undefined when nothing was charged).
  */
-async function admitAndReserve(delivery: Delivery, deliverable: readonly Draft[], month: QuotaMonth | undefined, charged: number): Promise<number | undefined> {
-  const admit = delivery.admit;
-  const [admission, reservation] = await Promise.allSettled([
-    admit ? Promise.all(deliverable.map((message) => admit(message.recipient))) : undefined,
-    month ? reserveQuota(month, charged) : undefined,
+async function admitAndReserve(outcomes: (Prepared | PostlaneError)[], month: QuotaMonth | undefined): Promise<number | undefined> {
+  const ready = outcomes.flatMap((outcome, index) => (isPrepared(outcome) ? [{ prepared: outcome, index }] : []));
+  const counts = ready.map(({ prepared }) => prepared.deliverable.length);
+  const charging = month !== undefined && counts.some((count) => count > 0);
+  const [admissions, reservation] = await Promise.all([
+    Promise.allSettled(
+      ready.map(({ prepared: { delivery, deliverable } }) => delivery.admit && Promise.all(deliverable.map((message) => delivery.admit!(message.recipient)))),
+    ),
+    charging ? reserveEach(month, counts) : undefined,
   ]);
-  if (admission.status === 'rejected') {
-    if (month && reservation.status === 'fulfilled') await releaseQuota(month, charged).catch(keepCharge(month.accountId, charged, undefined));
-    throw admission.reason;
-  }
-  if (reservation.status === 'rejected') throw reservation.reason;
-  return reservation.value;
+  let giveBack = 0;
+  let unexpected: { error: unknown } | undefined;
+  ready.forEach(({ index }, position) => {
+    const admission = admissions[position]!;
+    const refusedByQuota = reservation?.refused[position];
+    if (admission.status === 'rejected') {
+      if (!refusedByQuota) giveBack += counts[position]!;
+      if (admission.reason instanceof PostlaneError) outcomes[index] = admission.reason;
+      else unexpected ??= { error: admission.reason };
+    } else if (refusedByQuota) outcomes[index] = refusedByQuota;
+  });
+  let left = reservation?.left;
+  if (giveBack > 0 && month) left = await releaseQuota(month, giveBack).catch(keepCharge(month.accountId, giveBack, left));
+  if (unexpected) throw unexpected.error;
+  return left;
 }
 
 /** The month a message's email was charged to: none for a cc or bcc copy (docs/api.md, "Quota": copies do not count extra). */
@@ -528,21 +666,28 @@ function refusedByQueue(messages: readonly MessageResult[], refused: (result: Me
 }
 
 /** Reports the messages the retry queue refused as throttled after all (enqueueRetries settled their records and quota). */
-async function enqueueRefused(report: DeliveryReport, refused: ReadonlySet<string>, month: QuotaMonth): Promise<void> {
+async function enqueueRefused(reports: readonly DeliveryReport[], refused: ReadonlySet<string>, month: QuotaMonth): Promise<void> {
   if (refused.size === 0) return;
-  report.messages = refusedByQueue(report.messages, (result) => refused.has(result.emailId));
+  for (const report of reports) report.messages = refusedByQueue(report.messages, (result) => refused.has(result.emailId));
   // Other messages may have left: a failed read keeps the figure the send already had rather than failing the request.
-  report.emailsRemaining = await quotaLeft(month).catch(() => report.emailsRemaining);
+  const emailsRemaining = await quotaLeft(month).catch(() => reports[0]!.emailsRemaining);
+  for (const report of reports) report.emailsRemaining = emailsRemaining;
 }
 
 /** Messages left (SES took them) but their records could not be written: the request fails without pretending nothing was sent. */
 export class UnrecordedDeliveryError extends Error {
   override readonly name = 'UnrecordedDeliveryError';
   constructor(
-    readonly report: DeliveryReport,
+    /** Each delivery's outcome, as `deliverAll` would have answered. */
+    readonly outcomes: readonly DeliveryOutcome[],
     override readonly cause: unknown,
   ) {
     super('Email sent but not recorded', { cause });
+  }
+
+  /** The report of a single delivery (`deliver`): it sent, so it was not refused. */
+  get report(): DeliveryReport {
+    return this.outcomes.find(isReport)!;
   }
 }
 

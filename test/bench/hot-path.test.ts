@@ -112,6 +112,34 @@ describe('DynamoDB calls per request', () => {
     expect(usage).toMatchObject({ roundTrips: 5, depth: 3 });
   });
 
+  it('sends a batch of 100 one-recipient emails with a test key at its floor: 111 calls, 3 steps deep', async () => {
+    const sender = await createSender();
+    const emails = () => Array.from({ length: 100 }, () => ({ from: sender.from, recipients: [uniqueAddress()], subject: 'News', content: '<p>Hello</p>' }));
+    await request('POST', '/api/email/batch', { key: sender.testKey, body: { emails: emails() } });
+
+    const { response, usage } = await metered('POST', '/api/email/batch', { key: sender.testKey, body: { emails: emails() } });
+
+    expect(response.status).toBe(200);
+    expect(response.body.results.every((result: { success: boolean }) => result.success)).toBe(true);
+    // The key; the 100 addresses' contacts beside two BatchGetItem calls; 200 records and events in 8 writes of 25.
+    expect(usage).toMatchObject({ roundTrips: 111, depth: 3 });
+    expect(usage.operations.filter((operation) => operation === 'Query')).toHaveLength(100);
+    expect(usage.operations.filter((operation) => operation === 'BatchGetItem')).toHaveLength(2);
+    expect(usage.operations.filter((operation) => operation === 'BatchWriteItem')).toHaveLength(8);
+  }, 30_000);
+
+  it('charges a live batch once: one call and one step more than a test key', async () => {
+    const sender = await createSender({ quota: 1000 });
+    const emails = () => Array.from({ length: 100 }, () => ({ from: sender.from, recipients: [uniqueAddress()], subject: 'News', content: '<p>Hello</p>' }));
+    await request('POST', '/api/email/batch', { key: sender.key, body: { emails: emails() } });
+
+    const { response, usage } = await metered('POST', '/api/email/batch', { key: sender.key, body: { emails: emails() } });
+
+    expect(response.status).toBe(200);
+    expect(response.body.emailsRemaining).toBe(800);
+    expect(usage).toMatchObject({ roundTrips: 112, depth: 4 });
+  }, 30_000);
+
   it("counts a form submission's rate windows beside the form's read: one step fewer than calls", async () => {
     const sender = await createSender();
     const form = {

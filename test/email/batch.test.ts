@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from '../support/api.ts';
 import { apiClient } from '../support/client.ts';
 import { setFaultHook } from '../support/dynamo-faults.ts';
-import { createSender, storedEmails, throttleSesFor, uniqueAddress, type Sender } from '../sending/support.ts';
+import { MessageRejected } from '@aws-sdk/client-sesv2';
+import { createSender, sesFailsFor, storedEmails, throttleSesFor, uniqueAddress, type Sender } from '../sending/support.ts';
 
 afterEach(() => {
   setFaultHook(undefined);
@@ -131,7 +132,7 @@ describe('POST /api/email/batch', () => {
     expect(await storedEmails(sender.domain)).toHaveLength(3);
   });
 
-  it('sends nobody twice when a batch crashes part way and is retried with its key', async () => {
+  it('sends nobody twice when its messages left but their records failed: the retry with its key replays the answer', async () => {
     const sender = await createSender();
     const body = { emails: items(sender, 30), idempotencyKey: 'crashing-batch' };
     let crashed = false;
@@ -148,11 +149,53 @@ describe('POST /api/email/batch', () => {
     const retried = await batch(sender.key, body);
 
     expect([failed.status, failed.body.error]).toEqual([500, 'INTERNAL_ERROR']);
-    expect(sentBeforeRetry).toBeGreaterThan(0);
-    expect(sentBeforeRetry).toBeLessThan(30);
-    expect(retried.status).toBe(200);
+    // The items go out together, then their records are written: every message had left.
+    expect(sentBeforeRetry).toBe(30);
+    expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
     expect(retried.body.results.map((result: { success: boolean }) => result.success)).toEqual(Array(30).fill(true));
     expect(recipientsOf(await storedEmails(sender.domain))).toEqual(body.emails.map((email) => email.recipients[0]).sort());
+  });
+
+  it('gives its key back when it fails before any message left: the retry sends every email once', async () => {
+    const sender = await createSender({ quota: 100 });
+    const body = { emails: items(sender, 5), idempotencyKey: 'charge-fails' };
+    // The batch's one quota charge fails.
+    setFaultHook((command, input) =>
+      command === 'UpdateItemCommand' && JSON.stringify(input).includes(':count') ? { error: new Error('DynamoDB is down') } : undefined,
+    );
+
+    const failed = await batch(sender.key, body);
+    const sentBeforeRetry = (await storedEmails(sender.domain)).length;
+    setFaultHook(undefined);
+    const retried = await batch(sender.key, body);
+
+    expect([failed.status, failed.body.error]).toEqual([500, 'INTERNAL_ERROR']);
+    expect(sentBeforeRetry).toBe(0);
+    expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([200, null]);
+    expect(retried.body.emailsRemaining).toBe(95);
+    expect(recipientsOf(await storedEmails(sender.domain))).toEqual(body.emails.map((email) => email.recipients[0]).sort());
+  });
+
+  it('charges the quota once for the whole batch and gives back in one call what SES did not take', async () => {
+    const sender = await createSender({ quota: 100 });
+    const [ok, refused] = [uniqueAddress('ok'), uniqueAddress('refused')];
+    const charges: number[] = [];
+    setFaultHook((command, input) => {
+      const values = (input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues;
+      if (command === 'UpdateItemCommand' && values && ':count' in values) charges.push(Number(values[':count']));
+      if (command === 'UpdateItemCommand' && values && ':change' in values) charges.push(Number(values[':change']));
+      return undefined;
+    });
+    sesFailsFor(refused, () => new MessageRejected({ message: 'Email address is not verified.', $metadata: {} }));
+
+    const response = await batch(sender.key, {
+      emails: [item(sender, 'A', { recipients: [ok] }), item(sender, 'B', { recipients: [refused] }), item(sender, 'C')],
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.body.results.map((result: { success: boolean }) => result.success)).toEqual([true, false, true]);
+    expect(charges).toEqual([3, -1]);
+    expect(response.body.emailsRemaining).toBe(98);
   });
 
   it('fails the emails that find the quota used up with QUOTA_EXCEEDED, keeping those sent', async () => {
@@ -166,6 +209,22 @@ describe('POST /api/email/batch', () => {
     expect(results.filter((result) => !result.success).map((result) => result.error)).toEqual(Array(3).fill('QUOTA_EXCEEDED'));
     expect(response.body.emailsRemaining).toBe(0);
     expect(await storedEmails(sender.domain)).toHaveLength(5);
+  });
+
+  it('charges the items in index order when not all fit: one that does not fit fails, a later smaller one is still sent', async () => {
+    const sender = await createSender({ quota: 3 });
+    const wide = [uniqueAddress('a'), uniqueAddress('b'), uniqueAddress('c')];
+
+    const response = await batch(sender.key, { emails: [item(sender, 'A'), item(sender, 'B', { recipients: wide }), item(sender, 'C')] });
+
+    expect(response.status).toBe(200);
+    expect(response.body.results).toMatchObject([
+      { index: 0, success: true },
+      { index: 1, success: false, error: 'QUOTA_EXCEEDED', message: 'This send needs 3 emails but 2 of the monthly quota of 3 remain' },
+      { index: 2, success: true },
+    ]);
+    expect(response.body.emailsRemaining).toBe(1);
+    expect((await storedEmails(sender.domain)).map((email) => email.subject).sort()).toEqual(['A', 'C']);
   });
 
   it('with a test key answers as live but hands nothing to SES and charges nothing', async () => {
