@@ -24,7 +24,7 @@ const { quotaPeriod } = await import('#shared/domain/accounts.ts');
 const { setFaultHook } = await import('../support/dynamo-faults.ts');
 const { request } = await import('../support/api.ts');
 const { createSender, storedEmails, uniqueAddress } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience } = await import('./support.ts');
+const { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience, unsubscribeContacts } = await import('./support.ts');
 
 afterEach(() => {
   setFaultHook(undefined);
@@ -145,10 +145,7 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
     await send();
     await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
     const leaving = subscribed.slice(0, 3);
-    for (const email of leaving) {
-      const contact = await request('GET', `/api/contacts/email/${encodeURIComponent(email)}?audienceId=${broadcast.audienceId}`, { key: sender.key });
-      await request('PATCH', `/api/contacts/${contact.body.data.id}`, { key: sender.key, body: { status: 'unsubscribed' } });
-    }
+    await unsubscribeContacts(sender, broadcast.audienceId, leaving);
     // The first page's step once more, as SQS's at-least-once delivery may: paging again now would find 3 fewer contacts.
     await sqs.send(
       new SendMessageCommand({
@@ -197,10 +194,7 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
     await send();
     await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
     const leaving = subscribed.slice(0, 3);
-    for (const email of leaving) {
-      const contact = await request('GET', `/api/contacts/email/${encodeURIComponent(email)}?audienceId=${broadcast.audienceId}`, { key: sender.key });
-      await request('PATCH', `/api/contacts/${contact.body.data.id}`, { key: sender.key, body: { status: 'unsubscribed' } });
-    }
+    await unsubscribeContacts(sender, broadcast.audienceId, leaving);
 
     await drainBroadcastQueue();
 

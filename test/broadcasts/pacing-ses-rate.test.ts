@@ -5,7 +5,7 @@
  * own, reporting a low rate: the region's bucket belongs to the SES endpoint,
  * so the other test files' sending does not share it.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
   // Broadcasts may use half of SES's rate: 6 a second reported, 3 paced.
@@ -17,22 +17,14 @@ const ownSes = await startSesEmulator({ port: 0, maxSendRate: 6 });
 // Before anything reads shared/config.ts.
 process.env.SES_ENDPOINT = ownSes.endpoint;
 
-const { startBroadcastWorker } = await import('#dev/local/broadcast-worker.ts');
 const { reserveBucketTime, sesRateKey } = await import('#shared/data/send-rates.ts');
 const { sesRateScope } = await import('#shared/domain/send-pacing.ts');
 const { request } = await import('../support/api.ts');
 const { createSender, sendPlain, storedEmails, uniqueAddress } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, recordSendTimes } = await import('./support.ts');
+const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, workersWithSendTimes } = await import('./support.ts');
 
-let stopWorker: () => Promise<void>;
-let sendTimes: Awaited<ReturnType<typeof recordSendTimes>>;
-beforeAll(async () => {
-  stopWorker = (await startBroadcastWorker({ concurrency: 3 })).stop;
-  sendTimes = await recordSendTimes();
-});
+const sendTimes = workersWithSendTimes();
 afterAll(async () => {
-  sendTimes?.stop();
-  await stopWorker?.();
   await ownSes.stop();
 });
 

@@ -8,7 +8,7 @@
  */
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
   // Short enough for a test to see two throttled attempts back off (1 s, then 2 s).
@@ -17,22 +17,12 @@ vi.hoisted(() => {
 
 const { ses } = await import('#shared/email/transport.ts');
 const { sqs } = await import('#shared/email/retry-queue.ts');
-const { startBroadcastWorker } = await import('#dev/local/broadcast-worker.ts');
 const { request } = await import('../support/api.ts');
 const { admin } = await import('../support/admin-cli.ts');
 const { createSender, storedEmails } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, recordSendTimes } = await import('./support.ts');
+const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, workersWithSendTimes } = await import('./support.ts');
 
-let stopWorker: () => Promise<void>;
-let sendTimes: Awaited<ReturnType<typeof recordSendTimes>>;
-beforeAll(async () => {
-  stopWorker = (await startBroadcastWorker({ concurrency: 3 })).stop;
-  sendTimes = await recordSendTimes();
-});
-afterAll(async () => {
-  sendTimes?.stop();
-  await stopWorker?.();
-});
+const sendTimes = workersWithSendTimes();
 afterEach(() => {
   vi.restoreAllMocks();
 });

@@ -3,7 +3,7 @@
  * broadcast worker run as `npm start` runs it (the local queue poller over
  * this file's broadcast queue).
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { uniqueAddress, type Sender } from '../sending/support.ts';
@@ -130,6 +130,33 @@ export async function recordSendTimes(): Promise<{ of: (domain: string) => numbe
     of: (domain) => sent.filter((message) => message.from.replace(/>$/, '').endsWith(`@${domain}`)).map((message) => message.at),
     stop: () => void ses.middlewareStack.remove(name),
   };
+}
+
+/**
+ * The pacing tests' fixture: three broadcast workers, as `npm start` runs
+ * them, and the SES send times, from before the file's tests to after them.
+ */
+export function workersWithSendTimes(): { of: (domain: string) => number[] } {
+  let stopWorker: (() => Promise<void>) | undefined;
+  let sendTimes: Awaited<ReturnType<typeof recordSendTimes>> | undefined;
+  beforeAll(async () => {
+    const { startBroadcastWorker } = await import('#dev/local/broadcast-worker.ts');
+    stopWorker = (await startBroadcastWorker({ concurrency: 3 })).stop;
+    sendTimes = await recordSendTimes();
+  });
+  afterAll(async () => {
+    sendTimes?.stop();
+    await stopWorker?.();
+  });
+  return { of: (domain) => sendTimes!.of(domain) };
+}
+
+/** Unsubscribes these contacts of the audience over the API, as they would themselves. */
+export async function unsubscribeContacts(sender: Sender, audienceId: string, emails: readonly string[]): Promise<void> {
+  for (const email of emails) {
+    const contact = await request('GET', `/api/contacts/email/${encodeURIComponent(email)}?audienceId=${audienceId}`, { key: sender.key });
+    await request('PATCH', `/api/contacts/${contact.body.data.id}`, { key: sender.key, body: { status: 'unsubscribed' } });
+  }
 }
 
 /**
