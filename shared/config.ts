@@ -46,6 +46,11 @@ const ConfigSchema = v.object({
   RETENTION_DAYS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(3650)), '30'),
   /** First retry delay of a throttled message; each later attempt waits twice as long (tests set 0). */
   RETRY_BACKOFF_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(900)), '10'),
+  /**
+   * First wait, in milliseconds, before the table client retries a batch's unprocessed part or a transaction
+   * lost to another (each retry up to twice as long, jittered). The fault tests set 1: they prove the retries, not the waits.
+   */
+  DYNAMODB_BACKOFF_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(1000)), '25'),
   /** SES configuration set every send names, so its bounce/complaint/delivery events reach the feedback function (deployed only). */
   SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /** Scheme, host and optional path of the public pages when a custom domain fronts the API: `https://mail.example.com`. */
