@@ -3,7 +3,7 @@
  * the document instead of once per test file: loading the ~840 KB document into
  * Ajv cost each of ~100 files a third of a second. Global setup builds them
  * (Ajv standalone code) into node_modules/.cache/postlane/, named by the
- * document's hash, so an edited document gets its own; a file imports the result.
+ * hash of the document and of this module, so an edited one gets its own; a file imports the result.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -37,7 +37,12 @@ function pointer(...segments: string[]): string {
 /** The compiled module's path for the document as it is now, built first when absent. */
 export async function compiledContractPath(): Promise<string> {
   const text = readFileSync(DOCUMENT_PATH, 'utf8');
-  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  // This module's own text too: a change to how it compiles must not reuse what the old one wrote.
+  const hash = createHash('sha256')
+    .update(text)
+    .update(readFileSync(import.meta.filename))
+    .digest('hex')
+    .slice(0, 16);
   const directory = join(ROOT, 'node_modules/.cache/postlane');
   const file = join(directory, `contract-${hash}.cjs`);
   if (existsSync(file)) return file;
