@@ -56,6 +56,11 @@ const ConfigSchema = v.object({
    * transactional, batch), which are not paced: `0.1` paces broadcasts at 90% of the SES rate.
    */
   SES_RATE_HEADROOM: v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.minValue(0), v.maxValue(0.9)), '0.1'),
+  /**
+   * First wait, in milliseconds, before the table client retries a batch's unprocessed part or a transaction
+   * lost to another (each retry up to twice as long, jittered). The fault tests set 1: they prove the retries, not the waits.
+   */
+  DYNAMODB_BACKOFF_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(1000)), '25'),
   /** SES configuration set every send names, so its bounce/complaint/delivery events reach the feedback function (deployed only). */
   SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /** Scheme, host and optional path of the public pages when a custom domain fronts the API: `https://mail.example.com`. */

@@ -216,7 +216,8 @@ export async function transactWrite(items: TransactItems): Promise<void> {
 }
 
 export function jitteredBackoff(attempt: number): number {
-  return Math.random() * Math.min(1000, 25 * 2 ** attempt);
+  const base = config.DYNAMODB_BACKOFF_MS;
+  return Math.random() * Math.min(40 * base, base * 2 ** attempt);
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -6,7 +6,13 @@
  * DynamoDB keeps refusing past the retries the client gets the 500 envelope
  * (retry), never a 404 or a partial success; a throttled key check is a 500, never a 401.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // Each test here outlasts every retry of a batch: the retries are counted below, waiting the production backoff between them proves nothing more.
+  process.env.DYNAMODB_BACKOFF_MS = '1';
+});
+
 import { putSuppression } from '#shared/data/suppressions.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { buildHttpApiEvent, lambdaContext, loadHandler } from '#dev/local/http-event.ts';

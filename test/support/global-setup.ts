@@ -12,6 +12,7 @@ import { findFreePort } from '#dev/local/ports.ts';
 import { startLocalS3 } from '#dev/local/s3.ts';
 import { startSesEmulator } from '#dev/local/ses.ts';
 import { startLocalSqs } from '#dev/local/sqs.ts';
+import { compiledContractPath } from './contract-validators.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,6 +40,8 @@ async function startDynamoDb() {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const [dynamodb, ses, s3, sqs] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalS3({ port: 0 }), startLocalSqs({ port: 0 })]);
+  // Once here, while no test file runs yet, rather than by the first files at once (test/support/contract.ts).
+  await compiledContractPath();
   const tableName = `postlane-test-${Date.now().toString(36)}-${process.pid}`;
   try {
     await ensureTable(dynamodb.endpoint, tableName);
