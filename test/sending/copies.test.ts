@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifySubscriptionToken } from '#shared/domain/subscription-links.ts';
 import { request } from '../support/api.ts';
-import { createSender, expectSent, storedEmails, uniqueAddress, uniqueAddresses, type StoredEmail } from './support.ts';
+import { createSender, expectReplayed, expectSent, storedEmails, uniqueAddress, uniqueAddresses, type StoredEmail } from './support.ts';
 
 const WITH_LINKS = '<p>News. <a href="{{unsubscribeUrl}}">Unsubscribe</a> · <a href="{{preferencesUrl}}">Preferences</a></p>';
 const ONE_CLICK = { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } };
@@ -179,9 +179,7 @@ describe('cc and bcc of messages with signed links', () => {
     const first = await send(sender.key, body);
     const replay = await send(sender.key, body);
 
-    expect(replay.status).toBe(200);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body).toEqual(first.body);
+    expectReplayed(replay, first);
     expect(await storedEmails(sender.domain)).toHaveLength(2);
   });
 

@@ -39,7 +39,7 @@ const { sqsEvent } = await import('#dev/local/queue-poller.ts');
 const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
 const { request } = await import('../support/api.ts');
 const { eventually } = await import('../support/eventually.ts');
-const { createSender, expectSent, sendPlain, storedEmails, uniqueAddress } = await import('./support.ts');
+const { createSender, expectReplayed, expectSent, sendPlain, storedEmails, uniqueAddress } = await import('./support.ts');
 
 const queueUrl = config.RETRY_QUEUE_URL!;
 const deadLetterQueueUrl = `${queueUrl}-dlq`;
@@ -118,9 +118,7 @@ describe('a throttled send', () => {
       emailId: expect.stringMatching(/^eml_/),
       queued: true,
     });
-    expect(replay.status).toBe(200);
-    expect(replay.body).toEqual(first.body);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expectReplayed(replay, first);
     expect(await visibleMessages(queueUrl)).toBe(1);
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
 

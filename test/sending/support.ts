@@ -95,6 +95,13 @@ export function expectSent(
   });
 }
 
+/** Asserts `replay` is the idempotent replay of `first`: 200, marked replayed, with the very same body. */
+export function expectReplayed(replay: { status: number; headers: Headers; body: unknown }, first: { body: unknown }): void {
+  expect(replay.status).toBe(200);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(first.body);
+}
+
 /**
  * SES's throttling for every message to `address`, which the emulator cannot
  * produce on demand; other messages go through. Undone by `vi.restoreAllMocks()`.
