@@ -3,9 +3,8 @@ import { configurationSetsOf } from '#shared/email/tracking.ts';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';
-import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
-import { expectDeadLetterAlarm, expectWorkerFedBy } from './worker-queue.ts';
-import { logPairs, ofType, pair, postlaneFunctions, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
+import { expectDeadLetterAlarm, expectWorkerFedBy, expectWorkerGrants } from './worker-queue.ts';
+import { ofType, pair, postlaneFunctions, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 
 const { stacks, settings } = synthesize();
 
@@ -60,23 +59,19 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   });
 
   it("grants the worker exactly its table actions, SendEmail and the event source's queue actions", () => {
-    expect(permissionsOf(stack, resources, workerId)).toEqual(
-      new Set([
-        ...logPairs(stack, resources, workerId),
-        ...tablePairs(stack, RETRY_WORKER.table, settings),
-        ...RETRY_WORKER.ses.flatMap((action) => [
-          pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
-          // A queued message keeps its tracking, so the worker may name the tracking set too.
-          ...configurationSetsOf(stack.feedback.configurationSet.configurationSetName).map((name) =>
-            pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: name })),
-          ),
-        ]),
-        ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, stack.retryQueue.queue.queueArn)),
-        // Bodies too large for the queue, and nothing else of the bucket; listing, so a missing body is a 404.
-        pair(stack, 's3:GetObject', stack.attachments.bucket.arnForObjects('queued/*')),
-        pair(stack, 's3:ListBucket', stack.attachments.bucket.bucketArn),
+    expectWorkerGrants(stack, resources, workerId, stack.retryQueue.queue.queueArn, [
+      ...tablePairs(stack, RETRY_WORKER.table, settings),
+      ...RETRY_WORKER.ses.flatMap((action) => [
+        pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })),
+        // A queued message keeps its tracking, so the worker may name the tracking set too.
+        ...configurationSetsOf(stack.feedback.configurationSet.configurationSetName).map((name) =>
+          pair(stack, `ses:${action}`, stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: name })),
+        ),
       ]),
-    );
+      // Bodies too large for the queue, and nothing else of the bucket; listing, so a missing body is a 404.
+      pair(stack, 's3:GetObject', stack.attachments.bucket.arnForObjects('queued/*')),
+      pair(stack, 's3:ListBucket', stack.attachments.bucket.bucketArn),
+    ]);
     expect(resources[workerId]!.Properties.Environment.Variables.ATTACHMENTS_BUCKET).toEqual(stack.resolve(stack.attachments.bucket.bucketName));
   });
 

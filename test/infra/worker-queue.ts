@@ -1,6 +1,8 @@
 /** What lib/worker-queue.ts builds for each of its users, checked the same way in each stack. */
+import type { Stack } from 'aws-cdk-lib';
 import { expect } from 'vitest';
-import { ofType, referencedId, type Resources } from './template.ts';
+import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
+import { logPairs, ofType, pair, permissionsOf, referencedId, type Resources } from './template.ts';
 
 /** The queue's one event source mapping feeds the worker batches from it and takes back only the failed messages. */
 export function expectWorkerFedBy(resources: Resources, queueId: string, workerId: string, batchSize: number): void {
@@ -28,4 +30,11 @@ export function expectDeadLetterAlarm(resources: Resources, deadLetterId: string
     Threshold: 1,
     EvaluationPeriods: 1,
   });
+}
+
+/** The worker's role holds its log pairs, the event source's actions on `queueArn`, `others`, and nothing else. */
+export function expectWorkerGrants(stack: Stack, resources: Resources, workerId: string, queueArn: string, others: string[]): void {
+  expect(permissionsOf(stack, resources, workerId)).toEqual(
+    new Set([...logPairs(stack, resources, workerId), ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, queueArn)), ...others]),
+  );
 }

@@ -11,21 +11,29 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { invokedAs } from '#dev/local/invocation.ts';
+import { sqsEvent } from '#dev/local/queue-poller.ts';
+import { startRetryWorker } from '#dev/local/retry-worker.ts';
+import { handler as sendQueued } from '#functions/email/send-queued.ts';
+import { config } from '#shared/config.ts';
+import { queuedMessageKey, readQueuedMessage } from '#shared/data/queued-messages.ts';
+import { showAccount } from '#shared/domain/accounts.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
+import { ses } from '#shared/email/transport.ts';
+import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES } from '#shared/model/retry-policy.ts';
+import { request } from '../support/api.ts';
+import { eventually } from '../support/eventually.ts';
+import { createSender, expectReplayed, expectSent, sendPlain, storedEmails, uniqueAddress } from './support.ts';
 
+// vi.hoisted runs before the imports above, some of which read the config as they load.
 vi.hoisted(() => {
   // No waiting between attempts here; the backoff itself is tested on its own.
   process.env.RETRY_BACKOFF_SECONDS = '0';
 });
 
-const { invokedAs } = await import('#dev/local/invocation.ts');
 // As Lambda runs it: its AWS calls are checked against this function's role (test/support/aws-calls.ts).
-const handler = invokedAs('email/send-queued', (await import('#functions/email/send-queued.ts')).handler);
-const { showAccount } = await import('#shared/domain/accounts.ts');
-const { config } = await import('#shared/config.ts');
-const { sqs } = await import('#shared/email/retry-queue.ts');
-const { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES } = await import('#shared/model/retry-policy.ts');
-const { queuedMessageKey, readQueuedMessage } = await import('#shared/data/queued-messages.ts');
-const { DeleteObjectCommand, S3Client } = await import('@aws-sdk/client-s3');
+const handler = invokedAs('email/send-queued', sendQueued);
 
 /** The test's own view of the local bucket (the code under test signs its requests itself). */
 const attachmentsBucket = new S3Client({
@@ -34,12 +42,6 @@ const attachmentsBucket = new S3Client({
   forcePathStyle: true,
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 });
-const { ses } = await import('#shared/email/transport.ts');
-const { sqsEvent } = await import('#dev/local/queue-poller.ts');
-const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
-const { request } = await import('../support/api.ts');
-const { eventually } = await import('../support/eventually.ts');
-const { createSender, sendPlain, storedEmails, uniqueAddress } = await import('./support.ts');
 
 const queueUrl = config.RETRY_QUEUE_URL!;
 const deadLetterQueueUrl = `${queueUrl}-dlq`;
@@ -92,18 +94,7 @@ describe('a throttled send', () => {
       (email) => email.status !== 'queued',
     );
 
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({
-      success: true,
-      message: 'Email sent to 2 recipients',
-      successfulEmails: [
-        { recipient: ok, trackingId: expect.any(String) },
-        { recipient: slow, trackingId: expect.any(String), queued: true },
-      ],
-      failedEmails: [],
-      emailsRemaining: 8,
-    });
-    expect(response.body.successfulEmails[0]).not.toHaveProperty('queued');
+    expectSent(response, { message: 'Email sent to 2 recipients', sent: [ok, { queued: slow }], emailsRemaining: 8 });
     expect(queuedRecord).toMatchObject({ to: slow, status: 'queued', sesMessageId: null, error: null });
     expect(sentRecord).toMatchObject({ status: 'sent', sesMessageId: expect.any(String) });
     const delivered = await storedEmails(sender.domain);
@@ -129,9 +120,7 @@ describe('a throttled send', () => {
       emailId: expect.stringMatching(/^eml_/),
       queued: true,
     });
-    expect(replay.status).toBe(200);
-    expect(replay.body).toEqual(first.body);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expectReplayed(replay, first);
     expect(await visibleMessages(queueUrl)).toBe(1);
     expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 1 });
 

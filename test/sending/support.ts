@@ -5,7 +5,7 @@
  * reads back only what came from it.
  */
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { inject, vi } from 'vitest';
+import { expect, inject, vi } from 'vitest';
 import { ses } from '#shared/email/transport.ts';
 import { createApiKey } from '#shared/domain/api-keys.ts';
 import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
@@ -66,6 +66,40 @@ export function uniqueAddresses<const Names extends readonly string[]>(...names:
  */
 export function sendPlain(sender: Pick<Sender, 'key' | 'from'>, recipients: string[]) {
   return request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients, subject: 'Hi', content: '<p>Hi</p>' } });
+}
+
+const TRACKING_ID = /^svc_\d{13}_[A-Za-z0-9]+$/;
+
+/**
+ * Asserts the 200 reply of a send, whole: `sent` in the order sent (a
+ * `{ queued }` entry was handed to the retry worker), then the failures;
+ * `recipientCount` is every recipient asked for unless said otherwise.
+ */
+export function expectSent(
+  response: { status: number; body: unknown },
+  expected: { message: string; sent: (string | { queued: string })[]; failed?: unknown[]; recipientCount?: number; emailsRemaining: number },
+): void {
+  const { message, sent, failed = [], emailsRemaining } = expected;
+  expect(response.status).toBe(200);
+  expect(response.body).toEqual({
+    success: true,
+    message,
+    successfulEmails: sent.map((entry) =>
+      typeof entry === 'string'
+        ? { recipient: entry, trackingId: expect.stringMatching(TRACKING_ID) }
+        : { recipient: entry.queued, trackingId: expect.stringMatching(TRACKING_ID), queued: true },
+    ),
+    failedEmails: failed,
+    recipientCount: expected.recipientCount ?? sent.length + failed.length,
+    emailsRemaining,
+  });
+}
+
+/** Asserts `replay` is the idempotent replay of `first`: 200, marked replayed, with the very same body. */
+export function expectReplayed(replay: { status: number; headers: Headers; body: unknown }, first: { body: unknown }): void {
+  expect(replay.status).toBe(200);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(first.body);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { expect } from 'vitest';
 import { createTestAccount, type TestAccount } from './accounts.ts';
 import { request } from './api.ts';
+import type { Template } from '#shared/domain/templates.ts';
 
 /** A new audience of the key's account: its id. */
 export async function createAudience(key: string, name = 'Audience'): Promise<string> {
@@ -21,7 +22,7 @@ export async function accountWithAudience(name?: string, options: Parameters<typ
 }
 
 /** A stored template of the key's account, as POST /api/templates answers it in `data`. */
-export async function createTemplate(key: string, body: Record<string, unknown>): Promise<{ id: string } & Record<string, unknown>> {
+export async function createTemplate(key: string, body: Record<string, unknown>): Promise<Template> {
   const response = await request('POST', '/api/templates', { key, body });
   expect(response.status).toBe(201);
   return response.body.data;

@@ -159,59 +159,45 @@ describe('built-in variables', () => {
   });
 });
 
+/** Each of `accepted` passes `check` and each of `refused` fails it; a failure names the value. */
+function expectAcceptsOnly(check: (value: string) => boolean, accepted: string[], refused: string[]): void {
+  for (const value of accepted) expect(check(value), value).toBe(true);
+  for (const value of refused) expect(check(value), value).toBe(false);
+}
+
 describe('style and link values', () => {
   it('accepts only the colour forms both Gmail and Outlook read', () => {
-    for (const colour of ['#fff', '#a1b2c3', 'rgb(0, 128, 255)', 'rgb(255,255,255)', 'navy', 'rebeccapurple', 'transparent'])
-      expect(isCssColor(colour), colour).toBe(true);
-    for (const colour of [
-      '#ffff',
-      '#12345g',
-      'rgb(256, 0, 0)',
-      'rgba(0,0,0,0.5)',
-      'red;color:blue',
-      'red" onclick="x',
-      'url(x)',
-      'expression(alert(1))',
-      'notacolour',
-      '',
-    ]) {
-      expect(isCssColor(colour), colour).toBe(false);
-    }
+    expectAcceptsOnly(
+      isCssColor,
+      ['#fff', '#a1b2c3', 'rgb(0, 128, 255)', 'rgb(255,255,255)', 'navy', 'rebeccapurple', 'transparent'],
+      ['#ffff', '#12345g', 'rgb(256, 0, 0)', 'rgba(0,0,0,0.5)', 'red;color:blue', 'red" onclick="x', 'url(x)', 'expression(alert(1))', 'notacolour', ''],
+    );
   });
 
   it('lets buttons point at http(s), mailto or one variable, never at script', () => {
-    for (const url of [
-      'https://example.com',
-      'http://example.com/x?y={{id}}',
-      'mailto:a@example.com',
-      '{{unsubscribeUrl}}',
-      '{{ link | "https://example.com" }}',
-    ])
-      expect(isButtonUrl(url), url).toBe(true);
-    for (const url of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,x', 'vbscript:x', 'https://', '//example.com', 'x {{link}}', '{{a}}{{b}}'])
-      expect(isButtonUrl(url), url).toBe(false);
+    expectAcceptsOnly(
+      isButtonUrl,
+      ['https://example.com', 'http://example.com/x?y={{id}}', 'mailto:a@example.com', '{{unsubscribeUrl}}', '{{ link | "https://example.com" }}'],
+      ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,x', 'vbscript:x', 'https://', '//example.com', 'x {{link}}', '{{a}}{{b}}'],
+    );
   });
 
   it('refuses markup that scripts or restyles the email in content', () => {
-    for (const html of [
-      '<strong>Hi</strong> <a href="https://example.com">x</a>',
-      '<img src="https://example.com/logo.png" alt="Logo">',
-      'once = twice, only = one',
-    ])
-      expect(isEmailSafeMarkup(html), html).toBe(true);
-    for (const html of [
-      '<script>x</script>',
-      '< SCRIPT>',
-      '<style>',
-      '<link rel="stylesheet" href="x">',
-      '<iframe src="x">',
-      '<form>',
-      '<img src=x onerror=alert(1)>',
-      '<a href="javascript:x">',
-      "<a href = ' javascript:x'>",
-      '<svg onload=x>',
-    ]) {
-      expect(isEmailSafeMarkup(html), html).toBe(false);
-    }
+    expectAcceptsOnly(
+      isEmailSafeMarkup,
+      ['<strong>Hi</strong> <a href="https://example.com">x</a>', '<img src="https://example.com/logo.png" alt="Logo">', 'once = twice, only = one'],
+      [
+        '<script>x</script>',
+        '< SCRIPT>',
+        '<style>',
+        '<link rel="stylesheet" href="x">',
+        '<iframe src="x">',
+        '<form>',
+        '<img src=x onerror=alert(1)>',
+        '<a href="javascript:x">',
+        "<a href = ' javascript:x'>",
+        '<svg onload=x>',
+      ],
+    );
   });
 });

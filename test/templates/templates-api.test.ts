@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
+import { createTemplate } from '../support/arrange.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TEMPLATE_ID = /^tpl_[0-9A-Za-z]{20}$/;
@@ -20,12 +21,6 @@ const welcome = {
   ],
   styles: { backgroundColor: '#f4f4f5', width: 560 },
 };
-
-async function createTemplate(key: string, body: Record<string, unknown> = welcome) {
-  const response = await request('POST', '/api/templates', { key, body });
-  expect(response.status).toBe(201);
-  return response.body.data;
-}
 
 describe('create template', () => {
   it('stores name, subject, components and styles, and returns them with 201', async () => {
@@ -240,7 +235,7 @@ describe('list templates', () => {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
       success: true,
-      templates: [created[2], created[1]].map(({ id, name, subject, createdAt, updatedAt }) => ({ id, name, subject, createdAt, updatedAt })),
+      templates: [created[2]!, created[1]!].map(({ id, name, subject, createdAt, updatedAt }) => ({ id, name, subject, createdAt, updatedAt })),
       pagination: { total: 3, page: 1, limit: 2, pages: 2 },
     });
     expect(second.body.templates.map((template: { name: string }) => template.name)).toEqual(['Alpha']);
@@ -280,7 +275,7 @@ describe('list templates', () => {
     const { key } = await createTestAccount();
     const templates = await Promise.all([1, 2, 3, 4].map((n) => createTemplate(key, { name: `T${n}`, subject: 'x' })));
 
-    await Promise.all([request('DELETE', `/api/templates/${templates[0].id}`, { key }), request('DELETE', `/api/templates/${templates[0].id}`, { key })]);
+    await Promise.all([request('DELETE', `/api/templates/${templates[0]!.id}`, { key }), request('DELETE', `/api/templates/${templates[0]!.id}`, { key })]);
 
     const list = await request('GET', '/api/templates', { key });
     expect(list.body.pagination.total).toBe(3);
@@ -291,7 +286,7 @@ describe('list templates', () => {
 describe('get, update and delete', () => {
   it('gets a template with components and styles', async () => {
     const { key } = await createTestAccount();
-    const created = await createTemplate(key);
+    const created = await createTemplate(key, welcome);
 
     const fetched = await request('GET', `/api/templates/${created.id}`, { key });
 
@@ -301,7 +296,7 @@ describe('get, update and delete', () => {
 
   it('changes only the given fields; components and styles are replaced whole', async () => {
     const { key } = await createTestAccount();
-    const created = await createTemplate(key);
+    const created = await createTemplate(key, welcome);
 
     const updated = await request('PATCH', `/api/templates/${created.id}`, {
       key,
@@ -340,7 +335,7 @@ describe('get, update and delete', () => {
 
   it('validates updates like creates and leaves the template unchanged', async () => {
     const { key } = await createTestAccount();
-    const created = await createTemplate(key);
+    const created = await createTemplate(key, welcome);
 
     const syntax = await request('PATCH', `/api/templates/${created.id}`, {
       key,
@@ -363,7 +358,7 @@ describe('get, update and delete', () => {
 
   it('deletes a template; afterwards it is gone everywhere', async () => {
     const { key } = await createTestAccount();
-    const created = await createTemplate(key);
+    const created = await createTemplate(key, welcome);
 
     const removed = await request('DELETE', `/api/templates/${created.id}`, { key });
     const again = await request('DELETE', `/api/templates/${created.id}`, { key });
@@ -382,7 +377,7 @@ describe('get, update and delete', () => {
   it('answers 404 TEMPLATE_NOT_FOUND for unknown, malformed and foreign ids alike', async () => {
     const owner = await createTestAccount();
     const stranger = await createTestAccount();
-    const created = await createTemplate(owner.key);
+    const created = await createTemplate(owner.key, welcome);
 
     const answers = await Promise.all([
       request('GET', `/api/templates/${created.id}`, { key: stranger.key }),
@@ -415,7 +410,7 @@ describe('get, update and delete', () => {
 describe('render preview', () => {
   it('substitutes variables and defaults, follows if-blocks, escapes HTML but not the subject', async () => {
     const { key } = await createTestAccount();
-    const created = await createTemplate(key);
+    const created = await createTemplate(key, welcome);
 
     const response = await request('POST', `/api/templates/${created.id}/render`, {
       key,
@@ -436,7 +431,7 @@ describe('render preview', () => {
 
   it('uses defaults for absent variables and skips false blocks', async () => {
     const { key } = await createTestAccount();
-    const created = await createTemplate(key);
+    const created = await createTemplate(key, welcome);
 
     const response = await request('POST', `/api/templates/${created.id}/render`, { key, body: { variables: { vip: '' } } });
 
@@ -530,7 +525,7 @@ describe('render preview', () => {
 
   it('validates the body: variables must be an object, nothing else is accepted', async () => {
     const { key } = await createTestAccount();
-    const created = await createTemplate(key);
+    const created = await createTemplate(key, welcome);
 
     const list = await request('POST', `/api/templates/${created.id}/render`, { key, body: { variables: ['a'] } });
     const extra = await request('POST', `/api/templates/${created.id}/render`, { key, body: { variables: {}, subject: 'x' } });
