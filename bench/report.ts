@@ -209,6 +209,9 @@ export function webhookSection(webhooks: WebhookBenchResults): string[] {
     `#### Webhooks: ${options.events.toLocaleString('en-US')} events to ${options.endpoints} endpoints, one answering in ${options.slowMs} ms (${options.workers} workers)`,
     '',
     `Recording an event (the request's share): ${per(webhooks.recordPerEvent)}. Fanning one out from the stream to ${options.endpoints} endpoints: ${per(webhooks.fanOutPerEvent)}, ${webhooks.fanOutMsPerEvent.toFixed(1)} ms of the fan-out function.`,
+    `Delivering one to a receiver that answers at once: ${per(webhooks.perDelivery)}, ${webhooks.perDelivery.ms.toFixed(1)} ms of the delivery worker.`,
+    '',
+    perSendLine(webhooks.perSend, per),
     '',
     table(
       ['receivers', 'deliveries', 'latency from the event, p50', 'p99'],
@@ -224,9 +227,18 @@ export function webhookSection(webhooks: WebhookBenchResults): string[] {
       ],
     ),
     '',
-    `All delivered in ${webhooks.totalSeconds.toFixed(1)} s.`,
+    `All delivered in ${webhooks.totalSeconds.toFixed(1)} s (the slow receiver's phase: ${options.slowEvents.toLocaleString('en-US')} events).`,
     '',
   ];
+}
+
+/** Per one-recipient send with one endpoint subscribed to every event (issue 18 item 9). */
+function perSendLine(perSend: WebhookBenchResults['perSend'], per: (usage: WebhookBenchResults['fanOutPerEvent']) => string): string {
+  const stage = (name: string, usage: WebhookBenchResults['perDelivery']) => `${name} ${per(usage)}, ${usage.ms.toFixed(1)} ms`;
+  return [
+    `Per send (one recipient, one endpoint subscribed to every event; ${perSend.sends} sends): ${units(perSend.events)} events written, ${units(perSend.deliveries)} deliveries made;`,
+    `${stage('the request (its events included)', perSend.request)}; ${stage('fan-out', perSend.fanOut)}; ${stage('delivery', perSend.delivery)}.`,
+  ].join(' ');
 }
 
 /** Issue 17: the broadcast's rate against SES's, its cost per message, and per 1,000 beside the list prices. */

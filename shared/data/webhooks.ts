@@ -62,7 +62,8 @@ const endpointKey = (accountId: string, webhookId: string) => ({ pk: accountScop
 const countKey = (accountId: string) => ({ pk: accountScoped(accountId, 'WHK'), sk: '#COUNT' });
 const deliveryPartition = (accountId: string, webhookId: string) => accountScoped(accountId, 'WHK', webhookId, 'DLV');
 const deliveryKey = (accountId: string, webhookId: string, deliveryId: string) => ({ pk: deliveryPartition(accountId, webhookId), sk: deliveryId });
-const attemptPartition = (accountId: string, deliveryId: string) => accountScoped(accountId, 'DLV', deliveryId);
+/** Every attempt of a delivery is in this partition (exported for the retention test, which reads their TTL). */
+export const attemptPartition = (accountId: string, deliveryId: string) => accountScoped(accountId, 'DLV', deliveryId);
 const attemptSortKey = (attempt: number) => `ATT#${String(attempt).padStart(4, '0')}`;
 
 function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {

@@ -246,7 +246,8 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   }
   const count = (status: Final) => finals.filter((final) => final === status).length;
   if (await finishBatch(accountId, broadcastId, step.batch, { sent: count('sent'), suppressed: count('suppressed'), failed: count('failed') })) {
-    await complete(accountId, broadcastId, now);
+    // Completed when the last message is recorded, not when this batch started: broadcast.sent comes after every email.sent.
+    await complete(accountId, broadcastId, new Date());
   }
   return SETTLED;
 }
@@ -418,10 +419,12 @@ async function sendOne(
         unsubscribeUrl: message.unsubscribeUrl,
       });
   if (outcome.status === 'failed' && outcome.error === 'SES_THROTTLED') return 'throttled';
+  // Not the step's start: a batch that started early but finished last would date its messages' events before the broadcast.sent it completes.
+  const answeredAt = new Date();
   const record =
     outcome.status === 'sent'
       ? { ...recordOf(broadcast, recipient, 'sent', message.subject, now), ...(outcome.messageId ? { sesMessageId: outcome.messageId } : {}) }
       : recordOf(broadcast, recipient, 'failed', message.subject, now, { code: outcome.error, message: outcome.message });
-  await putEmailRecords(accountId, [record], retentionExpiry(now.getTime()), outcomeEventItems(accountId, record, now.getTime()));
+  await putEmailRecords(accountId, [record], retentionExpiry(now.getTime()), outcomeEventItems(accountId, record, answeredAt.getTime()));
   return outcome.status;
 }

@@ -4,8 +4,11 @@
  * emulator stored: exactly one personalised message per subscribed,
  * unsuppressed contact of the segment, none to anyone else.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout } from 'node:timers/promises';
+import type { SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { putSuppression } from '#shared/data/suppressions.ts';
+import { ses } from '#shared/email/transport.ts';
 import { startBroadcastWorker } from '#dev/local/broadcast-worker.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails } from '../sending/support.ts';
@@ -66,8 +69,46 @@ describe('a broadcast to a mixed audience', () => {
     expect(new Set(ofBroadcast.map((event) => event.data.emailId)).size).toBe(expected.length);
     const logged = await allPages(sender.key, `/api/emails?broadcastId=${broadcast.id}&limit=100`, 'emails');
     expect(logged.map((email) => email.to).sort()).toEqual(expected.map((contact) => contact.email).sort());
+    expect(await sentBeforeBroadcastSent(sender.key, broadcast.id)).toEqual({ sent: expected.length, after: [] });
+  }, 60_000);
+
+  it('dates each email.sent when SES answered, so broadcast.sent comes after them all, even when the batch that started first ends last', async () => {
+    // 87 contacts, 55 of them subscribed: a batch of 50 and one of 5.
+    const sender = await createSender();
+    const { audienceId } = await mixedAudience(sender, 87);
+    const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hello {{firstName}}</p>' });
+    // SES slow enough that the first batch's 50 messages take far longer than the second's 5, which starts a little later.
+    const original = ses.send.bind(ses);
+    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+      await setTimeout(100);
+      return original(command);
+    }) as typeof ses.send);
+    await stopWorker();
+    const worker = await startBroadcastWorker({
+      concurrency: 2,
+      wrap: (handler) => async (event, context) => {
+        if (JSON.parse(event.Records[0]!.body).batch === 1) await setTimeout(200);
+        return handler(event, context);
+      },
+    });
+    try {
+      expect((await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} })).status).toBe(202);
+      expect(await broadcastWhen(sender.key, broadcast.id, ['sent'])).toMatchObject({ counts: { sent: 55 } });
+    } finally {
+      await worker.stop();
+      vi.restoreAllMocks();
+      stopWorker = (await startBroadcastWorker({ concurrency: 2 })).stop;
+    }
+    expect(await sentBeforeBroadcastSent(sender.key, broadcast.id)).toEqual({ sent: 55, after: [] });
   }, 60_000);
 });
+
+/** How many email.sent events the broadcast has, and those dated after its broadcast.sent. */
+async function sentBeforeBroadcastSent(key: string, broadcastId: string) {
+  const [done] = (await allPages(key, '/api/events?type=broadcast.sent&limit=100', 'events')).filter((event) => event.data.broadcastId === broadcastId);
+  const sent = (await allPages(key, '/api/events?type=email.sent&limit=100', 'events')).filter((event) => event.data.broadcastId === broadcastId);
+  return { sent: sent.length, after: sent.filter((event) => event.createdAt > done!.createdAt).map((event) => [event.createdAt, done!.createdAt]) };
+}
 
 /** Every item of a cursor-paginated list, following `nextCursor` to the end. */
 async function allPages(key: string, path: string, name: 'events' | 'emails'): Promise<Record<string, any>[]> {

@@ -18,7 +18,9 @@ const { createWebhook, getDeliveryWithAttempts, getWebhook, listDeliveries, retr
   '#shared/domain/webhooks.ts'
 );
 const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
-const { claimAttempt } = await import('#shared/data/webhooks.ts');
+const { attemptPartition, claimAttempt, getDelivery } = await import('#shared/data/webhooks.ts');
+const { queryAll } = await import('#shared/data/client.ts');
+const { retentionExpiry } = await import('#shared/domain/retention.ts');
 const { deliverWebhookBatch } = await import('#shared/webhooks/worker.ts');
 const { configuredWebhookQueue, encodeDeliveryMessage, queueDelaySeconds } = await import('#shared/webhooks/queue.ts');
 const { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } = await import('#shared/webhooks/schedule.ts');
@@ -28,6 +30,8 @@ const { createWebhookQueue, openEventStream, receiversPerTest, refusal, takeMess
 
 await createWebhookQueue();
 await openEventStream();
+
+const DAY = 86_400_000;
 
 type Message = Awaited<ReturnType<typeof takeMessages>>[number];
 
@@ -189,6 +193,31 @@ describe('delivery', () => {
     const stored = await getDeliveryWithAttempts(accountId, id, first!.deliveryId, Date.now());
     expect(stored).toMatchObject({ status: 'failed', attempts: 8, lastStatusCode: 503 });
     expect(stored.attemptLog).toHaveLength(8);
+  });
+
+  it("keeps a delivery and each of its attempts for RETENTION_DAYS (30 by default) from the delivery's creation: the TTL is set on every item", async () => {
+    const { accountId } = await createTestAccount();
+    const target = await receiver((_request, index) => (index === 0 ? 500 : 200));
+    // Made two days ago: the attempts, made now, still expire with the delivery they belong to (they are only read through it).
+    const createdAt = Date.now() - 2 * DAY;
+    const { id } = await createWebhook(accountId, { url: target.url, events: ['*'] }, createdAt);
+    await recordEvent(accountId, bounce(), createdAt);
+    const [first] = await takeMessages(accountId);
+    expect((await walk(first!)).steps).toHaveLength(2);
+
+    const delivery = await getDelivery(accountId, id, first!.deliveryId);
+    const expiresAt = Math.floor(createdAt / 1000) + 30 * 86_400;
+    expect(Date.parse(delivery!.createdAt)).toBe(createdAt);
+    expect(delivery!.expiresAt).toBe(retentionExpiry(createdAt));
+    expect(delivery!.expiresAt).toBe(expiresAt);
+    const attempts = await queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': attemptPartition(accountId, first!.deliveryId) },
+    });
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.expiresAt])).toEqual([
+      [1, expiresAt],
+      [2, expiresAt],
+    ]);
   });
 });
 
