@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { bundleHandler, ESBUILD_SETTINGS } from '../../lib/bundling.ts';
+import { bundleHandler } from '../../lib/bundling.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'postlane-seams-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -51,18 +51,7 @@ it("bundles no SDK client a function never calls, though its area's domain modul
 it('loads the template engine and the HTML-to-text converter in a sending function only when it composes a message', async () => {
   // Unminified, so esbuild's wrapper for a module evaluated on first import() keeps its name.
   const outfile = join(outdir, 'send-readable.mjs');
-  const { build } = await import('esbuild');
-  await build({
-    ...ESBUILD_SETTINGS,
-    minify: false,
-    mainFields: [...ESBUILD_SETTINGS.mainFields],
-    banner: { js: ESBUILD_SETTINGS.banner },
-    alias: { ...ESBUILD_SETTINGS.alias },
-    entryPoints: ['functions/email/send.ts'],
-    bundle: true,
-    outfile,
-    logLevel: 'warning',
-  });
+  await bundleHandler('email/send', outfile, true);
   const source = readFileSync(outfile, 'utf8');
   const evaluatedOnFirstUse = (path: string) => new RegExp(`__esm\\(\\{\\s*"[^"]*node_modules/${path}`).test(source);
 
