@@ -74,11 +74,13 @@ export function cdkBundlingOf(handler: string): BundlingOptions {
 /**
  * Bundles `functions/<handler>.ts` into `outfile` with these settings, as
  * `npm run build` and the benchmark do; the metafile lists every input.
+ * `readable` leaves it unminified, for tests that read esbuild's own names in it.
  */
-export async function bundleHandler(handler: string, outfile: string): Promise<Metafile> {
+export async function bundleHandler(handler: string, outfile: string, readable = false): Promise<Metafile> {
   const { build } = await import('esbuild');
   const result = await build({
     ...ESBUILD_SETTINGS,
+    minify: ESBUILD_SETTINGS.minify && !readable,
     mainFields: [...ESBUILD_SETTINGS.mainFields],
     banner: { js: ESBUILD_SETTINGS.banner },
     alias: { ...ESBUILD_SETTINGS.alias },

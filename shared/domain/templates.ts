@@ -76,7 +76,7 @@ async function findTemplate(accountId: string, templateId: string, field?: strin
  * body. Checked here rather than in the body schema so that only the
  * functions that save a template bundle the engine.
  */
-function checkSyntax(input: Pick<UpdateTemplateInput, 'subject' | 'components'>): void {
+async function checkSyntax(input: Pick<UpdateTemplateInput, 'subject' | 'components'>): Promise<void> {
   const parts: [string, string][] = input.subject === undefined ? [] : [['subject', input.subject]];
   for (const [index, component] of (input.components ?? []).entries()) {
     const at = `components[${index}]`;
@@ -85,7 +85,7 @@ function checkSyntax(input: Pick<UpdateTemplateInput, 'subject' | 'components'>)
   }
   for (const [field, source] of parts) {
     try {
-      checkTemplate(source);
+      await checkTemplate(source);
     } catch (error) {
       if (!(error instanceof TemplateRenderError)) throw error;
       throw new ValidationError('VALIDATION_ERROR', `${field}: invalid template syntax: ${error.message}`, field);
@@ -94,7 +94,7 @@ function checkSyntax(input: Pick<UpdateTemplateInput, 'subject' | 'components'>)
 }
 
 export async function createTemplate(accountId: string, input: CreateTemplateInput, now: Date): Promise<Template> {
-  checkSyntax(input);
+  await checkSyntax(input);
   const record: TemplateRecord = {
     templateId: newId('tpl', now.getTime()),
     name: input.name,
@@ -135,7 +135,7 @@ export async function listTemplates(accountId: string, query: ListTemplatesQuery
 }
 
 export async function updateTemplate(accountId: string, templateId: string, input: UpdateTemplateInput, now: Date): Promise<Template> {
-  checkSyntax(input);
+  await checkSyntax(input);
   if (!isId('tpl', templateId)) throw notFound.template();
   const record = await writeTemplate(
     accountId,

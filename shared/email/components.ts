@@ -150,9 +150,11 @@ export function componentsToHtml(title: string, components: readonly RenderedCom
 }
 
 /** The plain-text alternative: headings and text without tags, buttons as `label: url`, a blank line between. */
-export function componentsToText(components: readonly RenderedComponent[]): string {
-  return components
-    .map((component) => (component.type === 'button' ? `${htmlToText(component.labelHtml)}: ${component.url}` : htmlToText(component.html)))
-    .filter((text) => text !== '')
-    .join('\n\n');
+export async function componentsToText(components: readonly RenderedComponent[]): Promise<string> {
+  const texts = await Promise.all(
+    components.map(async (component) =>
+      component.type === 'button' ? `${await htmlToText(component.labelHtml)}: ${component.url}` : htmlToText(component.html),
+    ),
+  );
+  return texts.filter((text) => text !== '').join('\n\n');
 }

@@ -108,7 +108,7 @@ export async function renderDesign(design: TemplateDesign, scope: Record<string,
   return {
     subject,
     html: componentsToHtml(subject, rendered, design.styles),
-    text: componentsToText(rendered),
+    text: await componentsToText(rendered),
     usesUnsubscribeLink: design.components.some((component) => componentSources(component).some((source) => UNSUBSCRIBE_REFERENCE.test(source))),
   };
 }
@@ -121,5 +121,5 @@ export async function renderHtmlContent(content: string, subject: string, scope:
   const render = new MessageRender(scope);
   const renderedSubject = await render.subject(subject);
   const html = await render.part('content', content, 'html');
-  return { subject: renderedSubject, html, text: htmlToText(html), usesUnsubscribeLink: UNSUBSCRIBE_REFERENCE.test(content) };
+  return { subject: renderedSubject, html, text: await htmlToText(html), usesUnsubscribeLink: UNSUBSCRIBE_REFERENCE.test(content) };
 }

@@ -1,5 +1,5 @@
 /** The plain-text alternative of every email, made from its HTML. */
-import { convert, type HtmlToTextOptions } from 'html-to-text';
+import type { HtmlToTextOptions } from 'html-to-text';
 
 /**
  * The plain-text part of an email: html-to-text (maintained, handles tables,
@@ -24,10 +24,24 @@ const TEXT_OPTIONS: HtmlToTextOptions = {
 /**
  * A plain-text rendering of an HTML fragment or document.
  *
- * `htmlToText('<p>Hi <b>Ann</b></p><p><a href="https://x.io">Go</a></p>')` gives `Hi Ann\n\nGo (https://x.io)`
+ * `await htmlToText('<p>Hi <b>Ann</b></p><p><a href="https://x.io">Go</a></p>')` gives `Hi Ann\n\nGo (https://x.io)`
  */
-export function htmlToText(html: string): string {
+export async function htmlToText(html: string): Promise<string> {
+  const { convert } = await loadConverter();
   return convert(html, TEXT_OPTIONS).trim();
+}
+
+let converter: Promise<typeof import('html-to-text')> | undefined;
+
+/**
+ * Loaded on the first message composed, not at cold start: html-to-text and
+ * its parser (with the `entities` decode tables it builds at load) are about
+ * 190 KB that esbuild wraps in a function called only here, so a function
+ * that never composes neither compiles nor runs them.
+ */
+function loadConverter(): Promise<typeof import('html-to-text')> {
+  converter ??= import('html-to-text');
+  return converter;
 }
 
 /** Deeper than any mail layout nests; email clients give up long before. */

@@ -1,4 +1,4 @@
-import { Liquid } from 'liquidjs';
+import type { Liquid } from 'liquidjs';
 import { RENDER_LIMITS } from './render-limits.ts';
 import { TemplateSyntaxError, toLiquid } from './template-language.ts';
 
@@ -8,7 +8,16 @@ export class TemplateRenderError extends Error {
   override readonly name = 'TemplateRenderError';
 }
 
-function engine(escapesHtml: boolean): Liquid {
+let liquidjs: Promise<typeof import('liquidjs')> | undefined;
+
+/**
+ * liquidjs (80 KB) is loaded when the first template is parsed, not at cold
+ * start: esbuild wraps a module reached by `import()` in a function, which a
+ * function that never renders neither compiles nor runs.
+ */
+async function engine(escapesHtml: boolean): Promise<Liquid> {
+  liquidjs ??= import('liquidjs');
+  const { Liquid } = await liquidjs;
   return new Liquid({
     // No file system: `include`/`render` resolve only within this empty map.
     templates: {},
@@ -25,12 +34,12 @@ function engine(escapesHtml: boolean): Liquid {
 }
 
 /** Variables are HTML-escaped in content; subjects and plain text are not HTML. */
-const engines: Partial<Record<'html' | 'text', Liquid>> = {};
+const engines: Partial<Record<'html' | 'text', Promise<Liquid>>> = {};
 /**
  * Built on first use: modules that import this one only for its types or
  * limits (request schemas) then leave liquidjs out of their bundles.
  */
-function engineFor(mode: 'html' | 'text'): Liquid {
+function engineFor(mode: 'html' | 'text'): Promise<Liquid> {
   return (engines[mode] ??= engine(mode === 'html'));
 }
 
@@ -42,7 +51,7 @@ export type TemplateMode = 'html' | 'text';
  * error, an unknown filter or an exceeded bound.
  */
 export async function renderTemplate(source: string, variables: Record<string, unknown>, mode: TemplateMode): Promise<string> {
-  const liquid = engineFor(mode);
+  const liquid = await engineFor(mode);
   let output: string;
   try {
     const parsed = liquid.parse(toLiquid(source));
@@ -65,9 +74,10 @@ function toRenderError(error: unknown): TemplateRenderError {
  * filter names, size) is checked when it is saved rather than at its first send.
  * Throws TemplateRenderError as renderTemplate does.
  */
-export function checkTemplate(source: string): void {
+export async function checkTemplate(source: string): Promise<void> {
+  const liquid = await engineFor('html');
   try {
-    engineFor('html').parse(toLiquid(source));
+    liquid.parse(toLiquid(source));
   } catch (error) {
     throw toRenderError(error);
   }

@@ -47,3 +47,14 @@ it("bundles no SDK client a function never calls, though its area's domain modul
   expect(await sdkBytes('broadcasts/list', 'client-sesv2')).toBe(0);
   expect(await sdkBytes('email/send', 'client-sesv2')).toBeGreaterThan(0);
 });
+
+it('loads the template engine and the HTML-to-text converter in a sending function only when it composes a message', async () => {
+  // Unminified, so esbuild's wrapper for a module evaluated on first import() keeps its name.
+  const outfile = join(outdir, 'send-readable.mjs');
+  await bundleHandler('email/send', outfile, true);
+  const source = readFileSync(outfile, 'utf8');
+  const evaluatedOnFirstUse = (path: string) => new RegExp(`__esm\\(\\{\\s*"[^"]*node_modules/${path}`).test(source);
+
+  for (const path of ['liquidjs/', 'html-to-text/', 'htmlparser2/', 'entities/']) expect([path, evaluatedOnFirstUse(path)]).toEqual([path, true]);
+  expect(evaluatedOnFirstUse('@aws-sdk/client-dynamodb/')).toBe(false);
+});
