@@ -1,9 +1,11 @@
+import { Liquid } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { createTemplate, renderInlineContent, renderStoredTemplate } from '#shared/domain/templates.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
 import { MESSAGE_RENDER_BUDGET_MS } from '#shared/email/compose.ts';
 import { PostlaneError } from '#shared/errors.ts';
+import { RENDER_LIMITS } from '#shared/templating/render-limits.ts';
 import type { CreateTemplateInput } from '#shared/schemas/templates.ts';
 
 const now = new Date('2026-11-21T10:00:00Z');
@@ -108,7 +110,9 @@ describe('renderStoredTemplate', () => {
 
   it('stops a template whose parts are each within bounds but together too slow', async () => {
     const { accountId } = await createTestAccount();
-    const slowPart = { type: 'text' as const, content: '{% for i in (1..200000) %}{% endfor %}x' };
+    // Sized on this machine now: a fixed loop is well within the per-render limit when idle and past it under load, which would stop the first part on that limit instead.
+    const iterations = await loopIterationsTaking(RENDER_LIMITS.render / 5);
+    const slowPart = { type: 'text' as const, content: `{% for i in (1..${iterations}) %}{% endfor %}x` };
     const template = await createTemplate(accountId, { name: 'Slow', subject: 'x', components: Array.from({ length: 100 }, () => slowPart), styles: {} }, now);
     const started = performance.now();
 
@@ -174,3 +178,18 @@ describe('renderInlineContent', () => {
     });
   });
 });
+
+/** How many iterations of an empty Liquid loop take about `ms` here, now: the median of three timed renders of a probe loop. */
+async function loopIterationsTaking(ms: number): Promise<number> {
+  const probe = 20_000;
+  const engine = new Liquid();
+  const template = engine.parse(`{% for i in (1..${probe}) %}{% endfor %}`);
+  const times: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now();
+    await engine.render(template, {});
+    times.push(performance.now() - started);
+  }
+  const median = times.sort((a, b) => a - b)[1]!;
+  return Math.max(1_000, Math.round((probe * ms) / Math.max(median, 0.1)));
+}
