@@ -162,7 +162,8 @@ export async function unsubscribeContacts(sender: Sender, audienceId: string, em
 /**
  * Asserts that no window of t seconds holds more than rate × (t + 1) of these
  * send times (a window's fullest count starts and ends on a message), and that
- * they are spread over at least the time the rate needs for them, less half a second.
+ * they are spread over at least the time the rate needs for them, less a second
+ * (a first message that a busy machine starts late shortens the spread without any burst).
  */
 export function expectPacedAt(times: readonly number[], rate: number): void {
   const sorted = [...times].sort((a, b) => a - b);
@@ -172,5 +173,5 @@ export function expectPacedAt(times: readonly number[], rate: number): void {
       expect(last - first + 1, `${last - first + 1} messages in ${seconds} s`).toBeLessThanOrEqual(rate * (seconds + 1));
     }
   }
-  expect((sorted.at(-1)! - sorted[0]!) / 1000).toBeGreaterThanOrEqual((sorted.length - 1) / rate - 0.5);
+  expect((sorted.at(-1)! - sorted[0]!) / 1000).toBeGreaterThanOrEqual((sorted.length - 1) / rate - 1);
 }
