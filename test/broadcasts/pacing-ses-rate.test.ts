@@ -19,24 +19,13 @@ process.env.SES_ENDPOINT = ownSes.endpoint;
 
 const { reserveBucketTime, sesRateKey } = await import('#shared/data/send-rates.ts');
 const { sesRateScope } = await import('#shared/domain/send-pacing.ts');
-const { request } = await import('../support/api.ts');
 const { createSender, sendPlain, storedEmails, uniqueAddress } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, workersWithSendTimes } = await import('./support.ts');
+const { broadcastWhen, expectPacedAt, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
 
 const sendTimes = workersWithSendTimes();
 afterAll(async () => {
   await ownSes.stop();
 });
-
-type Sender = Awaited<ReturnType<typeof createSender>>;
-
-async function sendBroadcast(sender: Sender, count: number): Promise<{ id: string; subscribed: string[] }> {
-  const { audienceId, contacts } = await mixedAudience(sender, count);
-  const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
-  const sent = await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
-  expect(sent.status).toBe(202);
-  return { id: broadcast.id, subscribed: contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email) };
-}
 
 describe("the region's SES rate", { timeout: 60_000 }, () => {
   it('caps the broadcasts of two accounts together at SES’s rate less the headroom, each recipient mailed once', async () => {

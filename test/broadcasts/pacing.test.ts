@@ -20,7 +20,7 @@ const { sqs } = await import('#shared/email/retry-queue.ts');
 const { request } = await import('../support/api.ts');
 const { admin } = await import('../support/admin-cli.ts');
 const { createSender, storedEmails } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, workersWithSendTimes } = await import('./support.ts');
+const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
 
 const sendTimes = workersWithSendTimes();
 afterEach(() => {
@@ -28,15 +28,6 @@ afterEach(() => {
 });
 
 type Sender = Awaited<ReturnType<typeof createSender>>;
-
-/** A broadcast of `count` mixed contacts, sent now; its subscribed addresses. */
-async function sendBroadcast(sender: Sender, count: number): Promise<{ id: string; subscribed: string[] }> {
-  const { audienceId, contacts } = await mixedAudience(sender, count);
-  const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
-  const sent = await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
-  expect(sent.status).toBe(202);
-  return { id: broadcast.id, subscribed: contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email) };
-}
 
 async function setSendRate(accountId: string, rate: string): Promise<void> {
   const set = await admin(['account', 'set-send-rate', '--account', accountId, '--rate', rate]);

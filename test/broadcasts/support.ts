@@ -151,6 +151,15 @@ export function workersWithSendTimes(): { of: (domain: string) => number[] } {
   return { of: (domain) => sendTimes!.of(domain) };
 }
 
+/** A broadcast of `count` mixed contacts, sent now; its subscribed addresses. */
+export async function sendBroadcast(sender: Sender, count: number): Promise<{ id: string; subscribed: string[] }> {
+  const { audienceId, contacts } = await mixedAudience(sender, count);
+  const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
+  const sent = await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+  expect(sent.status).toBe(202);
+  return { id: broadcast.id, subscribed: contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email) };
+}
+
 /** Unsubscribes these contacts of the audience over the API, as they would themselves. */
 export async function unsubscribeContacts(sender: Sender, audienceId: string, emails: readonly string[]): Promise<void> {
   for (const email of emails) {
