@@ -1,4 +1,4 @@
-import { type CfnElement, Duration, Stack } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Names, Stack } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -9,7 +9,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { configurationSetsOf } from '#shared/email/tracking.ts';
+import { configurationSetsOf, TRACKING_SET_SUFFIX } from '#shared/email/tracking.ts';
 import type { TableAction } from '#shared/http/routes.ts';
 import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
@@ -54,6 +54,9 @@ export interface SesFeedbackProps {
   readonly namePrefix: string;
 }
 
+/** SES's longest configuration set name. */
+const SES_NAME_MAX_LENGTH = 64;
+
 /**
  * The configuration set every send names, publishing its events to the default
  * event bus, and the rule that hands them to the feedback function.
@@ -79,20 +82,25 @@ export class SesFeedback extends Construct {
 
   constructor(scope: Construct, id: string, props: SesFeedbackProps) {
     super(scope, id);
-    this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet');
+    // Named here rather than by CloudFormation: a generated name may use all of
+    // SES's 64 characters, and the tracking set's name adds its suffix to it.
+    const [base, trackingName] = configurationSetsOf(Names.uniqueResourceName(this, { maxLength: SES_NAME_MAX_LENGTH - TRACKING_SET_SUFFIX.length })) as [
+      string,
+      string,
+    ];
+    this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', { configurationSetName: base });
     const bus = EventBus.fromEventBusName(this, 'DefaultBus', 'default');
     this.configurationSet.addEventDestination('ToEventBridge', {
       destination: EventDestination.eventBus(bus),
       events: FEEDBACK_EVENTS,
     });
-    const [base, trackingName] = configurationSetsOf(this.configurationSet.configurationSetName) as [string, string];
     // Publishing opens and clicks is what makes SES track them (shared/email/tracking.ts).
     const tracking = new ConfigurationSet(this, 'TrackingConfigurationSet', { configurationSetName: trackingName });
     tracking.addEventDestination('ToEventBridge', {
       destination: EventDestination.eventBus(bus),
       events: [...FEEDBACK_EVENTS, EmailSendingEvent.OPEN, EmailSendingEvent.CLICK],
     });
-    this.configurationSetNames = [base, tracking.configurationSetName];
+    this.configurationSetNames = [this.configurationSet.configurationSetName, tracking.configurationSetName];
     this.function = new EndpointFunction(this, 'SesEvents', {
       handler: EVENT_FUNCTIONS.sesFeedback.handler,
       table: props.table,

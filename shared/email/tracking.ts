@@ -14,9 +14,12 @@ export interface Tracking {
   clicks: boolean;
 }
 
+/** What the tracking set's name adds to the stack's set's name. */
+export const TRACKING_SET_SUFFIX = '-tracking';
+
 /** The set a message goes through: `base` without tracking, else `<base>-tracking`. */
 export function configurationSetFor(base: string, tracking: Tracking | undefined): string {
-  return trackingTagValue(tracking) ? `${base}-tracking` : base;
+  return trackingTagValue(tracking) ? `${base}${TRACKING_SET_SUFFIX}` : base;
 }
 
 /** Every set a send may name: what SendEmail is granted on. */

@@ -22,6 +22,13 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(JSON.stringify(resources[trackingId]!.Properties.Name)).toContain('-tracking');
   });
 
+  it("names both sets within SES's 64 characters, the tracking set as the stack's set plus its suffix", () => {
+    const [base, tracking] = ofType(resources, 'AWS::SES::ConfigurationSet').map(([, set]) => stack.resolve(set.Properties.Name));
+    expect(base).toMatch(/^[A-Za-z0-9_-]{1,55}$/);
+    expect(tracking).toBe(`${base}-tracking`);
+    expect(tracking.length).toBeLessThanOrEqual(64);
+  });
+
   it("routes both sets' SES events to the feedback function", () => {
     const rules = ofType(resources, 'AWS::Events::Rule');
     expect(rules).toHaveLength(1);
