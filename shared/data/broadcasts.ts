@@ -362,9 +362,21 @@ export async function unfinishedBatches(accountId: string, broadcastId: string):
   return items.map((item) => Number(item.batch));
 }
 
-/** The planner's last word: how many recipients and batches the snapshot holds, plus those it counted suppressed. */
-export function recordPlan(accountId: string, broadcastId: string, plan: { recipients: number; batches: number }): Promise<BroadcastRecord | undefined> {
-  return updateBroadcastIf(accountId, broadcastId, ['sending', 'paused', 'cancelled'], { recipients: plan.recipients, batches: plan.batches });
+/**
+ * The recipients of the pages planned so far, raised page by page so the
+ * broadcast's progress shows while a large audience is still being planned;
+ * with `batches`, the planner's last word. Never lowered: a page's step run
+ * again after a later page's (SQS redelivery) changes nothing.
+ */
+export async function recordPlan(accountId: string, broadcastId: string, plan: { recipients: number; batches?: number }): Promise<void> {
+  const { list, values } = statusValues(['sending', 'paused', 'cancelled']);
+  await updateIf({
+    Key: broadcastKey(accountId, broadcastId),
+    UpdateExpression: `SET recipients = :recipients${plan.batches === undefined ? '' : ', batches = :batches'}`,
+    ConditionExpression: `attribute_exists(pk) AND #status IN (${list}) AND (attribute_not_exists(recipients) OR recipients <= :recipients)`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ...values, ':recipients': plan.recipients, ...(plan.batches === undefined ? {} : { ':batches': plan.batches }) },
+  });
 }
 
 /**

@@ -122,6 +122,8 @@ async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: B
     ...(page.next === undefined ? {} : { next: page.next }),
   });
   const next = { batch: step.batch + planned.batches, recipients: step.recipients + planned.recipients };
+  // Before the batches go out, so that `sent` never passes `recipients` while the planner runs.
+  await recordPlan(accountId, broadcastId, { recipients: next.recipients, ...(planned.next === undefined ? { batches: next.batch } : {}) });
   // The next page's step first: a planner that stops here is picked up from it, and the sending of this page overlaps the planning of the next.
   const steps: BroadcastStep[] = [
     ...(planned.next === undefined ? [] : [{ kind: 'plan' as const, accountId, broadcastId, after: planned.next, ...next }]),
@@ -129,7 +131,6 @@ async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: B
   ];
   await queue.enqueue(steps);
   if (planned.next === undefined) {
-    await recordPlan(accountId, broadcastId, { recipients: next.recipients, batches: next.batch });
     // Every batch may be done already (or there were none): completing is the last finisher's, and the planner may be it.
     await complete(accountId, broadcastId, new Date());
   }

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localScheduler } from '#dev/local/scheduler.ts';
 import { showAccount } from '#shared/domain/accounts.ts';
+import { PLAN_PAGE_SIZE } from '#shared/domain/broadcast-engine.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, throttleSesFor, uniqueAddress } from '../sending/support.ts';
 import { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience } from './support.ts';
@@ -142,6 +143,31 @@ describe('broadcasts: lifecycle', () => {
       status: 'cancelled',
       counts: { sent: 0 },
     });
+  });
+
+  it('counts the recipients of each page as it is planned, so a large audience shows its progress before the planner reaches the end', async () => {
+    const sender = await createSender();
+    const audienceId = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'Two pages' } })).body.data.id;
+    const contacts = Array.from({ length: PLAN_PAGE_SIZE + 5 }, (_, index) => ({ email: uniqueAddress(`page${index}`) }));
+    for (let start = 0; start < contacts.length; start += 500) {
+      expect(
+        (await request('POST', '/api/contacts/bulk', { key: sender.key, body: { audienceId, contacts: contacts.slice(start, start + 500) } })).status,
+      ).toBe(200);
+    }
+    const broadcast = await createBroadcast(sender, { audienceId, content: CONTENT });
+    await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+    // The first page only: the second page's step and every batch wait on the queue.
+    await drainBroadcastQueue({ only: (step) => step.kind === 'plan' && (step as { after?: string }).after === undefined });
+
+    const midway = (await request('GET', `/api/broadcasts/${broadcast.id}`, { key: sender.key })).body.data;
+    expect(midway).toMatchObject({ status: 'sending', counts: { recipients: PLAN_PAGE_SIZE, sent: 0, remaining: PLAN_PAGE_SIZE } });
+
+    // Planned to the end, the count is the whole audience; cancelled, nothing goes out.
+    await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
+    expect((await request('GET', `/api/broadcasts/${broadcast.id}`, { key: sender.key })).body.data.counts).toMatchObject({ recipients: PLAN_PAGE_SIZE + 5 });
+    await request('POST', `/api/broadcasts/${broadcast.id}/cancel`, { key: sender.key });
+    await drainBroadcastQueue();
+    expect(await storedEmails(sender.domain)).toEqual([]);
   });
 
   it('a scheduled broadcast starts when the scheduler fires, and not before', async () => {
