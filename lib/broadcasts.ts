@@ -2,7 +2,7 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
-import { BROADCAST_MAX_RECEIVES, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import { BROADCAST_MAX_RECEIVES, BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
@@ -55,6 +55,7 @@ export class BroadcastEngine extends WorkerQueue {
       resources: { ...props, secretNames: { linkSigning: props.linkSigningSecretName } },
       maxReceiveCount: BROADCAST_MAX_RECEIVES,
       batchSize: BROADCAST_WORKER_BATCH_SIZE,
+      maxConcurrency: BROADCAST_MAX_CONCURRENCY,
       deadLetterAlarmDescription:
         'a broadcast step failed for good (broadcast dead-letter queue not empty): its batch is unfinished; redrive it once the cause is fixed',
     });

@@ -35,6 +35,8 @@ export interface WorkerQueueProps {
   /** Receives of one message before it moves to the dead-letter queue. */
   readonly maxReceiveCount: number;
   readonly batchSize: number;
+  /** Most workers the event source runs at once; Lambda's default is as many as the region's concurrency allows. */
+  readonly maxConcurrency?: number;
   readonly maxMessageSizeBytes?: number;
   /** What the alarm tells the operator when a message reaches the dead letters. */
   readonly deadLetterAlarmDescription: string;
@@ -70,7 +72,9 @@ export class WorkerQueue extends Construct {
       visibilityTimeout: Duration.seconds(this.worker.function.timeout!.toSeconds() * VISIBILITY_PER_FUNCTION_TIMEOUT),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
     });
-    this.worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize: props.batchSize, reportBatchItemFailures: true }));
+    this.worker.function.addEventSource(
+      new SqsEventSource(this.queue, { batchSize: props.batchSize, maxConcurrency: props.maxConcurrency, reportBatchItemFailures: true }),
+    );
     acknowledgeFindings(this.deadLetterQueue, {
       'Serverless-SQSRedrivePolicy': 'The end of the line: messages here are kept 14 days for an operator, and the alarm below says one arrived',
     });

@@ -7,3 +7,12 @@
 export const BROADCAST_MAX_RECEIVES = 10;
 /** Steps per worker invocation: a batch step sends up to 50 messages, so one at a time keeps an invocation well within its timeout. */
 export const BROADCAST_WORKER_BATCH_SIZE = 1;
+/**
+ * Most broadcast workers Lambda runs at once. Pacing already keeps the sum of
+ * their sending at SES's rate, so more workers than that rate needs only defer
+ * batches back to the queue, each deferral a paid invocation and SQS request;
+ * and all of them draw on the region's Lambda concurrency, which the API's
+ * functions share. One worker sends on the order of 100 messages a second (groups
+ * of 10 in parallel), so 10 keep SES's higher production rates busy.
+ */
+export const BROADCAST_MAX_CONCURRENCY = 10;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
-import { ofType, pair, permissionsOf, postlaneFunctions, resourcesOf, synthesize } from './template.ts';
+import { BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import { ofType, pair, permissionsOf, postlaneFunctions, referencedId, resourcesOf, synthesize } from './template.ts';
+import { expectWorkerFedBy } from './worker-queue.ts';
 
 const { stacks } = synthesize();
 
@@ -20,5 +22,14 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
         id,
       ).toEqual([]);
     }
+  });
+
+  it('is fed one step at a time, reporting partial batch failures, by at most BROADCAST_MAX_CONCURRENCY workers at once', () => {
+    const queueId = referencedId(stack.resolve(stack.broadcasts.queue.queueArn));
+    expectWorkerFedBy(resources, queueId, workerId, BROADCAST_WORKER_BATCH_SIZE);
+    const [[, mapping]] = ofType(resources, 'AWS::Lambda::EventSourceMapping').filter(([, m]) => referencedId(m.Properties.EventSourceArn) === queueId) as [
+      [string, any],
+    ];
+    expect(mapping.Properties.ScalingConfig).toEqual({ MaximumConcurrency: BROADCAST_MAX_CONCURRENCY });
   });
 });
