@@ -14,10 +14,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The runtime stand-in; given a bundle's absolute path it imports it as the runtime imports a handler. */
+/** The runtime stand-in; given a bundle's path it imports it as the runtime imports a handler. */
 export const RUNTIME_STAND_IN = fileURLToPath(new URL('./runtime-stand-in.mjs', import.meta.url));
 
 /** Lambda runs Node 22+, where the SDK prints no warning about the Node version; this machine runs 20. */
@@ -90,7 +89,7 @@ export async function measureColdStarts(files: readonly string[], rounds: number
     for (let index = 0; index < files.length; index++) {
       const file = files[(index + round) % files.length]!;
       const bareMs = timeNode([RUNTIME_STAND_IN]);
-      pairs.get(file)!.push({ bareMs, loadMs: timeNode([RUNTIME_STAND_IN, resolve(file)]) });
+      pairs.get(file)!.push({ bareMs, loadMs: timeNode([RUNTIME_STAND_IN, file]) });
     }
   }
   const bare = [...pairs.values()].flat().map((pair) => pair.bareMs);

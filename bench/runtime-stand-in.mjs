@@ -17,8 +17,9 @@
  *   beyond what these load themselves;
  * - `createRuntime` (1200-1232) then builds the RAPID client, whose
  *   constructor makes a keep-alive `http.Agent` (888), and only after it
- *   calls `UserFunctionLoader.load` (1219), which imports the handler file
- *   with `existsSync(path) ? await import(path)` (553).
+ *   calls `UserFunctionLoader.load` (1219), which resolves the handler's
+ *   absolute path (559) and imports it with `existsSync(path) ? await
+ *   import(path)` (553).
  * Left out: the RAPID client's native addon (`rapid-client.node`, 967),
  * which is built against libcurl at install and cannot be loaded here. It
  * is the runtime's cost, so leaving it out only makes the bare start a
@@ -28,7 +29,7 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { existsSync } = require('node:fs');
-require('node:path');
+const { resolve } = require('node:path');
 require('node:net');
 const { Agent } = require('node:http');
 require('node:os');
@@ -37,8 +38,8 @@ require('node:worker_threads');
 
 new Agent({ keepAlive: true, maxSockets: 1 });
 
-const handlerFile = process.argv[2];
-if (handlerFile !== undefined) {
+if (process.argv[2] !== undefined) {
+  const handlerFile = resolve(process.argv[2]);
   if (!existsSync(handlerFile)) throw new Error(`No handler file at ${handlerFile}`);
   await import(handlerFile);
 }
