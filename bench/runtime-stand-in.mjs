@@ -2,13 +2,14 @@
  * The bare start of the cold-init benchmark (bench/cold-start.ts): what
  * Lambda's Node.js runtime has done before it imports a function's code.
  * `node runtime-stand-in.mjs` is the runtime alone; `node
- * runtime-stand-in.mjs /abs/bundle.mjs` then imports the bundle as the
- * runtime imports a handler, so the difference of the two is the function's
- * own cost and nothing of the runtime's.
+ * runtime-stand-in.mjs bundle.mjs` then imports the bundle as the runtime
+ * imports a handler, so the difference of the two is the function's own
+ * cost and nothing of the runtime's.
  *
  * Read from the runtime interface client, aws-lambda-ric 4.0.2 on npm
- * (`index.mjs`, the Node 22+ runtime, which is what /var/runtime/index.mjs
- * runs in the nodejs22.x functions the stack deploys):
+ * (`index.mjs`): the client of the Node 22 and later runtimes, whose code
+ * tells the managed nodejs22.x runtime apart (line 610); the stack deploys
+ * nodejs22.x, where it runs as /var/runtime/index.mjs.
  * - it is an ES module, so Node's ESM loader has started before any handler;
  * - its top level loads `module` (line 476), `node:path` (480, 557),
  *   `node:fs` (550, 1276, 1416, 1461), `node:net` (632, 1248), `node:http`
