@@ -1,14 +1,23 @@
 /**
- * Cold init of a function: the time a fresh Node process takes to load its
- * bundle (`node bundle.mjs`: its top level runs: configuration, SDK clients,
- * middleware chain) over the time of a bare `node -e ''`. On a shared machine
- * the load of other processes changes from one second to the next, so each
- * bundle is timed right after a bare start of its own, the pair gives one
- * ratio, and the median of a function's ratios over the rounds is its figure:
- * a busy spell slows both starts of a pair and cancels out of their ratio.
+ * Cold init of a function: the time the Lambda runtime takes to import its
+ * bundle (its top level runs: configuration, SDK clients, middleware chain)
+ * over the runtime's own start. Both are timed with a stand-in of the
+ * runtime (./runtime-stand-in.mjs: an ES module that loads what Lambda's
+ * runtime interface client loads before it imports a handler): the bare
+ * start is the stand-in alone, the load the stand-in importing the bundle.
+ * A bare `node -e ''` charged each function with the ESM loader and the
+ * built-ins the runtime had loaded already. On a shared machine the load of
+ * other processes changes from one second to the next, so each bundle is
+ * timed right after a bare start of its own, the pair gives one ratio, and
+ * the median of a function's ratios over the rounds is its figure: a busy
+ * spell slows both starts of a pair and cancels out of their ratio.
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+/** The runtime stand-in; given a bundle's path it imports it as the runtime imports a handler. */
+export const RUNTIME_STAND_IN = fileURLToPath(new URL('./runtime-stand-in.mjs', import.meta.url));
 
 /** Lambda runs Node 22+, where the SDK prints no warning about the Node version; this machine runs 20. */
 const CHILD_ENV = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
@@ -27,7 +36,7 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** One round's pair: a bare start, then the bundle's. */
+/** One round's pair: a bare start (the runtime stand-in alone), then the stand-in importing the bundle. */
 export interface ColdPair {
   bareMs: number;
   loadMs: number;
@@ -60,8 +69,8 @@ export function coldFigures(pairs: readonly ColdPair[], fastestBareMs: number): 
 
 export interface ColdStart {
   rounds: number;
-  /** Median ms of every bare `node -e ''` of the run. */
-  bareNodeMs: number;
+  /** Median ms of every bare start (the runtime stand-in alone) of the run. */
+  bareStartMs: number;
   /** The 1-minute load average before and after: how busy the machine was while it measured. */
   loadAverage: [number, number];
   /** Per bundle file. */
@@ -79,15 +88,15 @@ export async function measureColdStarts(files: readonly string[], rounds: number
   for (let round = 0; round < rounds; round++) {
     for (let index = 0; index < files.length; index++) {
       const file = files[(index + round) % files.length]!;
-      const bareMs = timeNode(['-e', '']);
-      pairs.get(file)!.push({ bareMs, loadMs: timeNode([file]) });
+      const bareMs = timeNode([RUNTIME_STAND_IN]);
+      pairs.get(file)!.push({ bareMs, loadMs: timeNode([RUNTIME_STAND_IN, file]) });
     }
   }
   const bare = [...pairs.values()].flat().map((pair) => pair.bareMs);
   const fastestBare = Math.min(...bare);
   return {
     rounds,
-    bareNodeMs: median(bare),
+    bareStartMs: median(bare),
     loadAverage: [loadBefore, loadavg()[0]!],
     figures: new Map([...pairs].map(([file, filePairs]) => [file, coldFigures(filePairs, fastestBare)])),
   };

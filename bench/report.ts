@@ -10,8 +10,8 @@ import type { BulkImportCost, ScalePoint } from './scale.ts';
 import type { WebhookBenchResults } from './webhooks.ts';
 
 export interface ColdResults {
-  /** Median of every bare `node -e ''` of the run. */
-  bareNodeMs: number;
+  /** Median of every bare start of the run: the Lambda runtime stand-in alone (bench/runtime-stand-in.mjs). */
+  bareStartMs: number;
   rounds: number;
   /** The 1-minute load average before and after the cold starts were timed. */
   loadAverage: [number, number];
@@ -69,7 +69,7 @@ function when<T>(value: T | undefined, lines: (value: T) => string[]): string[] 
 function coldSection(cold: ColdResults): string[] {
   const load = cold.loadAverage.map((figure) => figure.toFixed(1)).join(' → ');
   return [
-    `Cold init: ${cold.rounds} rounds, each function timed right after a bare \`node -e ''\` of its own; its ratio is the median over the rounds of (its start − that bare start) / that bare start. Bare start ${ms(cold.bareNodeMs)} ms (median of all); load average ${load} while timing.`,
+    `Cold init: ${cold.rounds} rounds, each function imported by the Lambda runtime stand-in (bench/runtime-stand-in.mjs) right after a bare start of the stand-in alone; its ratio is the median over the rounds of (its start − that bare start) / that bare start. Bare start ${ms(cold.bareStartMs)} ms (median of all); load average ${load} while timing.`,
     '',
     section(
       'Functions: bundle and cold init',
@@ -77,8 +77,8 @@ function coldSection(cold: ColdResults): string[] {
         ['function', (fn) => fn.handler],
         ['sends mail', (fn) => (fn.sendsMail ? 'yes' : '')],
         ['bundle (minified)', (fn) => `${(fn.bytes / 1024).toFixed(0)} KB`],
-        ['cold init over bare Node (median)', (fn) => `${ms(fn.initMs)} ms`],
-        ['as a ratio of bare Node (median of rounds)', (fn) => `${fn.ratio.toFixed(2)}×`],
+        ['cold init over the bare start (median)', (fn) => `${ms(fn.initMs)} ms`],
+        ['as a ratio of the bare start (median of rounds)', (fn) => `${fn.ratio.toFixed(2)}×`],
         ['fastest round', (fn) => `${ms(fn.fastestInitMs)} ms`],
         ['modules it never uses', (fn) => fn.unused.join(', ') || 'none'],
       ]),

@@ -87,7 +87,7 @@ async function measureBundles(bundleDir: string) {
       unused: bundle.unused.map((entry) => `${entry.module} (via ${entry.via.join(' → ')})`),
     };
   });
-  return { bareNodeMs: cold.bareNodeMs, rounds: cold.rounds, loadAverage: cold.loadAverage, functions };
+  return { bareStartMs: cold.bareStartMs, rounds: cold.rounds, loadAverage: cold.loadAverage, functions };
 }
 
 async function measureCold(): Promise<NonNullable<BenchResults['cold']>> {
@@ -115,7 +115,7 @@ async function main(): Promise<number> {
     const cost = requests ? costClasses(requests, bulkImport, MEMORY_MB) : undefined;
     const budgets = [
       ...(localStart ? [checkLocalStart(localStart.medianMs)] : []),
-      ...(cold ? checkFunctions(cold.functions, cold.bareNodeMs) : []),
+      ...(cold ? checkFunctions(cold.functions, cold.bareStartMs) : []),
       ...(requests ? checkRoundTrips(requests) : []),
       ...(scale ? checkScale(scale) : []),
       ...(bulkImport ? [checkBulkImport(bulkImport.roundTrips)] : []),

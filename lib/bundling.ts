@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RENDERER_FILES } from '#shared/pages/docs.ts';
-import type { Metafile } from 'esbuild';
+import type { BuildOptions, Metafile } from 'esbuild';
 
 /**
  * How every handler is bundled, shared by the CDK functions and `npm run build`
@@ -19,6 +19,12 @@ import type { Metafile } from 'esbuild';
  *   already carry each error's name and message.
  * - The SDK's default credential chain is replaced by the environment and container
  *   providers Lambda actually uses (shared/aws/lambda-credentials.ts).
+ * - Two built-ins the SDK imports as ES modules are replaced by what it uses of them,
+ *   which Node would otherwise load in full at every cold start: `node:zlib` (for an
+ *   event-stream CRC32, loaded on first call: shared/aws/zlib-crc32.ts) and
+ *   `node:process` (`env` and `versions`: shared/aws/node-process.ts). Any other use of
+ *   them in a function fails its build: the stand-ins export nothing else, and an
+ *   import that would be undefined is an error, not a warning.
  */
 export const ESBUILD_SETTINGS = {
   platform: 'node',
@@ -29,7 +35,12 @@ export const ESBUILD_SETTINGS = {
   treeShaking: true,
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
   // esbuild resolves an alias's path from the working directory: CDK and `npm run build` both run at the root.
-  alias: { '@aws-sdk/credential-provider-node': './shared/aws/lambda-credentials.ts' },
+  alias: {
+    '@aws-sdk/credential-provider-node': './shared/aws/lambda-credentials.ts',
+    'node:zlib': './shared/aws/zlib-crc32.ts',
+    'node:process': './shared/aws/node-process.ts',
+  },
+  logOverride: { 'import-is-undefined': 'error' },
 } as const;
 
 export const CDK_BUNDLING: BundlingOptions = {
@@ -40,6 +51,7 @@ export const CDK_BUNDLING: BundlingOptions = {
   esbuildArgs: {
     '--tree-shaking': String(ESBUILD_SETTINGS.treeShaking),
     ...Object.fromEntries(Object.entries(ESBUILD_SETTINGS.alias).map(([module, path]) => [`--alias:${module}`, path])),
+    ...Object.fromEntries(Object.entries(ESBUILD_SETTINGS.logOverride).map(([message, level]) => [`--log-override:${message}`, level])),
   },
   sourceMap: false,
   bundleAwsSDK: true,
@@ -78,17 +90,20 @@ export function cdkBundlingOf(handler: string): BundlingOptions {
  */
 export async function bundleHandler(handler: string, outfile: string, readable = false): Promise<Metafile> {
   const { build } = await import('esbuild');
-  const result = await build({
+  const result = await build({ ...bundleOptions(readable), entryPoints: [`functions/${handler}.ts`], outfile });
+  return result.metafile;
+}
+
+/** These settings as esbuild's `build()` takes them, with a metafile; the caller adds the entry and the output. */
+export function bundleOptions(readable = false): BuildOptions & { metafile: true } {
+  return {
     ...ESBUILD_SETTINGS,
     minify: ESBUILD_SETTINGS.minify && !readable,
     mainFields: [...ESBUILD_SETTINGS.mainFields],
     banner: { js: ESBUILD_SETTINGS.banner },
     alias: { ...ESBUILD_SETTINGS.alias },
-    entryPoints: [`functions/${handler}.ts`],
     bundle: true,
-    outfile,
     metafile: true,
     logLevel: 'warning',
-  });
-  return result.metafile;
+  };
 }

@@ -120,11 +120,17 @@ export interface RetryQueue {
   retryLater(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-/** Module scope, so a warm Lambda reuses its connections. */
-export const sqs = new SQSClient({
-  ...awsConnection(config.SQS_ENDPOINT),
-  maxAttempts: 3,
-});
+/**
+ * Module scope, so a warm Lambda reuses its connections. Built by a call
+ * marked pure, as the SES client is (./transport.ts): the webhook routes
+ * import this module through shared/webhooks/queue.ts for its types and
+ * helpers, and their bundles then drop the client and the SQS SDK.
+ */
+export const sqs = /* @__PURE__ */ newSqsClient();
+
+function newSqsClient(): SQSClient {
+  return new SQSClient({ ...awsConnection(config.SQS_ENDPOINT), maxAttempts: 3 });
+}
 
 export function sqsRetryQueue(queueUrl: string, client: Pick<SQSClient, 'send'> = sqs): RetryQueue {
   return {
@@ -138,7 +144,11 @@ export function sqsRetryQueue(queueUrl: string, client: Pick<SQSClient, 'send'> 
 }
 
 /** The deployment's retry queue, or none when RETRY_QUEUE_URL is unset (throttled messages then fail as before). */
-export const retryQueue: RetryQueue | undefined = config.RETRY_QUEUE_URL ? sqsRetryQueue(config.RETRY_QUEUE_URL) : undefined;
+export const retryQueue: RetryQueue | undefined = /* @__PURE__ */ configuredRetryQueue();
+
+function configuredRetryQueue(): RetryQueue | undefined {
+  return config.RETRY_QUEUE_URL ? sqsRetryQueue(config.RETRY_QUEUE_URL) : undefined;
+}
 
 /** True when the body fits in one SQS message. */
 export function fitsQueue(body: string): boolean {

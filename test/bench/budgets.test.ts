@@ -160,7 +160,7 @@ describe('report of a partial run (--only)', () => {
       measuredAt: '2026-11-24T08:00:00.000Z',
       machine: { node: '20', cpus: 2, cpuModel: 'CPU', loadAverage: [1, 2] },
       cold: {
-        bareNodeMs: 90,
+        bareStartMs: 90,
         rounds: 15,
         loadAverage: [0.5, 0.7],
         functions: [{ handler: 'contacts/get', bytes: 270_000, ratio: 0.42, initMs: 38, fastestInitMs: 31, sendsMail: false, unused: [] }],

@@ -46,6 +46,10 @@ it("bundles no SDK client a function never calls, though its area's domain modul
 
   expect(await sdkBytes('broadcasts/list', 'client-sesv2')).toBe(0);
   expect(await sdkBytes('email/send', 'client-sesv2')).toBeGreaterThan(0);
+  // The webhook and broadcast routes import the queue modules for their helpers; only those that queue keep the SQS client.
+  for (const handler of ['webhooks/list', 'webhooks/update', 'broadcasts/get', 'broadcasts/create'])
+    expect([handler, await sdkBytes(handler, 'client-sqs')]).toEqual([handler, 0]);
+  for (const handler of ['webhooks/send-test', 'broadcasts/send']) expect(await sdkBytes(handler, 'client-sqs')).toBeGreaterThan(0);
 });
 
 it('loads the template engine and the HTML-to-text converter in a sending function only when it composes a message', async () => {

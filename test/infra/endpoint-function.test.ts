@@ -54,6 +54,8 @@ describe('EndpointFunction', () => {
       const code = readFileSync(bundle, 'utf8');
       expect(code).toContain('@aws-sdk/credential-provider-env - fromEnv');
       expect(code).not.toContain('defaultProvider::fromSSO');
+      // ...and its stand-ins for zlib and process: Node loads neither built-in with the module.
+      expect(code).not.toMatch(/from\s*"node:(zlib|process)"/);
 
       // A separate plain Node process, as in Lambda: vitest's own module loader would hide ESM/CommonJS mistakes.
       const script = `

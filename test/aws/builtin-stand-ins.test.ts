@@ -1,0 +1,75 @@
+/**
+ * The stand-ins for `node:zlib` and `node:process` in the function bundles
+ * (shared/aws/zlib-crc32.ts, shared/aws/node-process.ts): the SDK gets the
+ * same values from them, and Node no longer loads what it never uses when it
+ * loads a bundle.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { build } from 'esbuild';
+import { afterAll, expect, it } from 'vitest';
+import { crc32 } from '#shared/aws/zlib-crc32.ts';
+import { bundleOptions } from '../../lib/bundling.ts';
+
+const outdir = mkdtempSync(join(tmpdir(), 'postlane-builtins-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+/** `contents` bundled as a function is, then imported by a plain Node process, as in Lambda, running `script` after it: its JSON output. */
+async function bundleAndRun(name: string, contents: string, script: string): Promise<{ source: string; result: any }> {
+  const outfile = join(outdir, `${name}.mjs`);
+  await build({ ...bundleOptions(), stdin: { contents, resolveDir: process.cwd() }, outfile });
+  const code = `const loaded = (builtin) => process.moduleLoadList.includes('NativeModule ' + builtin);
+    const bundle = await import(${JSON.stringify(pathToFileURL(outfile).href)});
+    ${script}`;
+  return {
+    source: readFileSync(outfile, 'utf8'),
+    result: JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' })),
+  };
+}
+
+it("gives zlib's crc32 for text, bytes and a running value", () => {
+  const bytes = new TextEncoder().encode('The quick brown fox jumps over the lazy dog');
+
+  expect(crc32('hello')).toBe(zlibCrc32('hello'));
+  expect(crc32(bytes)).toBe(0x414fa339);
+  expect(crc32(bytes.subarray(10), crc32(bytes.subarray(0, 10)))).toBe(crc32(bytes));
+});
+
+it("keeps the SDK's event-stream checksum in a function bundle, loading zlib on the first message instead of at start", async () => {
+  const { source, result } = await bundleAndRun(
+    'event-streams',
+    "export { EventStreamCodec } from '@smithy/core/event-streams'; export { fromUtf8, toUtf8 } from '@smithy/core/serde';",
+    `const { EventStreamCodec, fromUtf8, toUtf8 } = bundle;
+    const atStart = loaded('zlib');
+    const codec = new EventStreamCodec(toUtf8, fromUtf8);
+    const message = codec.encode({ headers: { ':event-type': { type: 'string', value: 'Stats' } }, body: fromUtf8('{"ok":true}') });
+    const decoded = codec.decode(message);
+    const corrupted = message.slice();
+    corrupted[corrupted.length - 6] ^= 1;
+    let refused = '';
+    try { codec.decode(corrupted); } catch (error) { refused = error.message; }
+    process.stdout.write(JSON.stringify({ atStart, afterMessage: loaded('zlib'), body: toUtf8(decoded.body), refused }));`,
+  );
+
+  // No static import of zlib, which Node would load with the module.
+  expect(source).not.toMatch(/from\s*["'](node:)?zlib["']/);
+  expect(result).toEqual({ atStart: false, afterMessage: true, body: '{"ok":true}', refused: expect.stringMatching(/checksum/) });
+});
+
+it("gives the SDK's user agent the process's own env and versions, without Node opening stdin, stdout, stderr or the report at load", async () => {
+  const { source, result } = await bundleAndRun(
+    'process',
+    "export { env, versions } from 'node:process';",
+    `process.stdout.write(JSON.stringify({
+      same: bundle.env === process.env && bundle.versions === process.versions,
+      loaded: ['process', 'internal/process/report', 'internal/fs/sync_write_stream'].filter(loaded),
+    }));`,
+  );
+
+  expect(source).not.toMatch(/from\s*["'](node:)?process["']/);
+  expect(result).toEqual({ same: true, loaded: [] });
+});
