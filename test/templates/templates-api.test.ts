@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
-import { createTemplate } from '../support/arrange.ts';
+import { createTemplate, expectUpdatesRefused } from '../support/arrange.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TEMPLATE_ID = /^tpl_[0-9A-Za-z]{20}$/;
@@ -337,23 +337,18 @@ describe('get, update and delete', () => {
     const { key } = await createTestAccount();
     const created = await createTemplate(key, welcome);
 
-    const syntax = await request('PATCH', `/api/templates/${created.id}`, {
-      key,
-      body: {
-        components: [
-          { type: 'text', content: 'a' },
-          { type: 'heading', content: '{{/if}}' },
-        ],
-      },
-    });
-    const blankName = await request('PATCH', `/api/templates/${created.id}`, { key, body: { name: ' ' } });
-    const unknown = await request('PATCH', `/api/templates/${created.id}`, { key, body: { id: 'tpl_other' } });
+    const syntaxError = {
+      components: [
+        { type: 'text', content: 'a' },
+        { type: 'heading', content: '{{/if}}' },
+      ],
+    };
 
-    expect(syntax.status).toBe(422);
-    expect(syntax.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'components[1].content' });
-    expect(blankName.body).toMatchObject({ error: 'MISSING_REQUIRED_FIELD', field: 'name' });
-    expect(unknown.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'id' });
-    expect((await request('GET', `/api/templates/${created.id}`, { key })).body.data).toEqual(created);
+    await expectUpdatesRefused(key, `/api/templates/${created.id}`, created, [
+      [syntaxError, 422, 'VALIDATION_ERROR', 'components[1].content'],
+      [{ name: ' ' }, 400, 'MISSING_REQUIRED_FIELD', 'name'],
+      [{ id: 'tpl_other' }, 422, 'VALIDATION_ERROR', 'id'],
+    ]);
   });
 
   it('deletes a template; afterwards it is gone everywhere', async () => {
