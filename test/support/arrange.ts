@@ -2,7 +2,8 @@
  * Arrange steps many tests share, made through the API as a client would:
  * an account with an audience, a stored template. Each answers what the
  * tests go on with and fails the test at once when the API refuses. Also
- * the check that refused updates change nothing.
+ * the checks of refusals: a whole error envelope, and refused updates that
+ * change nothing.
  */
 import { expect } from 'vitest';
 import { createTestAccount, type TestAccount } from './accounts.ts';
@@ -27,6 +28,12 @@ export async function createTemplate(key: string, body: Record<string, unknown>)
   const response = await request('POST', '/api/templates', { key, body });
   expect(response.status).toBe(201);
   return response.body.data;
+}
+
+/** The response is `status` with exactly this error envelope (`success: false` and the fields given). */
+export function expectErrorReply(response: { status: number; body: unknown }, status: number, envelope: Record<string, unknown>): void {
+  expect(response.status).toBe(status);
+  expect(response.body).toEqual({ success: false, ...envelope });
 }
 
 /** A PATCH body, and the status, error code and `field` it must be refused with. */
