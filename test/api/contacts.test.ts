@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { apiClient } from '../support/client.ts';
-import { accountWithAudience, expectUpdatesRefused } from '../support/arrange.ts';
+import { accountWithAudience, expectCreated, expectUpdatesRefused } from '../support/arrange.ts';
 
 const setup = () => accountWithAudience('Main');
 
@@ -23,23 +23,19 @@ describe('create contact', () => {
       },
     });
 
-    expect(response.status).toBe(201);
-    expect(response.body).toEqual({
-      success: true,
-      data: {
-        id: expect.stringMatching(/^con_[0-9A-Za-z]{20}$/),
-        email: 'ada@example.com',
-        audienceId,
-        firstName: 'Ada',
-        lastName: 'Lovelace',
-        phone: '+44 20 7946 0000',
-        status: 'subscribed',
-        tags: ['vip', 'beta'],
-        customFields: { plan: 'pro', seats: 3, trial: false },
-        createdAt: expect.any(String),
-        updatedAt: expect.any(String),
-        lastActivityAt: expect.any(String),
-      },
+    expectCreated(response, {
+      id: expect.stringMatching(/^con_[0-9A-Za-z]{20}$/),
+      email: 'ada@example.com',
+      audienceId,
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      phone: '+44 20 7946 0000',
+      status: 'subscribed',
+      tags: ['vip', 'beta'],
+      customFields: { plan: 'pro', seats: 3, trial: false },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      lastActivityAt: expect.any(String),
     });
     const audience = await request('GET', `/api/audiences/${audienceId}`, { key });
     expect(audience.body.data.count).toBe(1);

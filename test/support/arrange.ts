@@ -30,6 +30,12 @@ export async function createTemplate(key: string, body: Record<string, unknown>)
   return response.body.data;
 }
 
+/** The response is 201 with exactly this resource as `data`. */
+export function expectCreated(response: { status: number; body: unknown }, data: Record<string, unknown>): void {
+  expect(response.status).toBe(201);
+  expect(response.body).toEqual({ success: true, data });
+}
+
 /** The response is `status` with exactly this error envelope (`success: false` and the fields given). */
 export function expectErrorReply(response: { status: number; body: unknown }, status: number, envelope: Record<string, unknown>): void {
   expect(response.status).toBe(status);

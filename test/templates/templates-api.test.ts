@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
-import { createTemplate, expectErrorReply, expectUpdatesRefused } from '../support/arrange.ts';
+import { createTemplate, expectCreated, expectErrorReply, expectUpdatesRefused } from '../support/arrange.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TEMPLATE_ID = /^tpl_[0-9A-Za-z]{20}$/;
@@ -28,28 +28,24 @@ describe('create template', () => {
 
     const response = await request('POST', '/api/templates', { key, body: welcome });
 
-    expect(response.status).toBe(201);
-    expect(response.body).toEqual({
-      success: true,
-      data: {
-        id: expect.stringMatching(TEMPLATE_ID),
-        name: 'Welcome',
-        subject: 'Welcome, {{name|"friend"}}!',
-        components: [
-          { id: 'title', type: 'heading', content: 'Hello {{name}}', level: 1, styles: { fontSize: 30, color: '#111' } },
-          { id: expect.stringMatching(/^cmp_/), type: 'text', content: welcome.components[1]!.content, styles: {} },
-          {
-            id: expect.stringMatching(/^cmp_/),
-            type: 'button',
-            label: 'Open your account',
-            url: 'https://app.example.com/account?ref={{ref}}',
-            styles: { backgroundColor: 'navy', textAlign: 'center', borderRadius: 4 },
-          },
-        ],
-        styles: { backgroundColor: '#f4f4f5', width: 560, padding: 24 },
-        createdAt: expect.stringMatching(ISO),
-        updatedAt: expect.stringMatching(ISO),
-      },
+    expectCreated(response, {
+      id: expect.stringMatching(TEMPLATE_ID),
+      name: 'Welcome',
+      subject: 'Welcome, {{name|"friend"}}!',
+      components: [
+        { id: 'title', type: 'heading', content: 'Hello {{name}}', level: 1, styles: { fontSize: 30, color: '#111' } },
+        { id: expect.stringMatching(/^cmp_/), type: 'text', content: welcome.components[1]!.content, styles: {} },
+        {
+          id: expect.stringMatching(/^cmp_/),
+          type: 'button',
+          label: 'Open your account',
+          url: 'https://app.example.com/account?ref={{ref}}',
+          styles: { backgroundColor: 'navy', textAlign: 'center', borderRadius: 4 },
+        },
+      ],
+      styles: { backgroundColor: '#f4f4f5', width: 560, padding: 24 },
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
     });
   });
 
