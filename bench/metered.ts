@@ -4,6 +4,9 @@ import { median } from './cold-start.ts';
 import { call } from './stack.ts';
 import type { Call } from './scenarios.ts';
 
+/** Where a bench section reports what it is doing, for the operator watching a long run (bench/run.ts writes it to stderr). */
+export type Progress = (message: string) => void;
+
 export interface RequestCost {
   roundTrips: number;
   /** Sequential steps of DynamoDB calls (bench/dynamo-meter.ts). */

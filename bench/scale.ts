@@ -9,7 +9,7 @@ import type { DynamoMeter } from './dynamo-meter.ts';
 import { counterUpdate } from '#shared/data/audiences.ts';
 import { newContactPuts, presenceDelta, sumDeltas, type ContactRecord } from '#shared/data/contacts.ts';
 import { newId } from '#shared/ids.ts';
-import { measureOnce, medianCost, type RequestCost } from './metered.ts';
+import { measureOnce, medianCost, type Progress, type RequestCost } from './metered.ts';
 import { expectCall } from './stack.ts';
 import type { BenchAccount } from './fixtures.ts';
 
@@ -77,13 +77,7 @@ export async function seedContacts(
  * measured in interleaved rounds, so that load from elsewhere on the machine
  * falls on every size alike and a difference in time is the audience's own.
  */
-export async function measureScale(
-  api: string,
-  meter: DynamoMeter,
-  account: BenchAccount,
-  rounds: number,
-  onProgress: (message: string) => void,
-): Promise<ScalePoint[]> {
+export async function measureScale(api: string, meter: DynamoMeter, account: BenchAccount, rounds: number, onProgress: Progress): Promise<ScalePoint[]> {
   const key = account.liveKeys[0]!;
   const audiences: { size: number; audienceId: string }[] = [];
   for (const size of SCALE_SIZES) {

@@ -17,6 +17,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { DynamoMeter } from './dynamo-meter.ts';
+import type { Progress } from './metered.ts';
 
 export interface WebhookBenchOptions {
   /** Events of the baseline phase (fast receivers only). */
@@ -174,7 +175,7 @@ export async function measureWebhooks(
   meter: DynamoMeter,
   accountId: string,
   options: WebhookBenchOptions = WEBHOOK_BENCH,
-  progress: (message: string) => void = () => undefined,
+  progress: Progress = () => undefined,
 ): Promise<WebhookBenchResults> {
   const { recordEvent } = await import('#shared/domain/events.ts');
   const { createWebhook } = await import('#shared/domain/webhooks.ts');

@@ -49,16 +49,20 @@ export class BroadcastEngine extends WorkerQueue {
   readonly schedulerRole: Role;
 
   constructor(scope: Construct, id: string, props: BroadcastEngineProps) {
-    super(scope, id, {
-      queueName: `${props.namePrefix}-broadcasts`,
-      worker: BROADCAST_WORKER,
-      resources: { ...props, secretNames: { linkSigning: props.linkSigningSecretName } },
-      maxReceiveCount: BROADCAST_MAX_RECEIVES,
-      batchSize: BROADCAST_WORKER_BATCH_SIZE,
-      maxConcurrency: BROADCAST_MAX_CONCURRENCY,
-      deadLetterAlarmDescription:
-        'a broadcast step failed for good (broadcast dead-letter queue not empty): its batch is unfinished; redrive it once the cause is fixed',
-    });
+    super(
+      scope,
+      id,
+      { ...props, secretNames: { linkSigning: props.linkSigningSecretName } },
+      {
+        name: 'broadcasts',
+        worker: BROADCAST_WORKER,
+        maxReceiveCount: BROADCAST_MAX_RECEIVES,
+        batchSize: BROADCAST_WORKER_BATCH_SIZE,
+        maxConcurrency: BROADCAST_MAX_CONCURRENCY,
+        deadLetterAlarmDescription:
+          'a broadcast step failed for good (broadcast dead-letter queue not empty): its batch is unfinished; redrive it once the cause is fixed',
+      },
+    );
     // The worker queues its own next steps (planning pages, batches, a throttled batch later).
     this.worker.function.addEnvironment('BROADCAST_QUEUE_URL', this.queue.queueUrl);
     this.queue.grantSendMessages(this.worker.function);

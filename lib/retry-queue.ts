@@ -3,7 +3,7 @@ import type { Construct } from 'constructs';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import type { AttachmentsAccess, SesAction, TableAction } from '#shared/http/routes.ts';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { WorkerQueue } from './worker-queue.ts';
+import { WorkerQueue, type WorkerQueueSettings } from './worker-queue.ts';
 
 /**
  * The worker no HTTP route invokes: the infra tests check its grants against
@@ -18,6 +18,16 @@ export const RETRY_WORKER = {
   ses: ['SendEmail'],
   attachments: ['dequeue'],
 } as const satisfies { handler: string; table: readonly TableAction[]; ses: readonly SesAction[]; attachments: readonly AttachmentsAccess[] };
+
+/** The retry queue: a throttled message is tried MAX_RECEIVES times, then dead-lettered. */
+export const RETRY_QUEUE = {
+  name: 'retry',
+  worker: RETRY_WORKER,
+  maxReceiveCount: MAX_RECEIVES,
+  batchSize: WORKER_BATCH_SIZE,
+  maxMessageSizeBytes: MAX_QUEUED_MESSAGE_BYTES,
+  deadLetterAlarmDescription: 'throttled emails failed for good (retry dead-letter queue not empty); their records say failed and their quota was refunded',
+} as const satisfies WorkerQueueSettings;
 
 export interface RetryQueueProps {
   /** `postlane-<stage>`: the queues are `<prefix>-retry` and `<prefix>-retry-dlq`. */
@@ -35,15 +45,7 @@ export interface RetryQueueProps {
  */
 export class RetryQueue extends WorkerQueue {
   constructor(scope: Construct, id: string, props: RetryQueueProps) {
-    super(scope, id, {
-      queueName: `${props.namePrefix}-retry`,
-      worker: RETRY_WORKER,
-      resources: props,
-      maxReceiveCount: MAX_RECEIVES,
-      batchSize: WORKER_BATCH_SIZE,
-      maxMessageSizeBytes: MAX_QUEUED_MESSAGE_BYTES,
-      deadLetterAlarmDescription: 'throttled emails failed for good (retry dead-letter queue not empty); their records say failed and their quota was refunded',
-    });
+    super(scope, id, props, RETRY_QUEUE);
     this.worker.function.addEnvironment('RETRY_QUEUE_URL', this.queue.queueUrl);
   }
 }

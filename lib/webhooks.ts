@@ -4,7 +4,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { TableAction } from '#shared/http/routes.ts';
 import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
-import { WorkerQueue } from './worker-queue.ts';
+import { WorkerQueue, type WorkerQueueSettings } from './worker-queue.ts';
 
 /**
  * The delivery worker, which no HTTP route invokes: getDelivery, getEndpoint
@@ -17,6 +17,15 @@ export const WEBHOOK_WORKER = {
   handler: 'webhooks/deliver',
   table: ['GetItem', 'PutItem', 'UpdateItem'],
 } as const satisfies { handler: string; table: readonly TableAction[] };
+
+/** The webhook queue: each attempt is one message, its backoff the message's delay (shared/webhooks/schedule.ts). */
+export const WEBHOOK_QUEUE = {
+  name: 'webhooks',
+  worker: WEBHOOK_WORKER,
+  maxReceiveCount: WEBHOOK_MAX_RECEIVES,
+  batchSize: WEBHOOK_BATCH_SIZE,
+  deadLetterAlarmDescription: 'webhook deliveries stopped (webhook dead-letter queue not empty): the table or the queue failed for a message five times',
+} as const satisfies WorkerQueueSettings;
 
 export interface WebhookDeliveryProps {
   /** `postlane-<stage>`: the queues are `<prefix>-webhooks` and `<prefix>-webhooks-dlq`. */
@@ -35,14 +44,7 @@ export class WebhookDelivery extends WorkerQueue {
   private readonly retentionDays: number;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
-    super(scope, id, {
-      queueName: `${props.namePrefix}-webhooks`,
-      worker: WEBHOOK_WORKER,
-      resources: props,
-      maxReceiveCount: WEBHOOK_MAX_RECEIVES,
-      batchSize: WEBHOOK_BATCH_SIZE,
-      deadLetterAlarmDescription: 'webhook deliveries stopped (webhook dead-letter queue not empty): the table or the queue failed for a message five times',
-    });
+    super(scope, id, props, WEBHOOK_QUEUE);
     this.retentionDays = props.retentionDays ?? 30;
     // The worker queues each next attempt (and webhook.disabled's deliveries) itself.
     this.grantEnqueue(this.worker.function);

@@ -26,12 +26,14 @@ export const WORKER_QUEUE_ACTIONS = [
  */
 const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
 
-export interface WorkerQueueProps {
-  /** The queue's name; its dead-letter queue is `<queueName>-dlq`. */
-  readonly queueName: string;
-  /** The worker as its module declares it (RETRY_WORKER, …), and the resources its grants name. */
+/**
+ * A worker queue as its module declares it, beside its worker
+ * (RETRY_QUEUE beside RETRY_WORKER, …): everything but the stack's resources.
+ */
+export interface WorkerQueueSettings {
+  /** The queue is `<namePrefix>-<name>`, its dead-letter queue `<namePrefix>-<name>-dlq`. */
+  readonly name: string;
   readonly worker: DeclaredFunction;
-  readonly resources: DeclaredFunctionResources;
   /** Receives of one message before it moves to the dead-letter queue. */
   readonly maxReceiveCount: number;
   readonly batchSize: number;
@@ -40,6 +42,11 @@ export interface WorkerQueueProps {
   readonly maxMessageSizeBytes?: number;
   /** What the alarm tells the operator when a message reaches the dead letters. */
   readonly deadLetterAlarmDescription: string;
+}
+
+/** The stack's resources the worker's grants name, and the stage's prefix of the queue names (`postlane-<stage>`). */
+export interface WorkerQueueResources extends DeclaredFunctionResources {
+  readonly namePrefix: string;
 }
 
 /**
@@ -54,26 +61,27 @@ export class WorkerQueue extends Construct {
   readonly worker: EndpointFunction;
   readonly deadLetterAlarm: Alarm;
 
-  constructor(scope: Construct, id: string, props: WorkerQueueProps) {
+  constructor(scope: Construct, id: string, resources: WorkerQueueResources, settings: WorkerQueueSettings) {
     super(scope, id);
+    const queueName = `${resources.namePrefix}-${settings.name}`;
     this.deadLetterQueue = new Queue(this, 'DeadLetters', {
-      queueName: `${props.queueName}-dlq`,
+      queueName: `${queueName}-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // SQS's longest: time for an operator to look at a message and redrive it.
       retentionPeriod: Duration.days(14),
     });
-    this.worker = new EndpointFunction(this, 'Worker', declaredFunctionProps(props.worker, props.resources));
+    this.worker = new EndpointFunction(this, 'Worker', declaredFunctionProps(settings.worker, resources));
     this.queue = new Queue(this, 'Queue', {
-      queueName: props.queueName,
+      queueName,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      maxMessageSizeBytes: props.maxMessageSizeBytes,
+      maxMessageSizeBytes: settings.maxMessageSizeBytes,
       visibilityTimeout: Duration.seconds(this.worker.function.timeout!.toSeconds() * VISIBILITY_PER_FUNCTION_TIMEOUT),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
     });
     this.worker.function.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: props.batchSize, maxConcurrency: props.maxConcurrency, reportBatchItemFailures: true }),
+      new SqsEventSource(this.queue, { batchSize: settings.batchSize, maxConcurrency: settings.maxConcurrency, reportBatchItemFailures: true }),
     );
     acknowledgeFindings(this.deadLetterQueue, {
       'Serverless-SQSRedrivePolicy': 'The end of the line: messages here are kept 14 days for an operator, and the alarm below says one arrived',
@@ -85,7 +93,7 @@ export class WorkerQueue extends Construct {
     this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,
-      description: props.deadLetterAlarmDescription,
+      description: settings.deadLetterAlarmDescription,
     });
   }
 }

@@ -8,13 +8,12 @@ import {
   updateAudienceBody,
 } from '#shared/schemas/audiences.ts';
 
-const audience = resource('/api/audiences', 'audience', 'AUDIENCE_NOT_FOUND');
+const audience = resource('/api/audiences', 'audience', 'AUDIENCE_NOT_FOUND', { schema: audienceSchema, writeErrors: ['CONFLICT'] });
 
 export const audiences = defineArea('audiences', {
   create: audience.create({
     table: ['PutItem', 'UpdateItem'],
     body: createAudienceBody,
-    reply: audienceSchema,
     summary: 'Create an audience',
     description: 'An audience is a list of contacts; it starts empty, with `count` 0.',
     example: { name: 'Newsletter', description: 'Monthly product news' },
@@ -29,7 +28,6 @@ export const audiences = defineArea('audiences', {
   }),
   get: audience.get({
     table: ['BatchGetItem'],
-    reply: audienceSchema,
     summary: 'Get an audience',
     description: 'The audience with its exact contact count; an audience of another account is answered as unknown.',
   }),
@@ -44,15 +42,12 @@ export const audiences = defineArea('audiences', {
   update: audience.update({
     table: ['GetItem', 'UpdateItem'],
     body: updateAudienceBody,
-    reply: audienceSchema,
-    errors: ['CONFLICT'],
     summary: 'Change the name or description of an audience',
     description: 'Only the fields given change; `description: null` clears the description.',
     example: { description: 'Weekly product news' },
   }),
   delete: audience.delete({
     table: ['DeleteItem', 'UpdateItem'],
-    errors: ['CONFLICT'],
     summary: 'Delete an audience (its contacts are kept)',
     description: 'The contacts of a deleted audience stay, keep their `audienceId` and are still listed by it.',
   }),

@@ -13,7 +13,7 @@ import { dataReply } from '#shared/schemas/replies.ts';
 /** The checks of a broadcast's sender, template and content (create, update, send): domain, template and broadcast reads. */
 const CHECKS_SENDER = ['GetItem', 'BatchGetItem'] as const;
 
-const broadcast = resource('/api/broadcasts', 'broadcast', 'BROADCAST_NOT_FOUND');
+const broadcast = resource('/api/broadcasts', 'broadcast', 'BROADCAST_NOT_FOUND', { schema: broadcastSchema });
 
 /** Scheduling or moving a schedule (create, or update when it exists: shared/email/broadcast-scheduler.ts), or removing it. */
 const SCHEDULES_MOVED = ['CreateSchedule', 'UpdateSchedule', 'DeleteSchedule'] as const;
@@ -22,7 +22,6 @@ const SCHEDULE_REMOVED = ['DeleteSchedule'] as const;
 export const broadcasts = defineArea('broadcasts', {
   create: broadcast.create({
     body: createBroadcastBody,
-    reply: broadcastSchema,
     table: [...CHECKS_SENDER, 'PutItem'],
     errors: ['AUDIENCE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'SENDER_NOT_VERIFIED'],
     summary: 'Create a broadcast',
@@ -45,14 +44,12 @@ export const broadcasts = defineArea('broadcasts', {
     description: "One page of the account's broadcasts, newest first, optionally of one `status`, each with its progress counts.",
   }),
   get: broadcast.get({
-    reply: broadcastSchema,
     table: ['GetItem'],
     summary: 'Get a broadcast with its progress',
     description: '`counts` are live while it sends: `recipients` (the snapshot taken when sending started), `sent`, `suppressed`, `failed` and `remaining`.',
   }),
   update: broadcast.update({
     body: updateBroadcastBody,
-    reply: broadcastSchema,
     table: [...CHECKS_SENDER, 'UpdateItem'],
     // A scheduled broadcast's new time moves its schedule; no time sends it back to draft.
     scheduler: SCHEDULES_MOVED,

@@ -14,14 +14,13 @@ import { dataReply } from '#shared/schemas/replies.ts';
 /** 1,000 contacts with custom fields; Lambda refuses synchronous payloads over 6 MB. */
 const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
-const contact = resource('/api/contacts', 'contact', 'CONTACT_NOT_FOUND');
+const contact = resource('/api/contacts', 'contact', 'CONTACT_NOT_FOUND', { schema: contactSchema, writeErrors: ['CONFLICT'] });
 
 export const contacts = defineArea('contacts', {
   create: contact.create({
     table: ['PutItem', 'UpdateItem', 'ConditionCheckItem'],
     body: createContactBody,
-    reply: contactSchema,
-    errors: ['AUDIENCE_NOT_FOUND', 'CONTACT_EXISTS', 'CONFLICT'],
+    errors: ['AUDIENCE_NOT_FOUND', 'CONTACT_EXISTS'],
     summary: 'Create a contact in an audience',
     description: 'The address is stored lower-cased and is unique within its audience (409 `CONTACT_EXISTS`); `status` defaults to `subscribed`.',
     example: { email: 'ada@example.com', audienceId: 'aud_0BqM3xYfZk2T', firstName: 'Ada', tags: ['beta'], customFields: { plan: 'pro' } },
@@ -63,15 +62,12 @@ export const contacts = defineArea('contacts', {
   },
   get: contact.get({
     table: ['GetItem'],
-    reply: contactSchema,
     summary: 'Get a contact',
     description: 'The contact with its tags and custom fields; a contact of another account is answered as unknown.',
   }),
   update: contact.update({
     table: ['GetItem', 'PutItem', 'UpdateItem'],
     body: updateContactBody,
-    reply: contactSchema,
-    errors: ['CONFLICT'],
     summary: 'Change a contact (only the fields given)',
     description: '`customFields` is merged key by key (a key set to `null` is removed) and `tags` replaces all tags; `email` and `audienceId` cannot change.',
     example: { status: 'unsubscribed', tags: ['beta', 'vip'] },
@@ -79,7 +75,6 @@ export const contacts = defineArea('contacts', {
   delete: contact.delete({
     // PutItem: its contact.deleted event, in the same transaction.
     table: ['GetItem', 'DeleteItem', 'UpdateItem', 'PutItem'],
-    errors: ['CONFLICT'],
     summary: 'Delete a contact permanently',
     description: "The contact is removed and its audience's counts drop at once.",
   }),

@@ -1,14 +1,13 @@
 import { defineArea, resource } from '#shared/http/contract.ts';
 import { createDomainBody, domainListItemSchema, domainSchema, listDomainsQuery } from '#shared/schemas/domains.ts';
 
-const domain = resource('/api/domains', 'domain', 'DOMAIN_NOT_FOUND');
+const domain = resource('/api/domains', 'domain', 'DOMAIN_NOT_FOUND', { schema: domainSchema });
 
 export const domains = defineArea('domains', {
   create: domain.create({
     table: ['GetItem', 'PutItem'],
     ses: ['CreateEmailIdentity', 'GetEmailIdentity'],
     body: createDomainBody,
-    reply: domainSchema,
     errors: ['DOMAIN_EXISTS'],
     summary: 'Add a sending domain; answers the DNS records to publish',
     description:
@@ -26,7 +25,6 @@ export const domains = defineArea('domains', {
   get: domain.get({
     table: ['GetItem', 'UpdateItem'],
     ses: ['GetEmailIdentity'],
-    reply: domainSchema,
     summary: 'Get a sending domain with its records and verification status',
     description: 'Checks the verification again when the domain is still pending, so polling this shows when it becomes verified.',
   }),

@@ -2,7 +2,7 @@ import { defineArea, resource } from '#shared/http/contract.ts';
 import { emailSchema, listEmailsQuery } from '#shared/schemas/emails.ts';
 import { emailEventsQuery, eventSchema } from '#shared/schemas/events.ts';
 
-const record = resource('/api/emails', 'email', 'EMAIL_NOT_FOUND');
+const record = resource('/api/emails', 'email', 'EMAIL_NOT_FOUND', { schema: emailSchema });
 
 // Reading records is not sending: decisions give `sending` keys the three send endpoints only.
 export const emails = defineArea('emails', {
@@ -17,7 +17,6 @@ export const emails = defineArea('emails', {
   }),
   get: record.get({
     table: ['GetItem'],
-    reply: emailSchema,
     summary: 'Get the record of a sent email',
     description: 'The record a send answered as `emailId`, with its delivery status as SES reports it (delivered, bounced, complained…).',
   }),

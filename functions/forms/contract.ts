@@ -22,7 +22,7 @@ const PUBLIC_FORM = { ...PUBLIC, throttle: 'public' } as const;
  */
 const FORM_SUBMIT_MAX_BODY_BYTES = 300 * 1024;
 
-const form = resource('/api/forms', 'form', 'FORM_NOT_FOUND');
+const form = resource('/api/forms', 'form', 'FORM_NOT_FOUND', { schema: formSchema, writeErrors: ['CONFLICT'] });
 const confirmation = signedLink('/confirm/{token}', 'confirmationToken');
 
 export const forms = defineArea('forms', {
@@ -30,8 +30,7 @@ export const forms = defineArea('forms', {
   create: form.create({
     table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem'],
     body: createFormBody,
-    reply: formSchema,
-    errors: ['AUDIENCE_NOT_FOUND', 'SLUG_TAKEN', 'SENDER_NOT_VERIFIED', 'CONFLICT'],
+    errors: ['AUDIENCE_NOT_FOUND', 'SLUG_TAKEN', 'SENDER_NOT_VERIFIED'],
     summary: 'Create a form',
     description:
       'A published form is served at `/f/{slug}` and takes submissions; with an `audienceId` its email field adds the submitter to that audience (`settings.doubleOptIn` asks them to confirm first).',
@@ -60,22 +59,19 @@ export const forms = defineArea('forms', {
   },
   get: form.get({
     table: ['GetItem'],
-    reply: formSchema,
     summary: 'Get a form with its settings',
     description: 'The whole form, published or not.',
   }),
   update: form.update({
     table: ['BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
     body: updateFormBody,
-    reply: formSchema,
-    errors: ['AUDIENCE_NOT_FOUND', 'SLUG_TAKEN', 'SENDER_NOT_VERIFIED', 'CONFLICT'],
+    errors: ['AUDIENCE_NOT_FOUND', 'SLUG_TAKEN', 'SENDER_NOT_VERIFIED'],
     summary: 'Change a form',
     description: 'Only the fields given change; `published` publishes or withdraws the form, and a new `slug` frees the old one.',
     example: { title: 'Spring newsletter signup', published: true },
   }),
   delete: form.delete({
     table: ['GetItem', 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'],
-    errors: ['CONFLICT'],
     summary: 'Delete a form with its submissions',
     description: 'The form, its slug and every stored submission are removed; contacts it added stay.',
   }),

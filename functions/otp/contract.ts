@@ -1,17 +1,15 @@
-import { defineArea, SENDING } from '#shared/http/contract.ts';
+import { defineArea, sendEndpoint } from '#shared/http/contract.ts';
 import { otpSendBody, singleSendResultReply } from '#shared/schemas/sending.ts';
 
 export const otp = defineArea('otp', {
-  send: {
-    method: 'POST',
+  send: sendEndpoint({
     path: '/api/otp/send',
     aliases: ['/api/otp'],
-    ...SENDING,
-    request: { body: otpSendBody },
-    responses: { 200: singleSendResultReply },
+    body: otpSendBody,
+    reply: singleSendResultReply,
     summary: 'Send a one-time code',
     description:
       'POST /api/otp is the same endpoint under a second path. Takes `to` or `email`; an address gets a limited number of codes per 5 minutes (429 `RATE_LIMIT_EXCEEDED` with `retryAfter`), and an `idempotencyKey` makes a retry answer the first send again.',
     example: { to: 'ada@example.com', from: 'hello@example.com', code: '482913', appName: 'Acme', expiresInMinutes: 10 },
-  },
+  }),
 });

@@ -9,14 +9,12 @@ import {
   updateTemplateBody,
 } from '#shared/schemas/templates.ts';
 
-const template = resource('/api/templates', 'template', 'TEMPLATE_NOT_FOUND');
+const template = resource('/api/templates', 'template', 'TEMPLATE_NOT_FOUND', { schema: templateSchema, writeErrors: ['CONFLICT'] });
 
 export const templates = defineArea('templates', {
   create: template.create({
     table: ['PutItem', 'UpdateItem'],
     body: createTemplateBody,
-    reply: templateSchema,
-    errors: ['CONFLICT'],
     summary: 'Create a template',
     description:
       'Subject and components take `{{name}}`, `{{#if name}}…{{/if}}` and `{{name|"default"}}`; a template that does not parse is refused here rather than at send time.',
@@ -39,22 +37,18 @@ export const templates = defineArea('templates', {
   }),
   get: template.get({
     table: ['GetItem'],
-    reply: templateSchema,
     summary: 'Get a template with its components and styles',
     description: 'The whole template, as sends and previews render it.',
   }),
   update: template.update({
     table: ['UpdateItem', 'GetItem'],
     body: updateTemplateBody,
-    reply: templateSchema,
-    errors: ['CONFLICT'],
     summary: 'Change a template',
     description: 'Only the fields given change; `components` replaces all components.',
     example: { subject: 'Welcome aboard' },
   }),
   delete: template.delete({
     table: ['DeleteItem', 'UpdateItem'],
-    errors: ['CONFLICT'],
     summary: 'Delete a template',
     description: 'Sends that name the template afterwards fail with 404 `TEMPLATE_NOT_FOUND`.',
   }),

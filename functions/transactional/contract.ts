@@ -1,13 +1,11 @@
-import { defineArea, SENDING } from '#shared/http/contract.ts';
+import { defineArea, sendEndpoint } from '#shared/http/contract.ts';
 import { singleSendResultReply, transactionalSendBody } from '#shared/schemas/sending.ts';
 
 export const transactional = defineArea('transactional', {
-  send: {
-    method: 'POST',
+  send: sendEndpoint({
     path: '/api/transactional/send',
-    ...SENDING,
-    request: { body: transactionalSendBody },
-    responses: { 200: singleSendResultReply },
+    body: transactionalSendBody,
+    reply: singleSendResultReply,
     summary: 'Send one transactional email',
     description:
       'One message to one address, from `content` or a `templateId` with `variables`; only bounces and complaints stop it, never an unsubscribe. An `idempotencyKey` makes a retry answer the first send again.',
@@ -18,5 +16,5 @@ export const transactional = defineArea('transactional', {
       content: '<p>Thanks for your order.</p>',
       idempotencyKey: 'order-1234',
     },
-  },
+  }),
 });

@@ -16,7 +16,7 @@ import {
  * `sending` key is the one handed to the least trusted code.
  * functions/webhooks/deliver.ts, the queue's worker, is no route (lib/webhooks.ts).
  */
-const webhook = resource('/api/webhooks', 'webhook', 'WEBHOOK_NOT_FOUND');
+const webhook = resource('/api/webhooks', 'webhook', 'WEBHOOK_NOT_FOUND', { schema: webhookSchema });
 
 export const webhooks = defineArea('webhooks', {
   create: webhook.create({
@@ -41,14 +41,12 @@ export const webhooks = defineArea('webhooks', {
     description: 'Every endpoint of the account (at most 20, so one page), newest first, without secrets.',
   },
   get: webhook.get({
-    reply: webhookSchema,
     table: ['GetItem'],
     summary: 'Get a webhook endpoint',
     description: 'The endpoint without its secret; `enabled: false` with `disabledAt` when its deliveries failed for 24 hours.',
   }),
   update: webhook.update({
     body: updateWebhookBody,
-    reply: webhookSchema,
     table: ['UpdateItem'],
     errors: ['INVALID_WEBHOOK_URL'],
     summary: 'Change a webhook endpoint',

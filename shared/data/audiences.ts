@@ -1,5 +1,5 @@
 import { batchGetAll } from './batches.ts';
-import { queryAll, tableName, transactWrite, TransactionCancelled, type TransactItems, queryPage, updateReturning, putNew, getMapped } from './client.ts';
+import { queryAll, tableName, transactWrite, type TransactItems, queryPage, updateReturning, putNew, getMapped, firstConditionFailed } from './client.ts';
 import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
@@ -209,7 +209,7 @@ export async function deleteAudience(accountId: string, audienceId: string, now:
       },
     ]);
   } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') throw notFound.audience();
+    if (firstConditionFailed(error)) throw notFound.audience();
     throw error;
   }
 }

@@ -9,13 +9,13 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   db,
   deleteIf,
+  firstConditionFailed,
   isConditionFailure,
   putNew,
   queryAll,
   queryPage,
   tableName,
   transactWrite,
-  TransactionCancelled,
   updateIf,
   updateReturning,
 } from './client.ts';
@@ -255,7 +255,7 @@ export async function planPageOnce(
     ]);
     return page;
   } catch (error) {
-    if (!(error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed')) throw error;
+    if (!firstConditionFailed(error)) throw error;
     const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
     return { batches: Number(Item!.batches), recipients: Number(Item!.recipients), ...(typeof Item!.next === 'string' ? { next: Item!.next } : {}) };
   }
@@ -407,7 +407,7 @@ export async function finishBatch(accountId: string, broadcastId: string, batch:
     ]);
     return true;
   } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') return false;
+    if (firstConditionFailed(error)) return false;
     throw error;
   }
 }

@@ -188,6 +188,15 @@ export class TransactionCancelled extends Error {
   }
 }
 
+/**
+ * True when a transaction was cancelled by its first item's condition: the
+ * write it exists for (a new id already taken, an item gone or changed) was
+ * refused, rather than a check or counter beside it.
+ */
+export function firstConditionFailed(error: unknown): error is TransactionCancelled {
+  return error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed';
+}
+
 /** Enough for a hundred writers racing on one counter item (about 5 s of backoff in the worst case). */
 const CONFLICT_RETRIES = 10;
 

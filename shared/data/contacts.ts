@@ -12,6 +12,7 @@ import {
   deleteAtVersion,
   putNew,
   getMapped,
+  firstConditionFailed,
 } from './client.ts';
 import { audienceExistsCheck, counterUpdate, type CounterDelta } from './audiences.ts';
 import { accountScoped } from './partition.ts';
@@ -275,7 +276,7 @@ export async function removeContact(accountId: string, contact: ContactRecord, n
     ]);
     return true;
   } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') return false;
+    if (firstConditionFailed(error)) return false;
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, mapFound, type KeyedRead } from './batches.ts';
-import { db, queryAll, tableName, transactWrite, TransactionCancelled, updateReturning, queryPages, putNew, getMapped } from './client.ts';
+import { db, queryAll, tableName, transactWrite, updateReturning, queryPages, putNew, getMapped, firstConditionFailed } from './client.ts';
 import { accountScoped } from './partition.ts';
 import { ConflictError } from '#shared/errors.ts';
 import { strings } from './attributes.ts';
@@ -74,7 +74,7 @@ export async function insertDomain(record: DomainRecord): Promise<void> {
       putNew({ ...domainIdKey(record.accountId, record.domainId), entity: 'domainId', domain: record.domain }),
     ]);
   } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') throw domainExists(record.domain);
+    if (firstConditionFailed(error)) throw domainExists(record.domain);
     throw error;
   }
 }

@@ -14,6 +14,7 @@ import {
   updateReturning,
   putNew,
   getMapped,
+  firstConditionFailed,
 } from './client.ts';
 import { accountKey } from './accounts.ts';
 import { accountScoped } from './partition.ts';
@@ -301,7 +302,7 @@ export async function removeForm(accountId: string, form: FormRecord): Promise<b
       countersUpdate(accountId, -1, form.published ? -1 : 0),
     ]);
   } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') return false;
+    if (firstConditionFailed(error)) return false;
     throw error;
   }
   await removeSubmissions(accountId, form.formId);

@@ -1,5 +1,5 @@
 import { mapFound, type KeyedRead } from './batches.ts';
-import { queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems, putNew, getMapped } from './client.ts';
+import { queryPage, tableName, transactWrite, TransactionCancelled, type TransactItems, putNew, getMapped, firstConditionFailed } from './client.ts';
 import { accountKey, TEMPLATE_COUNT_ATTRIBUTE } from './accounts.ts';
 import { accountScoped } from './partition.ts';
 import type { TemplateStyles } from '#shared/model/templates.ts';
@@ -165,7 +165,7 @@ export async function deleteTemplate(accountId: string, templateId: string): Pro
       templateCountChange(accountId, -1),
     ]);
   } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') throw notFound.template();
+    if (firstConditionFailed(error)) throw notFound.template();
     throw error;
   }
 }

@@ -11,7 +11,18 @@
  */
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, notFound, PostlaneError } from '#shared/errors.ts';
-import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf, updateReturning, putNew } from './client.ts';
+import {
+  db,
+  isConditionFailure,
+  queryAll,
+  tableName,
+  transactWrite,
+  TransactionCancelled,
+  updateIf,
+  updateReturning,
+  putNew,
+  firstConditionFailed,
+} from './client.ts';
 import { accountScoped } from './partition.ts';
 
 export interface WebhookEndpoint {
@@ -153,7 +164,7 @@ export async function deleteEndpoint(accountId: string, webhookId: string): Prom
       },
     ]);
   } catch (error) {
-    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') throw notFound.webhook();
+    if (firstConditionFailed(error)) throw notFound.webhook();
     throw error;
   }
 }
@@ -304,7 +315,7 @@ export async function finishAttempt(accountId: string, delivery: Delivery, outco
     ]);
   } catch (error) {
     // A manual retry moved the delivery on meanwhile: this outcome is no longer its latest.
-    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') return;
+    if (firstConditionFailed(error)) return;
     throw error;
   }
 }

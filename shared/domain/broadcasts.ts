@@ -25,7 +25,7 @@ import { broadcastScheduler } from '#shared/email/broadcast-scheduler.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
 import { NotFoundError, PostlaneError, ValidationError, notFound } from '#shared/errors.ts';
 import { newId } from '#shared/ids.ts';
-import { pagination, type Pagination } from '#shared/schemas/common.ts';
+import { pagination, type ListPage } from '#shared/schemas/common.ts';
 import {
   BROADCAST_LIMITS,
   type broadcastSchema,
@@ -130,18 +130,12 @@ export async function getBroadcast(accountId: string, broadcastId: string): Prom
   return toBroadcast(await findBroadcast(accountId, broadcastId));
 }
 
-export interface BroadcastList {
-  broadcasts: Broadcast[];
-  pagination: Pagination & { truncated?: true };
-}
-
 /** Newest first, of one `status` when given. */
-export async function listBroadcasts(accountId: string, query: ListBroadcastsQuery): Promise<BroadcastList> {
-  const { page, limit, status } = query;
+export async function listBroadcasts(accountId: string, { page, limit, status }: ListBroadcastsQuery): Promise<ListPage<'broadcasts', Broadcast>> {
   const found = await readBroadcasts(accountId, status, (page - 1) * limit, limit);
   return {
     broadcasts: found.broadcasts.map(toBroadcast),
-    pagination: { ...pagination(found.matched, page, limit), ...(found.truncated ? { truncated: true as const } : {}) },
+    pagination: pagination(found.matched, page, limit, found.truncated),
   };
 }
 

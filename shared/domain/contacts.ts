@@ -14,7 +14,7 @@ import {
   type ContactRecord,
   type CustomFieldValue,
 } from '#shared/data/contacts.ts';
-import { emailAddress, pagination, type Pagination } from '#shared/schemas/common.ts';
+import { emailAddress, pagination, type ListPage } from '#shared/schemas/common.ts';
 import {
   type contactListItemSchema,
   type contactSchema,
@@ -221,16 +221,11 @@ function totalFromCounters(counters: AudienceCounters[], status: ContactStatus |
   return counters.reduce((sum, counter) => sum + (status ? counter.byStatus[status] : counter.count), 0);
 }
 
-export interface ContactList {
-  contacts: ContactListItem[];
-  pagination: Pagination & { truncated?: true };
-}
-
 /**
  * Totals come from the maintained counters unless `tag` or `search` filter the
  * list; those are counted while reading, over at most FILTER_SCAN_LIMIT items.
  */
-export async function listContacts(accountId: string, query: ListContactsQuery): Promise<ContactList> {
+export async function listContacts(accountId: string, query: ListContactsQuery): Promise<ListPage<'contacts', ContactListItem>> {
   const { page, limit } = query;
   let counters: AudienceCounters[] = [];
   if (query.audienceId) {
@@ -246,6 +241,6 @@ export async function listContacts(accountId: string, query: ListContactsQuery):
   const total = filtered ? found.matched : totalFromCounters(allCounters, query.status);
   return {
     contacts: found.contacts.map(toListItem),
-    pagination: { ...pagination(total, page, limit), ...(found.truncated ? { truncated: true as const } : {}) },
+    pagination: pagination(total, page, limit, found.truncated),
   };
 }

@@ -16,7 +16,7 @@ import { TEMPLATE_STYLE_DEFAULTS } from '#shared/email/components.ts';
 import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail } from '#shared/email/compose.ts';
 import { checkTemplate, TemplateRenderError } from '#shared/templating/renderer.ts';
 import type { TemplateStyles } from '#shared/model/templates.ts';
-import { pagination, type Pagination } from '#shared/schemas/common.ts';
+import { pagination, type ListPage } from '#shared/schemas/common.ts';
 import type { ComponentInput, CreateTemplateInput, TemplateComponent, TemplateStylesInput, UpdateTemplateInput } from '#shared/schemas/templates.ts';
 import type { ListTemplatesQuery } from '#shared/schemas/template-list.ts';
 import type { templateListItemSchema, templateSchema } from '#shared/schemas/templates.ts';
@@ -112,17 +112,11 @@ export async function getTemplate(accountId: string, templateId: string): Promis
   return toTemplate(await findTemplate(accountId, templateId));
 }
 
-export interface TemplateList {
-  templates: TemplateListItem[];
-  pagination: Pagination & { truncated?: true };
-}
-
 /**
  * Newest first. The total is the account's template counter unless `search`
  * filters the list; then the matches are counted while reading the summaries.
  */
-export async function listTemplates(accountId: string, query: ListTemplatesQuery): Promise<TemplateList> {
-  const { page, limit, search } = query;
+export async function listTemplates(accountId: string, { page, limit, search }: ListTemplatesQuery): Promise<ListPage<'templates', TemplateListItem>> {
   const [found, account] = await Promise.all([
     readTemplates(accountId, search, (page - 1) * limit, limit),
     search === undefined ? getAccount(accountId) : undefined,
@@ -130,7 +124,7 @@ export async function listTemplates(accountId: string, query: ListTemplatesQuery
   const total = search === undefined ? (account?.templateCount ?? 0) : found.matched;
   return {
     templates: found.templates.map(toListItem),
-    pagination: { ...pagination(total, page, limit), ...(found.truncated ? { truncated: true as const } : {}) },
+    pagination: pagination(total, page, limit, found.truncated),
   };
 }
 

@@ -118,31 +118,49 @@ export function cursorList<const N extends string, Q extends v.GenericSchema, I 
   };
 }
 
+/** A create's or update's request body, and its reply when it is not the resource's own schema. */
+type BodyAndReply<B extends v.GenericSchema, R extends v.GenericSchema> = { body: B; reply?: R };
+
 /**
  * The standard entries of a keyed resource (create, list, get, update,
  * delete, and reads, lists or actions under one item), so an area states only what
  * differs: schemas, AWS calls, errors and words. Entries keep the shape of a
  * hand-written one; anything else is written out in full.
  *
- * `const audience = resource('/api/audiences', 'audience', 'AUDIENCE_NOT_FOUND')`, then
- * `get: audience.get({ reply: audienceSchema, table: ['GetItem'], summary, description })`.
+ * `schema` is the resource as the API shows it: what create, get and update
+ * answer unless an entry names another `reply` (a read under the item, a
+ * create that shows a secret once). `writeErrors` are what every create,
+ * update and delete can answer besides its own: 409 `CONFLICT` where the
+ * write is a transaction with a counter, retried against concurrent ones
+ * before it gives up (shared/data/client.ts `transactWrite`).
+ *
+ * `const audience = resource('/api/audiences', 'audience', 'AUDIENCE_NOT_FOUND', { schema: audienceSchema })`, then
+ * `get: audience.get({ table: ['GetItem'], summary, description })`.
  * Entries on one item (all but create and a plain list) list `notFound`
- * before their own `errors`.
+ * before their own `errors`; creates, updates and deletes list `writeErrors` after them.
  */
-export function resource<const K extends ResourceKind>(basePath: string, idKind: K, notFound: ErrorCode) {
+export function resource<const K extends ResourceKind, S extends v.GenericSchema>(
+  basePath: string,
+  idKind: K,
+  notFound: ErrorCode,
+  { schema, writeErrors = [] }: { schema: S; writeErrors?: readonly ErrorCode[] },
+) {
   const params = { id: idKind };
   // Every entry that names an item can meet an unknown (or another account's) id.
   const onItem = <const D extends EntryDetails>({ errors = [], ...details }: D) => ({ ...details, errors: [notFound, ...errors] });
+  const writing = <const D extends EntryDetails>({ errors = [], ...details }: D) => ({ ...details, errors: [...errors, ...writeErrors] });
   const itemPath = (sub?: string) => (sub ? `${basePath}/{id}/${sub}` : `${basePath}/{id}`);
+  // R is S whenever `reply` is left out (its default), so the cast only names that.
+  const replyOr = <R extends v.GenericSchema>(reply: R | undefined) => (reply ?? schema) as R;
   return {
     /** POST basePath: 201 `{success, data}`. */
-    create: <B extends v.GenericSchema, R extends v.GenericSchema, const D extends EntryDetails>({ body, reply, ...details }: { body: B; reply: R } & D) => ({
+    create: <B extends v.GenericSchema, const D extends EntryDetails, R extends v.GenericSchema = S>({ body, reply, ...details }: BodyAndReply<B, R> & D) => ({
       method: 'POST' as const,
       path: basePath,
       ...KEYED,
-      ...details,
+      ...writing(details),
       request: { body },
-      responses: { 201: dataReply(reply) },
+      responses: { 201: dataReply(replyOr(reply)) },
     }),
     /**
      * GET basePath, or a list under one item (`sub: 'submissions'` is
@@ -168,32 +186,32 @@ export function resource<const K extends ResourceKind>(basePath: string, idKind:
       ...spec
     }: { name: N; query: Q; item: I; sub?: string } & D) =>
       sub === undefined ? cursorList({ path: basePath, ...spec }) : { ...cursorList({ path: itemPath(sub), ...onItem(spec) }), params },
-    /** GET basePath/{id}, or a read under it (`sub: 'stats'` is basePath/{id}/stats): `{success, data}`. */
-    get: <R extends v.GenericSchema, const D extends EntryDetails>({ reply, sub, ...details }: { reply: R; sub?: string } & D) => ({
+    /** GET basePath/{id}, or a read under it (`sub: 'stats'` is basePath/{id}/stats, with its own `reply`): `{success, data}`. */
+    get: <const D extends EntryDetails, R extends v.GenericSchema = S>({ reply, sub, ...details }: { reply?: R; sub?: string } & D) => ({
       method: 'GET' as const,
       path: itemPath(sub),
       ...KEYED,
       ...onItem(details),
       params,
       request: {},
-      responses: { 200: dataReply(reply) },
+      responses: { 200: dataReply(replyOr(reply)) },
     }),
     /** PATCH basePath/{id}: the changed resource, `{success, data}`. */
-    update: <B extends v.GenericSchema, R extends v.GenericSchema, const D extends EntryDetails>({ body, reply, ...details }: { body: B; reply: R } & D) => ({
+    update: <B extends v.GenericSchema, const D extends EntryDetails, R extends v.GenericSchema = S>({ body, reply, ...details }: BodyAndReply<B, R> & D) => ({
       method: 'PATCH' as const,
       path: itemPath(),
       ...KEYED,
-      ...onItem(details),
+      ...onItem(writing(details)),
       params,
       request: { body },
-      responses: { 200: dataReply(reply) },
+      responses: { 200: dataReply(replyOr(reply)) },
     }),
     /** DELETE basePath/{id}: `{success, message}`. */
     delete: <const D extends EntryDetails>(details: D) => ({
       method: 'DELETE' as const,
       path: itemPath(),
       ...KEYED,
-      ...onItem(details),
+      ...onItem(writing(details)),
       params,
       request: {},
       responses: { 200: deletedReply },
@@ -274,3 +292,18 @@ export const SENDING = {
   table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
   errors: SEND_ERRORS,
 } as const;
+
+/**
+ * A send endpoint: POST `path` with `body`, answered 200 with `reply` (its
+ * send result), under SENDING's grants and errors unless `details` states its own.
+ *
+ * `send: sendEndpoint({ path: '/api/transactional/send', body: transactionalSendBody, reply: singleSendResultReply, summary, description, example })`
+ */
+export function sendEndpoint<B extends v.GenericSchema, R extends v.GenericSchema, const D extends Partial<EntryDetails>>({
+  path,
+  body,
+  reply,
+  ...details
+}: { path: string; body: B; reply: R } & D) {
+  return { method: 'POST' as const, path, ...SENDING, ...details, request: { body }, responses: { 200: reply } };
+}

@@ -114,10 +114,16 @@ export interface Pagination {
   page: number;
   limit: number;
   pages: number;
+  /** A filtered list counts at most a bounded number of items: `total` is that many, not all matches. */
+  truncated?: true;
 }
 
-export function pagination(total: number, page: number, limit: number): Pagination {
-  return { total, page, limit, pages: Math.ceil(total / limit) };
+/** A page of a list as the domain returns it, `listReply(name, item)`'s view: `ListPage<'contacts', ContactListItem>`. */
+export type ListPage<N extends string, T> = { [K in N]: T[] } & { pagination: Pagination };
+
+/** One page of `limit` out of `total`; `truncated` when a bounded filter stopped counting. */
+export function pagination(total: number, page: number, limit: number, truncated = false): Pagination {
+  return { total, page, limit, pages: Math.ceil(total / limit), ...(truncated ? { truncated } : {}) };
 }
 
 /** Keys that would reach an object's prototype if some consumer merged them naively. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { apiClient } from '../support/client.ts';
-import { accountWithAudience } from '../support/arrange.ts';
+import { accountWithAudience, expectCreated, expectUpdatesRefused } from '../support/arrange.ts';
 
 const setup = () => accountWithAudience('Main');
 
@@ -23,23 +23,19 @@ describe('create contact', () => {
       },
     });
 
-    expect(response.status).toBe(201);
-    expect(response.body).toEqual({
-      success: true,
-      data: {
-        id: expect.stringMatching(/^con_[0-9A-Za-z]{20}$/),
-        email: 'ada@example.com',
-        audienceId,
-        firstName: 'Ada',
-        lastName: 'Lovelace',
-        phone: '+44 20 7946 0000',
-        status: 'subscribed',
-        tags: ['vip', 'beta'],
-        customFields: { plan: 'pro', seats: 3, trial: false },
-        createdAt: expect.any(String),
-        updatedAt: expect.any(String),
-        lastActivityAt: expect.any(String),
-      },
+    expectCreated(response, {
+      id: expect.stringMatching(/^con_[0-9A-Za-z]{20}$/),
+      email: 'ada@example.com',
+      audienceId,
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      phone: '+44 20 7946 0000',
+      status: 'subscribed',
+      tags: ['vip', 'beta'],
+      customFields: { plan: 'pro', seats: 3, trial: false },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      lastActivityAt: expect.any(String),
     });
     const audience = await request('GET', `/api/audiences/${audienceId}`, { key });
     expect(audience.body.data.count).toBe(1);
@@ -219,15 +215,11 @@ describe('update contact', () => {
     const { key, audienceId } = await setup();
     const created = (await request('POST', '/api/contacts', { key, body: { email: 'fixed@example.com', audienceId } })).body.data;
 
-    const email = await request('PATCH', `/api/contacts/${created.id}`, { key, body: { email: 'other@example.com' } });
-    const audience = await request('PATCH', `/api/contacts/${created.id}`, { key, body: { audienceId: 'aud_00000000000000000000' } });
-    const status = await request('PATCH', `/api/contacts/${created.id}`, { key, body: { status: 'gone' } });
-
-    expect(email.status).toBe(422);
-    expect(email.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'email' });
-    expect(audience.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'audienceId' });
-    expect(status.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'status' });
-    expect((await request('GET', `/api/contacts/${created.id}`, { key })).body.data).toEqual(created);
+    await expectUpdatesRefused(key, `/api/contacts/${created.id}`, created, [
+      [{ email: 'other@example.com' }, 422, 'VALIDATION_ERROR', 'email'],
+      [{ audienceId: 'aud_00000000000000000000' }, 422, 'VALIDATION_ERROR', 'audienceId'],
+      [{ status: 'gone' }, 422, 'VALIDATION_ERROR', 'status'],
+    ]);
   });
 
   it('keeps counters exact under concurrent status changes', async () => {

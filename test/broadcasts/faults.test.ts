@@ -8,23 +8,23 @@
  */
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ses } from '#shared/email/transport.ts';
+import { config } from '#shared/config.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { releaseEmails } from '#shared/data/usage.ts';
+import { quotaPeriod } from '#shared/domain/accounts.ts';
+import { setFaultHook } from '../support/dynamo-faults.ts';
+import { request } from '../support/api.ts';
+import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
+import { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience, unsubscribeContacts } from './support.ts';
 
+// vi.hoisted runs before the imports above, some of which read the config as they load.
 vi.hoisted(() => {
   // A claim still `sending` when its step comes back is abandoned here at once (deployed: after five minutes).
   process.env.BROADCAST_CLAIM_TIMEOUT_MS = '0';
   process.env.BROADCAST_THROTTLE_DELAY_SECONDS = '0';
 });
-
-const { ses } = await import('#shared/email/transport.ts');
-const { config } = await import('#shared/config.ts');
-const { sqs } = await import('#shared/email/retry-queue.ts');
-const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
-const { releaseEmails } = await import('#shared/data/usage.ts');
-const { quotaPeriod } = await import('#shared/domain/accounts.ts');
-const { setFaultHook } = await import('../support/dynamo-faults.ts');
-const { request } = await import('../support/api.ts');
-const { createSender, storedEmails, uniqueAddress } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience, unsubscribeContacts } = await import('./support.ts');
 
 afterEach(() => {
   setFaultHook(undefined);
@@ -40,17 +40,49 @@ function expectOneEach(stored: { destination: { to: string[] } }[], expected: re
   expect(to.sort()).toEqual([...expected].sort());
 }
 
-async function started(sender: Awaited<ReturnType<typeof createSender>>, count: number) {
+/** Each recipient got exactly one message, and the broadcast finished `sent` with none failed. */
+async function expectSentOnceEach(sender: { domain: string; key: string }, broadcastId: string, recipients: readonly string[]) {
+  expectOneEach(await storedEmails(sender.domain), recipients);
+  expect((await broadcastWhen(sender.key, broadcastId, ['sent'])).counts).toMatchObject({ sent: recipients.length, failed: 0 });
+}
+
+/** Arrange: a sender with an audience of `count` contacts of mixed statuses and a draft broadcast to it; `send` starts it. */
+async function started(count: number, account?: Parameters<typeof createSender>[0]) {
+  const sender = await createSender(account);
   const { audienceId, contacts } = await mixedAudience(sender, count);
   const broadcast = await createBroadcast(sender, { audienceId, content: CONTENT });
   const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
-  return { broadcast, subscribed, send: () => request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} }) };
+  return { sender, broadcast, subscribed, send: () => request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} }) };
+}
+
+/** Arrange: a broadcast started and planned (its recipients snapshot taken, nothing sent), then three of its subscribed contacts unsubscribe. */
+async function plannedThenThreeLeave(count: number) {
+  const arranged = await started(count);
+  await arranged.send();
+  await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
+  const leaving = arranged.subscribed.slice(0, 3);
+  await unsubscribeContacts(arranged.sender, arranged.broadcast.audienceId, leaving);
+  return { ...arranged, leaving };
+}
+
+/** Those `leaving` were skipped and counted suppressed, every other recipient got exactly one message, and none failed. */
+async function expectSkipped(sender: { domain: string; key: string }, broadcastId: string, recipients: readonly string[], leaving: readonly string[]) {
+  expectOneEach(
+    await storedEmails(sender.domain),
+    recipients.filter((address) => !leaving.includes(address)),
+  );
+  expect((await broadcastWhen(sender.key, broadcastId, ['sent'])).counts).toEqual({
+    recipients: recipients.length,
+    sent: recipients.length - leaving.length,
+    suppressed: leaving.length,
+    failed: 0,
+    remaining: 0,
+  });
 }
 
 describe('broadcast engine under faults', { timeout: 90_000 }, () => {
   it('a worker that stops after SES accepted a message never sends it again: it is counted failed, unconfirmed', async () => {
-    const sender = await createSender();
-    const { broadcast, subscribed, send } = await started(sender, 40);
+    const { sender, broadcast, subscribed, send } = await started(40);
     let crashed = false;
     // The write of the first message SES accepted (its record with its email.sent event) fails, as if the worker died right after SES answered.
     setFaultHook((command, input) => {
@@ -69,8 +101,7 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
   });
 
   it('DynamoDB throttling of leases, reads and records delays recipients but neither repeats nor loses one', async () => {
-    const sender = await createSender();
-    const { broadcast, subscribed, send } = await started(sender, 60);
+    const { sender, broadcast, subscribed, send } = await started(60);
     let claims = 0;
     setFaultHook((command, input) => {
       // Reads and the records' writes answered in part, as under throttling: the rest is retried.
@@ -87,13 +118,11 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
     setFaultHook(undefined);
 
     expect(claims).toBeGreaterThan(6);
-    expectOneEach(await storedEmails(sender.domain), subscribed);
-    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    await expectSentOnceEach(sender, broadcast.id, subscribed);
   });
 
   it('SES throttling slows the broadcast down instead of failing messages', async () => {
-    const sender = await createSender();
-    const { broadcast, subscribed, send } = await started(sender, 40);
+    const { sender, broadcast, subscribed, send } = await started(40);
     const original = ses.send.bind(ses);
     let throttled = 0;
     vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
@@ -108,13 +137,11 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
     await drainBroadcastQueue();
 
     expect(throttled).toBe(10);
-    expectOneEach(await storedEmails(sender.domain), subscribed);
-    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    await expectSentOnceEach(sender, broadcast.id, subscribed);
   });
 
   it('a step SQS delivers twice changes nothing: one message each, counted once', async () => {
-    const sender = await createSender();
-    const { broadcast, subscribed, send } = await started(sender, 120);
+    const { sender, broadcast, subscribed, send } = await started(120);
     await send();
     await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
     // Every batch step once more, as SQS's at-least-once delivery may.
@@ -140,12 +167,7 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
   });
 
   it('a plan step SQS delivers again after contacts left plans the snapshot it took the first time', async () => {
-    const sender = await createSender();
-    const { broadcast, subscribed, send } = await started(sender, 120);
-    await send();
-    await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
-    const leaving = subscribed.slice(0, 3);
-    await unsubscribeContacts(sender, broadcast.audienceId, leaving);
+    const { sender, broadcast, subscribed, leaving } = await plannedThenThreeLeave(120);
     // The first page's step once more, as SQS's at-least-once delivery may: paging again now would find 3 fewer contacts.
     await sqs.send(
       new SendMessageCommand({
@@ -157,14 +179,7 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
     await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
     await drainBroadcastQueue();
 
-    expectOneEach(await storedEmails(sender.domain), subscribed.slice(3));
-    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toEqual({
-      recipients: subscribed.length,
-      sent: subscribed.length - 3,
-      suppressed: 3,
-      failed: 0,
-      remaining: 0,
-    });
+    await expectSkipped(sender, broadcast.id, subscribed, leaving);
   });
 
   it('a message that fails to render leaves nobody of its group unconfirmed: once it renders, everyone gets one', async () => {
@@ -181,35 +196,24 @@ describe('broadcast engine under faults', { timeout: 90_000 }, () => {
     await request('PATCH', `/api/contacts/${heavy.body.data.id}`, { key: sender.key, body: { customFields: { count: 1 } } });
     await drainBroadcastQueue();
 
-    expectOneEach(
-      await storedEmails(sender.domain),
+    await expectSentOnceEach(
+      sender,
+      broadcast.id,
       contacts.map((contact) => contact.email),
     );
-    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: 15, failed: 0 });
   });
 
   it('contacts that unsubscribe while it runs are skipped and counted suppressed', async () => {
-    const sender = await createSender();
-    const { broadcast, subscribed, send } = await started(sender, 30);
-    await send();
-    await drainBroadcastQueue({ only: (step) => step.kind === 'plan' });
-    const leaving = subscribed.slice(0, 3);
-    await unsubscribeContacts(sender, broadcast.audienceId, leaving);
+    const { sender, broadcast, subscribed, leaving } = await plannedThenThreeLeave(30);
 
     await drainBroadcastQueue();
 
-    expectOneEach(await storedEmails(sender.domain), subscribed.slice(3));
-    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({
-      recipients: subscribed.length,
-      sent: subscribed.length - 3,
-      suppressed: 3,
-    });
+    await expectSkipped(sender, broadcast.id, subscribed, leaving);
   });
 
   it('pauses with QUOTA_EXCEEDED when the quota runs out, and resumes on send without repeating anyone', async () => {
     // 120 contacts, about 70 subscribed: the first batch of 50 fits the quota of 60, the second does not.
-    const sender = await createSender({ quota: 60 });
-    const { broadcast, subscribed, send } = await started(sender, 120);
+    const { sender, broadcast, subscribed, send } = await started(120, { quota: 60 });
 
     await send();
     await drainBroadcastQueue();

@@ -103,28 +103,31 @@ describe('domains API', () => {
     expect(listed.body.pagination.total).toBe(1);
   });
 
-  it('validates the name: 422 on field domain for anything but a host name', async () => {
+  it.each([
+    'example',
+    'a_b.example.com',
+    'https://example.com',
+    'user@example.com',
+    '-a.example.com',
+    'a..example.com',
+    'example.com.',
+    `${'a'.repeat(64)}.com`,
+  ])('refuses %s as a domain: 422 on field domain, as for anything but a host name', async (domain) => {
     const { key } = await createTestAccount();
-    const bad = [
-      'example',
-      'a_b.example.com',
-      'https://example.com',
-      'user@example.com',
-      '-a.example.com',
-      'a..example.com',
-      'example.com.',
-      `${'a'.repeat(64)}.com`,
-    ];
 
-    const answers = await Promise.all(bad.map((domain) => request('POST', '/api/domains', { key, body: { domain } })));
+    const answer = await request('POST', '/api/domains', { key, body: { domain } });
+
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({ success: false, error: 'VALIDATION_ERROR', field: 'domain' });
+  });
+
+  it('refuses a missing or non-text domain and an unknown field, naming the field', async () => {
+    const { key } = await createTestAccount();
+
     const missing = await request('POST', '/api/domains', { key, body: {} });
     const notText = await request('POST', '/api/domains', { key, body: { domain: 42 } });
     const unknown = await request('POST', '/api/domains', { key, body: { domain: 'example.com', dkim: true } });
 
-    for (const answer of answers) {
-      expect(answer.status).toBe(422);
-      expect(answer.body).toMatchObject({ success: false, error: 'VALIDATION_ERROR', field: 'domain' });
-    }
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ error: 'MISSING_REQUIRED_FIELD', field: 'domain' });
     expect(notText.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'domain' });

@@ -23,6 +23,15 @@ function items(sender: Sender, count: number) {
 
 const recipientsOf = (emails: { destination: { to: string[] } }[]) => emails.flatMap((email) => email.destination.to).sort();
 
+/** Act: the batch once under a DynamoDB `fault`, the messages SES stored by then, and the same request again with the table healthy. */
+async function failedThenRetried(sender: Sender, body: unknown, fault: Parameters<typeof setFaultHook>[0]) {
+  setFaultHook(fault);
+  const failed = await batch(sender.key, body);
+  const sentBeforeRetry = (await storedEmails(sender.domain)).length;
+  setFaultHook(undefined);
+  return { failed, sentBeforeRetry, retried: await batch(sender.key, body) };
+}
+
 describe('POST /api/email/batch', () => {
   it('answers 100 emails one by one, in order: valid ones sent and recorded, each invalid one with its error and a field inside the batch', async () => {
     const sender = await createSender({ quota: 1000 });
@@ -136,17 +145,13 @@ describe('POST /api/email/batch', () => {
     const sender = await createSender();
     const body = { emails: items(sender, 30), idempotencyKey: 'crashing-batch' };
     let crashed = false;
+
     // Item 3's records are stored, then the function dies before it answers.
-    setFaultHook((command, input) => {
+    const { failed, sentBeforeRetry, retried } = await failedThenRetried(sender, body, (command, input) => {
       if (crashed || command !== 'BatchWriteItemCommand' || !JSON.stringify(input).includes('"Item 3."')) return undefined;
       crashed = true;
       return { error: new Error('the function crashed'), after: true };
     });
-
-    const failed = await batch(sender.key, body);
-    const sentBeforeRetry = (await storedEmails(sender.domain)).length;
-    setFaultHook(undefined);
-    const retried = await batch(sender.key, body);
 
     expect([failed.status, failed.body.error]).toEqual([500, 'INTERNAL_ERROR']);
     // The items go out together, then their records are written: every message had left.
@@ -159,15 +164,11 @@ describe('POST /api/email/batch', () => {
   it('gives its key back when it fails before any message left: the retry sends every email once', async () => {
     const sender = await createSender({ quota: 100 });
     const body = { emails: items(sender, 5), idempotencyKey: 'charge-fails' };
+
     // The batch's one quota charge fails.
-    setFaultHook((command, input) =>
+    const { failed, sentBeforeRetry, retried } = await failedThenRetried(sender, body, (command, input) =>
       command === 'UpdateItemCommand' && JSON.stringify(input).includes(':count') ? { error: new Error('DynamoDB is down') } : undefined,
     );
-
-    const failed = await batch(sender.key, body);
-    const sentBeforeRetry = (await storedEmails(sender.domain)).length;
-    setFaultHook(undefined);
-    const retried = await batch(sender.key, body);
 
     expect([failed.status, failed.body.error]).toEqual([500, 'INTERNAL_ERROR']);
     expect(sentBeforeRetry).toBe(0);

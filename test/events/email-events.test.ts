@@ -7,21 +7,21 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { MessageRejected, TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SesEventType } from '#dev/local/ses-events.ts';
+import { startRetryWorker } from '#dev/local/retry-worker.ts';
+import { db, tableName } from '#shared/data/client.ts';
+import { emailKey } from '#shared/data/emails.ts';
+import { listEmailEvents, listEvents } from '#shared/domain/events.ts';
+import { retentionExpiry } from '#shared/domain/retention.ts';
+import { ses, sendEmailInput } from '#shared/email/transport.ts';
+import { request } from '../support/api.ts';
+import { eventually } from '../support/eventually.ts';
+import { createSender, outgoingEmail, sesFailsFor, uniqueAddress } from '../sending/support.ts';
+import { facts, feedback, sendOne, sesEventFor } from './support.ts';
 
+// vi.hoisted runs before the imports above, some of which read the config as they load.
 vi.hoisted(() => {
   process.env.RETRY_BACKOFF_SECONDS = '0';
 });
-
-const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
-const { db, tableName } = await import('#shared/data/client.ts');
-const { emailKey } = await import('#shared/data/emails.ts');
-const { listEmailEvents, listEvents } = await import('#shared/domain/events.ts');
-const { retentionExpiry } = await import('#shared/domain/retention.ts');
-const { ses, sendEmailInput } = await import('#shared/email/transport.ts');
-const { request } = await import('../support/api.ts');
-const { eventually } = await import('../support/eventually.ts');
-const { createSender, sesFailsFor, uniqueAddress } = await import('../sending/support.ts');
-const { facts, feedback, sendOne, sesEventFor } = await import('./support.ts');
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -193,19 +193,11 @@ describe('open and click tracking', () => {
     [{ opens: false, clicks: false }, 'postlane', undefined, '<a href="https://acme.example">'],
   ])('tracking %j sends through configuration set %s, tagged %s, links as %s', (tracking, set, tag, link) => {
     const input = sendEmailInput(
-      {
-        from: { address: 'news@acme.example' },
-        to: ['a@example.org'],
-        cc: [],
-        bcc: [],
-        replyTo: [],
-        subject: 'Hi',
+      outgoingEmail({
         html: '<p><a href="https://acme.example">Pricing</a> <abbr>EU</abbr></p>',
-        text: 'Hi',
-        attachments: [],
         tags: { accountId: 'acc_1', emailId: 'eml_1', trackingId: 'svc_1_1' },
         tracking,
-      },
+      }),
       'postlane',
     );
 

@@ -4,7 +4,7 @@ import { invokedAs } from '#dev/local/invocation.ts';
 import { getContact } from '#shared/data/contacts.ts';
 import { sendEmailInput } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
-import { createSender, type Sender, sendPlain, uniqueAddress } from '../sending/support.ts';
+import { createSender, outgoingEmail, type Sender, sendPlain, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault } from '../faults/support.ts';
 import { createAudience } from '../support/arrange.ts';
 
@@ -53,9 +53,12 @@ async function audienceWith(sender: Sender, address: string) {
   await request('POST', '/api/contacts', { key: sender.key, body: { email: address, audienceId } });
   return audienceId;
 }
-/** What a later send to the address answers in `failedEmails`. */
-async function laterSendFailures(sender: Sender, address: string): Promise<unknown> {
-  return (await sendPlain(sender, [address])).body.failedEmails;
+/** The email's record says `status`, and a later send to its address is refused as suppressed for that reason. */
+async function expectSuppressed(sender: Sender, trackingId: string, address: string, status: 'bounced' | 'complained') {
+  expect((await emailStatus(sender, trackingId)).status).toBe(status);
+  expect((await sendPlain(sender, [address])).body.failedEmails).toEqual([
+    { recipient: address, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining(status) },
+  ]);
 }
 async function sendTo(sender: Sender, address: string): Promise<string> {
   const response = await sendPlain(sender, [address]);
@@ -82,10 +85,7 @@ describe('SES feedback', () => {
       expect(stats).toMatchObject({ total: 1, subscribed: 0, bounced: 1 });
       expect(JSON.stringify(await statusIn(sender, address, audienceId))).toContain('"status":"bounced"');
     }
-    expect((await emailStatus(sender, trackingId)).status).toBe('bounced');
-    expect(await laterSendFailures(sender, address)).toEqual([
-      { recipient: address, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('bounced') },
-    ]);
+    await expectSuppressed(sender, trackingId, address, 'bounced');
   });
 
   it('a DynamoDB failure half way fails the invocation, so it is retried, and the retry finishes the work exactly once', async () => {
@@ -116,10 +116,7 @@ describe('SES feedback', () => {
 
     await handler(sesEvent('Complaint', sender.accountId, record.id, complaint(address)));
 
-    expect((await emailStatus(sender, trackingId)).status).toBe('complained');
-    expect(await laterSendFailures(sender, address)).toEqual([
-      { recipient: address, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('complained') },
-    ]);
+    await expectSuppressed(sender, trackingId, address, 'complained');
   });
 
   it('a transient bounce changes nothing; a delivery marks the record delivered', async () => {
@@ -181,21 +178,7 @@ describe('SES feedback', () => {
   });
 
   it('tags every message with its account and email id, and names the configuration set when one is configured', () => {
-    const input = sendEmailInput(
-      {
-        from: { address: 'a@example.com' },
-        to: ['b@example.org'],
-        cc: [],
-        bcc: [],
-        replyTo: [],
-        subject: 'S',
-        html: 'h',
-        text: 't',
-        attachments: [],
-        tags: { accountId: 'acc_1', emailId: 'eml_2' },
-      },
-      'postlane-set',
-    );
+    const input = sendEmailInput(outgoingEmail({ tags: { accountId: 'acc_1', emailId: 'eml_2' } }), 'postlane-set');
     expect(input).toMatchObject({
       ConfigurationSetName: 'postlane-set',
       EmailTags: [

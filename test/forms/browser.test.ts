@@ -39,15 +39,21 @@ async function publishedForm(overrides: Record<string, unknown> = {}) {
   return accountWithForm({ title: 'Join the beta', fields: FIELDS, settings: { successMessage: 'Thanks, you are on the list!' }, ...overrides });
 }
 
+/** Arrange: a published form (FIELDS unless `overrides` say otherwise) open in a new page of `context`. */
+async function openForm(context: BrowserContext, overrides: Record<string, unknown> = {}) {
+  const { key, form } = await publishedForm(overrides);
+  const { page, problems } = await newPage(context);
+  await page.goto(`${base}/f/${form.slug}`);
+  return { key, form, page, problems };
+}
+
 async function submissionsOf(key: string, formId: string) {
   return (await request('GET', `/api/forms/${formId}/submissions`, { key })).body.submissions;
 }
 
 describe.skipIf(skip)('hosted form page in Chromium', () => {
   it('fills and submits the form with JavaScript, shows the success message in place, and the API has the submission', async () => {
-    const { key, form } = await publishedForm();
-    const { page, problems } = await newPage(withScript);
-    await page.goto(`${base}/f/${form.slug}`);
+    const { key, form, page, problems } = await openForm(withScript);
 
     await page.getByLabel('Email').fill('ann@example.com');
     await page.getByLabel('Name').fill('Ann');
@@ -78,9 +84,7 @@ describe.skipIf(skip)('hosted form page in Chromium', () => {
   });
 
   it("shows the server's field error beside the field and stores nothing", async () => {
-    const { key, form } = await publishedForm();
-    const { page } = await newPage(withScript);
-    await page.goto(`${base}/f/${form.slug}`);
+    const { key, form, page } = await openForm(withScript);
 
     // The browser's own check accepts `ann@localhost`; the API wants a domain with a dot.
     await page.getByLabel('Email').fill('ann@localhost');
@@ -96,21 +100,19 @@ describe.skipIf(skip)('hosted form page in Chromium', () => {
   });
 
   it('validates in the browser before sending: a required field left empty, a phone pattern, a required checkbox group', async () => {
-    const { key, form } = await publishedForm({
+    const { key, form, page } = await openForm(withScript, {
       fields: [
         { id: 'email', type: 'email', label: 'Email', required: true },
         { id: 'phone', type: 'phone', label: 'Phone' },
         { id: 'topics', type: 'checkbox', label: 'Topics', options: ['News', 'Offers'], required: true },
       ],
     });
-    const { page } = await newPage(withScript);
     // ValidityState does not serialise: copy the flags out inside the page.
     const validity = (label: string) =>
       page.getByLabel(label).evaluate((input) => {
         const { valueMissing, patternMismatch } = (input as unknown as { validity: { valueMissing: boolean; patternMismatch: boolean } }).validity;
         return { valueMissing, patternMismatch };
       });
-    await page.goto(`${base}/f/${form.slug}`);
 
     await page.getByRole('button', { name: 'Submit' }).click();
     const emailMissing = (await validity('Email')).valueMissing;
@@ -130,10 +132,8 @@ describe.skipIf(skip)('hosted form page in Chromium', () => {
   });
 
   it('works without JavaScript as a plain form post: the success page, then field errors', async () => {
-    const { key, form } = await publishedForm();
-    const { page } = await newPage(withoutScript);
+    const { key, form, page } = await openForm(withoutScript);
 
-    await page.goto(`${base}/f/${form.slug}`);
     await page.getByLabel('Email').fill('ann@localhost');
     await page.getByLabel('Name').fill('Ann <b>');
     await page.getByLabel('News').check();

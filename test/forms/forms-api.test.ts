@@ -4,6 +4,7 @@ import { request } from '../support/api.ts';
 import { createSender } from '../sending/support.ts';
 import { listSubmissions } from '#shared/data/forms.ts';
 import { createForm, formBody, ISO, submit, accountWithForm } from './support.ts';
+import { expectCreated, expectUpdatesRefused } from '../support/arrange.ts';
 
 /** Unique per run, so slugs made by one test never meet another's (slugs are unique across the deployment). */
 const unique = () => Math.random().toString(36).slice(2, 10);
@@ -15,33 +16,29 @@ describe('forms API: create, get, update, delete', () => {
 
     const response = await request('POST', '/api/forms', { key, body: formBody({ slug, description: 'Monthly news' }) });
 
-    expect(response.status).toBe(201);
-    expect(response.body).toEqual({
-      success: true,
-      data: {
-        id: expect.stringMatching(/^frm_[0-9A-Za-z]{20}$/),
-        title: 'Newsletter sign-up',
-        description: 'Monthly news',
-        slug,
-        published: true,
-        fields: [
-          { id: 'email', type: 'email', label: 'Email', placeholder: null, required: true },
-          { id: 'firstName', type: 'text', label: 'First name', placeholder: null, required: false },
-        ],
-        settings: {
-          successMessage: 'Thank you! Your submission has been received.',
-          notifyEmail: null,
-          enableCaptcha: false,
-          storeResponses: true,
-          doubleOptIn: false,
-          from: null,
-        },
-        audienceId: null,
-        appearance: { backgroundColor: '#ffffff', primaryColor: '#2563eb', fontFamily: 'system-ui, sans-serif' },
-        buttonCustomization: { text: 'Submit', variant: 'filled' },
-        createdAt: expect.stringMatching(ISO),
-        updatedAt: expect.stringMatching(ISO),
+    expectCreated(response, {
+      id: expect.stringMatching(/^frm_[0-9A-Za-z]{20}$/),
+      title: 'Newsletter sign-up',
+      description: 'Monthly news',
+      slug,
+      published: true,
+      fields: [
+        { id: 'email', type: 'email', label: 'Email', placeholder: null, required: true },
+        { id: 'firstName', type: 'text', label: 'First name', placeholder: null, required: false },
+      ],
+      settings: {
+        successMessage: 'Thank you! Your submission has been received.',
+        notifyEmail: null,
+        enableCaptcha: false,
+        storeResponses: true,
+        doubleOptIn: false,
+        from: null,
       },
+      audienceId: null,
+      appearance: { backgroundColor: '#ffffff', primaryColor: '#2563eb', fontFamily: 'system-ui, sans-serif' },
+      buttonCustomization: { text: 'Submit', variant: 'filled' },
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
     });
     const fetched = await request('GET', `/api/forms/${response.body.data.id}`, { key });
     expect(fetched.body).toEqual(response.body);
@@ -198,22 +195,18 @@ describe('forms API: create, get, update, delete', () => {
   it('checks an update against the whole resulting form', async () => {
     const { key, form } = await accountWithForm();
 
-    const withoutEmailField = await request('PATCH', `/api/forms/${form.id}`, { key, body: { settings: { doubleOptIn: true } } });
-    const duplicateIds = await request('PATCH', `/api/forms/${form.id}`, {
-      key,
-      body: {
-        fields: [
-          { id: 'x', type: 'text', label: 'X' },
-          { id: 'x', type: 'text', label: 'Y' },
-        ],
-      },
-    });
-    const unknownKey = await request('PATCH', `/api/forms/${form.id}`, { key, body: { id: 'frm_other' } });
+    const duplicateIds = {
+      fields: [
+        { id: 'x', type: 'text', label: 'X' },
+        { id: 'x', type: 'text', label: 'Y' },
+      ],
+    };
 
-    expect(withoutEmailField.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'settings.doubleOptIn' });
-    expect(duplicateIds.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'fields[1].id' });
-    expect(unknownKey.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'id' });
-    expect((await request('GET', `/api/forms/${form.id}`, { key })).body.data).toEqual(form);
+    await expectUpdatesRefused(key, `/api/forms/${form.id}`, form, [
+      [{ settings: { doubleOptIn: true } }, 422, 'VALIDATION_ERROR', 'settings.doubleOptIn'],
+      [duplicateIds, 422, 'VALIDATION_ERROR', 'fields[1].id'],
+      [{ id: 'frm_other' }, 422, 'VALIDATION_ERROR', 'id'],
+    ]);
   });
 
   it('deletes a form with its submissions and frees its slug', async () => {

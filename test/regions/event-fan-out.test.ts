@@ -5,21 +5,21 @@
  * deliveries; the other region's fan-out skips the replicated record.
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { EU, US, inRegion, startRegions, TABLES } from './two-regions.ts';
+import { createAccount } from '#shared/domain/accounts.ts';
+import { recordEvent } from '#shared/domain/events.ts';
+import { createWebhook } from '#shared/domain/webhooks.ts';
+import { inRegionScope } from '#shared/data/regions.ts';
+import { invokeWithRecords, StreamReader } from '#dev/local/stream-poller.ts';
+import { handler } from '#functions/events/fan-out.ts';
+import { config } from '#shared/config.ts';
+import { createWebhookQueue, takeMessages } from '../webhooks/support.ts';
 
+// vi.hoisted runs before the imports above, some of which read the config as they load.
 await vi.hoisted(async () => {
   (await import('./environment.ts')).twoRegionEnvironment('home', 'event-fan-out');
   process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
 });
-
-const { EU, US, inRegion, startRegions, TABLES } = await import('./two-regions.ts');
-const { createAccount } = await import('#shared/domain/accounts.ts');
-const { recordEvent } = await import('#shared/domain/events.ts');
-const { createWebhook } = await import('#shared/domain/webhooks.ts');
-const { inRegionScope } = await import('#shared/data/regions.ts');
-const { invokeWithRecords, StreamReader } = await import('#dev/local/stream-poller.ts');
-const { handler } = await import('#functions/events/fan-out.ts');
-const { config } = await import('#shared/config.ts');
-const { createWebhookQueue, takeMessages } = await import('../webhooks/support.ts');
 
 await createWebhookQueue();
 const replication = (await startRegions({ replicated: true }))!;

@@ -7,22 +7,22 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { TooManyRequestsException } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { showAccount } from '#shared/domain/accounts.ts';
+import { config } from '#shared/config.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
+import { ses } from '#shared/email/transport.ts';
+import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
+import { request } from '../support/api.ts';
+import { eventually } from '../support/eventually.ts';
+import { startRetryWorker } from '#dev/local/retry-worker.ts';
+import { createSender, storedEmails, uniqueAddress } from './support.ts';
 
+// vi.hoisted runs before the imports above, some of which read the config as they load.
 vi.hoisted(() => {
   // The throttled send is queued with no delay: waiting out the 10 s default backoff before each
   // test can take its message proves nothing here (test/sending/retry-queue.test.ts covers the backoff).
   process.env.RETRY_BACKOFF_SECONDS = '0';
 });
-
-const { showAccount } = await import('#shared/domain/accounts.ts');
-const { config } = await import('#shared/config.ts');
-const { sqs } = await import('#shared/email/retry-queue.ts');
-const { ses } = await import('#shared/email/transport.ts');
-const { admin, freshQueue, messagesIn } = await import('../support/admin-cli.ts');
-const { request } = await import('../support/api.ts');
-const { eventually } = await import('../support/eventually.ts');
-const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
-const { createSender, storedEmails, uniqueAddress } = await import('./support.ts');
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -6,7 +6,7 @@
  */
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { expect, inject, vi } from 'vitest';
-import { ses } from '#shared/email/transport.ts';
+import { type OutgoingEmail, ses } from '#shared/email/transport.ts';
 import { createApiKey } from '#shared/domain/api-keys.ts';
 import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
 import { randomBase62 } from '#shared/ids.ts';
@@ -118,4 +118,20 @@ export function sesFailsFor(address: string, fault: () => Error): void {
 /** SES's throttling for every message to `address`: `sesFailsFor` with TooManyRequests. */
 export function throttleSesFor(address: string): void {
   sesFailsFor(address, () => new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} }));
+}
+
+/** A message as the transport takes it: one sender, one recipient, no cc, bcc, reply-to or attachments, unless `fields` say otherwise. */
+export function outgoingEmail(fields: Partial<OutgoingEmail> = {}): OutgoingEmail {
+  return {
+    from: { address: 'a@example.com' },
+    to: ['b@example.org'],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: 'S',
+    html: 'h',
+    text: 't',
+    attachments: [],
+    ...fields,
+  };
 }

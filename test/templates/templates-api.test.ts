@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
-import { createTemplate } from '../support/arrange.ts';
+import { createTemplate, expectCreated, expectErrorReply, expectUpdatesRefused } from '../support/arrange.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TEMPLATE_ID = /^tpl_[0-9A-Za-z]{20}$/;
@@ -28,28 +28,24 @@ describe('create template', () => {
 
     const response = await request('POST', '/api/templates', { key, body: welcome });
 
-    expect(response.status).toBe(201);
-    expect(response.body).toEqual({
-      success: true,
-      data: {
-        id: expect.stringMatching(TEMPLATE_ID),
-        name: 'Welcome',
-        subject: 'Welcome, {{name|"friend"}}!',
-        components: [
-          { id: 'title', type: 'heading', content: 'Hello {{name}}', level: 1, styles: { fontSize: 30, color: '#111' } },
-          { id: expect.stringMatching(/^cmp_/), type: 'text', content: welcome.components[1]!.content, styles: {} },
-          {
-            id: expect.stringMatching(/^cmp_/),
-            type: 'button',
-            label: 'Open your account',
-            url: 'https://app.example.com/account?ref={{ref}}',
-            styles: { backgroundColor: 'navy', textAlign: 'center', borderRadius: 4 },
-          },
-        ],
-        styles: { backgroundColor: '#f4f4f5', width: 560, padding: 24 },
-        createdAt: expect.stringMatching(ISO),
-        updatedAt: expect.stringMatching(ISO),
-      },
+    expectCreated(response, {
+      id: expect.stringMatching(TEMPLATE_ID),
+      name: 'Welcome',
+      subject: 'Welcome, {{name|"friend"}}!',
+      components: [
+        { id: 'title', type: 'heading', content: 'Hello {{name}}', level: 1, styles: { fontSize: 30, color: '#111' } },
+        { id: expect.stringMatching(/^cmp_/), type: 'text', content: welcome.components[1]!.content, styles: {} },
+        {
+          id: expect.stringMatching(/^cmp_/),
+          type: 'button',
+          label: 'Open your account',
+          url: 'https://app.example.com/account?ref={{ref}}',
+          styles: { backgroundColor: 'navy', textAlign: 'center', borderRadius: 4 },
+        },
+      ],
+      styles: { backgroundColor: '#f4f4f5', width: 560, padding: 24 },
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
     });
   });
 
@@ -63,84 +59,38 @@ describe('create template', () => {
 
   it('answers missing, unknown and malformed fields with the code and the field', async () => {
     const { key } = await createTestAccount();
+    // A valid name and subject around the part each case gets wrong.
+    const withComponents = (...components: unknown[]) => ({ name: 'x', subject: 'x', components });
+    const withStyles = (styles: Record<string, unknown>) => ({ name: 'x', subject: 'x', styles });
     const cases: [Record<string, unknown>, number, string, string][] = [
       [{ subject: 'x' }, 400, 'MISSING_REQUIRED_FIELD', 'name'],
       [{ name: 'x' }, 400, 'MISSING_REQUIRED_FIELD', 'subject'],
       [{ name: 'x', subject: 'x', colour: 'red' }, 422, 'VALIDATION_ERROR', 'colour'],
-      [{ name: 'x', subject: 'x', components: [{ content: 'no type' }] }, 400, 'MISSING_REQUIRED_FIELD', 'components[0].type'],
+      [withComponents({ content: 'no type' }), 400, 'MISSING_REQUIRED_FIELD', 'components[0].type'],
+      [withComponents({ type: 'text', content: 'ok' }, { type: 'image', content: 'x' }), 422, 'VALIDATION_ERROR', 'components[1].type'],
+      [withComponents({ type: 'text' }), 400, 'MISSING_REQUIRED_FIELD', 'components[0].content'],
+      [withComponents({ type: 'text', content: 'x', label: 'y' }), 422, 'VALIDATION_ERROR', 'components[0].label'],
+      [withComponents({ type: 'button', label: 'Go', url: 'javascript:alert(1)' }), 422, 'VALIDATION_ERROR', 'components[0].url'],
+      [withComponents({ type: 'button', label: 'Go', url: 'data:text/html,x' }), 422, 'VALIDATION_ERROR', 'components[0].url'],
+      [withComponents({ type: 'text', content: 'x', styles: { color: 'red;background:url(x)' } }), 422, 'VALIDATION_ERROR', 'components[0].styles.color'],
       [
-        {
-          name: 'x',
-          subject: 'x',
-          components: [
-            { type: 'text', content: 'ok' },
-            { type: 'image', content: 'x' },
-          ],
-        },
-        422,
-        'VALIDATION_ERROR',
-        'components[1].type',
-      ],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text' }] }, 400, 'MISSING_REQUIRED_FIELD', 'components[0].content'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', label: 'y' }] }, 422, 'VALIDATION_ERROR', 'components[0].label'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'button', label: 'Go', url: 'javascript:alert(1)' }] }, 422, 'VALIDATION_ERROR', 'components[0].url'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'button', label: 'Go', url: 'data:text/html,x' }] }, 422, 'VALIDATION_ERROR', 'components[0].url'],
-      [
-        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { color: 'red;background:url(x)' } }] },
-        422,
-        'VALIDATION_ERROR',
-        'components[0].styles.color',
-      ],
-      [
-        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { backgroundColor: 'rgb(300, 0, 0)' } }] },
+        withComponents({ type: 'text', content: 'x', styles: { backgroundColor: 'rgb(300, 0, 0)' } }),
         422,
         'VALIDATION_ERROR',
         'components[0].styles.backgroundColor',
       ],
-      [
-        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { fontSize: '16px' } }] },
-        422,
-        'VALIDATION_ERROR',
-        'components[0].styles.fontSize',
-      ],
-      [
-        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { textAlign: 'middle' } }] },
-        422,
-        'VALIDATION_ERROR',
-        'components[0].styles.textAlign',
-      ],
-      [
-        { name: 'x', subject: 'x', components: [{ type: 'text', content: 'x', styles: { margin: 4 } }] },
-        422,
-        'VALIDATION_ERROR',
-        'components[0].styles.margin',
-      ],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: '<script>steal()</script>' }] }, 422, 'VALIDATION_ERROR', 'components[0].content'],
-      [
-        { name: 'x', subject: 'x', components: [{ type: 'text', content: '<img src="x.png" onerror="steal()">' }] },
-        422,
-        'VALIDATION_ERROR',
-        'components[0].content',
-      ],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: '<style>p{color:red}</style>' }] }, 422, 'VALIDATION_ERROR', 'components[0].content'],
-      [
-        {
-          name: 'x',
-          subject: 'x',
-          components: [
-            { id: 'a', type: 'text', content: 'x' },
-            { id: 'a', type: 'text', content: 'y' },
-          ],
-        },
-        422,
-        'VALIDATION_ERROR',
-        'components[1].id',
-      ],
-      [{ name: 'x', subject: 'x', styles: { width: 2000 } }, 422, 'VALIDATION_ERROR', 'styles.width'],
-      [{ name: 'x', subject: 'x', styles: { padding: 1.5 } }, 422, 'VALIDATION_ERROR', 'styles.padding'],
-      [{ name: 'x', subject: 'x', styles: { backgroundColor: 'url(https://evil.example/x.png)' } }, 422, 'VALIDATION_ERROR', 'styles.backgroundColor'],
-      [{ name: 'x', subject: 'x', components: Array.from({ length: 101 }, () => ({ type: 'text', content: 'x' })) }, 422, 'VALIDATION_ERROR', 'components'],
-      [{ name: 'x', subject: 'x', components: [{ type: 'text', content: 'x'.repeat(50_001) }] }, 422, 'VALIDATION_ERROR', 'components[0].content'],
+      [withComponents({ type: 'text', content: 'x', styles: { fontSize: '16px' } }), 422, 'VALIDATION_ERROR', 'components[0].styles.fontSize'],
+      [withComponents({ type: 'text', content: 'x', styles: { textAlign: 'middle' } }), 422, 'VALIDATION_ERROR', 'components[0].styles.textAlign'],
+      [withComponents({ type: 'text', content: 'x', styles: { margin: 4 } }), 422, 'VALIDATION_ERROR', 'components[0].styles.margin'],
+      [withComponents({ type: 'text', content: '<script>steal()</script>' }), 422, 'VALIDATION_ERROR', 'components[0].content'],
+      [withComponents({ type: 'text', content: '<img src="x.png" onerror="steal()">' }), 422, 'VALIDATION_ERROR', 'components[0].content'],
+      [withComponents({ type: 'text', content: '<style>p{color:red}</style>' }), 422, 'VALIDATION_ERROR', 'components[0].content'],
+      [withComponents({ id: 'a', type: 'text', content: 'x' }, { id: 'a', type: 'text', content: 'y' }), 422, 'VALIDATION_ERROR', 'components[1].id'],
+      [withStyles({ width: 2000 }), 422, 'VALIDATION_ERROR', 'styles.width'],
+      [withStyles({ padding: 1.5 }), 422, 'VALIDATION_ERROR', 'styles.padding'],
+      [withStyles({ backgroundColor: 'url(https://evil.example/x.png)' }), 422, 'VALIDATION_ERROR', 'styles.backgroundColor'],
+      [withComponents(...Array.from({ length: 101 }, () => ({ type: 'text', content: 'x' }))), 422, 'VALIDATION_ERROR', 'components'],
+      [withComponents({ type: 'text', content: 'x'.repeat(50_001) }), 422, 'VALIDATION_ERROR', 'components[0].content'],
       [{ name: 'x'.repeat(257), subject: 'x' }, 422, 'VALIDATION_ERROR', 'name'],
     ];
 
@@ -175,9 +125,7 @@ describe('create template', () => {
       body: { name: 'x', subject: 'x', components: [{ type: 'button', label: '{{#each items}}x{{/each}}', url: 'https://example.com' }] },
     });
 
-    expect(unclosed.status).toBe(422);
-    expect(unclosed.body).toEqual({
-      success: false,
+    expectErrorReply(unclosed, 422, {
       error: 'VALIDATION_ERROR',
       field: 'components[2].content',
       message: 'components[2].content: invalid template syntax: {{#if}} without {{/if}}',
@@ -337,23 +285,18 @@ describe('get, update and delete', () => {
     const { key } = await createTestAccount();
     const created = await createTemplate(key, welcome);
 
-    const syntax = await request('PATCH', `/api/templates/${created.id}`, {
-      key,
-      body: {
-        components: [
-          { type: 'text', content: 'a' },
-          { type: 'heading', content: '{{/if}}' },
-        ],
-      },
-    });
-    const blankName = await request('PATCH', `/api/templates/${created.id}`, { key, body: { name: ' ' } });
-    const unknown = await request('PATCH', `/api/templates/${created.id}`, { key, body: { id: 'tpl_other' } });
+    const syntaxError = {
+      components: [
+        { type: 'text', content: 'a' },
+        { type: 'heading', content: '{{/if}}' },
+      ],
+    };
 
-    expect(syntax.status).toBe(422);
-    expect(syntax.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'components[1].content' });
-    expect(blankName.body).toMatchObject({ error: 'MISSING_REQUIRED_FIELD', field: 'name' });
-    expect(unknown.body).toMatchObject({ error: 'VALIDATION_ERROR', field: 'id' });
-    expect((await request('GET', `/api/templates/${created.id}`, { key })).body.data).toEqual(created);
+    await expectUpdatesRefused(key, `/api/templates/${created.id}`, created, [
+      [syntaxError, 422, 'VALIDATION_ERROR', 'components[1].content'],
+      [{ name: ' ' }, 400, 'MISSING_REQUIRED_FIELD', 'name'],
+      [{ id: 'tpl_other' }, 422, 'VALIDATION_ERROR', 'id'],
+    ]);
   });
 
   it('deletes a template; afterwards it is gone everywhere', async () => {
@@ -407,15 +350,16 @@ describe('get, update and delete', () => {
   });
 });
 
+/** Act: a new account stores the template `body`, then previews it with `variables`. */
+async function preview(body: Record<string, unknown>, variables: Record<string, unknown>) {
+  const { key } = await createTestAccount();
+  const created = await createTemplate(key, body);
+  return request('POST', `/api/templates/${created.id}/render`, { key, body: { variables } });
+}
+
 describe('render preview', () => {
   it('substitutes variables and defaults, follows if-blocks, escapes HTML but not the subject', async () => {
-    const { key } = await createTestAccount();
-    const created = await createTemplate(key, welcome);
-
-    const response = await request('POST', `/api/templates/${created.id}/render`, {
-      key,
-      body: { variables: { name: 'Ann <Admin> & "Co"', plan: '<i>Pro</i>', vip: true, ref: 'a&b' } },
-    });
+    const response = await preview(welcome, { name: 'Ann <Admin> & "Co"', plan: '<i>Pro</i>', vip: true, ref: 'a&b' });
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, subject: 'Welcome, Ann <Admin> & "Co"!', html: expect.any(String), text: expect.any(String) });
@@ -430,10 +374,7 @@ describe('render preview', () => {
   });
 
   it('uses defaults for absent variables and skips false blocks', async () => {
-    const { key } = await createTestAccount();
-    const created = await createTemplate(key, welcome);
-
-    const response = await request('POST', `/api/templates/${created.id}/render`, { key, body: { variables: { vip: '' } } });
+    const response = await preview(welcome, { vip: '' });
 
     expect(response.body.subject).toBe('Welcome, friend!');
     expect(response.body.html).toContain('Your plan is <strong></strong>.</p>');
@@ -441,22 +382,20 @@ describe('render preview', () => {
   });
 
   it('provides the built-ins, with placeholder links a caller cannot override', async () => {
-    const { key } = await createTestAccount();
-    const created = await createTemplate(key, {
-      name: 'Footer',
-      subject: '{{currentYear}} news',
-      components: [
-        { type: 'text', content: '© {{currentYear}} · {{currentDate}}' },
-        { type: 'button', label: 'Unsubscribe', url: '{{unsubscribeUrl}}' },
-        { type: 'text', content: '<a href="{{preferencesUrl}}">Preferences</a>' },
-      ],
-    });
     const year = String(new Date().getUTCFullYear());
 
-    const response = await request('POST', `/api/templates/${created.id}/render`, {
-      key,
-      body: { variables: { unsubscribeUrl: 'https://evil.example/u', currentYear: '1999' } },
-    });
+    const response = await preview(
+      {
+        name: 'Footer',
+        subject: '{{currentYear}} news',
+        components: [
+          { type: 'text', content: '© {{currentYear}} · {{currentDate}}' },
+          { type: 'button', label: 'Unsubscribe', url: '{{unsubscribeUrl}}' },
+          { type: 'text', content: '<a href="{{preferencesUrl}}">Preferences</a>' },
+        ],
+      },
+      { unsubscribeUrl: 'https://evil.example/u', currentYear: '1999' },
+    );
 
     expect(response.status).toBe(200);
     expect(response.body.subject).toBe(`${year} news`);
@@ -467,25 +406,19 @@ describe('render preview', () => {
   });
 
   it('loops over nested variables with native Liquid', async () => {
-    const { key } = await createTestAccount();
-    const created = await createTemplate(key, {
+    const receipt = {
       name: 'Receipt',
       subject: 'Order {{ order.id }}',
       components: [{ type: 'text', content: '{% for item in order.items %}{{ item.qty }} × {{ item.name }}<br>{% endfor %}' }],
-    });
+    };
 
-    const response = await request('POST', `/api/templates/${created.id}/render`, {
-      key,
-      body: {
-        variables: {
-          order: {
-            id: 'A-1',
-            items: [
-              { name: 'Mug', qty: 2 },
-              { name: '<Tee>', qty: 1 },
-            ],
-          },
-        },
+    const response = await preview(receipt, {
+      order: {
+        id: 'A-1',
+        items: [
+          { name: 'Mug', qty: 2 },
+          { name: '<Tee>', qty: 1 },
+        ],
       },
     });
 

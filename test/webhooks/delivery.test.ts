@@ -8,25 +8,23 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Receiver } from './support.ts';
+import { recordEvent, listEvents } from '#shared/domain/events.ts';
+import { createWebhook, getDeliveryWithAttempts, getWebhook, listDeliveries, retryDelivery, sendTestEvent, updateWebhook } from '#shared/domain/webhooks.ts';
+import { deliverWebhook } from '#shared/webhooks/deliver.ts';
+import { attemptPartition, claimAttempt, getDelivery } from '#shared/data/webhooks.ts';
+import { queryAll } from '#shared/data/client.ts';
+import { retentionExpiry } from '#shared/domain/retention.ts';
+import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
+import { configuredWebhookQueue, encodeDeliveryMessage, queueDelaySeconds } from '#shared/webhooks/queue.ts';
+import { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } from '#shared/webhooks/schedule.ts';
+import { sqsEvent } from '#dev/local/queue-poller.ts';
+import { createTestAccount } from '../support/accounts.ts';
+import { createWebhookQueue, openEventStream, receiversPerTest, refusal, takeMessages, walk } from './support.ts';
 
+// vi.hoisted runs before the imports above, some of which read the config as they load.
 vi.hoisted(() => {
   process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
 });
-
-const { recordEvent, listEvents } = await import('#shared/domain/events.ts');
-const { createWebhook, getDeliveryWithAttempts, getWebhook, listDeliveries, retryDelivery, sendTestEvent, updateWebhook } = await import(
-  '#shared/domain/webhooks.ts'
-);
-const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
-const { attemptPartition, claimAttempt, getDelivery } = await import('#shared/data/webhooks.ts');
-const { queryAll } = await import('#shared/data/client.ts');
-const { retentionExpiry } = await import('#shared/domain/retention.ts');
-const { deliverWebhookBatch } = await import('#shared/webhooks/worker.ts');
-const { configuredWebhookQueue, encodeDeliveryMessage, queueDelaySeconds } = await import('#shared/webhooks/queue.ts');
-const { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } = await import('#shared/webhooks/schedule.ts');
-const { sqsEvent } = await import('#dev/local/queue-poller.ts');
-const { createTestAccount } = await import('../support/accounts.ts');
-const { createWebhookQueue, openEventStream, receiversPerTest, refusal, takeMessages, walk } = await import('./support.ts');
 
 await createWebhookQueue();
 await openEventStream();
@@ -55,6 +53,19 @@ function bounce(emailId = 'eml_b') {
     data: { emailId, to: 'x@example.com', bounce: { type: 'Permanent', subType: 'General' } },
     sourceKey: `ses:msg-${sequence}-${Math.random()}:Bounce:x@example.com`,
   };
+}
+
+/**
+ * Arrange: an account whose one endpoint takes every event at a receiver
+ * answering as `respond` says, one bounce recorded, and its delivery's first message.
+ */
+async function oneDelivery(respond?: Parameters<typeof receiver>[0]) {
+  const { accountId } = await createTestAccount();
+  const target = await receiver(respond);
+  const webhook = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
+  const { event } = await recordEvent(accountId, bounce(), Date.now());
+  const [message] = await takeMessages(accountId);
+  return { accountId, target, webhook, event, message: message! };
 }
 
 describe('fan-out', () => {
@@ -110,12 +121,9 @@ describe('delivery', () => {
   });
 
   it('retries a failing receiver on the schedule with the same webhook-id, until it succeeds', async () => {
-    const { accountId } = await createTestAccount();
-    const target = await receiver((_request, index) => (index < 3 ? 500 : 204));
-    const { secret, id } = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
-    const { event } = await recordEvent(accountId, bounce(), Date.now());
-    const [first] = await takeMessages(accountId);
-    const { steps } = await walk(first!);
+    const { accountId, target, webhook, event, message: first } = await oneDelivery((_request, index) => (index < 3 ? 500 : 204));
+    const { secret, id } = webhook;
+    const { steps } = await walk(first);
     expect(steps.map((step) => step.attempt)).toEqual([1, 2, 3, 4]);
     // Each wait as scheduled: 5 s, 5 min, 30 min.
     expect(steps.slice(1).map((step, index) => step.notBefore - steps[index]!.notBefore)).toEqual(
@@ -125,7 +133,7 @@ describe('delivery', () => {
     // A receiver can deduplicate by id: every attempt carries the same, verified, payload.
     const payloads = target.requests.map((request) => verified(secret, request));
     expect(new Set(payloads.map((payload) => payload.id)).size).toBe(1);
-    const stored = await getDeliveryWithAttempts(accountId, id, first!.deliveryId, Date.now());
+    const stored = await getDeliveryWithAttempts(accountId, id, first.deliveryId, Date.now());
     expect(stored).toMatchObject({ status: 'succeeded', attempts: 4, lastStatusCode: 204 });
     expect(stored.attemptLog.map((attempt) => [attempt.attempt, attempt.statusCode])).toEqual([
       [1, 500],
@@ -136,13 +144,9 @@ describe('delivery', () => {
   });
 
   it("holds a message that surfaces early: put back with what is left of the wait, at most SQS's 15 minutes", async () => {
-    const { accountId } = await createTestAccount();
-    const target = await receiver(() => 500);
-    const { id } = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
-    await recordEvent(accountId, bounce(), Date.now());
-    const [first] = await takeMessages(accountId);
+    const { accountId, target, webhook, message: first } = await oneDelivery(() => 500);
     const now = Date.now();
-    const next = await deliverWebhook(first!, now);
+    const next = await deliverWebhook(first, now);
     expect(next).toMatchObject({ action: 'enqueue', message: { attempt: 2, notBefore: now + 5_000 } });
     const message = (next as { message: Message }).message;
     // Surfacing a second early does nothing but go back on the queue.
@@ -150,47 +154,35 @@ describe('delivery', () => {
     expect(target.requests).toHaveLength(1);
     expect(queueDelaySeconds(message.notBefore, now + 4_000)).toBe(1);
     expect(queueDelaySeconds(now + 10 * 3600_000, now)).toBe(900);
-    const stored = await getDeliveryWithAttempts(accountId, id, first!.deliveryId, now);
+    const stored = await getDeliveryWithAttempts(accountId, webhook.id, first.deliveryId, now);
     expect(stored).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500, nextAttemptAt: new Date(now + 5_000).toISOString() });
   });
 
   it('makes each attempt once when its message arrives twice', async () => {
-    const { accountId } = await createTestAccount();
-    const target = await receiver();
-    await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
-    await recordEvent(accountId, bounce(), Date.now());
-    const [message] = await takeMessages(accountId);
-    const outcomes = await Promise.all([deliverWebhook(message!, Date.now()), deliverWebhook(message!, Date.now())]);
+    const { target, message } = await oneDelivery();
+    const outcomes = await Promise.all([deliverWebhook(message, Date.now()), deliverWebhook(message, Date.now())]);
     expect(outcomes.map((outcome) => (outcome as { outcome: string }).outcome).sort()).toEqual(['duplicate', 'succeeded']);
     expect(target.requests).toHaveLength(1);
   });
 
   it('makes the attempt of a worker that died mid-way once its lease has run out, and not before', async () => {
-    const { accountId } = await createTestAccount();
-    const target = await receiver();
-    const { id } = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
-    await recordEvent(accountId, bounce(), Date.now());
-    const [message] = await takeMessages(accountId);
+    const { accountId, target, webhook, message } = await oneDelivery();
     const now = Date.now();
     // The dead worker's claim: attempt 1 taken, no outcome recorded.
-    expect(await claimAttempt(accountId, id, message!.deliveryId, 1, now, now + 30_000)).toBeDefined();
-    expect(await deliverWebhook(message!, now + 1_000)).toMatchObject({ outcome: 'duplicate' });
+    expect(await claimAttempt(accountId, webhook.id, message.deliveryId, 1, now, now + 30_000)).toBeDefined();
+    expect(await deliverWebhook(message, now + 1_000)).toMatchObject({ outcome: 'duplicate' });
     // SQS hands the message out again after its visibility timeout, longer than the lease.
-    expect(await deliverWebhook(message!, now + 31_000)).toMatchObject({ outcome: 'succeeded' });
+    expect(await deliverWebhook(message, now + 31_000)).toMatchObject({ outcome: 'succeeded' });
     expect(target.requests).toHaveLength(1);
-    expect(await getDeliveryWithAttempts(accountId, id, message!.deliveryId, now)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await getDeliveryWithAttempts(accountId, webhook.id, message.deliveryId, now)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
   it('marks a delivery failed after the last scheduled attempt', async () => {
-    const { accountId } = await createTestAccount();
-    const target = await receiver(() => 503);
-    const { id } = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
-    await recordEvent(accountId, bounce(), Date.now());
-    const [first] = await takeMessages(accountId);
-    const { steps } = await walk(first!);
+    const { accountId, target, webhook, message: first } = await oneDelivery(() => 503);
+    const { steps } = await walk(first);
     expect(steps).toHaveLength(MAX_ATTEMPTS);
     expect(target.requests).toHaveLength(8);
-    const stored = await getDeliveryWithAttempts(accountId, id, first!.deliveryId, Date.now());
+    const stored = await getDeliveryWithAttempts(accountId, webhook.id, first.deliveryId, Date.now());
     expect(stored).toMatchObject({ status: 'failed', attempts: 8, lastStatusCode: 503 });
     expect(stored.attemptLog).toHaveLength(8);
   });
@@ -266,15 +258,11 @@ describe('disabling', () => {
   });
 
   it('ends the pending deliveries of a disabled endpoint without attempting them', async () => {
-    const { accountId } = await createTestAccount();
-    const target = await receiver();
-    const webhook = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
-    await recordEvent(accountId, bounce(), Date.now());
-    const [message] = await takeMessages(accountId);
+    const { accountId, target, webhook, message } = await oneDelivery();
     await updateWebhook(accountId, webhook.id, { enabled: false }, Date.now());
-    expect(await deliverWebhook(message!, Date.now())).toMatchObject({ action: 'done', outcome: 'abandoned' });
+    expect(await deliverWebhook(message, Date.now())).toMatchObject({ action: 'done', outcome: 'abandoned' });
     expect(target.requests).toHaveLength(0);
-    expect(await getDeliveryWithAttempts(accountId, webhook.id, message!.deliveryId, Date.now())).toMatchObject({
+    expect(await getDeliveryWithAttempts(accountId, webhook.id, message.deliveryId, Date.now())).toMatchObject({
       status: 'failed',
       attempts: 0,
       lastError: 'The webhook is disabled',
@@ -313,25 +301,21 @@ describe('deliveries and retries', () => {
   });
 
   it('retries a failed delivery now on request, with the same webhook-id', async () => {
-    const { accountId } = await createTestAccount();
     let up = false;
-    const target = await receiver(() => (up ? 200 : 500));
-    const webhook = await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
-    await recordEvent(accountId, bounce(), Date.now());
-    const [first] = await takeMessages(accountId);
-    await walk(first!);
-    expect(await getDeliveryWithAttempts(accountId, webhook.id, first!.deliveryId, Date.now())).toMatchObject({ status: 'failed', attempts: 8 });
+    const { accountId, target, webhook, message: first } = await oneDelivery(() => (up ? 200 : 500));
+    await walk(first);
+    expect(await getDeliveryWithAttempts(accountId, webhook.id, first.deliveryId, Date.now())).toMatchObject({ status: 'failed', attempts: 8 });
     // Those 28 hours of failures disabled the endpoint; the receiver is fixed and it is enabled again.
     expect(await getWebhook(accountId, webhook.id)).toMatchObject({ enabled: false });
     await takeMessages(accountId);
     up = true;
     await updateWebhook(accountId, webhook.id, { enabled: true }, Date.now());
-    const reopened = await retryDelivery(accountId, webhook.id, first!.deliveryId, Date.now());
+    const reopened = await retryDelivery(accountId, webhook.id, first.deliveryId, Date.now());
     expect(reopened).toMatchObject({ status: 'pending', attempts: 8 });
     const [manual] = await takeMessages(accountId);
-    expect(manual).toMatchObject({ deliveryId: first!.deliveryId, attempt: 9 });
+    expect(manual).toMatchObject({ deliveryId: first.deliveryId, attempt: 9 });
     await deliverWebhook(manual!, Date.now());
-    const stored = await getDeliveryWithAttempts(accountId, webhook.id, first!.deliveryId, Date.now());
+    const stored = await getDeliveryWithAttempts(accountId, webhook.id, first.deliveryId, Date.now());
     expect(stored).toMatchObject({ status: 'succeeded', attempts: 9, lastStatusCode: 200 });
     expect(stored.attemptLog).toHaveLength(9);
     expect(new Set(target.requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
@@ -399,12 +383,8 @@ describe('the worker', () => {
   });
 
   it('queues the next attempt of a failed one and reports an unreadable message as settled, never the batch', async () => {
-    const { accountId } = await createTestAccount();
-    const target = await receiver(() => 500);
-    await createWebhook(accountId, { url: target.url, events: ['*'] }, Date.now());
-    await recordEvent(accountId, bounce(), Date.now());
-    const [message] = await takeMessages(accountId);
-    const records = recordsOf([encodeDeliveryMessage(message!), '{"not":"ours"}']);
+    const { accountId, message } = await oneDelivery(() => 500);
+    const records = recordsOf([encodeDeliveryMessage(message), '{"not":"ours"}']);
     expect(await deliverWebhookBatch(records, Date.now(), configuredWebhookQueue())).toEqual([]);
     // The retry waits 5 s on the queue, as SQS's DelaySeconds says.
     expect(await takeMessages(accountId)).toEqual([]);

@@ -13,30 +13,30 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { recordEvent, listEvents } from '#shared/domain/events.ts';
+import { eventPut } from '#shared/data/events.ts';
+import { db, isConditionFailure, tableName } from '#shared/data/client.ts';
+import { contactKey } from '#shared/data/contacts.ts';
+import { createWebhook } from '#shared/domain/webhooks.ts';
+import { deliverWebhook } from '#shared/webhooks/deliver.ts';
+import { fanOutStreamedItems } from '#shared/webhooks/stream.ts';
+import { configuredWebhookQueue, decodeDeliveryMessage } from '#shared/webhooks/queue.ts';
+import { deliveryIdFor } from '#shared/webhooks/fan-out.ts';
+import { EVENT_SOURCE, PUT_EVENTS_ATTEMPTS } from '#shared/webhooks/event-bus.ts';
+import { retentionExpiry } from '#shared/domain/retention.ts';
+import { idAt } from '#shared/ids.ts';
+import { invokeWithRecords } from '#dev/local/stream-poller.ts';
+import { recordingEventBus } from '#dev/local/event-bus.ts';
+import { handler } from '#functions/events/fan-out.ts';
+import { meterDynamoDb } from '../../bench/dynamo-meter.ts';
+import { sqs } from '#shared/email/retry-queue.ts';
+import { createTestAccount } from '../support/accounts.ts';
+import { createWebhookQueue, fanOutEvents, openEventStream, receiversPerTest, takeMessages, takeStreamRecords } from './support.ts';
 
+// vi.hoisted runs before the imports above, some of which read the config as they load.
 vi.hoisted(() => {
   process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
 });
-
-const { recordEvent, listEvents } = await import('#shared/domain/events.ts');
-const { eventPut } = await import('#shared/data/events.ts');
-const { db, isConditionFailure, tableName } = await import('#shared/data/client.ts');
-const { contactKey } = await import('#shared/data/contacts.ts');
-const { createWebhook } = await import('#shared/domain/webhooks.ts');
-const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
-const { fanOutStreamedItems } = await import('#shared/webhooks/stream.ts');
-const { configuredWebhookQueue, decodeDeliveryMessage } = await import('#shared/webhooks/queue.ts');
-const { deliveryIdFor } = await import('#shared/webhooks/fan-out.ts');
-const { EVENT_SOURCE, PUT_EVENTS_ATTEMPTS } = await import('#shared/webhooks/event-bus.ts');
-const { retentionExpiry } = await import('#shared/domain/retention.ts');
-const { idAt } = await import('#shared/ids.ts');
-const { invokeWithRecords } = await import('#dev/local/stream-poller.ts');
-const { recordingEventBus } = await import('#dev/local/event-bus.ts');
-const { handler } = await import('#functions/events/fan-out.ts');
-const { meterDynamoDb } = await import('../../bench/dynamo-meter.ts');
-const { sqs } = await import('#shared/email/retry-queue.ts');
-const { createTestAccount } = await import('../support/accounts.ts');
-const { createWebhookQueue, fanOutEvents, openEventStream, receiversPerTest, takeMessages, takeStreamRecords } = await import('./support.ts');
 
 await createWebhookQueue();
 await openEventStream();

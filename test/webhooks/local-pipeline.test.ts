@@ -7,18 +7,18 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { recordEvent } from '#shared/domain/events.ts';
+import { createWebhook } from '#shared/domain/webhooks.ts';
+import { startEventFanOut } from '#dev/local/event-fan-out.ts';
+import { startWebhookWorker } from '#dev/local/webhook-worker.ts';
+import { createTestAccount } from '../support/accounts.ts';
+import { eventually } from '../support/eventually.ts';
+import { createWebhookQueue, receiversPerTest } from './support.ts';
 
+// vi.hoisted runs before the imports above, some of which read the config as they load.
 vi.hoisted(() => {
   process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
 });
-
-const { recordEvent } = await import('#shared/domain/events.ts');
-const { createWebhook } = await import('#shared/domain/webhooks.ts');
-const { startEventFanOut } = await import('#dev/local/event-fan-out.ts');
-const { startWebhookWorker } = await import('#dev/local/webhook-worker.ts');
-const { createTestAccount } = await import('../support/accounts.ts');
-const { eventually } = await import('../support/eventually.ts');
-const { createWebhookQueue, receiversPerTest } = await import('./support.ts');
 
 await createWebhookQueue();
 const pollers = [await startEventFanOut(), await startWebhookWorker()];
