@@ -179,10 +179,10 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   const live = !broadcast.test;
   if (live && !account) throw new Error(`Account ${accountId} vanished during a broadcast`);
   // Paced before the lease, the recipients' reads and the quota: a batch that must wait goes back to the queue having read little and changed nothing.
-  // The whole batch is reserved (some may be skipped or sent already): spare time only ever slows sending down.
-  const pacing = live && account ? await paceBatch(account, batch.contactIds.length) : undefined;
-  if (pacing && 'laterSeconds' in pacing) {
-    await deps.queue.enqueue([step], pacing.laterSeconds);
+  // A first attempt reserves for the whole batch (some may be skipped): spare time only ever slows sending down.
+  const pacing = live && account ? await paceBatch(account, step, batch.contactIds.length) : undefined;
+  if (pacing && 'requeue' in pacing) {
+    await deps.queue.enqueue([pacing.requeue.step], pacing.requeue.delaySeconds);
     return SETTLED;
   }
   const token = randomBase62(12);
@@ -205,6 +205,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   }
   // A throw from here on keeps the charge and the lease: which messages left is not known, and the next attempt settles them as unconfirmed.
   let sent = 0;
+  let answered = 0;
   let throttled = false;
   for (const group of chunked(toSend, SEND_CONCURRENCY)) {
     // Rendered before the group is named in flight: a message that fails to render has not left, so nobody of the group is left unconfirmed.
@@ -229,8 +230,10 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
       return HELD;
     }
     const outcomes = await Promise.all(group.map((recipient, index) => sendOne(accountId, broadcast, recipient, messages[index]!, now, transport)));
-    finals.push(...outcomes.filter((outcome): outcome is Final => outcome !== 'throttled'));
-    sent += outcomes.filter((outcome) => outcome === 'sent').length;
+    const settled = outcomes.filter((outcome): outcome is Final => outcome !== 'throttled');
+    finals.push(...settled);
+    answered += settled.length;
+    sent += settled.filter((outcome) => outcome === 'sent').length;
     // SES is at its rate: the rest of the batch waits with it.
     throttled = outcomes.includes('throttled');
     if (throttled) break;
@@ -240,7 +243,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
     // Every message that left has its record; the others never reached SES, so the next attempt sends them without waiting for the lease.
     await releaseBatchLease(accountId, broadcastId, step.batch, token);
     // Held back by pacing, or SES is at its rate: the batch comes back later instead of failing its messages.
-    const retry = throttledRetry(step, schedule);
+    const retry = throttledRetry(step, schedule, toSend.length - answered);
     await deps.queue.enqueue([retry.step], retry.delaySeconds);
     return SETTLED;
   }

@@ -29,6 +29,14 @@ export const BroadcastStep = v.variant('kind', [
     batch: v.number(),
     /** SES throttled this many attempts of the batch in a row: the next one waits longer (shared/domain/send-pacing.ts). */
     throttled: v.optional(v.number()),
+    /** Messages an earlier attempt left unsent: what the next window is reserved for, rather than the whole batch. */
+    left: v.optional(v.number()),
+    /**
+     * The window already reserved for this batch, carried while the step
+     * waits on the queue for it, so that the batch does not reserve twice:
+     * its message count and, per bucket, the span [start, end] (epoch ms).
+     */
+    window: v.optional(v.object({ count: v.number(), spans: v.array(v.tuple([v.number(), v.number()])) })),
   }),
 ]);
 export type BroadcastStep = v.InferOutput<typeof BroadcastStep>;

@@ -80,38 +80,65 @@ describe("an account's send rate", { timeout: 60_000 }, () => {
   });
 });
 
+/** SES refuses the first `times` attempts at `address`'s message, as at its maximum rate; counts them. */
+function refuseFirst(address: string, times: number): { refusals: () => number } {
+  const original = ses.send.bind(ses);
+  let refusals = 0;
+  vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+    if (command.input.Destination?.ToAddresses?.[0] === address && refusals < times) {
+      refusals++;
+      throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+    }
+    return original(command);
+  }) as typeof ses.send);
+  return { refusals: () => refusals };
+}
+
+/** The broadcast's batch steps queued again after SES throttled them, as the queue receives them (only looked at). */
+function requeuedThrottled(broadcastId: string): { throttled?: number; delaySeconds: number }[] {
+  const requeued: { throttled?: number; delaySeconds: number }[] = [];
+  const send = sqs.send.bind(sqs);
+  vi.spyOn(sqs, 'send').mockImplementation((async (command: SendMessageBatchCommand) => {
+    for (const entry of command.input?.Entries ?? []) {
+      const step = JSON.parse(entry.MessageBody ?? '{}');
+      if (step.kind === 'batch' && step.broadcastId === broadcastId && 'throttled' in step)
+        requeued.push({ throttled: step.throttled, delaySeconds: entry.DelaySeconds ?? 0 });
+    }
+    return send(command as never);
+  }) as typeof sqs.send);
+  return requeued;
+}
+
 describe('SES throttling', { timeout: 60_000 }, () => {
-  it('sends a throttled batch back to the queue, waiting longer after each throttled attempt, and fails no message', async () => {
+  it('sends a message SES throttled once again at the next free slot, within the same attempt: nothing goes back to the queue', async () => {
     const sender = await createSender();
     const { audienceId, contacts } = await mixedAudience(sender, 12);
     const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
     const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
-    // SES refuses the first two attempts at one recipient's message, as at its maximum rate.
-    const original = ses.send.bind(ses);
-    let refusals = 0;
-    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
-      if (command.input.Destination?.ToAddresses?.[0] === subscribed[0] && refusals < 2) {
-        refusals++;
-        throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
-      }
-      return original(command);
-    }) as typeof ses.send);
-    // The batch steps queued again, as the queue receives them (only looked at).
-    const requeued: { throttled?: number; delaySeconds: number }[] = [];
-    const send = sqs.send.bind(sqs);
-    vi.spyOn(sqs, 'send').mockImplementation((async (command: SendMessageBatchCommand) => {
-      for (const entry of command.input?.Entries ?? []) {
-        const step = JSON.parse(entry.MessageBody ?? '{}');
-        if (step.kind === 'batch' && step.broadcastId === broadcast.id && 'throttled' in step)
-          requeued.push({ throttled: step.throttled, delaySeconds: entry.DelaySeconds ?? 0 });
-      }
-      return send(command as never);
-    }) as typeof sqs.send);
+    const ses = refuseFirst(subscribed[0]!, 1);
+    const requeued = requeuedThrottled(broadcast.id);
 
     await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
 
     expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
-    expect(refusals).toBe(2);
+    expect(ses.refusals()).toBe(1);
+    expect(requeued).toEqual([]);
+    await expectOneEach(sender, subscribed);
+  });
+
+  it('sends a batch whose message SES throttled again back to the queue, waiting longer after each such attempt, and fails no message', async () => {
+    const sender = await createSender();
+    const { audienceId, contacts } = await mixedAudience(sender, 12);
+    const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
+    const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
+    // Refused and refused again on retry, in each of two attempts.
+    const ses = refuseFirst(subscribed[0]!, 4);
+    const requeued = requeuedThrottled(broadcast.id);
+
+    await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    expect(ses.refusals()).toBe(4);
     expect(requeued).toEqual([
       { throttled: 1, delaySeconds: 1 },
       { throttled: 2, delaySeconds: 2 },
