@@ -58,7 +58,7 @@ import { log } from '#shared/log.ts';
 import { contactVariables, inSegment, startBroadcast } from './broadcasts.ts';
 import { recordEvent } from './events.ts';
 import { QuotaExceededError, quotaMonthOf, releaseQuota, reserveQuota } from './quota.ts';
-import { paceBatch, pacedTransport, throttledRetry } from './send-pacing.ts';
+import { nextPageAt, paceBatch, pacedTransport, throttledRetry } from './send-pacing.ts';
 import { trackingIdOf } from './sending.ts';
 import { subscriptionLinks } from './subscription-links.ts';
 import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templates.ts';
@@ -103,7 +103,7 @@ export async function runStep(step: BroadcastStep, now: Date, deps: EngineDeps =
 /** One page of the snapshot: its batches written, then queued, then the next page's step (or the totals). */
 async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: BroadcastQueue): Promise<StepResult> {
   const { accountId, broadcastId } = step;
-  const broadcast = await getBroadcast(accountId, broadcastId);
+  const [broadcast, account] = await Promise.all([getBroadcast(accountId, broadcastId), getAccount(accountId)]);
   if (broadcast?.status !== 'sending') return SETTLED;
   const page = await contactsInStatusAfter(accountId, broadcast.audienceId, 'subscribed', step.after, PLAN_PAGE_SIZE);
   const segment = page.contacts.filter((contact) => inSegment(contact, broadcast.segment));
@@ -123,11 +123,12 @@ async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: B
   });
   const next = { batch: step.batch + planned.batches, recipients: step.recipients + planned.recipients };
   // The next page's step first: a planner that stops here is picked up from it, and the sending of this page overlaps the planning of the next.
-  const steps: BroadcastStep[] = [
-    ...(planned.next === undefined ? [] : [{ kind: 'plan' as const, accountId, broadcastId, after: planned.next, ...next }]),
-    ...Array.from({ length: planned.batches }, (_, index) => ({ kind: 'batch' as const, accountId, broadcastId, batch: step.batch + index })),
-  ];
-  await queue.enqueue(steps);
+  if (planned.next !== undefined) {
+    // Paced like the batches: planned about a minute before the pages so far are sent, so every queued batch can reserve its window.
+    const paced = broadcast.test || !account ? undefined : await nextPageAt(account, step.due, planned.recipients);
+    await queue.enqueue([{ kind: 'plan', accountId, broadcastId, after: planned.next, ...next, ...(paced ? { due: paced.due } : {}) }], paced?.delaySeconds);
+  }
+  await queue.enqueue(Array.from({ length: planned.batches }, (_, index) => ({ kind: 'batch' as const, accountId, broadcastId, batch: step.batch + index })));
   if (planned.next === undefined) {
     await recordPlan(accountId, broadcastId, { recipients: next.recipients, batches: next.batch });
     // Every batch may be done already (or there were none): completing is the last finisher's, and the planner may be it.

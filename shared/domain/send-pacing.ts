@@ -191,6 +191,25 @@ async function reserveWindow(
   return { retryAt: retryAt + ahead / 2 };
 }
 
+/**
+ * When to plan the next page, having planned `recipients` now: when what is
+ * planned so far is about RESERVE_AHEAD_MS / 2 from being sent at the
+ * broadcast's rate (`due`, carried from page to page). A broadcast of 100,000
+ * then keeps about a minute of batches on the queue, all of which can reserve
+ * their windows, instead of 2,000 batches coming back every minute to find
+ * the bucket booked.
+ */
+export async function nextPageAt(
+  account: Pick<AccountRecord, 'sendRate'>,
+  due: number | undefined,
+  recipients: number,
+  now = Date.now(),
+): Promise<{ due: number; delaySeconds: number }> {
+  const rate = Math.min(await broadcastSesRate(now), account.sendRate ?? Number.POSITIVE_INFINITY);
+  const next = Math.max(now, due ?? now) + (recipients * 1000) / rate;
+  return { due: next, delaySeconds: Math.min(MAX_STEP_DELAY_SECONDS, Math.max(0, Math.ceil((next - RESERVE_AHEAD_MS / 2 - now) / 1000))) };
+}
+
 /** What a message beyond the window's slots gets: the engine's throttled path releases its claim and the batch comes back. */
 const NO_SLOT: SendOutcome = { status: 'failed', error: 'SES_THROTTLED', message: 'Held back by pacing until the next window' };
 

@@ -22,6 +22,8 @@ export const BroadcastStep = v.variant('kind', [
     /** Number of the first batch this page writes, and recipients planned before it. */
     batch: v.number(),
     recipients: v.number(),
+    /** When the pages planned before would all be sent at the broadcast's rate (epoch ms): the planner keeps about a minute ahead of it. */
+    due: v.optional(v.number()),
   }),
   v.object({
     kind: v.literal('batch'),

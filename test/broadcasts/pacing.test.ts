@@ -7,7 +7,6 @@
  * its own (the region's bucket is shared by every test file that sends).
  */
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
-import type { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
@@ -16,11 +15,10 @@ vi.hoisted(() => {
 });
 
 const { ses } = await import('#shared/email/transport.ts');
-const { sqs } = await import('#shared/email/retry-queue.ts');
 const { request } = await import('../support/api.ts');
 const { admin } = await import('../support/admin-cli.ts');
 const { createSender, storedEmails } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
+const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, queuedBatchSteps, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
 
 const sendTimes = workersWithSendTimes();
 afterEach(() => {
@@ -94,19 +92,13 @@ function refuseFirst(address: string, times: number): { refusals: () => number }
   return { refusals: () => refusals };
 }
 
-/** The broadcast's batch steps queued again after SES throttled them, as the queue receives them (only looked at). */
-function requeuedThrottled(broadcastId: string): { throttled?: number; delaySeconds: number }[] {
-  const requeued: { throttled?: number; delaySeconds: number }[] = [];
-  const send = sqs.send.bind(sqs);
-  vi.spyOn(sqs, 'send').mockImplementation((async (command: SendMessageBatchCommand) => {
-    for (const entry of command.input?.Entries ?? []) {
-      const step = JSON.parse(entry.MessageBody ?? '{}');
-      if (step.kind === 'batch' && step.broadcastId === broadcastId && 'throttled' in step)
-        requeued.push({ throttled: step.throttled, delaySeconds: entry.DelaySeconds ?? 0 });
-    }
-    return send(command as never);
-  }) as typeof sqs.send);
-  return requeued;
+/** The broadcast's batch steps queued again after SES throttled them: how many times in a row, and the delay. */
+async function requeuedThrottled(broadcastId: string): Promise<() => { throttled?: number; delaySeconds: number }[]> {
+  const requeued = await queuedBatchSteps();
+  return () =>
+    requeued
+      .filter(({ step }) => step.broadcastId === broadcastId && 'throttled' in step)
+      .map(({ step, delaySeconds }) => ({ throttled: step.throttled, delaySeconds }));
 }
 
 describe('SES throttling', { timeout: 60_000 }, () => {
@@ -116,13 +108,13 @@ describe('SES throttling', { timeout: 60_000 }, () => {
     const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
     const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
     const ses = refuseFirst(subscribed[0]!, 1);
-    const requeued = requeuedThrottled(broadcast.id);
+    const requeued = await requeuedThrottled(broadcast.id);
 
     await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
 
     expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
     expect(ses.refusals()).toBe(1);
-    expect(requeued).toEqual([]);
+    expect(requeued()).toEqual([]);
     await expectOneEach(sender, subscribed);
   });
 
@@ -133,13 +125,13 @@ describe('SES throttling', { timeout: 60_000 }, () => {
     const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
     // Refused and refused again on retry, in each of two attempts.
     const ses = refuseFirst(subscribed[0]!, 4);
-    const requeued = requeuedThrottled(broadcast.id);
+    const requeued = await requeuedThrottled(broadcast.id);
 
     await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
 
     expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
     expect(ses.refusals()).toBe(4);
-    expect(requeued).toEqual([
+    expect(requeued()).toEqual([
       { throttled: 1, delaySeconds: 1 },
       { throttled: 2, delaySeconds: 2 },
     ]);
