@@ -78,60 +78,54 @@ describe("an account's send rate", { timeout: 60_000 }, () => {
   });
 });
 
-/** SES refuses the first `times` attempts at `address`'s message, as at its maximum rate; counts them. */
-function refuseFirst(address: string, times: number): { refusals: () => number } {
+/**
+ * A broadcast of 12 mixed contacts, sent, while SES refuses the first `times`
+ * attempts at its first recipient's message, as at its maximum rate. Reports
+ * the refusals and the batch steps queued again after SES throttled them
+ * (how many times in a row, and the delay), and awaits the broadcast `sent`.
+ */
+async function sendThrottled(times: number) {
+  const sender = await createSender();
+  const { audienceId, contacts } = await mixedAudience(sender, 12);
+  const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
+  const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
   const original = ses.send.bind(ses);
   let refusals = 0;
   vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
-    if (command.input.Destination?.ToAddresses?.[0] === address && refusals < times) {
+    if (command.input.Destination?.ToAddresses?.[0] === subscribed[0] && refusals < times) {
       refusals++;
       throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
     }
     return original(command);
   }) as typeof ses.send);
-  return { refusals: () => refusals };
-}
+  const queued = await queuedBatchSteps();
 
-/** The broadcast's batch steps queued again after SES throttled them: how many times in a row, and the delay. */
-async function requeuedThrottled(broadcastId: string): Promise<() => { throttled?: number; delaySeconds: number }[]> {
-  const requeued = await queuedBatchSteps();
-  return () =>
-    requeued
-      .filter(({ step }) => step.broadcastId === broadcastId && 'throttled' in step)
-      .map(({ step, delaySeconds }) => ({ throttled: step.throttled, delaySeconds }));
+  await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+
+  const { counts } = await broadcastWhen(sender.key, broadcast.id, ['sent']);
+  const requeued = queued
+    .filter(({ step }) => step.broadcastId === broadcast.id && 'throttled' in step)
+    .map(({ step, delaySeconds }) => ({ throttled: step.throttled, delaySeconds }));
+  return { sender, subscribed, counts, refusals, requeued };
 }
 
 describe('SES throttling', { timeout: 60_000 }, () => {
   it('sends a message SES throttled once again at the next free slot, within the same attempt: nothing goes back to the queue', async () => {
-    const sender = await createSender();
-    const { audienceId, contacts } = await mixedAudience(sender, 12);
-    const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
-    const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
-    const ses = refuseFirst(subscribed[0]!, 1);
-    const requeued = await requeuedThrottled(broadcast.id);
+    const { sender, subscribed, counts, refusals, requeued } = await sendThrottled(1);
 
-    await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
-
-    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
-    expect(ses.refusals()).toBe(1);
-    expect(requeued()).toEqual([]);
+    expect(counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    expect(refusals).toBe(1);
+    expect(requeued).toEqual([]);
     await expectOneEach(sender, subscribed);
   });
 
   it('sends a batch whose message SES throttled again back to the queue, waiting longer after each such attempt, and fails no message', async () => {
-    const sender = await createSender();
-    const { audienceId, contacts } = await mixedAudience(sender, 12);
-    const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
-    const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
     // Refused and refused again on retry, in each of two attempts.
-    const ses = refuseFirst(subscribed[0]!, 4);
-    const requeued = await requeuedThrottled(broadcast.id);
+    const { sender, subscribed, counts, refusals, requeued } = await sendThrottled(4);
 
-    await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
-
-    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
-    expect(ses.refusals()).toBe(4);
-    expect(requeued()).toEqual([
+    expect(counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    expect(refusals).toBe(4);
+    expect(requeued).toEqual([
       { throttled: 1, delaySeconds: 1 },
       { throttled: 2, delaySeconds: 2 },
     ]);
