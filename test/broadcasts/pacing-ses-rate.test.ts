@@ -20,7 +20,7 @@ process.env.SES_ENDPOINT = ownSes.endpoint;
 const { reserveBucketTime, sesRateKey } = await import('#shared/data/send-rates.ts');
 const { RESERVE_AHEAD_MS, sesRateScope } = await import('#shared/domain/send-pacing.ts');
 const { createSender, sendPlain, storedEmails, uniqueAddress } = await import('../sending/support.ts');
-const { broadcastWhen, expectPacedAt, queuedBatchSteps, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
+const { broadcastWhen, expectPacedAt, queuedSteps, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
 const { eventually } = await import('../support/eventually.ts');
 
 const sendTimes = workersWithSendTimes();
@@ -48,7 +48,7 @@ describe("the region's SES rate", { timeout: 60_000 }, () => {
 
   it('reserves each batch its window once: batches queued together wait on the queue for their windows instead of coming back to try again', async () => {
     const senders = await Promise.all(Array.from({ length: 4 }, () => createSender()));
-    const queued = await queuedBatchSteps();
+    const queued = await queuedSteps('batch');
 
     const broadcasts = await Promise.all(senders.map((sender) => sendBroadcast(sender, 10)));
 
@@ -75,7 +75,7 @@ describe("the region's SES rate", { timeout: 60_000 }, () => {
     const sender = await createSender();
     // Other broadcasts of the region have reserved the next minute.
     const booked = await reserveBucketTime(sesRateKey(sesRateScope()), 60_000, Date.now(), RESERVE_AHEAD_MS);
-    const queued = await queuedBatchSteps();
+    const queued = await queuedSteps('batch');
 
     const { id } = await sendBroadcast(sender, 10);
     const direct = await sendPlain(sender, [uniqueAddress()]);
@@ -102,7 +102,7 @@ describe("the region's SES rate", { timeout: 60_000 }, () => {
     const sender = await createSender();
     // The region's bucket is booked three minutes ahead.
     await reserveBucketTime(sesRateKey(sesRateScope()), 180_000, Date.now(), 10 * RESERVE_AHEAD_MS);
-    const queued = await queuedBatchSteps();
+    const queued = await queuedSteps('batch');
 
     const { id } = await sendBroadcast(sender, 10);
 

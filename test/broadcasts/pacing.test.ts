@@ -17,8 +17,9 @@ vi.hoisted(() => {
 const { ses } = await import('#shared/email/transport.ts');
 const { request } = await import('../support/api.ts');
 const { admin } = await import('../support/admin-cli.ts');
+const { eventually } = await import('../support/eventually.ts');
 const { createSender, storedEmails } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, queuedBatchSteps, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
+const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, queuedSteps, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
 
 const sendTimes = workersWithSendTimes();
 afterEach(() => {
@@ -64,6 +65,33 @@ describe("an account's send rate", { timeout: 60_000 }, () => {
     await expectOneEach(sender, [...first.subscribed, ...second.subscribed]);
   });
 
+  it('plans the next page of a large broadcast about a minute before the pages so far are sent at that rate, not at once', async () => {
+    const sender = await createSender();
+    await setSendRate(sender.accountId, '3');
+    // More than a page (1,000) of subscribed contacts.
+    const { audienceId } = await mixedAudience(sender, 1_700);
+    const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
+    const plans = await queuedSteps('plan');
+
+    const startedAt = Date.now();
+    await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+    const [second] = await eventually(
+      // The send's own step starts the first page; the planner's starts the second.
+      async () => plans.filter(({ step }) => step.broadcastId === broadcast.id && step.after !== undefined),
+      (queued) => queued.length > 0,
+      20_000,
+    );
+    await request('POST', `/api/broadcasts/${broadcast.id}/cancel`, { key: sender.key, body: {} });
+
+    // The first page: 1,000 subscribed contacts in 20 batches, which at 3 a second take 333 s to send.
+    const sendSeconds = 1_000 / 3;
+    expect(second!.step).toMatchObject({ recipients: 1_000, batch: 20 });
+    expect(second!.step.due).toBeGreaterThanOrEqual(startedAt + sendSeconds * 1000);
+    expect(second!.step.due).toBeLessThanOrEqual(Date.now() + sendSeconds * 1000);
+    expect(second!.delaySeconds).toBeGreaterThanOrEqual(Math.floor(sendSeconds - 60 - 20));
+    expect(second!.delaySeconds).toBeLessThanOrEqual(Math.ceil(sendSeconds - 60));
+  });
+
   it('no longer holds once removed with --rate none', async () => {
     const sender = await createSender();
     await setSendRate(sender.accountId, '0.5');
@@ -98,7 +126,7 @@ async function sendThrottled(times: number) {
     }
     return original(command);
   }) as typeof ses.send);
-  const queued = await queuedBatchSteps();
+  const queued = await queuedSteps('batch');
 
   await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
 

@@ -161,23 +161,23 @@ export async function sendBroadcast(sender: Sender, count: number): Promise<{ id
 }
 
 /**
- * The batch steps put on the broadcast queue from now on, as the queue
- * receives them, with their delay: the planner's, then each one the engine
- * puts back (a spy on the SQS client that only looks; vi.restoreAllMocks
- * removes it).
+ * The steps of this kind put on the broadcast queue from now on, as the queue
+ * receives them, with their delay: for batches, the planner's, then each one
+ * the engine puts back (a spy on the SQS client that only looks;
+ * vi.restoreAllMocks removes it).
  */
-export async function queuedBatchSteps(): Promise<{ step: Record<string, any>; delaySeconds: number }[]> {
+export async function queuedSteps(kind: 'plan' | 'batch'): Promise<{ step: Record<string, any>; delaySeconds: number }[]> {
   const { sqs } = await import('#shared/email/retry-queue.ts');
-  const requeued: { step: Record<string, any>; delaySeconds: number }[] = [];
+  const queued: { step: Record<string, any>; delaySeconds: number }[] = [];
   const send = sqs.send.bind(sqs);
   vi.spyOn(sqs, 'send').mockImplementation((async (command: { input?: { Entries?: { MessageBody?: string; DelaySeconds?: number }[] } }) => {
     for (const entry of command.input?.Entries ?? []) {
       const step = JSON.parse(entry.MessageBody ?? '{}');
-      if (step.kind === 'batch') requeued.push({ step, delaySeconds: entry.DelaySeconds ?? 0 });
+      if (step.kind === kind) queued.push({ step, delaySeconds: entry.DelaySeconds ?? 0 });
     }
     return send(command as never);
   }) as typeof sqs.send);
-  return requeued;
+  return queued;
 }
 
 /** Unsubscribes these contacts of the audience over the API, as they would themselves. */
