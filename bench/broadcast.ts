@@ -105,15 +105,39 @@ interface SesStandIn {
 const STAND_IN = 'postlaneBenchSesStandIn';
 
 /**
+ * SES's maximum send rate as SES describes it: "the maximum number of emails
+ * that Amazon SES can accept from your account each second. You can exceed
+ * this quota for short bursts, but not for sustained periods of time"
+ * (docs.aws.amazon.com/ses/latest/dg/manage-sending-quotas.html). A token
+ * bucket refilled at `rate` a second: over any span it accepts at most
+ * `rate` a second plus the burst, so a sustained excess is refused however
+ * it is spread, while a sender at the rate whose messages jitter across
+ * calendar seconds is not (counting whole calendar seconds refused it
+ * whenever jitter put rate + 1 into one). The burst is one second's worth:
+ * the most a sender keeping the rate on average can be ahead of it when a
+ * late message of one second leaves in the next.
+ */
+export function sesRateLimit(rate: number, burst = rate): (now: number) => boolean {
+  let tokens = burst;
+  let at = Number.NEGATIVE_INFINITY;
+  return (now) => {
+    tokens = Math.min(burst, tokens + ((now - at) * rate) / 1000);
+    at = now;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  };
+}
+
+/**
  * Answers every SendEmail of the handlers' SES client without the network:
- * at most `rate` accepted in each second, the rest refused with SES's own
- * throttling error. It sits inside the SDK's retry step, so the SDK retries
- * a refusal as it retries real SES's.
+ * accepted within SES's maximum send rate (sesRateLimit), the rest refused
+ * with SES's own throttling error. It sits inside the SDK's retry step, so
+ * the SDK retries a refusal as it retries real SES's.
  */
 async function attachSesStandIn(rate: number, latencyMs: number): Promise<SesStandIn> {
   const { ses } = await import('#shared/email/transport.ts');
-  let second = 0;
-  let inSecond = 0;
+  const accepts = sesRateLimit(rate);
   let sequence = 0;
   const standIn: SesStandIn = {
     accepted: [],
@@ -127,15 +151,10 @@ async function attachSesStandIn(rate: number, latencyMs: number): Promise<SesSta
       if (context.commandName !== 'SendEmailCommand') return next(args);
       await new Promise((resolve) => setTimeout(resolve, latencyMs));
       const now = Date.now();
-      if (Math.floor(now / 1000) !== second) {
-        second = Math.floor(now / 1000);
-        inSecond = 0;
-      }
-      if (inSecond >= rate) {
+      if (!accepts(now)) {
         standIn.throttled++;
         throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: { httpStatusCode: 429 } });
       }
-      inSecond++;
       standIn.firstAt ??= now;
       standIn.lastAt = now;
       standIn.accepted.push((args.input as { Destination: { ToAddresses: string[] } }).Destination.ToAddresses[0]!);

@@ -58,7 +58,7 @@ import { log } from '#shared/log.ts';
 import { contactVariables, inSegment, startBroadcast } from './broadcasts.ts';
 import { recordEvent } from './events.ts';
 import { QuotaExceededError, quotaMonthOf, releaseQuota, reserveQuota } from './quota.ts';
-import { paceBatch, pacedTransport, throttledRetry } from './send-pacing.ts';
+import { nextPageAt, paceBatch, pacedTransport, throttledRetry } from './send-pacing.ts';
 import { trackingIdOf } from './sending.ts';
 import { subscriptionLinks } from './subscription-links.ts';
 import { loadTemplate, renderInlineContent, renderLoadedTemplate } from './templates.ts';
@@ -103,7 +103,7 @@ export async function runStep(step: BroadcastStep, now: Date, deps: EngineDeps =
 /** One page of the snapshot: its batches written, then queued, then the next page's step (or the totals). */
 async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: BroadcastQueue): Promise<StepResult> {
   const { accountId, broadcastId } = step;
-  const broadcast = await getBroadcast(accountId, broadcastId);
+  const [broadcast, account] = await Promise.all([getBroadcast(accountId, broadcastId), getAccount(accountId)]);
   if (broadcast?.status !== 'sending') return SETTLED;
   const page = await contactsInStatusAfter(accountId, broadcast.audienceId, 'subscribed', step.after, PLAN_PAGE_SIZE);
   const segment = page.contacts.filter((contact) => inSegment(contact, broadcast.segment));
@@ -125,11 +125,12 @@ async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: B
   // Before the batches go out, so that `sent` never passes `recipients` while the planner runs.
   await recordPlan(accountId, broadcastId, { recipients: next.recipients, ...(planned.next === undefined ? { batches: next.batch } : {}) });
   // The next page's step first: a planner that stops here is picked up from it, and the sending of this page overlaps the planning of the next.
-  const steps: BroadcastStep[] = [
-    ...(planned.next === undefined ? [] : [{ kind: 'plan' as const, accountId, broadcastId, after: planned.next, ...next }]),
-    ...Array.from({ length: planned.batches }, (_, index) => ({ kind: 'batch' as const, accountId, broadcastId, batch: step.batch + index })),
-  ];
-  await queue.enqueue(steps);
+  if (planned.next !== undefined) {
+    // Paced like the batches: planned about a minute before the pages so far are sent, so every queued batch can reserve its window.
+    const paced = broadcast.test || !account ? undefined : await nextPageAt(account, step.due, planned.recipients);
+    await queue.enqueue([{ kind: 'plan', accountId, broadcastId, after: planned.next, ...next, ...(paced ? { due: paced.due } : {}) }], paced?.delaySeconds);
+  }
+  await queue.enqueue(Array.from({ length: planned.batches }, (_, index) => ({ kind: 'batch' as const, accountId, broadcastId, batch: step.batch + index })));
   if (planned.next === undefined) {
     // Every batch may be done already (or there were none): completing is the last finisher's, and the planner may be it.
     await complete(accountId, broadcastId, new Date());
@@ -180,10 +181,10 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   const live = !broadcast.test;
   if (live && !account) throw new Error(`Account ${accountId} vanished during a broadcast`);
   // Paced before the lease, the recipients' reads and the quota: a batch that must wait goes back to the queue having read little and changed nothing.
-  // The whole batch is reserved (some may be skipped or sent already): spare time only ever slows sending down.
-  const pacing = live && account ? await paceBatch(account, batch.contactIds.length) : undefined;
-  if (pacing && 'laterSeconds' in pacing) {
-    await deps.queue.enqueue([step], pacing.laterSeconds);
+  // A first attempt reserves for the whole batch (some may be skipped): spare time only ever slows sending down.
+  const pacing = live && account ? await paceBatch(account, step, batch.contactIds.length) : undefined;
+  if (pacing && 'requeue' in pacing) {
+    await deps.queue.enqueue([pacing.requeue.step], pacing.requeue.delaySeconds);
     return SETTLED;
   }
   const token = randomBase62(12);
@@ -206,6 +207,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   }
   // A throw from here on keeps the charge and the lease: which messages left is not known, and the next attempt settles them as unconfirmed.
   let sent = 0;
+  let answered = 0;
   let throttled = false;
   for (const group of chunked(toSend, SEND_CONCURRENCY)) {
     // Rendered before the group is named in flight: a message that fails to render has not left, so nobody of the group is left unconfirmed.
@@ -230,8 +232,10 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
       return HELD;
     }
     const outcomes = await Promise.all(group.map((recipient, index) => sendOne(accountId, broadcast, recipient, messages[index]!, now, transport)));
-    finals.push(...outcomes.filter((outcome): outcome is Final => outcome !== 'throttled'));
-    sent += outcomes.filter((outcome) => outcome === 'sent').length;
+    const settled = outcomes.filter((outcome): outcome is Final => outcome !== 'throttled');
+    finals.push(...settled);
+    answered += settled.length;
+    sent += settled.filter((outcome) => outcome === 'sent').length;
     // SES is at its rate: the rest of the batch waits with it.
     throttled = outcomes.includes('throttled');
     if (throttled) break;
@@ -241,7 +245,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
     // Every message that left has its record; the others never reached SES, so the next attempt sends them without waiting for the lease.
     await releaseBatchLease(accountId, broadcastId, step.batch, token);
     // Held back by pacing, or SES is at its rate: the batch comes back later instead of failing its messages.
-    const retry = throttledRetry(step, schedule);
+    const retry = throttledRetry(step, schedule, toSend.length - answered);
     await deps.queue.enqueue([retry.step], retry.delaySeconds);
     return SETTLED;
   }

@@ -22,6 +22,8 @@ export const BroadcastStep = v.variant('kind', [
     /** Number of the first batch this page writes, and recipients planned before it. */
     batch: v.number(),
     recipients: v.number(),
+    /** When the pages planned before would all be sent at the broadcast's rate (epoch ms): the planner keeps about a minute ahead of it. */
+    due: v.optional(v.number()),
   }),
   v.object({
     kind: v.literal('batch'),
@@ -29,6 +31,14 @@ export const BroadcastStep = v.variant('kind', [
     batch: v.number(),
     /** SES throttled this many attempts of the batch in a row: the next one waits longer (shared/domain/send-pacing.ts). */
     throttled: v.optional(v.number()),
+    /** Messages an earlier attempt left unsent: what the next window is reserved for, rather than the whole batch. */
+    left: v.optional(v.number()),
+    /**
+     * The window already reserved for this batch, carried while the step
+     * waits on the queue for it, so that the batch does not reserve twice:
+     * its message count and, per bucket, the span [start, end] (epoch ms).
+     */
+    window: v.optional(v.object({ count: v.number(), spans: v.array(v.tuple([v.number(), v.number()])) })),
   }),
 ]);
 export type BroadcastStep = v.InferOutput<typeof BroadcastStep>;

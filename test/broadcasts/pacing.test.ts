@@ -7,7 +7,6 @@
  * its own (the region's bucket is shared by every test file that sends).
  */
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
-import type { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
@@ -16,11 +15,11 @@ vi.hoisted(() => {
 });
 
 const { ses } = await import('#shared/email/transport.ts');
-const { sqs } = await import('#shared/email/retry-queue.ts');
 const { request } = await import('../support/api.ts');
 const { admin } = await import('../support/admin-cli.ts');
+const { eventually } = await import('../support/eventually.ts');
 const { createSender, storedEmails } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
+const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, queuedSteps, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
 
 const sendTimes = workersWithSendTimes();
 afterEach(() => {
@@ -66,6 +65,33 @@ describe("an account's send rate", { timeout: 60_000 }, () => {
     await expectOneEach(sender, [...first.subscribed, ...second.subscribed]);
   });
 
+  it('plans the next page of a large broadcast about a minute before the pages so far are sent at that rate, not at once', async () => {
+    const sender = await createSender();
+    await setSendRate(sender.accountId, '3');
+    // More than a page (1,000) of subscribed contacts.
+    const { audienceId } = await mixedAudience(sender, 1_700);
+    const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
+    const plans = await queuedSteps('plan');
+
+    const startedAt = Date.now();
+    await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+    const [second] = await eventually(
+      // The send's own step starts the first page; the planner's starts the second.
+      async () => plans.filter(({ step }) => step.broadcastId === broadcast.id && step.after !== undefined),
+      (queued) => queued.length > 0,
+      20_000,
+    );
+    await request('POST', `/api/broadcasts/${broadcast.id}/cancel`, { key: sender.key, body: {} });
+
+    // The first page: 1,000 subscribed contacts in 20 batches, which at 3 a second take 333 s to send.
+    const sendSeconds = 1_000 / 3;
+    expect(second!.step).toMatchObject({ recipients: 1_000, batch: 20 });
+    expect(second!.step.due).toBeGreaterThanOrEqual(startedAt + sendSeconds * 1000);
+    expect(second!.step.due).toBeLessThanOrEqual(Date.now() + sendSeconds * 1000);
+    expect(second!.delaySeconds).toBeGreaterThanOrEqual(Math.floor(sendSeconds - 60 - 20));
+    expect(second!.delaySeconds).toBeLessThanOrEqual(Math.ceil(sendSeconds - 60));
+  });
+
   it('no longer holds once removed with --rate none', async () => {
     const sender = await createSender();
     await setSendRate(sender.accountId, '0.5');
@@ -80,38 +106,53 @@ describe("an account's send rate", { timeout: 60_000 }, () => {
   });
 });
 
+/**
+ * A broadcast of 12 mixed contacts, sent, while SES refuses the first `times`
+ * attempts at its first recipient's message, as at its maximum rate. Reports
+ * the refusals and the batch steps queued again after SES throttled them
+ * (how many times in a row, and the delay), and awaits the broadcast `sent`.
+ */
+async function sendThrottled(times: number) {
+  const sender = await createSender();
+  const { audienceId, contacts } = await mixedAudience(sender, 12);
+  const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
+  const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
+  const original = ses.send.bind(ses);
+  let refusals = 0;
+  vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
+    if (command.input.Destination?.ToAddresses?.[0] === subscribed[0] && refusals < times) {
+      refusals++;
+      throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
+    }
+    return original(command);
+  }) as typeof ses.send);
+  const queued = await queuedSteps('batch');
+
+  await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+
+  const { counts } = await broadcastWhen(sender.key, broadcast.id, ['sent']);
+  const requeued = queued
+    .filter(({ step }) => step.broadcastId === broadcast.id && 'throttled' in step)
+    .map(({ step, delaySeconds }) => ({ throttled: step.throttled, delaySeconds }));
+  return { sender, subscribed, counts, refusals, requeued };
+}
+
 describe('SES throttling', { timeout: 60_000 }, () => {
-  it('sends a throttled batch back to the queue, waiting longer after each throttled attempt, and fails no message', async () => {
-    const sender = await createSender();
-    const { audienceId, contacts } = await mixedAudience(sender, 12);
-    const subscribed = contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email);
-    const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi {{firstName}}</p>' });
-    // SES refuses the first two attempts at one recipient's message, as at its maximum rate.
-    const original = ses.send.bind(ses);
-    let refusals = 0;
-    vi.spyOn(ses, 'send').mockImplementation((async (command: SendEmailCommand) => {
-      if (command.input.Destination?.ToAddresses?.[0] === subscribed[0] && refusals < 2) {
-        refusals++;
-        throw new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', $metadata: {} });
-      }
-      return original(command);
-    }) as typeof ses.send);
-    // The batch steps queued again, as the queue receives them (only looked at).
-    const requeued: { throttled?: number; delaySeconds: number }[] = [];
-    const send = sqs.send.bind(sqs);
-    vi.spyOn(sqs, 'send').mockImplementation((async (command: SendMessageBatchCommand) => {
-      for (const entry of command.input?.Entries ?? []) {
-        const step = JSON.parse(entry.MessageBody ?? '{}');
-        if (step.kind === 'batch' && step.broadcastId === broadcast.id && 'throttled' in step)
-          requeued.push({ throttled: step.throttled, delaySeconds: entry.DelaySeconds ?? 0 });
-      }
-      return send(command as never);
-    }) as typeof sqs.send);
+  it('sends a message SES throttled once again at the next free slot, within the same attempt: nothing goes back to the queue', async () => {
+    const { sender, subscribed, counts, refusals, requeued } = await sendThrottled(1);
 
-    await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+    expect(counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    expect(refusals).toBe(1);
+    expect(requeued).toEqual([]);
+    await expectOneEach(sender, subscribed);
+  });
 
-    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).counts).toMatchObject({ sent: subscribed.length, failed: 0 });
-    expect(refusals).toBe(2);
+  it('sends a batch whose message SES throttled again back to the queue, waiting longer after each such attempt, and fails no message', async () => {
+    // Refused and refused again on retry, in each of two attempts.
+    const { sender, subscribed, counts, refusals, requeued } = await sendThrottled(4);
+
+    expect(counts).toMatchObject({ sent: subscribed.length, failed: 0 });
+    expect(refusals).toBe(4);
     expect(requeued).toEqual([
       { throttled: 1, delaySeconds: 1 },
       { throttled: 2, delaySeconds: 2 },

@@ -3,7 +3,7 @@
  * broadcast worker run as `npm start` runs it (the local queue poller over
  * this file's broadcast queue).
  */
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { uniqueAddress, type Sender } from '../sending/support.ts';
@@ -158,6 +158,26 @@ export async function sendBroadcast(sender: Sender, count: number): Promise<{ id
   const sent = await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
   expect(sent.status).toBe(202);
   return { id: broadcast.id, subscribed: contacts.filter((contact) => contact.status === 'subscribed').map((contact) => contact.email) };
+}
+
+/**
+ * The steps of this kind put on the broadcast queue from now on, as the queue
+ * receives them, with their delay: for batches, the planner's, then each one
+ * the engine puts back (a spy on the SQS client that only looks;
+ * vi.restoreAllMocks removes it).
+ */
+export async function queuedSteps(kind: 'plan' | 'batch'): Promise<{ step: Record<string, any>; delaySeconds: number }[]> {
+  const { sqs } = await import('#shared/email/retry-queue.ts');
+  const queued: { step: Record<string, any>; delaySeconds: number }[] = [];
+  const send = sqs.send.bind(sqs);
+  vi.spyOn(sqs, 'send').mockImplementation((async (command: { input?: { Entries?: { MessageBody?: string; DelaySeconds?: number }[] } }) => {
+    for (const entry of command.input?.Entries ?? []) {
+      const step = JSON.parse(entry.MessageBody ?? '{}');
+      if (step.kind === kind) queued.push({ step, delaySeconds: entry.DelaySeconds ?? 0 });
+    }
+    return send(command as never);
+  }) as typeof sqs.send);
+  return queued;
 }
 
 /** Unsubscribes these contacts of the audience over the API, as they would themselves. */
