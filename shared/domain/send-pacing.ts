@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { config } from '#shared/config.ts';
 import type { AccountRecord } from '#shared/data/accounts.ts';
 import { accountRateKey, reserveBucketTime, returnBucketTime, sesRateKey, type BucketKey } from '#shared/data/send-rates.ts';
-import { MAX_STEP_DELAY_SECONDS, type BroadcastStep } from '#shared/email/broadcast-queue.ts';
+import type { BroadcastStep } from '#shared/email/broadcast-queue.ts';
 import { sesMaxSendRate } from '#shared/email/send-quota.ts';
 import type { MailTransport, SendOutcome } from '#shared/email/transport.ts';
 import { backoffSeconds } from '#shared/model/retry-policy.ts';
@@ -155,7 +155,7 @@ export async function paceBatch(account: Pick<AccountRecord, 'accountId' | 'send
   const fresh = carried && now <= windowStart(carried) + MAX_LATE_MS;
   const window = fresh ? carried : await reserveWindow(account, Math.min(step.left ?? size, size), now);
   if ('retryAt' in window) {
-    return { requeue: { step: unreserved, delaySeconds: Math.min(MAX_STEP_DELAY_SECONDS, Math.max(1, Math.ceil((window.retryAt - now) / 1000))) } };
+    return { requeue: { step: unreserved, delaySeconds: Math.max(1, Math.ceil((window.retryAt - now) / 1000)) } };
   }
   const schedule = new SendSchedule(window);
   if (schedule.start - now <= MAX_WAIT_MS) return { schedule };
@@ -207,7 +207,8 @@ export async function nextPageAt(
 ): Promise<{ due: number; delaySeconds: number }> {
   const rate = Math.min(await broadcastSesRate(now), account.sendRate ?? Number.POSITIVE_INFINITY);
   const next = Math.max(now, due ?? now) + (recipients * 1000) / rate;
-  return { due: next, delaySeconds: Math.min(MAX_STEP_DELAY_SECONDS, Math.max(0, Math.ceil((next - RESERVE_AHEAD_MS / 2 - now) / 1000))) };
+  // The queue rounds the delay up and keeps it within SQS's range (shared/email/broadcast-queue.ts).
+  return { due: next, delaySeconds: (next - RESERVE_AHEAD_MS / 2 - now) / 1000 };
 }
 
 /** What a message beyond the window's slots gets: the engine's throttled path releases its claim and the batch comes back. */
