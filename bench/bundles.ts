@@ -4,7 +4,7 @@
  * heavy module the function never uses.
  */
 import type { Metafile } from 'esbuild';
-import { bundleHandler } from '../lib/bundling.ts';
+import { bundleHandler, loadedAtStart } from '../lib/bundling.ts';
 import { handlerModules, routesOf } from '#shared/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 
@@ -12,8 +12,10 @@ export interface Bundle {
   handler: string;
   /** The file Lambda loads. */
   file: string;
-  /** Minified output, as deployed. */
+  /** Minified, as deployed: what Node reads at cold start (the entry and the chunks it imports statically). */
   bytes: number;
+  /** The other chunks, read only when code reached by `import()` first runs. */
+  chunkBytes: number;
   /** Every source file with code in it (after tree shaking). */
   inputs: string[];
   sendsMail: boolean;
@@ -158,17 +160,19 @@ export async function bundleAll(outDir: string): Promise<BundleReport[]> {
   const reports: BundleReport[] = [];
   for (const [handler, use] of await deployedFunctions()) {
     const entry = `functions/${handler}.ts`;
-    const file = `${outDir}/${handler}.mjs`;
-    const metafile = await bundleHandler(handler, file);
+    const { metafile, entry: file } = await bundleHandler(handler, `${outDir}/${handler}`);
     // What esbuild kept: a module imported but tree-shaken away costs nothing at load.
     const inputs = Object.values(metafile.outputs).flatMap((output) =>
       Object.entries(output.inputs)
         .filter(([, input]) => input.bytesInOutput > 0)
         .map(([path]) => path),
     );
-    const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+    const atStart = new Set(loadedAtStart(metafile));
+    const sizes = Object.entries(metafile.outputs).filter(([path]) => path.endsWith('.mjs'));
+    const bytes = sizes.filter(([path]) => atStart.has(path)).reduce((sum, [, output]) => sum + output.bytes, 0);
+    const chunkBytes = sizes.filter(([path]) => !atStart.has(path)).reduce((sum, [, output]) => sum + output.bytes, 0);
     const unused = unusedHeavyModules(inputs, use).map((module) => ({ module, via: importChain(metafile, entry, HEAVY_MODULES[module]) }));
-    reports.push({ handler, file, bytes, inputs, sendsMail: use.sendsMail, unused });
+    reports.push({ handler, file, bytes, chunkBytes, inputs, sendsMail: use.sendsMail, unused });
   }
   return reports;
 }

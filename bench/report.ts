@@ -15,7 +15,16 @@ export interface ColdResults {
   rounds: number;
   /** The 1-minute load average before and after the cold starts were timed. */
   loadAverage: [number, number];
-  functions: { handler: string; bytes: number; ratio: number; initMs: number; fastestInitMs: number; sendsMail: boolean; unused: string[] }[];
+  functions: {
+    handler: string;
+    bytes: number;
+    chunkBytes: number;
+    ratio: number;
+    initMs: number;
+    fastestInitMs: number;
+    sendsMail: boolean;
+    unused: string[];
+  }[];
 }
 
 /** A section is absent when `--only` left it out. */
@@ -77,6 +86,7 @@ function coldSection(cold: ColdResults): string[] {
         ['function', (fn) => fn.handler],
         ['sends mail', (fn) => (fn.sendsMail ? 'yes' : '')],
         ['bundle (minified)', (fn) => `${(fn.bytes / 1024).toFixed(0)} KB`],
+        ['chunks loaded on first use', (fn) => `${(fn.chunkBytes / 1024).toFixed(0)} KB`],
         ['cold init over the bare start (median)', (fn) => `${ms(fn.initMs)} ms`],
         ['as a ratio of the bare start (median of rounds)', (fn) => `${fn.ratio.toFixed(2)}×`],
         ['fastest round', (fn) => `${ms(fn.fastestInitMs)} ms`],

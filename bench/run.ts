@@ -80,6 +80,7 @@ async function measureBundles(bundleDir: string) {
     return {
       handler: bundle.handler,
       bytes: bundle.bytes,
+      chunkBytes: bundle.chunkBytes,
       ratio: figures.ratio,
       initMs: figures.initMs,
       fastestInitMs: figures.fastestMs,

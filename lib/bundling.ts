@@ -1,11 +1,18 @@
-import { dirname } from 'node:path';
-import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AssetHashType, DockerImage } from 'aws-cdk-lib';
+import { Code } from 'aws-cdk-lib/aws-lambda';
 import { RENDERER_FILES } from '#shared/pages/docs.ts';
-import type { BuildOptions, Metafile } from 'esbuild';
+import type { BuildOptions, Metafile, Plugin } from 'esbuild';
+
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * How every handler is bundled, shared by the CDK functions and `npm run build`
- * so that what is measured locally is what is deployed.
+ * How every handler is bundled, by the CDK stack (`functionCode`), `npm run build`
+ * and the benchmark alike, through one call of esbuild's API (`bundleHandler`), so
+ * that what is measured locally is what is deployed.
  * - The SDK is bundled, not taken from the runtime: the runtime's copy is whatever
  *   version AWS ships that month, while the bundle carries the version the tests ran
  *   against. Loading one tree-shaken file is also faster: a handler bundle loads in
@@ -13,6 +20,12 @@ import type { BuildOptions, Metafile } from 'esbuild';
  *   about 200 ms (Node 20 on the dev machines).
  * - `module` before `main` picks the packages' ESM builds, which tree-shake to about
  *   350 KB per handler instead of 550 KB.
+ * - Code reached only by `import()` goes into chunks of its own beside `index.mjs`,
+ *   which Node reads and compiles only when that import runs: the template engine
+ *   (only for text with a `{`), the HTML-to-text converter (only for HTML without a
+ *   text part), the SDK's event-stream codec (which no service here uses). In one
+ *   file they were parsed at every cold start, used or not. The stack therefore
+ *   bundles with esbuild's API, not NodejsFunction's command line, which cannot split.
  * - The banner gives CommonJS code inside the ESM bundle a real `require` for Node
  *   built-ins; without it esbuild's shim throws "Dynamic require is not supported".
  * - No source map: loading one costs cold-start time on every function, and the logs
@@ -25,6 +38,7 @@ import type { BuildOptions, Metafile } from 'esbuild';
  *   `node:process` (`env` and `versions`: shared/aws/node-process.ts). Any other use of
  *   them in a function fails its build: the stand-ins export nothing else, and an
  *   import that would be undefined is an error, not a warning.
+ * - The SDK clients' shape tables are made tree-shakeable (`sdkSchemaShaking`).
  */
 export const ESBUILD_SETTINGS = {
   platform: 'node',
@@ -34,7 +48,7 @@ export const ESBUILD_SETTINGS = {
   minify: true,
   treeShaking: true,
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  // esbuild resolves an alias's path from the working directory: CDK and `npm run build` both run at the root.
+  // Relative to the project root (`absWorkingDir` in bundleOptions).
   alias: {
     '@aws-sdk/credential-provider-node': './shared/aws/lambda-credentials.ts',
     'node:zlib': './shared/aws/zlib-crc32.ts',
@@ -43,20 +57,42 @@ export const ESBUILD_SETTINGS = {
   logOverride: { 'import-is-undefined': 'error' },
 } as const;
 
-export const CDK_BUNDLING: BundlingOptions = {
-  format: OutputFormat.ESM,
-  target: ESBUILD_SETTINGS.target,
-  mainFields: [...ESBUILD_SETTINGS.mainFields],
-  minify: ESBUILD_SETTINGS.minify,
-  esbuildArgs: {
-    '--tree-shaking': String(ESBUILD_SETTINGS.treeShaking),
-    ...Object.fromEntries(Object.entries(ESBUILD_SETTINGS.alias).map(([module, path]) => [`--alias:${module}`, path])),
-    ...Object.fromEntries(Object.entries(ESBUILD_SETTINGS.logOverride).map(([message, level]) => [`--log-override:${message}`, level])),
-  },
-  sourceMap: false,
-  bundleAwsSDK: true,
-  banner: ESBUILD_SETTINGS.banner,
-};
+/** The file Lambda loads (handler `index.handler`); chunks sit beside it under chunks/. */
+export const ENTRY_FILE = 'index.mjs';
+
+/**
+ * An SDK client's schemas module (`dist-es/schemas/schemas_0.js`) declares every
+ * shape of the service, and a function needs the few its commands reach. esbuild
+ * drops an unused declaration only when it can prove it has no side effects, and
+ * two spellings in the generated code defeat that: `64 | 0` (a list's member
+ * type and its flags; a bitwise operator might call `valueOf`) and computed keys `{ [_e]: _c }`
+ * (a key might call `toString`). Both operands are constants of the same file, so
+ * writing the number and the key's string literal is the same value: then SESv2's 480
+ * shapes shrink to SendEmail's, 49 KB to a few.
+ */
+export function sdkSchemaShaking(): Plugin {
+  return {
+    name: 'sdk-schema-shaking',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-[^\\/]+[\\/]dist-es[\\/]schemas[\\/]schemas_\d+\.js$/ }, ({ path }) => ({
+        contents: shakeableSchemas(readFileSync(path, 'utf8')),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** `source` with `64 | 1` as `65` and each computed key naming a string constant of the file as that string. */
+export function shakeableSchemas(source: string): string {
+  const constants = new Map<string, string>();
+  for (const [, name, literal] of source.matchAll(/^const (_\w+) = ("(?:[^"\\]|\\.)*");$/gm)) constants.set(name!, literal!);
+  return source
+    .replace(/\b(\d+) \| (\d+)\b/g, (_whole, left: string, right: string) => String(Number(left) | Number(right)))
+    .replace(/\[(_\w+)\]:/g, (whole, name: string) => {
+      const literal = constants.get(name);
+      return literal === undefined ? whole : `${literal}:`;
+    });
+}
 
 /**
  * Files of npm packages that a handler reads at run time rather than imports:
@@ -66,32 +102,94 @@ export const CDK_BUNDLING: BundlingOptions = {
  */
 const RUNTIME_FILES: Partial<Record<string, readonly string[]>> = { 'system/docs': RENDERER_FILES };
 
-/** The CDK bundling of one handler: CDK_BUNDLING, plus copying the files it reads at run time. */
-export function cdkBundlingOf(handler: string): BundlingOptions {
-  const files = RUNTIME_FILES[handler];
-  if (!files) return CDK_BUNDLING;
-  return {
-    ...CDK_BUNDLING,
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir, outputDir) =>
-        files.map(
-          (file) => `mkdir -p "${outputDir}/node_modules/${dirname(file)}" && cp "${inputDir}/node_modules/${file}" "${outputDir}/node_modules/${file}"`,
-        ),
+/**
+ * The code asset of one handler for the stack: `bundleHandler` into the asset
+ * directory, run in a child process because CDK asks for it synchronously and
+ * esbuild's plugins run only in its asynchronous API. The asset is hashed by its
+ * output, as NodejsFunction does, so the repository itself is never fingerprinted,
+ * and a synth that skips bundling (`aws:cdk:bundling-stacks`) skips this too.
+ */
+export function functionCode(handler: string): Code {
+  return Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: local bundling always succeeds or throws.
+      image: DockerImage.fromRegistry('postlane/local-bundling-only'),
+      local: {
+        tryBundle(outputDir: string): boolean {
+          const result = spawnSync(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bin/bundle-function.ts'), handler, outputDir], {
+            cwd: PROJECT_ROOT,
+            stdio: ['ignore', 'inherit', 'inherit'],
+          });
+          if (result.status !== 0) throw new Error(`bundling ${handler} failed (exit ${result.status})`);
+          return true;
+        },
+      },
     },
-  };
+  });
 }
 
 /**
- * Bundles `functions/<handler>.ts` into `outfile` with these settings, as
- * `npm run build` and the benchmark do; the metafile lists every input.
- * `readable` leaves it unminified, for tests that read esbuild's own names in it.
+ * Bundles `functions/<handler>.ts` into `outdir` (`index.mjs` and its chunks),
+ * with the files it reads at run time; the metafile lists every input of every
+ * output. `readable` leaves it unminified, for tests that read esbuild's own
+ * names in it.
  */
-export async function bundleHandler(handler: string, outfile: string, readable = false): Promise<Metafile> {
+export async function bundleHandler(handler: string, outdir: string, readable = false): Promise<{ metafile: Metafile; entry: string }> {
   const { build } = await import('esbuild');
-  const result = await build({ ...bundleOptions(readable), entryPoints: [`functions/${handler}.ts`], outfile });
-  return result.metafile;
+  const result = await build({
+    ...bundleOptions(readable),
+    entryPoints: { index: `functions/${handler}.ts` },
+    outdir,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    write: false,
+  });
+  const metafile = reachableOutputs(result.metafile);
+  for (const file of result.outputFiles) {
+    const path = relative(PROJECT_ROOT, file.path).split(sep).join('/');
+    if (!(path in metafile.outputs)) continue;
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file.contents);
+  }
+  for (const file of RUNTIME_FILES[handler] ?? []) {
+    const target = join(outdir, 'node_modules', file);
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(join(PROJECT_ROOT, 'node_modules', file), target);
+  }
+  return { metafile, entry: join(outdir, ENTRY_FILE) };
+}
+
+/**
+ * The metafile with only the outputs the entry can load, statically or by
+ * `import()`. esbuild makes a chunk for every `import()` in a module it bundles,
+ * even when tree shaking drops the function that holds it (templates/get keeps
+ * the template limits of shared/templating/renderer.ts, not its engine): such a
+ * chunk would ship in the asset and never load.
+ */
+function reachableOutputs(metafile: Metafile): Metafile {
+  const reachable = new Set([entryOutput(metafile)]);
+  for (const file of reachable) for (const imported of metafile.outputs[file]?.imports ?? []) if (!imported.external) reachable.add(imported.path);
+  return { ...metafile, outputs: Object.fromEntries(Object.entries(metafile.outputs).filter(([file]) => reachable.has(file))) };
+}
+
+function entryOutput(metafile: Metafile): string {
+  const entry = Object.keys(metafile.outputs).find((file) => file.endsWith(`/${ENTRY_FILE}`) || file === ENTRY_FILE);
+  if (!entry) throw new Error(`no ${ENTRY_FILE} among the outputs`);
+  return entry;
+}
+
+/**
+ * The outputs Node reads when it loads the entry (`outputs` key of `index.mjs`):
+ * it and every chunk it imports statically, transitively. A chunk reached only
+ * through `import()` is read when that import first runs.
+ */
+export function loadedAtStart(metafile: Metafile): string[] {
+  const loaded = new Set([entryOutput(metafile)]);
+  for (const file of loaded)
+    for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement' && !imported.external) loaded.add(imported.path);
+  return [...loaded];
 }
 
 /** These settings as esbuild's `build()` takes them, with a metafile; the caller adds the entry and the output. */
@@ -102,6 +200,9 @@ export function bundleOptions(readable = false): BuildOptions & { metafile: true
     mainFields: [...ESBUILD_SETTINGS.mainFields],
     banner: { js: ESBUILD_SETTINGS.banner },
     alias: { ...ESBUILD_SETTINGS.alias },
+    plugins: [sdkSchemaShaking()],
+    // Where the aliases' paths and the metafile's are relative to, wherever the build is started from.
+    absWorkingDir: PROJECT_ROOT,
     bundle: true,
     metafile: true,
     logLevel: 'warning',

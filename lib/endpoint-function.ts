@@ -1,10 +1,7 @@
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, type CfnElement } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -13,10 +10,8 @@ import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import { configurationSetsOf } from '#shared/email/tracking.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
 import type { AttachmentsAccess, QueueName, ScheduleAction, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
-import { cdkBundlingOf } from './bundling.ts';
+import { functionCode } from './bundling.ts';
 import { acknowledgeFindings } from './nag.ts';
-
-const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface EndpointFunctionProps {
   /** Module under functions/ exporting `handler`, named as in the route table: `contacts/get`. */
@@ -116,7 +111,7 @@ const TIMEOUT = Duration.seconds(28);
  * `new EndpointFunction(this, 'ContactsGet', { handler: 'contacts/get', table, tableActions: ['GetItem'] })`
  */
 export class EndpointFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   private readonly tableActions: readonly TableAction[];
 
   constructor(scope: Construct, id: string, props: EndpointFunctionProps) {
@@ -132,16 +127,14 @@ export class EndpointFunction extends Construct {
         resources: [logGroup.logGroupArn],
       }),
     );
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, entry),
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    this.function = new LambdaFunction(this, 'Function', {
+      code: functionCode(props.handler),
+      handler: 'index.handler',
       description: `Postlane ${entry}`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: MEMORY_MB,
       timeout: TIMEOUT,
-      bundling: cdkBundlingOf(props.handler),
       environment: {
         TABLE_NAME: props.table.tableName,
         ...(props.sesConfigurationSet && props.sesActions?.includes('SendEmail') ? { SES_CONFIGURATION_SET: props.sesConfigurationSet } : {}),

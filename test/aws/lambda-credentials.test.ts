@@ -99,8 +99,7 @@ describe('a bundled handler', () => {
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   it('carries the Lambda providers instead of the default chain and signs DynamoDB calls with the environment credentials', async () => {
-    const bundle = join(outdir, 'audiences-list.mjs');
-    const metafile = await bundleHandler('audiences/list', bundle);
+    const { metafile, entry: bundle } = await bundleHandler('audiences/list', join(outdir, 'audiences-list'));
     const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
     expect(inputs).toContain('shared/aws/lambda-credentials.ts');
     expect(inputs.filter((input) => /credential-provider-(node|ini|sso|process|web-identity)|nested-clients/.test(input))).toEqual([]);

@@ -163,13 +163,13 @@ describe('report of a partial run (--only)', () => {
         bareStartMs: 90,
         rounds: 15,
         loadAverage: [0.5, 0.7],
-        functions: [{ handler: 'contacts/get', bytes: 270_000, ratio: 0.42, initMs: 38, fastestInitMs: 31, sendsMail: false, unused: [] }],
+        functions: [{ handler: 'contacts/get', bytes: 270_000, chunkBytes: 20_000, ratio: 0.42, initMs: 38, fastestInitMs: 31, sendsMail: false, unused: [] }],
       },
       memoryMb: 512,
       prices: PRICES,
       budgets: [],
     });
-    expect(markdown).toContain('| contacts/get |  | 264 KB | 38.0 ms | 0.42× | 31.0 ms | none |');
+    expect(markdown).toContain('| contacts/get |  | 264 KB | 20 KB | 38.0 ms | 0.42× | 31.0 ms | none |');
     expect(markdown).toContain('load average 0.5 → 0.7 while timing');
     expect(markdown).not.toMatch(/Requests|Warm load|Scale|cost per million/);
   });

@@ -8,14 +8,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { bundleHandler } from '../../lib/bundling.ts';
+import { bundleHandler, loadedAtStart } from '../../lib/bundling.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'postlane-seams-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 /** Bytes a handler's bundle keeps from the inputs whose path holds `path`. */
 async function bytesFrom(handler: string, path: string): Promise<number> {
-  const metafile = await bundleHandler(handler, join(outdir, `${handler.replace('/', '-')}.mjs`));
+  const { metafile } = await bundleHandler(handler, join(outdir, handler));
   return Object.values(metafile.outputs)
     .flatMap((output) => Object.entries(output.inputs))
     .filter(([input]) => input.includes(path))
@@ -23,14 +23,13 @@ async function bytesFrom(handler: string, path: string): Promise<number> {
 }
 
 it('bundles a DynamoDB-using function with no fault hook, no meter, and nothing from dev/, test/ or bench/', async () => {
-  const outfile = join(outdir, 'create.mjs');
-  const metafile = await bundleHandler('contacts/create', outfile);
+  const { metafile, entry } = await bundleHandler('contacts/create', join(outdir, 'create'));
   const inputs = Object.keys(metafile.inputs);
 
   expect(inputs).toContain('shared/data/client.ts');
   expect(inputs.filter((input) => /^(dev|test|bench|lib|bin|scripts)\//.test(input))).toEqual([]);
   // Middleware names survive minification: they are strings on the client's stack.
-  expect(readFileSync(outfile, 'utf8').match(/fault ?hook|dynamo ?meter/gi) ?? []).toEqual([]);
+  expect(readFileSync(entry, 'utf8').match(/fault ?hook|dynamo ?meter/gi) ?? []).toEqual([]);
 });
 
 it('bundles the template engine only into the template functions that parse or render one', async () => {
@@ -53,12 +52,18 @@ it("bundles no SDK client a function never calls, though its area's domain modul
 });
 
 it('loads the template engine and the HTML-to-text converter in a sending function only when it composes a message', async () => {
-  // Unminified, so esbuild's wrapper for a module evaluated on first import() keeps its name.
-  const outfile = join(outdir, 'send-readable.mjs');
-  await bundleHandler('email/send', outfile, true);
-  const source = readFileSync(outfile, 'utf8');
-  const evaluatedOnFirstUse = (path: string) => new RegExp(`__esm\\(\\{\\s*"[^"]*node_modules/${path}`).test(source);
+  const { metafile, entry } = await bundleHandler('email/send', join(outdir, 'send-split'));
+  // Paths of the outputs that hold code from `path`: the entry Lambda loads at cold start, or chunks beside it.
+  const outputsWith = (path: string) =>
+    Object.entries(metafile.outputs)
+      .filter(([, output]) => Object.entries(output.inputs).some(([input, kept]) => input.includes(`node_modules/${path}`) && kept.bytesInOutput > 0))
+      .map(([file]) => file);
+  const atStart = loadedAtStart(metafile);
 
-  for (const path of ['liquidjs/', 'html-to-text/', 'htmlparser2/', 'entities/']) expect([path, evaluatedOnFirstUse(path)]).toEqual([path, true]);
-  expect(evaluatedOnFirstUse('@aws-sdk/client-dynamodb/')).toBe(false);
+  for (const path of ['liquidjs/', 'html-to-text/', 'htmlparser2/', 'entities/', '@smithy/core/dist-es/submodules/event-streams/']) {
+    expect([path, outputsWith(path).length > 0]).toEqual([path, true]);
+    expect([path, outputsWith(path).filter((file) => atStart.includes(file))]).toEqual([path, []]);
+  }
+  expect(outputsWith('@aws-sdk/client-dynamodb/').every((file) => atStart.includes(file))).toBe(true);
+  expect(readFileSync(entry, 'utf8')).toContain('./chunks/');
 });

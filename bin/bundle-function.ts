@@ -1,0 +1,7 @@
+// `node --import tsx bin/bundle-function.ts <handler> <outdir>`: one function's
+// bundle, as the stack's assets are built (lib/bundling.ts `functionCode`).
+import { bundleHandler } from '../lib/bundling.ts';
+
+const [handler, outdir] = process.argv.slice(2);
+if (!handler || !outdir) throw new Error('usage: bundle-function.ts <handler> <outdir>');
+await bundleHandler(handler, outdir);
