@@ -38,7 +38,9 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  *   `node:process` (`env` and `versions`: shared/aws/node-process.ts). Any other use of
  *   them in a function fails its build: the stand-ins export nothing else, and an
  *   import that would be undefined is an error, not a warning.
- * - The SDK clients' shape tables are made tree-shakeable (`sdkSchemaShaking`).
+ * - The SDK clients' shape tables are made tree-shakeable (`sdkSchemaShaking`), and
+ *   @middy/core's web streams load on first use (`middyStreamingOnDemand`,
+ *   shared/aws/middy-streaming.ts).
  */
 export const ESBUILD_SETTINGS = {
   platform: 'node',
@@ -82,6 +84,18 @@ export function sdkSchemaShaking(): Plugin {
   };
 }
 
+/** The stand-in of `node:stream/web`, to which only @middy/core's import of it resolves. */
+export function middyStreamingOnDemand(): Plugin {
+  return {
+    name: 'middy-streaming-on-demand',
+    setup(build) {
+      build.onResolve({ filter: /^node:stream\/web$/ }, ({ importer }) =>
+        /[\\/]node_modules[\\/]@middy[\\/]core[\\/]/.test(importer) ? { path: join(PROJECT_ROOT, 'shared/aws/middy-streaming.ts') } : undefined,
+      );
+    },
+  };
+}
+
 /** `source` with `64 | 1` as `65` and each computed key naming a string constant of the file as that string. */
 export function shakeableSchemas(source: string): string {
   const constants = new Map<string, string>();
@@ -110,17 +124,19 @@ const RUNTIME_FILES: Partial<Record<string, readonly string[]>> = { 'system/docs
  * and a synth that skips bundling (`aws:cdk:bundling-stacks`) skips this too.
  */
 export function functionCode(handler: string): Code {
+  const command = ['node', '--import', 'tsx', 'bin/bundle-function.ts', handler];
   return Code.fromAsset(PROJECT_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
-      // Never pulled: local bundling always succeeds or throws.
-      image: DockerImage.fromRegistry('postlane/local-bundling-only'),
+      // The same build in a container, were local bundling ever refused. The handler in
+      // `command` also keeps each function's bundle apart: CDK reuses a bundle whose
+      // options serialize alike, and `local` (a function) serializes to nothing.
+      image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22'),
+      command: [...command, '/asset-output'],
       local: {
         tryBundle(outputDir: string): boolean {
-          const result = spawnSync(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'bin/bundle-function.ts'), handler, outputDir], {
-            cwd: PROJECT_ROOT,
-            stdio: ['ignore', 'inherit', 'inherit'],
-          });
+          const [, ...args] = command;
+          const result = spawnSync(process.execPath, [...args, outputDir], { cwd: PROJECT_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
           if (result.status !== 0) throw new Error(`bundling ${handler} failed (exit ${result.status})`);
           return true;
         },
@@ -200,7 +216,7 @@ export function bundleOptions(readable = false): BuildOptions & { metafile: true
     mainFields: [...ESBUILD_SETTINGS.mainFields],
     banner: { js: ESBUILD_SETTINGS.banner },
     alias: { ...ESBUILD_SETTINGS.alias },
-    plugins: [sdkSchemaShaking()],
+    plugins: [sdkSchemaShaking(), middyStreamingOnDemand()],
     // Where the aliases' paths and the metafile's are relative to, wherever the build is started from.
     absWorkingDir: PROJECT_ROOT,
     bundle: true,

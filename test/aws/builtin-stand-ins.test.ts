@@ -73,3 +73,19 @@ it("gives the SDK's user agent the process's own env and versions, without Node 
   expect(source).not.toMatch(/from\s*["'](node:)?process["']/);
   expect(result).toEqual({ same: true, loaded: [] });
 });
+
+it("loads @middy/core's web streams on first use, and its ReadableStream answers instanceof as the real one", async () => {
+  const { source, result } = await bundleAndRun(
+    'middy-streaming',
+    "export { default as middy } from '@middy/core'; export { ReadableStream } from '#shared/aws/middy-streaming.ts'; export { Readable } from 'node:stream';",
+    `const { ReadableStream, Readable } = bundle;
+    const atStart = loaded('internal/webstreams/readablestream');
+    const isNodeStream = Readable.from(['x']) instanceof ReadableStream;
+    const isWebStream = new globalThis.ReadableStream() instanceof ReadableStream;
+    process.stdout.write(JSON.stringify({ atStart, isWebStream, isNodeStream, afterUse: loaded('internal/webstreams/readablestream') }));`,
+  );
+
+  // @middy/core's own import of it now resolves to the stand-in.
+  expect(source).not.toMatch(/from\s*["']node:stream\/web["']/);
+  expect(result).toEqual({ atStart: false, isWebStream: true, isNodeStream: false, afterUse: true });
+});

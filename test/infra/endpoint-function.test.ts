@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { FALLBACK_HANDLER } from '#shared/http/routes.ts';
+import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
 import { EndpointFunction, type EndpointFunctionProps } from '../../lib/endpoint-function.ts';
 import { ofType, pair, permissionsOf, resourcesOf } from './template.ts';
 
@@ -45,9 +45,20 @@ describe('EndpointFunction', () => {
 
     it('is an ES module with its chunks, SDK included, that Node loads and that answers an API Gateway v2 event', () => {
       const app = new App({ outdir });
-      stackWith(app, { handler: FALLBACK_HANDLER, tableActions: [] });
+      const { stack } = stackWith(app, { handler: FALLBACK_HANDLER, tableActions: [] });
+      new EndpointFunction(stack, 'Preflight', {
+        handler: PREFLIGHT_HANDLER,
+        table: TableV2.fromTableName(stack, 'PreflightTable', 'postlane'),
+        tableActions: [],
+      });
       app.synth();
-      const [asset] = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+      // One asset per function, each its own handler's: CDK reuses a bundle whose options look alike.
+      const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+      expect(assets).toHaveLength(2);
+      const codeOf = (asset: string) => readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
+      const asset = assets.find((name) => codeOf(name).includes('@aws-sdk/client-dynamodb'));
+      expect(asset).toBeDefined();
+      expect(assets.filter((name) => name !== asset).map((name) => codeOf(name).includes('@aws-sdk/client-dynamodb'))).toEqual([false]);
       const bundle = join(outdir, asset!, 'index.mjs');
       expect(readdirSync(join(outdir, asset!))).toEqual(['chunks', 'index.mjs']);
       expect(readdirSync(join(outdir, asset!, 'chunks')).every((name) => name.endsWith('.mjs'))).toBe(true);
