@@ -10,9 +10,10 @@
  * first test instead. (Its other streaming import, `node:stream/promises`,
  * comes with `node:stream`, which the SDK loads anyway.)
  */
-export class ReadableStream {
-  static [Symbol.hasInstance](value: unknown): boolean {
+/** Not the class: `instanceof` asks only its right side's `Symbol.hasInstance`. */
+export const ReadableStream = {
+  [Symbol.hasInstance](value: unknown): boolean {
     // Not an import, which would load the module with the bundle; not createRequire either, whose name the bundle banner takes.
     return value instanceof process.getBuiltinModule('node:stream/web').ReadableStream;
-  }
-}
+  },
+};
