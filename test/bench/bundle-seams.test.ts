@@ -7,8 +7,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { bundleHandler, loadedAtStart } from '../../lib/bundling.ts';
+import { build } from 'esbuild';
+import { bundleHandler, bundleOptions, loadedAtStart } from '../../lib/bundling.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'postlane-seams-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -66,4 +68,17 @@ it('loads the template engine and the HTML-to-text converter in a sending functi
   }
   expect(outputsWith('@aws-sdk/client-dynamodb/').every((file) => atStart.includes(file))).toBe(true);
   expect(readFileSync(entry, 'utf8')).toContain('./chunks/');
+});
+
+it('compiles a large JSON file as one JSON.parse of a string, with the same value, and leaves a small one a literal', async () => {
+  const outfile = join(outdir, 'json.mjs');
+  const contents =
+    "export { default as description } from './docs/openapi.json' with { type: 'json' }; export { default as tsconfig } from './tsconfig.json' with { type: 'json' };";
+  await build({ ...bundleOptions(), stdin: { contents, resolveDir: process.cwd() }, outfile });
+  const { description, tsconfig } = await import(pathToFileURL(outfile).href);
+  const source = readFileSync(outfile, 'utf8');
+
+  expect(description).toEqual(JSON.parse(readFileSync('docs/openapi.json', 'utf8')));
+  expect(source.match(/JSON\.parse\(["'`]/g)).toHaveLength(1);
+  expect(tsconfig).toEqual(expect.objectContaining({ compilerOptions: expect.any(Object) }));
 });
