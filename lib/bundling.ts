@@ -31,7 +31,9 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  * - No source map: loading one costs cold-start time on every function, and the logs
  *   already carry each error's name and message.
  * - The SDK's default credential chain is replaced by the environment and container
- *   providers Lambda actually uses (shared/aws/lambda-credentials.ts).
+ *   providers Lambda actually uses (shared/aws/lambda-credentials.ts), and DynamoDB's
+ *   endpoint discovery, which no command of it uses, by nothing
+ *   (shared/aws/no-endpoint-discovery.ts).
  * - Two built-ins the SDK imports as ES modules are replaced by what it uses of them,
  *   which Node would otherwise load in full at every cold start: `node:zlib` (for an
  *   event-stream CRC32, loaded on first call: shared/aws/zlib-crc32.ts) and
@@ -54,6 +56,7 @@ export const ESBUILD_SETTINGS = {
   // Relative to the project root (`absWorkingDir` in bundleOptions).
   alias: {
     '@aws-sdk/credential-provider-node': './shared/aws/lambda-credentials.ts',
+    '@aws-sdk/middleware-endpoint-discovery': './shared/aws/no-endpoint-discovery.ts',
     'node:zlib': './shared/aws/zlib-crc32.ts',
     'node:process': './shared/aws/node-process.ts',
   },

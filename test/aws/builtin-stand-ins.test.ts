@@ -5,13 +5,13 @@
  * loads a bundle.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { build } from 'esbuild';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, inject, it } from 'vitest';
 import { crc32 } from '#shared/aws/zlib-crc32.ts';
 import { bundleOptions } from '../../lib/bundling.ts';
 
@@ -88,4 +88,26 @@ it("loads @middy/core's web streams on first use, and its ReadableStream answers
   // @middy/core's own import of it now resolves to the stand-in.
   expect(source).not.toMatch(/from\s*["']node:stream\/web["']/);
   expect(result).toEqual({ atStart: false, isWebStream: true, isNodeStream: false, afterUse: true });
+});
+
+it("leaves DynamoDB's endpoint discovery out, which no command of the SDK uses, and the client still sends", async () => {
+  // What makes the stand-in safe: the discovery middleware is added by a command or by nothing.
+  const sdkCode = ['client-dynamodb', 'lib-dynamodb'].flatMap((pkg) =>
+    readdirSync(join('node_modules/@aws-sdk', pkg, 'dist-es'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => readFileSync(join('node_modules/@aws-sdk', pkg, 'dist-es', file), 'utf8')),
+  );
+  expect(sdkCode.filter((code) => /getEndpointDiscovery\w*Plugin|endpointCache/.test(code))).toEqual([]);
+
+  const { source, result } = await bundleAndRun(
+    'endpoint-discovery',
+    `import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+    export const list = () => new DynamoDBClient({ endpoint: ${JSON.stringify(inject('dynamodbEndpoint'))}, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }).send(new ListTablesCommand({ Limit: 1 }));`,
+    `const answer = await bundle.list();
+    process.stdout.write(JSON.stringify({ tables: Array.isArray(answer.TableNames) }));`,
+  );
+
+  // mnemonist's LRU cache, by its own error message (minified code keeps no names).
+  expect(source).not.toContain('capacity should be positive');
+  expect(result).toEqual({ tables: true });
 });
