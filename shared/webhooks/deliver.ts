@@ -2,8 +2,13 @@
  * The webhook worker's logic, one queue message at a time: make the attempt
  * the message names, record it, and say what should be queued next. It never
  * waits in process: a message that surfaces before it is due goes back with
- * the remaining delay, and a retry is a new message.
+ * the remaining delay, and a retry is a new message. It also keeps the lanes
+ * (queue.ts): an attempt still unanswered after SLOW_DELIVERY_MS marks its
+ * endpoint slow, and a normal-lane message of an endpoint marked slow moves
+ * to the slow lane unattempted (queued before the mark, it would otherwise
+ * hold a normal worker as long as the receiver takes).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   abandonDelivery,
   claimAttempt,
@@ -13,14 +18,15 @@ import {
   getDelivery,
   getEndpoint,
   markEndpointFailing,
+  markEndpointSlow,
   type Delivery,
   type WebhookEndpoint,
 } from '#shared/data/webhooks.ts';
 import { recordEvent } from '#shared/domain/events.ts';
 import { log } from '#shared/log.ts';
 import { postWebhook, type PostResult } from './delivery-client.ts';
-import type { DeliveryMessage } from './queue.ts';
-import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, retryDelaySeconds } from './schedule.ts';
+import { deliveryMessage, laneOf, laneOfMessage, type DeliveryMessage } from './queue.ts';
+import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, retryDelaySeconds, SLOW_DELIVERY_MS, SLOW_MARK_MS } from './schedule.ts';
 import { signedHeaders } from './signing.ts';
 import { configuredUrlPolicy, resolveWebhookTarget, UnsafeUrlError, type UrlPolicy } from './url-safety.ts';
 
@@ -45,6 +51,36 @@ async function attempt(endpoint: WebhookEndpoint, delivery: Delivery, policy: Ur
     if (error instanceof UnsafeUrlError) return { error: error.message, durationMs: 0 };
     throw error;
   }
+}
+
+/**
+ * Waits for the attempt, marking the endpoint slow once it has taken
+ * SLOW_DELIVERY_MS unless a mark holds already: a receiver that hangs until
+ * the timeout is marked at the threshold, not ten seconds later, so fewer of
+ * its deliveries reach normal workers meanwhile. A failed mark costs only
+ * the lane: the attempt's outcome is still recorded.
+ */
+async function timed(
+  posting: Promise<PostResult>,
+  accountId: string,
+  endpoint: WebhookEndpoint,
+  now: number,
+): Promise<{ result: PostResult; endpoint: WebhookEndpoint }> {
+  if (laneOf(endpoint, now) === 'slow') return { result: await posting, endpoint };
+  const threshold = new AbortController();
+  const slow = sleep(SLOW_DELIVERY_MS, 'slow' as const, { signal: threshold.signal }).catch(() => 'answered' as const);
+  const first = await Promise.race([posting, slow]);
+  threshold.abort();
+  if (first !== 'slow') return { result: await posting, endpoint };
+  const slowUntil = new Date(now + SLOW_MARK_MS).toISOString();
+  try {
+    if (await markEndpointSlow(accountId, endpoint.id, new Date(now).toISOString(), slowUntil)) {
+      log.info('webhook endpoint marked slow', { webhookId: endpoint.id, slowUntil });
+    }
+  } catch (error) {
+    log.error('webhook endpoint could not be marked slow', { webhookId: endpoint.id, error });
+  }
+  return { result: await posting, endpoint: { ...endpoint, slowUntil } };
 }
 
 /**
@@ -82,11 +118,15 @@ export async function deliverWebhook(message: DeliveryMessage, now: number, opti
     await abandonDelivery(accountId, delivery, endpoint ? 'The webhook is disabled' : 'The webhook was deleted', new Date(now).toISOString());
     return { action: 'done', outcome: 'abandoned' };
   }
+  if (laneOfMessage(message) === 'normal' && laneOf(endpoint, now) === 'slow') {
+    return { action: 'enqueue', message: deliveryMessage(accountId, endpoint, deliveryId, message.attempt, message.notBefore, now) };
+  }
   const claimed = await claimAttempt(accountId, webhookId, deliveryId, message.attempt, now, now + LEASE_MS);
   // Another copy of this message made (or is making) the attempt.
   if (!claimed) return { action: 'done', outcome: 'duplicate' };
 
-  const result = await attempt(endpoint, claimed, options.policy ?? configuredUrlPolicy(), options.clock ?? (() => new Date()));
+  const posting = attempt(endpoint, claimed, options.policy ?? configuredUrlPolicy(), options.clock ?? (() => new Date()));
+  const { result, endpoint: timedEndpoint } = await timed(posting, accountId, endpoint, now);
   const succeeded = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const delay = succeeded ? undefined : retryDelaySeconds(message.attempt);
   const nextAttemptAt = delay === undefined ? undefined : now + delay * 1000;
@@ -108,5 +148,6 @@ export async function deliverWebhook(message: DeliveryMessage, now: number, opti
   log.info('webhook delivery failed', { webhookId, deliveryId, attempt: message.attempt, statusCode: result.statusCode, error: result.error });
   await noteFailure(accountId, endpoint, now);
   if (nextAttemptAt === undefined) return { action: 'done', outcome: 'failed' };
-  return { action: 'enqueue', message: { ...message, attempt: message.attempt + 1, notBefore: nextAttemptAt } };
+  // The retry's lane is the endpoint's at the time of this attempt: slow if this one marked it.
+  return { action: 'enqueue', message: deliveryMessage(accountId, timedEndpoint, deliveryId, message.attempt + 1, nextAttemptAt, now) };
 }

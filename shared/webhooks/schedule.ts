@@ -33,3 +33,26 @@ export const WEBHOOK_BATCH_SIZE = 10;
  * messages), so only a failing table or queue reaches this.
  */
 export const WEBHOOK_MAX_RECEIVES = 5;
+
+/**
+ * A delivery still unanswered after this long marks its endpoint slow: its
+ * deliveries then go to the slow lane (docs/webhooks.md, "A slow endpoint").
+ * A tenth of DELIVERY_TIMEOUT_MS: a receiver that answers within it costs a
+ * worker little; one that hangs is caught long before its timeout.
+ */
+export const SLOW_DELIVERY_MS = 1_000;
+
+/**
+ * How long a slow mark lasts. It is not extended by each slow delivery nor
+ * cleared by a fast one (either would be a write per delivery, and a receiver
+ * slow only now and then would flip lanes with each); once it lapses, the next
+ * slow delivery marks the endpoint again.
+ */
+export const SLOW_MARK_MS = 10 * 60 * 1000;
+
+/**
+ * Most workers the slow lane's event source runs at once (each with a batch of
+ * WEBHOOK_BATCH_SIZE): every slow endpoint of the region shares these, however
+ * many there are, while the normal lane keeps the rest of the concurrency.
+ */
+export const WEBHOOK_SLOW_MAX_CONCURRENCY = 10;
