@@ -35,35 +35,26 @@ const workerId = ofType(resources, 'AWS::Lambda::Function').find(
 )![0];
 const producerId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === 'Postlane functions/feedback/ses-events.ts')![0];
 
+/** The queue `name` is encrypted and moves messages to its encrypted dead-letter queue `<name>-dlq`, kept 14 days. */
+function expectQueueWithDeadLetters(queue: string, deadLetters: string, name: string): void {
+  expect(resources[queue]!.Properties).toMatchObject({
+    QueueName: name,
+    SqsManagedSseEnabled: true,
+    RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetters, 'Arn'] }, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
+    VisibilityTimeout: 6 * resources[workerId]!.Properties.Timeout,
+  });
+  expect(resources[deadLetters]!.Properties).toMatchObject({ QueueName: `${name}-dlq`, SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+}
+
 describe('webhook delivery', () => {
   it('is the encrypted queue postlane-<stage>-webhooks, moving messages to an encrypted dead-letter queue', () => {
-    expect(resources[queueId]!.Properties).toMatchObject({
-      QueueName: 'postlane-test-webhooks',
-      SqsManagedSseEnabled: true,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] }, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
-      VisibilityTimeout: 6 * resources[workerId]!.Properties.Timeout,
-    });
-    expect(resources[deadLetterId]!.Properties).toMatchObject({
-      QueueName: 'postlane-test-webhooks-dlq',
-      SqsManagedSseEnabled: true,
-      MessageRetentionPeriod: 14 * 24 * 3600,
-    });
+    expectQueueWithDeadLetters(queueId, deadLetterId, 'postlane-test-webhooks');
     const guarded = ofType(resources, 'AWS::SQS::QueuePolicy').flatMap(([, policy]) => policy.Properties.Queues.map(referencedId));
     expect(guarded.sort()).toEqual([queueId, deadLetterId, slowQueueId, slowDeadLetterId].sort());
   });
 
   it('has a slow lane, postlane-<stage>-webhooks-slow, encrypted, with an encrypted dead-letter queue of its own', () => {
-    expect(resources[slowQueueId]!.Properties).toMatchObject({
-      QueueName: 'postlane-test-webhooks-slow',
-      SqsManagedSseEnabled: true,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [slowDeadLetterId, 'Arn'] }, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
-      VisibilityTimeout: 6 * resources[workerId]!.Properties.Timeout,
-    });
-    expect(resources[slowDeadLetterId]!.Properties).toMatchObject({
-      QueueName: 'postlane-test-webhooks-slow-dlq',
-      SqsManagedSseEnabled: true,
-      MessageRetentionPeriod: 14 * 24 * 3600,
-    });
+    expectQueueWithDeadLetters(slowQueueId, slowDeadLetterId, 'postlane-test-webhooks-slow');
   });
 
   it('feeds the worker batches from both lanes, reporting partial batch failures; only the slow lane is bounded in concurrency', () => {
