@@ -233,7 +233,7 @@ async function main(): Promise<void> {
   );
   lines.push(
     line(
-      'webhook slow lane',
+      'slow webhooks',
       slowWebhookQueues.queueUrl,
       externalSqs ? '(SQS_ENDPOINT; not started here)' : `(deliveries of endpoints marked slow; dead letters: ${slowWebhookQueues.deadLetterQueueUrl})`,
     ),
