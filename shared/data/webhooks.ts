@@ -134,7 +134,7 @@ export async function updateEndpoint(
   accountId: string,
   webhookId: string,
   changes: Partial<Omit<WebhookEndpoint, 'id' | 'secret' | 'createdAt'>>,
-  remove: readonly ('failingSince' | 'disabledAt')[] = [],
+  remove: readonly ('failingSince' | 'disabledAt' | 'slowUntil')[] = [],
 ): Promise<WebhookEndpoint> {
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   const names = Object.fromEntries([...entries.map(([name]) => name), ...remove].map((name) => [`#${name}`, name]));

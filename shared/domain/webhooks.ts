@@ -125,7 +125,7 @@ export interface WebhookChanges {
   enabled?: boolean;
 }
 
-/** Changes the given fields; enabling an endpoint again starts its failure count afresh. */
+/** Changes the given fields; enabling an endpoint again starts its failure count afresh, a new URL ends its slow mark. */
 export async function updateWebhook(
   accountId: string,
   webhookId: string,
@@ -144,7 +144,11 @@ export async function updateWebhook(
       ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
       updatedAt: new Date(now).toISOString(),
     },
-    changes.enabled ? ['failingSince', 'disabledAt'] : [],
+    [
+      ...(changes.enabled ? (['failingSince', 'disabledAt'] as const) : []),
+      // Another URL is another receiver: how fast it answers is yet to be seen.
+      ...(changes.url === undefined ? [] : (['slowUntil'] as const)),
+    ],
   );
   return publicView(updated);
 }

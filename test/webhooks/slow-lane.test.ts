@@ -4,7 +4,8 @@
  * slow; its deliveries then go to the slow queue, whatever queues them (the
  * stream's fan-out, a retry, a test event, a manual retry), while the other
  * endpoints' stay on the normal queue; messages queued before the mark move
- * over unattempted; the mark lapses after SLOW_MARK_MS. And the point of it
+ * over unattempted; the mark lapses after SLOW_MARK_MS, or ends with a new
+ * URL. And the point of it
  * all: with one worker on the normal queue, a fast endpoint's deliveries are
  * all made while the slow receiver still holds its own.
  *
@@ -167,6 +168,19 @@ describe('the slow lane', () => {
     expect(await fanOutStreamedItems(itemsOf(await takeStreamRecords(arranged.accountId)), lapsed + 1)).toEqual([]);
     const { slow, fast } = await arranged.lanesByEndpoint();
     expect({ slow, fast }).toEqual({ slow: ['slow'], fast: ['normal'] });
+  });
+
+  it('ends the mark when the endpoint gets another URL: another receiver, not yet seen slow', async () => {
+    const arranged = await twoEndpoints();
+    await markedSlow(arranged);
+    const moved = await receiver();
+
+    const updated = await request('PATCH', `/api/webhooks/${arranged.slowId}`, { key: arranged.key, body: { url: moved.url } });
+    expect(updated.status).toBe(200);
+    await arranged.createContacts();
+
+    const { slow, fast } = await arranged.lanesByEndpoint();
+    expect({ slow, fast }).toEqual({ slow: ['normal'], fast: ['normal'] });
   });
 
   it("with one worker on the normal queue, delivers every fast endpoint's event while the slow receiver still holds its own", async () => {
