@@ -3,8 +3,8 @@
  * the message names, record it, and say what should be queued next. It never
  * waits in process: a message that surfaces before it is due goes back with
  * the remaining delay, and a retry is a new message. It also keeps the lanes
- * (queue.ts): an attempt still unanswered after SLOW_DELIVERY_MS marks its
- * endpoint slow, and a normal-lane message of an endpoint marked slow moves
+ * (queue.ts): an attempt still unanswered SLOW_DELIVERY_MS after its batch's
+ * first answer marks its endpoint slow, and a normal-lane message of an endpoint marked slow moves
  * to the slow lane unattempted (queued before the mark, it would otherwise
  * hold a normal worker as long as the receiver takes).
  */
@@ -26,17 +26,39 @@ import { recordEvent } from '#shared/domain/events.ts';
 import { log } from '#shared/log.ts';
 import { postWebhook, type PostResult } from './delivery-client.ts';
 import { deliveryMessage, laneOf, laneOfMessage, type DeliveryMessage } from './queue.ts';
-import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, retryDelaySeconds, SLOW_DELIVERY_MS, SLOW_MARK_MS } from './schedule.ts';
+import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, retryDelaySeconds, SLOW_ALONE_MS, SLOW_DELIVERY_MS, SLOW_MARK_MS } from './schedule.ts';
 import { signedHeaders } from './signing.ts';
 import { configuredUrlPolicy, resolveWebhookTarget, UnsafeUrlError, type UrlPolicy } from './url-safety.ts';
 
 /** What the caller should do once the message is handled: nothing, or queue `message` (it is due at its `notBefore`). */
 export type NextStep = { action: 'done'; outcome: string } | { action: 'enqueue'; message: DeliveryMessage };
 
+/**
+ * The first answer among the attempts of one batch (any outcome: a status, a
+ * refused connection, an error). The worker's own lag (a starved CPU, a
+ * pause) delays every attempt of a batch alike, a slow receiver only its own:
+ * attempts are timed from it (SLOW_DELIVERY_MS), not from their start alone.
+ */
+export interface BatchPace {
+  firstAnswer: Promise<void>;
+  answered(): void;
+}
+
+/** A pace for the attempts of one batch; `deliverWebhook` without one is a batch of its own. */
+export function batchPace(): BatchPace {
+  let resolve = () => {};
+  const firstAnswer = new Promise<void>((resolved) => {
+    resolve = resolved;
+  });
+  return { firstAnswer, answered: () => resolve() };
+}
+
 export interface DeliverOptions {
   policy?: UrlPolicy;
   /** The signature's time: the moment the request leaves, whatever `now` the schedule runs on. */
   clock?: () => Date;
+  /** Shared by the messages of one batch (worker.ts). */
+  batch?: BatchPace;
 }
 
 /** Longer than one attempt can take, so a live attempt is never taken over. */
@@ -54,23 +76,29 @@ async function attempt(endpoint: WebhookEndpoint, delivery: Delivery, policy: Ur
 }
 
 /**
- * Waits for the attempt, marking the endpoint slow once it has taken
- * SLOW_DELIVERY_MS unless a mark holds already: a receiver that hangs until
- * the timeout is marked at the threshold, not ten seconds later, so fewer of
- * its deliveries reach normal workers meanwhile. A failed mark costs only
- * the lane: the attempt's outcome is still recorded.
+ * Waits for the attempt, marking the endpoint slow when it is still
+ * unanswered SLOW_DELIVERY_MS after its batch's first answer (or SLOW_ALONE_MS
+ * after it started, with no answer in the batch), unless a mark holds
+ * already: a receiver that hangs until the timeout is marked then, not ten
+ * seconds later, so fewer of its deliveries reach normal workers meanwhile. A
+ * failed mark costs only the lane: the attempt's outcome is still recorded.
  */
 async function timed(
   posting: Promise<PostResult>,
   accountId: string,
   endpoint: WebhookEndpoint,
   now: number,
+  batch: BatchPace,
 ): Promise<{ result: PostResult; endpoint: WebhookEndpoint }> {
   if (laneOf(endpoint, now) === 'slow') return { result: await posting, endpoint };
-  const threshold = new AbortController();
-  const slow = sleep(SLOW_DELIVERY_MS, 'slow' as const, { signal: threshold.signal }).catch(() => 'answered' as const);
+  const cancel = new AbortController();
+  const wait = (ms: number) => sleep(ms, undefined, { signal: cancel.signal });
+  const slow = Promise.race([batch.firstAnswer.then(() => wait(SLOW_DELIVERY_MS)), wait(SLOW_ALONE_MS)]).then(
+    () => 'slow' as const,
+    () => 'answered' as const,
+  );
   const first = await Promise.race([posting, slow]);
-  threshold.abort();
+  cancel.abort();
   if (first !== 'slow') return { result: await posting, endpoint };
   const slowUntil = new Date(now + SLOW_MARK_MS).toISOString();
   try {
@@ -125,8 +153,10 @@ export async function deliverWebhook(message: DeliveryMessage, now: number, opti
   // Another copy of this message made (or is making) the attempt.
   if (!claimed) return { action: 'done', outcome: 'duplicate' };
 
+  const batch = options.batch ?? batchPace();
   const posting = attempt(endpoint, claimed, options.policy ?? configuredUrlPolicy(), options.clock ?? (() => new Date()));
-  const { result, endpoint: timedEndpoint } = await timed(posting, accountId, endpoint, now);
+  posting.then(batch.answered, batch.answered);
+  const { result, endpoint: timedEndpoint } = await timed(posting, accountId, endpoint, now, batch);
   const succeeded = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const delay = succeeded ? undefined : retryDelaySeconds(message.attempt);
   const nextAttemptAt = delay === undefined ? undefined : now + delay * 1000;

@@ -35,12 +35,23 @@ export const WEBHOOK_BATCH_SIZE = 10;
 export const WEBHOOK_MAX_RECEIVES = 5;
 
 /**
- * A delivery still unanswered after this long marks its endpoint slow: its
- * deliveries then go to the slow lane (docs/webhooks.md, "A slow endpoint").
- * A tenth of DELIVERY_TIMEOUT_MS: a receiver that answers within it costs a
- * worker little; one that hangs is caught long before its timeout.
+ * A delivery still unanswered this long after the first answer of its batch
+ * marks its endpoint slow: its deliveries then go to the slow lane
+ * (docs/webhooks.md, "A slow endpoint"). A tenth of DELIVERY_TIMEOUT_MS: a
+ * receiver that answers within it costs a worker little; one that hangs is
+ * caught long before its timeout.
  */
 export const SLOW_DELIVERY_MS = 1_000;
+
+/**
+ * A delivery still unanswered this long after it started, while no other of
+ * its batch has been answered either, marks its endpoint slow too. Longer than
+ * SLOW_DELIVERY_MS: with no answer to compare with, a slow receiver cannot be
+ * told from the worker's own lag (a starved CPU, a pause), which delays every
+ * attempt of a batch alike. Batches are full when workers are scarce, which is
+ * when the lanes matter.
+ */
+export const SLOW_ALONE_MS = 3 * SLOW_DELIVERY_MS;
 
 /**
  * How long a slow mark lasts. It is not extended by each slow delivery nor

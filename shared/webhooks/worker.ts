@@ -6,7 +6,7 @@
  * batch failure, to be received again, never the whole batch.
  */
 import { log } from '#shared/log.ts';
-import { deliverWebhook, type DeliverOptions } from './deliver.ts';
+import { batchPace, deliverWebhook, type DeliverOptions } from './deliver.ts';
 import { configuredWebhookLanes, decodeDeliveryMessage, enqueueDelivery, type DeliveryMessage } from './queue.ts';
 
 /** One received queue message: what the handler takes from each SQS record. */
@@ -23,6 +23,8 @@ export async function deliverWebhookBatch(
   options: DeliverOptions = {},
 ): Promise<string[]> {
   if (!lanes) throw new Error('WEBHOOK_QUEUE_URL is not set: the worker cannot queue the next attempts');
+  // One pace for the batch: a receiver is slow beside the others' answers (deliver.ts, BatchPace).
+  const batched = { batch: batchPace(), ...options };
   const failed = await Promise.all(
     records.map(async (record) => {
       let message: DeliveryMessage;
@@ -34,7 +36,7 @@ export async function deliverWebhookBatch(
         return false;
       }
       try {
-        const next = await deliverWebhook(message, now, options);
+        const next = await deliverWebhook(message, now, batched);
         if (next.action === 'enqueue') await enqueueDelivery(lanes, next.message, now);
         return false;
       } catch (error) {
