@@ -10,9 +10,10 @@
  * Lambda runs as many SQS batches at once as the queue needs; locally
  * `workers` pollers stand for that concurrency on the normal lane. A slow
  * receiver's first deliveries hold their batches (the fast receivers'
- * deliveries in them are made at once, in parallel) until one has taken
- * SLOW_DELIVERY_MS; then its endpoint is marked slow and its deliveries go to
- * the slow lane, polled by `slowWorkers` pollers beside them: the stack's
+ * deliveries in them are made at once, in parallel) until one of them is
+ * judged slow (still unanswered SLOW_DELIVERY_MS after its batch's first
+ * answer); then its endpoint is marked slow and its deliveries go to the slow lane, polled by
+ * `slowWorkers` pollers beside them: the stack's
  * WEBHOOK_SLOW_MAX_CONCURRENCY, the same bound as deployed, since that lane's
  * concurrency is a fixed number in AWS, not the region's.
  */
