@@ -4,9 +4,9 @@
  * waits in process: a message that surfaces before it is due goes back with
  * the remaining delay, and a retry is a new message. It also keeps the lanes
  * (queue.ts): an attempt still unanswered SLOW_DELIVERY_MS after its batch's
- * first answer marks its endpoint slow, and a normal-lane message of an endpoint marked slow moves
- * to the slow lane unattempted (queued before the mark, it would otherwise
- * hold a normal worker as long as the receiver takes).
+ * first answer marks its endpoint slow, and a normal-lane message of an
+ * endpoint marked slow moves to the slow lane unattempted (queued before the
+ * mark, it would otherwise hold a normal worker as long as the receiver takes).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
