@@ -216,7 +216,7 @@ export function webhookSection(webhooks: WebhookBenchResults): string[] {
   const per = (usage: WebhookBenchResults['fanOutPerEvent']) =>
     `${units(usage.roundTrips)} round trips, ${units(usage.writeUnits)} WRU, ${units(usage.readUnits)} RRU`;
   return [
-    `#### Webhooks: ${options.events.toLocaleString('en-US')} events to ${options.endpoints} endpoints, one answering in ${options.slowMs} ms (${options.workers} workers)`,
+    `#### Webhooks: ${options.events.toLocaleString('en-US')} events to ${options.endpoints} endpoints, one answering in ${options.slowMs} ms (${options.workers} workers, ${options.slowWorkers} more on the slow lane)`,
     '',
     `Recording an event (the request's share): ${per(webhooks.recordPerEvent)}. Fanning one out from the stream to ${options.endpoints} endpoints: ${per(webhooks.fanOutPerEvent)}, ${webhooks.fanOutMsPerEvent.toFixed(1)} ms of the fan-out function.`,
     `Delivering one to a receiver that answers at once: ${per(webhooks.perDelivery)}, ${webhooks.perDelivery.ms.toFixed(1)} ms of the delivery worker.`,

@@ -48,6 +48,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   };
   // The webhook bench's queue (bench/webhooks.ts), made as `npm start` makes it.
   const webhooks = await createRetryQueues(sqs.endpoint, 'postlane-webhooks', WEBHOOK_MAX_RECEIVES);
+  const slowWebhooks = await createRetryQueues(sqs.endpoint, 'postlane-webhooks-slow', WEBHOOK_MAX_RECEIVES);
   // The broadcast bench's queue (bench/broadcast.ts).
   const broadcasts = await createRetryQueues(sqs.endpoint, 'postlane-broadcasts', BROADCAST_MAX_RECEIVES);
   const env = {
@@ -57,6 +58,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     AWS_REGION: 'us-east-1',
     SQS_ENDPOINT: sqs.endpoint,
     WEBHOOK_QUEUE_URL: webhooks.queueUrl,
+    WEBHOOK_SLOW_QUEUE_URL: slowWebhooks.queueUrl,
     BROADCAST_QUEUE_URL: broadcasts.queueUrl,
     // The broadcast bench's SES stand-in accepts this many a second; the pacing reads the same name.
     SES_MAX_SEND_RATE: process.env.SES_MAX_SEND_RATE ?? String(DEFAULT_SES_RATE),

@@ -8,9 +8,14 @@
  * delivery, and all of it per one-recipient send.
  *
  * Lambda runs as many SQS batches at once as the queue needs; locally
- * WORKERS pollers stand for that concurrency. A slow receiver holds its own
- * message's batch only: the fast receivers' deliveries in that batch are made
- * at once, in parallel, and the other pollers go on.
+ * `workers` pollers stand for that concurrency on the normal lane. A slow
+ * receiver's first deliveries hold their batches (the fast receivers'
+ * deliveries in them are made at once, in parallel) until one of them is
+ * judged slow (still unanswered SLOW_DELIVERY_MS after its batch's first
+ * answer); then its endpoint is marked slow and its deliveries go to the slow lane, polled by
+ * `slowWorkers` pollers beside them: the stack's
+ * WEBHOOK_SLOW_MAX_CONCURRENCY, the same bound as deployed, since that lane's
+ * concurrency is a fixed number in AWS, not the region's.
  */
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -18,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { DynamoMeter } from './dynamo-meter.ts';
 import type { Progress } from './metered.ts';
+import { WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
 
 export interface WebhookBenchOptions {
   /** Events of the baseline phase (fast receivers only). */
@@ -27,8 +33,10 @@ export interface WebhookBenchOptions {
   endpoints: number;
   /** How long the one slow receiver takes to answer. */
   slowMs: number;
-  /** Concurrent worker pollers (Lambda's concurrent batches). */
+  /** Concurrent worker pollers of the normal lane (Lambda's concurrent batches). */
   workers: number;
+  /** Concurrent worker pollers of the slow lane (its event source's maxConcurrency). */
+  slowWorkers: number;
   /** Events metered through the fan-out and the delivery worker on their own, for their cost per event and per delivery. */
   meteredEvents: number;
   /** One-recipient sends to an account with one endpoint, metered from the request to the deliveries. */
@@ -81,7 +89,16 @@ export interface WebhookBenchResults {
   totalSeconds: number;
 }
 
-export const WEBHOOK_BENCH: WebhookBenchOptions = { events: 1_000, slowEvents: 200, endpoints: 5, slowMs: 2_000, workers: 20, meteredEvents: 50, sends: 20 };
+export const WEBHOOK_BENCH: WebhookBenchOptions = {
+  events: 1_000,
+  slowEvents: 200,
+  endpoints: 5,
+  slowMs: 2_000,
+  workers: 20,
+  slowWorkers: WEBHOOK_SLOW_MAX_CONCURRENCY,
+  meteredEvents: 50,
+  sends: 20,
+};
 
 const LOAD_TYPE = 'email.delivered';
 
@@ -281,8 +298,10 @@ async function deliverLoad(
   const receivers = await Promise.all(Array.from({ length: options.endpoints }, (_, index) => startLatencyReceiver(index === 0 ? slowMs : 0)));
   const [slow, ...fast] = receivers;
   for (const receiver of receivers) await createWebhook(accountId, { url: receiver.url, events: [LOAD_TYPE] }, Date.now());
-  progress(`webhooks (${label}): ${events} events to ${options.endpoints} endpoints, one answering in ${slowMs} ms, ${options.workers} workers`);
-  const pollers = [await startEventFanOut(), await startWebhookWorker(undefined, options.workers)];
+  progress(
+    `webhooks (${label}): ${events} events to ${options.endpoints} endpoints, one answering in ${slowMs} ms, ${options.workers} workers (${options.slowWorkers} on the slow lane)`,
+  );
+  const pollers = [await startEventFanOut(), await startWebhookWorker({ concurrency: options.workers, slowConcurrency: options.slowWorkers })];
   const started = performance.now();
   try {
     for (let index = 0; index < events; index++) {

@@ -28,6 +28,7 @@ const LOG_FILE = join(DATA_DIR, 'server.log');
 const HOST = '127.0.0.1';
 const RETRY_QUEUE_NAME = 'postlane-retry';
 const WEBHOOK_QUEUE_NAME = 'postlane-webhooks';
+const WEBHOOK_SLOW_QUEUE_NAME = 'postlane-webhooks-slow';
 const BROADCAST_QUEUE_NAME = 'postlane-broadcasts';
 /** Broadcast workers polling at once, as Lambda runs several on one event source. */
 const BROADCAST_WORKERS = 4;
@@ -207,9 +208,10 @@ async function main(): Promise<void> {
       : line('local S3', s3Endpoint, s3DataDir ? `(attachment uploads in ${relative(ROOT, s3DataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)'),
   );
   const sqsEndpoint = externalSqs ?? sqs!.endpoint;
-  const [retryQueues, webhookQueues, feedbackDeadLetters, broadcastQueues, scheduler] = await Promise.all([
+  const [retryQueues, webhookQueues, slowWebhookQueues, feedbackDeadLetters, broadcastQueues, scheduler] = await Promise.all([
     createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, WEBHOOK_QUEUE_NAME, WEBHOOK_MAX_RECEIVES),
+    createRetryQueues(sqsEndpoint, WEBHOOK_SLOW_QUEUE_NAME, WEBHOOK_MAX_RECEIVES),
     createQueue(sqsEndpoint, FEEDBACK_DEAD_LETTERS_NAME),
     createRetryQueues(sqsEndpoint, BROADCAST_QUEUE_NAME, BROADCAST_MAX_RECEIVES),
     // Fires scheduled broadcasts at their time, putting their start step on the broadcast queue as EventBridge Scheduler does.
@@ -227,6 +229,13 @@ async function main(): Promise<void> {
       'webhook queue',
       webhookQueues.queueUrl,
       externalSqs ? '(SQS_ENDPOINT; not started here)' : `(deliveries, worker polling; dead letters: ${webhookQueues.deadLetterQueueUrl})`,
+    ),
+  );
+  lines.push(
+    line(
+      'slow webhooks',
+      slowWebhookQueues.queueUrl,
+      externalSqs ? '(SQS_ENDPOINT; not started here)' : `(deliveries of endpoints marked slow; dead letters: ${slowWebhookQueues.deadLetterQueueUrl})`,
     ),
   );
   lines.push(
@@ -250,6 +259,7 @@ async function main(): Promise<void> {
   process.env.SQS_ENDPOINT = sqsEndpoint;
   process.env.RETRY_QUEUE_URL = retryQueues.queueUrl;
   process.env.WEBHOOK_QUEUE_URL = webhookQueues.queueUrl;
+  process.env.WEBHOOK_SLOW_QUEUE_URL = slowWebhookQueues.queueUrl;
   process.env.BROADCAST_QUEUE_URL = broadcastQueues.queueUrl;
   process.env.BROADCAST_QUEUE_ARN = `arn:aws:sqs:us-east-1:000000000000:${BROADCAST_QUEUE_NAME}`;
   process.env.BROADCAST_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/local-scheduler';

@@ -70,7 +70,12 @@ export function declaredFunctionProps(declared: DeclaredFunction, resources: Dec
 }
 
 /** The environment variable through which each queue's URL reaches the code (shared/config.ts). */
-const QUEUE_ENVIRONMENT: Record<QueueName, string> = { retry: 'RETRY_QUEUE_URL', webhooks: 'WEBHOOK_QUEUE_URL', broadcast: 'BROADCAST_QUEUE_URL' };
+const QUEUE_ENVIRONMENT: Record<QueueName, string> = {
+  retry: 'RETRY_QUEUE_URL',
+  webhooks: 'WEBHOOK_QUEUE_URL',
+  webhooksSlow: 'WEBHOOK_SLOW_QUEUE_URL',
+  broadcast: 'BROADCAST_QUEUE_URL',
+};
 
 /** The environment variable through which each secret's name reaches the code (shared/config.ts). */
 const SECRET_ENVIRONMENT: Record<SecretName, string> = { linkSigning: 'SIGNING_SECRET_PARAMETER' };

@@ -118,7 +118,7 @@ export class RegionalStack extends Stack {
       secrets: { linkSigning },
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
-      queues: { retry: this.retryQueue.queue, webhooks: this.webhooks.queue, broadcast: this.broadcasts.queue },
+      queues: { retry: this.retryQueue.queue, webhooks: this.webhooks.queue, webhooksSlow: this.webhooks.slowLane.queue, broadcast: this.broadcasts.queue },
       scheduler: { queue: this.broadcasts.queue, role: this.broadcasts.schedulerRole },
       protection: props.api,
     });
@@ -127,6 +127,7 @@ export class RegionalStack extends Stack {
     new CfnOutput(this, 'FeedbackDeadLetterQueueUrl', { value: this.feedback.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'RetryDeadLetterQueueUrl', { value: this.retryQueue.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'WebhookSlowDeadLetterQueueUrl', { value: this.webhooks.slowLane.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'EventFanOutFailuresQueueUrl', { value: this.eventFanOut.failures.queueUrl });
     new CfnOutput(this, 'BroadcastDeadLetterQueueUrl', { value: this.broadcasts.deadLetterQueue.queueUrl });
 

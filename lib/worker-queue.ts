@@ -49,51 +49,75 @@ export interface WorkerQueueResources extends DeclaredFunctionResources {
   readonly namePrefix: string;
 }
 
+/** What a further queue drained by the same worker declares (a lane: lib/webhooks.ts); the worker and its batch size are the queue's. */
+export type WorkerLaneSettings = Pick<WorkerQueueSettings, 'name' | 'maxReceiveCount' | 'maxConcurrency' | 'deadLetterAlarmDescription'>;
+
+/** A queue the worker drains, its dead-letter queue and the alarm on it. */
+export interface DrainedQueue {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly deadLetterAlarm: Alarm;
+}
+
 /**
  * A queue drained by a worker function, with a dead-letter queue and an alarm
  * when anything reaches it. Both queues are encrypted with SQS-managed keys
  * (no KMS key to pay for or grant) and refuse requests not made over TLS. The
  * worker reports partial batch failures, so only the failed messages return.
  */
-export class WorkerQueue extends Construct {
+export class WorkerQueue extends Construct implements DrainedQueue {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly worker: EndpointFunction;
   readonly deadLetterAlarm: Alarm;
+  private readonly namePrefix: string;
+  private readonly settings: WorkerQueueSettings;
 
   constructor(scope: Construct, id: string, resources: WorkerQueueResources, settings: WorkerQueueSettings) {
     super(scope, id);
-    const queueName = `${resources.namePrefix}-${settings.name}`;
-    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+    this.namePrefix = resources.namePrefix;
+    this.settings = settings;
+    this.worker = new EndpointFunction(this, 'Worker', declaredFunctionProps(settings.worker, resources));
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue, deadLetterAlarm: this.deadLetterAlarm } = this.drain(this, settings));
+    acknowledgeFindings(this.worker.function, {
+      'Serverless-LambdaEventSourceMappingDestination':
+        "SQS event sources take no on-failure destination (streams and Kafka do): a message that keeps failing moves to the dead-letter queue by the queue's redrive policy",
+    });
+  }
+
+  /** One more queue `<namePrefix>-<name>` for the same worker, with its own dead letters, alarm and event source concurrency. */
+  protected addLane(id: string, lane: WorkerLaneSettings): DrainedQueue {
+    return this.drain(new Construct(this, id), { ...this.settings, ...lane, maxConcurrency: lane.maxConcurrency });
+  }
+
+  private drain(scope: Construct, settings: WorkerQueueSettings): DrainedQueue {
+    const queueName = `${this.namePrefix}-${settings.name}`;
+    const deadLetterQueue = new Queue(scope, 'DeadLetters', {
       queueName: `${queueName}-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       // SQS's longest: time for an operator to look at a message and redrive it.
       retentionPeriod: Duration.days(14),
     });
-    this.worker = new EndpointFunction(this, 'Worker', declaredFunctionProps(settings.worker, resources));
-    this.queue = new Queue(this, 'Queue', {
+    const queue = new Queue(scope, 'Queue', {
       queueName,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       maxMessageSizeBytes: settings.maxMessageSizeBytes,
       visibilityTimeout: Duration.seconds(this.worker.function.timeout!.toSeconds() * VISIBILITY_PER_FUNCTION_TIMEOUT),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
     });
     this.worker.function.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: settings.batchSize, maxConcurrency: settings.maxConcurrency, reportBatchItemFailures: true }),
+      new SqsEventSource(queue, { batchSize: settings.batchSize, maxConcurrency: settings.maxConcurrency, reportBatchItemFailures: true }),
     );
-    acknowledgeFindings(this.deadLetterQueue, {
+    acknowledgeFindings(deadLetterQueue, {
       'Serverless-SQSRedrivePolicy': 'The end of the line: messages here are kept 14 days for an operator, and the alarm below says one arrived',
     });
-    acknowledgeFindings(this.worker.function, {
-      'Serverless-LambdaEventSourceMappingDestination':
-        "SQS event sources take no on-failure destination (streams and Kafka do): a message that keeps failing moves to the dead-letter queue by the queue's redrive policy",
-    });
-    this.deadLetterAlarm = postlaneAlarm(this, 'DeadLettersAlarm', {
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    const deadLetterAlarm = postlaneAlarm(scope, 'DeadLettersAlarm', {
+      metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,
       description: settings.deadLetterAlarmDescription,
     });
+    return { queue, deadLetterQueue, deadLetterAlarm };
   }
 }

@@ -33,6 +33,8 @@ const ConfigSchema = v.object({
   SQS_ENDPOINT: optionalUrl,
   /** The webhook delivery queue (an SQS queue URL): events fan out onto it, the worker (functions/webhooks/deliver.ts) takes from it. */
   WEBHOOK_QUEUE_URL: optionalUrl,
+  /** The slow lane's queue (shared/webhooks/queue.ts): deliveries of endpoints marked slow; required with WEBHOOK_QUEUE_URL. */
+  WEBHOOK_SLOW_QUEUE_URL: optionalUrl,
   /** The EventBridge bus every event is also put on (`postlane:eventBus`; `default` for the account's default bus); unset, none. */
   EVENT_BUS_NAME: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._\-/]{1,256}$/, 'must be an EventBridge bus name'))),
   /** The broadcast queue (an SQS queue URL): planning steps and batches of a broadcast, taken by functions/broadcasts/work.ts. */

@@ -39,6 +39,8 @@ export interface WebhookEndpoint {
   /** Start of the current run of failed attempts; absent after any success. */
   failingSince?: string;
   disabledAt?: string;
+  /** Until when its deliveries take the slow lane (shared/webhooks/queue.ts); set when one was slow, left to lapse. */
+  slowUntil?: string;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -132,7 +134,7 @@ export async function updateEndpoint(
   accountId: string,
   webhookId: string,
   changes: Partial<Omit<WebhookEndpoint, 'id' | 'secret' | 'createdAt'>>,
-  remove: readonly ('failingSince' | 'disabledAt')[] = [],
+  remove: readonly ('failingSince' | 'disabledAt' | 'slowUntil')[] = [],
 ): Promise<WebhookEndpoint> {
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   const names = Object.fromEntries([...entries.map(([name]) => name), ...remove].map((name) => [`#${name}`, name]));
@@ -183,6 +185,20 @@ export async function markEndpointFailing(accountId: string, webhookId: string, 
 /** Ends a run of failures (a delivery succeeded); nothing to write when none is running. */
 export async function clearEndpointFailing(accountId: string, webhookId: string): Promise<void> {
   await updateIf({ Key: endpointKey(accountId, webhookId), UpdateExpression: 'REMOVE failingSince', ConditionExpression: 'attribute_exists(failingSince)' });
+}
+
+/**
+ * Marks the endpoint slow until `until`, unless a mark still holds at `now`
+ * (racing workers whose deliveries were all slow write it once); true for the
+ * caller that wrote it.
+ */
+export function markEndpointSlow(accountId: string, webhookId: string, now: string, until: string): Promise<boolean> {
+  return updateIf({
+    Key: endpointKey(accountId, webhookId),
+    UpdateExpression: 'SET slowUntil = :until',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(slowUntil) OR slowUntil <= :now)',
+    ExpressionAttributeValues: { ':until': until, ':now': now },
+  });
 }
 
 /**

@@ -21,7 +21,7 @@ import {
 import type * as v from 'valibot';
 import { notFound, PostlaneError, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
-import { configuredWebhookQueue, enqueueDelivery, type WebhookQueue } from '#shared/webhooks/queue.ts';
+import { configuredWebhookLanes, deliveryMessage, enqueueDelivery, type WebhookLanes } from '#shared/webhooks/queue.ts';
 import { deliverEvent } from '#shared/webhooks/fan-out.ts';
 import type { deliverySchema, webhookSchema } from '#shared/schemas/webhooks.ts';
 import { newWebhookSecret } from '#shared/webhooks/signing.ts';
@@ -125,7 +125,7 @@ export interface WebhookChanges {
   enabled?: boolean;
 }
 
-/** Changes the given fields; enabling an endpoint again starts its failure count afresh. */
+/** Changes the given fields; enabling an endpoint again starts its failure count afresh, a new URL ends its slow mark. */
 export async function updateWebhook(
   accountId: string,
   webhookId: string,
@@ -144,7 +144,11 @@ export async function updateWebhook(
       ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
       updatedAt: new Date(now).toISOString(),
     },
-    changes.enabled ? ['failingSince', 'disabledAt'] : [],
+    [
+      ...(changes.enabled ? (['failingSince', 'disabledAt'] as const) : []),
+      // Another URL is another receiver: how fast it answers is yet to be seen.
+      ...(changes.url === undefined ? [] : (['slowUntil'] as const)),
+    ],
   );
   return publicView(updated);
 }
@@ -154,9 +158,9 @@ export async function deleteWebhook(accountId: string, webhookId: string): Promi
   await deleteEndpoint(accountId, webhookId);
 }
 
-function queueOrFail(queue: WebhookQueue | undefined): WebhookQueue {
-  if (!queue) throw new Error('WEBHOOK_QUEUE_URL is not set: deliveries cannot be queued');
-  return queue;
+function queueOrFail(lanes: WebhookLanes | undefined): WebhookLanes {
+  if (!lanes) throw new Error('WEBHOOK_QUEUE_URL is not set: deliveries cannot be queued');
+  return lanes;
 }
 
 /**
@@ -164,15 +168,15 @@ function queueOrFail(queue: WebhookQueue | undefined): WebhookQueue {
  * a receiver can be checked before enabling it). The event is not in the
  * account's event log: nothing happened but the test.
  */
-export async function sendTestEvent(accountId: string, webhookId: string, now: number, queue = configuredWebhookQueue()): Promise<DeliveryView> {
-  await endpointOf(accountId, webhookId);
+export async function sendTestEvent(accountId: string, webhookId: string, now: number, lanes = configuredWebhookLanes()): Promise<DeliveryView> {
+  const endpoint = await endpointOf(accountId, webhookId);
   const event = {
     id: newId('evt', now),
     type: 'webhook.test',
     createdAt: new Date(now).toISOString(),
     data: { webhookId, message: 'A test event from Postlane' },
   };
-  return deliveryView(await deliverEvent(accountId, webhookId, event, queueOrFail(queue), now));
+  return deliveryView(await deliverEvent(accountId, endpoint, event, queueOrFail(lanes), now));
 }
 
 export type DeliveryView = v.InferOutput<typeof deliverySchema>;
@@ -229,12 +233,12 @@ export async function retryDelivery(
   webhookId: string,
   deliveryId: string,
   now: number,
-  queue = configuredWebhookQueue(),
+  lanes = configuredWebhookLanes(),
 ): Promise<DeliveryView> {
   await deliveryOf(accountId, webhookId, deliveryId, now);
-  if (!(await endpointOf(accountId, webhookId)).enabled)
-    throw new PostlaneError('CONFLICT', 'The webhook is disabled: enable it before retrying its deliveries');
+  const endpoint = await endpointOf(accountId, webhookId);
+  if (!endpoint.enabled) throw new PostlaneError('CONFLICT', 'The webhook is disabled: enable it before retrying its deliveries');
   const reopened = await reopenDelivery(accountId, webhookId, deliveryId, now);
-  await enqueueDelivery(queueOrFail(queue), { version: 1, accountId, webhookId, deliveryId, attempt: reopened.attempts + 1, notBefore: now }, now);
+  await enqueueDelivery(queueOrFail(lanes), deliveryMessage(accountId, endpoint, deliveryId, reopened.attempts + 1, now, now), now);
   return deliveryView(reopened);
 }

@@ -40,14 +40,16 @@ export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue';
  * Queues a handler puts messages on; the stack grants sqs:SendMessage on
  * exactly these and names each in the function's environment. `retry`: the
  * throttling retry queue (RETRY_QUEUE_URL), for every handler that sends mail;
- * `webhooks`: the webhook delivery queue (WEBHOOK_QUEUE_URL), for handlers
- * that queue a delivery themselves (a test event, a manual retry).
+ * `webhooks` and `webhooksSlow`: the webhook delivery queue's two lanes
+ * (WEBHOOK_QUEUE_URL, WEBHOOK_SLOW_QUEUE_URL: shared/webhooks/queue.ts), both
+ * for handlers that queue a delivery themselves (a test event, a manual retry),
+ * which go on the lane of their endpoint.
  * `broadcast`: the broadcast engine's steps (BROADCAST_QUEUE_URL).
  */
 /** EventBridge Scheduler's actions on a broadcast's schedule. */
 export type ScheduleAction = 'CreateSchedule' | 'UpdateSchedule' | 'DeleteSchedule';
 
-export type QueueName = 'retry' | 'webhooks' | 'broadcast';
+export type QueueName = 'retry' | 'webhooks' | 'webhooksSlow' | 'broadcast';
 
 /**
  * The key check, rate-limit windows and last-used stamp in one conditional

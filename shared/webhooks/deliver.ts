@@ -2,8 +2,13 @@
  * The webhook worker's logic, one queue message at a time: make the attempt
  * the message names, record it, and say what should be queued next. It never
  * waits in process: a message that surfaces before it is due goes back with
- * the remaining delay, and a retry is a new message.
+ * the remaining delay, and a retry is a new message. It also keeps the lanes
+ * (queue.ts): an attempt still unanswered SLOW_DELIVERY_MS after its batch's
+ * first answer marks its endpoint slow, and a normal-lane message of an
+ * endpoint marked slow moves to the slow lane unattempted (queued before the
+ * mark, it would otherwise hold a normal worker as long as the receiver takes).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   abandonDelivery,
   claimAttempt,
@@ -13,24 +18,47 @@ import {
   getDelivery,
   getEndpoint,
   markEndpointFailing,
+  markEndpointSlow,
   type Delivery,
   type WebhookEndpoint,
 } from '#shared/data/webhooks.ts';
 import { recordEvent } from '#shared/domain/events.ts';
 import { log } from '#shared/log.ts';
 import { postWebhook, type PostResult } from './delivery-client.ts';
-import type { DeliveryMessage } from './queue.ts';
-import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, retryDelaySeconds } from './schedule.ts';
+import { deliveryMessage, laneOf, laneOfMessage, type DeliveryMessage } from './queue.ts';
+import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, retryDelaySeconds, SLOW_ALONE_MS, SLOW_DELIVERY_MS, SLOW_MARK_MS } from './schedule.ts';
 import { signedHeaders } from './signing.ts';
 import { configuredUrlPolicy, resolveWebhookTarget, UnsafeUrlError, type UrlPolicy } from './url-safety.ts';
 
 /** What the caller should do once the message is handled: nothing, or queue `message` (it is due at its `notBefore`). */
 export type NextStep = { action: 'done'; outcome: string } | { action: 'enqueue'; message: DeliveryMessage };
 
+/**
+ * The first answer among the attempts of one batch (any outcome: a status, a
+ * refused connection, an error). The worker's own lag (a starved CPU, a
+ * pause) delays every attempt of a batch alike, a slow receiver only its own:
+ * attempts are timed from it (SLOW_DELIVERY_MS), not from their start alone.
+ */
+export interface BatchPace {
+  firstAnswer: Promise<void>;
+  answered(): void;
+}
+
+/** A pace for the attempts of one batch; `deliverWebhook` without one is a batch of its own. */
+export function batchPace(): BatchPace {
+  let resolve = () => {};
+  const firstAnswer = new Promise<void>((resolved) => {
+    resolve = resolved;
+  });
+  return { firstAnswer, answered: () => resolve() };
+}
+
 export interface DeliverOptions {
   policy?: UrlPolicy;
   /** The signature's time: the moment the request leaves, whatever `now` the schedule runs on. */
   clock?: () => Date;
+  /** Shared by the messages of one batch (worker.ts). */
+  batch?: BatchPace;
 }
 
 /** Longer than one attempt can take, so a live attempt is never taken over. */
@@ -45,6 +73,42 @@ async function attempt(endpoint: WebhookEndpoint, delivery: Delivery, policy: Ur
     if (error instanceof UnsafeUrlError) return { error: error.message, durationMs: 0 };
     throw error;
   }
+}
+
+/**
+ * Waits for the attempt, marking the endpoint slow when it is still
+ * unanswered SLOW_DELIVERY_MS after its batch's first answer (or SLOW_ALONE_MS
+ * after it started, with no answer in the batch), unless a mark holds
+ * already: a receiver that hangs until the timeout is marked then, not ten
+ * seconds later, so fewer of its deliveries reach normal workers meanwhile. A
+ * failed mark costs only the lane: the attempt's outcome is still recorded.
+ */
+async function timed(
+  posting: Promise<PostResult>,
+  accountId: string,
+  endpoint: WebhookEndpoint,
+  now: number,
+  batch: BatchPace,
+): Promise<{ result: PostResult; endpoint: WebhookEndpoint }> {
+  if (laneOf(endpoint, now) === 'slow') return { result: await posting, endpoint };
+  const cancel = new AbortController();
+  const wait = (ms: number) => sleep(ms, undefined, { signal: cancel.signal });
+  const slow = Promise.race([batch.firstAnswer.then(() => wait(SLOW_DELIVERY_MS)), wait(SLOW_ALONE_MS)]).then(
+    () => 'slow' as const,
+    () => 'answered' as const,
+  );
+  const first = await Promise.race([posting, slow]);
+  cancel.abort();
+  if (first !== 'slow') return { result: await posting, endpoint };
+  const slowUntil = new Date(now + SLOW_MARK_MS).toISOString();
+  try {
+    if (await markEndpointSlow(accountId, endpoint.id, new Date(now).toISOString(), slowUntil)) {
+      log.info('webhook endpoint marked slow', { webhookId: endpoint.id, slowUntil });
+    }
+  } catch (error) {
+    log.error('webhook endpoint could not be marked slow', { webhookId: endpoint.id, error });
+  }
+  return { result: await posting, endpoint: { ...endpoint, slowUntil } };
 }
 
 /**
@@ -82,11 +146,17 @@ export async function deliverWebhook(message: DeliveryMessage, now: number, opti
     await abandonDelivery(accountId, delivery, endpoint ? 'The webhook is disabled' : 'The webhook was deleted', new Date(now).toISOString());
     return { action: 'done', outcome: 'abandoned' };
   }
+  if (laneOfMessage(message) === 'normal' && laneOf(endpoint, now) === 'slow') {
+    return { action: 'enqueue', message: deliveryMessage(accountId, endpoint, deliveryId, message.attempt, message.notBefore, now) };
+  }
   const claimed = await claimAttempt(accountId, webhookId, deliveryId, message.attempt, now, now + LEASE_MS);
   // Another copy of this message made (or is making) the attempt.
   if (!claimed) return { action: 'done', outcome: 'duplicate' };
 
-  const result = await attempt(endpoint, claimed, options.policy ?? configuredUrlPolicy(), options.clock ?? (() => new Date()));
+  const batch = options.batch ?? batchPace();
+  const posting = attempt(endpoint, claimed, options.policy ?? configuredUrlPolicy(), options.clock ?? (() => new Date()));
+  posting.then(batch.answered, batch.answered);
+  const { result, endpoint: timedEndpoint } = await timed(posting, accountId, endpoint, now, batch);
   const succeeded = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const delay = succeeded ? undefined : retryDelaySeconds(message.attempt);
   const nextAttemptAt = delay === undefined ? undefined : now + delay * 1000;
@@ -108,5 +178,6 @@ export async function deliverWebhook(message: DeliveryMessage, now: number, opti
   log.info('webhook delivery failed', { webhookId, deliveryId, attempt: message.attempt, statusCode: result.statusCode, error: result.error });
   await noteFailure(accountId, endpoint, now);
   if (nextAttemptAt === undefined) return { action: 'done', outcome: 'failed' };
-  return { action: 'enqueue', message: { ...message, attempt: message.attempt + 1, notBefore: nextAttemptAt } };
+  // The retry's lane is the endpoint's at the time of this attempt: slow if this one marked it.
+  return { action: 'enqueue', message: deliveryMessage(accountId, timedEndpoint, deliveryId, message.attempt + 1, nextAttemptAt, now) };
 }

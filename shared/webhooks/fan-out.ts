@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { listEndpoints, putDeliveryOnce, type Delivery, type WebhookEndpoint } from '#shared/data/webhooks.ts';
 import type { StoredEvent } from '#shared/data/events.ts';
 import { retentionExpiry } from '#shared/domain/retention.ts';
-import { configuredWebhookQueue, enqueueDelivery, type WebhookQueue } from './queue.ts';
+import { configuredWebhookLanes, deliveryMessage, enqueueDelivery, type WebhookLanes } from './queue.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -34,8 +34,13 @@ export function subscribes(endpoint: WebhookEndpoint, event: StoredEvent): boole
   );
 }
 
-/** Puts the delivery of `event` to `webhookId` once, and queues its first attempt unless one was made. */
-export async function deliverEvent(accountId: string, webhookId: string, event: StoredEvent, queue: WebhookQueue, now: number): Promise<Delivery> {
+/**
+ * Puts the delivery of `event` to `endpoint` once, and queues its first
+ * attempt unless one was made, on the endpoint's lane (read with it: the lane
+ * costs no table call).
+ */
+export async function deliverEvent(accountId: string, endpoint: WebhookEndpoint, event: StoredEvent, lanes: WebhookLanes, now: number): Promise<Delivery> {
+  const webhookId = endpoint.id;
   const createdAt = Date.parse(event.createdAt);
   const { delivery } = await putDeliveryOnce(accountId, {
     id: deliveryIdFor(event.id, webhookId),
@@ -50,7 +55,7 @@ export async function deliverEvent(accountId: string, webhookId: string, event: 
     expiresAt: retentionExpiry(createdAt),
   });
   if (delivery.status === 'pending' && delivery.attempts === 0) {
-    await enqueueDelivery(queue, { version: 1, accountId, webhookId, deliveryId: delivery.id, attempt: 1, notBefore: now }, now);
+    await enqueueDelivery(lanes, deliveryMessage(accountId, endpoint, delivery.id, 1, now, now), now);
   }
   return delivery;
 }
@@ -60,10 +65,10 @@ export async function fanOutEvent(
   accountId: string,
   event: StoredEvent,
   now: number,
-  queue: WebhookQueue | undefined = configuredWebhookQueue(),
+  lanes: WebhookLanes | undefined = configuredWebhookLanes(),
 ): Promise<Delivery[]> {
   const endpoints = (await listEndpoints(accountId)).filter((endpoint) => subscribes(endpoint, event));
   if (endpoints.length === 0) return [];
-  if (!queue) throw new Error('WEBHOOK_QUEUE_URL is not set: events cannot reach webhook endpoints');
-  return Promise.all(endpoints.map((endpoint) => deliverEvent(accountId, endpoint.id, event, queue, now)));
+  if (!lanes) throw new Error('WEBHOOK_QUEUE_URL is not set: events cannot reach webhook endpoints');
+  return Promise.all(endpoints.map((endpoint) => deliverEvent(accountId, endpoint, event, lanes, now)));
 }

@@ -1,6 +1,10 @@
 /**
- * The webhook delivery queue: one message per attempt of one delivery, so a
- * slow receiver delays only its own message. SQS delays a message at most
+ * The webhook delivery queues: one message per attempt of one delivery, on
+ * one of two lanes. An endpoint marked slow (its `slowUntil`, set by the
+ * worker: deliver.ts) has its deliveries on the slow lane, whose few workers
+ * are all it can hold; every other endpoint's stay on the normal lane, so a
+ * slow receiver cannot fill the workers the others' deliveries wait for
+ * (docs/webhooks.md, "A slow endpoint"). SQS delays a message at most
  * 15 minutes; a longer wait (the schedule goes up to 10 hours) is a message
  * that carries `notBefore` and is put back with the remaining delay each
  * time it surfaces early, up to 40 hops for 10 hours, instead of a timer in
@@ -10,6 +14,10 @@ import * as v from 'valibot';
 import { config } from '#shared/config.ts';
 import { sqsRetryQueue, type RetryQueue } from '#shared/email/retry-queue.ts';
 import { MAX_DELAY_SECONDS } from '#shared/model/retry-policy.ts';
+import type { WebhookEndpoint } from '#shared/data/webhooks.ts';
+
+export const WEBHOOK_LANES = ['normal', 'slow'] as const;
+export type WebhookLane = (typeof WEBHOOK_LANES)[number];
 
 const DeliveryMessageSchema = v.object({
   version: v.literal(1),
@@ -20,6 +28,8 @@ const DeliveryMessageSchema = v.object({
   attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
   /** Epoch ms before which the attempt must not be made. */
   notBefore: v.number(),
+  /** The queue it is on; absent (messages written before the slow lane) is the normal one. */
+  lane: v.optional(v.picklist(WEBHOOK_LANES)),
 });
 
 export type DeliveryMessage = v.InferOutput<typeof DeliveryMessageSchema>;
@@ -40,12 +50,40 @@ export function queueDelaySeconds(notBefore: number, now: number): number {
 
 export type WebhookQueue = Pick<RetryQueue, 'enqueue'>;
 
-/** The deployment's webhook queue; none when WEBHOOK_QUEUE_URL is unset. */
-export function configuredWebhookQueue(): WebhookQueue | undefined {
-  return config.WEBHOOK_QUEUE_URL ? sqsRetryQueue(config.WEBHOOK_QUEUE_URL) : undefined;
+/** The queue of each lane. */
+export type WebhookLanes = Record<WebhookLane, WebhookQueue>;
+
+/** The deployment's webhook queues; none when WEBHOOK_QUEUE_URL is unset. The stack always sets both URLs. */
+export function configuredWebhookLanes(): WebhookLanes | undefined {
+  if (!config.WEBHOOK_QUEUE_URL) return undefined;
+  if (!config.WEBHOOK_SLOW_QUEUE_URL) throw new Error('WEBHOOK_SLOW_QUEUE_URL is not set: the slow lane has no queue');
+  return { normal: sqsRetryQueue(config.WEBHOOK_QUEUE_URL), slow: sqsRetryQueue(config.WEBHOOK_SLOW_QUEUE_URL) };
 }
 
-/** Puts the message on the queue, to surface when it is due or in 15 minutes, whichever is first. */
-export async function enqueueDelivery(queue: WebhookQueue, message: DeliveryMessage, now: number): Promise<void> {
-  await queue.enqueue(encodeDeliveryMessage(message), queueDelaySeconds(message.notBefore, now));
+/** The lane of the endpoint's deliveries at `now`: slow while its mark holds. */
+export function laneOf(endpoint: Pick<WebhookEndpoint, 'slowUntil'>, now: number): WebhookLane {
+  return endpoint.slowUntil !== undefined && Date.parse(endpoint.slowUntil) > now ? 'slow' : 'normal';
+}
+
+/** The lane a message is on. */
+export function laneOfMessage(message: DeliveryMessage): WebhookLane {
+  return message.lane ?? 'normal';
+}
+
+/** Puts the message on its lane's queue, to surface when it is due or in 15 minutes, whichever is first. */
+export async function enqueueDelivery(lanes: WebhookLanes, message: DeliveryMessage, now: number): Promise<void> {
+  await lanes[laneOfMessage(message)].enqueue(encodeDeliveryMessage(message), queueDelaySeconds(message.notBefore, now));
+}
+
+/** The message of an attempt of a delivery to `endpoint`, on the lane the endpoint's deliveries take at `now`. */
+export function deliveryMessage(
+  accountId: string,
+  endpoint: Pick<WebhookEndpoint, 'id' | 'slowUntil'>,
+  deliveryId: string,
+  attempt: number,
+  notBefore: number,
+  now: number,
+): DeliveryMessage {
+  const lane = laneOf(endpoint, now);
+  return { version: 1, accountId, webhookId: endpoint.id, deliveryId, attempt, notBefore, ...(lane === 'slow' ? { lane } : {}) };
 }

@@ -33,3 +33,37 @@ export const WEBHOOK_BATCH_SIZE = 10;
  * messages), so only a failing table or queue reaches this.
  */
 export const WEBHOOK_MAX_RECEIVES = 5;
+
+/**
+ * A delivery still unanswered this long after the first answer of its batch
+ * marks its endpoint slow: its deliveries then go to the slow lane
+ * (docs/webhooks.md, "A slow endpoint"). A tenth of DELIVERY_TIMEOUT_MS: a
+ * receiver that answers within it costs a worker little; one that hangs is
+ * caught long before its timeout.
+ */
+export const SLOW_DELIVERY_MS = 1_000;
+
+/**
+ * A delivery still unanswered this long after it started, while no other of
+ * its batch has been answered either, marks its endpoint slow too. Longer than
+ * SLOW_DELIVERY_MS: with no answer to compare with, a slow receiver cannot be
+ * told from the worker's own lag (a starved CPU, a pause), which delays every
+ * attempt of a batch alike. Batches are full when workers are scarce, which is
+ * when the lanes matter.
+ */
+export const SLOW_ALONE_MS = 3 * SLOW_DELIVERY_MS;
+
+/**
+ * How long a slow mark lasts. It is not extended by each slow delivery nor
+ * cleared by a fast one (either would be a write per delivery, and a receiver
+ * slow only now and then would flip lanes with each); once it lapses, the next
+ * slow delivery marks the endpoint again.
+ */
+export const SLOW_MARK_MS = 10 * 60 * 1000;
+
+/**
+ * Most workers the slow lane's event source runs at once (each with a batch of
+ * WEBHOOK_BATCH_SIZE): every slow endpoint of the region shares these, however
+ * many there are, while the normal lane keeps the rest of the concurrency.
+ */
+export const WEBHOOK_SLOW_MAX_CONCURRENCY = 10;

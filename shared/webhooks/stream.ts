@@ -20,7 +20,7 @@ import { localRegion, routesToHome } from '#shared/data/regions.ts';
 import { log } from '#shared/log.ts';
 import { configuredEventBus, publishEvents, type EventBus } from './event-bus.ts';
 import { fanOutEvent } from './fan-out.ts';
-import { configuredWebhookQueue, type WebhookQueue } from './queue.ts';
+import { configuredWebhookLanes, type WebhookLanes } from './queue.ts';
 
 /** One stream record's new item, unmarshalled, and the id to report it by (its sequence number). */
 export interface StreamedItem {
@@ -29,7 +29,7 @@ export interface StreamedItem {
 }
 
 export interface StreamFanOutOptions {
-  queue?: WebhookQueue | undefined;
+  lanes?: WebhookLanes | undefined;
   eventBus?: { bus: EventBus; busName: string } | undefined;
 }
 
@@ -46,7 +46,7 @@ async function fansOutHere(accountId: string): Promise<boolean> {
 export async function fanOutStreamedItems(
   records: readonly StreamedItem[],
   now: number,
-  options: StreamFanOutOptions = { queue: configuredWebhookQueue(), eventBus: configuredEventBus() },
+  options: StreamFanOutOptions = { lanes: configuredWebhookLanes(), eventBus: configuredEventBus() },
 ): Promise<string[]> {
   const failed = new Set<string>();
   const published: { id: string; event: StoredEvent }[] = [];
@@ -57,7 +57,7 @@ export async function fanOutStreamedItems(
       if (!stored) return;
       try {
         if (!(await fansOutHere(stored.accountId))) return;
-        await fanOutEvent(stored.accountId, stored.event, now, options.queue);
+        await fanOutEvent(stored.accountId, stored.event, now, options.lanes);
         published.push({ id, event: stored.event });
       } catch (error) {
         log.error('event fan-out: record failed, to be received again', { eventId: stored.event.id, error });

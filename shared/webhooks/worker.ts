@@ -1,12 +1,13 @@
 /**
  * A batch of queue messages as Lambda's SQS event source hands them over:
  * every message on its own, all at once (a slow receiver holds its own
- * message only), and a message whose handling threw is reported as a partial
+ * message only; a slow lane keeps it from holding the others' workers:
+ * queue.ts), and a message whose handling threw is reported as a partial
  * batch failure, to be received again, never the whole batch.
  */
 import { log } from '#shared/log.ts';
-import { deliverWebhook, type DeliverOptions } from './deliver.ts';
-import { configuredWebhookQueue, decodeDeliveryMessage, enqueueDelivery, type DeliveryMessage } from './queue.ts';
+import { batchPace, deliverWebhook, type DeliverOptions } from './deliver.ts';
+import { configuredWebhookLanes, decodeDeliveryMessage, enqueueDelivery, type DeliveryMessage } from './queue.ts';
 
 /** One received queue message: what the handler takes from each SQS record. */
 export interface ReceivedMessage {
@@ -18,10 +19,12 @@ export interface ReceivedMessage {
 export async function deliverWebhookBatch(
   records: readonly ReceivedMessage[],
   now: number,
-  queue = configuredWebhookQueue(),
+  lanes = configuredWebhookLanes(),
   options: DeliverOptions = {},
 ): Promise<string[]> {
-  if (!queue) throw new Error('WEBHOOK_QUEUE_URL is not set: the worker cannot queue the next attempts');
+  if (!lanes) throw new Error('WEBHOOK_QUEUE_URL is not set: the worker cannot queue the next attempts');
+  // One pace for the batch: a receiver is slow beside the others' answers (deliver.ts, BatchPace).
+  const batched = { batch: batchPace(), ...options };
   const failed = await Promise.all(
     records.map(async (record) => {
       let message: DeliveryMessage;
@@ -33,8 +36,8 @@ export async function deliverWebhookBatch(
         return false;
       }
       try {
-        const next = await deliverWebhook(message, now, options);
-        if (next.action === 'enqueue') await enqueueDelivery(queue, next.message, now);
+        const next = await deliverWebhook(message, now, batched);
+        if (next.action === 'enqueue') await enqueueDelivery(lanes, next.message, now);
         return false;
       } catch (error) {
         log.error('webhook worker: message failed, to be received again', { messageId: record.messageId, error });

@@ -23,6 +23,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
   const fanOutId = functionId(resources, EVENT_FAN_OUT.handler);
   const failuresId = stack.resolve(stack.eventFanOut.failures.queueArn)['Fn::GetAtt'][0] as string;
   const webhookQueueId = stack.resolve(stack.webhooks.queue.queueArn)['Fn::GetAtt'][0] as string;
+  const slowQueueId = stack.resolve(stack.webhooks.slowLane.queue.queueArn)['Fn::GetAtt'][0] as string;
   const streamArn = stack.resolve(stack.eventFanOut.streamArn);
   const mapping = ofType(resources, 'AWS::Lambda::EventSourceMapping').find(([, one]) => one.Properties.FunctionName.Ref === fanOutId)![1];
 
@@ -39,7 +40,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     });
   });
 
-  it('grants the fan-out its table actions, the stream reads, SendMessage to the webhook queue and its failures queue, and nothing else', () => {
+  it("grants the fan-out its table actions, the stream reads, SendMessage to both webhook lanes' queues and its failures queue, and nothing else", () => {
     expect(permissionsOf(stack, resources, fanOutId)).toEqual(
       new Set([
         ...logPairs(stack, resources, fanOutId),
@@ -47,11 +48,16 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
         ...['gsi1', 'gsi2', 'gsi3'].map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index}`)),
         ...STREAM_READ_ACTIONS.map((action) => pair(stack, action, stack.eventFanOut.streamArn)),
         pair(stack, 'sqs:SendMessage', stack.webhooks.queue.queueArn),
+        pair(stack, 'sqs:SendMessage', stack.webhooks.slowLane.queue.queueArn),
         // The event source mapping sends a failed batch's description with the function's role.
         ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => pair(stack, action, stack.eventFanOut.failures.queueArn)),
       ]),
     );
-    expect(resources[fanOutId]!.Properties.Environment.Variables).toMatchObject({ WEBHOOK_QUEUE_URL: { Ref: webhookQueueId }, RETENTION_DAYS: '30' });
+    expect(resources[fanOutId]!.Properties.Environment.Variables).toMatchObject({
+      WEBHOOK_QUEUE_URL: { Ref: webhookQueueId },
+      WEBHOOK_SLOW_QUEUE_URL: { Ref: slowQueueId },
+      RETENTION_DAYS: '30',
+    });
     expect(resources[fanOutId]!.Properties.Environment.Variables.EVENT_BUS_NAME).toBeUndefined();
   });
 
@@ -61,11 +67,17 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(template.toJSON().Outputs.EventFanOutFailuresQueueUrl.Value).toEqual({ Ref: failuresId });
   });
 
-  it('runs the webhook worker off its queue, with a dead-letter alarm', () => {
+  it('runs the webhook worker off both lanes, each with a dead-letter alarm and its URL output', () => {
     const deadLetterId = stack.resolve(stack.webhooks.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
-    expectWorkerFedBy(resources, webhookQueueId, functionId(resources, WEBHOOK_WORKER.handler), WEBHOOK_BATCH_SIZE);
-    expectDeadLetterAlarm(resources, deadLetterId);
-    expect(template.toJSON().Outputs.WebhookDeadLetterQueueUrl.Value).toEqual({ Ref: deadLetterId });
+    const slowDeadLetterId = stack.resolve(stack.webhooks.slowLane.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
+    for (const [queue, deadLetters, output] of [
+      [webhookQueueId, deadLetterId, 'WebhookDeadLetterQueueUrl'],
+      [slowQueueId, slowDeadLetterId, 'WebhookSlowDeadLetterQueueUrl'],
+    ] as const) {
+      expectWorkerFedBy(resources, queue, functionId(resources, WEBHOOK_WORKER.handler), WEBHOOK_BATCH_SIZE);
+      expectDeadLetterAlarm(resources, deadLetters);
+      expect(template.toJSON().Outputs[output].Value).toEqual({ Ref: deadLetters });
+    }
   });
 
   it('names the retention to every function, so whatever expires expires after the same days', () => {

@@ -53,6 +53,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
   const queueArns: Record<QueueName, string> = {
     retry: stack.retryQueue.queue.queueArn,
     webhooks: stack.webhooks.queue.queueArn,
+    webhooksSlow: stack.webhooks.slowLane.queue.queueArn,
     broadcast: stack.broadcasts.queue.queueArn,
   };
   const queues = new Set(routes.flatMap((route) => route.queues ?? []));

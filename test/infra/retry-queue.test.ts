@@ -21,6 +21,8 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
       stack.feedback.deadLetterQueue,
       stack.webhooks.queue,
       stack.webhooks.deadLetterQueue,
+      stack.webhooks.slowLane.queue,
+      stack.webhooks.slowLane.deadLetterQueue,
       stack.eventFanOut.failures,
       stack.broadcasts.queue,
       stack.broadcasts.deadLetterQueue,

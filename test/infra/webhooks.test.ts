@@ -1,13 +1,15 @@
 /**
  * The webhook delivery construct on its own (the regional stack wires it in
- * later): its queues, the worker's event source and grants, and the alarm.
+ * later): its two lanes' queues, the worker's event sources and grants, and
+ * the alarms.
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { PostlaneTable } from '../../lib/table.ts';
-import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
+import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES, WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
 import { WEBHOOK_WORKER, WebhookDelivery } from '../../lib/webhooks.ts';
+import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
 import { EndpointFunction } from '../../lib/endpoint-function.ts';
 import { ofType, pair, permissionsOf, referencedId, resourcesOf } from './template.ts';
 import { expectDeadLetterAlarm, expectWorkerFedBy, expectWorkerGrants } from './worker-queue.ts';
@@ -23,48 +25,69 @@ const resources = resourcesOf(Template.fromStack(stack));
 
 const queueId = stack.resolve(webhooks.queue.queueArn)['Fn::GetAtt'][0] as string;
 const deadLetterId = stack.resolve(webhooks.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
+const slowQueueId = stack.resolve(webhooks.slowLane.queue.queueArn)['Fn::GetAtt'][0] as string;
+const slowDeadLetterId = stack.resolve(webhooks.slowLane.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
+const sendToBothLanes = [pair(stack, 'sqs:SendMessage', webhooks.queue.queueArn), pair(stack, 'sqs:SendMessage', webhooks.slowLane.queue.queueArn)];
+const mappingOf = (queue: string) =>
+  ofType(resources, 'AWS::Lambda::EventSourceMapping').find(([, mapping]) => referencedId(mapping.Properties.EventSourceArn) === queue)![1].Properties;
 const workerId = ofType(resources, 'AWS::Lambda::Function').find(
   ([, fn]) => fn.Properties.Description === `Postlane functions/${WEBHOOK_WORKER.handler}.ts`,
 )![0];
 const producerId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === 'Postlane functions/feedback/ses-events.ts')![0];
 
+/** The queue `name` is encrypted and moves messages to its encrypted dead-letter queue `<name>-dlq`, kept 14 days. */
+function expectQueueWithDeadLetters(queue: string, deadLetters: string, name: string): void {
+  expect(resources[queue]!.Properties).toMatchObject({
+    QueueName: name,
+    SqsManagedSseEnabled: true,
+    RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetters, 'Arn'] }, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
+    VisibilityTimeout: 6 * resources[workerId]!.Properties.Timeout,
+  });
+  expect(resources[deadLetters]!.Properties).toMatchObject({ QueueName: `${name}-dlq`, SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+}
+
 describe('webhook delivery', () => {
   it('is the encrypted queue postlane-<stage>-webhooks, moving messages to an encrypted dead-letter queue', () => {
-    expect(resources[queueId]!.Properties).toMatchObject({
-      QueueName: 'postlane-test-webhooks',
-      SqsManagedSseEnabled: true,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] }, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
-      VisibilityTimeout: 6 * resources[workerId]!.Properties.Timeout,
-    });
-    expect(resources[deadLetterId]!.Properties).toMatchObject({
-      QueueName: 'postlane-test-webhooks-dlq',
-      SqsManagedSseEnabled: true,
-      MessageRetentionPeriod: 14 * 24 * 3600,
-    });
+    expectQueueWithDeadLetters(queueId, deadLetterId, 'postlane-test-webhooks');
     const guarded = ofType(resources, 'AWS::SQS::QueuePolicy').flatMap(([, policy]) => policy.Properties.Queues.map(referencedId));
-    expect(guarded.sort()).toEqual([queueId, deadLetterId].sort());
+    expect(guarded.sort()).toEqual([queueId, deadLetterId, slowQueueId, slowDeadLetterId].sort());
   });
 
-  it('feeds the worker batches, reporting partial batch failures', () => {
+  it('has a slow lane, postlane-<stage>-webhooks-slow, encrypted, with an encrypted dead-letter queue of its own', () => {
+    expectQueueWithDeadLetters(slowQueueId, slowDeadLetterId, 'postlane-test-webhooks-slow');
+  });
+
+  it('feeds the worker batches from both lanes, reporting partial batch failures; only the slow lane is bounded in concurrency', () => {
     expectWorkerFedBy(resources, queueId, workerId, WEBHOOK_BATCH_SIZE);
+    expectWorkerFedBy(resources, slowQueueId, workerId, WEBHOOK_BATCH_SIZE);
+    expect(mappingOf(slowQueueId).ScalingConfig).toEqual({ MaximumConcurrency: WEBHOOK_SLOW_MAX_CONCURRENCY });
+    expect(mappingOf(queueId).ScalingConfig).toBeUndefined();
   });
 
-  it("grants the worker its table actions, the event source's queue actions and SendMessage for its next attempts, and nothing else", () => {
+  it("grants the worker its table actions, both event sources' queue actions and SendMessage on both lanes for its next attempts, and nothing else", () => {
     expectWorkerGrants(stack, resources, workerId, webhooks.queue.queueArn, [
       ...WEBHOOK_WORKER.table.map((action) => pair(stack, `dynamodb:${action}`, table.tableArn)),
-      pair(stack, 'sqs:SendMessage', webhooks.queue.queueArn),
+      ...WORKER_QUEUE_ACTIONS.map((action) => pair(stack, action, webhooks.slowLane.queue.queueArn)),
+      ...sendToBothLanes,
     ]);
-    expect(resources[workerId]!.Properties.Environment.Variables).toMatchObject({ WEBHOOK_QUEUE_URL: { Ref: queueId }, RETENTION_DAYS: '45' });
+    expect(resources[workerId]!.Properties.Environment.Variables).toMatchObject({
+      WEBHOOK_QUEUE_URL: { Ref: queueId },
+      WEBHOOK_SLOW_QUEUE_URL: { Ref: slowQueueId },
+      RETENTION_DAYS: '45',
+    });
   });
 
-  it('lets a function that records events send to the queue, and names it the queue and the retention', () => {
-    expect([...permissionsOf(stack, resources, producerId)].filter((entry) => entry.startsWith('sqs:'))).toEqual([
-      pair(stack, 'sqs:SendMessage', webhooks.queue.queueArn),
-    ]);
-    expect(resources[producerId]!.Properties.Environment.Variables).toMatchObject({ WEBHOOK_QUEUE_URL: { Ref: queueId }, RETENTION_DAYS: '45' });
+  it('lets a function that records events send to both lanes, and names it the queues and the retention', () => {
+    expect([...permissionsOf(stack, resources, producerId)].filter((entry) => entry.startsWith('sqs:'))).toEqual(sendToBothLanes);
+    expect(resources[producerId]!.Properties.Environment.Variables).toMatchObject({
+      WEBHOOK_QUEUE_URL: { Ref: queueId },
+      WEBHOOK_SLOW_QUEUE_URL: { Ref: slowQueueId },
+      RETENTION_DAYS: '45',
+    });
   });
 
-  it('alarms as soon as a message reaches the dead-letter queue', () => {
+  it('alarms as soon as a message reaches either dead-letter queue', () => {
     expectDeadLetterAlarm(resources, deadLetterId);
+    expectDeadLetterAlarm(resources, slowDeadLetterId);
   });
 });

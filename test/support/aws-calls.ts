@@ -86,7 +86,12 @@ export function sesActions(operation: string, input: Record<string, any>): [stri
 
 /** The queues the code sends to; SendMessageBatch is authorized as sqs:SendMessage. */
 // Read at each call: a test file may name its own webhook queue after recording starts (test/webhooks/support.ts).
-const QUEUE_URLS = { retry: 'RETRY_QUEUE_URL', webhooks: 'WEBHOOK_QUEUE_URL', broadcast: 'BROADCAST_QUEUE_URL' } as const;
+const QUEUE_URLS = {
+  retry: 'RETRY_QUEUE_URL',
+  webhooks: 'WEBHOOK_QUEUE_URL',
+  webhooksSlow: 'WEBHOOK_SLOW_QUEUE_URL',
+  broadcast: 'BROADCAST_QUEUE_URL',
+} as const;
 
 function sqsActions(operation: string, input: Record<string, any>): [string, CallResource][] {
   const queue = (Object.keys(QUEUE_URLS) as (keyof typeof QUEUE_URLS)[]).find((name) => input.QueueUrl === process.env[QUEUE_URLS[name]]);

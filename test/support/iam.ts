@@ -169,6 +169,7 @@ export function deploymentOf(stack: RegionalStack, resources: Resources, regions
     queueArns: {
       retry: resolve(stack.retryQueue.queue.queueArn),
       webhooks: resolve(stack.webhooks.queue.queueArn),
+      webhooksSlow: resolve(stack.webhooks.slowLane.queue.queueArn),
       broadcast: resolve(stack.broadcasts.queue.queueArn),
     },
     schedulerRoleArn: resolve(stack.broadcasts.schedulerRole.roleArn),

@@ -19,6 +19,7 @@ process.env.SQS_ENDPOINT = inject('sqsEndpoint');
 process.env.RETRY_QUEUE_URL = (await createRetryQueues(inject('sqsEndpoint'), `retry-${randomUUID()}`, MAX_RECEIVES)).queueUrl;
 // And a webhook queue per file, for the same reason; a file that takes its messages names its own first (test/webhooks/support.ts).
 process.env.WEBHOOK_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-${randomUUID()}`);
+process.env.WEBHOOK_SLOW_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-slow-${randomUUID()}`);
 process.env.AWS_REGION = 'us-east-1';
 // A broadcast queue and scheduler per test file, for the same reason; the scheduler fires only when a test calls fireDue.
 const broadcastQueues = await createRetryQueues(inject('sqsEndpoint'), `broadcasts-${randomUUID()}`, BROADCAST_MAX_RECEIVES);

@@ -15,7 +15,7 @@ import { attemptPartition, claimAttempt, getDelivery } from '#shared/data/webhoo
 import { queryAll } from '#shared/data/client.ts';
 import { retentionExpiry } from '#shared/domain/retention.ts';
 import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
-import { configuredWebhookQueue, encodeDeliveryMessage, queueDelaySeconds } from '#shared/webhooks/queue.ts';
+import { configuredWebhookLanes, encodeDeliveryMessage, queueDelaySeconds } from '#shared/webhooks/queue.ts';
 import { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } from '#shared/webhooks/schedule.ts';
 import { sqsEvent } from '#dev/local/queue-poller.ts';
 import { createTestAccount } from '../support/accounts.ts';
@@ -376,7 +376,7 @@ describe('the worker', () => {
     expect(messages[0]!.webhookId).toBe(slowWebhook.id);
     const started = Date.now();
     const records = recordsOf(messages.map(encodeDeliveryMessage));
-    const response = await deliverWebhookBatch(records, Date.now(), configuredWebhookQueue());
+    const response = await deliverWebhookBatch(records, Date.now(), configuredWebhookLanes());
     expect(response).toEqual([]);
     expect(fast.requests[0]!.at - started).toBeLessThan(1_000);
     expect(slow.requests).toHaveLength(1);
@@ -385,7 +385,7 @@ describe('the worker', () => {
   it('queues the next attempt of a failed one and reports an unreadable message as settled, never the batch', async () => {
     const { accountId, message } = await oneDelivery(() => 500);
     const records = recordsOf([encodeDeliveryMessage(message), '{"not":"ours"}']);
-    expect(await deliverWebhookBatch(records, Date.now(), configuredWebhookQueue())).toEqual([]);
+    expect(await deliverWebhookBatch(records, Date.now(), configuredWebhookLanes())).toEqual([]);
     // The retry waits 5 s on the queue, as SQS's DelaySeconds says.
     expect(await takeMessages(accountId)).toEqual([]);
   });

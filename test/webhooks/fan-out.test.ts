@@ -9,8 +9,6 @@
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { recordEvent, listEvents } from '#shared/domain/events.ts';
@@ -20,7 +18,7 @@ import { contactKey } from '#shared/data/contacts.ts';
 import { createWebhook } from '#shared/domain/webhooks.ts';
 import { deliverWebhook } from '#shared/webhooks/deliver.ts';
 import { fanOutStreamedItems } from '#shared/webhooks/stream.ts';
-import { configuredWebhookQueue, decodeDeliveryMessage } from '#shared/webhooks/queue.ts';
+import { configuredWebhookLanes, decodeDeliveryMessage } from '#shared/webhooks/queue.ts';
 import { deliveryIdFor } from '#shared/webhooks/fan-out.ts';
 import { EVENT_SOURCE, PUT_EVENTS_ATTEMPTS } from '#shared/webhooks/event-bus.ts';
 import { retentionExpiry } from '#shared/domain/retention.ts';
@@ -31,7 +29,7 @@ import { handler } from '#functions/events/fan-out.ts';
 import { meterDynamoDb } from '../../bench/dynamo-meter.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { createTestAccount } from '../support/accounts.ts';
-import { createWebhookQueue, fanOutEvents, openEventStream, receiversPerTest, takeMessages, takeStreamRecords } from './support.ts';
+import { createWebhookQueue, fanOutEvents, itemsOf, openEventStream, receiversPerTest, takeMessages, takeStreamRecords } from './support.ts';
 
 // vi.hoisted runs before the imports above, some of which read the config as they load.
 vi.hoisted(() => {
@@ -48,14 +46,6 @@ let sequence = 0;
 function change(type: 'email.bounced' | 'contact.created' = 'email.bounced') {
   sequence += 1;
   return { type, data: { emailId: `eml_${sequence}` }, sourceKey: `fan-out-test:${sequence}:${Math.random()}` };
-}
-
-/** The stream's records as the fan-out function's core takes them. */
-function itemsOf(records: Awaited<ReturnType<typeof takeStreamRecords>>) {
-  return records.map((record) => ({
-    id: record.dynamodb!.SequenceNumber!,
-    item: unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>),
-  }));
 }
 
 describe('recording an event', () => {
@@ -120,7 +110,7 @@ describe('the stream', () => {
     const events: Awaited<ReturnType<typeof recordEvent>>['event'][] = [];
     for (let index = 0; index < 3; index++) events.push((await recordEvent(accountId, change(), Date.now() + index)).event);
     const items = itemsOf(await takeStreamRecords(accountId));
-    const queue = configuredWebhookQueue()!;
+    const lanes = configuredWebhookLanes()!;
     // The queue refuses the second event's message once.
     const doomed = deliveryIdFor(events[1]!.id, webhook.id);
     let refused = false;
@@ -130,13 +120,13 @@ describe('the stream', () => {
           refused = true;
           throw Object.assign(new Error('queue unavailable'), { name: 'ServiceUnavailable' });
         }
-        return queue.enqueue(body, delay);
+        return lanes.normal.enqueue(body, delay);
       },
     };
-    const failed = await fanOutStreamedItems(items, Date.now(), { queue: flaky });
+    const failed = await fanOutStreamedItems(items, Date.now(), { lanes: { ...lanes, normal: flaky } });
     expect(failed).toEqual([items[1]!.id]);
     // What Lambda hands again: from the failed record on.
-    expect(await fanOutStreamedItems(items.slice(1), Date.now(), { queue })).toEqual([]);
+    expect(await fanOutStreamedItems(items.slice(1), Date.now(), { lanes })).toEqual([]);
     const messages = await takeMessages(accountId);
     for (const message of messages) await deliverWebhook(message, Date.now());
     expect(target.requests.map((request) => request.headers['webhook-id']).sort()).toEqual(events.map((event) => event.id).sort());
@@ -178,7 +168,7 @@ describe('the EventBridge option', () => {
       events.push((await recordEvent(accountId, change(index % 2 ? 'contact.created' : 'email.bounced'), Date.now() + index)).event);
     const bus = recordingEventBus();
     const items = itemsOf(await takeStreamRecords(accountId));
-    expect(await fanOutStreamedItems(items, Date.now(), { queue: configuredWebhookQueue(), eventBus: { bus, busName: 'customer-bus' } })).toEqual([]);
+    expect(await fanOutStreamedItems(items, Date.now(), { lanes: configuredWebhookLanes(), eventBus: { bus, busName: 'customer-bus' } })).toEqual([]);
     expect(bus.calls.map((call) => call.length)).toEqual([10, 10, 3]);
     expect(bus.accepted.map((entry) => JSON.parse(entry.Detail!).id).sort()).toEqual(events.map((event) => event.id).sort());
     const first = bus.accepted.find((entry) => JSON.parse(entry.Detail!).id === events[1]!.id)!;
@@ -197,7 +187,7 @@ describe('the EventBridge option', () => {
     const idOf = (entry: { Detail?: string }) => JSON.parse(entry.Detail!).id as string;
     // a: refused once, then accepted; b: refused every time; c: accepted.
     const bus = recordingEventBus({ refuse: (entry, call) => (idOf(entry) === a!.id && call === 1) || idOf(entry) === b!.id });
-    const failed = await fanOutStreamedItems(items, Date.now(), { queue: configuredWebhookQueue(), eventBus: { bus, busName: 'default' } });
+    const failed = await fanOutStreamedItems(items, Date.now(), { lanes: configuredWebhookLanes(), eventBus: { bus, busName: 'default' } });
     expect(failed).toEqual([items.find(({ item }) => item.id === b!.id)!.id]);
     expect(bus.calls).toHaveLength(PUT_EVENTS_ATTEMPTS);
     expect(bus.calls[1]!.map(idOf).sort()).toEqual([a!.id, b!.id].sort());
@@ -210,7 +200,7 @@ describe('the EventBridge option', () => {
     await recordEvent(accountId, change(), Date.now() + 1);
     const items = itemsOf(await takeStreamRecords(accountId));
     const bus = recordingEventBus({ fail: (call) => call === 1 });
-    const options = { queue: configuredWebhookQueue(), eventBus: { bus, busName: 'default' } };
+    const options = { lanes: configuredWebhookLanes(), eventBus: { bus, busName: 'default' } };
     expect(await fanOutStreamedItems(items, Date.now(), options)).toEqual(items.map((item) => item.id));
     expect(await fanOutStreamedItems(items, Date.now(), options)).toEqual([]);
     expect(bus.accepted).toHaveLength(2);

@@ -15,6 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterEach, expect } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createQueue } from '#dev/local/sqs.ts';
 import { invokeWithRecords, StreamReader, type StreamHandler } from '#dev/local/stream-poller.ts';
 import { handler as fanOutHandler } from '#functions/events/fan-out.ts';
@@ -23,7 +25,7 @@ import { sqs } from '#shared/email/retry-queue.ts';
 import { PostlaneError } from '#shared/errors.ts';
 import { errorReply } from '#shared/http/error-envelope.ts';
 import { deliverWebhook } from '#shared/webhooks/deliver.ts';
-import { decodeDeliveryMessage, type DeliveryMessage } from '#shared/webhooks/queue.ts';
+import { decodeDeliveryMessage, WEBHOOK_LANES, type DeliveryMessage, type WebhookLane } from '#shared/webhooks/queue.ts';
 
 export interface ReceivedRequest {
   method: string;
@@ -121,6 +123,14 @@ export async function takeStreamRecords(accountId: string): Promise<DynamoDBReco
   return mine;
 }
 
+/** The stream's records as the fan-out function's core takes them (`fanOutStreamedItems`, at any `now`). */
+export function itemsOf(records: readonly DynamoDBRecord[]) {
+  return records.map((record) => ({
+    id: record.dynamodb!.SequenceNumber!,
+    item: unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>),
+  }));
+}
+
 /**
  * Runs the fan-out function over the account's new events, as the stream's
  * event source would: at once, with no polling, so tests never sleep.
@@ -131,27 +141,39 @@ export async function fanOutEvents(accountId: string, handler: StreamHandler = f
   return records.length === 0 ? [] : invokeWithRecords('events/fan-out', handler, records);
 }
 
-const waiting = new Map<string, DeliveryMessage[]>();
+const waiting = new Map<string, { lane: WebhookLane; message: DeliveryMessage }[]>();
+
+/** Each lane's queue in this file (the slow one is made per file by test/support/setup.ts). */
+export const laneQueueUrls = (): Record<WebhookLane, string> => ({ normal: config.WEBHOOK_QUEUE_URL!, slow: config.WEBHOOK_SLOW_QUEUE_URL! });
 
 /**
- * The visible queue messages of one account's deliveries, taken off the
- * queue, once its new events have been fanned out (when the file opened the
- * stream); other accounts' wait for their own test.
+ * The visible queue messages of one account's deliveries, taken off both
+ * lanes' queues with the lane each was on, once its new events have been
+ * fanned out (when the file opened the stream); other accounts' wait for
+ * their own test.
  */
-export async function takeMessages(accountId: string): Promise<DeliveryMessage[]> {
+export async function takeLaneMessages(accountId: string): Promise<{ lane: WebhookLane; message: DeliveryMessage }[]> {
   if (stream) expect(await fanOutEvents(accountId)).toEqual([]);
-  for (;;) {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
-    if (Messages.length === 0) break;
-    for (const message of Messages) {
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, ReceiptHandle: message.ReceiptHandle }));
-      const decoded = decodeDeliveryMessage(message.Body!);
-      waiting.set(decoded.accountId, [...(waiting.get(decoded.accountId) ?? []), decoded]);
+  for (const lane of WEBHOOK_LANES) {
+    const QueueUrl = laneQueueUrls()[lane];
+    for (;;) {
+      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+      if (Messages.length === 0) break;
+      for (const message of Messages) {
+        await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: message.ReceiptHandle }));
+        const decoded = decodeDeliveryMessage(message.Body!);
+        waiting.set(decoded.accountId, [...(waiting.get(decoded.accountId) ?? []), { lane, message: decoded }]);
+      }
     }
   }
   const mine = waiting.get(accountId) ?? [];
   waiting.delete(accountId);
   return mine;
+}
+
+/** The account's queued delivery messages, whichever lane they are on (takeLaneMessages). */
+export async function takeMessages(accountId: string): Promise<DeliveryMessage[]> {
+  return (await takeLaneMessages(accountId)).map(({ message }) => message);
 }
 
 /** Runs a message and, while the worker asks for another, the next one at the time it is due (no waiting). */

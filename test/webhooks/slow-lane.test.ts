@@ -1,0 +1,257 @@
+/**
+ * The slow lane (shared/webhooks/queue.ts, docs/webhooks.md "A slow
+ * endpoint"): a delivery unanswered SLOW_DELIVERY_MS after the first answer of
+ * its batch marks its endpoint slow (attempts all late alike are the worker's
+ * own lag, not the receivers'); its deliveries then go to the slow queue, whatever queues them (the
+ * stream's fan-out, a retry, a test event, a manual retry), while the other
+ * endpoints' stay on the normal queue; messages queued before the mark move
+ * over unattempted; the mark lapses after SLOW_MARK_MS, or ends with a new
+ * URL. And the point of it
+ * all: with one worker on the normal queue, a fast endpoint's deliveries are
+ * all made while the slow receiver still holds its own.
+ *
+ * Real receivers on 127.0.0.1, this file's two queues on the local SQS
+ * stand-in, the table's stream read as the fan-out's event source reads it.
+ */
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { startWebhookWorker } from '#dev/local/webhook-worker.ts';
+import { batchPace, deliverWebhook } from '#shared/webhooks/deliver.ts';
+import type { DeliveryMessage } from '#shared/webhooks/queue.ts';
+import { fanOutStreamedItems } from '#shared/webhooks/stream.ts';
+import { configuredWebhookLanes, encodeDeliveryMessage } from '#shared/webhooks/queue.ts';
+import { SLOW_ALONE_MS, SLOW_DELIVERY_MS, SLOW_MARK_MS } from '#shared/webhooks/schedule.ts';
+import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
+import { request } from '../support/api.ts';
+import { createTestAccount } from '../support/accounts.ts';
+import { eventually } from '../support/eventually.ts';
+import {
+  createWebhookQueue,
+  fanOutEvents,
+  itemsOf,
+  openEventStream,
+  receiversPerTest,
+  takeLaneMessages,
+  takeMessages,
+  takeStreamRecords,
+  type Responder,
+} from './support.ts';
+
+await createWebhookQueue();
+await openEventStream();
+
+const receiver = receiversPerTest();
+
+/** Answers 200 once `ms` have passed: past the threshold when `ms` > SLOW_DELIVERY_MS. */
+const answerAfter = (ms: number) => (response: ServerResponse) => void setTimeout(() => response.writeHead(200).end(), ms);
+/** Past the threshold by enough that a fast neighbour answering late on a loaded machine still leaves it slow; short enough to keep the tests quick. */
+const SLOW_MS = SLOW_DELIVERY_MS + 1_000;
+
+/** An account with an audience, a slow receiver's endpoint and a fast one's, both taking `contact.created`. */
+async function twoEndpoints(slowAnswer: Responder = () => answerAfter(SLOW_MS)) {
+  const account = await createTestAccount();
+  const slow = await receiver(slowAnswer);
+  const fast = await receiver();
+  const endpoint = async (url: string) =>
+    (await request('POST', '/api/webhooks', { key: account.key, body: { url, events: ['contact.created'] } })).body.data.id as string;
+  const slowId = await endpoint(slow.url);
+  const fastId = await endpoint(fast.url);
+  const audienceId = (await request('POST', '/api/audiences', { key: account.key, body: { name: 'News' } })).body.data.id as string;
+  let contacts = 0;
+  /** Creates `count` contacts over the API: a contact.created event each. */
+  const createContacts = async (count = 1) => {
+    for (let index = 0; index < count; index++) {
+      contacts += 1;
+      const created = await request('POST', '/api/contacts', { key: account.key, body: { email: `c${contacts}@example.org`, audienceId } });
+      expect(created.status).toBe(201);
+    }
+  };
+  /** The lane each queued message of the account is on, by endpoint: `{ slow: ['slow'], fast: ['normal'] }`. */
+  const lanesByEndpoint = async () => {
+    const queued = await takeLaneMessages(account.accountId);
+    return {
+      slow: queued.filter(({ message }) => message.webhookId === slowId).map(({ lane }) => lane),
+      fast: queued.filter(({ message }) => message.webhookId === fastId).map(({ lane }) => lane),
+      messages: queued.map(({ message }) => message),
+    };
+  };
+  return { ...account, slow, fast, slowId, fastId, createContacts, lanesByEndpoint };
+}
+
+type Arranged = Awaited<ReturnType<typeof twoEndpoints>>;
+
+/** The messages handed to the worker as one batch, as the queue's event source hands them; none to be received again. */
+async function deliverBatch(messages: readonly DeliveryMessage[], now = Date.now()): Promise<void> {
+  const records = messages.map((message, index) => ({ messageId: `m${index}`, body: encodeDeliveryMessage(message) }));
+  expect(await deliverWebhookBatch(records, now, configuredWebhookLanes())).toEqual([]);
+}
+
+/** Arrange: one event delivered to both endpoints in one batch, the slow one's attempt marking it. */
+async function markedSlow(arranged: Arranged): Promise<void> {
+  await arranged.createContacts();
+  const { slow, fast, messages } = await arranged.lanesByEndpoint();
+  expect({ slow, fast }).toEqual({ slow: ['normal'], fast: ['normal'] });
+  await deliverBatch(messages);
+  expect([arranged.slow.requests.length, arranged.fast.requests.length]).toEqual([1, 1]);
+}
+
+describe('the slow lane', () => {
+  it("marks an endpoint whose delivery took longer than the threshold: its next deliveries go to the slow queue, the other endpoint's stay on the normal one", async () => {
+    const arranged = await twoEndpoints();
+    await markedSlow(arranged);
+
+    await arranged.createContacts(2);
+
+    const { slow, fast } = await arranged.lanesByEndpoint();
+    expect(slow).toEqual(['slow', 'slow']);
+    expect(fast).toEqual(['normal', 'normal']);
+  });
+
+  it('sends a test event and a manual retry of a slow endpoint on the slow queue too', async () => {
+    const arranged = await twoEndpoints();
+    await markedSlow(arranged);
+
+    const test = await request('POST', `/api/webhooks/${arranged.slowId}/test`, { key: arranged.key });
+    expect(test.status).toBe(200);
+    const [delivered] = (await request('GET', `/api/webhooks/${arranged.slowId}/deliveries`, { key: arranged.key })).body.deliveries.filter(
+      (delivery: { eventType: string }) => delivery.eventType === 'contact.created',
+    );
+    const retried = await request('POST', `/api/webhooks/${arranged.slowId}/deliveries/${delivered.id}/retry`, { key: arranged.key });
+    expect(retried.status).toBe(200);
+
+    const { slow, fast } = await arranged.lanesByEndpoint();
+    expect(slow).toEqual(['slow', 'slow']);
+    expect(fast).toEqual([]);
+  });
+
+  it('queues the retry of a failed slow attempt on the slow queue', async () => {
+    const arranged = await twoEndpoints(() => (response) => void setTimeout(() => response.writeHead(503).end(), SLOW_MS));
+    await arranged.createContacts();
+    const { messages } = await arranged.lanesByEndpoint();
+
+    // The worker's core, one batch: what it would queue next, without waiting the retry's 5 s on the queue.
+    const batch = batchPace();
+    const steps = await Promise.all(messages.map((message) => deliverWebhook(message, Date.now(), { batch })));
+
+    const toSlow = steps[messages.findIndex((message) => message.webhookId === arranged.slowId)];
+    // enqueueDelivery puts a message on its lane's queue.
+    expect(toSlow).toMatchObject({ action: 'enqueue', message: { lane: 'slow', attempt: 2 } });
+  });
+
+  it('moves a message queued on the normal lane before the mark to the slow lane, unattempted', async () => {
+    const arranged = await twoEndpoints();
+    await arranged.createContacts(2);
+    const queued = (await arranged.lanesByEndpoint()).messages;
+    const toSlow = queued.filter((message) => message.webhookId === arranged.slowId);
+    expect(toSlow).toHaveLength(2);
+    // The first slow delivery marks the endpoint (beside a fast one); the second was queued on the normal lane before that.
+    await deliverBatch([toSlow[0]!, queued.find((message) => message.webhookId === arranged.fastId)!]);
+
+    await deliverBatch([toSlow[1]!]);
+
+    expect(arranged.slow.requests).toHaveLength(1);
+    const moved = await takeLaneMessages(arranged.accountId);
+    expect(moved.map(({ lane, message }) => [lane, message.deliveryId, message.attempt])).toEqual([['slow', toSlow[1]!.deliveryId, 1]]);
+    // On the slow lane it is delivered.
+    expect(await deliverWebhook(moved[0]!.message, Date.now())).toMatchObject({ action: 'done', outcome: 'succeeded' });
+    expect(arranged.slow.requests).toHaveLength(2);
+  });
+
+  it('lets the mark lapse after SLOW_MARK_MS: deliveries return to the normal lane, and a slow one marks the endpoint again', async () => {
+    const arranged = await twoEndpoints();
+    await markedSlow(arranged);
+    const lapsed = Date.now() + SLOW_MARK_MS + 1_000;
+
+    await arranged.createContacts();
+    // The stream's fan-out, as it would run once the mark has lapsed.
+    expect(await fanOutStreamedItems(itemsOf(await takeStreamRecords(arranged.accountId)), lapsed)).toEqual([]);
+    const afterLapse = await takeLaneMessages(arranged.accountId);
+    expect(afterLapse.map(({ lane }) => lane)).toEqual(['normal', 'normal']);
+
+    // Still slow: that attempt marks it again, from its own time on.
+    await deliverBatch(
+      afterLapse.map(({ message }) => message),
+      lapsed,
+    );
+    await arranged.createContacts();
+    expect(await fanOutStreamedItems(itemsOf(await takeStreamRecords(arranged.accountId)), lapsed + 1)).toEqual([]);
+    const { slow, fast } = await arranged.lanesByEndpoint();
+    expect({ slow, fast }).toEqual({ slow: ['slow'], fast: ['normal'] });
+  });
+
+  it('ends the mark when the endpoint gets another URL: another receiver, not yet seen slow', async () => {
+    const arranged = await twoEndpoints();
+    await markedSlow(arranged);
+    const moved = await receiver();
+
+    const updated = await request('PATCH', `/api/webhooks/${arranged.slowId}`, { key: arranged.key, body: { url: moved.url } });
+    expect(updated.status).toBe(200);
+    await arranged.createContacts();
+
+    const { slow, fast } = await arranged.lanesByEndpoint();
+    expect({ slow, fast }).toEqual({ slow: ['normal'], fast: ['normal'] });
+  });
+
+  it("marks no endpoint when every attempt of a batch is late alike: that is the worker's own lag, not a receiver's", async () => {
+    const account = await createTestAccount();
+    const late = [await receiver(() => answerAfter(SLOW_MS)), await receiver(() => answerAfter(SLOW_MS))];
+    for (const target of late) await request('POST', '/api/webhooks', { key: account.key, body: { url: target.url, events: ['contact.created'] } });
+    const audienceId = (await request('POST', '/api/audiences', { key: account.key, body: { name: 'News' } })).body.data.id;
+    await request('POST', '/api/contacts', { key: account.key, body: { email: 'a@example.org', audienceId } });
+
+    const first = await takeMessages(account.accountId);
+    expect(first).toHaveLength(2);
+    await deliverBatch(first);
+    expect(late.map((target) => target.requests.length)).toEqual([1, 1]);
+    await request('POST', '/api/contacts', { key: account.key, body: { email: 'b@example.org', audienceId } });
+
+    expect((await takeLaneMessages(account.accountId)).map(({ lane }) => lane)).toEqual(['normal', 'normal']);
+  });
+
+  it('marks a receiver alone in its batch once it has taken SLOW_ALONE_MS', async () => {
+    const account = await createTestAccount();
+    const hanging = await receiver(() => answerAfter(SLOW_ALONE_MS + 300));
+    const webhookId = (await request('POST', '/api/webhooks', { key: account.key, body: { url: hanging.url, events: ['*'] } })).body.data.id;
+    await request('POST', `/api/webhooks/${webhookId}/test`, { key: account.key });
+
+    await deliverBatch(await takeMessages(account.accountId));
+    await request('POST', `/api/webhooks/${webhookId}/test`, { key: account.key });
+
+    expect((await takeLaneMessages(account.accountId)).map(({ lane }) => lane)).toEqual(['slow']);
+  });
+
+  it("with one worker on the normal queue, delivers every fast endpoint's event while the slow receiver still holds its own", async () => {
+    const held: ServerResponse[] = [];
+    let released = false;
+    // The first answer is slow and marks the endpoint; the later ones wait until the test lets them go.
+    const arranged = await twoEndpoints((_request, index) =>
+      index === 0 ? answerAfter(SLOW_MS) : (response) => void (released ? response.writeHead(200).end() : held.push(response)),
+    );
+    await markedSlow(arranged);
+    const EVENTS = 8;
+    const worker = await startWebhookWorker({ concurrency: 1, slowConcurrency: 1 });
+    try {
+      await arranged.createContacts(EVENTS);
+      expect(await fanOutEvents(arranged.accountId)).toEqual([]);
+
+      // Without the lanes the one normal worker's batch would hold slow deliveries until their 10 s timeout.
+      const fastRequests = await eventually(
+        async () => arranged.fast.requests.length,
+        (count) => count === 1 + EVENTS,
+        8_000,
+      );
+      expect(fastRequests).toBe(1 + EVENTS);
+      expect(held.length).toBeGreaterThan(0);
+      expect(arranged.slow.requests).toHaveLength(1 + held.length);
+    } finally {
+      released = true;
+      for (const response of held) response.writeHead(200).end();
+      await eventually(
+        async () => arranged.slow.requests.length,
+        (count) => count === 1 + EVENTS,
+      );
+      await worker.stop();
+    }
+    expect(arranged.slow.requests).toHaveLength(1 + EVENTS);
+  });
+});
