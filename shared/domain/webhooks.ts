@@ -24,7 +24,7 @@ import { isId, newId } from '#shared/ids.ts';
 import { configuredWebhookLanes, deliveryMessage, enqueueDelivery, type WebhookLanes } from '#shared/webhooks/queue.ts';
 import { deliverEvent } from '#shared/webhooks/fan-out.ts';
 import type { deliverySchema, webhookSchema } from '#shared/schemas/webhooks.ts';
-import { newWebhookSecret } from '#shared/webhooks/signing.ts';
+import { newWebhookSecret } from '#shared/webhooks/secret.ts';
 import { configuredUrlPolicy, resolveWebhookTarget, UnsafeUrlError, type UrlPolicy } from '#shared/webhooks/url-safety.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { isEventType } from './events.ts';

@@ -3,17 +3,10 @@
  * broadcast, `at(…)` its `scheduledAt`, whose target puts the broadcast's
  * `start` step on the broadcast queue (the step then runs like any other, with
  * SQS's retries and dead-letter queue). The schedule deletes itself once it
- * has fired. Locally the stand-in dev/local/scheduler.ts answers the same calls.
+ * has fired.
  */
-import {
-  ConflictException,
-  CreateScheduleCommand,
-  DeleteScheduleCommand,
-  ResourceNotFoundException,
-  SchedulerClient,
-  UpdateScheduleCommand,
-} from '@aws-sdk/client-scheduler';
-import { awsConnection, config } from '#shared/config.ts';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { config } from '#shared/config.ts';
 import type { BroadcastStep } from './broadcast-queue.ts';
 
 export interface BroadcastScheduler {
@@ -23,8 +16,14 @@ export interface BroadcastScheduler {
   unschedule(accountId: string, broadcastId: string): Promise<void>;
 }
 
-/** Module scope, so a warm Lambda reuses its connections. */
-export const scheduler = new SchedulerClient({ ...awsConnection(config.SCHEDULER_ENDPOINT), maxAttempts: 3 });
+/**
+ * The client and its commands (scheduler-client.ts), loaded on the first
+ * schedule or unschedule: most broadcasts are sent at once, and the routes
+ * that may schedule (create, update, send, cancel, delete) then never load them.
+ */
+function schedulerSdk(): Promise<typeof import('./scheduler-client.ts')> {
+  return import('./scheduler-client.ts');
+}
 
 /** Schedule names are at most 64 characters of [0-9a-zA-Z-_.]: the two ids fit (24 each). */
 export function scheduleName(accountId: string, broadcastId: string): string {
@@ -36,7 +35,8 @@ export function atExpression(at: Date): string {
   return `at(${at.toISOString().slice(0, 19)})`;
 }
 
-export function eventBridgeScheduler(queueArn: string, roleArn: string, client: Pick<SchedulerClient, 'send'> = scheduler): BroadcastScheduler {
+/** `client`: the module's own, unless a test gives another. */
+export function eventBridgeScheduler(queueArn: string, roleArn: string, client?: Pick<SchedulerClient, 'send'>): BroadcastScheduler {
   const definition = (accountId: string, broadcastId: string, at: Date) => {
     const step: BroadcastStep = { kind: 'start', accountId, broadcastId };
     return {
@@ -50,19 +50,22 @@ export function eventBridgeScheduler(queueArn: string, roleArn: string, client: 
   };
   return {
     async schedule(accountId, broadcastId, at) {
+      const sdk = await schedulerSdk();
+      const sender = client ?? sdk.scheduler;
       const input = definition(accountId, broadcastId, at);
       try {
-        await client.send(new CreateScheduleCommand(input));
+        await sender.send(new sdk.CreateScheduleCommand(input));
       } catch (error) {
-        if (!(error instanceof ConflictException)) throw error;
-        await client.send(new UpdateScheduleCommand(input));
+        if (!(error instanceof sdk.ConflictException)) throw error;
+        await sender.send(new sdk.UpdateScheduleCommand(input));
       }
     },
     async unschedule(accountId, broadcastId) {
+      const sdk = await schedulerSdk();
       try {
-        await client.send(new DeleteScheduleCommand({ Name: scheduleName(accountId, broadcastId) }));
+        await (client ?? sdk.scheduler).send(new sdk.DeleteScheduleCommand({ Name: scheduleName(accountId, broadcastId) }));
       } catch (error) {
-        if (!(error instanceof ResourceNotFoundException)) throw error;
+        if (!(error instanceof sdk.ResourceNotFoundException)) throw error;
       }
     },
   };

@@ -53,6 +53,20 @@ it("bundles no SDK client a function never calls, though its area's domain modul
   for (const handler of ['webhooks/send-test', 'broadcasts/send']) expect(await sdkBytes(handler, 'client-sqs')).toBeGreaterThan(0);
 });
 
+it('bundles the webhook signer only into the delivery worker, and the scheduler client into no function at start', async () => {
+  for (const handler of ['webhooks/create', 'webhooks/retry', 'webhooks/send-test'])
+    expect([handler, await bytesFrom(handler, 'node_modules/standardwebhooks/')]).toEqual([handler, 0]);
+  expect(await bytesFrom('webhooks/deliver', 'node_modules/standardwebhooks/')).toBeGreaterThan(0);
+
+  // Scheduling is the rarer path of a broadcast: its client is a chunk read on the first schedule.
+  const { metafile } = await bundleHandler('broadcasts/send', join(outdir, 'broadcasts-send'));
+  const withScheduler = Object.entries(metafile.outputs)
+    .filter(([, output]) => Object.keys(output.inputs).some((input) => input.includes('node_modules/@aws-sdk/client-scheduler/')))
+    .map(([file]) => file);
+  expect(withScheduler).toHaveLength(1);
+  expect(loadedAtStart(metafile)).not.toContain(withScheduler[0]);
+});
+
 it('loads the template engine and the HTML-to-text converter in a sending function only when it composes a message', async () => {
   const { metafile, entry } = await bundleHandler('email/send', join(outdir, 'send-split'));
   // Paths of the outputs that hold code from `path`: the entry Lambda loads at cold start, or chunks beside it.

@@ -155,7 +155,7 @@ export async function recordAwsCalls(): Promise<void> {
     import('#shared/email/transport.ts'),
     import('#shared/email/retry-queue.ts'),
   ]);
-  const { scheduler } = await import('#shared/email/broadcast-scheduler.ts');
+  const { scheduler } = await import('#shared/email/scheduler-client.ts');
   // Each region's replica (test/regions runs two), judged from the region the request arrived in.
   for (const region of DEPLOYMENT_REGIONS) {
     recordEvery(replicaFor(region).client.middlewareStack, (operation, input) => dynamoActions(operation, input, region !== localRegion()));

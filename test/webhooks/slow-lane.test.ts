@@ -16,6 +16,7 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startWebhookWorker } from '#dev/local/webhook-worker.ts';
+import { storedEventOf } from '#shared/data/events.ts';
 import { batchPace, deliverWebhook } from '#shared/webhooks/deliver.ts';
 import type { DeliveryMessage } from '#shared/webhooks/queue.ts';
 import { fanOutStreamedItems } from '#shared/webhooks/stream.ts';
@@ -66,9 +67,16 @@ async function twoEndpoints(slowAnswer: Responder = () => answerAfter(SLOW_MS)) 
       expect(created.status).toBe(201);
     }
   };
-  /** The lane each queued message of the account is on, by endpoint: `{ slow: ['slow'], fast: ['normal'] }`. */
-  const lanesByEndpoint = async () => {
-    const queued = await takeLaneMessages(account.accountId);
+  /**
+   * The lane each of the account's `expected` queued messages is on, by endpoint: `{ slow: ['slow'], fast: ['normal'] }`.
+   * Read until all are there: the table's stream shows an event a moment after its write, later on a busy machine.
+   */
+  const lanesByEndpoint = async (expected: number) => {
+    const queued: Awaited<ReturnType<typeof takeLaneMessages>> = [];
+    await eventually(
+      async () => queued.push(...(await takeLaneMessages(account.accountId))),
+      (count) => count >= expected,
+    );
     return {
       slow: queued.filter(({ message }) => message.webhookId === slowId).map(({ lane }) => lane),
       fast: queued.filter(({ message }) => message.webhookId === fastId).map(({ lane }) => lane),
@@ -80,6 +88,16 @@ async function twoEndpoints(slowAnswer: Responder = () => answerAfter(SLOW_MS)) 
 
 type Arranged = Awaited<ReturnType<typeof twoEndpoints>>;
 
+/** The account's new stream items, read until one is an event (a contact's write streams before its event's on a busy machine). */
+async function eventItems(accountId: string): Promise<ReturnType<typeof itemsOf>> {
+  const items: ReturnType<typeof itemsOf> = [];
+  await eventually(
+    async () => items.push(...itemsOf(await takeStreamRecords(accountId))),
+    () => items.some(({ item }) => storedEventOf(item) !== undefined),
+  );
+  return items;
+}
+
 /** The messages handed to the worker as one batch, as the queue's event source hands them; none to be received again. */
 async function deliverBatch(messages: readonly DeliveryMessage[], now = Date.now()): Promise<void> {
   const records = messages.map((message, index) => ({ messageId: `m${index}`, body: encodeDeliveryMessage(message) }));
@@ -89,7 +107,7 @@ async function deliverBatch(messages: readonly DeliveryMessage[], now = Date.now
 /** Arrange: one event delivered to both endpoints in one batch, the slow one's attempt marking it. */
 async function markedSlow(arranged: Arranged): Promise<void> {
   await arranged.createContacts();
-  const { slow, fast, messages } = await arranged.lanesByEndpoint();
+  const { slow, fast, messages } = await arranged.lanesByEndpoint(2);
   expect({ slow, fast }).toEqual({ slow: ['normal'], fast: ['normal'] });
   await deliverBatch(messages);
   expect([arranged.slow.requests.length, arranged.fast.requests.length]).toEqual([1, 1]);
@@ -102,7 +120,7 @@ describe('the slow lane', () => {
 
     await arranged.createContacts(2);
 
-    const { slow, fast } = await arranged.lanesByEndpoint();
+    const { slow, fast } = await arranged.lanesByEndpoint(4);
     expect(slow).toEqual(['slow', 'slow']);
     expect(fast).toEqual(['normal', 'normal']);
   });
@@ -119,7 +137,7 @@ describe('the slow lane', () => {
     const retried = await request('POST', `/api/webhooks/${arranged.slowId}/deliveries/${delivered.id}/retry`, { key: arranged.key });
     expect(retried.status).toBe(200);
 
-    const { slow, fast } = await arranged.lanesByEndpoint();
+    const { slow, fast } = await arranged.lanesByEndpoint(2);
     expect(slow).toEqual(['slow', 'slow']);
     expect(fast).toEqual([]);
   });
@@ -127,7 +145,7 @@ describe('the slow lane', () => {
   it('queues the retry of a failed slow attempt on the slow queue', async () => {
     const arranged = await twoEndpoints(() => (response) => void setTimeout(() => response.writeHead(503).end(), SLOW_MS));
     await arranged.createContacts();
-    const { messages } = await arranged.lanesByEndpoint();
+    const { messages } = await arranged.lanesByEndpoint(2);
 
     // The worker's core, one batch: what it would queue next, without waiting the retry's 5 s on the queue.
     const batch = batchPace();
@@ -141,7 +159,7 @@ describe('the slow lane', () => {
   it('moves a message queued on the normal lane before the mark to the slow lane, unattempted', async () => {
     const arranged = await twoEndpoints();
     await arranged.createContacts(2);
-    const queued = (await arranged.lanesByEndpoint()).messages;
+    const queued = (await arranged.lanesByEndpoint(4)).messages;
     const toSlow = queued.filter((message) => message.webhookId === arranged.slowId);
     expect(toSlow).toHaveLength(2);
     // The first slow delivery marks the endpoint (beside a fast one); the second was queued on the normal lane before that.
@@ -164,7 +182,7 @@ describe('the slow lane', () => {
 
     await arranged.createContacts();
     // The stream's fan-out, as it would run once the mark has lapsed.
-    expect(await fanOutStreamedItems(itemsOf(await takeStreamRecords(arranged.accountId)), lapsed)).toEqual([]);
+    expect(await fanOutStreamedItems(await eventItems(arranged.accountId), lapsed)).toEqual([]);
     const afterLapse = await takeLaneMessages(arranged.accountId);
     expect(afterLapse.map(({ lane }) => lane)).toEqual(['normal', 'normal']);
 
@@ -174,8 +192,8 @@ describe('the slow lane', () => {
       lapsed,
     );
     await arranged.createContacts();
-    expect(await fanOutStreamedItems(itemsOf(await takeStreamRecords(arranged.accountId)), lapsed + 1)).toEqual([]);
-    const { slow, fast } = await arranged.lanesByEndpoint();
+    expect(await fanOutStreamedItems(await eventItems(arranged.accountId), lapsed + 1)).toEqual([]);
+    const { slow, fast } = await arranged.lanesByEndpoint(2);
     expect({ slow, fast }).toEqual({ slow: ['slow'], fast: ['normal'] });
   });
 
@@ -188,7 +206,7 @@ describe('the slow lane', () => {
     expect(updated.status).toBe(200);
     await arranged.createContacts();
 
-    const { slow, fast } = await arranged.lanesByEndpoint();
+    const { slow, fast } = await arranged.lanesByEndpoint(2);
     expect({ slow, fast }).toEqual({ slow: ['normal'], fast: ['normal'] });
   });
 
