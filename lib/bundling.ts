@@ -44,24 +44,35 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  *   @middy/core's web streams load on first use (`middyStreamingOnDemand`,
  *   shared/aws/middy-streaming.ts), and a large JSON file is compiled as one string
  *   (`largeJsonAsParse`).
+ *
+ * These settings as esbuild's `build()` takes them, with a metafile; the caller adds
+ * the entry and the output.
  */
-export const ESBUILD_SETTINGS = {
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  mainFields: ['module', 'main'],
-  minify: true,
-  treeShaking: true,
-  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  // Relative to the project root (`absWorkingDir` in bundleOptions).
-  alias: {
-    '@aws-sdk/credential-provider-node': './shared/aws/lambda-credentials.ts',
-    '@aws-sdk/middleware-endpoint-discovery': './shared/aws/no-endpoint-discovery.ts',
-    'node:zlib': './shared/aws/zlib-crc32.ts',
-    'node:process': './shared/aws/node-process.ts',
-  },
-  logOverride: { 'import-is-undefined': 'error' },
-} as const;
+export function bundleOptions(): BuildOptions & { metafile: true } {
+  return {
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    minify: true,
+    treeShaking: true,
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    // Relative to `absWorkingDir`.
+    alias: {
+      '@aws-sdk/credential-provider-node': './shared/aws/lambda-credentials.ts',
+      '@aws-sdk/middleware-endpoint-discovery': './shared/aws/no-endpoint-discovery.ts',
+      'node:zlib': './shared/aws/zlib-crc32.ts',
+      'node:process': './shared/aws/node-process.ts',
+    },
+    logOverride: { 'import-is-undefined': 'error' },
+    plugins: [sdkSchemaShaking(), middyStreamingOnDemand(), largeJsonAsParse()],
+    // Where the aliases' paths and the metafile's are relative to, wherever the build is started from.
+    absWorkingDir: PROJECT_ROOT,
+    bundle: true,
+    metafile: true,
+    logLevel: 'warning',
+  };
+}
 
 /** The file Lambda loads (handler `index.handler`); chunks sit beside it under chunks/. */
 export const ENTRY_FILE = 'index.mjs';
@@ -181,13 +192,12 @@ export function functionCode(handler: string): Code {
 /**
  * Bundles `functions/<handler>.ts` into `outdir` (`index.mjs` and its chunks),
  * with the files it reads at run time; the metafile lists every input of every
- * output. `readable` leaves it unminified, for tests that read esbuild's own
- * names in it.
+ * output.
  */
-export async function bundleHandler(handler: string, outdir: string, readable = false): Promise<{ metafile: Metafile; entry: string }> {
+export async function bundleHandler(handler: string, outdir: string): Promise<{ metafile: Metafile; entry: string }> {
   const { build } = await import('esbuild');
   const result = await build({
-    ...bundleOptions(readable),
+    ...bundleOptions(),
     entryPoints: { index: `functions/${handler}.ts` },
     outdir,
     splitting: true,
@@ -218,15 +228,18 @@ export async function bundleHandler(handler: string, outdir: string, readable = 
  * chunk would ship in the asset and never load.
  */
 function reachableOutputs(metafile: Metafile): Metafile {
-  const reachable = new Set([entryOutput(metafile)]);
-  for (const file of reachable) for (const imported of metafile.outputs[file]?.imports ?? []) if (!imported.external) reachable.add(imported.path);
+  const reachable = new Set(outputsFromEntry(metafile, () => true));
   return { ...metafile, outputs: Object.fromEntries(Object.entries(metafile.outputs).filter(([file]) => reachable.has(file))) };
 }
 
-function entryOutput(metafile: Metafile): string {
+/** The entry's output and every output it imports, transitively, through the imports `follows` takes. */
+function outputsFromEntry(metafile: Metafile, follows: (kind: Metafile['outputs'][string]['imports'][number]['kind']) => boolean): string[] {
   const entry = Object.keys(metafile.outputs).find((file) => file.endsWith(`/${ENTRY_FILE}`) || file === ENTRY_FILE);
   if (!entry) throw new Error(`no ${ENTRY_FILE} among the outputs`);
-  return entry;
+  const found = new Set([entry]);
+  for (const file of found)
+    for (const imported of metafile.outputs[file]?.imports ?? []) if (!imported.external && follows(imported.kind)) found.add(imported.path);
+  return [...found];
 }
 
 /**
@@ -235,25 +248,5 @@ function entryOutput(metafile: Metafile): string {
  * through `import()` is read when that import first runs.
  */
 export function loadedAtStart(metafile: Metafile): string[] {
-  const loaded = new Set([entryOutput(metafile)]);
-  for (const file of loaded)
-    for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement' && !imported.external) loaded.add(imported.path);
-  return [...loaded];
-}
-
-/** These settings as esbuild's `build()` takes them, with a metafile; the caller adds the entry and the output. */
-export function bundleOptions(readable = false): BuildOptions & { metafile: true } {
-  return {
-    ...ESBUILD_SETTINGS,
-    minify: ESBUILD_SETTINGS.minify && !readable,
-    mainFields: [...ESBUILD_SETTINGS.mainFields],
-    banner: { js: ESBUILD_SETTINGS.banner },
-    alias: { ...ESBUILD_SETTINGS.alias },
-    plugins: [sdkSchemaShaking(), middyStreamingOnDemand(), largeJsonAsParse()],
-    // Where the aliases' paths and the metafile's are relative to, wherever the build is started from.
-    absWorkingDir: PROJECT_ROOT,
-    bundle: true,
-    metafile: true,
-    logLevel: 'warning',
-  };
+  return outputsFromEntry(metafile, (kind) => kind === 'import-statement');
 }
