@@ -3,8 +3,10 @@
  * a smoke test of a deployment. Creates a throwaway account and key in the
  * table (as the admin CLI does), sends to the SES mailbox simulator's success,
  * bounce and complaint addresses, waits for SES's feedback to move the
- * contacts and email records, makes one call of every area over HTTP, cleans
- * up, and prints a pass/fail table. Exits 1 when any check failed.
+ * contacts and email records, makes one call of every area over HTTP
+ * (attachments, transactional, broadcasts, events, webhooks and the signed
+ * subscription links included), cleans up what it made, and prints a
+ * pass/fail table. Exits 1 when any check failed.
  *
  * Against AWS: AWS_REGION and credentials for the table, and `--domain` an SES
  * identity verified in that region (the throwaway account is marked as its
@@ -22,11 +24,15 @@ const { values: args } = parseArgs({
     table: { type: 'string' },
     domain: { type: 'string', default: 'example.com' },
     timeout: { type: 'string', default: '120' },
+    // Where the webhook check's endpoint points; any address the deployment may reach (the check needs an attempt, not a success).
+    'webhook-url': { type: 'string', default: 'https://example.com/postlane-smoke' },
   },
   strict: true,
 });
 if (!args.url || !URL.canParse(args.url) || !args.table) {
-  process.stderr.write('usage: npm run smoke -- --url https://<api> --table <table name> [--domain <verified SES domain>] [--timeout <seconds>]\n');
+  process.stderr.write(
+    'usage: npm run smoke -- --url https://<api> --table <table name> [--domain <verified SES domain>] [--timeout <seconds>] [--webhook-url <url>]\n',
+  );
   process.exit(2);
 }
 const API = args.url.replace(/\/$/, '');
@@ -34,13 +40,24 @@ const TIMEOUT_MS = Number(args.timeout) * 1000;
 // shared/config.ts reads the table name once, on import.
 process.env.TABLE_NAME = args.table;
 
-const [{ createAccount }, apiKeys, { localVerifier, verifyDomain }, { db, tableName }, { accountKey }, { DeleteCommand }] = await Promise.all([
+const [
+  { createAccount },
+  apiKeys,
+  { localVerifier, verifyDomain },
+  { subscriptionLinks },
+  { db, tableName },
+  { accountScoped },
+  { QueryCommand },
+  { batchWriteAll },
+] = await Promise.all([
   import('#shared/domain/accounts.ts'),
   import('#shared/domain/api-keys.ts'),
   import('#shared/domain/domain-verification.ts'),
+  import('#shared/domain/subscription-links.ts'),
   import('#shared/data/client.ts'),
-  import('#shared/data/accounts.ts'),
+  import('#shared/data/partition.ts'),
   import('@aws-sdk/lib-dynamodb'),
+  import('#shared/data/batches.ts'),
 ]);
 
 const SIMULATOR = (mailbox: string) => `${mailbox}+smoke-${Date.now()}@simulator.amazonses.com`;
@@ -91,7 +108,7 @@ async function eventually(what: string, read: () => Promise<boolean>): Promise<v
 
 let accountId = '';
 let keyId = '';
-const created: { audienceId?: string; templateId?: string; formId?: string } = {};
+const created: { audienceId?: string; templateId?: string; formId?: string; webhookId?: string; broadcastId?: string } = {};
 const addresses = { success: SIMULATOR('success'), bounce: SIMULATOR('bounce'), complaint: SIMULATOR('complaint') };
 const from = `smoke@${args.domain}`;
 
@@ -173,6 +190,72 @@ if (ready) {
     await call('POST', `/api/forms/${form.id}/submit`, 200, { email: addresses.success }, { origin });
     return 'created, viewed (CORS), submitted';
   });
+  await check('attachments', async () => {
+    const file = Buffer.from('Postlane smoke test attachment\n');
+    const upload = (await call('POST', '/api/attachments', 201, { filename: 'smoke.txt', contentType: 'text/plain', size: file.length })).data;
+    const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.headers, body: file });
+    if (!put.ok) throw new Error(`upload: ${put.status}`);
+    await call('POST', '/api/email/send', 200, {
+      from,
+      recipients: [addresses.success],
+      subject: 'Postlane smoke test (attachment)',
+      content: '<p>Attached</p>',
+      attachments: [{ id: upload.id }],
+    });
+    return 'uploaded and sent';
+  });
+  await check('transactional', async () => {
+    const result = await call('POST', '/api/transactional/send', 200, {
+      to: addresses.success,
+      from,
+      subject: 'Postlane smoke receipt',
+      content: '<p>Paid</p>',
+    });
+    return result.success ? 'sent' : JSON.stringify(result).slice(0, 200);
+  });
+  await check('broadcasts', async () => {
+    created.broadcastId = (
+      await call('POST', '/api/broadcasts', 201, { audienceId: created.audienceId, from, subject: 'Postlane smoke broadcast', content: '<p>News</p>' })
+    ).data.id;
+    await call('POST', `/api/broadcasts/${created.broadcastId}/send`, 202, {});
+    let counts: Record<string, number> = {};
+    await eventually('the broadcast sent', async () => {
+      const broadcast = (await call('GET', `/api/broadcasts/${created.broadcastId}`, 200)).data;
+      counts = broadcast.counts;
+      return broadcast.status === 'sent';
+    });
+    return `sent to ${counts.sent} of ${counts.recipients}`;
+  });
+  await check('subscriptions', async () => {
+    // The signed link a message carries, made as the sender makes it: the preferences page, then a one-click unsubscribe.
+    const { token } = await subscriptionLinks(accountId, addresses.success);
+    const page = await fetch(`${API}/preferences/${token}`);
+    if (page.status !== 200) throw new Error(`preferences page: ${page.status}`);
+    const unsubscribed = await fetch(`${API}/unsubscribe/${token}`, { method: 'POST', body: 'List-Unsubscribe=One-Click' });
+    if (unsubscribed.status !== 200) throw new Error(`one-click unsubscribe: ${unsubscribed.status}`);
+    const status = (await call('GET', `/api/contacts/${contacts.success}`, 200)).data.status;
+    if (status !== 'unsubscribed') throw new Error(`the contact is ${status} after unsubscribing`);
+    return 'preferences page, one-click unsubscribe';
+  });
+  await check('events', async () => {
+    const types = new Set<string>();
+    await eventually('the sends in the event log', async () => {
+      for (const event of (await call('GET', '/api/events?limit=100', 200)).events) types.add(event.type);
+      return types.has('email.sent');
+    });
+    return [...types].sort().join(', ');
+  });
+  await check('webhooks', async () => {
+    created.webhookId = (await call('POST', '/api/webhooks', 201, { url: args['webhook-url'], events: ['email.sent'] })).data.id;
+    const delivery = (await call('POST', `/api/webhooks/${created.webhookId}/test`, 200, {})).data;
+    // Any receiver will do: the check is that the delivery worker took it and made an attempt.
+    let last = delivery;
+    await eventually('an attempt of the test delivery', async () => {
+      last = (await call('GET', `/api/webhooks/${created.webhookId}/deliveries`, 200)).deliveries.find((one: { id: string }) => one.id === delivery.id);
+      return (last?.attempts ?? 0) > 0;
+    });
+    return `test delivery ${last.status} after ${last.attempts} attempt(s)`;
+  });
   await check('domains', async () => `${(await call('GET', '/api/domains', 200)).domains?.length ?? 0} listed`);
   await check('docs', async () => {
     await call('GET', '/openapi.json', 200);
@@ -182,6 +265,7 @@ if (ready) {
 }
 
 await check('cleanup', async () => {
+  if (created.webhookId) await call('DELETE', `/api/webhooks/${created.webhookId}`, 200);
   if (created.formId) await call('DELETE', `/api/forms/${created.formId}`, 200);
   if (created.templateId) await call('DELETE', `/api/templates/${created.templateId}`, 200);
   // Deleting the audience leaves its contacts (docs/api.md, "Audiences"): they go one by one.
@@ -191,10 +275,39 @@ await check('cleanup', async () => {
     await call('DELETE', `/api/audiences/${created.audienceId}`, 200);
   }
   if (keyId) await apiKeys.restrictKey(accountId, keyId, 'revoke');
-  if (accountId) await db.send(new DeleteCommand({ TableName: tableName, Key: accountKey(accountId) }));
-  // Email records and events expire with the retention period.
-  return 'resources deleted, key revoked, account removed';
+  // What the API keeps for good (a sent broadcast, the account, its keys, usage and domain, the audience's
+  // counters) goes straight from the table. Not through DELETE /api/domains: that would also delete the SES
+  // identity, which belongs to the deployment, not to this throwaway account.
+  if (accountId) {
+    const partitions = ['DOMAIN', 'AUDSTATS', 'BRO', 'WHK'].map((kind) => accountScoped(accountId, kind));
+    partitions.push(accountId);
+    if (created.broadcastId) partitions.push(accountScoped(accountId, 'BRO', created.broadcastId));
+    const keys = (await Promise.all(partitions.map(partitionKeys))).flat();
+    await batchWriteAll(keys.map((key) => ({ DeleteRequest: { Key: key } })));
+  }
+  // Email records, events and webhook deliveries expire with the retention period.
+  return 'resources deleted, key revoked, account and its items removed';
 });
+
+/** Every key of one partition (a throwaway account's partitions are small). */
+async function partitionKeys(pk: string): Promise<Record<string, string>[]> {
+  const keys: Record<string, string>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: 'pk, sk',
+        ExclusiveStartKey: start,
+      }),
+    );
+    keys.push(...((page.Items ?? []) as Record<string, string>[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return keys;
+}
 
 const width = Math.max(...checks.map((one) => one.name.length));
 for (const one of checks) console.log(`${one.ok ? 'PASS' : 'FAIL'}  ${one.name.padEnd(width)}  ${String(one.ms).padStart(6)} ms  ${one.detail}`);

@@ -4,6 +4,7 @@
  * part of SES's, turning the bounce and complaint sends into feedback.
  */
 import { execFile } from 'node:child_process';
+import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { findFreePort } from '#dev/local/ports.ts';
 import { ROOT, startStack, stopStack, untilReady } from './npm-start.ts';
@@ -14,6 +15,21 @@ function smoke(args: string[], env: Record<string, string>): Promise<{ code: num
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
+}
+
+/** The keys left in the partitions a throwaway account's resources live in (contacts, audiences, templates, forms, broadcasts, keys, domain). */
+async function itemsLeft(endpoint: string, accountId: string): Promise<string[]> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const partitions = ['', '#DOMAIN', '#AUD', '#AUDSTATS', '#CON', '#TPL', '#TPLFULL', '#FRM', '#BRO', '#WHK'].map((suffix) => `${accountId}${suffix}`);
+  const left: string[] = [];
+  for (const pk of partitions) {
+    const page = await client.send(
+      new QueryCommand({ TableName: 'postlane', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: pk } } }),
+    );
+    for (const item of page.Items ?? []) left.push(`${pk} ${item.sk?.S}`);
+  }
+  client.destroy();
+  return left;
 }
 
 describe('npm run smoke', () => {
@@ -28,10 +44,31 @@ describe('npm run smoke', () => {
     const run = await smoke(['--url', `http://127.0.0.1:${api}`, '--table', 'postlane', '--timeout', '15'], {
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamodb}`,
     });
+    const accountId = /^PASS  account .* (acc_\w+),/m.exec(run.stdout)?.[1];
+    const left = accountId ? await itemsLeft(`http://127.0.0.1:${dynamodb}`, accountId) : ['no account id printed'];
     await stopStack(started);
 
-    expect(run.stdout).toMatch(/^smoke passed: 11 passed, 0 failed$/m);
-    for (const name of ['account', 'audiences', 'contacts', 'email send', 'feedback', 'otp', 'templates', 'forms', 'domains', 'docs', 'cleanup']) {
+    expect(left).toEqual([]);
+    expect(run.stdout).toMatch(/^smoke passed: 17 passed, 0 failed$/m);
+    for (const name of [
+      'account',
+      'audiences',
+      'contacts',
+      'email send',
+      'feedback',
+      'otp',
+      'templates',
+      'forms',
+      'attachments',
+      'transactional',
+      'broadcasts',
+      'subscriptions',
+      'events',
+      'webhooks',
+      'domains',
+      'docs',
+      'cleanup',
+    ]) {
       expect(run.stdout).toMatch(new RegExp(`^PASS  ${name} `, 'm'));
     }
     expect(run.code).toBe(0);
