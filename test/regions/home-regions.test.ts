@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 
 await vi.hoisted(async () => (await import('./environment.ts')).twoRegionEnvironment('home', 'home-regions'));
 
-const { arrange, call, EU, inRegion, itemsOf, startRegions, TABLES, trafficViolations, US } = await import('./two-regions.ts');
+const { arrange, call, EU, inRegion, itemsOf, startRegions, TABLES, TRAFFIC_TIMEOUT_MS, trafficViolations, US } = await import('./two-regions.ts');
 const { restrictKey } = await import('#shared/domain/api-keys.ts');
 const { createAccount, moveAccount, showAccount } = await import('#shared/domain/accounts.ts');
 const { db, tableName } = await import('#shared/data/client.ts');
@@ -19,9 +19,13 @@ const replication = (await startRegions({ replicated: true }))!;
 afterAll(() => replication.stop());
 
 describe('home regions (global table, two regions)', () => {
-  it('keeps every invariant exact under concurrent traffic for one account through both regions', async () => {
-    expect(await trafficViolations(replication)).toEqual([]);
-  });
+  it(
+    'keeps every invariant exact under concurrent traffic for one account through both regions',
+    async () => {
+      expect(await trafficViolations(replication)).toEqual([]);
+    },
+    TRAFFIC_TIMEOUT_MS,
+  );
 
   it('refuses a revoked or disabled key at once in the other region, before replication brings the change', async () => {
     const setup = await arrange(replication);

@@ -9,17 +9,21 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 
 await vi.hoisted(async () => (await import('./environment.ts')).twoRegionEnvironment('local', 'local-writes'));
 
-const { startRegions, trafficViolations } = await import('./two-regions.ts');
+const { startRegions, TRAFFIC_TIMEOUT_MS, trafficViolations } = await import('./two-regions.ts');
 
 const replication = (await startRegions({ replicated: true }))!;
 afterAll(() => replication.stop());
 
 describe('without home regions (every region writes its own replica)', () => {
-  it('breaks invariants under the same concurrent traffic: duplicates, drifting counters, quota and idempotency', async () => {
-    const found = await trafficViolations(replication);
+  it(
+    'breaks invariants under the same concurrent traffic: duplicates, drifting counters, quota and idempotency',
+    async () => {
+      const found = await trafficViolations(replication);
 
-    expect(found).not.toEqual([]);
-    // Each of these follows from conditions checked in one replica only, whatever the timing.
-    expect(found.join('\n')).toMatch(/two contacts in one audience|emails went out on a monthly quota|one idempotency key sent/);
-  });
+      expect(found).not.toEqual([]);
+      // Each of these follows from conditions checked in one replica only, whatever the timing.
+      expect(found.join('\n')).toMatch(/two contacts in one audience|emails went out on a monthly quota|one idempotency key sent/);
+    },
+    TRAFFIC_TIMEOUT_MS,
+  );
 });
