@@ -44,7 +44,7 @@ describe('npm run smoke', () => {
     const run = await smoke(['--url', `http://127.0.0.1:${api}`, '--table', 'postlane', '--timeout', '15'], {
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamodb}`,
     });
-    const accountId = /^PASS  account .* (acc_\w+),/m.exec(run.stdout)?.[1];
+    const accountId = /^PASS {2}account .* (acc_\w+),/m.exec(run.stdout)?.[1];
     const left = accountId ? await itemsLeft(`http://127.0.0.1:${dynamodb}`, accountId) : ['no account id printed'];
     await stopStack(started);
 
