@@ -245,6 +245,28 @@ describe('the slow lane', () => {
     expect((await takeLaneMessages(account.accountId)).map(({ lane }) => lane)).toEqual(['normal', 'normal']);
   });
 
+  it("marks no receiver whose answer came in while the worker was paused: the worker's lag again", async () => {
+    // The receiver answers, then this process stalls past the threshold before the worker reads the answer:
+    // in the event loop's check phase, so that timers run before the answer's I/O is read.
+    const answerThenStall = (response: ServerResponse) =>
+      void setTimeout(
+        () =>
+          setImmediate(() => {
+            response.writeHead(200).end();
+            const until = Date.now() + SLOW_DELIVERY_MS + 500;
+            while (Date.now() < until);
+          }),
+        100,
+      );
+    const arranged = await tenant([(await receiver()).url, (await receiver(() => answerThenStall)).url]);
+    await arranged.createContacts();
+    await deliverBatch((await arranged.queued(2)).map(({ message }) => message));
+
+    await arranged.createContacts();
+
+    expect((await arranged.queued(2)).map(({ lane }) => lane)).toEqual(['normal', 'normal']);
+  });
+
   it('marks a receiver alone in its batch once it has taken SLOW_ALONE_MS', async () => {
     const account = await createTestAccount();
     const hanging = await receiver(() => answerAfter(SLOW_ALONE_MS + 300));
