@@ -27,6 +27,8 @@ export const BUDGETS = {
     fanOutBaseRoundTrips: 1,
     /** The fast receivers' p99 beside a slow one, against their p99 when none is slow (timing noise on a shared machine). */
     slowNeighbour: { factor: 1.5, slackMs: 250 },
+    /** Issue 27: a tenant's fast receivers' p99 beside a tenant changing URLs and sending test events to a receiver that never answers, against the same load alone. */
+    hostileTenant: { factor: 1.5, slackMs: 250 },
   },
   /**
    * Issue 17: a broadcast keeps SES at 90% of the rate it allows, for at most
@@ -152,12 +154,16 @@ export function parseFloors(markdown: string): Map<string, Floor> {
  * Issue 18: the request pays one write per event, the fan-out a query and a put
  * per endpoint, and a slow receiver delays nobody else: the fast receivers'
  * p99 beside it stays within noise of their p99 when no receiver is slow.
+ * Issue 27: nor does a tenant who changes its URLs and floods test events to
+ * keep a receiver that never answers off the slow lane.
  */
 export function checkWebhooks(webhooks: WebhookBenchResults): BudgetResult[] {
   const { recordRoundTrips, fanOutBaseRoundTrips, fanOutRoundTripsPerEndpoint } = BUDGETS.webhooks;
   const fanOutLimit = fanOutBaseRoundTrips + fanOutRoundTripsPerEndpoint * webhooks.options.endpoints;
   const { factor, slackMs } = BUDGETS.webhooks.slowNeighbour;
   const isolationLimit = webhooks.baseline.p99Ms * factor + slackMs;
+  const { hostile } = webhooks;
+  const hostileLimit = hostile.baseline.p99Ms * BUDGETS.webhooks.hostileTenant.factor + BUDGETS.webhooks.hostileTenant.slackMs;
   return [
     {
       budget: 'webhooks',
@@ -176,6 +182,12 @@ export function checkWebhooks(webhooks: WebhookBenchResults): BudgetResult[] {
       subject: 'a slow receiver delays no other',
       ok: webhooks.fast.deliveries > 0 && webhooks.fast.p99Ms <= isolationLimit,
       detail: `fast receivers' p99 ${webhooks.fast.p99Ms.toFixed(0)} ms beside a slow one, ${webhooks.baseline.p99Ms.toFixed(0)} ms without (budget ${isolationLimit.toFixed(0)} ms)`,
+    },
+    {
+      budget: 'webhooks',
+      subject: 'a hostile tenant delays no other',
+      ok: hostile.fast.deliveries > 0 && hostile.fast.p99Ms <= hostileLimit,
+      detail: `the other tenant's fast receivers' p99 ${hostile.fast.p99Ms.toFixed(0)} ms beside it, ${hostile.baseline.p99Ms.toFixed(0)} ms alone (budget ${hostileLimit.toFixed(0)} ms)`,
     },
   ];
 }

@@ -239,6 +239,26 @@ export function webhookSection(webhooks: WebhookBenchResults): string[] {
     '',
     `All delivered in ${webhooks.totalSeconds.toFixed(1)} s (the slow receiver's phase: ${options.slowEvents.toLocaleString('en-US')} events).`,
     '',
+    ...hostileLines(webhooks),
+  ];
+}
+
+/** Issue 27: another tenant's fast receivers beside a tenant who tries to keep a receiver that never answers off the slow lane. */
+function hostileLines(webhooks: WebhookBenchResults): string[] {
+  const { options, hostile } = webhooks;
+  const row = (name: string, figures: WebhookBenchResults['baseline']) => [name, figures.deliveries, `${ms(figures.p50Ms)} ms`, `${ms(figures.p99Ms)} ms`];
+  return [
+    `A tenant who tries: ${options.hostile.endpoints} endpoints at a receiver that never answers, a new URL for each every ${options.hostile.urlEveryMs} ms (${hostile.urlChanges} changes), a test event every ${options.hostile.testEveryMs} ms (${hostile.testEvents.accepted} accepted, ${hostile.testEvents.refused} refused with 429); ${hostile.hostileAttempts} attempts reached its receiver. Beside it another tenant's ${options.endpoints} fast receivers get one event every ${options.hostile.eventEveryMs} ms, measured once the first ${options.hostile.onsetMs / 1000} s are over (the hostile receiver's first attempts, before it is marked slow, hold their workers until the timeout):`,
+    '',
+    table(
+      ['the other tenant', 'deliveries', 'latency from the event, p50', 'p99'],
+      [
+        row('alone (baseline)', hostile.baseline),
+        row('beside the hostile tenant, first seconds', hostile.onset),
+        row('beside the hostile tenant, after', hostile.fast),
+      ],
+    ),
+    '',
   ];
 }
 

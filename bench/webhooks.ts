@@ -16,6 +16,12 @@
  * `slowWorkers` pollers beside them: the stack's
  * WEBHOOK_SLOW_MAX_CONCURRENCY, the same bound as deployed, since that lane's
  * concurrency is a fixed number in AWS, not the region's.
+ *
+ * Then a tenant who tries (issue 27): its endpoints name a receiver that
+ * never answers (each attempt holds a worker until the 10 s timeout), and it
+ * changes their URL every couple of seconds while sending test events as
+ * fast as the API takes them; another tenant's fast receivers get a paced
+ * load beside it, and the same load alone for their baseline.
  */
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -41,6 +47,44 @@ export interface WebhookBenchOptions {
   meteredEvents: number;
   /** One-recipient sends to an account with one endpoint, metered from the request to the deliveries. */
   sends: number;
+  hostile: HostileTenantOptions;
+}
+
+/** The tenant who tries, and the paced load another tenant's `endpoints` fast receivers get beside it. */
+export interface HostileTenantOptions {
+  /** Its endpoints, all at one receiver that never answers. */
+  endpoints: number;
+  /** How often it gives its endpoints a new URL on that receiver (`?v=n`). */
+  urlEveryMs: number;
+  /** How often it sends a test event (to each endpoint in turn). */
+  testEveryMs: number;
+  /** The fast tenant's events, one every `eventEveryMs`, once the onset is over. */
+  events: number;
+  eventEveryMs: number;
+  /**
+   * From the attack's start until the fast tenant's measured events: a
+   * receiver never seen before gets its first attempts on the normal lane
+   * until one of them is judged slow, and those hold their workers until
+   * the timeout (as any new slow receiver's do: the slow receiver's phase
+   * includes that). The fast tenant's events in this onset are reported
+   * apart; the budget is on the ones after, which the tenant could delay
+   * only by leaving the slow lane.
+   */
+  onsetMs: number;
+}
+
+/** A fast tenant's paced load beside the hostile tenant, and the same alone. */
+export interface HostileTenantFigures {
+  /** The fast tenant's receivers, the paced load alone. */
+  baseline: LatencyFigures;
+  /** The same load, beside the hostile tenant, once the onset is over. */
+  fast: LatencyFigures;
+  /** The fast tenant's deliveries of events made during the onset. */
+  onset: LatencyFigures;
+  urlChanges: number;
+  testEvents: { accepted: number; refused: number };
+  /** Attempts that reached the hostile tenant's receiver (each held its worker 10 s). */
+  hostileAttempts: number;
 }
 
 export interface Usage {
@@ -87,6 +131,7 @@ export interface WebhookBenchResults {
   fast: LatencyFigures;
   slow: LatencyFigures;
   totalSeconds: number;
+  hostile: HostileTenantFigures;
 }
 
 export const WEBHOOK_BENCH: WebhookBenchOptions = {
@@ -98,6 +143,8 @@ export const WEBHOOK_BENCH: WebhookBenchOptions = {
   slowWorkers: WEBHOOK_SLOW_MAX_CONCURRENCY,
   meteredEvents: 50,
   sends: 20,
+  // As issue 27 found it: a new URL every 2 s, test events as fast as a client sends them.
+  hostile: { endpoints: 3, urlEveryMs: 2_000, testEveryMs: 100, events: 200, eventEveryMs: 100, onsetMs: 13_000 },
 };
 
 const LOAD_TYPE = 'email.delivered';
@@ -111,16 +158,27 @@ function latencies(values: number[]): LatencyFigures {
   return { deliveries: sorted.length, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
 }
 
-/** A receiver that notes each delivery's latency from its event's `createdAt`, answering after `delayMs`. */
+/**
+ * A receiver that notes each delivery's latency from its event's `createdAt`
+ * (and, in `emailIds`, the event's `emailId`: the load's index), answering
+ * after `delayMs`, or never when it is `Infinity` (the worker gives up at its
+ * timeout).
+ */
 async function startLatencyReceiver(delayMs: number) {
   const seen: number[] = [];
+  const emailIds: string[] = [];
+  let requests = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const { type, createdAt } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; createdAt: string };
-      if (type === LOAD_TYPE) seen.push(Date.now() - Date.parse(createdAt));
-      setTimeout(() => response.writeHead(204).end(), delayMs);
+      requests += 1;
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; createdAt: string; data: { emailId?: string } };
+      if (event.type === LOAD_TYPE) {
+        seen.push(Date.now() - Date.parse(event.createdAt));
+        emailIds.push(event.data.emailId ?? '');
+      }
+      if (delayMs !== Number.POSITIVE_INFINITY) setTimeout(() => response.writeHead(204).end(), delayMs);
     });
   });
   server.listen(0, '127.0.0.1');
@@ -128,7 +186,13 @@ async function startLatencyReceiver(delayMs: number) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     seen,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    emailIds,
+    requests: () => requests,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -224,7 +288,15 @@ export async function measureWebhooks(
 
   const baseline = await deliverLoad(accountId, options.events, options, 0, 'baseline', progress);
   const withSlow = await deliverLoad(accountId, options.slowEvents, options, options.slowMs, 'load', progress);
-  return { options, recordPerEvent, fanOutPerEvent, fanOutMsPerEvent, perDelivery, perSend, baseline: baseline.fast, ...withSlow };
+  const alone = await deliverPaced(options, false, progress);
+  const beside = await deliverPaced(options, true, progress);
+  const hostile = {
+    baseline: alone.fast,
+    fast: beside.fast,
+    onset: beside.onset,
+    ...beside.attack!,
+  };
+  return { options, recordPerEvent, fanOutPerEvent, fanOutMsPerEvent, perDelivery, perSend, baseline: baseline.fast, ...withSlow, hostile };
 }
 
 /**
@@ -314,6 +386,105 @@ async function deliverLoad(
     await Promise.all(receivers.map((receiver) => receiver.stop()));
   }
   return { fast: latencies(fast.flatMap((receiver) => receiver.seen)), slow: latencies(slow!.seen), totalSeconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * The tenant who tries (WebhookBenchOptions `hostile`), on an account of its
+ * own: endpoints at a receiver that never answers, a new URL for each every
+ * `urlEveryMs`, a test event every `testEveryMs`; answers what it did once
+ * stopped (its endpoints then disabled, so what it left queued is dropped
+ * unattempted).
+ */
+async function startHostileTenant(options: HostileTenantOptions) {
+  const { createWebhook, sendTestEvent, updateWebhook } = await import('#shared/domain/webhooks.ts');
+  const { RateLimitError } = await import('#shared/errors.ts');
+  const { createBenchAccount } = await import('./fixtures.ts');
+  const { accountId } = await createBenchAccount();
+  const hanging = await startLatencyReceiver(Number.POSITIVE_INFINITY);
+  const ids: string[] = [];
+  for (let index = 0; index < options.endpoints; index++) {
+    ids.push((await createWebhook(accountId, { url: hanging.url, events: ['form.submitted'] }, Date.now())).id);
+  }
+  const figures = { urlChanges: 0, testEvents: { accepted: 0, refused: 0 } };
+  let running = true;
+  const every = async (ms: number, step: (round: number) => Promise<void>) => {
+    for (let round = 0; running; round++) {
+      const started = Date.now();
+      await step(round);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - (Date.now() - started))));
+    }
+  };
+  const loops = [
+    every(options.urlEveryMs, async (round) => {
+      for (const id of ids) await updateWebhook(accountId, id, { url: `${hanging.url}?v=${round + 1}` }, Date.now());
+      figures.urlChanges += ids.length;
+    }),
+    every(options.testEveryMs, async (round) => {
+      try {
+        await sendTestEvent(accountId, ids[round % ids.length]!, Date.now());
+        figures.testEvents.accepted += 1;
+      } catch (error) {
+        if (!(error instanceof RateLimitError)) throw error;
+        figures.testEvents.refused += 1;
+      }
+    }),
+  ];
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      for (const id of ids) await updateWebhook(accountId, id, { enabled: false }, Date.now());
+      await hanging.stop();
+      return { ...figures, hostileAttempts: hanging.requests() };
+    },
+  };
+}
+
+/**
+ * The hostile case's load: `hostile.events` events, one every
+ * `eventEveryMs`, to `options.endpoints` fast receivers of a tenant of their
+ * own, after an onset of `onsetMs` with events at the same pace; beside the
+ * hostile tenant when `attacked`, from the onset's start.
+ */
+async function deliverPaced(options: WebhookBenchOptions, attacked: boolean, progress: (message: string) => void) {
+  const { recordEvent } = await import('#shared/domain/events.ts');
+  const { createWebhook } = await import('#shared/domain/webhooks.ts');
+  const { startEventFanOut } = await import('#dev/local/event-fan-out.ts');
+  const { startWebhookWorker } = await import('#dev/local/webhook-worker.ts');
+  const { createBenchAccount } = await import('./fixtures.ts');
+  const { hostile } = options;
+  const { accountId } = await createBenchAccount();
+  const receivers = await Promise.all(Array.from({ length: options.endpoints }, () => startLatencyReceiver(0)));
+  for (const receiver of receivers) await createWebhook(accountId, { url: receiver.url, events: [LOAD_TYPE] }, Date.now());
+  const onsetEvents = attacked ? Math.ceil(hostile.onsetMs / hostile.eventEveryMs) : 0;
+  const events = onsetEvents + hostile.events;
+  progress(
+    `webhooks (${attacked ? 'beside a hostile tenant' : 'paced, alone'}): ${events} events, one every ${hostile.eventEveryMs} ms, to ${options.endpoints} fast endpoints${
+      attacked
+        ? `; the other tenant's ${hostile.endpoints} endpoints never answer, a new URL every ${hostile.urlEveryMs} ms, a test event every ${hostile.testEveryMs} ms`
+        : ''
+    }`,
+  );
+  const pollers = [await startEventFanOut(), await startWebhookWorker({ concurrency: options.workers, slowConcurrency: options.slowWorkers })];
+  const attack = attacked ? await startHostileTenant(hostile) : undefined;
+  const started = Date.now();
+  let attackFigures: Awaited<ReturnType<NonNullable<typeof attack>['stop']>> | undefined;
+  try {
+    for (let index = 0; index < events; index++) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + index * hostile.eventEveryMs - Date.now())));
+      await recordEvent(accountId, { type: LOAD_TYPE, data: { emailId: `eml_${index}` }, sourceKey: `bench:paced:${attacked}:${index}` }, Date.now());
+    }
+    const deadline = Date.now() + 5 * 60_000;
+    while (receivers.some((receiver) => receiver.seen.length < events) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  } finally {
+    attackFigures = await attack?.stop();
+    await Promise.all(pollers.map((poller) => poller.stop()));
+    await Promise.all(receivers.map((receiver) => receiver.stop()));
+  }
+  const measured = (emailId: string) => Number(emailId.slice('eml_'.length)) >= onsetEvents;
+  const split = (after: boolean) =>
+    latencies(receivers.flatMap((receiver) => receiver.seen.filter((_latency, index) => measured(receiver.emailIds[index]!) === after)));
+  return { fast: split(true), onset: split(false), attack: attackFigures };
 }
 
 /**

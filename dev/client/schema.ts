@@ -808,7 +808,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a webhook endpoint
-         * @description Delivers a `webhook.test` event to this endpoint only, also when it is disabled; answers the delivery, `pending` until the receiver answers. The event is not in the event log.
+         * @description Delivers a `webhook.test` event to this endpoint only, also when it is disabled (then one attempt, never retried); answers the delivery, `pending` until the receiver answers. The event is not in the event log. At most 10 test events an endpoint and 30 an account in a minute: 429 `RATE_LIMIT_EXCEEDED` with `retryAfter` beyond.
          */
         post: operations["webhooksSendTest"];
         delete?: never;

@@ -63,7 +63,8 @@ export const webhooks = defineArea('webhooks', {
     method: 'POST',
     path: '/api/webhooks/{id}/test',
     ...KEYED,
-    table: ['GetItem', 'PutItem'],
+    // The endpoint and the slow marks; the two test-event windows; the delivery.
+    table: ['GetItem', 'UpdateItem', 'PutItem'],
     queues: ['webhooks', 'webhooksSlow'],
     params: { id: 'webhook' },
     request: {},
@@ -71,7 +72,7 @@ export const webhooks = defineArea('webhooks', {
     errors: ['WEBHOOK_NOT_FOUND'],
     summary: 'Send a test event to a webhook endpoint',
     description:
-      'Delivers a `webhook.test` event to this endpoint only, also when it is disabled; answers the delivery, `pending` until the receiver answers. The event is not in the event log.',
+      'Delivers a `webhook.test` event to this endpoint only, also when it is disabled (then one attempt, never retried); answers the delivery, `pending` until the receiver answers. The event is not in the event log. At most 10 test events an endpoint and 30 an account in a minute: 429 `RATE_LIMIT_EXCEEDED` with `retryAfter` beyond.',
   },
   deliveries: webhook.cursorList({
     sub: 'deliveries',

@@ -6,6 +6,7 @@
  * |---|---|---|
  * | endpoint | `acc_X#WHK` | `whk_W` |
  * | endpoint count | `acc_X#WHK` | `#COUNT` (sorts before every id) |
+ * | slow marks | `acc_X#WHK` | `#SLOW` (after `#COUNT`, before every id) |
  * | delivery | `acc_X#WHK#whk_W#DLV` | `dlv_D` (newest first by id) |
  * | attempt | `acc_X#DLV#dlv_D` | `ATT#0001` |
  */
@@ -18,6 +19,9 @@ import {
   tableName,
   transactWrite,
   TransactionCancelled,
+  getMapped,
+  jitteredBackoff,
+  sleep,
   updateIf,
   updateReturning,
   putNew,
@@ -39,8 +43,21 @@ export interface WebhookEndpoint {
   /** Start of the current run of failed attempts; absent after any success. */
   failingSince?: string;
   disabledAt?: string;
-  /** Until when its deliveries take the slow lane (shared/webhooks/queue.ts); set when one was slow, left to lapse. */
-  slowUntil?: string;
+}
+
+/**
+ * Where an account's receivers were seen slow (shared/webhooks/slow-marks.ts
+ * keeps the rule): until when the deliveries to each host, and all of the
+ * account's, take the slow lane. Kept apart from the endpoints, so that no
+ * change of an endpoint (its URL, or deleting it and making another) clears
+ * them; stored beside them, so that the fan-out's Query of the endpoints reads
+ * them too.
+ */
+export interface SlowMarks {
+  /** By receiver host (`host[:port]` of the URL): until when (ISO) its deliveries take the slow lane. */
+  hosts: Record<string, string>;
+  /** Until when (ISO) every delivery of the account takes the slow lane. */
+  accountUntil?: string;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -73,6 +90,8 @@ export interface DeliveryAttempt {
 
 const endpointKey = (accountId: string, webhookId: string) => ({ pk: accountScoped(accountId, 'WHK'), sk: webhookId });
 const countKey = (accountId: string) => ({ pk: accountScoped(accountId, 'WHK'), sk: '#COUNT' });
+const SLOW_MARKS_SK = '#SLOW';
+const slowMarksKey = (accountId: string) => ({ pk: accountScoped(accountId, 'WHK'), sk: SLOW_MARKS_SK });
 const deliveryPartition = (accountId: string, webhookId: string) => accountScoped(accountId, 'WHK', webhookId, 'DLV');
 const deliveryKey = (accountId: string, webhookId: string, deliveryId: string) => ({ pk: deliveryPartition(accountId, webhookId), sk: deliveryId });
 /** Every attempt of a delivery is in this partition (exported for the retention test, which reads their TTL). */
@@ -82,6 +101,11 @@ const attemptSortKey = (attempt: number) => `ATT#${String(attempt).padStart(4, '
 function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
   const { pk: _pk, sk: _sk, entity: _entity, ...endpoint } = item;
   return endpoint as unknown as WebhookEndpoint;
+}
+
+function toSlowMarks(item: Record<string, unknown> | undefined): SlowMarks {
+  if (!item) return { hosts: {} };
+  return { hosts: (item.hosts as Record<string, string> | undefined) ?? {}, ...(item.accountUntil ? { accountUntil: item.accountUntil as string } : {}) };
 }
 
 function toDelivery(item: Record<string, unknown>): Delivery {
@@ -129,12 +153,68 @@ export async function listEndpoints(accountId: string): Promise<WebhookEndpoint[
   return items.map(toEndpoint);
 }
 
+/** The account's endpoints, newest first, and its slow marks: the one Query the fan-out makes for an event. */
+export async function listEndpointsAndSlowMarks(accountId: string): Promise<{ endpoints: WebhookEndpoint[]; slowMarks: SlowMarks }> {
+  // Everything from the marks on: they sort after the count and before every endpoint.
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND sk >= :marks',
+    ExpressionAttributeValues: { ':pk': endpointKey(accountId, '').pk, ':marks': SLOW_MARKS_SK },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  });
+  return {
+    endpoints: items.filter((item) => String(item.sk).startsWith('whk_')).map(toEndpoint),
+    slowMarks: toSlowMarks(items.find((item) => item.sk === SLOW_MARKS_SK)),
+  };
+}
+
+/** The account's slow marks (none when it has none). */
+export async function getSlowMarks(accountId: string): Promise<SlowMarks> {
+  return (await getMapped(slowMarksKey(accountId), toSlowMarks)) ?? { hosts: {} };
+}
+
+/** Rounds of optimistic retry: only workers judging receivers of one account slow at the same moment race. */
+const SLOW_MARK_ROUNDS = 8;
+
+/**
+ * Rewrites the account's slow marks as `change` makes them from the stored
+ * ones, unless it answers undefined (nothing to change); answers what was
+ * written. A read and a put on the version read, retried when another writer
+ * came between, so no mark is lost. The item expires (TTL) when its last mark
+ * lapses; readers ignore lapsed marks before that.
+ */
+export async function updateSlowMarks(accountId: string, change: (current: SlowMarks) => SlowMarks | undefined): Promise<SlowMarks | undefined> {
+  const key = slowMarksKey(accountId);
+  for (let round = 0; round < SLOW_MARK_ROUNDS; round++) {
+    if (round > 0) await sleep(jitteredBackoff(round));
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    const next = change(toSlowMarks(Item));
+    if (!next) return undefined;
+    const version = Number(Item?.version ?? 0);
+    const lastUntil = Math.max(...[...Object.values(next.hosts), next.accountUntil ?? ''].map((until) => Date.parse(until) || 0));
+    try {
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...key, entity: 'webhookSlowMarks', ...next, version: version + 1, expiresAt: Math.ceil(lastUntil / 1000) },
+          ConditionExpression: Item ? 'version = :version' : 'attribute_not_exists(pk)',
+          ...(Item ? { ExpressionAttributeValues: { ':version': version } } : {}),
+        }),
+      );
+      return next;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  throw new Error(`The slow marks of ${accountId} kept changing under ${SLOW_MARK_ROUNDS} writers`);
+}
+
 /** Sets the given fields of an existing endpoint (and removes `remove`); WEBHOOK_NOT_FOUND when there is none. */
 export async function updateEndpoint(
   accountId: string,
   webhookId: string,
   changes: Partial<Omit<WebhookEndpoint, 'id' | 'secret' | 'createdAt'>>,
-  remove: readonly ('failingSince' | 'disabledAt' | 'slowUntil')[] = [],
+  remove: readonly ('failingSince' | 'disabledAt')[] = [],
 ): Promise<WebhookEndpoint> {
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   const names = Object.fromEntries([...entries.map(([name]) => name), ...remove].map((name) => [`#${name}`, name]));
@@ -185,20 +265,6 @@ export async function markEndpointFailing(accountId: string, webhookId: string, 
 /** Ends a run of failures (a delivery succeeded); nothing to write when none is running. */
 export async function clearEndpointFailing(accountId: string, webhookId: string): Promise<void> {
   await updateIf({ Key: endpointKey(accountId, webhookId), UpdateExpression: 'REMOVE failingSince', ConditionExpression: 'attribute_exists(failingSince)' });
-}
-
-/**
- * Marks the endpoint slow until `until`, unless a mark still holds at `now`
- * (racing workers whose deliveries were all slow write it once); true for the
- * caller that wrote it.
- */
-export function markEndpointSlow(accountId: string, webhookId: string, now: string, until: string): Promise<boolean> {
-  return updateIf({
-    Key: endpointKey(accountId, webhookId),
-    UpdateExpression: 'SET slowUntil = :until',
-    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(slowUntil) OR slowUntil <= :now)',
-    ExpressionAttributeValues: { ':until': until, ':now': now },
-  });
 }
 
 /**

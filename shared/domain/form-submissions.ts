@@ -9,8 +9,8 @@ import { eventWrite } from './events.ts';
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { insertSubmission, type FormFieldRecord, type FormRecord, type SubmissionRecord } from '#shared/data/forms.ts';
-import { consumeWindow, type CounterLimits, type WindowSubject } from '#shared/data/rate-limits.ts';
-import { ConflictError, NotFoundError, PostlaneError, RateLimitError, type ValidationError } from '#shared/errors.ts';
+import type { CounterLimits } from '#shared/data/rate-limits.ts';
+import { ConflictError, NotFoundError, PostlaneError, type ValidationError } from '#shared/errors.ts';
 import type { BodyFormat } from '#shared/model/body-format.ts';
 import { toValidationError } from '#shared/schemas/parse.ts';
 import { newId } from '#shared/ids.ts';
@@ -18,6 +18,7 @@ import { log } from '#shared/log.ts';
 import { CONTACT_LIMITS } from '#shared/schemas/contacts.ts';
 import { submissionSchema, type SubmissionInput, type submitReceiptReply } from '#shared/schemas/forms.ts';
 import { createContact, getContactByEmail, type Contact } from './contacts.ts';
+import { admitCounted } from './counted-windows.ts';
 import { sendConfirmationRequest, sendSubmissionNotice, submissionContext, type SubmissionContext } from './form-emails.ts';
 import { findPublishedForm, HONEYPOT_FIELD } from './published-forms.ts';
 
@@ -72,28 +73,15 @@ function addressKey(sourceIp: string): string {
     .slice(0, 22);
 }
 
-function secondsLeft(now: Date, limits: CounterLimits, exhausted: 'window' | 'day'): number {
-  const nowSeconds = now.getTime() / 1000;
-  if (exhausted === 'day') {
-    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) / 1000;
-    return Math.max(1, Math.ceil(midnight - nowSeconds));
-  }
-  return Math.max(1, Math.ceil(limits.windowSeconds - (nowSeconds % limits.windowSeconds)));
-}
-
 /** Counts the attempt against the submitter's and the form's limits; RATE_LIMIT_EXCEEDED with `retryAfter` past either. */
 export async function admitSubmission(accountId: string, formId: string, sourceIp: string, now: Date): Promise<void> {
-  const limited: [WindowSubject, CounterLimits, string][] = [
-    [{ accountId, parts: ['FORMIP', addressKey(sourceIp)] }, SUBMISSION_RATE_LIMITS.perAddress, 'Too many submissions from this address'],
-    [{ accountId, parts: ['FORM', formId] }, SUBMISSION_RATE_LIMITS.perForm, 'This form is receiving too many submissions'],
-  ];
-  for (const [subject, limits, reason] of limited) {
-    const outcome = await consumeWindow(subject, now, limits);
-    if (!outcome.admitted) {
-      const retryAfter = secondsLeft(now, limits, outcome.exhausted);
-      throw new RateLimitError(`${reason}; try again in ${retryAfter} s`, retryAfter);
-    }
-  }
+  await admitCounted(
+    [
+      [{ accountId, parts: ['FORMIP', addressKey(sourceIp)] }, SUBMISSION_RATE_LIMITS.perAddress, 'Too many submissions from this address'],
+      [{ accountId, parts: ['FORM', formId] }, SUBMISSION_RATE_LIMITS.perForm, 'This form is receiving too many submissions'],
+    ],
+    now,
+  );
 }
 
 const NUMERIC = /^-?\d+(?:\.\d+)?$/;

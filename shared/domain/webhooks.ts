@@ -8,6 +8,7 @@ import {
   deleteEndpoint,
   getDelivery,
   getEndpoint,
+  getSlowMarks,
   listAttempts,
   listEndpoints,
   putEndpoint,
@@ -19,13 +20,16 @@ import {
   type WebhookEndpoint,
 } from '#shared/data/webhooks.ts';
 import type * as v from 'valibot';
+import type { CounterLimits } from '#shared/data/rate-limits.ts';
 import { notFound, PostlaneError, ValidationError } from '#shared/errors.ts';
 import { isId, newId } from '#shared/ids.ts';
 import { configuredWebhookLanes, deliveryMessage, enqueueDelivery, type WebhookLanes } from '#shared/webhooks/queue.ts';
 import { deliverEvent } from '#shared/webhooks/fan-out.ts';
 import type { deliverySchema, webhookSchema } from '#shared/schemas/webhooks.ts';
 import { newWebhookSecret } from '#shared/webhooks/secret.ts';
+import { laneOf } from '#shared/webhooks/slow-marks.ts';
 import { configuredUrlPolicy, resolveWebhookTarget, UnsafeUrlError, type UrlPolicy } from '#shared/webhooks/url-safety.ts';
+import { admitCounted } from './counted-windows.ts';
 import { decodeCursor, encodeCursor } from './cursors.ts';
 import { isEventType } from './events.ts';
 import { findById } from './lookup.ts';
@@ -35,6 +39,17 @@ import { orNull, pick } from './views.ts';
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 
 const MAX_DESCRIPTION_LENGTH = 500;
+
+/**
+ * Test events (`POST /api/webhooks/:id/test`) per endpoint, and per account,
+ * in a minute: a person checking a receiver sends a few. Each is a delivery
+ * that may hold a worker for 10 s; beyond these, 429. The account's bound
+ * keeps deleting and making endpoints from resetting the endpoint's.
+ */
+export const TEST_EVENT_LIMITS = {
+  perEndpoint: { windowSeconds: 60, perWindow: 10, perDay: null },
+  perAccount: { windowSeconds: 60, perWindow: 30, perDay: null },
+} as const satisfies Record<string, CounterLimits>;
 
 /** What the API answers: everything but the secret and the failure run. */
 export type Webhook = v.InferOutput<typeof webhookSchema>;
@@ -125,7 +140,11 @@ export interface WebhookChanges {
   enabled?: boolean;
 }
 
-/** Changes the given fields; enabling an endpoint again starts its failure count afresh, a new URL ends its slow mark. */
+/**
+ * Changes the given fields; enabling an endpoint again starts its failure
+ * count afresh. A new URL leaves the slow marks as they are: they belong to
+ * the receiver's host and the account (shared/webhooks/slow-marks.ts).
+ */
 export async function updateWebhook(
   accountId: string,
   webhookId: string,
@@ -144,11 +163,7 @@ export async function updateWebhook(
       ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
       updatedAt: new Date(now).toISOString(),
     },
-    [
-      ...(changes.enabled ? (['failingSince', 'disabledAt'] as const) : []),
-      // Another URL is another receiver: how fast it answers is yet to be seen.
-      ...(changes.url === undefined ? [] : (['slowUntil'] as const)),
-    ],
+    changes.enabled ? ['failingSince', 'disabledAt'] : [],
   );
   return publicView(updated);
 }
@@ -165,18 +180,26 @@ function queueOrFail(lanes: WebhookLanes | undefined): WebhookLanes {
 
 /**
  * Sends a `webhook.test` event to this endpoint only (also when disabled, so
- * a receiver can be checked before enabling it). The event is not in the
- * account's event log: nothing happened but the test.
+ * a receiver can be checked before enabling it: then one attempt, no retry),
+ * within TEST_EVENT_LIMITS. The event is not in the account's event log:
+ * nothing happened but the test.
  */
 export async function sendTestEvent(accountId: string, webhookId: string, now: number, lanes = configuredWebhookLanes()): Promise<DeliveryView> {
-  const endpoint = await endpointOf(accountId, webhookId);
+  const [endpoint, marks] = await Promise.all([endpointOf(accountId, webhookId), getSlowMarks(accountId)]);
+  await admitCounted(
+    [
+      [{ accountId, parts: ['WHKTEST', webhookId] }, TEST_EVENT_LIMITS.perEndpoint, 'Too many test events to this endpoint'],
+      [{ accountId, parts: ['WHKTEST'] }, TEST_EVENT_LIMITS.perAccount, "Too many test events to this account's endpoints"],
+    ],
+    new Date(now),
+  );
   const event = {
     id: newId('evt', now),
     type: 'webhook.test',
     createdAt: new Date(now).toISOString(),
     data: { webhookId, message: 'A test event from Postlane' },
   };
-  return deliveryView(await deliverEvent(accountId, endpoint, event, queueOrFail(lanes), now));
+  return deliveryView(await deliverEvent(accountId, endpoint, event, queueOrFail(lanes), laneOf(marks, endpoint.url, now), now));
 }
 
 export type DeliveryView = v.InferOutput<typeof deliverySchema>;
@@ -236,9 +259,10 @@ export async function retryDelivery(
   lanes = configuredWebhookLanes(),
 ): Promise<DeliveryView> {
   await deliveryOf(accountId, webhookId, deliveryId, now);
-  const endpoint = await endpointOf(accountId, webhookId);
+  const [endpoint, marks] = await Promise.all([endpointOf(accountId, webhookId), getSlowMarks(accountId)]);
   if (!endpoint.enabled) throw new PostlaneError('CONFLICT', 'The webhook is disabled: enable it before retrying its deliveries');
   const reopened = await reopenDelivery(accountId, webhookId, deliveryId, now);
-  await enqueueDelivery(queueOrFail(lanes), deliveryMessage(accountId, endpoint, deliveryId, reopened.attempts + 1, now, now), now);
+  const lane = laneOf(marks, endpoint.url, now);
+  await enqueueDelivery(queueOrFail(lanes), deliveryMessage(accountId, webhookId, deliveryId, reopened.attempts + 1, now, lane), now);
   return deliveryView(reopened);
 }

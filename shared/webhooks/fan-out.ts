@@ -7,10 +7,11 @@
  * harmless, because each attempt is claimed in the table before it is made.
  */
 import { createHash } from 'node:crypto';
-import { listEndpoints, putDeliveryOnce, type Delivery, type WebhookEndpoint } from '#shared/data/webhooks.ts';
+import { listEndpointsAndSlowMarks, putDeliveryOnce, type Delivery, type WebhookEndpoint } from '#shared/data/webhooks.ts';
 import type { StoredEvent } from '#shared/data/events.ts';
 import { retentionExpiry } from '#shared/domain/retention.ts';
-import { configuredWebhookLanes, deliveryMessage, enqueueDelivery, type WebhookLanes } from './queue.ts';
+import { configuredWebhookLanes, deliveryMessage, enqueueDelivery, type WebhookLane, type WebhookLanes } from './queue.ts';
+import { laneOf } from './slow-marks.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -34,12 +35,15 @@ export function subscribes(endpoint: WebhookEndpoint, event: StoredEvent): boole
   );
 }
 
-/**
- * Puts the delivery of `event` to `endpoint` once, and queues its first
- * attempt unless one was made, on the endpoint's lane (read with it: the lane
- * costs no table call).
- */
-export async function deliverEvent(accountId: string, endpoint: WebhookEndpoint, event: StoredEvent, lanes: WebhookLanes, now: number): Promise<Delivery> {
+/** Puts the delivery of `event` to `endpoint` once, and queues its first attempt on `lane` unless one was made. */
+export async function deliverEvent(
+  accountId: string,
+  endpoint: WebhookEndpoint,
+  event: StoredEvent,
+  lanes: WebhookLanes,
+  lane: WebhookLane,
+  now: number,
+): Promise<Delivery> {
   const webhookId = endpoint.id;
   const createdAt = Date.parse(event.createdAt);
   const { delivery } = await putDeliveryOnce(accountId, {
@@ -55,20 +59,25 @@ export async function deliverEvent(accountId: string, endpoint: WebhookEndpoint,
     expiresAt: retentionExpiry(createdAt),
   });
   if (delivery.status === 'pending' && delivery.attempts === 0) {
-    await enqueueDelivery(lanes, deliveryMessage(accountId, endpoint, delivery.id, 1, now, now), now);
+    await enqueueDelivery(lanes, deliveryMessage(accountId, webhookId, delivery.id, 1, now, lane), now);
   }
   return delivery;
 }
 
-/** Delivers the event to every endpoint of the account subscribed to it. */
+/**
+ * Delivers the event to every endpoint of the account subscribed to it, each
+ * on its receiver's lane (the account's slow marks come with the endpoints'
+ * Query: choosing the lanes costs no table call).
+ */
 export async function fanOutEvent(
   accountId: string,
   event: StoredEvent,
   now: number,
   lanes: WebhookLanes | undefined = configuredWebhookLanes(),
 ): Promise<Delivery[]> {
-  const endpoints = (await listEndpoints(accountId)).filter((endpoint) => subscribes(endpoint, event));
-  if (endpoints.length === 0) return [];
+  const { endpoints, slowMarks } = await listEndpointsAndSlowMarks(accountId);
+  const subscribed = endpoints.filter((endpoint) => subscribes(endpoint, event));
+  if (subscribed.length === 0) return [];
   if (!lanes) throw new Error('WEBHOOK_QUEUE_URL is not set: events cannot reach webhook endpoints');
-  return Promise.all(endpoints.map((endpoint) => deliverEvent(accountId, endpoint, event, lanes, now)));
+  return Promise.all(subscribed.map((endpoint) => deliverEvent(accountId, endpoint, event, lanes, laneOf(slowMarks, endpoint.url, now), now)));
 }

@@ -1,10 +1,10 @@
 /**
  * The webhook delivery queues: one message per attempt of one delivery, on
- * one of two lanes. An endpoint marked slow (its `slowUntil`, set by the
- * worker: deliver.ts) has its deliveries on the slow lane, whose few workers
- * are all it can hold; every other endpoint's stay on the normal lane, so a
- * slow receiver cannot fill the workers the others' deliveries wait for
- * (docs/webhooks.md, "A slow endpoint"). SQS delays a message at most
+ * one of two lanes. A receiver marked slow (slow-marks.ts: its host's mark, or
+ * its account's, set by the worker: deliver.ts) has its deliveries on the slow
+ * lane, whose few workers are all it can hold; every other receiver's stay on
+ * the normal lane, so a slow receiver cannot fill the workers the others'
+ * deliveries wait for (docs/webhooks.md, "A slow endpoint"). SQS delays a message at most
  * 15 minutes; a longer wait (the schedule goes up to 10 hours) is a message
  * that carries `notBefore` and is put back with the remaining delay each
  * time it surfaces early, up to 40 hops for 10 hours, instead of a timer in
@@ -14,7 +14,6 @@ import * as v from 'valibot';
 import { config } from '#shared/config.ts';
 import { sqsRetryQueue, type RetryQueue } from '#shared/email/retry-queue.ts';
 import { MAX_DELAY_SECONDS } from '#shared/model/retry-policy.ts';
-import type { WebhookEndpoint } from '#shared/data/webhooks.ts';
 
 export const WEBHOOK_LANES = ['normal', 'slow'] as const;
 export type WebhookLane = (typeof WEBHOOK_LANES)[number];
@@ -60,11 +59,6 @@ export function configuredWebhookLanes(): WebhookLanes | undefined {
   return { normal: sqsRetryQueue(config.WEBHOOK_QUEUE_URL), slow: sqsRetryQueue(config.WEBHOOK_SLOW_QUEUE_URL) };
 }
 
-/** The lane of the endpoint's deliveries at `now`: slow while its mark holds. */
-export function laneOf(endpoint: Pick<WebhookEndpoint, 'slowUntil'>, now: number): WebhookLane {
-  return endpoint.slowUntil !== undefined && Date.parse(endpoint.slowUntil) > now ? 'slow' : 'normal';
-}
-
 /** The lane a message is on. */
 export function laneOfMessage(message: DeliveryMessage): WebhookLane {
   return message.lane ?? 'normal';
@@ -75,15 +69,14 @@ export async function enqueueDelivery(lanes: WebhookLanes, message: DeliveryMess
   await lanes[laneOfMessage(message)].enqueue(encodeDeliveryMessage(message), queueDelaySeconds(message.notBefore, now));
 }
 
-/** The message of an attempt of a delivery to `endpoint`, on the lane the endpoint's deliveries take at `now`. */
+/** The message of an attempt of a delivery, on `lane` (slow-marks.ts `laneOf`). */
 export function deliveryMessage(
   accountId: string,
-  endpoint: Pick<WebhookEndpoint, 'id' | 'slowUntil'>,
+  webhookId: string,
   deliveryId: string,
   attempt: number,
   notBefore: number,
-  now: number,
+  lane: WebhookLane,
 ): DeliveryMessage {
-  const lane = laneOf(endpoint, now);
-  return { version: 1, accountId, webhookId: endpoint.id, deliveryId, attempt, notBefore, ...(lane === 'slow' ? { lane } : {}) };
+  return { version: 1, accountId, webhookId, deliveryId, attempt, notBefore, ...(lane === 'slow' ? { lane } : {}) };
 }

@@ -54,12 +54,23 @@ export const SLOW_DELIVERY_MS = 1_000;
 export const SLOW_ALONE_MS = 3 * SLOW_DELIVERY_MS;
 
 /**
- * How long a slow mark lasts. It is not extended by each slow delivery nor
- * cleared by a fast one (either would be a write per delivery, and a receiver
- * slow only now and then would flip lanes with each); once it lapses, the next
- * slow delivery marks the endpoint again.
+ * How long a slow mark lasts (a host's, or a whole account's). It is not
+ * extended by each slow delivery nor cleared by a fast one (either would be a
+ * write per delivery, and a receiver slow only now and then would flip lanes
+ * with each), nor by any change the tenant makes; once it lapses, the next
+ * slow delivery marks the host again.
  */
 export const SLOW_MARK_MS = 10 * 60 * 1000;
+
+/**
+ * How many hosts of one account marked slow at the same time send every
+ * delivery of the account to the slow lane (slow-marks.ts): a tenant naming
+ * new hosts (its own subdomains, ports) to escape its marks is caught after
+ * this many in SLOW_MARK_MS, not given a fresh start with each. Three, not
+ * one: an integration with a slow receiver or two keeps its other endpoints'
+ * deliveries on the normal lane.
+ */
+export const ACCOUNT_SLOW_HOSTS = 3;
 
 /**
  * Most workers the slow lane's event source runs at once (each with a batch of

@@ -38,15 +38,77 @@ export function configuredUrlPolicy(): UrlPolicy {
 }
 
 /**
+ * IPv6 ranges ipaddr.js 2.2 calls `unicast` where no receiver may be:
+ * `::a.b.c.d` (RFC 4291's deprecated IPv4-compatible form; `::` and `::1` are
+ * classed before), local-use NAT64 (RFC 8215: translated to whatever IPv4
+ * network its operator chose, the IPv4 address placed by a prefix length
+ * only the operator knows), site-local (RFC 3879, deprecated, still routed
+ * inside some networks), documentation (RFC 9637) and SRv6 segment ids
+ * (RFC 9602).
+ */
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
+const UNROUTED_IPV6: [string, [ipaddr.IPv6, number]][] = [
+  ['ipv4Compatible', IPV4_COMPATIBLE],
+  ['nat64Local', ipaddr.IPv6.parseCIDR('64:ff9b:1::/48')],
+  ['siteLocal', ipaddr.IPv6.parseCIDR('fec0::/10')],
+  ['documentation', ipaddr.IPv6.parseCIDR('3fff::/20')],
+  ['srv6', ipaddr.IPv6.parseCIDR('5f00::/16')],
+];
+
+/** Public IPv6 unicast is allocated from here only: anything else is reserved by the IETF. */
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+
+function ipv4Of(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, in the forms that carry one at
+ * a known place: mapped and translated (`::ffff:a.b.c.d`, `::ffff:0:a.b.c.d`),
+ * NAT64's well-known prefix (64:ff9b::/96), IPv4-compatible (`::a.b.c.d`),
+ * 6to4 (2002:AABB:CCDD::/48) and Teredo (the client's address, inverted).
+ */
+function embeddedIPv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefined {
+  const [, second = 0, third = 0, , , , seventh = 0, eighth = 0] = address.parts;
+  switch (range) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+    case 'rfc6052':
+      return ipv4Of(seventh, eighth);
+    case '6to4':
+      return ipv4Of(second, third);
+    case 'teredo':
+      return ipv4Of(seventh ^ 0xffff, eighth ^ 0xffff);
+    case 'unicast':
+      return address.match(IPV4_COMPATIBLE) ? ipv4Of(seventh, eighth) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
  * The class of an address, `unicast` for a public one: ipaddr.js's ranges
  * (private, carrierGradeNat, loopback, linkLocal, uniqueLocal, multicast,
- * unspecified, reserved, NAT64 and 6to4 forms, …). An IPv4-mapped IPv6
- * address is judged as the IPv4 address it carries.
+ * unspecified, reserved, …) and UNROUTED_IPV6. An IPv6 address that carries
+ * an IPv4 one is the class of that address when it is not public (so
+ * `[::127.0.0.1]`, `[64:ff9b::a9fe:a9fe]` and `[2002:a00:1::]` are loopback,
+ * link-local and private); one that carries a public address is still
+ * refused as what it is (NAT64, 6to4, Teredo, IPv4-compatible: a translator
+ * or relay between), except the IPv4-mapped form, which a socket connects to
+ * as the IPv4 address itself. Any other IPv6 address outside 2000::/3 is
+ * `reserved`.
  */
 export function addressClass(address: string): string {
   const parsed = ipaddr.parse(address);
-  const judged = parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
-  return judged.range();
+  if (parsed.kind() === 'ipv4') return parsed.range();
+  const ipv6 = parsed as ipaddr.IPv6;
+  const range = ipv6.range();
+  const embedded = embeddedIPv4(ipv6, range)?.range();
+  if (range === 'ipv4Mapped' || (embedded !== undefined && embedded !== 'unicast')) return embedded!;
+  if (range !== 'unicast') return range;
+  const unrouted = UNROUTED_IPV6.find(([, cidr]) => ipv6.match(cidr));
+  if (unrouted) return unrouted[0];
+  return ipv6.match(GLOBAL_UNICAST) ? 'unicast' : 'reserved';
 }
 
 function allowedAddress(address: string, policy: UrlPolicy): boolean {

@@ -136,6 +136,14 @@ describe('webhook budgets', () => {
     fast: { deliveries: 4000, p50Ms: 45, p99Ms: 260 },
     slow: { deliveries: 1000, p50Ms: 2100, p99Ms: 2400 },
     totalSeconds: 30,
+    hostile: {
+      baseline: { deliveries: 1000, p50Ms: 30, p99Ms: 150 },
+      fast: { deliveries: 1000, p50Ms: 35, p99Ms: 200 },
+      onset: { deliveries: 650, p50Ms: 40, p99Ms: 9000 },
+      urlChanges: 45,
+      testEvents: { accepted: 30, refused: 270 },
+      hostileAttempts: 30,
+    },
     ...overrides,
   });
   const failing = (results: ReturnType<typeof checkWebhooks>) => results.filter((result) => !result.ok).map((result) => result.subject);
@@ -144,13 +152,16 @@ describe('webhook budgets', () => {
     expect(failing(checkWebhooks(figures()))).toEqual([]);
   });
 
-  it('flags a request that fans out inline, a fan-out past one put per endpoint, and fast receivers held up by the slow one', () => {
+  it('flags a request that fans out inline, a fan-out past one put per endpoint, and fast receivers held up by the slow one or a hostile tenant', () => {
     const inline = figures({ recordPerEvent: { roundTrips: 12, readUnits: 1, writeUnits: 9 } });
     const wasteful = figures({ fanOutPerEvent: { roundTrips: 11, readUnits: 5, writeUnits: 5 } });
     const held = figures({ fast: { deliveries: 4000, p50Ms: 1900, p99Ms: 2300 } });
+    const attacked = figures();
+    attacked.hostile = { ...attacked.hostile, fast: { deliveries: 1000, p50Ms: 7200, p99Ms: 13_400 } };
     expect(failing(checkWebhooks(inline))).toEqual(['recording an event']);
     expect(failing(checkWebhooks(wasteful))).toEqual([`fan-out to ${WEBHOOK_BENCH.endpoints} endpoints`]);
     expect(failing(checkWebhooks(held))).toEqual(['a slow receiver delays no other']);
+    expect(failing(checkWebhooks(attacked))).toEqual(['a hostile tenant delays no other']);
   });
 });
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { expectErrorReply } from '../support/arrange.ts';
+import { makeRoom } from '../support/clock.ts';
 import { insertSubmission } from '#shared/data/forms.ts';
 import { admitSubmission, SUBMISSION_RATE_LIMITS } from '#shared/domain/form-submissions.ts';
 import { RateLimitError } from '#shared/errors.ts';
@@ -264,17 +265,6 @@ describe('form submissions: plain form posts (no JavaScript)', () => {
     expect(missing.body).toContain('<h1>This form is not available</h1>');
   });
 });
-
-/**
- * Makes sure the current fixed window has at least `room` seconds left, so a burst of requests falls
- * inside one window: when it has less, the clock (Date only, still running) moves on to the next
- * window's start rather than the test waiting up to `room` seconds for it.
- */
-function makeRoom(windowSeconds: number, room: number): void {
-  const now = Date.now();
-  const left = windowSeconds * 1000 - (now % (windowSeconds * 1000));
-  if (left < room * 1000) vi.useFakeTimers({ toFake: ['Date'], now: now + left + 50, shouldAdvanceTime: true });
-}
 
 describe('form submissions: rate limits', () => {
   afterEach(() => vi.useRealTimers());

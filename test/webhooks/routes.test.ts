@@ -1,14 +1,17 @@
 /**
  * The webhook endpoints over HTTP: what a client sees of create (the secret,
  * once), get, list, update and delete; a test event that a real receiver
- * gets signed; the deliveries list with its cursor; a manual retry; and the
- * key permission and error envelopes of each.
+ * gets signed, its limit per endpoint and account, and no retry to a disabled
+ * endpoint; the deliveries list with its cursor; a manual retry; and the key
+ * permission and error envelopes of each.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
+import { TEST_EVENT_LIMITS } from '#shared/domain/webhooks.ts';
 import { deliverWebhook } from '#shared/webhooks/deliver.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
+import { makeRoom } from '../support/clock.ts';
 import { receiversPerTest, takeMessages } from './support.ts';
 
 const receiver = receiversPerTest();
@@ -202,5 +205,95 @@ describe('webhook endpoints over HTTP', () => {
       body: { error: 'DELIVERY_NOT_FOUND', message: 'Delivery not found' },
     });
     expect((await request('GET', `/api/webhooks/${created.data.id}`, { key: owner.key })).body.data.enabled).toBe(true);
+  });
+});
+
+describe('test events', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** A new endpoint of the key's account at `url`: its id. */
+  const endpointAt = async (key: string, url: string) => (await request('POST', '/api/webhooks', { key, body: { url, events: ['*'] } })).body.data.id as string;
+
+  it('answers 429 RATE_LIMIT_EXCEEDED with retryAfter past 10 test events to one endpoint in a minute; another endpoint has its own', async () => {
+    const { accountId, key } = await createTestAccount();
+    const [id, other] = [await endpointAt(key, URL_A), await endpointAt(key, URL_A)];
+    const limit = TEST_EVENT_LIMITS.perEndpoint.perWindow;
+    makeRoom(60, 10);
+
+    const statuses: number[] = [];
+    for (let index = 0; index < limit; index++) statuses.push((await request('POST', `/api/webhooks/${id}/test`, { key })).status);
+    const refused = await request('POST', `/api/webhooks/${id}/test`, { key });
+    const elsewhere = await request('POST', `/api/webhooks/${other}/test`, { key });
+
+    expect(statuses).toEqual(Array(limit).fill(200));
+    expect(refused).toMatchObject({
+      status: 429,
+      body: { success: false, error: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/^Too many test events to this endpoint; try again in \d+ s$/) },
+    });
+    expect(refused.body.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(refused.body.retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.headers.get('retry-after')).toBe(String(refused.body.retryAfter));
+    expect(elsewhere.status).toBe(200);
+    // The refused one queued nothing.
+    expect(await takeMessages(accountId)).toHaveLength(limit + 1);
+  });
+
+  it("bounds an account's test events however many endpoints it makes for them", async () => {
+    const { accountId, key } = await createTestAccount();
+    const { perAccount, perEndpoint } = TEST_EVENT_LIMITS;
+    makeRoom(60, 20);
+    const statuses: number[] = [];
+    for (let sent = 0; sent < perAccount.perWindow; sent += perEndpoint.perWindow) {
+      // Each endpoint takes its own limit's worth, and is deleted to make room for the next.
+      const id = await endpointAt(key, URL_A);
+      const replies = await Promise.all(Array.from({ length: perEndpoint.perWindow }, () => request('POST', `/api/webhooks/${id}/test`, { key })));
+      statuses.push(...replies.map((reply) => reply.status));
+      expect((await request('DELETE', `/api/webhooks/${id}`, { key })).status).toBe(200);
+    }
+    const refused = await request('POST', `/api/webhooks/${await endpointAt(key, URL_A)}/test`, { key });
+
+    expect(statuses).toEqual(Array(perAccount.perWindow).fill(200));
+    expect(refused).toMatchObject({
+      status: 429,
+      body: { error: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/^Too many test events to this account/) },
+    });
+    await takeMessages(accountId);
+  });
+
+  it('makes one attempt of a test event to a disabled endpoint, and no retry when it fails', async () => {
+    const { accountId, key } = await createTestAccount();
+    const target = await receiver(() => 503);
+    const id = await endpointAt(key, target.url);
+    expect((await request('PATCH', `/api/webhooks/${id}`, { key, body: { enabled: false } })).status).toBe(200);
+
+    const test = await request('POST', `/api/webhooks/${id}/test`, { key });
+    const [message] = await takeMessages(accountId);
+    expect(await deliverWebhook(message!, Date.now())).toEqual({ action: 'done', outcome: 'failed' });
+
+    expect(target.requests).toHaveLength(1);
+    const { body } = await request('GET', `/api/webhooks/${id}/deliveries`, { key });
+    expect(body.deliveries).toEqual([
+      expect.objectContaining({ id: test.body.data.id, status: 'failed', attempts: 1, lastStatusCode: 503, nextAttemptAt: null }),
+    ]);
+  });
+
+  it('ends the retries of a test event once its endpoint is disabled: the next attempt is not made', async () => {
+    const { accountId, key } = await createTestAccount();
+    const target = await receiver(() => 503);
+    const id = await endpointAt(key, target.url);
+    const test = await request('POST', `/api/webhooks/${id}/test`, { key });
+    const [first] = await takeMessages(accountId);
+    const retry = await deliverWebhook(first!, Date.now());
+    expect(retry).toMatchObject({ action: 'enqueue', message: { attempt: 2 } });
+
+    expect((await request('PATCH', `/api/webhooks/${id}`, { key, body: { enabled: false } })).status).toBe(200);
+    const due = retry.action === 'enqueue' ? retry.message : first!;
+    expect(await deliverWebhook(due, due.notBefore)).toEqual({ action: 'done', outcome: 'abandoned' });
+
+    expect(target.requests).toHaveLength(1);
+    const { body } = await request('GET', `/api/webhooks/${id}/deliveries`, { key });
+    expect(body.deliveries).toEqual([
+      expect.objectContaining({ id: test.body.data.id, status: 'failed', attempts: 1, lastError: 'The webhook is disabled', nextAttemptAt: null }),
+    ]);
   });
 });

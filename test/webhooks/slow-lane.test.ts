@@ -1,14 +1,16 @@
 /**
- * The slow lane (shared/webhooks/queue.ts, docs/webhooks.md "A slow
- * endpoint"): a delivery unanswered SLOW_DELIVERY_MS after the first answer of
- * its batch marks its endpoint slow (attempts all late alike are the worker's
- * own lag, not the receivers'); its deliveries then go to the slow queue, whatever queues them (the
- * stream's fan-out, a retry, a test event, a manual retry), while the other
- * endpoints' stay on the normal queue; messages queued before the mark move
- * over unattempted; the mark lapses after SLOW_MARK_MS, or ends with a new
- * URL. And the point of it
- * all: with one worker on the normal queue, a fast endpoint's deliveries are
- * all made while the slow receiver still holds its own.
+ * The slow lane (shared/webhooks/queue.ts, slow-marks.ts, docs/webhooks.md "A
+ * slow endpoint"): a delivery unanswered SLOW_DELIVERY_MS after the first
+ * answer of its batch marks its receiver's host slow (attempts all late alike
+ * are the worker's own lag, not the receivers'); its deliveries then go to the
+ * slow queue, whatever queues them (the stream's fan-out, a retry, a test
+ * event, a manual retry), while the other hosts' stay on the normal queue;
+ * messages queued before the mark move over unattempted; the mark lapses after
+ * SLOW_MARK_MS and nothing the tenant does ends it sooner (a new URL on the
+ * same host, a new endpoint there); ACCOUNT_SLOW_HOSTS slow hosts put the
+ * whole account on the slow lane. And the point of it all: with one worker on
+ * the normal queue, a fast endpoint's deliveries are all made while the slow
+ * receiver still holds its own.
  *
  * Real receivers on 127.0.0.1, this file's two queues on the local SQS
  * stand-in, the table's stream read as the fan-out's event source reads it.
@@ -21,7 +23,7 @@ import { batchPace, deliverWebhook } from '#shared/webhooks/deliver.ts';
 import type { DeliveryMessage } from '#shared/webhooks/queue.ts';
 import { fanOutStreamedItems } from '#shared/webhooks/stream.ts';
 import { configuredWebhookLanes, encodeDeliveryMessage } from '#shared/webhooks/queue.ts';
-import { SLOW_ALONE_MS, SLOW_DELIVERY_MS, SLOW_MARK_MS } from '#shared/webhooks/schedule.ts';
+import { ACCOUNT_SLOW_HOSTS, SLOW_ALONE_MS, SLOW_DELIVERY_MS, SLOW_MARK_MS } from '#shared/webhooks/schedule.ts';
 import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
@@ -48,18 +50,17 @@ const answerAfter = (ms: number) => (response: ServerResponse) => void setTimeou
 /** Past the threshold by enough that a fast neighbour answering late on a loaded machine still leaves it slow; short enough to keep the tests quick. */
 const SLOW_MS = SLOW_DELIVERY_MS + 1_000;
 
-/** An account with an audience, a slow receiver's endpoint and a fast one's, both taking `contact.created`. */
-async function twoEndpoints(slowAnswer: Responder = () => answerAfter(SLOW_MS)) {
+/**
+ * An account with an audience and an endpoint taking `contact.created` at
+ * each URL: their ids, `createContacts` (a `contact.created` event each) and
+ * `queued`, the account's queued messages with their lanes.
+ */
+async function tenant(urls: readonly string[]) {
   const account = await createTestAccount();
-  const slow = await receiver(slowAnswer);
-  const fast = await receiver();
-  const endpoint = async (url: string) =>
-    (await request('POST', '/api/webhooks', { key: account.key, body: { url, events: ['contact.created'] } })).body.data.id as string;
-  const slowId = await endpoint(slow.url);
-  const fastId = await endpoint(fast.url);
+  const ids: string[] = [];
+  for (const url of urls) ids.push(await addEndpoint(account.key, url));
   const audienceId = (await request('POST', '/api/audiences', { key: account.key, body: { name: 'News' } })).body.data.id as string;
   let contacts = 0;
-  /** Creates `count` contacts over the API: a contact.created event each. */
   const createContacts = async (count = 1) => {
     for (let index = 0; index < count; index++) {
       contacts += 1;
@@ -67,23 +68,41 @@ async function twoEndpoints(slowAnswer: Responder = () => answerAfter(SLOW_MS)) 
       expect(created.status).toBe(201);
     }
   };
-  /**
-   * The lane each of the account's `expected` queued messages is on, by endpoint: `{ slow: ['slow'], fast: ['normal'] }`.
-   * Read until all are there: the table's stream shows an event a moment after its write, later on a busy machine.
-   */
-  const lanesByEndpoint = async (expected: number) => {
-    const queued: Awaited<ReturnType<typeof takeLaneMessages>> = [];
+  /** Read until all `expected` are there: the table's stream shows an event a moment after its write, later on a busy machine. */
+  const queued = async (expected: number) => {
+    const found: Awaited<ReturnType<typeof takeLaneMessages>> = [];
     await eventually(
-      async () => queued.push(...(await takeLaneMessages(account.accountId))),
+      async () => found.push(...(await takeLaneMessages(account.accountId))),
       (count) => count >= expected,
     );
-    return {
-      slow: queued.filter(({ message }) => message.webhookId === slowId).map(({ lane }) => lane),
-      fast: queued.filter(({ message }) => message.webhookId === fastId).map(({ lane }) => lane),
-      messages: queued.map(({ message }) => message),
-    };
+    return found;
   };
-  return { ...account, slow, fast, slowId, fastId, createContacts, lanesByEndpoint };
+  return { ...account, ids, createContacts, queued };
+}
+
+/** A new endpoint of the key's account taking `contact.created` at `url`: its id. */
+async function addEndpoint(key: string, url: string): Promise<string> {
+  const created = await request('POST', '/api/webhooks', { key, body: { url, events: ['contact.created'] } });
+  expect(created.status).toBe(201);
+  return created.body.data.id as string;
+}
+
+/** The lanes of the queued messages of one endpoint, in order. */
+const lanesOf = (queued: Awaited<ReturnType<typeof takeLaneMessages>>, webhookId: string) =>
+  queued.filter(({ message }) => message.webhookId === webhookId).map(({ lane }) => lane);
+
+/** An account with an audience, a slow receiver's endpoint and a fast one's, both taking `contact.created`. */
+async function twoEndpoints(slowAnswer: Responder = () => answerAfter(SLOW_MS)) {
+  const slow = await receiver(slowAnswer);
+  const fast = await receiver();
+  const arranged = await tenant([slow.url, fast.url]);
+  const [slowId, fastId] = arranged.ids as [string, string];
+  /** The lane each of the account's `expected` queued messages is on, by endpoint: `{ slow: ['slow'], fast: ['normal'] }`. */
+  const lanesByEndpoint = async (expected: number) => {
+    const queued = await arranged.queued(expected);
+    return { slow: lanesOf(queued, slowId), fast: lanesOf(queued, fastId), messages: queued.map(({ message }) => message), queued };
+  };
+  return { ...arranged, slow, fast, slowId, fastId, lanesByEndpoint };
 }
 
 type Arranged = Awaited<ReturnType<typeof twoEndpoints>>;
@@ -197,7 +216,7 @@ describe('the slow lane', () => {
     expect({ slow, fast }).toEqual({ slow: ['slow'], fast: ['normal'] });
   });
 
-  it('ends the mark when the endpoint gets another URL: another receiver, not yet seen slow', async () => {
+  it('leaves another host to the normal lane: another receiver, not yet seen slow', async () => {
     const arranged = await twoEndpoints();
     await markedSlow(arranged);
     const moved = await receiver();
@@ -224,6 +243,28 @@ describe('the slow lane', () => {
     await request('POST', '/api/contacts', { key: account.key, body: { email: 'b@example.org', audienceId } });
 
     expect((await takeLaneMessages(account.accountId)).map(({ lane }) => lane)).toEqual(['normal', 'normal']);
+  });
+
+  it("marks no receiver whose answer came in while the worker was paused: the worker's lag again", async () => {
+    // The receiver answers, then this process stalls past the threshold before the worker reads the answer:
+    // in the event loop's check phase, so that timers run before the answer's I/O is read.
+    const answerThenStall = (response: ServerResponse) =>
+      void setTimeout(
+        () =>
+          setImmediate(() => {
+            response.writeHead(200).end();
+            const until = Date.now() + SLOW_DELIVERY_MS + 500;
+            while (Date.now() < until);
+          }),
+        100,
+      );
+    const arranged = await tenant([(await receiver()).url, (await receiver(() => answerThenStall)).url]);
+    await arranged.createContacts();
+    await deliverBatch((await arranged.queued(2)).map(({ message }) => message));
+
+    await arranged.createContacts();
+
+    expect((await arranged.queued(2)).map(({ lane }) => lane)).toEqual(['normal', 'normal']);
   });
 
   it('marks a receiver alone in its batch once it has taken SLOW_ALONE_MS', async () => {
@@ -271,5 +312,43 @@ describe('the slow lane', () => {
       await worker.stop();
     }
     expect(arranged.slow.requests).toHaveLength(1 + EVENTS);
+  });
+});
+
+describe('a tenant who tries to leave the slow lane', () => {
+  it("keeps a receiver slow whatever its endpoint's URL becomes on the same host, for test events too, and for a new endpoint there", async () => {
+    const arranged = await twoEndpoints();
+    await markedSlow(arranged);
+
+    for (const version of [1, 2]) {
+      const updated = await request('PATCH', `/api/webhooks/${arranged.slowId}`, { key: arranged.key, body: { url: `${arranged.slow.url}?v=${version}` } });
+      expect(updated.status).toBe(200);
+    }
+    const again = await addEndpoint(arranged.key, `${arranged.slow.url}/again`);
+    await arranged.createContacts();
+    expect((await request('POST', `/api/webhooks/${arranged.slowId}/test`, { key: arranged.key })).status).toBe(200);
+
+    const { slow, fast, queued } = await arranged.lanesByEndpoint(4);
+    expect({ slow, fast, again: lanesOf(queued, again) }).toEqual({ slow: ['slow', 'slow'], fast: ['normal'], again: ['slow'] });
+  });
+
+  it(`sends all of an account's deliveries to the slow lane once ${ACCOUNT_SLOW_HOSTS} of its hosts are slow, a new host's included; another account's stay on the normal lane`, async () => {
+    const slowReceivers = await Promise.all(Array.from({ length: ACCOUNT_SLOW_HOSTS }, () => receiver(() => answerAfter(SLOW_MS))));
+    const fast = await receiver();
+    const arranged = await tenant([...slowReceivers.map(({ url }) => url), fast.url]);
+    const neighbour = await tenant([(await receiver()).url]);
+    await arranged.createContacts();
+    // One batch: the fast receiver's answer times the others, each marked slow.
+    await deliverBatch((await arranged.queued(ACCOUNT_SLOW_HOSTS + 1)).map(({ message }) => message));
+    expect(fast.requests).toHaveLength(1);
+
+    const fresh = await addEndpoint(arranged.key, (await receiver()).url);
+    await arranged.createContacts();
+    await neighbour.createContacts();
+
+    const queued = await arranged.queued(ACCOUNT_SLOW_HOSTS + 2);
+    expect(queued.map(({ lane }) => lane)).toEqual(Array(ACCOUNT_SLOW_HOSTS + 2).fill('slow'));
+    expect(lanesOf(queued, fresh)).toEqual(['slow']);
+    expect((await neighbour.queued(1)).map(({ lane }) => lane)).toEqual(['normal']);
   });
 });

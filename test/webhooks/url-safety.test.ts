@@ -14,6 +14,7 @@ const { postWebhook } = await import('#shared/webhooks/delivery-client.ts');
 const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
 const { createWebhook, getDeliveryWithAttempts, sendTestEvent } = await import('#shared/domain/webhooks.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
+const { request } = await import('../support/api.ts');
 const { createWebhookQueue, refusal, startReceiver, takeMessages } = await import('./support.ts');
 
 await createWebhookQueue();
@@ -56,7 +57,30 @@ const REFUSED: [string, string][] = [
   ['::ffff:127.0.0.1', 'loopback'],
   ['::ffff:169.254.169.254', 'linkLocal'],
   ['255.255.255.255', 'broadcast'],
+  // IPv6 forms that carry an IPv4 address: judged as the address they carry when it is not public.
+  ['::7f00:1', 'loopback'],
+  ['::a9fe:a9fe', 'linkLocal'],
+  ['::ffff:0:a00:8', 'private'],
+  ['64:ff9b::a00:8', 'private'],
+  ['64:ff9b::a9fe:a9fe', 'linkLocal'],
+  ['2002:a00:8::1', 'private'],
+  ['2002:7f00:1::1', 'loopback'],
+  ['2001:0:4136:e378:8000:63bf:f5ff:fff7', 'private'],
+  // ... and refused as what they are when it is public: a translator or relay is in between.
+  ['::808:808', 'ipv4Compatible'],
+  ['64:ff9b::808:808', 'rfc6052'],
+  ['2002:808:808::1', '6to4'],
+  ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'teredo'],
+  // Local-use NAT64 reaches whatever IPv4 network its operator chose.
+  ['64:ff9b:1::a00:8', 'nat64Local'],
+  ['64:ff9b:1::808:808', 'nat64Local'],
+  ['fec0::1', 'siteLocal'],
+  ['3fff::1', 'documentation'],
+  ['4000::1', 'reserved'],
 ];
+
+/** Refused even locally (not loopback), so the API refuses them under the tests' local policy too. */
+const REFUSED_EMBEDDED = ['::a9fe:a9fe', '64:ff9b::a00:8', '64:ff9b:1::a00:8', '::ffff:0:a00:8', '2002:a00:8::1', '2001:0:4136:e378:8000:63bf:f5ff:fff7'];
 
 describe('deployed', () => {
   it.each(REFUSED)('refuses %s (%s) as a literal address, with INVALID_WEBHOOK_URL on url', async (address, range) => {
@@ -81,7 +105,16 @@ describe('deployed', () => {
   });
 
   it('refuses encodings of private addresses the URL parser normalises (decimal, hex, short forms)', async () => {
-    for (const url of ['https://2130706433/', 'https://0x7f.1/', 'https://127.1/', 'https://0177.0.0.1/', 'https://[::ffff:7f00:1]/']) {
+    for (const url of [
+      'https://2130706433/',
+      'https://0x7f.1/',
+      'https://127.1/',
+      'https://0177.0.0.1/',
+      'https://[::ffff:7f00:1]/',
+      // The URL parser writes these [::7f00:1] and [64:ff9b::a9fe:a9fe].
+      'https://[::127.0.0.1]/',
+      'https://[64:ff9b::169.254.169.254]/',
+    ]) {
       const reply = await refusal(resolveWebhookTarget(url, deployed()));
       expect(reply.body).toMatchObject({ error: 'INVALID_WEBHOOK_URL' });
     }
@@ -155,6 +188,18 @@ describe('deployed', () => {
     await expect(createWebhook(accountId, { url: 'https://not-yet.example.com/', events: ['*'] }, Date.now(), deployed())).resolves.toMatchObject({
       url: 'https://not-yet.example.com/',
     });
+  });
+});
+
+describe('through the endpoint API', () => {
+  it.each(REFUSED_EMBEDDED)('refuses an endpoint at [%s] when it is created or its url changed, naming url', async (address) => {
+    const { key } = await createTestAccount();
+    const url = `https://[${address}]/hooks`;
+    const created = await request('POST', '/api/webhooks', { key, body: { url, events: ['*'] } });
+    expect(created).toMatchObject({ status: 422, body: { success: false, error: 'INVALID_WEBHOOK_URL', field: 'url' } });
+    const id = (await request('POST', '/api/webhooks', { key, body: { url: 'https://hooks.example.com/in', events: ['*'] } })).body.data.id;
+    const changed = await request('PATCH', `/api/webhooks/${id}`, { key, body: { url } });
+    expect(changed).toMatchObject({ status: 422, body: { success: false, error: 'INVALID_WEBHOOK_URL', field: 'url' } });
   });
 });
 
