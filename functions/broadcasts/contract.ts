@@ -69,8 +69,7 @@ export const broadcasts = defineArea('broadcasts', {
     method: 'POST',
     path: '/api/broadcasts/{id}/send',
     ...KEYED,
-    // PutItem: a resume that finds every batch done completes it, with its broadcast.sent event.
-    table: ['GetItem', 'UpdateItem', 'Query', 'PutItem'],
+    table: ['GetItem', 'UpdateItem', 'Query'],
     queues: ['broadcast'],
     scheduler: SCHEDULES_MOVED,
     params: { id: 'broadcast' },

@@ -203,7 +203,12 @@ export async function updateBroadcastIf(
  * before its next group. The broadcast as stored afterwards; undefined when
  * it is absent or in another status.
  */
-export async function cancelBroadcastIf(accountId: string, broadcastId: string, from: readonly BroadcastStatus[], now: Date): Promise<BroadcastRecord | undefined> {
+export async function cancelBroadcastIf(
+  accountId: string,
+  broadcastId: string,
+  from: readonly BroadcastStatus[],
+  now: Date,
+): Promise<BroadcastRecord | undefined> {
   const at = now.toISOString();
   try {
     await transactWrite([
@@ -475,7 +480,12 @@ function counterAdd(accountId: string, broadcastId: string, added: BatchOutcome,
       TableName: tableName,
       Key: broadcastKey(accountId, broadcastId),
       UpdateExpression: `ADD sent :sent, suppressed :suppressed, failed :failed${batchesDone ? ', batchesDone :done' : ''}`,
-      ExpressionAttributeValues: { ':sent': added.sent, ':suppressed': added.suppressed, ':failed': added.failed, ...(batchesDone ? { ':done': batchesDone } : {}) },
+      ExpressionAttributeValues: {
+        ':sent': added.sent,
+        ':suppressed': added.suppressed,
+        ':failed': added.failed,
+        ...(batchesDone ? { ':done': batchesDone } : {}),
+      },
     },
   };
 }

@@ -34,6 +34,7 @@ import { retentionExpiry } from './retention.ts';
 import { outcomeEventItems } from './email-events.ts';
 import { chunked } from '#shared/data/batches.ts';
 import {
+  completeBroadcast,
   countBatchProgress,
   finishBatch,
   getBatch,
@@ -62,7 +63,8 @@ import { listId } from '#shared/email/list-id.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from '#shared/email/transport.ts';
 import { derivedId, randomBase62 } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
-import { completeIfDone, contactVariables, inSegment, startBroadcast } from './broadcasts.ts';
+import { contactVariables, inSegment, startBroadcast } from './broadcasts.ts';
+import { recordEvent } from './events.ts';
 import { quotaMonthOf, releaseQuota, reserveUpTo } from './quota.ts';
 import { nextPageAt, paceBatch, pacedTransport, throttledRetry } from './send-pacing.ts';
 import { trackingIdOf } from './sending.ts';
@@ -152,9 +154,20 @@ async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: B
   }
   if (planned.next === undefined) {
     // Every batch may be done already (or there were none): completing is the last finisher's, and the planner may be it.
-    await completeIfDone(accountId, broadcastId, new Date());
+    await complete(accountId, broadcastId, new Date());
   }
   return SETTLED;
+}
+
+async function complete(accountId: string, broadcastId: string, now: Date): Promise<void> {
+  const completed = await completeBroadcast(accountId, broadcastId, now);
+  if (!completed) return;
+  const { recipients, sent, suppressed, failed } = completed.counts;
+  await recordEvent(
+    accountId,
+    { type: 'broadcast.sent', data: { broadcastId, name: completed.name, recipients, sent, suppressed, failed }, sourceKey: `broadcast:${broadcastId}:sent` },
+    now.getTime(),
+  );
 }
 
 /** One recipient of a batch, as the batch found it. */
@@ -280,7 +293,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   }
   if (await finishBatch(accountId, broadcastId, step.batch, outcome, batch.counted)) {
     // Completed when the last message is recorded, not when this batch started: broadcast.sent comes after every email.sent.
-    await completeIfDone(accountId, broadcastId, new Date());
+    await complete(accountId, broadcastId, new Date());
   }
   return SETTLED;
 }

@@ -9,7 +9,6 @@ import type * as v from 'valibot';
 import { getAudience as readAudience } from '#shared/data/audiences.ts';
 import {
   cancelBroadcastIf,
-  completeBroadcast,
   deleteBroadcast as removeBroadcast,
   EDITABLE_STATUSES,
   getBroadcast as readBroadcast,
@@ -39,7 +38,6 @@ import {
 } from '#shared/schemas/broadcasts.ts';
 import type { Principal } from './api-keys.ts';
 import type { broadcastTestReply } from '#shared/schemas/broadcasts.ts';
-import { recordEvent } from './events.ts';
 import { findById } from './lookup.ts';
 import { deliver, SUPPRESSED_FOR_EMAIL, type SendContext } from './sending.ts';
 import { ensureVerifiedSender, parseMailboxField } from './sender.ts';
@@ -212,7 +210,12 @@ export async function sendBroadcast(
   const stamp = now.toISOString();
   if (at && at > now) {
     // The schedule's start step carries no key: the mode is stored now, and the start keeps it.
-    const scheduled = await updateBroadcastIf(accountId, broadcastId, EDITABLE_STATUSES, { status: 'scheduled', scheduledAt: at.toISOString(), test, updatedAt: stamp });
+    const scheduled = await updateBroadcastIf(accountId, broadcastId, EDITABLE_STATUSES, {
+      status: 'scheduled',
+      scheduledAt: at.toISOString(),
+      test,
+      updatedAt: stamp,
+    });
     if (!scheduled) throw notEditable((await findBroadcast(accountId, broadcastId)).status);
     await broadcastScheduler().schedule(accountId, broadcastId, at);
     return toBroadcast(scheduled);
@@ -245,33 +248,17 @@ export async function startBroadcast(accountId: string, broadcastId: string, now
  * a second copy). The planner went on while it was paused (a paused broadcast
  * is still planned to its end, its batches left for this), so those are all
  * the batches there are, or the planner queues the rest itself once it reads
- * `sending`. When every batch finished while it was paused, it completes here.
+ * `sending`. The batch that paused it is among them, so the last to finish
+ * completes the broadcast.
  */
 async function resume(accountId: string, current: BroadcastRecord, test: boolean, now: Date): Promise<BroadcastRecord> {
-  const resumed = await updateBroadcastIf(accountId, current.broadcastId, ['paused'], { status: 'sending', test, updatedAt: now.toISOString() }, ['pausedReason']);
+  const resumed = await updateBroadcastIf(accountId, current.broadcastId, ['paused'], { status: 'sending', test, updatedAt: now.toISOString() }, [
+    'pausedReason',
+  ]);
   if (!resumed) throw notEditable((await findBroadcast(accountId, current.broadcastId)).status);
   const batches = await unfinishedBatches(accountId, current.broadcastId);
   await broadcastQueue().enqueue(batches.map((batch) => ({ kind: 'batch', accountId, broadcastId: current.broadcastId, batch })));
-  return (await completeIfDone(accountId, current.broadcastId, now)) ?? resumed;
-}
-
-/**
- * Sending → sent once the planner has recorded every batch and every batch is
- * done, with its `broadcast.sent` event; whoever sees that last (the last
- * batch, the planner's last page, a resume) completes it, and only one wins.
- * The broadcast completed, or undefined when it is not done (or another
- * completed it).
- */
-export async function completeIfDone(accountId: string, broadcastId: string, now: Date): Promise<BroadcastRecord | undefined> {
-  const completed = await completeBroadcast(accountId, broadcastId, now);
-  if (!completed) return undefined;
-  const { recipients, sent, suppressed, failed } = completed.counts;
-  await recordEvent(
-    accountId,
-    { type: 'broadcast.sent', data: { broadcastId, name: completed.name, recipients, sent, suppressed, failed }, sourceKey: `broadcast:${broadcastId}:sent` },
-    now.getTime(),
-  );
-  return completed;
+  return resumed;
 }
 
 /**

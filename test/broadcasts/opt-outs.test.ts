@@ -37,7 +37,9 @@ describe('an address that left all mail of the account', { timeout: 60_000 }, ()
     const first = await createAudience(sender.key, 'First');
     expect((await request('POST', '/api/contacts', { key: sender.key, body: { audienceId: first, email: contact } })).status).toBe(201);
     expect((await request('POST', await pageOf(sender, contact, 'preferencesUrl'), { rawBody: 'status=unsubscribed', headers: FORM })).status).toBe(200);
-    expect((await request('POST', await pageOf(sender, stranger, 'unsubscribeUrl'), { rawBody: 'List-Unsubscribe=One-Click', headers: FORM })).status).toBe(200);
+    expect((await request('POST', await pageOf(sender, stranger, 'unsubscribeUrl'), { rawBody: 'List-Unsubscribe=One-Click', headers: FORM })).status).toBe(
+      200,
+    );
     // Later a form without double opt-in adds both, and a newcomer, to another audience.
     const later = await createAudience(sender.key, 'Later');
     const form = await createForm(sender.key, { audienceId: later });
@@ -46,7 +48,10 @@ describe('an address that left all mail of the account', { timeout: 60_000 }, ()
     expectOneEach(await broadcastTo(sender, later), [newcomer]);
 
     // The contact rejoins the audience it had left, with that audience's Resubscribe button: it chose this sender's mail again.
-    const rejoined = await request('POST', await pageOf(sender, contact, 'preferencesUrl'), { rawBody: `audienceId=${first}&status=subscribed`, headers: FORM });
+    const rejoined = await request('POST', await pageOf(sender, contact, 'preferencesUrl'), {
+      rawBody: `audienceId=${first}&status=subscribed`,
+      headers: FORM,
+    });
     expect(rejoined.status).toBe(200);
     expectOneEach(await broadcastTo(sender, later), [contact, newcomer]);
   });
