@@ -243,7 +243,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
       throw error;
     });
     // The cancel's marker is read before each group, beside the lease's renewal (no time added): once a cancel is
-    // answered, at most the group already handed to SES follows it (docs/broadcasts.md, "Cancelling").
+    // answered, at most the group already handed to SES follows it (docs/broadcasts.md, "What a client can rely on").
     const [held, stop] = await Promise.all([
       markInFlight(
         accountId,
