@@ -156,7 +156,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a broadcast
-         * @description What was sent stays sent; nothing more goes out. A `sent` or `cancelled` broadcast answers 409 `BROADCAST_NOT_EDITABLE`.
+         * @description What was sent stays sent; nothing more goes out: once this answers, at most one group of 10 messages already handed to SES follows. A `sent` or `cancelled` broadcast answers 409 `BROADCAST_NOT_EDITABLE`.
          */
         post: operations["broadcastsCancel"];
         delete?: never;
@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Send a broadcast now, at a time, or resume it
-         * @description A `draft` or `scheduled` broadcast starts sending now, or at `scheduledAt` (given here or stored; at most 30 days ahead). A `paused` one resumes where it stopped, without repeating anyone. `sending`, `sent` and `cancelled` ones answer 409 `BROADCAST_NOT_EDITABLE`.
+         * @description A `draft` or `scheduled` broadcast starts sending now, or at `scheduledAt` (given here or stored; at most 30 days ahead). A `paused` one resumes where it stopped, without repeating anyone, and reaches every recipient of its snapshot. The key used fixes the mode: with a test key, what is sent from then on is recorded without SES and without quota. `sending`, `sent` and `cancelled` ones answer 409 `BROADCAST_NOT_EDITABLE`.
          */
         post: operations["broadcastsSend"];
         delete?: never;

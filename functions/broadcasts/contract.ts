@@ -78,21 +78,23 @@ export const broadcasts = defineArea('broadcasts', {
     errors: ['BROADCAST_NOT_FOUND', 'BROADCAST_NOT_EDITABLE', 'SENDER_NOT_VERIFIED'],
     summary: 'Send a broadcast now, at a time, or resume it',
     description:
-      'A `draft` or `scheduled` broadcast starts sending now, or at `scheduledAt` (given here or stored; at most 30 days ahead). A `paused` one resumes where it stopped, without repeating anyone. `sending`, `sent` and `cancelled` ones answer 409 `BROADCAST_NOT_EDITABLE`.',
+      'A `draft` or `scheduled` broadcast starts sending now, or at `scheduledAt` (given here or stored; at most 30 days ahead). A `paused` one resumes where it stopped, without repeating anyone, and reaches every recipient of its snapshot. The key used fixes the mode: with a test key, what is sent from then on is recorded without SES and without quota. `sending`, `sent` and `cancelled` ones answer 409 `BROADCAST_NOT_EDITABLE`.',
     example: {},
   },
   cancel: {
     method: 'POST',
     path: '/api/broadcasts/{id}/cancel',
     ...KEYED,
-    table: ['GetItem', 'UpdateItem'],
+    // The status and the marker senders check between groups, in one transaction (UpdateItem and PutItem).
+    table: ['GetItem', 'UpdateItem', 'PutItem'],
     scheduler: SCHEDULE_REMOVED,
     params: { id: 'broadcast' },
     request: {},
     responses: { 200: dataReply(broadcastSchema) },
     errors: ['BROADCAST_NOT_FOUND', 'BROADCAST_NOT_EDITABLE'],
     summary: 'Cancel a broadcast',
-    description: 'What was sent stays sent; nothing more goes out. A `sent` or `cancelled` broadcast answers 409 `BROADCAST_NOT_EDITABLE`.',
+    description:
+      'What was sent stays sent; nothing more goes out: once this answers, at most one group of 10 messages already handed to SES follows. A `sent` or `cancelled` broadcast answers 409 `BROADCAST_NOT_EDITABLE`.',
   },
   test: broadcast.action({
     sub: 'test',

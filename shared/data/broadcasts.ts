@@ -16,6 +16,7 @@ import {
   queryPage,
   tableName,
   transactWrite,
+  type TransactItems,
   updateIf,
   updateReturning,
 } from './client.ts';
@@ -79,6 +80,9 @@ const leaseKey = (accountId: string, broadcastId: string, batch: number) => ({
   ...batchKey(accountId, broadcastId, batch),
   sk: `LSE#${String(batch).padStart(8, '0')}`,
 });
+
+/** Written with a cancel, beside the broadcast's batches: what senders check between groups (`isCancelled`). */
+const cancelMarkerKey = (accountId: string, broadcastId: string) => ({ ...batchKey(accountId, broadcastId, 0), sk: 'CANCELLED' });
 
 const COUNTER_NAMES = ['recipients', 'sent', 'suppressed', 'failed'] as const;
 
@@ -153,10 +157,33 @@ function statusValues(statuses: readonly BroadcastStatus[]): { list: string; val
 }
 
 /**
+ * The UpdateItem that writes `set` (and removes `remove`) while the
+ * broadcast's status is one of `from`, as `updateBroadcastIf` and the cancel's
+ * transaction send it.
+ */
+function statusUpdate(accountId: string, broadcastId: string, from: readonly BroadcastStatus[], set: Record<string, unknown>, remove: readonly string[] = []) {
+  const { list, values } = statusValues(from);
+  const setEntries = Object.entries(set).filter(([, value]) => value !== undefined);
+  const names = Object.fromEntries([...setEntries.map(([field]) => field), ...remove, 'status'].map((field) => [`#${field}`, field]));
+  const clauses = [
+    ...(setEntries.length ? [`SET ${setEntries.map(([field]) => `#${field} = :v_${field}`).join(', ')}`] : []),
+    ...(remove.length ? [`REMOVE ${remove.map((field) => `#${field}`).join(', ')}`] : []),
+  ];
+  return {
+    Key: broadcastKey(accountId, broadcastId),
+    UpdateExpression: clauses.join(' '),
+    ConditionExpression: `attribute_exists(pk) AND #status IN (${list})`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ...values, ...Object.fromEntries(setEntries.map(([field, value]) => [`:v_${field}`, value])) },
+  };
+}
+
+/**
  * Writes `set` (and removes `remove`) while the broadcast's status is one of
  * `from`: the broadcast as stored afterwards, undefined when it is absent or
- * in another status. Every status change goes through here, so two racing
- * changes (a cancel and the planner, a send and a PATCH) never both apply.
+ * in another status. Every status change goes through here (or, for a
+ * cancel, `cancelBroadcastIf`), so two racing changes (a cancel and the
+ * planner, a send and a PATCH) never both apply.
  */
 export async function updateBroadcastIf(
   accountId: string,
@@ -165,21 +192,49 @@ export async function updateBroadcastIf(
   set: Record<string, unknown>,
   remove: readonly string[] = [],
 ): Promise<BroadcastRecord | undefined> {
-  const { list, values } = statusValues(from);
-  const setEntries = Object.entries(set).filter(([, value]) => value !== undefined);
-  const names = Object.fromEntries([...setEntries.map(([field]) => field), ...remove, 'status'].map((field) => [`#${field}`, field]));
-  const clauses = [
-    ...(setEntries.length ? [`SET ${setEntries.map(([field]) => `#${field} = :v_${field}`).join(', ')}`] : []),
-    ...(remove.length ? [`REMOVE ${remove.map((field) => `#${field}`).join(', ')}`] : []),
-  ];
-  const item = await updateReturning({
-    Key: broadcastKey(accountId, broadcastId),
-    UpdateExpression: clauses.join(' '),
-    ConditionExpression: `attribute_exists(pk) AND #status IN (${list})`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ...values, ...Object.fromEntries(setEntries.map(([field, value]) => [`:v_${field}`, value])) },
-  });
+  const item = await updateReturning(statusUpdate(accountId, broadcastId, from, set, remove));
   return item ? toRecord(item) : undefined;
+}
+
+/**
+ * Cancels the broadcast while its status is one of `from`, and puts the
+ * small marker that senders read between groups of messages (`isCancelled`),
+ * in one transaction: once the cancel is answered, every sender sees it
+ * before its next group. The broadcast as stored afterwards; undefined when
+ * it is absent or in another status.
+ */
+export async function cancelBroadcastIf(
+  accountId: string,
+  broadcastId: string,
+  from: readonly BroadcastStatus[],
+  now: Date,
+): Promise<BroadcastRecord | undefined> {
+  const at = now.toISOString();
+  try {
+    await transactWrite([
+      { Update: { TableName: tableName, ...statusUpdate(accountId, broadcastId, from, { status: 'cancelled', updatedAt: at }) } },
+      { Put: { TableName: tableName, Item: { ...cancelMarkerKey(accountId, broadcastId), entity: 'broadcastCancel', cancelledAt: at } } },
+    ]);
+  } catch (error) {
+    if (firstConditionFailed(error)) return undefined;
+    throw error;
+  }
+  return getBroadcast(accountId, broadcastId);
+}
+
+/**
+ * Whether the broadcast was cancelled, as a sender checks before each group
+ * of messages. The marker, not the broadcast item: a read is billed by the
+ * whole item's size whatever it projects, and the broadcast item holds the
+ * content (a 40 KB newsletter: 10 read units a check), while the marker
+ * costs one (a consistent read of a small or missing item): 0.1 read units
+ * per message at one check per 10.
+ */
+export async function isCancelled(accountId: string, broadcastId: string): Promise<boolean> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: cancelMarkerKey(accountId, broadcastId), ConsistentRead: true, ProjectionExpression: 'pk' }),
+  );
+  return Item !== undefined;
 }
 
 /** PATCH: the given fields set, nulls removed, while editable. */
@@ -207,10 +262,19 @@ export function deleteBroadcast(accountId: string, broadcastId: string): Promise
 
 // The engine's batches.
 
+/** What a batch adds to the broadcast's counters. */
+export type BatchOutcome = Omit<BroadcastCounters, 'recipients'>;
+
 export interface BroadcastBatch {
   batch: number;
   contactIds: string[];
   done: boolean;
+  /**
+   * What attempts that stopped short (the quota ran out, or a cancel) have
+   * added to the broadcast's counters already: the batch's finish adds only
+   * the rest.
+   */
+  counted: BatchOutcome;
 }
 
 /** What one planner step made of its page of the audience: the steps that follow from it. */
@@ -263,7 +327,9 @@ export async function planPageOnce(
 
 export async function getBatch(accountId: string, broadcastId: string, batch: number): Promise<BroadcastBatch | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: batchKey(accountId, broadcastId, batch), ConsistentRead: true }));
-  return Item ? { batch: Number(Item.batch), contactIds: Item.contactIds as string[], done: Item.done === true } : undefined;
+  if (!Item) return undefined;
+  const counted = { sent: Number(Item.countedSent ?? 0), suppressed: Number(Item.countedSuppressed ?? 0), failed: Number(Item.countedFailed ?? 0) };
+  return { batch: Number(Item.batch), contactIds: Item.contactIds as string[], done: Item.done === true, counted };
 }
 
 /**
@@ -366,50 +432,111 @@ export async function unfinishedBatches(accountId: string, broadcastId: string):
  * The recipients of the pages planned so far, raised page by page so the
  * broadcast's progress shows while a large audience is still being planned;
  * with `batches`, the planner's last word. Never lowered: a page's step run
- * again after a later page's (SQS redelivery) changes nothing.
+ * again after a later page's (SQS redelivery) changes nothing. Answers the
+ * broadcast's status as this write found it (undefined when it wrote
+ * nothing): read after the page's batches were written, so a resume that
+ * comes later finds them.
  */
-export async function recordPlan(accountId: string, broadcastId: string, plan: { recipients: number; batches?: number }): Promise<void> {
+export async function recordPlan(accountId: string, broadcastId: string, plan: { recipients: number; batches?: number }): Promise<BroadcastStatus | undefined> {
   const { list, values } = statusValues(['sending', 'paused', 'cancelled']);
-  await updateIf({
+  const item = await updateReturning({
     Key: broadcastKey(accountId, broadcastId),
     UpdateExpression: `SET recipients = :recipients${plan.batches === undefined ? '' : ', batches = :batches'}`,
     ConditionExpression: `attribute_exists(pk) AND #status IN (${list}) AND (attribute_not_exists(recipients) OR recipients <= :recipients)`,
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: { ...values, ':recipients': plan.recipients, ...(plan.batches === undefined ? {} : { ':batches': plan.batches }) },
   });
+  return item?.status as BroadcastStatus | undefined;
+}
+
+/** `outcome` less what was counted before, per counter. */
+function countedSince(outcome: BatchOutcome, counted: BatchOutcome): BatchOutcome {
+  return { sent: outcome.sent - counted.sent, suppressed: outcome.suppressed - counted.suppressed, failed: outcome.failed - counted.failed };
 }
 
 /**
- * Marks a batch finished and adds its outcome to the broadcast's counters, in
- * one transaction: a redelivered batch (SQS delivers at least once) finds it
- * done and counts nothing. False when it was already done.
+ * The batch item's update that holds only while it is not done and what it
+ * counted is still `counted` (as the attempt read it): of two attempts, a
+ * stale one never counts the same messages again.
  */
-export async function finishBatch(accountId: string, broadcastId: string, batch: number, outcome: Omit<BroadcastCounters, 'recipients'>): Promise<boolean> {
+function batchCountUpdate(accountId: string, broadcastId: string, batch: number, counted: BatchOutcome, set: string, setValues: Record<string, unknown>) {
+  const nothingYet = counted.sent + counted.suppressed + counted.failed === 0;
+  return {
+    Update: {
+      TableName: tableName,
+      Key: batchKey(accountId, broadcastId, batch),
+      UpdateExpression: set,
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(done) AND ${
+        nothingYet ? 'attribute_not_exists(countedSent)' : 'countedSent = :cs AND countedSuppressed = :cu AND countedFailed = :cf'
+      }`,
+      ExpressionAttributeValues: { ...setValues, ...(nothingYet ? {} : { ':cs': counted.sent, ':cu': counted.suppressed, ':cf': counted.failed }) },
+    },
+  };
+}
+
+function counterAdd(accountId: string, broadcastId: string, added: BatchOutcome, batchesDone: number) {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: broadcastKey(accountId, broadcastId),
+      UpdateExpression: `ADD sent :sent, suppressed :suppressed, failed :failed${batchesDone ? ', batchesDone :done' : ''}`,
+      ExpressionAttributeValues: {
+        ':sent': added.sent,
+        ':suppressed': added.suppressed,
+        ':failed': added.failed,
+        ...(batchesDone ? { ':done': batchesDone } : {}),
+      },
+    },
+  };
+}
+
+/**
+ * A transaction of a batch's count and the broadcast's counters: true when
+ * applied, false when the batch is done already; a batch counted meanwhile by
+ * another attempt throws, so the step runs again from what is stored now.
+ */
+async function countOnce(accountId: string, broadcastId: string, batch: number, items: TransactItems): Promise<boolean> {
   try {
-    await transactWrite([
-      {
-        Update: {
-          TableName: tableName,
-          Key: batchKey(accountId, broadcastId, batch),
-          UpdateExpression: 'SET done = :true',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(done)',
-          ExpressionAttributeValues: { ':true': true },
-        },
-      },
-      {
-        Update: {
-          TableName: tableName,
-          Key: broadcastKey(accountId, broadcastId),
-          UpdateExpression: 'ADD sent :sent, suppressed :suppressed, failed :failed, batchesDone :one',
-          ExpressionAttributeValues: { ':sent': outcome.sent, ':suppressed': outcome.suppressed, ':failed': outcome.failed, ':one': 1 },
-        },
-      },
-    ]);
+    await transactWrite(items);
     return true;
   } catch (error) {
-    if (firstConditionFailed(error)) return false;
-    throw error;
+    if (!firstConditionFailed(error)) throw error;
+    if ((await getBatch(accountId, broadcastId, batch))?.done !== false) return false;
+    throw new Error(`Broadcast ${broadcastId} batch ${batch} was counted by another attempt meanwhile`);
   }
+}
+
+/**
+ * Adds what an attempt that stops short (the quota ran out, or a cancel) did
+ * so far to the broadcast's counters, so they show it while the broadcast is
+ * paused or cancelled; the batch keeps the tally, and its finish adds only the
+ * rest. `counted`: the tally as the attempt read it; `outcome`: the batch's
+ * whole outcome now.
+ */
+export async function countBatchProgress(accountId: string, broadcastId: string, batch: number, counted: BatchOutcome, outcome: BatchOutcome): Promise<void> {
+  const added = countedSince(outcome, counted);
+  if (added.sent + added.suppressed + added.failed === 0) return;
+  await countOnce(accountId, broadcastId, batch, [
+    batchCountUpdate(accountId, broadcastId, batch, counted, 'SET countedSent = :s, countedSuppressed = :u, countedFailed = :f', {
+      ':s': outcome.sent,
+      ':u': outcome.suppressed,
+      ':f': outcome.failed,
+    }),
+    counterAdd(accountId, broadcastId, added, 0),
+  ]);
+}
+
+/**
+ * Marks a batch finished and adds its outcome (less what was `counted`
+ * before) to the broadcast's counters, in one transaction: a redelivered batch
+ * (SQS delivers at least once) finds it done and counts nothing. False when it
+ * was already done.
+ */
+export function finishBatch(accountId: string, broadcastId: string, batch: number, outcome: BatchOutcome, counted: BatchOutcome): Promise<boolean> {
+  return countOnce(accountId, broadcastId, batch, [
+    batchCountUpdate(accountId, broadcastId, batch, counted, 'SET done = :true', { ':true': true }),
+    counterAdd(accountId, broadcastId, countedSince(outcome, counted), 1),
+  ]);
 }
 
 /** Sending → sent once every batch is done: only one finisher wins, so `broadcast.sent` is recorded once. */

@@ -18,7 +18,11 @@
  *   CLAIM_TIMEOUT_MS) may have been delivered, so it is settled `failed` with
  *   SEND_UNCONFIRMED, never sent again (at most once: a lost message over a
  *   second copy). The batch's outcome is added to the broadcast's counters
- *   once (finishBatch), and the last batch completes the broadcast.
+ *   once (finishBatch), and the last batch completes the broadcast. It
+ *   charges the quota to the last email the month has left and pauses the
+ *   broadcast for the rest; it reads the cancel's marker before each group
+ *   and stops there. Either way what it did is counted at once
+ *   (countBatchProgress) and a resume finishes the batch.
  *
  * A batch is paced (./send-pacing.ts): it sends within the window reserved
  * for it at the region's SES rate and the account's rate, or goes back on the
@@ -31,10 +35,12 @@ import { outcomeEventItems } from './email-events.ts';
 import { chunked } from '#shared/data/batches.ts';
 import {
   completeBroadcast,
+  countBatchProgress,
   finishBatch,
   getBatch,
   getBatchLease,
   getBroadcast,
+  isCancelled,
   markInFlight,
   planPageOnce,
   recordPlan,
@@ -45,19 +51,21 @@ import {
   type BroadcastRecord,
 } from '#shared/data/broadcasts.ts';
 import { getAccount } from '#shared/data/accounts.ts';
+import { getAudienceProfiles } from '#shared/data/audiences.ts';
 import { contactsInStatusAfter, getContacts, type ContactRecord } from '#shared/data/contacts.ts';
 import { getEmailRecordsById, putEmailRecords, type EmailRecord, type EmailStatus } from '#shared/data/emails.ts';
 import { getSuppressions } from '#shared/data/suppressions.ts';
-import { parseMailbox } from '#shared/email/address.ts';
+import { domainOf, parseMailbox } from '#shared/email/address.ts';
 import { broadcastQueue, type BroadcastQueue, type BroadcastStep } from '#shared/email/broadcast-queue.ts';
 import { builtinVariables } from '#shared/email/builtins.ts';
 import { escapeHtml } from '#shared/email/html.ts';
+import { listId } from '#shared/email/list-id.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from '#shared/email/transport.ts';
 import { derivedId, randomBase62 } from '#shared/ids.ts';
 import { log } from '#shared/log.ts';
 import { contactVariables, inSegment, startBroadcast } from './broadcasts.ts';
 import { recordEvent } from './events.ts';
-import { QuotaExceededError, quotaMonthOf, releaseQuota, reserveQuota } from './quota.ts';
+import { quotaMonthOf, releaseQuota, reserveUpTo } from './quota.ts';
 import { nextPageAt, paceBatch, pacedTransport, throttledRetry } from './send-pacing.ts';
 import { trackingIdOf } from './sending.ts';
 import { subscriptionLinks } from './subscription-links.ts';
@@ -100,13 +108,21 @@ export async function runStep(step: BroadcastStep, now: Date, deps: EngineDeps =
   }
 }
 
-/** One page of the snapshot: its batches written, then queued, then the next page's step (or the totals). */
+/**
+ * One page of the snapshot: its batches written, then queued, then the next
+ * page's step (or the totals). A paused broadcast is planned to its end all
+ * the same, without pacing and without queueing its batches: a resume queues
+ * every batch not done, so it reaches the whole snapshot however far the
+ * planning had gone when the quota ran out. Only a cancel stops the planner.
+ */
 async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: BroadcastQueue): Promise<StepResult> {
   const { accountId, broadcastId } = step;
   const [broadcast, account] = await Promise.all([getBroadcast(accountId, broadcastId), getAccount(accountId)]);
-  if (broadcast?.status !== 'sending') return SETTLED;
+  if (broadcast?.status !== 'sending' && broadcast?.status !== 'paused') return SETTLED;
   const page = await contactsInStatusAfter(accountId, broadcast.audienceId, 'subscribed', step.after, PLAN_PAGE_SIZE);
   const segment = page.contacts.filter((contact) => inSegment(contact, broadcast.segment));
+  // The suppression list holds every "all mail" opt-out too (shared/domain/subscriptions.ts), so skipping them costs no read beyond
+  // the list's own: one consistent BatchGetItem per 100 addresses here and again in each batch (0 extra units a message).
   const suppressed = await getSuppressions(
     accountId,
     segment.map((contact) => contact.email),
@@ -122,15 +138,21 @@ async function planPage(step: Extract<BroadcastStep, { kind: 'plan' }>, queue: B
     ...(page.next === undefined ? {} : { next: page.next }),
   });
   const next = { batch: step.batch + planned.batches, recipients: step.recipients + planned.recipients };
-  // Before the batches go out, so that `sent` never passes `recipients` while the planner runs.
-  await recordPlan(accountId, broadcastId, { recipients: next.recipients, ...(planned.next === undefined ? { batches: next.batch } : {}) });
+  // Before the batches go out, so that `sent` never passes `recipients` while the planner runs. The status it answers
+  // is read after the batches were written: paused then, the resume comes later and queues them itself.
+  const status = await recordPlan(accountId, broadcastId, { recipients: next.recipients, ...(planned.next === undefined ? { batches: next.batch } : {}) });
+  if (status === 'cancelled') return SETTLED;
+  // Unknown (a page's step run again after a later page's recorded more): queued as if sending; a paused broadcast drops them.
+  const sending = status !== 'paused';
   // The next page's step first: a planner that stops here is picked up from it, and the sending of this page overlaps the planning of the next.
   if (planned.next !== undefined) {
     // Paced like the batches: planned about a minute before the pages so far are sent, so every queued batch can reserve its window.
-    const paced = broadcast.test || !account ? undefined : await nextPageAt(account, step.due, planned.recipients);
+    const paced = !sending || broadcast.test || !account ? undefined : await nextPageAt(account, step.due, planned.recipients);
     await queue.enqueue([{ kind: 'plan', accountId, broadcastId, after: planned.next, ...next, ...(paced ? { due: paced.due } : {}) }], paced?.delaySeconds);
   }
-  await queue.enqueue(Array.from({ length: planned.batches }, (_, index) => ({ kind: 'batch' as const, accountId, broadcastId, batch: step.batch + index })));
+  if (sending) {
+    await queue.enqueue(Array.from({ length: planned.batches }, (_, index) => ({ kind: 'batch' as const, accountId, broadcastId, batch: step.batch + index })));
+  }
   if (planned.next === undefined) {
     // Every batch may be done already (or there were none): completing is the last finisher's, and the planner may be it.
     await complete(accountId, broadcastId, new Date());
@@ -189,49 +211,61 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   }
   const token = randomBase62(12);
   if (!(await takeBatchLease(accountId, broadcastId, step.batch, lease, { token, at: now.toISOString() }))) return HELD;
-  const recipients = await recipientsOf(accountId, broadcast, batch.contactIds);
-  const render = await renderer(accountId, broadcast, now);
+  const [recipients, render, list] = await Promise.all([
+    recipientsOf(accountId, broadcast, batch.contactIds),
+    renderer(accountId, broadcast, now),
+    listIdOf(accountId, broadcast),
+  ]);
   const { finals, toSend } = await settleEarlier(accountId, broadcast, recipients, new Set(lease?.inFlight), render, now);
   const schedule = pacing?.schedule;
   const transport = schedule ? pacedTransport(deps.transport, schedule) : deps.transport;
   const month = live && account ? quotaMonthOf(account, now) : undefined;
-  if (month && toSend.length > 0) {
-    try {
-      await reserveQuota(month, toSend.length);
-    } catch (error) {
-      if (!(error instanceof QuotaExceededError)) throw error;
-      await releaseBatchLease(accountId, broadcastId, step.batch, token);
-      await updateBroadcastIf(accountId, broadcastId, ['sending'], { status: 'paused', pausedReason: 'QUOTA_EXCEEDED', updatedAt: now.toISOString() });
-      return SETTLED;
-    }
+  // Charged to the last email the month has left; the rest of the batch waits for a resume.
+  const charged = month && toSend.length > 0 ? await reserveUpTo(month, toSend.length) : 0;
+  const sending = month ? toSend.slice(0, charged) : toSend;
+  if (sending.length < toSend.length) {
+    // Paused before the messages that fit go out, not after: a resume that comes meanwhile is not undone by this attempt's end.
+    await updateBroadcastIf(accountId, broadcastId, ['sending'], { status: 'paused', pausedReason: 'QUOTA_EXCEEDED', updatedAt: now.toISOString() });
   }
   // A throw from here on keeps the charge and the lease: which messages left is not known, and the next attempt settles them as unconfirmed.
   let sent = 0;
   let answered = 0;
   let throttled = false;
-  for (const group of chunked(toSend, SEND_CONCURRENCY)) {
+  let cancelled = false;
+  const giveBackUnsent = async () => {
+    if (month && charged > sent) await releaseQuota(month, charged - sent).catch(quotaNotReleased(accountId, broadcastId));
+  };
+  for (const group of chunked(sending, SEND_CONCURRENCY)) {
     // Rendered before the group is named in flight: a message that fails to render has not left, so nobody of the group is left unconfirmed.
     const messages = await Promise.all(group.map((recipient) => render(recipient.contact!))).catch(async (error: unknown) => {
       // Nothing of this group left and every earlier one is recorded: the batch is given up at once, so its next delivery need not wait for the lease to expire.
       await releaseBatchLease(accountId, broadcastId, step.batch, token);
-      if (month) await releaseQuota(month, toSend.length - sent).catch(quotaNotReleased(accountId, broadcastId));
+      await giveBackUnsent();
       throw error;
     });
-    if (
-      !(await markInFlight(
+    // The cancel's marker is read before each group, beside the lease's renewal (no time added): once a cancel is
+    // answered, at most the group already handed to SES follows it (docs/broadcasts.md, "What a client can rely on").
+    const [held, stop] = await Promise.all([
+      markInFlight(
         accountId,
         broadcastId,
         step.batch,
         token,
         group.map((recipient) => recipient.contactId),
         new Date(),
-      ))
-    ) {
+      ),
+      isCancelled(accountId, broadcastId),
+    ]);
+    if (!held) {
       // Taken over: this attempt was presumed dead. What it sent has its records; the taker settles the rest.
-      if (month) await releaseQuota(month, toSend.length - sent).catch(quotaNotReleased(accountId, broadcastId));
+      await giveBackUnsent();
       return HELD;
     }
-    const outcomes = await Promise.all(group.map((recipient, index) => sendOne(accountId, broadcast, recipient, messages[index]!, now, transport)));
+    if (stop) {
+      cancelled = true;
+      break;
+    }
+    const outcomes = await Promise.all(group.map((recipient, index) => sendOne(accountId, broadcast, recipient, messages[index]!, list, now, transport)));
     const settled = outcomes.filter((outcome): outcome is Final => outcome !== 'throttled');
     finals.push(...settled);
     answered += settled.length;
@@ -240,7 +274,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
     throttled = outcomes.includes('throttled');
     if (throttled) break;
   }
-  if (month && toSend.length > sent) await releaseQuota(month, toSend.length - sent).catch(quotaNotReleased(accountId, broadcastId));
+  await giveBackUnsent();
   if (throttled) {
     // Every message that left has its record; the others never reached SES, so the next attempt sends them without waiting for the lease.
     await releaseBatchLease(accountId, broadcastId, step.batch, token);
@@ -250,7 +284,15 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
     return SETTLED;
   }
   const count = (status: Final) => finals.filter((final) => final === status).length;
-  if (await finishBatch(accountId, broadcastId, step.batch, { sent: count('sent'), suppressed: count('suppressed'), failed: count('failed') })) {
+  const outcome = { sent: count('sent'), suppressed: count('suppressed'), failed: count('failed') };
+  if (cancelled || sending.length < toSend.length) {
+    // Stopped short (cancelled, or the quota ran out) with nothing in flight: what went out shows in the counts now, not
+    // only once a resume finishes the batch.
+    await releaseBatchLease(accountId, broadcastId, step.batch, token);
+    await countBatchProgress(accountId, broadcastId, step.batch, batch.counted, outcome);
+    return SETTLED;
+  }
+  if (await finishBatch(accountId, broadcastId, step.batch, outcome, batch.counted)) {
     // Completed when the last message is recorded, not when this batch started: broadcast.sent comes after every email.sent.
     await complete(accountId, broadcastId, new Date());
   }
@@ -354,6 +396,15 @@ async function renderer(accountId: string, broadcast: BroadcastRecord, now: Date
   };
 }
 
+/**
+ * The broadcast's `List-Id`: its audience's, under the sender's domain. One
+ * read of the audience's name per batch attempt (0.02 read units a message).
+ */
+async function listIdOf(accountId: string, broadcast: BroadcastRecord): Promise<string | undefined> {
+  const profiles = await getAudienceProfiles(accountId, [broadcast.audienceId]);
+  return listId(broadcast.audienceId, domainOf(parseMailbox(broadcast.from)!.address), profiles.get(broadcast.audienceId)?.name);
+}
+
 /** The unsubscribe footer, before `</body>` when the HTML is a whole document. */
 export function withFooter(message: { subject: string; html: string; text: string }, unsubscribeUrl: string): { subject: string; html: string; text: string } {
   const footer = `<p style="font-size:12px;color:#6b7280;">You receive this email because you subscribed. <a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a></p>`;
@@ -405,6 +456,7 @@ async function sendOne(
   broadcast: BroadcastRecord,
   recipient: Recipient,
   message: Rendered,
+  list: string | undefined,
   now: Date,
   transport: MailTransport,
 ): Promise<Final | 'throttled'> {
@@ -422,6 +474,7 @@ async function sendOne(
         text: message.text,
         attachments: [],
         unsubscribeUrl: message.unsubscribeUrl,
+        ...(list ? { listId: list } : {}),
       });
   if (outcome.status === 'failed' && outcome.error === 'SES_THROTTLED') return 'throttled';
   // Not the step's start: a batch that started early but finished last would date its messages' events before the broadcast.sent it completes.

@@ -8,6 +8,7 @@
 import type * as v from 'valibot';
 import { getAudience as readAudience } from '#shared/data/audiences.ts';
 import {
+  cancelBroadcastIf,
   deleteBroadcast as removeBroadcast,
   EDITABLE_STATUSES,
   getBroadcast as readBroadcast,
@@ -188,8 +189,9 @@ async function reschedule(accountId: string, record: BroadcastRecord, now: Date)
 /**
  * POST /api/broadcasts/:id/send: a draft or scheduled broadcast starts now,
  * or is scheduled when `scheduledAt` (given or stored) is ahead; a paused one
- * resumes where it stopped. A test key's broadcast runs the whole flow
- * without SES and without quota.
+ * resumes where it stopped. The key that sends, schedules or resumes it fixes
+ * its mode from then on: with a test key it runs the whole flow (what is left
+ * of it, for a resume) without SES and without quota, whichever key made it.
  */
 export async function sendBroadcast(
   principal: Pick<Principal, 'accountId' | 'env'>,
@@ -198,25 +200,27 @@ export async function sendBroadcast(
   now: Date,
 ): Promise<Broadcast> {
   const { accountId } = principal;
+  const test = principal.env === 'test';
   const current = await findBroadcast(accountId, broadcastId);
-  if (current.status === 'paused') return toBroadcast(await resume(accountId, current, now));
+  if (current.status === 'paused') return toBroadcast(await resume(accountId, current, test, now));
   if (!EDITABLE_STATUSES.includes(current.status)) throw notEditable(current.status);
   const scheduledAt = input.scheduledAt ?? current.scheduledAt;
   const at = scheduledAt === undefined ? undefined : scheduleTime(scheduledAt, now);
   await ensureVerifiedSender(accountId, parseMailboxField(current.from, 'from'));
   const stamp = now.toISOString();
   if (at && at > now) {
+    // The schedule's start step carries no key: the mode is stored now, and the start keeps it.
     const scheduled = await updateBroadcastIf(accountId, broadcastId, EDITABLE_STATUSES, {
       status: 'scheduled',
       scheduledAt: at.toISOString(),
-      test: principal.env === 'test',
+      test,
       updatedAt: stamp,
     });
     if (!scheduled) throw notEditable((await findBroadcast(accountId, broadcastId)).status);
     await broadcastScheduler().schedule(accountId, broadcastId, at);
     return toBroadcast(scheduled);
   }
-  const started = await startBroadcast(accountId, broadcastId, now, { test: principal.env === 'test' });
+  const started = await startBroadcast(accountId, broadcastId, now, { test });
   if (!started) throw notEditable((await findBroadcast(accountId, broadcastId)).status);
   if (current.status === 'scheduled') await broadcastScheduler().unschedule(accountId, broadcastId);
   return toBroadcast(started);
@@ -238,22 +242,34 @@ export async function startBroadcast(accountId: string, broadcastId: string, now
   return started;
 }
 
-/** Paused → sending: the batches not finished go on the queue again; the per-recipient claims keep anyone already sent from a second copy. */
-async function resume(accountId: string, current: BroadcastRecord, now: Date): Promise<BroadcastRecord> {
-  const resumed = await updateBroadcastIf(accountId, current.broadcastId, ['paused'], { status: 'sending', updatedAt: now.toISOString() }, ['pausedReason']);
+/**
+ * Paused → sending, in the mode of the key that resumes it: the batches not
+ * finished go on the queue again (their records keep anyone already sent from
+ * a second copy). The planner went on while it was paused (a paused broadcast
+ * is still planned to its end, its batches left for this), so those are all
+ * the batches there are, or the planner queues the rest itself once it reads
+ * `sending`. The batch that paused it is among them, so the last to finish
+ * completes the broadcast.
+ */
+async function resume(accountId: string, current: BroadcastRecord, test: boolean, now: Date): Promise<BroadcastRecord> {
+  const resumed = await updateBroadcastIf(accountId, current.broadcastId, ['paused'], { status: 'sending', test, updatedAt: now.toISOString() }, [
+    'pausedReason',
+  ]);
   if (!resumed) throw notEditable((await findBroadcast(accountId, current.broadcastId)).status);
   const batches = await unfinishedBatches(accountId, current.broadcastId);
   await broadcastQueue().enqueue(batches.map((batch) => ({ kind: 'batch', accountId, broadcastId: current.broadcastId, batch })));
   return resumed;
 }
 
-/** POST /api/broadcasts/:id/cancel: what was sent stays sent, nothing more goes out (workers check the status before each batch). */
+/**
+ * POST /api/broadcasts/:id/cancel: what was sent stays sent, nothing more goes
+ * out. Batches check the status when they start and the cancel's marker
+ * before each group of messages, so once this answers, at most the group a
+ * sender has already handed to SES follows.
+ */
 export async function cancelBroadcast(accountId: string, broadcastId: string, now: Date): Promise<Broadcast> {
   const current = await findBroadcast(accountId, broadcastId);
-  const cancelled = await updateBroadcastIf(accountId, broadcastId, ['draft', 'scheduled', 'sending', 'paused'], {
-    status: 'cancelled',
-    updatedAt: now.toISOString(),
-  });
+  const cancelled = await cancelBroadcastIf(accountId, broadcastId, ['draft', 'scheduled', 'sending', 'paused'], now);
   if (!cancelled)
     throw new PostlaneError(
       'BROADCAST_NOT_EDITABLE',

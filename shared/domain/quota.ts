@@ -87,6 +87,24 @@ export async function reserveEach(month: QuotaMonth, counts: readonly number[]):
   }
 }
 
+/**
+ * Charges as many of `count` emails as the month has left, to the last one:
+ * how many were charged (0 when it is used up). One conditional write when
+ * they all fit; when they do not, the refusal says what is left and that much
+ * is asked for, again only while another send keeps taking it first.
+ *
+ * `const charged = await reserveUpTo(month, 50)`
+ */
+export async function reserveUpTo(month: QuotaMonth, count: number): Promise<number> {
+  let wanted = count;
+  for (let attempt = 0; wanted > 0 && attempt <= FIT_ATTEMPTS; attempt++) {
+    const outcome = await reserveEmails(month.accountId, month.period, wanted, month.quota);
+    if (outcome.reserved) return wanted;
+    wanted = Math.min(wanted, remaining(month, outcome.emailsSent));
+  }
+  return 0;
+}
+
 /** Gives back `count` reserved emails whose messages were not sent. Returns the emails left. */
 export async function releaseQuota(month: QuotaMonth, count: number): Promise<number> {
   return remaining(month, await releaseEmails(month.accountId, month.period, count));

@@ -8,7 +8,9 @@
  * An address that is no contact of the account (a cc, a bcc, a recipient of
  * a one-off send) has no audience to leave: its choice is kept on the
  * account's suppression list instead, so unsubscribing always records
- * something (docs/api.md, "Unsubscribe and preferences").
+ * something (docs/api.md, "Unsubscribe and preferences"). So is a contact's
+ * "Unsubscribe from all": all mail of the account, in the audiences it is in
+ * and in any that adds it later (docs/broadcasts.md, "What a client can rely on").
  */
 import { getAudienceProfiles } from '#shared/data/audiences.ts';
 import { findContactsByEmail, type EmailMembership } from '#shared/data/contacts.ts';
@@ -189,12 +191,28 @@ export interface PreferenceChange {
 }
 
 /**
+ * The choice a preference change makes of the account-wide standing, if any.
+ * Without an audience it is the standing's own: leaving all mail is kept on
+ * the account's suppression list for an address with contacts too, so that
+ * no audience that adds it later mails it (broadcasts and general sends skip
+ * the list; its contacts' statuses only cover the audiences it is in now).
+ * Rejoining one audience lifts such an unsubscribe: the recipient chose this
+ * sender's mail again, and the audience would otherwise stay silent.
+ */
+function accountWideChoice(standing: AccountWideSubscription | undefined, change: PreferenceChange): SubscriptionChoice | undefined {
+  // Nothing recorded for an address with contacts stands for `subscribed`: only leaving changes it.
+  if (change.audienceId === undefined) return standing || change.status === 'unsubscribed' ? change.status : undefined;
+  return change.status === 'subscribed' && standing?.status === 'unsubscribed' ? 'subscribed' : undefined;
+}
+
+/**
  * Applies the recipient's choice and returns the subscriptions afterwards.
  * `refused` when the named audience is not one of its listed audiences or its
  * status cannot become the choice (bounced, complained, pending → subscribed);
  * nothing changes then. Choosing the status it already has changes nothing
  * and is not refused, so a form sent twice is harmless. A choice without an
- * audience applies to the account-wide standing too.
+ * audience applies to the account-wide standing too, and so does rejoining an
+ * audience after leaving all mail (`accountWideChoice`).
  */
 export async function changeSubscriptions(
   accountId: string,
@@ -206,9 +224,10 @@ export async function changeSubscriptions(
   const target = change.audienceId === undefined ? undefined : listed.find((membership) => membership.audienceId === change.audienceId);
   const refused = change.audienceId !== undefined && target?.canBecome !== change.status && target?.status !== change.status;
   const moving = refused ? [] : listed.filter((membership) => (target ? membership === target : true) && membership.canBecome === change.status);
+  const choice = refused ? undefined : accountWideChoice(standing, change);
   const [after, standingAfter] = await Promise.all([
     apply(accountId, moving, change.status, now),
-    standing && change.audienceId === undefined ? applyAccountWide(accountId, email, standing, change.status, now) : standing,
+    choice ? applyAccountWide(accountId, email, standing ?? accountWide('subscribed'), choice, now) : standing,
   ]);
   return {
     refused,

@@ -28,6 +28,8 @@ export interface OutgoingEmail {
   attachments: readonly OutgoingAttachment[];
   /** The recipient's one-click unsubscribe address, when the message carries an unsubscribe link. */
   unsubscribeUrl?: string;
+  /** The `List-Id` of list mail (RFC 2919; shared/email/list-id.ts): broadcasts carry their audience's. */
+  listId?: string;
   /** Whose message this is: sent as SES message tags, so feedback events name the account, the record and its tracking id. */
   tags?: { accountId: string; emailId: string; trackingId?: string };
   /** Opens and clicks SES should track: chooses the configuration set (./tracking.ts). */
@@ -68,12 +70,15 @@ const UTF8 = 'UTF-8';
 export function sendEmailInput(email: OutgoingEmail, configurationSet = config.SES_CONFIGURATION_SET): SendEmailCommandInput {
   const tracked = trackingTagValue(email.tracking);
   // RFC 8058: a POST to the List-Unsubscribe address with this body unsubscribes without a visit.
-  const headers = email.unsubscribeUrl
-    ? [
-        { Name: 'List-Unsubscribe', Value: `<${headerValue(email.unsubscribeUrl)}>` },
-        { Name: 'List-Unsubscribe-Post', Value: 'List-Unsubscribe=One-Click' },
-      ]
-    : [];
+  const headers = [
+    ...(email.unsubscribeUrl
+      ? [
+          { Name: 'List-Unsubscribe', Value: `<${headerValue(email.unsubscribeUrl)}>` },
+          { Name: 'List-Unsubscribe-Post', Value: 'List-Unsubscribe=One-Click' },
+        ]
+      : []),
+    ...(email.listId ? [{ Name: 'List-Id', Value: headerValue(email.listId) }] : []),
+  ];
   return {
     // Unset locally: the emulator has no configuration sets, and nothing there publishes events.
     ...(configurationSet ? { ConfigurationSetName: configurationSetFor(configurationSet, email.tracking) } : {}),

@@ -11,7 +11,7 @@ import { putSuppression } from '#shared/data/suppressions.ts';
 import { ses } from '#shared/email/transport.ts';
 import { startBroadcastWorker } from '#dev/local/broadcast-worker.ts';
 import { request } from '../support/api.ts';
-import { createSender, storedEmails } from '../sending/support.ts';
+import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { broadcastWhen, createBroadcast, mixedAudience } from './support.ts';
 
 let stopWorker: () => Promise<void>;
@@ -58,6 +58,7 @@ describe('a broadcast to a mixed audience', () => {
       expect(email.headers).toEqual([
         { name: 'List-Unsubscribe', value: `<${link}>` },
         { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+        { name: 'List-Id', value: `Mixed <${audienceId}.${sender.domain}>` },
       ]);
     }
     expect(new Set(stored.map((email) => email.headers![0]!.value)).size).toBe(expected.length);
@@ -102,6 +103,37 @@ describe('a broadcast to a mixed audience', () => {
     expect(await sentBeforeBroadcastSent(sender.key, broadcast.id)).toEqual({ sent: 55, after: [] });
   }, 60_000);
 });
+
+describe('List-Id', () => {
+  it("marks every message as list mail of its audience: the audience's id under the sender's domain, its name quoted or encoded", async () => {
+    const sender = await createSender();
+    const names = ['Acme "Weekly", news', 'Ünïcode \u00e9t\u00e9 — 日本語のニュースレター, with a name long enough to need more than one encoded word'];
+    for (const name of names) {
+      const audienceId = (await request('POST', '/api/audiences', { key: sender.key, body: { name } })).body.data.id;
+      await request('POST', '/api/contacts', { key: sender.key, body: { audienceId, email: uniqueAddress() } });
+      const broadcast = await createBroadcast(sender, { audienceId, content: '<p>Hi</p>' });
+      await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} });
+      await broadcastWhen(sender.key, broadcast.id, ['sent']);
+
+      const value = (await storedEmails(sender.domain))
+        .flatMap((stored) => stored.headers ?? [])
+        .find((header) => header.name === 'List-Id' && header.value.includes(audienceId))!.value;
+      // RFC 2919 and SES: printable ASCII, the identifier in angle brackets, the name as an RFC 5322 phrase.
+      expect(value).toMatch(/^[ -~]+$/);
+      expect(value.endsWith(` <${audienceId}.${sender.domain}>`)).toBe(true);
+      // A long name is cut to its first 64 characters: a description, kept within SES's 870 characters a header.
+      expect(phraseText(value.slice(0, value.lastIndexOf(' <')))).toBe([...name].slice(0, 64).join('').trim());
+    }
+  });
+});
+
+/** The text of an RFC 5322 phrase: a quoted string unescaped, or RFC 2047 encoded words decoded (the space between two is not text). */
+function phraseText(phrase: string): string {
+  if (phrase.startsWith('"')) return phrase.slice(1, -1).replace(/\\(.)/g, '$1');
+  const words = phrase.split(' ');
+  for (const word of words) expect(word.length).toBeLessThanOrEqual(75);
+  return Buffer.concat(words.map((word) => Buffer.from(/^=\?UTF-8\?B\?(.*)\?=$/.exec(word)![1]!, 'base64'))).toString('utf8');
+}
 
 /** How many email.sent events the broadcast has, and those dated after its broadcast.sent. */
 async function sentBeforeBroadcastSent(key: string, broadcastId: string) {

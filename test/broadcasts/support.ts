@@ -39,6 +39,31 @@ export async function mixedAudience(sender: Sender, count: number): Promise<{ au
   return { audienceId, contacts };
 }
 
+/** POST /api/broadcasts/:id/send with `key`: sends, schedules or resumes, as the broadcast's status has it. */
+export function sendWith(key: string, id: string, body: Record<string, unknown> = {}) {
+  return request('POST', `/api/broadcasts/${id}/send`, { key, body });
+}
+
+/** The broadcast as GET answers it now (`data`). */
+export async function readBroadcast(key: string, id: string): Promise<any> {
+  return (await request('GET', `/api/broadcasts/${id}`, { key })).body.data;
+}
+
+/** Every stored message went to a distinct address, and these are exactly the expected ones. */
+export function expectOneEach(stored: readonly { destination: { to: string[] } }[], expected: readonly string[]): void {
+  const to = stored.map((email) => email.destination.to[0]!);
+  expect(new Set(to).size).toBe(to.length);
+  expect(to.sort()).toEqual([...expected].sort());
+}
+
+/** The email records of a broadcast, from the message log (at most 100). */
+export async function broadcastRecords(key: string, id: string): Promise<{ to: string; status: string; test: boolean }[]> {
+  const response = await request('GET', `/api/emails?broadcastId=${id}&limit=100`, { key });
+  expect(response.status).toBe(200);
+  expect(response.body.pagination.nextCursor).toBeNull();
+  return response.body.emails;
+}
+
 export async function createBroadcast(sender: Sender, body: Record<string, unknown>, key = sender.key): Promise<any> {
   const response = await request('POST', '/api/broadcasts', { key, body: { from: sender.from, subject: 'News for {{firstName}}', ...body } });
   if (response.status !== 201) throw new Error(`create: ${response.status} ${JSON.stringify(response.body)}`);
