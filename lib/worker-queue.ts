@@ -26,6 +26,21 @@ export const WORKER_QUEUE_ACTIONS = [
  */
 const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
 
+/** How long a worker queue keeps a message: SQS's default, stated so that what must outlive a message can be derived from it. */
+export const QUEUE_RETENTION = Duration.days(4);
+
+/** How long a dead-letter queue keeps a message: SQS's longest, time for an operator to fix the cause and replay it. */
+export const DEAD_LETTER_RETENTION = Duration.days(14);
+
+/**
+ * How long after it was sent a worker queue's message may still be on the
+ * queue or its dead-letter queue. SQS counts a message's age from when it was
+ * first sent, also once the redrive policy has moved it to the dead-letter
+ * queue (standard queues), so it is the longer of the two retentions. What a
+ * message points at (a body kept in the attachments bucket) must last as long.
+ */
+export const MESSAGE_LIFETIME = Duration.seconds(Math.max(QUEUE_RETENTION.toSeconds(), DEAD_LETTER_RETENTION.toSeconds()));
+
 /**
  * A worker queue as its module declares it, beside its worker
  * (RETRY_QUEUE beside RETRY_WORKER, …): everything but the stack's resources.
@@ -37,8 +52,11 @@ export interface WorkerQueueSettings {
   /** Receives of one message before it moves to the dead-letter queue. */
   readonly maxReceiveCount: number;
   readonly batchSize: number;
-  /** Most workers the event source runs at once; Lambda's default is as many as the region's concurrency allows. */
-  readonly maxConcurrency?: number;
+  /**
+   * Most workers the event source runs at once (SQS allows 2 to 1,000). Required: without it Lambda
+   * scales a backlog up to the region's concurrency, which the API's functions share (docs/operations.md, "Concurrency").
+   */
+  readonly maxConcurrency: number;
   readonly maxMessageSizeBytes?: number;
   /** What the alarm tells the operator when a message reaches the dead letters. */
   readonly deadLetterAlarmDescription: string;
@@ -87,7 +105,7 @@ export class WorkerQueue extends Construct implements DrainedQueue {
 
   /** One more queue `<namePrefix>-<name>` for the same worker, with its own dead letters, alarm and event source concurrency. */
   protected addLane(id: string, lane: WorkerLaneSettings): DrainedQueue {
-    return this.drain(new Construct(this, id), { ...this.settings, ...lane, maxConcurrency: lane.maxConcurrency });
+    return this.drain(new Construct(this, id), { ...this.settings, ...lane });
   }
 
   private drain(scope: Construct, settings: WorkerQueueSettings): DrainedQueue {
@@ -96,13 +114,13 @@ export class WorkerQueue extends Construct implements DrainedQueue {
       queueName: `${queueName}-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // SQS's longest: time for an operator to look at a message and redrive it.
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: DEAD_LETTER_RETENTION,
     });
     const queue = new Queue(scope, 'Queue', {
       queueName,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      retentionPeriod: QUEUE_RETENTION,
       maxMessageSizeBytes: settings.maxMessageSizeBytes,
       visibilityTimeout: Duration.seconds(this.worker.function.timeout!.toSeconds() * VISIBILITY_PER_FUNCTION_TIMEOUT),
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
