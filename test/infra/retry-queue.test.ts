@@ -18,6 +18,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
   it("is an encrypted queue whose messages move to an encrypted dead-letter queue after the worker's last attempt", () => {
     const others = [
+      stack.feedback.queue,
       stack.feedback.deadLetterQueue,
       stack.webhooks.queue,
       stack.webhooks.deadLetterQueue,
