@@ -26,6 +26,21 @@ export const WORKER_QUEUE_ACTIONS = [
  */
 const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
 
+/**
+ * Lambda's concurrent executions per account and region by default; a new
+ * account may start with less (request the quota before launch). Every
+ * function of the region draws on it, the API's with the workers'.
+ */
+export const REGION_CONCURRENCY = 1_000;
+
+/**
+ * The most the worker queues' event sources may run at once, all caps
+ * together: a tenth of the region's concurrency, so that backlogs on every
+ * queue at once still leave nine tenths to the API (test/infra/concurrency.test.ts,
+ * docs/operations.md "Concurrency").
+ */
+export const WORKER_CONCURRENCY_BUDGET = REGION_CONCURRENCY / 10;
+
 /** How long a worker queue keeps a message: SQS's default, stated so that what must outlive a message can be derived from it. */
 export const QUEUE_RETENTION = Duration.days(4);
 
