@@ -15,7 +15,8 @@ export const MAX_QUEUED_MESSAGE_BYTES = 1024 * 1024;
 /**
  * Where, in the region's attachments bucket, a throttled message too large
  * for one SQS message is kept while the queue carries a pointer to it. The
- * bucket's one-day lifecycle removes it; the retries end within minutes.
+ * bucket's lifecycle removes it once neither the queue nor its dead-letter
+ * queue can hold the pointer any more (lib/attachments-bucket.ts).
  */
 export const QUEUED_MESSAGES_PREFIX = 'queued/';
 
