@@ -5,7 +5,10 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
+import { acknowledgeFindings } from './nag.ts';
+import { DEAD_LETTER_RETENTION } from './queue-retention.ts';
 
 /**
  * SES reviews an account whose bounce rate reaches 5% and may pause it at 10%;
@@ -63,6 +66,8 @@ class NotifyTopic implements IAspect {
 }
 
 export interface PostlaneAlarmsProps {
+  /** `postlane-<stage>`: the alarm email's dead-letter queue is `<prefix>-alarm-email-dlq`. */
+  readonly namePrefix: string;
   readonly httpApi: IHttpApi;
   /** Every function of the stack: their errors are alarmed on. */
   readonly functions: readonly IFunction[];
@@ -77,6 +82,8 @@ export interface PostlaneAlarmsProps {
 export class PostlaneAlarms extends Construct {
   /** Present only with an alarm email. */
   readonly topic?: Topic;
+  /** Notifications SNS could not deliver by email after its retries; present only with an alarm email. */
+  readonly emailDeadLetterQueue?: Queue;
   readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: PostlaneAlarmsProps) {
@@ -147,8 +154,19 @@ export class PostlaneAlarms extends Construct {
     );
 
     if (props.alarmEmail) {
-      this.topic = new Topic(this, 'Topic', { displayName: `Postlane alarms (${Stack.of(this).region})` });
-      this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      // Only CloudWatch publishes to it, over TLS as every AWS service does; the policy refuses anyone who would not.
+      this.topic = new Topic(this, 'Topic', { displayName: `Postlane alarms (${Stack.of(this).region})`, enforceSSL: true });
+      // SNS retries an email delivery for hours, then drops the notification; kept here instead, for the console.
+      this.emailDeadLetterQueue = new Queue(this, 'EmailDeadLetters', {
+        queueName: `${props.namePrefix}-alarm-email-dlq`,
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: DEAD_LETTER_RETENTION,
+      });
+      const isDeadLetterQueue =
+        "The alarm email subscription's dead-letter queue, the end of the line: an alarm on it could only notify the same failing email, so docs/operations.md says where to look";
+      acknowledgeFindings(this.emailDeadLetterQueue, { 'AwsSolutions-SQS3': isDeadLetterQueue, 'Serverless-SQSRedrivePolicy': isDeadLetterQueue });
+      this.topic.addSubscription(new EmailSubscription(props.alarmEmail, { deadLetterQueue: this.emailDeadLetterQueue }));
       Aspects.of(Stack.of(this)).add(new NotifyTopic(this.topic));
     }
   }

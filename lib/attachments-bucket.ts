@@ -3,7 +3,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnersh
 import { Construct } from 'constructs';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
 import { acknowledgeFindings } from './nag.ts';
-import { MESSAGE_LIFETIME } from './worker-queue.ts';
+import { MESSAGE_LIFETIME } from './queue-retention.ts';
 
 /** Uploads are kept a day: attachment ids stop working after 24 hours (shared/domain/attachments.ts). */
 export const ATTACHMENT_UPLOAD_DAYS = 1;

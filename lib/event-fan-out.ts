@@ -13,7 +13,7 @@ import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
 import type { WebhookDelivery } from './webhooks.ts';
-import { DEAD_LETTER_RETENTION } from './worker-queue.ts';
+import { DEAD_LETTER_RETENTION } from './queue-retention.ts';
 
 /**
  * The stream's fan-out function, which no HTTP route invokes: the account's

@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { postlaneAlarm } from './alarms.ts';
 import { type DeclaredFunction, type DeclaredFunctionResources, declaredFunctionProps, EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
+import { DEAD_LETTER_RETENTION, QUEUE_RETENTION } from './queue-retention.ts';
 
 /**
  * What SQS grants an event source's function: receive, delete, change
@@ -40,21 +41,6 @@ export const REGION_CONCURRENCY = 1_000;
  * docs/operations.md "Concurrency").
  */
 export const WORKER_CONCURRENCY_BUDGET = REGION_CONCURRENCY / 10;
-
-/** How long a worker queue keeps a message: SQS's default, stated so that what must outlive a message can be derived from it. */
-export const QUEUE_RETENTION = Duration.days(4);
-
-/** How long a dead-letter queue keeps a message: SQS's longest, time for an operator to fix the cause and replay it. */
-export const DEAD_LETTER_RETENTION = Duration.days(14);
-
-/**
- * How long after it was sent a worker queue's message may still be on the
- * queue or its dead-letter queue. SQS counts a message's age from when it was
- * first sent, also once the redrive policy has moved it to the dead-letter
- * queue (standard queues), so it is the longer of the two retentions. What a
- * message points at (a body kept in the attachments bucket) must last as long.
- */
-export const MESSAGE_LIFETIME = Duration.seconds(Math.max(QUEUE_RETENTION.toSeconds(), DEAD_LETTER_RETENTION.toSeconds()));
 
 /**
  * A worker queue as its module declares it, beside its worker
