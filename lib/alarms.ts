@@ -118,8 +118,9 @@ export class PostlaneAlarms extends Construct {
       }),
     );
 
-    // Handlers turn every thrown error into a 500 envelope, so these count what
-    // they cannot: timeouts, crashes, out of memory, and failed event deliveries.
+    // Handlers turn every thrown error into a 500 envelope, and queue workers list failed
+    // messages instead of throwing, so these count what neither can: timeouts, crashes,
+    // out of memory, and a reconciliation run that failed (its schedule invokes it asynchronously).
     chunks(props.functions, METRICS_PER_ALARM).forEach((group, index) => {
       this.alarms.push(
         postlaneAlarm(this, `LambdaErrors${index + 1}`, {
