@@ -3,6 +3,7 @@ import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -135,6 +136,18 @@ export class PostlaneAlarms extends Construct {
         }),
       );
     });
+
+    // Scheduler invokes its targets asynchronously and retries a failed one for a day, then drops it, keeping
+    // nothing: a scheduled broadcast's start step never queued (it stays scheduled until sent again), or an
+    // hourly reconciliation run skipped (the next covers its window). Both live in the default group.
+    this.alarms.push(
+      postlaneAlarm(this, 'SchedulerDropped', {
+        metric: ScheduleGroup.fromDefaultScheduleGroup(this, 'DefaultScheduleGroup').metricDropped({ statistic: 'Sum', period: fiveMinutes }),
+        threshold: 1,
+        description:
+          'EventBridge Scheduler dropped a target after a day of retries: a scheduled broadcast was not started (send it again) or a reconciliation run was skipped',
+      }),
+    );
 
     // Account-wide per region, as SES measures reputation. They are rates over a window
     // of recent sending and move slowly, so the hour's maximum is enough.

@@ -94,6 +94,16 @@ describe.each([
     expect(watched.sort()).toEqual(functionIds);
   });
 
+  it('alarms on any target EventBridge Scheduler dropped after its retries, in the default group the schedules live in', () => {
+    const [alarm] = alarmOn(resources, 'AWS/Scheduler', 'InvocationDroppedCount');
+    expect(alarm!.Properties).toMatchObject({
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Dimensions: [{ Name: 'ScheduleGroup', Value: 'default' }],
+    });
+  });
+
   it('alarms on the SES bounce and complaint rates at the levels AWS reviews an account', () => {
     const [bounces] = alarmOn(resources, 'AWS/SES', 'Reputation.BounceRate');
     const [complaints] = alarmOn(resources, 'AWS/SES', 'Reputation.ComplaintRate');
