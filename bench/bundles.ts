@@ -120,20 +120,21 @@ export interface BundleReport extends Bundle {
  * a queue or the table's stream, with what each declares it calls.
  */
 async function workerFunctions(): Promise<Map<string, FunctionUse>> {
-  const { EVENT_FUNCTIONS } = await import('../lib/feedback.ts');
+  const { EVENT_FUNCTIONS, FEEDBACK_WORKER } = await import('../lib/feedback.ts');
   const { RETRY_WORKER } = await import('../lib/retry-queue.ts');
   const { EVENT_FAN_OUT } = await import('../lib/event-fan-out.ts');
   const { BROADCAST_WORKER } = await import('../lib/broadcasts.ts');
   const { WEBHOOK_WORKER } = await import('../lib/webhooks.ts');
   const declared: { handler: string; ses?: readonly string[]; secrets?: readonly string[] }[] = [
     ...Object.values(EVENT_FUNCTIONS),
+    FEEDBACK_WORKER,
     RETRY_WORKER,
     EVENT_FAN_OUT,
     BROADCAST_WORKER,
     WEBHOOK_WORKER,
   ];
   // Every worker but the feedback functions is fed by a queue it also sends to (backoff, next steps) or, for the fan-out, by the stream onto the webhook queue.
-  const feedback = new Set<string>(Object.values(EVENT_FUNCTIONS).map((fn) => fn.handler));
+  const feedback = new Set<string>([...Object.values(EVENT_FUNCTIONS), FEEDBACK_WORKER].map((fn) => fn.handler));
   return new Map(
     declared.map((fn) => {
       const sendsMail = (fn.ses ?? []).includes('SendEmail');

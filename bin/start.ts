@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import { isPortFree, suggestFreePort } from '#dev/local/ports.ts';
-import { BROADCAST_MAX_RECEIVES } from '#shared/model/broadcast-policy.ts';
+import { BROADCAST_MAX_CONCURRENCY, BROADCAST_MAX_RECEIVES } from '#shared/model/broadcast-policy.ts';
+import { FEEDBACK_MAX_RECEIVES } from '#shared/model/feedback-policy.ts';
 import type { LocalAccount } from '#dev/local/seed.ts';
 import { writeLogTo } from '#shared/log.ts';
 // The parts' modules (the AWS SDK clients, the SES emulator's Express app) are imported in main(),
@@ -30,9 +31,7 @@ const RETRY_QUEUE_NAME = 'postlane-retry';
 const WEBHOOK_QUEUE_NAME = 'postlane-webhooks';
 const WEBHOOK_SLOW_QUEUE_NAME = 'postlane-webhooks-slow';
 const BROADCAST_QUEUE_NAME = 'postlane-broadcasts';
-/** Broadcast workers polling at once, as Lambda runs several on one event source. */
-const BROADCAST_WORKERS = 4;
-const FEEDBACK_DEAD_LETTERS_NAME = 'postlane-feedback-dlq';
+const FEEDBACK_QUEUE_NAME = 'postlane-feedback';
 
 class StartError extends Error {}
 
@@ -166,7 +165,7 @@ async function main(): Promise<void> {
     { ensureTable, isTableEmpty, startDynamoDbLocal },
     { startSesEmulator },
     { startLocalS3 },
-    { createQueue, createRetryQueues, startLocalSqs },
+    { createRetryQueues, startLocalSqs },
     { startLocalScheduler },
   ] = await Promise.all([
     import('#dev/local/dynamodb.ts'),
@@ -208,11 +207,11 @@ async function main(): Promise<void> {
       : line('local S3', s3Endpoint, s3DataDir ? `(attachment uploads in ${relative(ROOT, s3DataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)'),
   );
   const sqsEndpoint = externalSqs ?? sqs!.endpoint;
-  const [retryQueues, webhookQueues, slowWebhookQueues, feedbackDeadLetters, broadcastQueues, scheduler] = await Promise.all([
+  const [retryQueues, webhookQueues, slowWebhookQueues, feedbackQueues, broadcastQueues, scheduler] = await Promise.all([
     createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, WEBHOOK_QUEUE_NAME, WEBHOOK_MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, WEBHOOK_SLOW_QUEUE_NAME, WEBHOOK_MAX_RECEIVES),
-    createQueue(sqsEndpoint, FEEDBACK_DEAD_LETTERS_NAME),
+    createRetryQueues(sqsEndpoint, FEEDBACK_QUEUE_NAME, FEEDBACK_MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, BROADCAST_QUEUE_NAME, BROADCAST_MAX_RECEIVES),
     // Fires scheduled broadcasts at their time, putting their start step on the broadcast queue as EventBridge Scheduler does.
     startLocalScheduler({ port: 0, sqsEndpoint, tickMs: 1_000, host: HOST }).then(started),
@@ -242,7 +241,7 @@ async function main(): Promise<void> {
     line(
       'broadcasts',
       broadcastQueues.queueUrl,
-      `(${BROADCAST_WORKERS} workers polling; scheduler ${scheduler.endpoint}; dead letters: ${broadcastQueues.deadLetterQueueUrl})`,
+      `(up to ${BROADCAST_MAX_CONCURRENCY} workers at once; scheduler ${scheduler.endpoint}; dead letters: ${broadcastQueues.deadLetterQueueUrl})`,
     ),
   );
 
@@ -274,6 +273,7 @@ async function main(): Promise<void> {
     { startEventFanOut },
     { startMailboxSimulator, SIMULATOR_DOMAIN },
     { startBroadcastWorker },
+    { startFeedbackWorker },
   ] = await Promise.all([
     import('#shared/config.ts'),
     import('#dev/local/http-server.ts'),
@@ -282,6 +282,7 @@ async function main(): Promise<void> {
     import('#dev/local/event-fan-out.ts'),
     import('#dev/local/mailbox-simulator.ts'),
     import('#dev/local/broadcast-worker.ts'),
+    import('#dev/local/feedback-worker.ts'),
   ]);
 
   if (dynamoStarting) {
@@ -308,9 +309,12 @@ async function main(): Promise<void> {
   // The table's stream, as the stack's event source reads it: new events reach the webhook queue off the request path.
   stoppers.push((await startEventFanOut(dynamoEndpoint)).stop);
   lines.push(line('event fan-out', `${dynamoEndpoint} (table stream)`, '(new events to the webhook queue, as the stream event source does)'));
-  stoppers.push((await startBroadcastWorker({ concurrency: BROADCAST_WORKERS })).stop);
-  stoppers.push(startMailboxSimulator({ deadLetterQueueUrl: feedbackDeadLetters }).stop);
-  lines.push(line('SES feedback', `success@, bounce@, complaint@${SIMULATOR_DOMAIN}`, `(local mailbox simulator; dead letters: ${feedbackDeadLetters})`));
+  stoppers.push((await startBroadcastWorker()).stop);
+  // The simulator stops first (stoppers run in reverse), so no event is published to a worker already stopped.
+  stoppers.push((await startFeedbackWorker(feedbackQueues.queueUrl)).stop);
+  stoppers.push(startMailboxSimulator({ queues: feedbackQueues }).stop);
+  lines.push(line('SES feedback', `success@, bounce@, complaint@${SIMULATOR_DOMAIN}`, '(local mailbox simulator)'));
+  lines.push(line('feedback queue', feedbackQueues.queueUrl, `(SES events, worker polling; dead letters: ${feedbackQueues.deadLetterQueueUrl})`));
   lines.push(line('HTTP API', api.url));
   lines.push(line('hosted forms', `${api.url}/f/<slug>`));
   console.log(lines.join('\n'));

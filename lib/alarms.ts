@@ -3,9 +3,13 @@ import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
+import { acknowledgeFindings } from './nag.ts';
+import { DEAD_LETTER_RETENTION } from './queue-retention.ts';
 
 /**
  * SES reviews an account whose bounce rate reaches 5% and may pause it at 10%;
@@ -63,6 +67,8 @@ class NotifyTopic implements IAspect {
 }
 
 export interface PostlaneAlarmsProps {
+  /** `postlane-<stage>`: the alarm email's dead-letter queue is `<prefix>-alarm-email-dlq`. */
+  readonly namePrefix: string;
   readonly httpApi: IHttpApi;
   /** Every function of the stack: their errors are alarmed on. */
   readonly functions: readonly IFunction[];
@@ -77,6 +83,8 @@ export interface PostlaneAlarmsProps {
 export class PostlaneAlarms extends Construct {
   /** Present only with an alarm email. */
   readonly topic?: Topic;
+  /** Notifications SNS could not deliver by email after its retries; present only with an alarm email. */
+  readonly emailDeadLetterQueue?: Queue;
   readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: PostlaneAlarmsProps) {
@@ -111,8 +119,9 @@ export class PostlaneAlarms extends Construct {
       }),
     );
 
-    // Handlers turn every thrown error into a 500 envelope, so these count what
-    // they cannot: timeouts, crashes, out of memory, and failed event deliveries.
+    // Handlers turn every thrown error into a 500 envelope, and queue workers list failed
+    // messages instead of throwing, so these count what neither can: timeouts, crashes,
+    // out of memory, and a reconciliation run that failed (its schedule invokes it asynchronously).
     chunks(props.functions, METRICS_PER_ALARM).forEach((group, index) => {
       this.alarms.push(
         postlaneAlarm(this, `LambdaErrors${index + 1}`, {
@@ -127,6 +136,18 @@ export class PostlaneAlarms extends Construct {
         }),
       );
     });
+
+    // Scheduler invokes its targets asynchronously and retries a failed one for a day, then drops it, keeping
+    // nothing: a scheduled broadcast's start step never queued (it stays scheduled until sent again), or an
+    // hourly reconciliation run skipped (the next covers its window). Both live in the default group.
+    this.alarms.push(
+      postlaneAlarm(this, 'SchedulerDropped', {
+        metric: ScheduleGroup.fromDefaultScheduleGroup(this, 'DefaultScheduleGroup').metricDropped({ statistic: 'Sum', period: fiveMinutes }),
+        threshold: 1,
+        description:
+          'EventBridge Scheduler dropped a target after a day of retries: a scheduled broadcast was not started (send it again) or a reconciliation run was skipped',
+      }),
+    );
 
     // Account-wide per region, as SES measures reputation. They are rates over a window
     // of recent sending and move slowly, so the hour's maximum is enough.
@@ -147,8 +168,19 @@ export class PostlaneAlarms extends Construct {
     );
 
     if (props.alarmEmail) {
-      this.topic = new Topic(this, 'Topic', { displayName: `Postlane alarms (${Stack.of(this).region})` });
-      this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      // Only CloudWatch publishes to it, over TLS as every AWS service does; the policy refuses anyone who would not.
+      this.topic = new Topic(this, 'Topic', { displayName: `Postlane alarms (${Stack.of(this).region})`, enforceSSL: true });
+      // SNS retries an email delivery for hours, then drops the notification; kept here instead, for the console.
+      this.emailDeadLetterQueue = new Queue(this, 'EmailDeadLetters', {
+        queueName: `${props.namePrefix}-alarm-email-dlq`,
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: DEAD_LETTER_RETENTION,
+      });
+      const isDeadLetterQueue =
+        "The alarm email subscription's dead-letter queue, the end of the line: an alarm on it could only notify the same failing email, so docs/operations.md says where to look";
+      acknowledgeFindings(this.emailDeadLetterQueue, { 'AwsSolutions-SQS3': isDeadLetterQueue, 'Serverless-SQSRedrivePolicy': isDeadLetterQueue });
+      this.topic.addSubscription(new EmailSubscription(props.alarmEmail, { deadLetterQueue: this.emailDeadLetterQueue }));
       Aspects.of(Stack.of(this)).add(new NotifyTopic(this.topic));
     }
   }

@@ -1,20 +1,42 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
 import { acknowledgeFindings } from './nag.ts';
+import { MESSAGE_LIFETIME } from './queue-retention.ts';
 
 /** Uploads are kept a day: attachment ids stop working after 24 hours (shared/domain/attachments.ts). */
 export const ATTACHMENT_UPLOAD_DAYS = 1;
 
 /**
+ * Every upload's key starts with its account id (shared/data/attachments.ts),
+ * and every account id with `acc_` (shared/ids.ts): the uploads' rule filters
+ * on it, so that its day never reaches the queued bodies beside them (S3
+ * applies the shorter of two expirations that match an object).
+ */
+export const UPLOAD_KEYS_PREFIX = 'acc_';
+
+/**
+ * Days a throttled message's body is kept under `queued/`: as long as a
+ * pointer to it may be on the retry queue or its dead-letter queue
+ * (MESSAGE_LIFETIME, from the queues' retention), so that `admin retry
+ * replay` finds every body whose dead letter SQS still keeps. S3 counts from
+ * the body's upload, just before the message is sent, and rounds up to the
+ * next midnight UTC, so it never removes one early.
+ */
+export const QUEUED_BODY_DAYS = Math.ceil(MESSAGE_LIFETIME.toDays({ integral: false }));
+
+/**
  * This region's bucket of attachment uploads (POST /api/attachments hands out
- * pre-signed PUTs into it; the send endpoint reads them back). Private,
+ * pre-signed PUTs into it; the send endpoint reads them back) and of the
+ * bodies of throttled messages too large for the retry queue. Private,
  * encrypted with S3-managed keys (a pre-signed PUT needs no KMS grant),
- * HTTPS only, and emptied by lifecycle a day after each upload.
+ * HTTPS only; lifecycle removes each upload a day after it was made, and
+ * each queued body once no queue can hold its pointer.
  *
- * Destroyed with the stack: it holds nothing older than a day. CloudFormation
- * cannot delete a bucket that still has objects, so a stack deleted within a
- * day of the last upload leaves it to be emptied and deleted by hand.
+ * Destroyed with the stack. CloudFormation cannot delete a bucket that still
+ * has objects, so a stack deleted while it holds any leaves it to be emptied
+ * and deleted by hand.
  */
 export interface AttachmentsBucketProps {
   /** `postlane-<stage>`; the bucket is `<prefix>-<account>-<region>`, as bucket names are global. */
@@ -35,7 +57,15 @@ export class AttachmentsBucket extends Construct {
       enforceSSL: true,
       lifecycleRules: [
         {
+          id: 'uploads',
+          prefix: UPLOAD_KEYS_PREFIX,
           expiration: Duration.days(ATTACHMENT_UPLOAD_DAYS),
+          abortIncompleteMultipartUploadAfter: Duration.days(ATTACHMENT_UPLOAD_DAYS),
+        },
+        {
+          id: 'queued-bodies',
+          prefix: QUEUED_MESSAGES_PREFIX,
+          expiration: Duration.days(QUEUED_BODY_DAYS),
           abortIncompleteMultipartUploadAfter: Duration.days(ATTACHMENT_UPLOAD_DAYS),
         },
       ],
@@ -45,7 +75,7 @@ export class AttachmentsBucket extends Construct {
     });
     acknowledgeFindings(this.bucket, {
       'AwsSolutions-S1':
-        'Uploads live one day and are read only by the functions, whose logs record each use; server access logs would need a bucket of their own. Turn on CloudTrail S3 data events if an audit needs every access',
+        'Uploads live one day, queued bodies until no queue holds their message, and both are read only by the functions, whose logs record each use; server access logs would need a bucket of their own. Turn on CloudTrail S3 data events if an audit needs every access',
     });
   }
 }

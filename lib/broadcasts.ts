@@ -70,6 +70,9 @@ export class BroadcastEngine extends WorkerQueue {
     acknowledgeFindings(this.worker, {
       'AwsSolutions-IAM5[Resource::*]': "ses:GetAccount supports no resource-level permission; it only reads the account's sending quota",
     });
+    // Scheduler puts a start step on the queue asynchronously and drops it after a day of failures; the schedules
+    // (made at run time, shared/email/broadcast-scheduler.ts) keep no dead letter, and the `SchedulerDropped`
+    // alarm (lib/alarms.ts) says when one was dropped: the broadcast is still `scheduled` and can be sent again.
     this.schedulerRole = new Role(this, 'SchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
       description: 'EventBridge Scheduler: puts the start step of a scheduled broadcast on the broadcast queue, nothing else',

@@ -157,7 +157,7 @@ export class EndpointFunction extends Construct {
       'Serverless-LambdaLatestVersion':
         'Node.js 22 is the runtime the bundles target (lib/bundling.ts) and the tests run against; moving to a newer one is a deliberate change of both',
       'Serverless-LambdaDLQ':
-        "A dead-letter target catches failed asynchronous invocations only: API Gateway and the SQS event source invoke synchronously (the retry queue has its own dead-letter queue), and the EventBridge rule's target keeps its own failed events",
+        "A dead-letter target catches failed asynchronous invocations only: API Gateway and the SQS and stream event sources invoke synchronously (each queue has its dead-letter queue, the stream its on-failure queue); the one asynchronous invoker, the hourly reconciliation's schedule, needs none, as a failed run leaves its cursor for the next (docs/operations.md, Failure paths)",
       'Serverless-LambdaTracing':
         'No X-Ray: every log line carries the request id and duration (docs/architecture.md), and tracing would add cost and a wildcard xray grant to every role',
     });

@@ -13,6 +13,7 @@ import { postlaneAlarm } from './alarms.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
 import type { WebhookDelivery } from './webhooks.ts';
+import { DEAD_LETTER_RETENTION } from './queue-retention.ts';
 
 /**
  * The stream's fan-out function, which no HTTP route invokes: the account's
@@ -82,8 +83,8 @@ export class EventFanOut extends Construct {
       queueName: `${props.namePrefix}-event-fan-out-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // SQS's longest; the stream keeps the records themselves 24 hours.
-      retentionPeriod: Duration.days(14),
+      // The stream keeps the records themselves 24 hours only.
+      retentionPeriod: DEAD_LETTER_RETENTION,
     });
     new EventSourceMapping(this, 'Stream', {
       target: fn,
@@ -95,6 +96,8 @@ export class EventFanOut extends Construct {
       filters: [FilterCriteria.filter(EVENT_STREAM_FILTER as Record<string, unknown>)],
       reportBatchItemFailures: true,
       bisectBatchOnError: true,
+      // One batch per shard at a time (Lambda's default, stated): the fan-out's concurrency is the stream's shard count, which no maximum caps.
+      parallelizationFactor: 1,
       retryAttempts: FAN_OUT_RETRY_ATTEMPTS,
       onFailure: new SqsDlq(this.failures),
     });

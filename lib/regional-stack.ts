@@ -148,6 +148,11 @@ export class RegionalStack extends Stack {
       for (const fn of functions) fn.addEnvironment('PUBLIC_BASE_URL', this.api.httpApi.apiEndpoint);
     }
     // Last, so that its error alarms cover every function of the stack.
-    this.alarms = new PostlaneAlarms(this, 'Alarms', { httpApi: this.api.httpApi, functions, ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}) });
+    this.alarms = new PostlaneAlarms(this, 'Alarms', {
+      namePrefix: props.namePrefix,
+      httpApi: this.api.httpApi,
+      functions,
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
   }
 }

@@ -1,6 +1,6 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
+import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, RETRY_MAX_CONCURRENCY, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import type { AttachmentsAccess, SesAction, TableAction } from '#shared/http/routes.ts';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { WorkerQueue, type WorkerQueueSettings } from './worker-queue.ts';
@@ -25,6 +25,7 @@ export const RETRY_QUEUE = {
   worker: RETRY_WORKER,
   maxReceiveCount: MAX_RECEIVES,
   batchSize: WORKER_BATCH_SIZE,
+  maxConcurrency: RETRY_MAX_CONCURRENCY,
   maxMessageSizeBytes: MAX_QUEUED_MESSAGE_BYTES,
   deadLetterAlarmDescription: 'throttled emails failed for good (retry dead-letter queue not empty); their records say failed and their quota was refunded',
 } as const satisfies WorkerQueueSettings;

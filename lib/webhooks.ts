@@ -3,7 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { TableAction } from '#shared/http/routes.ts';
-import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES, WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
+import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_CONCURRENCY, WEBHOOK_MAX_RECEIVES, WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
 import { type DrainedQueue, type WorkerLaneSettings, WorkerQueue, type WorkerQueueSettings } from './worker-queue.ts';
 
 /**
@@ -24,6 +24,7 @@ export const WEBHOOK_QUEUE = {
   worker: WEBHOOK_WORKER,
   maxReceiveCount: WEBHOOK_MAX_RECEIVES,
   batchSize: WEBHOOK_BATCH_SIZE,
+  maxConcurrency: WEBHOOK_MAX_CONCURRENCY,
   deadLetterAlarmDescription: 'webhook deliveries stopped (webhook dead-letter queue not empty): the table or the queue failed for a message five times',
 } as const satisfies WorkerQueueSettings;
 
@@ -31,7 +32,7 @@ export const WEBHOOK_QUEUE = {
  * The slow lane (shared/webhooks/queue.ts): the deliveries of endpoints marked
  * slow, drained by the same worker with at most WEBHOOK_SLOW_MAX_CONCURRENCY
  * batches at once, so slow receivers hold that many workers, never the normal
- * lane's.
+ * lane's WEBHOOK_MAX_CONCURRENCY.
  */
 export const WEBHOOK_SLOW_QUEUE = {
   name: 'webhooks-slow',

@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { postlaneAlarm } from './alarms.ts';
 import { type DeclaredFunction, type DeclaredFunctionResources, declaredFunctionProps, EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
+import { DEAD_LETTER_RETENTION, QUEUE_RETENTION } from './queue-retention.ts';
 
 /**
  * What SQS grants an event source's function: receive, delete, change
@@ -27,6 +28,21 @@ export const WORKER_QUEUE_ACTIONS = [
 const VISIBILITY_PER_FUNCTION_TIMEOUT = 6;
 
 /**
+ * Lambda's concurrent executions per account and region by default; a new
+ * account may start with less (request the quota before launch). Every
+ * function of the region draws on it, the API's with the workers'.
+ */
+export const REGION_CONCURRENCY = 1_000;
+
+/**
+ * The most the worker queues' event sources may run at once, all caps
+ * together: a tenth of the region's concurrency, so that backlogs on every
+ * queue at once still leave nine tenths to the API (test/infra/concurrency.test.ts,
+ * docs/operations.md "Concurrency").
+ */
+export const WORKER_CONCURRENCY_BUDGET = REGION_CONCURRENCY / 10;
+
+/**
  * A worker queue as its module declares it, beside its worker
  * (RETRY_QUEUE beside RETRY_WORKER, …): everything but the stack's resources.
  */
@@ -37,8 +53,11 @@ export interface WorkerQueueSettings {
   /** Receives of one message before it moves to the dead-letter queue. */
   readonly maxReceiveCount: number;
   readonly batchSize: number;
-  /** Most workers the event source runs at once; Lambda's default is as many as the region's concurrency allows. */
-  readonly maxConcurrency?: number;
+  /**
+   * Most workers the event source runs at once (SQS allows 2 to 1,000). Required: without it Lambda
+   * scales a backlog up to the region's concurrency, which the API's functions share (docs/operations.md, "Concurrency").
+   */
+  readonly maxConcurrency: number;
   readonly maxMessageSizeBytes?: number;
   /** What the alarm tells the operator when a message reaches the dead letters. */
   readonly deadLetterAlarmDescription: string;
@@ -87,7 +106,7 @@ export class WorkerQueue extends Construct implements DrainedQueue {
 
   /** One more queue `<namePrefix>-<name>` for the same worker, with its own dead letters, alarm and event source concurrency. */
   protected addLane(id: string, lane: WorkerLaneSettings): DrainedQueue {
-    return this.drain(new Construct(this, id), { ...this.settings, ...lane, maxConcurrency: lane.maxConcurrency });
+    return this.drain(new Construct(this, id), { ...this.settings, ...lane });
   }
 
   private drain(scope: Construct, settings: WorkerQueueSettings): DrainedQueue {
@@ -96,13 +115,13 @@ export class WorkerQueue extends Construct implements DrainedQueue {
       queueName: `${queueName}-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // SQS's longest: time for an operator to look at a message and redrive it.
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: DEAD_LETTER_RETENTION,
     });
     const queue = new Queue(scope, 'Queue', {
       queueName,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      retentionPeriod: QUEUE_RETENTION,
       maxMessageSizeBytes: settings.maxMessageSizeBytes,
       visibilityTimeout: Duration.seconds(this.worker.function.timeout!.toSeconds() * VISIBILITY_PER_FUNCTION_TIMEOUT),
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },

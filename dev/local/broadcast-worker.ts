@@ -6,29 +6,26 @@
 import { handler } from '#functions/broadcasts/work.ts';
 import { config } from '#shared/config.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
-import { BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import { BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
 import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
 
 /**
- * `concurrency` pollers on the one queue, as Lambda runs several workers on
+ * Up to `concurrency` batches at once on the one queue (the stack's
+ * BROADCAST_MAX_CONCURRENCY unless given), as Lambda runs several workers on
  * one event source; `wrap` lets the benchmark time each invocation.
  */
-export async function startBroadcastWorker(
+export function startBroadcastWorker(
   options: { queueUrl?: string; concurrency?: number; wrap?: (worker: typeof handler) => typeof handler } = {},
 ): Promise<QueuePoller> {
   const queueUrl = options.queueUrl ?? config.BROADCAST_QUEUE_URL;
   if (!queueUrl) throw new Error('BROADCAST_QUEUE_URL is not set');
-  const pollers = await Promise.all(
-    Array.from({ length: options.concurrency ?? 1 }, () =>
-      startQueuePoller({
-        client: sqs,
-        queueUrl,
-        name: 'broadcasts/work',
-        handler: options.wrap?.(handler) ?? handler,
-        batchSize: BROADCAST_WORKER_BATCH_SIZE,
-        region: config.AWS_REGION,
-      }),
-    ),
-  );
-  return { stop: async () => void (await Promise.all(pollers.map((poller) => poller.stop()))) };
+  return startQueuePoller({
+    client: sqs,
+    queueUrl,
+    name: 'broadcasts/work',
+    handler: options.wrap?.(handler) ?? handler,
+    batchSize: BROADCAST_WORKER_BATCH_SIZE,
+    maxConcurrency: options.concurrency ?? BROADCAST_MAX_CONCURRENCY,
+    region: config.AWS_REGION,
+  });
 }

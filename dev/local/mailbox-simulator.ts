@@ -2,23 +2,21 @@
  * LOCAL ONLY (npm start and its tests): what SES's mailbox simulator does in
  * AWS. A send to success@, bounce@ or complaint@simulator.amazonses.com
  * (a `+label` is allowed, as in SES) gets, a moment later, the events SES
- * would publish through the configuration set, fed to the feedback handler the
- * stack deploys, as the EventBridge rule feeds it. An event the handler still
- * fails on goes to the local feedback dead-letter queue, as EventBridge's
- * would after its retries. A bounce or a complaint also puts the address on
+ * would publish through the configuration set, put on the local feedback
+ * queue as the EventBridge rule puts them (./feedback-worker.ts), for the
+ * feedback worker to apply, retry and dead-letter as in AWS. A bounce or a
+ * complaint also puts the address on
  * the local account-level suppression list (./suppression-list.ts), as SES
  * does whether or not its event arrives. The SES emulator itself knows
  * nothing of this: the simulator watches the SES client's SendEmail calls.
  */
 import type { SendEmailCommandInput, SendEmailCommandOutput } from '@aws-sdk/client-sesv2';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { handler } from '#functions/feedback/ses-events.ts';
 import { getEmailRecord } from '#shared/data/emails.ts';
 import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/email/message-tags.ts';
-import { sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
 import { config } from '#shared/config.ts';
 import { log } from '#shared/log.ts';
+import { type FeedbackQueues, publishSesEvent } from './feedback-worker.ts';
 import { sesEventBridgeEvent, type SentMessage, type SesEventType } from './ses-events.ts';
 
 export const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
@@ -87,10 +85,12 @@ async function suppressLocally(message: SentMessage, reason: 'BOUNCE' | 'COMPLAI
 }
 
 export interface MailboxSimulatorOptions {
-  deadLetterQueueUrl?: string;
+  /**
+   * The feedback queue and its dead-letter queue the events go to, as the stack's rule sends them. None: the
+   * events are lost on the way (as EventBridge may lose them), while the suppression list still gets the address.
+   */
+  queues?: FeedbackQueues;
   delayMs?: number;
-  /** The events never reach the feedback handler (lost on the way, as EventBridge may); the suppression list still gets the address. */
-  dropEvents?: boolean;
 }
 
 export function startMailboxSimulator(options: MailboxSimulatorOptions = {}): MailboxSimulator {
@@ -101,16 +101,9 @@ export function startMailboxSimulator(options: MailboxSimulatorOptions = {}): Ma
     const outcomes = OUTCOMES[simulatorMailbox(message.recipient)!]!;
     if (outcomes.includes('Complaint')) await suppressLocally(message, 'COMPLAINT');
     else if (outcomes.includes('Bounce')) await suppressLocally(message, 'BOUNCE');
-    if (options.dropEvents) return;
-    for (const type of outcomes) {
-      const event = sesEventBridgeEvent(type, message);
-      try {
-        await handler(event);
-      } catch (error) {
-        log.error('local mailbox simulator: feedback failed; dead-lettered', { type, emailId: message.emailId, error });
-        if (options.deadLetterQueueUrl) await sqs.send(new SendMessageCommand({ QueueUrl: options.deadLetterQueueUrl, MessageBody: JSON.stringify(event) }));
-      }
-    }
+    const { queues } = options;
+    if (!queues) return;
+    for (const type of outcomes) await publishSesEvent(queues, sesEventBridgeEvent(type, message));
   };
   ses.middlewareStack.add(
     (next, context) => async (args) => {

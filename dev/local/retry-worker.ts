@@ -6,10 +6,18 @@
 import { handler } from '#functions/email/send-queued.ts';
 import { config } from '#shared/config.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
-import { WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
+import { RETRY_MAX_CONCURRENCY, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
 import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
 
 export function startRetryWorker(queueUrl: string | undefined = config.RETRY_QUEUE_URL): Promise<QueuePoller> {
   if (!queueUrl) throw new Error('RETRY_QUEUE_URL is not set');
-  return startQueuePoller({ client: sqs, queueUrl, name: 'email/send-queued', handler, batchSize: WORKER_BATCH_SIZE, region: config.AWS_REGION });
+  return startQueuePoller({
+    client: sqs,
+    queueUrl,
+    name: 'email/send-queued',
+    handler,
+    batchSize: WORKER_BATCH_SIZE,
+    maxConcurrency: RETRY_MAX_CONCURRENCY,
+    region: config.AWS_REGION,
+  });
 }

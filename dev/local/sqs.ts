@@ -285,18 +285,30 @@ async function call(endpoint: string, action: string, input: unknown): Promise<R
   return (await response.json()) as Record<string, any>;
 }
 
-/** The retry queue and its dead-letter queue as the stack makes them, created over the SQS API (idempotent, like SQS's CreateQueue). */
-export async function createRetryQueues(endpoint: string, name: string, maxReceiveCount: number): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
+/**
+ * A worker queue and its dead-letter queue as the stack makes them (lib/worker-queue.ts), created over the SQS API
+ * (idempotent, like SQS's CreateQueue). `visibilityTimeoutSeconds`: how long a received message stays hidden (30 s
+ * unless given; a test that wants a failed message back at once gives 0).
+ */
+export async function createRetryQueues(
+  endpoint: string,
+  name: string,
+  maxReceiveCount: number,
+  options: { visibilityTimeoutSeconds?: number } = {},
+): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
   const deadLetter = await call(endpoint, 'CreateQueue', { QueueName: `${name}-dlq` });
   const { Attributes } = await call(endpoint, 'GetQueueAttributes', { QueueUrl: deadLetter.QueueUrl, AttributeNames: ['QueueArn'] });
   const queue = await call(endpoint, 'CreateQueue', {
     QueueName: name,
-    Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes.QueueArn, maxReceiveCount }) },
+    Attributes: {
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes.QueueArn, maxReceiveCount }),
+      ...(options.visibilityTimeoutSeconds === undefined ? {} : { VisibilityTimeout: String(options.visibilityTimeoutSeconds) }),
+    },
   });
   return { queueUrl: queue.QueueUrl, deadLetterQueueUrl: deadLetter.QueueUrl };
 }
 
-/** A queue of its own, as the SES feedback rule's dead-letter queue is. */
+/** A queue with no redrive policy, as a test's stand-in for one a worker or operator alone reads. */
 export async function createQueue(endpoint: string, name: string): Promise<string> {
   return (await call(endpoint, 'CreateQueue', { QueueName: name })).QueueUrl as string;
 }

@@ -3,7 +3,8 @@
  * attachments do it), kept in the region's attachments bucket under
  * `queued/<account>/<email id>.json` while the retry queue carries a pointer.
  * Named from the account and the email record, so a retry of the same message
- * overwrites rather than piles up; the bucket's lifecycle deletes them a day on.
+ * overwrites rather than piles up; the bucket's lifecycle deletes them once no
+ * queue can hold their pointer (lib/attachments-bucket.ts).
  */
 import { getObject, putObject } from '#shared/aws/s3.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';

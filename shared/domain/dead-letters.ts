@@ -8,7 +8,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { failQueuedEmail, getEmailRecord } from '#shared/data/emails.ts';
-import { applySesEvent } from './feedback.ts';
+import { applyQueuedSesEvent } from './feedback.ts';
 
 /**
  * A message that failed again stays invisible this long, so one run never
@@ -49,14 +49,16 @@ export async function drainQueue(client: Pick<SQSClient, 'send'>, queueUrl: stri
 }
 
 /**
- * Applies each SES event EventBridge gave up on (the message body is the
- * EventBridge event) through the feedback handler's own code. Applying an
- * event is idempotent (every change is conditional on the state it moves
- * from), so replaying one that partly succeeded, or twice, changes nothing more.
+ * Applies each SES event of the feedback dead-letter queue through the
+ * feedback worker's own code: the events the worker failed on for every
+ * receive, and those the rule could not put on the feedback queue; both are
+ * the EventBridge event as the rule received it. Applying an event is
+ * idempotent (every change is conditional on the state it moves from), so
+ * replaying one that partly succeeded, or twice, changes nothing more.
  */
 export function replayFeedback(client: Pick<SQSClient, 'send'>, queueUrl: string, now: Date = new Date()): Promise<DrainResult> {
   return drainQueue(client, queueUrl, async (body) => {
-    await applySesEvent((JSON.parse(body) as { detail?: unknown }).detail, now);
+    await applyQueuedSesEvent(body, now);
   });
 }
 

@@ -13,7 +13,7 @@ import { putSuppression, type SuppressionReason } from '#shared/data/suppression
 import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/email/message-tags.ts';
 import { tracks } from '#shared/email/tracking.ts';
 import { isId } from '#shared/ids.ts';
-import { log } from '#shared/log.ts';
+import { addLogContext, log } from '#shared/log.ts';
 import { changeContactStatus } from './contacts.ts';
 import { emailEvent, sesSourceKey, type EmailEventType } from './email-events.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
@@ -219,7 +219,7 @@ function statusChange(transition: { from: readonly EmailStatus[]; to: EmailStatu
  * `detail`): the record's change and the event it becomes, in one write,
  * once however often SES or EventBridge deliver it. Malformed, unknown or
  * untagged events are logged and dropped (retrying them would never
- * succeed); DynamoDB errors propagate so the invocation fails and is retried.
+ * succeed); DynamoDB errors propagate so the event is received again.
  */
 export async function applySesEvent(record: unknown, now: Date): Promise<FeedbackOutcome> {
   const parsed = v.safeParse(SesEventSchema, record);
@@ -240,4 +240,18 @@ export async function applySesEvent(record: unknown, now: Date): Promise<Feedbac
   }
   await changeRecording(owner, effect.email, events);
   return 'applied';
+}
+
+/**
+ * Applies the SES event a feedback queue message carries: the message's body
+ * is the EventBridge event the rule put on the queue (lib/feedback.ts), SES's
+ * record its `detail`. The feedback worker and `admin feedback replay` (which
+ * reads the same bodies from the dead-letter queue) both apply messages with
+ * it. A body that is not JSON throws: the rule never writes one, and a
+ * message no retry can apply is left for an operator to read.
+ */
+export function applyQueuedSesEvent(body: string, now: Date): Promise<FeedbackOutcome> {
+  const event = (JSON.parse(body) ?? {}) as { 'detail-type'?: unknown; detail?: unknown };
+  addLogContext({ detailType: event['detail-type'] });
+  return applySesEvent(event.detail, now);
 }

@@ -164,7 +164,8 @@ function sendBody(message: ReceivedMessage, body: string, transport: MailTranspo
 async function sendStored(message: ReceivedMessage, pointer: StoredSendPointer, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
   const body = await readQueuedMessage(pointer.accountId, pointer.emailId);
   if (body !== undefined) return sendBody(message, body, transport, queue);
-  // Only the bucket's lifecycle, a day on, removes it: a message received that late fails for good.
+  // Only the bucket's lifecycle removes it, once SQS no longer keeps the message it was sent with: a message
+  // `admin retry replay` sent again after that (a new message) fails for good.
   log.error('stored throttled message is gone', { accountId: pointer.accountId, emailId: pointer.emailId });
   const record = await getEmailRecord(pointer.accountId, pointer.emailId);
   const event = record ? failedEvent(pointer.accountId, factsOf(record), STORED_MESSAGE_LOST, Date.now()) : [];

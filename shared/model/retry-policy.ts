@@ -15,7 +15,8 @@ export const MAX_QUEUED_MESSAGE_BYTES = 1024 * 1024;
 /**
  * Where, in the region's attachments bucket, a throttled message too large
  * for one SQS message is kept while the queue carries a pointer to it. The
- * bucket's one-day lifecycle removes it; the retries end within minutes.
+ * bucket's lifecycle removes it once neither the queue nor its dead-letter
+ * queue can hold the pointer any more (lib/attachments-bucket.ts).
  */
 export const QUEUED_MESSAGES_PREFIX = 'queued/';
 
@@ -28,6 +29,14 @@ export const MAX_RECEIVES = 5;
 
 /** Messages per worker invocation (the event source's batch size): 5 of at most 1 MiB fit Lambda's 6 MB payload. */
 export const WORKER_BATCH_SIZE = 5;
+
+/**
+ * Most retry workers Lambda runs at once (the event source's maximum
+ * concurrency; docs/operations.md, "Concurrency"). SES's sending rate is what
+ * holds throttled messages back, so more workers would only meet the same
+ * throttle, while taking concurrency the API's functions need.
+ */
+export const RETRY_MAX_CONCURRENCY = 5;
 
 /** SQS's longest DelaySeconds; also the longest wait between attempts. */
 export const MAX_DELAY_SECONDS = 900;

@@ -75,6 +75,14 @@ export const ACCOUNT_SLOW_HOSTS = 3;
 /**
  * Most workers the slow lane's event source runs at once (each with a batch of
  * WEBHOOK_BATCH_SIZE): every slow endpoint of the region shares these, however
- * many there are, while the normal lane keeps the rest of the concurrency.
+ * many there are, while the normal lane has WEBHOOK_MAX_CONCURRENCY of its own.
  */
 export const WEBHOOK_SLOW_MAX_CONCURRENCY = 10;
+
+/**
+ * Most workers the normal lane's event source runs at once: 500 deliveries in
+ * flight, thousands a second from receivers that answer within a second, while
+ * a backlog (events piling up behind an outage of the table) takes no more of
+ * the region's concurrency than this (docs/operations.md, "Concurrency").
+ */
+export const WEBHOOK_MAX_CONCURRENCY = 50;

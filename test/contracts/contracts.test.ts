@@ -13,7 +13,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { AREAS, ROUTES } from '#functions/routes.ts';
 import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
-import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
+import { EVENT_FUNCTIONS, FEEDBACK_WORKER } from '../../lib/feedback.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';
 import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
 
@@ -37,7 +37,7 @@ function code(path: string): string {
 const NOT_ENDPOINTS: Record<string, string> = {
   [FALLBACK_HANDLER]: 'answers what no route matches (API Gateway $default)',
   [PREFLIGHT_HANDLER]: 'answers the CORS preflights the `cors` routes imply',
-  [EVENT_FUNCTIONS.sesFeedback.handler]: 'invoked by EventBridge, not over HTTP',
+  [FEEDBACK_WORKER.handler]: 'invoked by the SES feedback queue (lib/feedback.ts), not over HTTP',
   [RETRY_WORKER.handler]: 'invoked by the retry queue, not over HTTP',
   [EVENT_FUNCTIONS.suppressionReconciliation.handler]: 'invoked by an EventBridge Scheduler schedule, not over HTTP',
   'webhooks/deliver': 'invoked by the webhook delivery queue (lib/webhooks.ts), not over HTTP',

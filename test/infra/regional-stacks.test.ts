@@ -130,8 +130,8 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
   });
 
   it('builds exactly one function per handler module, on nodejs22.x arm64 with the table name', () => {
-    // And the workers of the retry, webhook and broadcast queues and the event fan-out (retry-queue, webhooks, event-fan-out tests).
-    expect(functions).toHaveLength(handlers.length + 4);
+    // And the workers of the feedback, retry, webhook and broadcast queues and the event fan-out (ses-feedback, retry-queue, webhooks, broadcasts, event-fan-out tests).
+    expect(functions).toHaveLength(handlers.length + 5);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -180,7 +180,7 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
     ]);
   });
 
-  it('keeps attachment uploads in a private, encrypted, HTTPS-only bucket that empties itself after a day', () => {
+  it('keeps attachment uploads in a private, encrypted, HTTPS-only bucket that removes each a day after it was made', () => {
     const buckets = ofType(resources, 'AWS::S3::Bucket');
     expect(buckets).toHaveLength(1);
     const [bucketId, bucket] = buckets[0]!;
@@ -188,7 +188,11 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
-      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
+      LifecycleConfiguration: {
+        Rules: expect.arrayContaining([
+          { Id: 'uploads', Prefix: 'acc_', ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+        ]),
+      },
       CorsConfiguration: { CorsRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'] }] },
     });
     const policies = ofType(resources, 'AWS::S3::BucketPolicy').filter(([, policy]) => referencedId(policy.Properties.Bucket) === bucketId);

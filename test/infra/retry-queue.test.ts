@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { configurationSetsOf } from '#shared/email/tracking.ts';
-import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
+import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, QUEUED_MESSAGES_PREFIX, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
+import { attachmentObjectKey } from '#shared/data/attachments.ts';
+import { queuedMessageKey } from '#shared/data/queued-messages.ts';
+import { newId } from '#shared/ids.ts';
+import { QUEUED_BODY_DAYS, UPLOAD_KEYS_PREFIX } from '../../lib/attachments-bucket.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';
 import { expectDeadLetterAlarm, expectWorkerFedBy, expectWorkerGrants } from './worker-queue.ts';
@@ -18,6 +22,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
   it("is an encrypted queue whose messages move to an encrypted dead-letter queue after the worker's last attempt", () => {
     const others = [
+      stack.feedback.queue,
       stack.feedback.deadLetterQueue,
       stack.webhooks.queue,
       stack.webhooks.deadLetterQueue,
@@ -41,6 +46,25 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     // Six times the worker's timeout, as AWS advises for an SQS event source.
     expect(queue.VisibilityTimeout).toBe(6 * resources[workerId]!.Properties.Timeout);
     expect(resources[deadLetterId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+  });
+
+  it('keeps a body too large for the queue as long as the queue or its dead-letter queue may hold its pointer, uploads only a day', () => {
+    const rules = resourcesOf(template)[stack.resolve(stack.attachments.bucket.bucketArn)['Fn::GetAtt'][0]]!.Properties.LifecycleConfiguration.Rules;
+    const rule = (prefix: string) => rules.find((candidate: { Prefix?: string }) => candidate.Prefix === prefix);
+    // SQS counts a message's age from its first send, also on the dead-letter queue: the longer retention is how long a pointer lives.
+    const pointerSeconds = Math.max(...[queueId, deadLetterId].map((id) => resources[id]!.Properties.MessageRetentionPeriod as number));
+
+    expect(pointerSeconds).toBe(14 * 24 * 3600);
+    expect(rule(QUEUED_MESSAGES_PREFIX).ExpirationInDays * 24 * 3600).toBeGreaterThanOrEqual(pointerSeconds);
+    expect(rule(QUEUED_MESSAGES_PREFIX).ExpirationInDays).toBe(QUEUED_BODY_DAYS);
+    // Every object of the bucket is an upload or a queued body, each under exactly one rule: S3 would apply the shorter of two.
+    const uploadKey = attachmentObjectKey(newId('acc'), newId('att'));
+    const bodyKey = queuedMessageKey(newId('acc'), newId('eml'));
+    expect(rules.filter((candidate: { Prefix: string }) => uploadKey.startsWith(candidate.Prefix)).map((one: { Id: string }) => one.Id)).toEqual(['uploads']);
+    expect(rules.filter((candidate: { Prefix: string }) => bodyKey.startsWith(candidate.Prefix)).map((one: { Id: string }) => one.Id)).toEqual([
+      'queued-bodies',
+    ]);
+    expect(rule(UPLOAD_KEYS_PREFIX).ExpirationInDays).toBe(1);
   });
 
   it('refuses requests to either queue that are not made over TLS', () => {

@@ -1,14 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { GLOBAL_INDEXES } from '#shared/data/table.ts';
-import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
+import { FEEDBACK_BATCH_SIZE, FEEDBACK_MAX_CONCURRENCY, FEEDBACK_MAX_RECEIVES } from '#shared/model/feedback-policy.ts';
+import { EVENT_FUNCTIONS, FEEDBACK_WORKER } from '../../lib/feedback.ts';
 import { logPairs, ofType, pair, postlaneFunctions, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
+import { expectDeadLetterAlarm, expectWorkerFedBy, expectWorkerGrants } from './worker-queue.ts';
 
 const { stacks, settings } = synthesize();
 
 describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, template] as const))('%s SES feedback', (_name, stack, template) => {
   const resources = resourcesOf(template);
   const [[setId]] = ofType(resources, 'AWS::SES::ConfigurationSet') as [[string, unknown]];
-  const feedbackId = ofType(resources, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === 'Postlane functions/feedback/ses-events.ts')![0];
+  const feedbackId = ofType(resources, 'AWS::Lambda::Function').find(
+    ([, fn]) => fn.Properties.Description === `Postlane functions/${FEEDBACK_WORKER.handler}.ts`,
+  )![0];
+  const queueId = stack.resolve(stack.feedback.queue.queueArn)['Fn::GetAtt'][0] as string;
+  const deadLetterId = stack.resolve(stack.feedback.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
+  const [[ruleId]] = ofType(resources, 'AWS::Events::Rule') as [[string, unknown]];
+  /** The statements of the queue policies guarding the queue `id`. */
+  const policyOf = (id: string) =>
+    ofType(resources, 'AWS::SQS::QueuePolicy')
+      .filter(([, policy]) => policy.Properties.Queues.map(referencedId).includes(id))
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
 
   it('publishes bounces, complaints, deliveries, delays and rejects of its configuration set, and opens and clicks too of its tracking set, to the default event bus', () => {
     const trackingId = referencedId(stack.resolve(stack.feedback.configurationSetNames[1])) as string;
@@ -29,7 +41,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(tracking.length).toBeLessThanOrEqual(64);
   });
 
-  it("routes both sets' SES events to the feedback function", () => {
+  it("puts both sets' SES events, whole, on the feedback queue, and nowhere else", () => {
     const rules = ofType(resources, 'AWS::Events::Rule');
     expect(rules).toHaveLength(1);
     const rule = rules[0]![1].Properties;
@@ -38,51 +50,65 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
       setId,
       referencedId(stack.resolve(stack.feedback.configurationSetNames[1])),
     ]);
-    expect(rule.Targets.map((target: { Arn: unknown }) => referencedId(target.Arn))).toEqual([feedbackId]);
+    // No Input or InputPath: the body is the event as EventBridge received it, which the worker and the replay read.
+    expect(rule.Targets).toEqual([
+      {
+        Id: expect.any(String),
+        Arn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 24 * 3600 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } },
+      },
+    ]);
+    // Nothing invokes the worker asynchronously, where Lambda's two retries would end in a dropped event.
+    const invokers = ofType(resources, 'AWS::Lambda::Permission').filter(([, permission]) => referencedId(permission.Properties.FunctionName) === feedbackId);
+    expect(invokers).toEqual([]);
   });
 
-  it('sends events still failing after a day of retries to an encrypted, TLS-only dead-letter queue with an alarm on its depth', () => {
-    const deadLetterId = stack.resolve(stack.feedback.deadLetterQueue.queueArn)['Fn::GetAtt'][0] as string;
-    const [target] = ofType(resources, 'AWS::Events::Rule')[0]![1].Properties.Targets;
-    expect(target).toMatchObject({
-      RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 24 * 3600 },
-      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } },
+  it('moves an event the worker failed on at every receive, or the rule could not queue, to an encrypted, TLS-only dead-letter queue with an alarm', () => {
+    expect(resources[queueId]!.Properties).toMatchObject({
+      QueueName: 'postlane-prod-feedback',
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] }, maxReceiveCount: FEEDBACK_MAX_RECEIVES },
+      VisibilityTimeout: 6 * resources[feedbackId]!.Properties.Timeout,
     });
-    expect(resources[deadLetterId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
-
-    const policy = ofType(resources, 'AWS::SQS::QueuePolicy').find(([, p]) => p.Properties.Queues.map(referencedId).includes(deadLetterId))![1];
-    const statements = policy.Properties.PolicyDocument.Statement;
-    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
-    // EventBridge may put messages there, for this rule only.
-    expect(statements).toContainEqual(
-      expect.objectContaining({
-        Effect: 'Allow',
-        Action: 'sqs:SendMessage',
-        Principal: { Service: 'events.amazonaws.com' },
-        Condition: { ArnEquals: { 'aws:SourceArn': expect.anything() } },
-      }),
-    );
-
-    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').filter(([, alarm]) => JSON.stringify(alarm.Properties.Dimensions ?? []).includes(deadLetterId));
-    expect(alarms).toHaveLength(1);
-    expect(alarms[0]![1].Properties).toMatchObject({
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    expect(resources[deadLetterId]!.Properties).toMatchObject({
+      QueueName: 'postlane-prod-feedback-dlq',
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
     });
+    // What the replay command takes as --queue.
+    expect(stack.resolve(stack.feedback.deadLetterQueue.queueUrl)).toEqual({ Ref: deadLetterId });
+    for (const id of [queueId, deadLetterId]) {
+      const statements = policyOf(id);
+      expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+      // EventBridge may put messages there, for this rule only.
+      const fromRule = statements.filter(
+        (statement: { Effect: string; Principal?: { Service?: string }; Condition?: unknown }) =>
+          statement.Effect === 'Allow' && statement.Principal?.Service === 'events.amazonaws.com',
+      );
+      expect(fromRule).toHaveLength(1);
+      expect([fromRule[0].Action].flat()).toContain('sqs:SendMessage');
+      expect(fromRule[0].Condition).toEqual({ ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } });
+    }
+    expectDeadLetterAlarm(resources, deadLetterId);
   });
 
-  /** What an event function's role must hold for its logs and its declared table actions (Query on every index too). */
-  function logAndTablePermissions(functionId: string, tableActions: readonly string[]): string[] {
+  it('feeds the worker ten events a batch, reporting partial batch failures, at most FEEDBACK_MAX_CONCURRENCY at once', () => {
+    expectWorkerFedBy(resources, queueId, feedbackId, FEEDBACK_BATCH_SIZE);
+    const mapping = ofType(resources, 'AWS::Lambda::EventSourceMapping').find(([, one]) => referencedId(one.Properties.EventSourceArn) === queueId)![1];
+    expect(mapping.Properties.ScalingConfig).toEqual({ MaximumConcurrency: FEEDBACK_MAX_CONCURRENCY });
+  });
+
+  /** What a feedback function's role must hold for its declared table actions (Query on every index too). */
+  function tablePermissions(tableActions: readonly string[]): string[] {
     return [
-      ...logPairs(stack, resources, functionId),
       ...tablePairs(stack, tableActions, settings),
       ...GLOBAL_INDEXES.map((index) => pair(stack, 'dynamodb:Query', `${stack.table.tableArn}/index/${index.indexName}`)),
     ];
   }
 
-  it('grants the feedback function exactly the table actions it declares', () => {
-    expect(permissionsOf(stack, resources, feedbackId)).toEqual(new Set(logAndTablePermissions(feedbackId, EVENT_FUNCTIONS.sesFeedback.table)));
+  it("grants the feedback worker exactly the table actions it declares and its event source's queue actions", () => {
+    expectWorkerGrants(stack, resources, feedbackId, stack.feedback.queue.queueArn, tablePermissions(FEEDBACK_WORKER.table));
   });
 
   it('runs the suppression-list reconciliation every hour, granted exactly the table actions it declares and read-only SES suppression-list access', () => {
@@ -97,7 +123,8 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
     expect(permissionsOf(stack, resources, reconcileId)).toEqual(
       new Set([
-        ...logAndTablePermissions(reconcileId, EVENT_FUNCTIONS.suppressionReconciliation.table),
+        ...logPairs(stack, resources, reconcileId),
+        ...tablePermissions(EVENT_FUNCTIONS.suppressionReconciliation.table),
         pair(stack, 'ses:ListSuppressedDestinations', '*'),
         pair(stack, 'ses:GetSuppressedDestination', '*'),
       ]),

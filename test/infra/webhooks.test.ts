@@ -7,7 +7,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { PostlaneTable } from '../../lib/table.ts';
-import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_RECEIVES, WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
+import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_CONCURRENCY, WEBHOOK_MAX_RECEIVES, WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
 import { WEBHOOK_WORKER, WebhookDelivery } from '../../lib/webhooks.ts';
 import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
 import { EndpointFunction } from '../../lib/endpoint-function.ts';
@@ -57,11 +57,11 @@ describe('webhook delivery', () => {
     expectQueueWithDeadLetters(slowQueueId, slowDeadLetterId, 'postlane-test-webhooks-slow');
   });
 
-  it('feeds the worker batches from both lanes, reporting partial batch failures; only the slow lane is bounded in concurrency', () => {
+  it('feeds the worker batches from both lanes, reporting partial batch failures, each lane bounded in concurrency of its own', () => {
     expectWorkerFedBy(resources, queueId, workerId, WEBHOOK_BATCH_SIZE);
     expectWorkerFedBy(resources, slowQueueId, workerId, WEBHOOK_BATCH_SIZE);
     expect(mappingOf(slowQueueId).ScalingConfig).toEqual({ MaximumConcurrency: WEBHOOK_SLOW_MAX_CONCURRENCY });
-    expect(mappingOf(queueId).ScalingConfig).toBeUndefined();
+    expect(mappingOf(queueId).ScalingConfig).toEqual({ MaximumConcurrency: WEBHOOK_MAX_CONCURRENCY });
   });
 
   it("grants the worker its table actions, both event sources' queue actions and SendMessage on both lanes for its next attempts, and nothing else", () => {

@@ -37,8 +37,9 @@ describe('npm run smoke', () => {
     const [api, dynamodb, ses] = [await findFreePort(), await findFreePort(), await findFreePort()];
     const started = startStack({ LOCAL_IN_MEMORY: '1', PORT: String(api), DYNAMODB_PORT: String(dynamodb), SES_PORT: String(ses) });
     const output = await untilReady(started);
+    expect(output).toMatch(/^SES feedback +success@, bounce@, complaint@simulator\.amazonses\.com +\(local mailbox simulator\)$/m);
     expect(output).toMatch(
-      /^SES feedback +success@, bounce@, complaint@simulator\.amazonses\.com +\(local mailbox simulator; dead letters: http:\/\/127\.0\.0\.1:\d+\/\S+\)$/m,
+      /^feedback queue +http:\/\/127\.0\.0\.1:\d+\/\S+-feedback +\(SES events, worker polling; dead letters: http:\/\/127\.0\.0\.1:\d+\/\S+-feedback-dlq\)$/m,
     );
 
     const run = await smoke(['--url', `http://127.0.0.1:${api}`, '--table', 'postlane', '--timeout', '15'], {

@@ -8,8 +8,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backoffSeconds, MAX_DELAY_SECONDS } from '#shared/model/retry-policy.ts';
-import { keptMessages, sqsEvent } from '#dev/local/queue-poller.ts';
+import { keptMessages, sqsEvent, startQueuePoller } from '#dev/local/queue-poller.ts';
 import { createRetryQueues, LocalQueues, startLocalSqs } from '#dev/local/sqs.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** Queues on a clock the test moves. */
 function queuesAt() {
@@ -157,6 +158,49 @@ describe('the local event source', () => {
     expect(keptMessages(event, { batchItemFailures: [] })).toEqual(new Set());
     expect(keptMessages(event, undefined)).toEqual(new Set());
     expect(keptMessages(event, { batchItemFailures: [{ itemIdentifier: 'zzz' }] })).toEqual(new Set(['a', 'b']));
+  });
+
+  it('runs up to maxConcurrency batches at once, as the event source maximum allows, and no more', async () => {
+    const server = await startLocalSqs({ port: 0 });
+    afterAll(server.stop);
+    const client = new SQSClient({ region: 'us-east-1', endpoint: server.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const { queueUrl } = await createRetryQueues(server.endpoint, 'capped', 3);
+    for (let index = 0; index < 8; index++) await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: String(index) }));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const running = { now: 0, most: 0, done: 0 };
+    const poller = await startQueuePoller({
+      client,
+      queueUrl,
+      name: 'test/capped',
+      batchSize: 1,
+      maxConcurrency: 3,
+      region: 'us-east-1',
+      handler: async () => {
+        running.now++;
+        running.most = Math.max(running.most, running.now);
+        await gate;
+        running.now--;
+        running.done++;
+        return { batchItemFailures: [] };
+      },
+    });
+
+    const held = await eventually(
+      async () => running.now,
+      (now) => now === 3,
+    );
+    open();
+    await eventually(
+      async () => running.done,
+      (done) => done === 8,
+    );
+    await poller.stop();
+
+    expect(held).toBe(3);
+    expect(running).toEqual({ now: 0, most: 3, done: 8 });
   });
 });
 

@@ -8,8 +8,6 @@
 import { ScanCommand, DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { inject } from 'vitest';
-import { handler as sesEventsHandler } from '../../functions/feedback/ses-events.ts';
-import { invokedAs } from '#dev/local/invocation.ts';
 import { ensureTable } from '#dev/local/dynamodb.ts';
 import { inRegionScope } from '#shared/data/regions.ts';
 import { createAccount, showAccount } from '#shared/domain/accounts.ts';
@@ -24,6 +22,7 @@ import { replicate, type Replication } from './replication.ts';
 
 export { EU, US } from './environment.ts';
 import { EU, US } from './environment.ts';
+import { deliverFeedback } from '../support/feedback.ts';
 
 /** The table standing for each region's replica (test/regions/environment.ts names them). */
 export const TABLES = (): Record<string, string> => ({ [US]: process.env.TABLE_NAME!, [EU]: `${process.env.TABLE_NAME}-eu` });
@@ -53,7 +52,7 @@ export async function call(region: string, handler: string, options: { key?: str
 /** Work outside any request (an operator's, a test's own), done in `region`. */
 export const inRegion = <T>(region: string, work: () => Promise<T>): Promise<T> => inRegionScope(work, region);
 
-const feedback = invokedAs('feedback/ses-events', sesEventsHandler);
+const feedback = deliverFeedback;
 
 /** An SES bounce for `address`, delivered to the feedback function of `region` (as EventBridge does in the sending region). */
 export function bounceIn(region: string, accountId: string, emailId: string, address: string): Promise<void> {

@@ -16,6 +16,7 @@ import { ROUTES } from '#functions/routes.ts';
 import type { QueueName } from '#shared/http/routes.ts';
 import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
 import { EVENT_FAN_OUT, STREAM_READ_ACTIONS } from '../../lib/event-fan-out.ts';
+import { FEEDBACK_WORKER } from '../../lib/feedback.ts';
 import { WEBHOOK_WORKER } from '../../lib/webhooks.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { ofType, resourcesOf, synthesize, type Resources } from '../infra/template.ts';
@@ -288,9 +289,9 @@ export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
   'sqs:DeleteMessage': 'the SQS event source mapping deletes the messages the worker settled',
   'sqs:GetQueueAttributes': "the SQS event source mapping reads the queue's attributes",
   'sqs:GetQueueUrl': "granted with the event source mapping's other actions (grantConsumeMessages)",
-  // The retry worker uses it for its backoff (tested); these two reschedule by sending a new message instead.
+  // The retry worker uses it for its backoff (tested); these two reschedule by sending a new message instead, and the feedback worker leaves it to the queue's visibility timeout.
   ...Object.fromEntries(
-    [WEBHOOK_WORKER.handler, BROADCAST_WORKER.handler].map((handler) => [
+    [WEBHOOK_WORKER.handler, BROADCAST_WORKER.handler, FEEDBACK_WORKER.handler].map((handler) => [
       `${handler} sqs:ChangeMessageVisibility`,
       "granted with the SQS event source mapping's other actions (CDK's grantConsumeMessages)",
     ]),
