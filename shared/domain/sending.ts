@@ -316,12 +316,18 @@ function copyAddresses(delivery: Delivery, now: Date): CopyAddress[] {
   return copies;
 }
 
-function leftOut(address: string, status: ContactStatus): LeftOutAddress {
-  return { recipient: address, error: { code: 'RECIPIENT_SUPPRESSED', message: suppressedMessage(status) } };
-}
+/**
+ * One message whatever kept the address back: a sending or test key may learn
+ * that an address is suppressed, never whether it unsubscribed, bounced or
+ * complained (docs/security.md, "Keys"). Records and replays carry the same.
+ */
+export const RECIPIENT_SUPPRESSED = {
+  code: 'RECIPIENT_SUPPRESSED',
+  message: 'The address is suppressed for this account; nothing was sent to it',
+} as const;
 
-function suppressedMessage(status: ContactStatus | undefined): string {
-  return `The address is ${status} in this account's contacts or suppression list; nothing was sent to it`;
+function leftOut(address: string): LeftOutAddress {
+  return { recipient: address, error: RECIPIENT_SUPPRESSED };
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time, results in order. */
@@ -381,7 +387,7 @@ function resultOf(message: Draft, sent: Sent | undefined): MessageResult {
     emailId: message.emailId,
     trackingId: message.trackingId,
   };
-  if (!sent) return { ...base, status: 'suppressed', error: { code: 'RECIPIENT_SUPPRESSED', message: suppressedMessage(message.suppressedAs) } };
+  if (!sent) return { ...base, status: 'suppressed', error: RECIPIENT_SUPPRESSED };
   if (sent.status === 'sent') return { ...base, status: 'sent' };
   if (sent.status === 'queued') return { ...base, status: 'queued' };
   if (sent.status === 'failed') return { ...base, status: 'failed', error: { code: sent.error, message: sent.message } };
@@ -571,7 +577,7 @@ async function prepare(
     delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, suppressed.get(recipient), context)),
   );
   const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
-  const leftOutCopies = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address, suppressed.get(copy.address)!));
+  const leftOutCopies = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address));
   const kept = copies.filter((copy) => !suppressed.has(copy.address));
   const copyDrafts = await placeCopies(delivery, template, drafts, deliverable.length > 0 ? kept : [], suppressed, context);
   return { delivery, drafts, deliverable, copyDrafts, leftOut: leftOutCopies };
