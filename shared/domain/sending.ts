@@ -56,7 +56,8 @@ export interface SendContext {
 
 /**
  * What delivering needs of the sender: its account, and whether it sends as a
- * test key. Public forms deliver as their account, live, with no key at all.
+ * test key. Public forms deliver as their account with no key at all, in the
+ * environment of the key that last created or changed the form.
  */
 export interface DeliveryContext extends Omit<SendContext, 'principal'> {
   principal: Pick<Principal, 'accountId' | 'env'> & Partial<Pick<Principal, 'monthlyQuota'>>;
