@@ -31,11 +31,15 @@ function sentTo(stored: StoredEmail[], address: string): StoredEmail {
   return found[0]!;
 }
 
+/** The address a signed link acts on. */
+async function ownerOf(url: string): Promise<string | undefined> {
+  return (await verifySubscriptionToken(url.slice(url.lastIndexOf('/') + 1)))?.email;
+}
+
 /** The signed links a stored message shows, and whom each acts on. */
 async function linksIn(email: StoredEmail) {
   const unsubscribe = /href="([^"]*\/unsubscribe\/[^"]+)"/.exec(email.body.html!)![1]!;
   const preferences = /href="([^"]*\/preferences\/[^"]+)"/.exec(email.body.html!)![1]!;
-  const ownerOf = async (url: string) => (await verifySubscriptionToken(url.slice(url.lastIndexOf('/') + 1)))?.email;
   return { unsubscribe, preferences, unsubscribeFor: await ownerOf(unsubscribe), preferencesFor: await ownerOf(preferences) };
 }
 
@@ -132,6 +136,58 @@ describe('cc and bcc of messages with signed links', () => {
     expect(await Promise.all(stored.map(preferencesOf))).toEqual([ann, carl, ann, dora]);
     // Without List-Unsubscribe: the message has no unsubscribe link to point it at.
     expect(stored[1]!.headers ?? []).toEqual([]);
+  });
+
+  it('gives the cc reader no link of the recipient when the template builds the name and reverses the link', async () => {
+    const sender = await createSender();
+    const [ann, carl] = uniqueAddresses('ann', 'carl');
+    const annId = await addContact(sender.key, ann);
+    // Neither `preferencesUrl` nor the link's token appears as such in the source or in the output.
+    const content = `{% assign k = 'prefer' | append: 'encesUrl' %}<p>{{ [k] | split: '' | reverse | join: '' }}</p>`;
+
+    await send(sender.key, { from: sender.from, recipients: [ann], cc: [carl], subject: 'Disguised', content });
+
+    const stored = await storedEmails(sender.domain);
+    expect(stored.map((email) => email.destination)).toEqual([
+      { to: [ann], cc: [], bcc: [] },
+      { to: [carl], cc: [], bcc: [] },
+    ]);
+    const unreversed = (email: StoredEmail) => [.../<p>(.*)<\/p>/.exec(email.body.html!)![1]!].reverse().join('');
+    const carlsLink = unreversed(sentTo(stored, carl));
+    expect(await ownerOf(carlsLink)).toBe(carl);
+    // What the attack was for: the cc reader's link changes nothing of the recipient's.
+    await fetch(carlsLink, { method: 'POST', body: 'status=unsubscribed', headers: ONE_CLICK.headers });
+    expect((await request('GET', `/api/contacts/${annId}`, { key: sender.key })).body.data.status).toBe('subscribed');
+  });
+
+  it.each([
+    ['base64', `{{ [k] | base64_encode }}`],
+    ['URL-encoded', `{{ [k] | url_encode }}`],
+    ['escaped twice', `{{ [k] | escape | escape }}`],
+    ['cut in pieces', `{{ [k] | slice: 0, 30 }}-{{ [k] | slice: 30, 400 }}`],
+    ['upper case', `{{ [k] | upcase }}`],
+    ['as a list', `{% assign parts = [k] | split: '.' %}{% for part in parts %}{{ part | reverse }}{% endfor %}`],
+    ['only tested', `{% if [k] contains '/' %}yes{% endif %}`],
+  ])('separates cc for a signed link read under a built name, %s', async (_encoding, output) => {
+    const sender = await createSender();
+    const [ann, carl] = uniqueAddresses('ann', 'carl');
+
+    await send(sender.key, {
+      from: sender.from,
+      recipients: [ann],
+      cc: [carl],
+      subject: 'Encoded',
+      content: `{% assign k = 'unsub' | append: 'scribeUrl' %}<p>${output}</p>`,
+    });
+
+    const stored = await storedEmails(sender.domain);
+    expect(stored.map((email) => email.destination)).toEqual([
+      { to: [ann], cc: [], bcc: [] },
+      { to: [carl], cc: [], bcc: [] },
+    ]);
+    // The link was read, so each message carries List-Unsubscribe, bound to its own reader.
+    const listUnsubscribe = (email: StoredEmail) => /^<(.+)>$/.exec(email.headers!.find((header) => header.name === 'List-Unsubscribe')!.value)![1]!;
+    expect(await Promise.all(stored.map((email) => ownerOf(listUnsubscribe(email))))).toEqual([ann, carl]);
   });
 
   it('sends a cc or bcc address that is also a recipient one message, and one copy for an address in both cc and bcc', async () => {
