@@ -223,6 +223,23 @@ describe('cc and bcc of messages with signed links', () => {
     expect(response.body.successfulEmails).toHaveLength(101);
   });
 
+  it("holds each copy's render to its own time: 50 slow renders together pass bounds that each passes alone", async () => {
+    const sender = await createSender();
+    // About 10 ms of rendering each: 50 of them in flight together would each count 500 ms against a 250 ms bound.
+    const slow = `{% for i in (1..10000) %}{% endfor %}${WITH_LINKS}`;
+
+    const response = await send(sender.testKey, {
+      from: sender.from,
+      recipients: [uniqueAddress('ann')],
+      cc: uniqueAddresses(...Array(50).fill('cc')),
+      subject: 'Slow',
+      content: slow,
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.body.successfulEmails).toHaveLength(51);
+  });
+
   it('replays an idempotent send exactly, copies included, and sends nothing again', async () => {
     const sender = await createSender();
     const body = {
