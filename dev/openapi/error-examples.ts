@@ -4,6 +4,7 @@
  * from the first value of the `ErrorCode` enum) sees codes the status never
  * has. Keyed by every code, so a new code does not compile without one.
  */
+import { RECIPIENT_SUPPRESSED } from '#shared/domain/sending.ts';
 import { type ErrorCode, notFound, type PostlaneError } from '#shared/errors.ts';
 
 /** Where an operation's validation examples point: fields of its own request. */
@@ -27,7 +28,7 @@ interface Example {
 /** The envelope of an error as the domain throws it, so its message is written once. */
 const thrown = (error: PostlaneError): Example => ({ message: error.message, ...error.details });
 
-const SUPPRESSED = "The address is unsubscribed in this account's contacts or suppression list; nothing was sent to it";
+const SUPPRESSED = RECIPIENT_SUPPRESSED.message;
 
 const failedSend = (error: string, message: string) => ({
   successfulEmails: [],

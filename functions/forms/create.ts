@@ -3,4 +3,4 @@ import { created } from '#shared/http/reply.ts';
 import { createForm } from '#shared/domain/forms.ts';
 import { forms } from './contract.ts';
 
-export const handler = endpoint(forms.create, async ({ principal, body, now }) => created(await createForm(principal.accountId, body, now)));
+export const handler = endpoint(forms.create, async ({ principal, body, now }) => created(await createForm(principal, body, now)));

@@ -21,6 +21,7 @@ import { accountScoped } from './partition.ts';
 import { ConflictError, notFound } from '#shared/errors.ts';
 import type { FieldType } from '#shared/schemas/forms.ts';
 import { optionalStrings, strings } from './attributes.ts';
+import type { KeyEnvironment } from './api-keys.ts';
 
 export interface FormFieldRecord {
   id: string;
@@ -65,6 +66,13 @@ export interface FormRecord {
   buttonCustomization: ButtonCustomization;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The environment of the key that last created or changed the form: its
+   * notification and confirmation emails go out as that key's sends would
+   * (a test key's are recorded as test messages, never reach SES, use no
+   * quota). Items written before it was kept read as `live`, as they sent.
+   */
+  env: KeyEnvironment;
   /** Optimistic lock of the configuration; the counters move without it. */
   version: number;
 }
@@ -140,6 +148,7 @@ function toForm(item: Record<string, unknown>): FormRecord {
     settings: item.settings as FormSettings,
     appearance: item.appearance as FormAppearance,
     buttonCustomization: item.buttonCustomization as ButtonCustomization,
+    env: item.env === 'test' ? 'test' : 'live',
     version: Number(item.version ?? 0),
   };
 }
@@ -250,6 +259,7 @@ export async function replaceForm(accountId: string, before: FormRecord, after: 
     'appearance',
     'buttonCustomization',
     'updatedAt',
+    'env',
     'version',
     'gsi1pk',
   ] as const) {

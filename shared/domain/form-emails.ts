@@ -40,9 +40,11 @@ interface FormEmail {
 
 /**
  * One message from the form's sender (`settings.from`, else the account's
- * default sender), delivered as its account (live: there is no key, and so no
- * test mode, behind a public form). Counts against the account's quota;
- * recipients that bounced or complained are not sent to.
+ * default sender), delivered as its account. No key is behind a public
+ * submission, so the form's `env` stands in for one: the key that last
+ * created or changed the form decides, and a test key's form sends as a test
+ * key does (recorded, never through SES, no quota). Recipients that bounced
+ * or complained are not sent to.
  */
 async function deliverFormEmail(accountId: string, form: FormRecord, email: FormEmail, { now, sender }: SubmissionContext): Promise<void> {
   const from = await sender();
@@ -63,7 +65,7 @@ async function deliverFormEmail(accountId: string, form: FormRecord, email: Form
       attachments: email.attachments ?? [],
       suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
     },
-    { principal: { accountId, env: 'live' }, now },
+    { principal: { accountId, env: form.env }, now },
   );
   if (result?.status !== 'sent' && result?.status !== 'queued') {
     log.warn('form email not sent', { accountId, formId: form.formId, emailId: result?.emailId, error: result?.error });

@@ -40,6 +40,7 @@ import { ensureDefaultSender, ensureVerifiedSender, parseMailboxField } from './
 import { publicBase } from './public-urls.ts';
 import { orNull, pick } from './views.ts';
 import { findById } from './lookup.ts';
+import type { Principal } from './api-keys.ts';
 
 export const FORM_DEFAULTS = {
   successMessage: 'Thank you! Your submission has been received.',
@@ -212,7 +213,10 @@ function defined<T extends Record<string, unknown>>(entries: T): Partial<T> {
   return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
-export async function createForm(accountId: string, input: CreateFormInput, now: Date): Promise<Form> {
+/** Who creates or changes a form: its account, and the environment its emails then go out in (FormRecord `env`). */
+export type FormAuthor = Pick<Principal, 'accountId' | 'env'>;
+
+export async function createForm({ accountId, env }: FormAuthor, input: CreateFormInput, now: Date): Promise<Form> {
   const at = now.toISOString();
   const record: FormRecord = {
     formId: newId('frm', now.getTime()),
@@ -233,6 +237,7 @@ export async function createForm(accountId: string, input: CreateFormInput, now:
     buttonCustomization: { ...FORM_DEFAULTS.buttonCustomization, ...defined(input.buttonCustomization) },
     createdAt: at,
     updatedAt: at,
+    env,
     version: 1,
   };
   checkConfiguration(record);
@@ -259,8 +264,8 @@ export async function getForm(accountId: string, formId: string): Promise<Form> 
 }
 
 /** Applies an update: given keys replace, `null` clears, settings, appearance and button merge key by key. */
-function applyFormUpdate(before: FormRecord, input: UpdateFormInput, now: Date): FormRecord {
-  const next: FormRecord = { ...before, updatedAt: now.toISOString(), version: before.version + 1 };
+function applyFormUpdate(before: FormRecord, input: UpdateFormInput, env: FormAuthor['env'], now: Date): FormRecord {
+  const next: FormRecord = { ...before, updatedAt: now.toISOString(), env, version: before.version + 1 };
   if (input.title !== undefined) next.title = input.title;
   if (input.description === null || input.description === '') delete next.description;
   else if (input.description !== undefined) next.description = input.description;
@@ -286,10 +291,11 @@ function applyFormUpdate(before: FormRecord, input: UpdateFormInput, now: Date):
 /** Retries of a read-modify-write that lost to a concurrent change before giving up with 409. */
 const OPTIMISTIC_RETRIES = 5;
 
-export async function updateForm(accountId: string, formId: string, input: UpdateFormInput, now: Date): Promise<Form> {
+/** Any change, whatever it touches, moves the form's emails to the environment of the key that made it. */
+export async function updateForm({ accountId, env }: FormAuthor, formId: string, input: UpdateFormInput, now: Date): Promise<Form> {
   for (let attempt = 0; attempt < OPTIMISTIC_RETRIES; attempt++) {
     const { form: before } = await findForm(accountId, formId);
-    const after = applyFormUpdate(before, input, now);
+    const after = applyFormUpdate(before, input, env, now);
     checkConfiguration(after);
     await checkReferences(accountId, after, {
       audienceId: after.audienceId !== before.audienceId,

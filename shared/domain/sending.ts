@@ -4,10 +4,11 @@
  * email records. Each recipient gets a message of its own, with its own
  * email id, tracking id and signed unsubscribe links.
  *
- * A signed link acts on the address it was made for, so a message that shows
- * one is never copied to cc or bcc: each of those addresses gets a message of
- * its own instead, addressed to it alone, with its own links (docs/api.md,
- * "Sending email"). Messages without such links carry cc and bcc as given.
+ * A signed link acts on the address it was made for, so a message whose
+ * render read one is never copied to cc or bcc: each of those addresses gets
+ * a message of its own instead, addressed to it alone, with its own links
+ * (docs/api.md, "Sending email"). Messages rendered without reading them
+ * carry cc and bcc as given (`bodiesOf`).
  *
  * Order matters: everything that can refuse the request (sender, template,
  * rendering, OTP window, quota) runs before the first message leaves, so a
@@ -21,7 +22,7 @@ import { emailsSentRead } from '#shared/data/usage.ts';
 import { quotaPeriod } from './accounts.ts';
 import { formatMailbox, type Mailbox } from '#shared/email/address.ts';
 import { sendConcurrency } from '#shared/email/attachment-budget.ts';
-import { builtinVariables } from '#shared/email/builtins.ts';
+import { trackedBuiltins } from '#shared/email/builtins.ts';
 import {
   sesTransport,
   type DeliveryErrorCode,
@@ -56,7 +57,8 @@ export interface SendContext {
 
 /**
  * What delivering needs of the sender: its account, and whether it sends as a
- * test key. Public forms deliver as their account, live, with no key at all.
+ * test key. Public forms deliver as their account with no key at all, in the
+ * environment of the key that last created or changed the form.
  */
 export interface DeliveryContext extends Omit<SendContext, 'principal'> {
   principal: Pick<Principal, 'accountId' | 'env'> & Partial<Pick<Principal, 'monthlyQuota'>>;
@@ -152,17 +154,21 @@ export function trackingIdOf(emailId: string, now: Date): string {
   return `svc_${now.getTime()}_${emailId.slice('eml_'.length)}`;
 }
 
-interface Draft {
-  recipient: string;
-  emailId: string;
-  trackingId: string;
-  suppressedAs: ContactStatus | undefined;
+/** What one reader's message shows: subject and bodies, and the List-Unsubscribe URL when it shows the unsubscribe link. */
+interface Body {
   subject: string;
   html: string;
   text: string;
   unsubscribeUrl: string | undefined;
-  /** It shows the recipient's signed links (unsubscribe or preferences), so it may go to nobody else. */
+  /** Rendered with its reader's signed links (its render read one), so it may go to nobody else. */
   bound: boolean;
+}
+
+interface Draft extends Body {
+  recipient: string;
+  emailId: string;
+  trackingId: string;
+  suppressedAs: ContactStatus | undefined;
   /** Who else gets this very message. */
   cc: readonly string[];
   bcc: readonly string[];
@@ -244,36 +250,51 @@ function suppressionsOf(
   return suppressed;
 }
 
-/** One message to `recipient`, rendered with its own signed links; it carries no cc or bcc until the send decides. */
-async function draft(
+/**
+ * The body of each reader of a delivery. The first render's scope holds no
+ * signed link (the built-ins read as placeholders), so its output cannot show
+ * one, whatever the template does to the value (a built name, `reverse`,
+ * `base64_encode`, …): when it read neither link, that body is every
+ * reader's alike, and cc and bcc may ride on it. When it read one, every
+ * reader gets a render of its own, with its own links, that goes to nobody
+ * else. Reads decide, not spelling (shared/email/builtins.ts, `trackedBuiltins`).
+ */
+async function bodiesOf(
   delivery: Delivery,
   template: LoadedTemplate | undefined,
-  recipient: string,
-  emailId: string,
-  suppressedAs: ContactStatus | undefined,
   { principal, now }: DeliveryContext,
-): Promise<Draft> {
-  const links = await subscriptionLinks(principal.accountId, recipient);
-  const builtins = builtinVariables(now, links);
-  const { content, variables } = delivery;
-  const rendered =
-    'html' in content
-      ? await renderInlineContent(content.html, content.subject, variables, builtins)
-      : await renderLoadedTemplate(template!, variables, { ...(content.subject === undefined ? {} : { subject: content.subject }), builtins });
-  return {
-    recipient,
-    emailId,
-    trackingId: trackingIdOf(emailId, now),
-    suppressedAs,
-    subject: rendered.subject,
-    html: rendered.html,
-    text: rendered.text,
-    unsubscribeUrl: rendered.usesUnsubscribeLink ? links.oneClickUrl : undefined,
-    // What was rendered, not what the source names: a link reached through a Liquid variable or filter binds the message too.
-    bound: rendered.usesUnsubscribeLink || [rendered.subject, rendered.html, rendered.text].some((part) => part.includes(links.token)),
-    cc: [],
-    bcc: [],
+): Promise<(reader: string) => Promise<Body>> {
+  const render = async (builtins: Record<string, string>) => {
+    const { content, variables } = delivery;
+    const { subject, html, text } =
+      'html' in content
+        ? await renderInlineContent(content.html, content.subject, variables, builtins)
+        : await renderLoadedTemplate(template!, variables, { ...(content.subject === undefined ? {} : { subject: content.subject }), builtins });
+    return { subject, html, text };
   };
+  const unlinked = trackedBuiltins(now);
+  const readLinks = () => unlinked.reads.unsubscribeUrl || unlinked.reads.preferencesUrl;
+  try {
+    const shared = await render(unlinked.builtins);
+    if (!readLinks()) {
+      const body: Body = { ...shared, unsubscribeUrl: undefined, bound: false };
+      return async () => body;
+    }
+  } catch (error) {
+    // Up to its first read of a link the render went as any reader's would; past it, only a render with real links tells.
+    if (!readLinks()) throw error;
+  }
+  return async (reader) => {
+    const links = await subscriptionLinks(principal.accountId, reader);
+    const own = trackedBuiltins(now, links);
+    const rendered = await render(own.builtins);
+    return { ...rendered, unsubscribeUrl: own.reads.unsubscribeUrl ? links.oneClickUrl : undefined, bound: true };
+  };
+}
+
+/** One message to `recipient` with its body; it carries no cc or bcc until the send decides. */
+function draft(body: Body, recipient: string, emailId: string, suppressedAs: ContactStatus | undefined, now: Date): Draft {
+  return { recipient, emailId, trackingId: trackingIdOf(emailId, now), suppressedAs, ...body, cc: [], bcc: [] };
 }
 
 /** SES takes at most 50 addresses per message: one recipient plus every cc and bcc, when they ride along. */
@@ -316,12 +337,18 @@ function copyAddresses(delivery: Delivery, now: Date): CopyAddress[] {
   return copies;
 }
 
-function leftOut(address: string, status: ContactStatus): LeftOutAddress {
-  return { recipient: address, error: { code: 'RECIPIENT_SUPPRESSED', message: suppressedMessage(status) } };
-}
+/**
+ * One message whatever kept the address back: a sending or test key may learn
+ * that an address is suppressed, never whether it unsubscribed, bounced or
+ * complained (docs/security.md, "Keys"). Records and replays carry the same.
+ */
+export const RECIPIENT_SUPPRESSED = {
+  code: 'RECIPIENT_SUPPRESSED',
+  message: 'The address is suppressed for this account; nothing was sent to it',
+} as const;
 
-function suppressedMessage(status: ContactStatus | undefined): string {
-  return `The address is ${status} in this account's contacts or suppression list; nothing was sent to it`;
+function leftOut(address: string): LeftOutAddress {
+  return { recipient: address, error: RECIPIENT_SUPPRESSED };
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time, results in order. */
@@ -381,7 +408,7 @@ function resultOf(message: Draft, sent: Sent | undefined): MessageResult {
     emailId: message.emailId,
     trackingId: message.trackingId,
   };
-  if (!sent) return { ...base, status: 'suppressed', error: { code: 'RECIPIENT_SUPPRESSED', message: suppressedMessage(message.suppressedAs) } };
+  if (!sent) return { ...base, status: 'suppressed', error: RECIPIENT_SUPPRESSED };
   if (sent.status === 'sent') return { ...base, status: 'sent' };
   if (sent.status === 'queued') return { ...base, status: 'queued' };
   if (sent.status === 'failed') return { ...base, status: 'failed', error: { code: sent.error, message: sent.message } };
@@ -565,15 +592,15 @@ async function prepare(
   context: DeliveryContext,
 ): Promise<Prepared> {
   checkVerifiedSender(reads.domain, delivery.from);
-  const template = reads.template();
+  const bodyOf = await bodiesOf(delivery, reads.template(), context);
   const { suppressed } = reads;
   const drafts = await Promise.all(
-    delivery.recipients.map((recipient, index) => draft(delivery, template, recipient, emailIds[index]!, suppressed.get(recipient), context)),
+    delivery.recipients.map(async (recipient, index) => draft(await bodyOf(recipient), recipient, emailIds[index]!, suppressed.get(recipient), context.now)),
   );
   const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
-  const leftOutCopies = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address, suppressed.get(copy.address)!));
+  const leftOutCopies = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address));
   const kept = copies.filter((copy) => !suppressed.has(copy.address));
-  const copyDrafts = await placeCopies(delivery, template, drafts, deliverable.length > 0 ? kept : [], suppressed, context);
+  const copyDrafts = await placeCopies(delivery, bodyOf, drafts, deliverable.length > 0 ? kept : [], suppressed, context.now);
   return { delivery, drafts, deliverable, copyDrafts, leftOut: leftOutCopies };
 }
 
@@ -585,17 +612,15 @@ async function prepare(
  */
 async function placeCopies(
   delivery: Delivery,
-  template: LoadedTemplate | undefined,
+  bodyOf: (reader: string) => Promise<Body>,
   drafts: Draft[],
   kept: readonly CopyAddress[],
   suppressed: ReadonlyMap<string, ContactStatus>,
-  context: DeliveryContext,
+  now: Date,
 ): Promise<Draft[]> {
   // Variables are the request's: one copy per address is the same whichever recipient's message it copies.
   if (drafts.some((message) => message.bound)) {
-    return Promise.all(
-      kept.map(async ({ address, copyOf, emailId }) => ({ ...(await draft(delivery, template, address, emailId, undefined, context)), copyOf })),
-    );
+    return Promise.all(kept.map(async ({ address, copyOf, emailId }) => ({ ...draft(await bodyOf(address), address, emailId, undefined, now), copyOf })));
   }
   checkDestinations(delivery.cc, delivery.bcc);
   const riding = { cc: delivery.cc.filter((address) => !suppressed.has(address)), bcc: delivery.bcc.filter((address) => !suppressed.has(address)) };

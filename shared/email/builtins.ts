@@ -41,11 +41,44 @@ export function builtinVariables(now: Date, links?: { unsubscribeUrl: string; pr
   return builtins;
 }
 
+/** Which of its signed links a render read, under whatever name or through whatever filter. */
+export interface LinkReads {
+  unsubscribeUrl: boolean;
+  preferencesUrl: boolean;
+}
+
+/**
+ * The built-ins of one send's render, its signed links behind getters that
+ * note each read: whether a message shows a link is decided by what its
+ * render read, which no spelling of the name (`{% assign k = 'prefer' |
+ * append: 'encesUrl' %}{{ [k] }}`) and no filter avoids. Without `links` the
+ * getters read as the preview placeholders (PREVIEW_LINKS), which sign
+ * nothing: a render of that scope cannot show a signed link, however the
+ * template encodes it. Pass `builtins` to `withBuiltins`, which keeps the getters.
+ */
+export function trackedBuiltins(now: Date, links?: { unsubscribeUrl: string; preferencesUrl: string }): { builtins: Record<string, string>; reads: LinkReads } {
+  const reads: LinkReads = { unsubscribeUrl: false, preferencesUrl: false };
+  const builtins = builtinVariables(now);
+  for (const name of ['unsubscribeUrl', 'preferencesUrl'] as const) {
+    const value = links?.[name] ?? PREVIEW_LINKS[name];
+    Object.defineProperty(builtins, name, {
+      enumerable: true,
+      get: () => {
+        reads[name] = true;
+        return value;
+      },
+    });
+  }
+  return { builtins, reads };
+}
+
 /**
  * The scope a template renders in. Built-ins win over caller variables of the
  * same name: a sender must not be able to point `unsubscribeUrl` at a page of
- * its own, and one rule for all four is easier to explain than four.
+ * its own, and one rule for all four is easier to explain than four. Copied
+ * as property descriptors, not values, so the getters of `trackedBuiltins`
+ * run when the template reads them, not here.
  */
 export function withBuiltins(variables: Record<string, unknown>, builtins: Record<string, string>): Record<string, unknown> {
-  return { ...variables, ...builtins };
+  return Object.defineProperties({ ...variables }, Object.getOwnPropertyDescriptors(builtins));
 }

@@ -41,6 +41,29 @@ export class TemplatePartError extends TemplateRenderError {
   }
 }
 
+let lastTurn: Promise<void> = Promise.resolve();
+
+/**
+ * Messages of one process render one at a time. Rendering is CPU-bound on
+ * one thread, so renders in flight together gain nothing and each would
+ * count the others' time against its own wall-clock bounds: a send giving
+ * 100 cc and bcc addresses messages of their own failed the 250 ms limit on
+ * a busy machine. In turn, each bound measures its own message.
+ */
+async function inTurn<T>(render: () => Promise<T>): Promise<T> {
+  const previous = lastTurn;
+  let done!: () => void;
+  lastTurn = new Promise((resolve) => {
+    done = resolve;
+  });
+  await previous;
+  try {
+    return await render();
+  } finally {
+    done();
+  }
+}
+
 /** Renders the parts of one message, all within MESSAGE_RENDER_BUDGET_MS and RENDER_LIMITS.output together. */
 class MessageRender {
   private readonly deadline = performance.now() + MESSAGE_RENDER_BUDGET_MS;
@@ -90,7 +113,11 @@ function componentSources(component: TemplateComponent): string[] {
  * variables (built-ins already merged in). Throws TemplatePartError naming the
  * part that failed.
  */
-export async function renderDesign(design: TemplateDesign, scope: Record<string, unknown>): Promise<RenderedEmail> {
+export function renderDesign(design: TemplateDesign, scope: Record<string, unknown>): Promise<RenderedEmail> {
+  return inTurn(() => renderDesignNow(design, scope));
+}
+
+async function renderDesignNow(design: TemplateDesign, scope: Record<string, unknown>): Promise<RenderedEmail> {
   const render = new MessageRender(scope);
   const subject = await render.subject(design.subject);
   const rendered: RenderedComponent[] = [];
@@ -117,9 +144,11 @@ export async function renderDesign(design: TemplateDesign, scope: Record<string,
  * A message whose body is the sender's own HTML: rendered as given (variables
  * escaped), the plain text derived from the result. Parts are `subject` and `content`.
  */
-export async function renderHtmlContent(content: string, subject: string, scope: Record<string, unknown>): Promise<RenderedEmail> {
-  const render = new MessageRender(scope);
-  const renderedSubject = await render.subject(subject);
-  const html = await render.part('content', content, 'html');
-  return { subject: renderedSubject, html, text: await htmlToText(html), usesUnsubscribeLink: UNSUBSCRIBE_REFERENCE.test(content) };
+export function renderHtmlContent(content: string, subject: string, scope: Record<string, unknown>): Promise<RenderedEmail> {
+  return inTurn(async () => {
+    const render = new MessageRender(scope);
+    const renderedSubject = await render.subject(subject);
+    const html = await render.part('content', content, 'html');
+    return { subject: renderedSubject, html, text: await htmlToText(html), usesUnsubscribeLink: UNSUBSCRIBE_REFERENCE.test(content) };
+  });
 }

@@ -3,7 +3,7 @@ import { request } from '../support/api.ts';
 import { apiClient } from '../support/client.ts';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 import { MessageRejected } from '@aws-sdk/client-sesv2';
-import { createSender, sesFailsFor, storedEmails, throttleSesFor, uniqueAddress, type Sender } from '../sending/support.ts';
+import { createSender, sesFailsFor, storedEmails, suppressedFailure, throttleSesFor, uniqueAddress, type Sender } from '../sending/support.ts';
 
 afterEach(() => {
   setFaultHook(undefined);
@@ -254,7 +254,7 @@ describe('POST /api/email/batch', () => {
       error: 'ALL_RECIPIENTS_FAILED',
       message: 'The email was not sent to any of the 1 recipient',
       successfulEmails: [],
-      failedEmails: [{ recipient: unsubscribed, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('unsubscribed') }],
+      failedEmails: [suppressedFailure(unsubscribed)],
       recipientCount: 1,
     });
     expect(recipientsOf(await storedEmails(sender.domain))).toEqual([response.body.results[0].successfulEmails[0].recipient]);

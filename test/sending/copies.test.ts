@@ -6,18 +6,20 @@
 import { describe, expect, it } from 'vitest';
 import { verifySubscriptionToken } from '#shared/domain/subscription-links.ts';
 import { request } from '../support/api.ts';
-import { createSender, expectReplayed, expectSent, storedEmails, uniqueAddress, uniqueAddresses, type StoredEmail } from './support.ts';
+import {
+  addContact,
+  createSender,
+  expectReplayed,
+  expectSent,
+  storedEmails,
+  suppressedFailure,
+  uniqueAddress,
+  uniqueAddresses,
+  type StoredEmail,
+} from './support.ts';
 
 const WITH_LINKS = '<p>News. <a href="{{unsubscribeUrl}}">Unsubscribe</a> · <a href="{{preferencesUrl}}">Preferences</a></p>';
 const ONE_CLICK = { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } };
-
-/** A contact of its own audience, in `status`. */
-async function addContact(key: string, email: string, status = 'subscribed'): Promise<string> {
-  const audience = (await request('POST', '/api/audiences', { key, body: { name: `A ${email}` } })).body.data;
-  const created = await request('POST', '/api/contacts', { key, body: { email, audienceId: audience.id } });
-  if (status !== 'subscribed') await request('PATCH', `/api/contacts/${created.body.data.id}`, { key, body: { status } });
-  return created.body.data.id;
-}
 
 function send(key: string, body: Record<string, unknown>) {
   return request('POST', '/api/email/send', { key, body });
@@ -29,11 +31,15 @@ function sentTo(stored: StoredEmail[], address: string): StoredEmail {
   return found[0]!;
 }
 
+/** The address a signed link acts on. */
+async function ownerOf(url: string): Promise<string | undefined> {
+  return (await verifySubscriptionToken(url.slice(url.lastIndexOf('/') + 1)))?.email;
+}
+
 /** The signed links a stored message shows, and whom each acts on. */
 async function linksIn(email: StoredEmail) {
   const unsubscribe = /href="([^"]*\/unsubscribe\/[^"]+)"/.exec(email.body.html!)![1]!;
   const preferences = /href="([^"]*\/preferences\/[^"]+)"/.exec(email.body.html!)![1]!;
-  const ownerOf = async (url: string) => (await verifySubscriptionToken(url.slice(url.lastIndexOf('/') + 1)))?.email;
   return { unsubscribe, preferences, unsubscribeFor: await ownerOf(unsubscribe), preferencesFor: await ownerOf(preferences) };
 }
 
@@ -95,7 +101,7 @@ describe('cc and bcc of messages with signed links', () => {
     const again = await send(sender.key, { from: sender.from, recipients: [ann], bcc: [bea], subject: 'More news', content: WITH_LINKS });
     expect(again.status).toBe(200);
     expect(again.body.successfulEmails.map((item: { recipient: string }) => item.recipient)).toEqual([ann]);
-    expect(again.body.failedEmails).toEqual([{ recipient: bea, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('unsubscribed') }]);
+    expect(again.body.failedEmails).toEqual([suppressedFailure(bea)]);
     expect((await storedEmails(sender.domain)).filter((email) => email.subject === 'More news').map((email) => email.destination.to)).toEqual([[ann]]);
   });
 
@@ -132,6 +138,58 @@ describe('cc and bcc of messages with signed links', () => {
     expect(stored[1]!.headers ?? []).toEqual([]);
   });
 
+  it('gives the cc reader no link of the recipient when the template builds the name and reverses the link', async () => {
+    const sender = await createSender();
+    const [ann, carl] = uniqueAddresses('ann', 'carl');
+    const annId = await addContact(sender.key, ann);
+    // Neither `preferencesUrl` nor the link's token appears as such in the source or in the output.
+    const content = `{% assign k = 'prefer' | append: 'encesUrl' %}<p>{{ [k] | split: '' | reverse | join: '' }}</p>`;
+
+    await send(sender.key, { from: sender.from, recipients: [ann], cc: [carl], subject: 'Disguised', content });
+
+    const stored = await storedEmails(sender.domain);
+    expect(stored.map((email) => email.destination)).toEqual([
+      { to: [ann], cc: [], bcc: [] },
+      { to: [carl], cc: [], bcc: [] },
+    ]);
+    const unreversed = (email: StoredEmail) => [.../<p>(.*)<\/p>/.exec(email.body.html!)![1]!].reverse().join('');
+    const carlsLink = unreversed(sentTo(stored, carl));
+    expect(await ownerOf(carlsLink)).toBe(carl);
+    // What the attack was for: the cc reader's link changes nothing of the recipient's.
+    await fetch(carlsLink, { method: 'POST', body: 'status=unsubscribed', headers: ONE_CLICK.headers });
+    expect((await request('GET', `/api/contacts/${annId}`, { key: sender.key })).body.data.status).toBe('subscribed');
+  });
+
+  it.each([
+    ['base64', `{{ [k] | base64_encode }}`],
+    ['URL-encoded', `{{ [k] | url_encode }}`],
+    ['escaped twice', `{{ [k] | escape | escape }}`],
+    ['cut in pieces', `{{ [k] | slice: 0, 30 }}-{{ [k] | slice: 30, 400 }}`],
+    ['upper case', `{{ [k] | upcase }}`],
+    ['as a list', `{% assign parts = [k] | split: '.' %}{% for part in parts %}{{ part | reverse }}{% endfor %}`],
+    ['only tested', `{% if [k] contains '/' %}yes{% endif %}`],
+  ])('separates cc for a signed link read under a built name, %s', async (_encoding, output) => {
+    const sender = await createSender();
+    const [ann, carl] = uniqueAddresses('ann', 'carl');
+
+    await send(sender.key, {
+      from: sender.from,
+      recipients: [ann],
+      cc: [carl],
+      subject: 'Encoded',
+      content: `{% assign k = 'unsub' | append: 'scribeUrl' %}<p>${output}</p>`,
+    });
+
+    const stored = await storedEmails(sender.domain);
+    expect(stored.map((email) => email.destination)).toEqual([
+      { to: [ann], cc: [], bcc: [] },
+      { to: [carl], cc: [], bcc: [] },
+    ]);
+    // The link was read, so each message carries List-Unsubscribe, bound to its own reader.
+    const listUnsubscribe = (email: StoredEmail) => /^<(.+)>$/.exec(email.headers!.find((header) => header.name === 'List-Unsubscribe')!.value)![1]!;
+    expect(await Promise.all(stored.map((email) => ownerOf(listUnsubscribe(email))))).toEqual([ann, carl]);
+  });
+
   it('sends a cc or bcc address that is also a recipient one message, and one copy for an address in both cc and bcc', async () => {
     const sender = await createSender();
     const [ann, carl] = [uniqueAddress('ann'), uniqueAddress('carl')];
@@ -163,6 +221,23 @@ describe('cc and bcc of messages with signed links', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.successfulEmails).toHaveLength(101);
+  });
+
+  it("holds each copy's render to its own time: 50 slow renders together pass bounds that each passes alone", async () => {
+    const sender = await createSender();
+    // About 10 ms of rendering each: 50 of them in flight together would each count 500 ms against a 250 ms bound.
+    const slow = `{% for i in (1..10000) %}{% endfor %}${WITH_LINKS}`;
+
+    const response = await send(sender.testKey, {
+      from: sender.from,
+      recipients: [uniqueAddress('ann')],
+      cc: uniqueAddresses(...Array(50).fill('cc')),
+      subject: 'Slow',
+      content: slow,
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.body.successfulEmails).toHaveLength(51);
   });
 
   it('replays an idempotent send exactly, copies included, and sends nothing again', async () => {
@@ -248,12 +323,7 @@ describe('suppressed cc and bcc', () => {
     const earlier = sentTo(await storedEmails(sender.domain), leftByLink);
     expect((await fetch((await linksIn(earlier)).unsubscribe, { method: 'POST', body: ONE_CLICK.rawBody, headers: ONE_CLICK.headers })).status).toBe(200);
     const body = { from: sender.from, recipients: [ann], cc: [ok, unsubscribed, bounced], bcc: [complained, leftByLink] };
-    const failedEmails = [
-      { recipient: unsubscribed, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('unsubscribed') },
-      { recipient: bounced, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('bounced') },
-      { recipient: complained, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('complained') },
-      { recipient: leftByLink, error: 'RECIPIENT_SUPPRESSED', message: expect.stringContaining('unsubscribed') },
-    ];
+    const failedEmails = [unsubscribed, bounced, complained, leftByLink].map(suppressedFailure);
     return { sender, ann, ok, body, failedEmails };
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { admitOtp } from '#shared/domain/otp-limit.ts';
 import type { Principal } from '#shared/domain/api-keys.ts';
+import { RECIPIENT_SUPPRESSED } from '#shared/domain/sending.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
 import { createTemplate } from '../support/arrange.ts';
@@ -140,7 +141,7 @@ describe('POST /api/otp/send', () => {
     expect(toBounced.body).toEqual({
       success: false,
       error: 'RECIPIENT_SUPPRESSED',
-      message: expect.stringContaining('bounced'),
+      message: RECIPIENT_SUPPRESSED.message,
       field: 'email',
       emailId: expect.stringMatching(/^eml_/),
       trackingId: expect.stringMatching(/^svc_/),

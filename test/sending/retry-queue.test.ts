@@ -17,14 +17,18 @@ import { sqsEvent } from '#dev/local/queue-poller.ts';
 import { startRetryWorker } from '#dev/local/retry-worker.ts';
 import { handler as sendQueued } from '#functions/email/send-queued.ts';
 import { config } from '#shared/config.ts';
+import { putEmailRecords, type EmailRecord } from '#shared/data/emails.ts';
 import { queuedMessageKey, readQueuedMessage } from '#shared/data/queued-messages.ts';
+import { trackingIdOf } from '#shared/domain/sending.ts';
+import { retentionExpiry } from '#shared/domain/retention.ts';
+import { newId } from '#shared/ids.ts';
 import { showAccount } from '#shared/domain/accounts.ts';
-import { sqs } from '#shared/email/retry-queue.ts';
+import { encodeQueuedSend, sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
 import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES } from '#shared/model/retry-policy.ts';
 import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
-import { createSender, expectReplayed, expectSent, sendPlain, storedEmails, uniqueAddress } from './support.ts';
+import { createSender, expectReplayed, expectSent, outgoingEmail, sendPlain, storedEmails, uniqueAddress } from './support.ts';
 
 // vi.hoisted runs before the imports above, some of which read the config as they load.
 vi.hoisted(() => {
@@ -371,6 +375,43 @@ describe('the worker', () => {
     expect(again).toEqual({ batchItemFailures: [] });
     expect(await storedEmails(sender.domain)).toHaveLength(1);
     expect(await emailOf(sender.key, response.body.emailId)).toMatchObject({ status: 'sent' });
+  });
+
+  it("never sends a test key's message: a test send is never queued, and a queued test record is settled without SES", async () => {
+    const sender = await createSender({ quota: 10 });
+    const calls = throttleSes();
+    const tested = await request('POST', '/api/email/send', {
+      key: sender.testKey,
+      body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Test', content: '<p>Test</p>' },
+    });
+    // However a test message came to be queued (no path queues one today), its record says what it is.
+    const emailId = newId('eml', Date.now());
+    const email = outgoingEmail({ from: { address: sender.from }, to: [uniqueAddress('queued')], tags: { accountId: sender.accountId, emailId } });
+    const record: EmailRecord = {
+      emailId,
+      trackingId: trackingIdOf(emailId, new Date()),
+      type: 'email',
+      from: sender.from,
+      to: email.to[0]!,
+      cc: [],
+      bcc: [],
+      subject: 'S',
+      status: 'queued',
+      test: true,
+      createdAt: new Date().toISOString(),
+    };
+    await putEmailRecords(sender.accountId, [record], retentionExpiry(Date.now()));
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: encodeQueuedSend({ accountId: sender.accountId, emailId, email }) }));
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }));
+
+    const result = await handler(sqsEvent(Messages, 'arn:aws:sqs:us-east-1:000000000000:retry', 'us-east-1'));
+
+    expect(tested.body.successfulEmails).toEqual([{ recipient: expect.any(String), trackingId: expect.any(String) }]);
+    expect(Messages).toHaveLength(1);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(calls.size).toBe(0);
+    expect(await emailOf(sender.key, emailId)).toMatchObject({ status: 'sent', test: true, sesMessageId: null });
+    expect(await showAccount(sender.accountId)).toMatchObject({ emailsSent: 0 });
   });
 
   it('keeps a message it cannot read for the dead-letter queue, without failing the batch', async () => {

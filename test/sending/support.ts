@@ -8,6 +8,7 @@ import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client
 import { expect, inject, vi } from 'vitest';
 import { type OutgoingEmail, ses } from '#shared/email/transport.ts';
 import { createApiKey } from '#shared/domain/api-keys.ts';
+import { RECIPIENT_SUPPRESSED } from '#shared/domain/sending.ts';
 import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
 import { randomBase62 } from '#shared/ids.ts';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
@@ -47,6 +48,19 @@ export async function storedEmails(domain: string, endpoint = inject('sesEndpoin
   const response = await fetch(`${endpoint}/store`);
   const { emails } = (await response.json()) as { emails: StoredEmail[] };
   return emails.filter((email) => email.from.endsWith(`@${domain}>`) || email.from.endsWith(`@${domain}`));
+}
+
+/** A contact of an audience of its own, in `status` (any the API can set): its id. */
+export async function addContact(key: string, email: string, status = 'subscribed'): Promise<string> {
+  const audience = (await request('POST', '/api/audiences', { key, body: { name: `A ${email}` } })).body.data;
+  const created = await request('POST', '/api/contacts', { key, body: { email, audienceId: audience.id } });
+  if (status !== 'subscribed') await request('PATCH', `/api/contacts/${created.body.data.id}`, { key, body: { status } });
+  return created.body.data.id;
+}
+
+/** A `failedEmails` item of a suppressed address: one message whatever the reason, so it says nothing about the contact. */
+export function suppressedFailure(recipient: string) {
+  return { recipient, error: RECIPIENT_SUPPRESSED.code, message: RECIPIENT_SUPPRESSED.message };
 }
 
 /** A recipient address unique to the calling test. */
