@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
@@ -173,5 +174,33 @@ describe('with postlane:alarmEmail', () => {
   it('refuses an alarm email that is not an address', () => {
     const app = new App({ context: { 'postlane:alarmEmail': 'ops-at-example' } });
     expect(() => readSettings(app.node)).toThrow(/postlane:alarmEmail/);
+  });
+});
+
+describe('what the guides say the alarms and queues cost', () => {
+  const guide = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8');
+  /** CloudWatch bills an alarm by the metrics it reads; a math expression reads none of its own. */
+  const billedMetrics = (resources: Resources) =>
+    alarmsOf(resources).reduce(
+      (total, alarm) =>
+        total + (alarm.Properties.MetricName ? 1 : ((alarm.Properties.Metrics as MetricQuery[] | undefined) ?? []).filter((query) => query.MetricStat).length),
+      0,
+    );
+
+  it.each([
+    ['first region', home!],
+    ['second region', replica!],
+  ])('the %s reads as many alarm metrics as docs/deploying.md and docs/architecture.md bill', (_name, resources) => {
+    const metrics = billedMetrics(resources);
+
+    expect(guide('deploying.md')).toContain(`${metrics} metrics per region`);
+    expect(guide('deploying.md')).toContain(`$${(metrics / 10).toFixed(2)} a month per region`);
+    expect(guide('architecture.md')).toMatch(new RegExp(`${metrics} metrics, so \\$${(metrics / 10).toFixed(2)} a month`));
+  });
+
+  it('the worker queues Lambda polls are the ones the guide prices', () => {
+    const polled = ofType(home!, 'AWS::Lambda::EventSourceMapping').filter(([, mapping]) => !mapping.Properties.StartingPosition);
+
+    expect(guide('deploying.md')).toContain(`each of the ${polled.length} worker queues`);
   });
 });
