@@ -3,6 +3,7 @@
  * local peer (the SES emulator has no identity commands, and tests own no
  * DNS zone), so stand-ins answer in their shapes.
  */
+import { setTimeout } from 'node:timers/promises';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { getDomain } from '#shared/data/domains.ts';
 import type { TxtResolver } from '#shared/domain/domain-verification.ts';
@@ -45,10 +46,14 @@ export async function proofOf(accountId: string, domain: string): Promise<string
 /**
  * SES's identities as the deployed verifier meets them, kept in a map: create
  * answers AlreadyExists for one that exists, each creation gets tokens of its
- * own, delete removes it (NotFound when absent). `beforeDelete` runs at the
- * moment SES would delete, for a test to look at the table then.
+ * own, delete removes it (NotFound when absent) after `deleteMs`, as a real
+ * call takes time. `deleteStarted` is told when a delete arrives, and
+ * `beforeDelete` runs at the moment SES removes the identity, for a test to
+ * act during the call and look at the table then.
  */
-export function sesIdentities(options: { existing?: string[]; beforeDelete?: (domain: string) => Promise<void> } = {}) {
+export function sesIdentities(
+  options: { existing?: string[]; deleteMs?: number; deleteStarted?: (domain: string) => void; beforeDelete?: (domain: string) => Promise<void> } = {},
+) {
   const identities = new Map<string, string[]>((options.existing ?? []).map((domain) => [domain, newTokens()]));
   const calls: [string, string][] = [];
   const failure = (name: string) => Object.assign(new Error(name), { name });
@@ -65,6 +70,8 @@ export function sesIdentities(options: { existing?: string[]; beforeDelete?: (do
       }
       if (!tokens) throw failure('NotFoundException');
       if (name === 'GetEmailIdentity') return { VerifiedForSendingStatus: false, DkimAttributes: { Tokens: tokens, Status: 'PENDING' } };
+      options.deleteStarted?.(domain);
+      await setTimeout(options.deleteMs ?? 0);
       await options.beforeDelete?.(domain);
       identities.delete(domain);
       return {};
