@@ -4,6 +4,7 @@
  * window and quota from its next request.
  */
 import { describe, expect, it } from 'vitest';
+import { meterDynamoDb } from '../../bench/dynamo-meter.ts';
 import { dynamo } from '#shared/data/client.ts';
 import { createApiKey } from '#shared/domain/api-keys.ts';
 import { updateAccount } from '#shared/domain/accounts.ts';
@@ -85,6 +86,24 @@ describe('admin account update', () => {
 
     // The growth plan's 100 a second.
     expect(answer.headers.get('x-ratelimit-limit')).toBe('100');
+  });
+
+  it('leaves the key check as cheap as before: the same DynamoDB calls and capacity per request after a plan change', async () => {
+    const { accountId, key } = await createTestAccount({ plan: 'free' });
+    const { id } = (await request('POST', '/api/audiences', { key, body: { name: 'Floor' } })).body.data;
+    const meter = meterDynamoDb();
+    const metered = async () => {
+      meter.reset();
+      expect((await request('GET', `/api/audiences/${id}/stats`, { key })).status).toBe(200);
+      return meter.usage();
+    };
+
+    const before = await metered();
+    await updateAccount(accountId, { plan: 'pro', quota: 10 });
+    const after = await metered();
+
+    expect(after).toEqual(before);
+    expect(after).toMatchObject({ roundTrips: 2, operations: ['UpdateItem', 'GetItem'], writeUnits: 1 });
   });
 
   it('refuses a command line without a change, or with a bad plan or quota (exit 2), and an unknown account (exit 1), in one line', async () => {
