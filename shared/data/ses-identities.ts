@@ -24,7 +24,7 @@ const identityKey = (domain: string, region: string) => ({ pk: `SYSTEM#SES_IDENT
  * A deletion claimed longer ago than any function runs (28 s) was abandoned by
  * a crash between the claim and SES's answer: the next hold takes over.
  */
-export const ABANDONED_DELETION_MS = 5 * 60_000;
+const ABANDONED_DELETION_MS = 5 * 60_000;
 
 /** The write, in `region`'s replica whichever region runs it: its returned item, or undefined when its condition refused it. */
 async function writeIn(region: string, command: UpdateCommand | DeleteCommand): Promise<Record<string, unknown> | undefined> {
@@ -114,7 +114,7 @@ export async function abandonIdentityDeletion(domain: string, region: string, cl
   });
 }
 
-/** The holds counted on the identity in `region` and whether Postlane created it (tests and the operator read it). */
+/** The holds counted on the identity in `region` and whether Postlane created it (the tests read it). */
 export async function identityHolds(domain: string, region: string): Promise<{ holders: number; owned: boolean } | undefined> {
   const { Item } = await replicaFor(region).documents.send(new GetCommand({ TableName: tableName, Key: identityKey(domain, region), ConsistentRead: true }));
   return Item ? { holders: Number(Item.holders ?? 0), owned: Item.owned === true } : undefined;
