@@ -30,9 +30,9 @@ function oneOf<T extends string>(flag: string, value: string, allowed: readonly 
   return value as T;
 }
 
-function quota(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d{1,12}$/.test(value)) throw new UsageError(`--quota must be a whole number of emails per month; got "${value}"`);
+/** `--quota N`: a whole number of emails per month; `or` names what else the command's flag takes. */
+function quota(value: string, or = ''): number {
+  if (!/^\d{1,12}$/.test(value)) throw new UsageError(`--quota must be a whole number of emails per month${or}; got "${value}"`);
   return Number(value);
 }
 
@@ -95,7 +95,7 @@ const COMMANDS: Record<string, Command> = {
     run: (flags) =>
       accounts.createAccount({
         plan: oneOf('plan', flags.plan ?? 'free', PLANS),
-        quota: quota(flags.quota),
+        quota: flags.quota === undefined ? undefined : quota(flags.quota),
         name: flags.name,
         ...(flags.region === undefined ? {} : { region: flags.region }),
       }),
@@ -116,6 +116,19 @@ const COMMANDS: Record<string, Command> = {
       const summary = await accounts.showAccount(flags.account!);
       if (!summary) throw new Error(`Unknown account ${flags.account}`);
       return summary;
+    },
+  },
+  'account update': {
+    summary: "changes the plan, the quota (--quota plan: the plan's), or both; every key follows from its next request; prints what account show prints",
+    flags: ['account!', 'plan', 'quota'],
+    run: async (flags) => {
+      if (flags.plan === undefined && flags.quota === undefined) throw new UsageError('account update needs --plan or --quota (or both)');
+      const updated = await accounts.updateAccount(flags.account!, {
+        ...(flags.plan === undefined ? {} : { plan: oneOf('plan', flags.plan, PLANS) }),
+        ...(flags.quota === undefined ? {} : { quota: flags.quota === 'plan' ? 'plan' : quota(flags.quota, ", or plan for the plan's own") }),
+      });
+      if (!updated) throw new Error(`Unknown account ${flags.account}`);
+      return updated;
     },
   },
   'account set-send-rate': {

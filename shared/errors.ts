@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'CONTACT_EXISTS'
   | 'SLUG_TAKEN'
   | 'DOMAIN_EXISTS'
+  | 'DOMAIN_LIMIT_REACHED'
   | 'CONFLICT'
   | 'SENDER_NOT_VERIFIED'
   | 'QUOTA_EXCEEDED'

@@ -60,6 +60,7 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   CONTACT_EXISTS: { message: 'A contact with this email already exists in this audience', field: 'email' },
   SLUG_TAKEN: { message: 'This slug is already used by another form', field: 'slug' },
   DOMAIN_EXISTS: { message: 'The domain mail.example.com is already added to this account', field: 'domain' },
+  DOMAIN_LIMIT_REACHED: { message: 'An account has at most 50 domains; delete one to add another' },
   CONFLICT: { message: 'The resource changed concurrently; retry the request' },
   SENDER_NOT_VERIFIED: { message: 'The sender domain example.org is not a verified domain of this account', field: 'from' },
   QUOTA_EXCEEDED: { message: 'Monthly email quota exceeded' },

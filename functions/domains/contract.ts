@@ -1,17 +1,18 @@
 import { defineArea, resource } from '#shared/http/contract.ts';
 import { createDomainBody, domainListItemSchema, domainSchema, listDomainsQuery } from '#shared/schemas/domains.ts';
 
-const domain = resource('/api/domains', 'domain', 'DOMAIN_NOT_FOUND', { schema: domainSchema });
+const domain = resource('/api/domains', 'domain', 'DOMAIN_NOT_FOUND', { schema: domainSchema, writeErrors: ['CONFLICT'] });
 
 export const domains = defineArea('domains', {
   create: domain.create({
-    table: ['GetItem', 'PutItem'],
-    ses: ['CreateEmailIdentity', 'GetEmailIdentity'],
+    // DeleteItem and DeleteEmailIdentity: a refused addition hands its hold on the SES identity back, deleting one it alone made.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    ses: ['CreateEmailIdentity', 'GetEmailIdentity', 'DeleteEmailIdentity'],
     body: createDomainBody,
-    errors: ['DOMAIN_EXISTS'],
+    errors: ['DOMAIN_EXISTS', 'DOMAIN_LIMIT_REACHED'],
     summary: 'Add a sending domain; answers the DNS records to publish',
     description:
-      "The domain is verified for this account once SES sees its DKIM records and the account's own ownership TXT record is published; only then may `from` use it.",
+      "The domain is verified for this account once SES sees its DKIM records and the account's own ownership TXT record is published; only then may `from` use it. An account has at most 50 domains (409 `DOMAIN_LIMIT_REACHED` beyond).",
     example: { domain: 'mail.example.com' },
   }),
   list: domain.list({
@@ -27,5 +28,12 @@ export const domains = defineArea('domains', {
     ses: ['GetEmailIdentity'],
     summary: 'Get a sending domain with its records and verification status',
     description: 'Checks the verification again when the domain is still pending, so polling this shows when it becomes verified.',
+  }),
+  delete: domain.delete({
+    table: ['GetItem', 'DeleteItem', 'UpdateItem'],
+    ses: ['DeleteEmailIdentity'],
+    summary: 'Delete a sending domain',
+    description:
+      'Sends from the domain are refused from then on (403 `SENDER_NOT_VERIFIED`), and its place under the limit of 50 is free again. The SES identity is deleted once no account has the domain any more.',
   }),
 });

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName, updateIf } from './client.ts';
+import { db, tableName, updateIf, updateReturning } from './client.ts';
 import { DEFAULT_HOME_REGION } from './regions.ts';
 import type { Plan } from '#shared/model/plans.ts';
 
@@ -9,6 +9,11 @@ export interface AccountRecord {
   plan: Plan;
   /** Monthly email quota when set by the operator; otherwise the plan's. */
   quotaOverride?: number;
+  /**
+   * Counts the operator's changes of plan or quota (`admin account update`);
+   * each key item records the version of the copy it holds. Absent: never changed.
+   */
+  planVersion?: number;
   /** Messages per second the account's broadcasts may send, set by the operator (`admin account set-send-rate`); unset, no limit of its own. */
   sendRate?: number;
   /** Home region: every write for the account, and every read guarding one, goes to its replica (docs/regions.md). */
@@ -32,6 +37,7 @@ export function toAccount(item: Record<string, unknown>): AccountRecord {
     name: item.name as string,
     plan: item.plan as Plan,
     ...(typeof item.quotaOverride === 'number' ? { quotaOverride: item.quotaOverride } : {}),
+    ...(typeof item.planVersion === 'number' ? { planVersion: item.planVersion } : {}),
     ...(typeof item.sendRate === 'number' ? { sendRate: item.sendRate } : {}),
     // Accounts made before home regions live in the deployment's first region.
     region: typeof item[HOME_REGION_ATTRIBUTE] === 'string' ? (item[HOME_REGION_ATTRIBUTE] as string) : DEFAULT_HOME_REGION,
@@ -69,6 +75,34 @@ export function setAccountRegion(accountId: string, region: string): Promise<boo
     ExpressionAttributeNames: { '#region': HOME_REGION_ATTRIBUTE },
     ExpressionAttributeValues: { ':region': region },
   });
+}
+
+/** A change of plan or quota: `quotaOverride: null` takes the plan's quota again. */
+export interface PlanChange {
+  plan?: Plan;
+  quotaOverride?: number | null;
+}
+
+/** Applies the change and moves `planVersion` on; the account as written, or undefined when there is none. */
+export async function updateAccountPlan(accountId: string, change: PlanChange): Promise<AccountRecord | undefined> {
+  const sets = ['planVersion = if_not_exists(planVersion, :zero) + :one'];
+  const values: Record<string, unknown> = { ':zero': 0, ':one': 1 };
+  if (change.plan !== undefined) {
+    sets.push('#plan = :plan');
+    values[':plan'] = change.plan;
+  }
+  if (typeof change.quotaOverride === 'number') {
+    sets.push('quotaOverride = :quota');
+    values[':quota'] = change.quotaOverride;
+  }
+  const item = await updateReturning({
+    Key: accountKey(accountId),
+    UpdateExpression: `SET ${sets.join(', ')}${change.quotaOverride === null ? ' REMOVE quotaOverride' : ''}`,
+    ConditionExpression: 'attribute_exists(pk)',
+    ...(change.plan === undefined ? {} : { ExpressionAttributeNames: { '#plan': 'plan' } }),
+    ExpressionAttributeValues: values,
+  });
+  return item && toAccount(item);
 }
 
 /** Sets the account's send rate (messages per second), or removes it with undefined; false when the account is not there. */

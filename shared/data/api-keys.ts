@@ -1,5 +1,6 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryAll, tableName, updateIf } from './client.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf } from './client.ts';
+import { accountKey } from './accounts.ts';
 import type { Plan } from '#shared/model/plans.ts';
 import { optionalStrings, strings } from './attributes.ts';
 
@@ -19,13 +20,17 @@ export interface ApiKeyRecord {
   createdAt: string;
   lastUsedAt?: string;
   /**
-   * The account's plan, copied at creation so the key item alone holds what
-   * a request's check needs; a plan change would have to rewrite it on every
-   * key of the account. Absent on keys made before it was copied.
+   * The account's plan and quota override, copied so that the key item alone
+   * holds what a request's check needs: the check is one conditional write of
+   * this item, and reading the account too would add a read (and, outside the
+   * home region, a round trip) to every request. A change of plan rewrites the
+   * copy on every key of the account (`setApiKeyPlan`). Absent on keys made
+   * before it was copied, which get it on first use.
    */
   plan?: Plan;
-  /** The account's quota override, copied with the plan (set only when the account is created). */
   quotaOverride?: number;
+  /** The account's `planVersion` the copy was made at: an older copy never overwrites a newer one. */
+  planVersion?: number;
 }
 
 const KEY_PREFIX = 'KEY#';
@@ -41,35 +46,68 @@ function toApiKey(item: Record<string, unknown>): ApiKeyRecord {
     ...optionalStrings(item, 'lastUsedAt'),
     ...(typeof item.plan === 'string' ? { plan: item.plan as Plan } : {}),
     ...(typeof item.quotaOverride === 'number' ? { quotaOverride: item.quotaOverride } : {}),
+    ...(typeof item.planVersion === 'number' ? { planVersion: item.planVersion } : {}),
   };
 }
 
-export async function putApiKey(key: ApiKeyRecord): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: { ...apiKeyKey(key.accountId, key.keyId), entity: 'apiKey', ...key },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+/** What a key copies of its account: plan, quota override, and the version they were read at. */
+export type PlanCopy = Pick<ApiKeyRecord, 'plan' | 'quotaOverride' | 'planVersion'>;
+
+/** `planVersion = :version`, where an account never changed has none. */
+function atPlanVersion(version: number | undefined): { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> } {
+  return version === undefined
+    ? { ConditionExpression: 'attribute_not_exists(planVersion)' }
+    : { ConditionExpression: 'planVersion = :version', ExpressionAttributeValues: { ':version': version } };
 }
 
-export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
+/**
+ * Puts a new key with its copy of the account's plan, provided the account is
+ * still at the copy's version: false when its plan changed since it was read
+ * (the caller reads it again), so no key is born with a plan the last change
+ * of the account did not reach.
+ */
+export async function putApiKey(key: ApiKeyRecord): Promise<boolean> {
+  try {
+    await transactWrite([
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...apiKeyKey(key.accountId, key.keyId), entity: 'apiKey', ...key },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      { ConditionCheck: { TableName: tableName, Key: accountKey(key.accountId), ...atPlanVersion(key.planVersion) } },
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons[1] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+}
+
+/** `consistent`: read in the account's home replica, for a rewrite of every key (a plan change). */
+export async function listApiKeys(accountId: string, options: { consistent?: boolean } = {}): Promise<ApiKeyRecord[]> {
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': accountId, ':prefix': KEY_PREFIX },
+    ...(options.consistent ? { ConsistentRead: true } : {}),
   });
   return items.map(toApiKey);
 }
 
-/** Copies the account's plan and quota override onto a key made before keys held them; false when the account has no such key. */
-export function setApiKeyPlan(accountId: string, keyId: string, account: Pick<ApiKeyRecord, 'plan' | 'quotaOverride'>): Promise<boolean> {
+/**
+ * Writes the account's plan and quota override onto the key, unless it holds a
+ * copy of a later version already (racing plan changes settle on the last);
+ * false when the account has no such key or its copy is newer.
+ */
+export function setApiKeyPlan(accountId: string, keyId: string, copy: PlanCopy): Promise<boolean> {
+  const version = copy.planVersion ?? 0;
   return updateIf({
     Key: apiKeyKey(accountId, keyId),
-    UpdateExpression: `SET #plan = :plan${account.quotaOverride === undefined ? '' : ', quotaOverride = :quota'}`,
-    ConditionExpression: 'attribute_exists(pk)',
+    UpdateExpression: `SET #plan = :plan, planVersion = :version${copy.quotaOverride === undefined ? ' REMOVE quotaOverride' : ', quotaOverride = :quota'}`,
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(planVersion) OR planVersion <= :version)',
     ExpressionAttributeNames: { '#plan': 'plan' },
-    ExpressionAttributeValues: { ':plan': account.plan, ...(account.quotaOverride === undefined ? {} : { ':quota': account.quotaOverride }) },
+    ExpressionAttributeValues: { ':plan': copy.plan, ':version': version, ...(copy.quotaOverride === undefined ? {} : { ':quota': copy.quotaOverride }) },
   });
 }
 

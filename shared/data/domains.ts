@@ -1,8 +1,20 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, mapFound, type KeyedRead } from './batches.ts';
-import { db, queryAll, tableName, transactWrite, updateReturning, queryPages, putNew, getMapped, firstConditionFailed } from './client.ts';
+import {
+  db,
+  queryAll,
+  tableName,
+  transactWrite,
+  updateReturning,
+  queryPages,
+  putNew,
+  getMapped,
+  firstConditionFailed,
+  TransactionCancelled,
+  type TransactItems,
+} from './client.ts';
 import { accountScoped } from './partition.ts';
-import { ConflictError } from '#shared/errors.ts';
+import { ConflictError, notFound } from '#shared/errors.ts';
 import { strings } from './attributes.ts';
 
 /** Where SES's verification of the domain stands: DNS not seen yet, verified, or given up on. */
@@ -24,7 +36,20 @@ export interface DomainRecord {
   verificationToken?: string;
   createdAt: string;
   verifiedAt?: string;
+  /**
+   * The region whose SES identity the record holds (shared/data/ses-identities.ts)
+   * and, with it, a place in the account's domain count. Absent on domains
+   * recorded before either was counted: they hold nothing and count for nothing.
+   */
+  identityRegion?: string;
 }
+
+/**
+ * Domains an account may have: each is an SES identity in the deployment's
+ * shared AWS account, whose regional quota (about 10,000) one account must
+ * not be able to use up for every other.
+ */
+export const MAX_DOMAINS_PER_ACCOUNT = 50;
 
 /** What the sending identity says about a domain at one moment. */
 export type DomainState = Pick<DomainRecord, 'verified' | 'status' | 'dkimTokens'>;
@@ -33,6 +58,8 @@ export type DomainState = Pick<DomainRecord, 'verified' | 'status' | 'dkimTokens
 const domainKey = (accountId: string, domain: string) => ({ pk: accountId, sk: `DOMAIN#${domain}` });
 /** An immutable pointer from the id to the name, for the id-based API routes; newest last, as ids sort by time. */
 const domainIdKey = (accountId: string, domainId: string) => ({ pk: accountScoped(accountId, 'DOMAIN'), sk: domainId });
+/** The account's count of domains, an item of its own so that adding one never contends with the account's other counters. */
+const domainCountKey = (accountId: string) => ({ pk: accountId, sk: 'DOMAIN_COUNT' });
 
 function toDomain(item: Record<string, unknown>): DomainRecord {
   const token = typeof item.verificationToken === 'string' ? item.verificationToken : undefined;
@@ -47,6 +74,7 @@ function toDomain(item: Record<string, unknown>): DomainRecord {
     dkimTokens: (item.dkimTokens ?? []) as string[],
     ...(token === undefined ? {} : { verificationToken: token }),
     ...(verified && typeof item.verifiedAt === 'string' ? { verifiedAt: item.verifiedAt } : {}),
+    ...(typeof item.identityRegion === 'string' ? { identityRegion: item.identityRegion } : {}),
   };
 }
 
@@ -66,15 +94,66 @@ export async function getDomainById(accountId: string, domainId: string): Promis
   return Item ? getDomain(accountId, Item.domain as string) : undefined;
 }
 
-/** Stores a new domain and its id pointer together; DOMAIN_EXISTS when the account already has that name. */
+function domainCountChange(accountId: string, change: 1 | -1): TransactItems[number] {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: domainCountKey(accountId),
+      UpdateExpression: 'SET entity = :entity ADD #count :change',
+      // Only an addition checks the limit: a removal must always be able to give its place back.
+      ...(change === 1 ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' } : {}),
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':entity': 'domainCount', ':change': change, ...(change === 1 ? { ':max': MAX_DOMAINS_PER_ACCOUNT } : {}) },
+    },
+  };
+}
+
+/**
+ * Stores a new domain, its id pointer and its place in the account's count
+ * together: DOMAIN_EXISTS when the account already has that name,
+ * DOMAIN_LIMIT_REACHED when it has MAX_DOMAINS_PER_ACCOUNT. The limit is the
+ * count's condition in the same transaction, so racing additions cannot pass it.
+ */
 export async function insertDomain(record: DomainRecord): Promise<void> {
   try {
     await transactWrite([
       putNew({ ...domainKey(record.accountId, record.domain), entity: 'domain', ...record }),
       putNew({ ...domainIdKey(record.accountId, record.domainId), entity: 'domainId', domain: record.domain }),
+      domainCountChange(record.accountId, 1),
     ]);
   } catch (error) {
     if (firstConditionFailed(error)) throw domainExists(record.domain);
+    if (error instanceof TransactionCancelled && error.reasons[2] === 'ConditionalCheckFailed') throw domainLimitReached();
+    throw error;
+  }
+}
+
+/** How many domains the account has, as its count says (0 before its first). */
+export async function countDomains(accountId: string): Promise<number> {
+  return (await getMapped(domainCountKey(accountId), (item) => Number(item.count ?? 0))) ?? 0;
+}
+
+/**
+ * Removes the domain, its id pointer and, when it counted, its place in the
+ * account's count, together; DOMAIN_NOT_FOUND when that record is gone already
+ * (a racing delete).
+ */
+export async function removeDomain(record: DomainRecord): Promise<void> {
+  try {
+    await transactWrite([
+      {
+        Delete: {
+          TableName: tableName,
+          Key: domainKey(record.accountId, record.domain),
+          ConditionExpression: 'domainId = :id',
+          ExpressionAttributeValues: { ':id': record.domainId },
+        },
+      },
+      { Delete: { TableName: tableName, Key: domainIdKey(record.accountId, record.domainId) } },
+      ...(record.identityRegion === undefined ? [] : [domainCountChange(record.accountId, -1)]),
+    ]);
+  } catch (error) {
+    if (firstConditionFailed(error)) throw notFound.domain();
     throw error;
   }
 }
@@ -82,10 +161,13 @@ export async function insertDomain(record: DomainRecord): Promise<void> {
 export const domainExists = (domain: string) =>
   new ConflictError('DOMAIN_EXISTS', `The domain ${domain} is already added to this account`, { field: 'domain' });
 
+export const domainLimitReached = () =>
+  new ConflictError('DOMAIN_LIMIT_REACHED', `An account has at most ${MAX_DOMAINS_PER_ACCOUNT} domains; delete one to add another`);
+
 /**
  * Newest first: the domains from `offset` on, and how many there are. Reads
- * every id pointer (about 60 bytes each; an account's domains are bounded by
- * SES's 10,000 identities per region), then the page's domains in one batch.
+ * every id pointer (about 60 bytes each; an account has at most
+ * MAX_DOMAINS_PER_ACCOUNT), then the page's domains in one batch.
  */
 export async function listDomains(accountId: string, offset: number, limit: number): Promise<{ domains: DomainRecord[]; total: number }> {
   const pointers = await queryAll({

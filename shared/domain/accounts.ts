@@ -1,5 +1,6 @@
 import { newId } from '#shared/ids.ts';
-import { getAccount, putAccount, setAccountRegion, setAccountSendRate, type AccountRecord } from '#shared/data/accounts.ts';
+import { getAccount, putAccount, setAccountRegion, setAccountSendRate, updateAccountPlan, type AccountRecord } from '#shared/data/accounts.ts';
+import { listApiKeys, setApiKeyPlan } from '#shared/data/api-keys.ts';
 import { assertDeploymentRegion, DEFAULT_HOME_REGION, DEPLOYMENT_REGIONS, localRegion, withHome } from '#shared/data/regions.ts';
 import { config } from '#shared/config.ts';
 import { getEmailsSent } from '#shared/data/usage.ts';
@@ -79,9 +80,45 @@ export interface AccountSummary {
 
 export async function showAccount(accountId: string, now = new Date()): Promise<AccountSummary | undefined> {
   const account = await getAccount(accountId);
-  if (!account) return undefined;
+  return account && summaryOf(account, now);
+}
+
+async function summaryOf(account: AccountRecord, now: Date): Promise<AccountSummary> {
   const period = quotaPeriod(now);
   const quota = monthlyQuotaOf(account);
-  const emailsSent = await getEmailsSent(accountId, period);
-  return { accountId, plan: account.plan, region: account.region, quota, emailsSent, emailsRemaining: Math.max(0, quota - emailsSent), period };
+  const emailsSent = await getEmailsSent(account.accountId, period);
+  return {
+    accountId: account.accountId,
+    plan: account.plan,
+    region: account.region,
+    quota,
+    emailsSent,
+    emailsRemaining: Math.max(0, quota - emailsSent),
+    period,
+  };
+}
+
+/**
+ * Changes the account's plan, its quota (`'plan'`: back to the plan's), or
+ * both (`admin account update`), and answers as `showAccount` does. The
+ * account item is written first, then every key item's copy of plan and quota
+ * (found by a query of the account's keys in its home replica), so the new
+ * rate limits, OTP window and quota hold from each key's next request, in
+ * every region: the key check is a write of the key item in the home replica.
+ * A key made meanwhile copies the new plan or is made again (`createApiKey`);
+ * a change that fails part way is completed by running it again.
+ */
+export async function updateAccount(
+  accountId: string,
+  change: { plan?: Plan; quota?: number | 'plan' },
+  now = new Date(),
+): Promise<AccountSummary | undefined> {
+  const account = await updateAccountPlan(accountId, {
+    ...(change.plan === undefined ? {} : { plan: change.plan }),
+    ...(change.quota === undefined ? {} : { quotaOverride: change.quota === 'plan' ? null : change.quota }),
+  });
+  if (!account) return undefined;
+  const keys = await listApiKeys(accountId, { consistent: true });
+  await Promise.all(keys.map((key) => setApiKeyPlan(accountId, key.keyId, account)));
+  return summaryOf(account, now);
 }

@@ -51,6 +51,9 @@ export interface CreatedKey {
   key: string;
 }
 
+/** Reads of the account before a new key gives up: each retry follows a plan change made meanwhile, which is rare. */
+const CREATE_ATTEMPTS = 5;
+
 export async function createApiKey(
   input: {
     accountId: string;
@@ -60,24 +63,28 @@ export async function createApiKey(
   },
   now = new Date(),
 ): Promise<CreatedKey> {
-  const account = await getAccount(input.accountId, { consistent: true });
-  if (!account) throw new AuthError('UNAUTHORIZED', `No account ${input.accountId}`);
   const keyId = newId('key', now.getTime());
   const key = `svc_${input.env}_${input.accountId.slice(4)}${keyId.slice(4)}${randomBase62(SECRET_LENGTH)}`;
-  await putApiKey({
-    keyId,
-    accountId: input.accountId,
-    name: input.name ?? `${input.env} key`,
-    env: input.env,
-    permission: input.permission,
-    secretHash: hashKey(key),
-    disabled: false,
-    revoked: false,
-    createdAt: now.toISOString(),
-    plan: account.plan,
-    ...(account.quotaOverride === undefined ? {} : { quotaOverride: account.quotaOverride }),
-  });
-  return { id: keyId, key };
+  for (let attempt = 1; ; attempt++) {
+    const account = await getAccount(input.accountId, { consistent: true });
+    if (!account) throw new AuthError('UNAUTHORIZED', `No account ${input.accountId}`);
+    const stored = await putApiKey({
+      keyId,
+      accountId: input.accountId,
+      name: input.name ?? `${input.env} key`,
+      env: input.env,
+      permission: input.permission,
+      secretHash: hashKey(key),
+      disabled: false,
+      revoked: false,
+      createdAt: now.toISOString(),
+      plan: account.plan,
+      ...(account.quotaOverride === undefined ? {} : { quotaOverride: account.quotaOverride }),
+      ...(account.planVersion === undefined ? {} : { planVersion: account.planVersion }),
+    });
+    if (stored) return { id: keyId, key };
+    if (attempt >= CREATE_ATTEMPTS) throw new Error(`The plan of account ${input.accountId} kept changing while the key was made; try again`);
+  }
 }
 
 const unauthorized = () => new AuthError('UNAUTHORIZED', 'Missing or invalid API key');
@@ -125,10 +132,16 @@ function refusal(found: ApiKeyRecord | undefined, guard: KeyGuard): AuthError {
   return unauthorized();
 }
 
-/** Keys made before they held their account's plan get it on first use: one read and one write, once per key. */
+/**
+ * Keys made before they held their account's plan get it on first use: one
+ * read and one write, once per key. True when the key now has a plan, whoever
+ * wrote it (a plan change may have got there first).
+ */
 async function copyPlan(found: ApiKeyRecord): Promise<boolean> {
   const account = await getAccount(found.accountId, { consistent: true });
-  return account !== undefined && (await setApiKeyPlan(found.accountId, found.keyId, account));
+  if (!account) return false;
+  await setApiKeyPlan(found.accountId, found.keyId, account);
+  return true;
 }
 
 export type KeySummary = Pick<ApiKeyRecord, 'name' | 'env' | 'permission' | 'disabled' | 'revoked' | 'createdAt'> & {

@@ -3,18 +3,31 @@
  * one with the DNS records SES needs and where its verification stands.
  */
 import {
+  countDomains,
   getDomainById,
   getDomain as readDomain,
   insertDomain,
   listDomains as readDomains,
+  removeDomain,
   saveDomainState,
   domainExists,
+  domainLimitReached,
+  MAX_DOMAINS_PER_ACCOUNT,
   type DomainRecord,
 } from '#shared/data/domains.ts';
 import { NotFoundError, notFound } from '#shared/errors.ts';
 import { pagination, type Pagination } from '#shared/schemas/common.ts';
 import type { CreateDomainInput, domainListItemSchema, domainSchema } from '#shared/schemas/domains.ts';
-import { configuredVerifier, newDomainRecord, newVerificationToken, ownershipRecord, type DomainVerifier } from './domain-verification.ts';
+import {
+  configuredVerifier,
+  createHeldIdentity,
+  holdingIdentity,
+  newDomainRecord,
+  newVerificationToken,
+  ownershipRecord,
+  releaseIdentity,
+  type DomainVerifier,
+} from './domain-verification.ts';
 import type * as v from 'valibot';
 import { orNull, pick } from './views.ts';
 import { findById } from './lookup.ts';
@@ -59,13 +72,32 @@ function toDomain(record: DomainRecord): Domain {
   return { ...rest, records: dnsRecords(record.domain, record.dkimTokens, record.verificationToken), createdAt, verifiedAt };
 }
 
-/** Creates the sending identity and records the domain, pending, with a new proof: 409 DOMAIN_EXISTS when the account has it already. */
+/**
+ * Creates the sending identity (holding it) and records the domain, pending,
+ * with a new proof: 409 DOMAIN_EXISTS when the account has it already,
+ * DOMAIN_LIMIT_REACHED when it has MAX_DOMAINS_PER_ACCOUNT.
+ */
 export async function createDomain(accountId: string, input: CreateDomainInput, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<Domain> {
-  // Checked first so that a repeated request does not call SES; the insert's condition settles races.
-  if (await readDomain(accountId, input.domain)) throw domainExists(input.domain);
-  const record = newDomainRecord(accountId, input.domain, await verifier.createIdentity(input.domain), now);
-  await insertDomain(record);
-  return toDomain(record);
+  // Checked first so that a repeated request, or one past the limit, does not call SES; the insert's conditions settle races.
+  const [existing, held] = await Promise.all([readDomain(accountId, input.domain), countDomains(accountId)]);
+  if (existing) throw domainExists(input.domain);
+  if (held >= MAX_DOMAINS_PER_ACCOUNT) throw domainLimitReached();
+  return holdingIdentity(input.domain, verifier, now, async (region) => {
+    const record = newDomainRecord(accountId, input.domain, await createHeldIdentity(input.domain, region, verifier), now, undefined, region);
+    await insertDomain(record);
+    return toDomain(record);
+  });
+}
+
+/**
+ * Removes the domain from the account, which can no longer send from it, and
+ * gives its place under the limit back; then hands back its hold on the SES
+ * identity, deleted with the last account holding it.
+ */
+export async function deleteDomain(accountId: string, domainId: string, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<void> {
+  const record = await findById('dom', domainId, () => getDomainById(accountId, domainId), notFound.domain);
+  await removeDomain(record);
+  if (record.identityRegion !== undefined) await releaseIdentity(record.domain, record.identityRegion, verifier, now);
 }
 
 /**

@@ -17,7 +17,7 @@ export type EdgeMethod = HttpMethod | 'HEAD' | 'OPTIONS';
  */
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'BatchWriteItem';
 
-export type SesAction = 'SendEmail' | 'CreateEmailIdentity' | 'GetEmailIdentity';
+export type SesAction = 'SendEmail' | 'CreateEmailIdentity' | 'GetEmailIdentity' | 'DeleteEmailIdentity';
 
 /**
  * Secrets a handler reads at run time; the stack grants reading exactly these

@@ -209,9 +209,14 @@ describe('domains API', () => {
   it('is closed to sending-only keys', async () => {
     const { key } = await createTestAccount({ permission: 'sending' });
 
-    const answers = await Promise.all([request('POST', '/api/domains', { key, body: { domain: 'example.com' } }), request('GET', '/api/domains', { key })]);
+    const answers = await Promise.all([
+      request('POST', '/api/domains', { key, body: { domain: 'example.com' } }),
+      request('GET', '/api/domains', { key }),
+      request('DELETE', '/api/domains/dom_00000000000000000000', { key }),
+    ]);
 
     expect(answers.map((answer) => [answer.status, answer.body.error])).toEqual([
+      [403, 'FORBIDDEN'],
       [403, 'FORBIDDEN'],
       [403, 'FORBIDDEN'],
     ]);

@@ -75,6 +75,10 @@ vi.mock('#shared/domain/domain-verification.ts', async (importOriginal) => {
           recordCall('ses:GetEmailIdentity', { kind: 'identity', identity: domain });
           return verifier.readIdentity(domain, token);
         },
+        deleteIdentity: (domain: string) => {
+          recordCall('ses:DeleteEmailIdentity', { kind: 'identity', identity: domain });
+          return verifier.deleteIdentity(domain);
+        },
       };
     },
   };
