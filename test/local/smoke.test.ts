@@ -32,6 +32,20 @@ async function itemsLeft(endpoint: string, accountId: string): Promise<string[]>
   return left;
 }
 
+/** How many domain records hold the local SES identity of example.com (shared/data/ses-identities.ts). */
+async function identityHolders(endpoint: string): Promise<number> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const page = await client.send(
+    new QueryCommand({
+      TableName: 'postlane',
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: 'SYSTEM#SES_IDENTITY#example.com' } },
+    }),
+  );
+  client.destroy();
+  return (page.Items ?? []).reduce((total, item) => total + Number(item.holders?.N ?? 0), 0);
+}
+
 describe('npm run smoke', () => {
   it('passes every check against npm start, feedback included, and prints the table', async () => {
     const [api, dynamodb, ses] = [await findFreePort(), await findFreePort(), await findFreePort()];
@@ -42,14 +56,18 @@ describe('npm run smoke', () => {
       /^feedback queue +http:\/\/127\.0\.0\.1:\d+\/\S+-feedback +\(SES events, worker polling; dead letters: http:\/\/127\.0\.0\.1:\d+\/\S+-feedback-dlq\)$/m,
     );
 
+    const holdersBefore = await identityHolders(`http://127.0.0.1:${dynamodb}`);
     const run = await smoke(['--url', `http://127.0.0.1:${api}`, '--table', 'postlane', '--timeout', '15'], {
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamodb}`,
     });
     const accountId = /^PASS {2}account .* (acc_\w+),/m.exec(run.stdout)?.[1];
     const left = accountId ? await itemsLeft(`http://127.0.0.1:${dynamodb}`, accountId) : ['no account id printed'];
+    const holdersAfter = await identityHolders(`http://127.0.0.1:${dynamodb}`);
     await stopStack(started);
 
     expect(left).toEqual([]);
+    // The account's hold on the SES identity was handed back with its domain.
+    expect(holdersAfter).toBe(holdersBefore);
     expect(run.stdout).toMatch(/^smoke passed: 17 passed, 0 failed$/m);
     for (const name of [
       'account',
