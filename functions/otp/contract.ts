@@ -7,6 +7,8 @@ export const otp = defineArea('otp', {
     aliases: ['/api/otp'],
     body: otpSendBody,
     reply: singleSendResultReply,
+    // The code's message is fixed (shared/email/otp-template.ts) and shows no signed link, so it never needs the link-signing key.
+    secrets: [],
     summary: 'Send a one-time code',
     description:
       'POST /api/otp is the same endpoint under a second path. Takes `to` or `email`; an address gets a limited number of codes per 5 minutes (429 `RATE_LIMIT_EXCEEDED` with `retryAfter`), and an `idempotencyKey` makes a retry answer the first send again.',

@@ -3,6 +3,7 @@ import { request } from '../support/api.ts';
 import { apiClient } from '../support/client.ts';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 import { MessageRejected } from '@aws-sdk/client-sesv2';
+import { verifySubscriptionToken } from '#shared/domain/subscription-links.ts';
 import { createSender, sesFailsFor, storedEmails, suppressedFailure, throttleSesFor, uniqueAddress, type Sender } from '../sending/support.ts';
 
 afterEach(() => {
@@ -258,6 +259,20 @@ describe('POST /api/email/batch', () => {
       recipientCount: 1,
     });
     expect(recipientsOf(await storedEmails(sender.domain))).toEqual([response.body.results[0].successfulEmails[0].recipient]);
+  });
+
+  it("gives an item whose content shows a signed link its recipient's own link and List-Unsubscribe", async () => {
+    const sender = await createSender();
+    const [plain, linked] = [item(sender, 'Plain.'), item(sender, 'Linked.', { content: '<p>News</p><a href="{{unsubscribeUrl}}">Leave</a>' })];
+
+    expect((await batch(sender.key, { emails: [plain, linked] })).status).toBe(200);
+
+    const stored = await storedEmails(sender.domain);
+    const withLink = stored.find((email) => email.destination.to.includes(linked.recipients[0]!))!;
+    const token = /href="[^"]*\/unsubscribe\/([^"]+)"/.exec(withLink.body.html!)?.[1];
+    expect((await verifySubscriptionToken(token ?? ''))?.email).toBe(linked.recipients[0]);
+    expect(withLink.headers).toContainEqual({ name: 'List-Unsubscribe', value: expect.stringContaining(`/unsubscribe/${token}`) });
+    expect(stored.find((email) => email.destination.to.includes(plain.recipients[0]!))!.headers ?? []).toEqual([]);
   });
 
   it("does not reach another account's template from an item", async () => {

@@ -178,7 +178,7 @@ describe('with postlane:alarmEmail', () => {
 });
 
 describe('what the guides say the alarms and queues cost', () => {
-  const guide = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8');
+  const guide = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
   /** CloudWatch bills an alarm by the metrics it reads; a math expression reads none of its own. */
   const billedMetrics = (resources: Resources) =>
     alarmsOf(resources).reduce(
@@ -190,17 +190,17 @@ describe('what the guides say the alarms and queues cost', () => {
   it.each([
     ['first region', home!],
     ['second region', replica!],
-  ])('the %s reads as many alarm metrics as docs/deploying.md and docs/architecture.md bill', (_name, resources) => {
+  ])('the %s reads as many alarm metrics as the deploying and architecture guides bill', (_name, resources) => {
     const metrics = billedMetrics(resources);
 
-    expect(guide('deploying.md')).toContain(`${metrics} metrics per region`);
-    expect(guide('deploying.md')).toContain(`$${(metrics / 10).toFixed(2)} a month per region`);
-    expect(guide('architecture.md')).toMatch(new RegExp(`${metrics} metrics, so \\$${(metrics / 10).toFixed(2)} a month`));
+    expect(guide('docs/deploying.md')).toContain(`${metrics} metrics per region`);
+    expect(guide('docs/deploying.md')).toContain(`$${(metrics / 10).toFixed(2)} a month per region`);
+    expect(guide('docs/architecture.md')).toMatch(new RegExp(`${metrics} metrics, so \\$${(metrics / 10).toFixed(2)} a month`));
   });
 
   it('the worker queues Lambda polls are the ones the guide prices', () => {
     const polled = ofType(home!, 'AWS::Lambda::EventSourceMapping').filter(([, mapping]) => !mapping.Properties.StartingPosition);
 
-    expect(guide('deploying.md')).toContain(`each of the ${polled.length} worker queues`);
+    expect(guide('docs/deploying.md')).toContain(`each of the ${polled.length} worker queues`);
   });
 });
