@@ -10,7 +10,7 @@ import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import { configurationSetsOf } from '#shared/email/tracking.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
 import type { AttachmentsAccess, QueueName, ScheduleAction, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
-import { functionCode } from './bundling.ts';
+import { functionCode } from './function-code.ts';
 import { acknowledgeFindings } from './nag.ts';
 
 export interface EndpointFunctionProps {
