@@ -19,6 +19,7 @@ import { sqs } from '#shared/email/retry-queue.ts';
 import { ses } from '#shared/email/transport.ts';
 import { config } from '#shared/config.ts';
 import { log } from '#shared/log.ts';
+import { invokedAs, outsideInvocation } from './invocation.ts';
 import { sesEventBridgeEvent, type SentMessage, type SesEventType } from './ses-events.ts';
 
 export const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
@@ -93,6 +94,9 @@ export interface MailboxSimulatorOptions {
   dropEvents?: boolean;
 }
 
+/** The feedback function, invoked as EventBridge's rule invokes it: an invocation of its own, not part of the send that caused it. */
+const feedback = invokedAs('feedback/ses-events', handler);
+
 export function startMailboxSimulator(options: MailboxSimulatorOptions = {}): MailboxSimulator {
   const pending = new Set<Promise<void>>();
   const publish = async (message: SentMessage) => {
@@ -105,7 +109,7 @@ export function startMailboxSimulator(options: MailboxSimulatorOptions = {}): Ma
     for (const type of outcomes) {
       const event = sesEventBridgeEvent(type, message);
       try {
-        await handler(event);
+        await feedback(event);
       } catch (error) {
         log.error('local mailbox simulator: feedback failed; dead-lettered', { type, emailId: message.emailId, error });
         if (options.deadLetterQueueUrl) await sqs.send(new SendMessageCommand({ QueueUrl: options.deadLetterQueueUrl, MessageBody: JSON.stringify(event) }));
@@ -117,7 +121,8 @@ export function startMailboxSimulator(options: MailboxSimulatorOptions = {}): Ma
       const result = await next(args);
       if (context.commandName === 'SendEmailCommand') {
         for (const message of messagesOf(args.input as SendEmailCommandInput, result.output as SendEmailCommandOutput)) {
-          const published = publish(message).catch((error: unknown) => log.error('local mailbox simulator failed', { error }));
+          // SES's and EventBridge's work, after the send: none of it is the sending function's (its dead-lettering least of all).
+          const published = outsideInvocation(() => publish(message)).catch((error: unknown) => log.error('local mailbox simulator failed', { error }));
           pending.add(published);
           void published.finally(() => pending.delete(published));
         }
