@@ -26,7 +26,7 @@ import { startTxtServer, type TxtServer } from './dns.ts';
 const ROOT = resolve(import.meta.dirname, '../..');
 const CACHE = join(ROOT, '.data', 'bundles');
 /** What a bundle or a function's environment depends on. */
-const SOURCES = ['functions', 'shared', 'lib', 'bin/bundle-functions.ts', 'package-lock.json', 'cdk.json'];
+const SOURCES = ['functions', 'shared', 'lib', 'package-lock.json', 'cdk.json'];
 
 function sourceHash(): string {
   const hash = createHash('sha256');
