@@ -50,6 +50,7 @@ export function bundleOptions(): BuildOptions & { metafile: true } {
   return {
     platform: 'node',
     format: 'esm',
+    // A floor, not the runtime (nodejs24.x): the bundle suite also runs the bundles on the Node 20 of the dev machines.
     target: 'node22',
     mainFields: ['module', 'main'],
     minify: true,

@@ -136,7 +136,7 @@ export class EndpointFunction extends Construct {
       code: functionCode(props.handler),
       handler: 'index.handler',
       description: `Postlane ${entry}`,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: MEMORY_MB,
       timeout: TIMEOUT,
@@ -152,10 +152,6 @@ export class EndpointFunction extends Construct {
       role,
     });
     acknowledgeFindings(this, {
-      'AwsSolutions-L1':
-        'Node.js 22 is the runtime the bundles target (lib/bundling.ts) and the tests run against; moving to a newer one is a deliberate change of both',
-      'Serverless-LambdaLatestVersion':
-        'Node.js 22 is the runtime the bundles target (lib/bundling.ts) and the tests run against; moving to a newer one is a deliberate change of both',
       'Serverless-LambdaDLQ':
         "A dead-letter target catches failed asynchronous invocations only: API Gateway and the SQS event source invoke synchronously (the retry queue has its own dead-letter queue), and the EventBridge rule's target keeps its own failed events",
       'Serverless-LambdaTracing':

@@ -164,6 +164,9 @@ interface Instance {
   pending: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
 }
 
+/** The Node that runs the bundles: this one, or the binary BUNDLE_SUITE_NODE names (the Lambda runtime's version, to try one). */
+const LAMBDA_NODE = process.env.BUNDLE_SUITE_NODE ?? process.execPath;
+
 /** Instances kept warm at once: each is a Node process with the SDK loaded (about 60 MB). */
 const WARM_INSTANCES = 4;
 
@@ -209,6 +212,7 @@ export async function startFunctions(secret: () => Promise<string>): Promise<Fun
     const gateway = await startGateway({ handler, upstreams, standIns, linkSigningName: LINK_SIGNING_SECRET });
     const child = fork(join(import.meta.dirname, 'lambda-runtime.mjs'), [join(directory, handler, 'index.mjs'), handler], {
       env: environmentOf(handler, deployed, gateway.url, dns.address),
+      execPath: LAMBDA_NODE,
       execArgv: [],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       cwd: join(directory, handler),
