@@ -47,9 +47,9 @@ type DeployedEnvironment = Record<string, string | { reference: string }>;
 /** Each function's environment in the synthesized stack (the first region, with every option that adds a grant on). */
 async function deployedEnvironments(): Promise<Record<string, DeployedEnvironment>> {
   const { resourcesOf, synthesize } = await import('../infra/template.ts');
-  const [{ template }] = synthesize(CHECKED_CONTEXT).stacks;
+  const [first] = synthesize(CHECKED_CONTEXT).stacks;
   const environments: Record<string, DeployedEnvironment> = {};
-  for (const resource of Object.values(resourcesOf(template!))) {
+  for (const resource of Object.values(resourcesOf(first!.template))) {
     const handler = /^Postlane functions\/(.+)\.ts$/.exec(resource.Properties.Description ?? '')?.[1];
     if (resource.Type !== 'AWS::Lambda::Function' || !handler) continue;
     environments[handler] = Object.fromEntries(
