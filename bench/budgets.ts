@@ -20,6 +20,8 @@ export const BUDGETS = {
   flatTime: { factor: 2, slackMs: 5 },
   /** `npm start` to `ready`, in memory (issue 15: under 10 s on an idle 2-core machine). */
   localStartMs: 10_000,
+  /** `npm run synth`, both regions, every function bundled (issue 28: under 30 s on an idle 2-core machine). */
+  synthMs: 30_000,
   /** Issue 18: recording an event is one write; its fan-out one query of the endpoints and one put per endpoint. */
   webhooks: {
     recordRoundTrips: 1,
@@ -127,6 +129,11 @@ export function checkLocalStart(medianMs: number): BudgetResult {
     ok: medianMs <= limit,
     detail: `${(medianMs / 1000).toFixed(1)} s (budget ${limit / 1000} s)`,
   };
+}
+
+export function checkSynth(ms: number): BudgetResult {
+  const limit = BUDGETS.synthMs;
+  return { budget: 'synth', subject: 'npm run synth', ok: ms <= limit, detail: `${(ms / 1000).toFixed(1)} s (budget ${limit / 1000} s)` };
 }
 
 export function checkBulkImport(roundTrips: number): BudgetResult {

@@ -4,7 +4,7 @@
  * heavy module the function never uses.
  */
 import type { Metafile } from 'esbuild';
-import { bundleHandler, loadedAtStart } from '../lib/bundling.ts';
+import { bundleFunctions, loadedAtStart } from '../lib/bundling.ts';
 import { handlerModules, routesOf } from '#shared/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 
@@ -158,10 +158,11 @@ export async function deployedFunctions(): Promise<Map<string, FunctionUse>> {
 
 /** Bundles every function into `outDir` with the deployed settings and a metafile. */
 export async function bundleAll(outDir: string): Promise<BundleReport[]> {
-  const reports: BundleReport[] = [];
-  for (const [handler, use] of await deployedFunctions()) {
+  const functions = await deployedFunctions();
+  const bundles = await bundleFunctions([...functions.keys()].map((handler) => ({ handler, directory: `${outDir}/${handler}` })));
+  return bundles.map(({ handler, metafile, entry: file }) => {
+    const use = functions.get(handler)!;
     const entry = `functions/${handler}.ts`;
-    const { metafile, entry: file } = await bundleHandler(handler, `${outDir}/${handler}`);
     // What esbuild kept: a module imported but tree-shaken away costs nothing at load.
     const inputs = Object.values(metafile.outputs).flatMap((output) =>
       Object.entries(output.inputs)
@@ -173,7 +174,6 @@ export async function bundleAll(outDir: string): Promise<BundleReport[]> {
     const bytes = sizes.filter(([path]) => atStart.has(path)).reduce((sum, [, output]) => sum + output.bytes, 0);
     const chunkBytes = sizes.filter(([path]) => !atStart.has(path)).reduce((sum, [, output]) => sum + output.bytes, 0);
     const unused = unusedHeavyModules(inputs, use).map((module) => ({ module, via: importChain(metafile, entry, HEAVY_MODULES[module]) }));
-    reports.push({ handler, file, bytes, chunkBytes, inputs, sendsMail: use.sendsMail, unused });
-  }
-  return reports;
+    return { handler, file, bytes, chunkBytes, inputs, sendsMail: use.sendsMail, unused };
+  });
 }

@@ -7,6 +7,7 @@ import type { LoadResult } from './load.ts';
 import type { LocalStart } from './local-start.ts';
 import type { RequestCost } from './metered.ts';
 import type { BulkImportCost, ScalePoint } from './scale.ts';
+import type { SynthTiming } from './synth.ts';
 import type { WebhookBenchResults } from './webhooks.ts';
 
 export interface ColdResults {
@@ -34,6 +35,7 @@ export interface BenchResults {
   machine: { node: string; cpus: number; cpuModel: string; loadAverage: [number, number] };
   cold?: ColdResults | undefined;
   localStart?: LocalStart | undefined;
+  synth?: SynthTiming | undefined;
   requests?: ({ name: string; floor: Floor | undefined } & RequestCost)[] | undefined;
   load?: LoadResult[] | undefined;
   scale?: ScalePoint[] | undefined;
@@ -103,6 +105,9 @@ export function toMarkdown(results: BenchResults): string {
     '',
     ...when(results.localStart, (localStart) => [
       `\`npm start\` to \`ready\` (in memory, first start, ${localStart.rounds} rounds): ${(localStart.medianMs / 1000).toFixed(1)} s median, ${(localStart.fastestMs / 1000).toFixed(1)} s fastest.`,
+    ]),
+    ...when(results.synth, (synth) => [
+      `\`npm run synth\` (both regions, ${synth.functionAssets} function assets): ${(synth.ms / 1000).toFixed(1)} s, load average ${synth.loadAverage.map((load) => load.toFixed(1)).join(' → ')}.`,
     ]),
     ...when(results.cold, coldSection),
     ...when(results.requests, (requests) => [

@@ -4,7 +4,7 @@
  * estimate, measured in one run on this machine against a local stack of its
  * own. Writes bench/results/latest.json and .md and prints the tables.
  * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails).
- * `--only cold` (or `start`, `requests`, `scale`, `webhooks`, `load`, `broadcast`; several
+ * `--only cold` (or `synth`, `start`, `requests`, `scale`, `webhooks`, `load`, `broadcast`; several
  * joined by commas) runs those sections alone, prints them, checks only their
  * budgets and leaves bench/results/ as it is: a partial run is no record.
  * `--only broadcast` alone also writes bench/results/broadcast.*; `--contacts N` and
@@ -28,6 +28,7 @@ import {
   checkLocalStart,
   checkRoundTrips,
   checkScale,
+  checkSynth,
   checkWebhooks,
   parseFloors,
   type BudgetResult,
@@ -38,7 +39,7 @@ import { toMarkdown, type BenchResults } from './report.ts';
 import { startBenchStack, expectCall, type BenchStack } from './stack.ts';
 
 const check = process.argv.includes('--check');
-const SECTIONS = ['cold', 'start', 'requests', 'scale', 'webhooks', 'load', 'broadcast'] as const;
+const SECTIONS = ['synth', 'cold', 'start', 'requests', 'scale', 'webhooks', 'load', 'broadcast'] as const;
 type Section = (typeof SECTIONS)[number];
 const onlyArgument = process.argv.indexOf('--only');
 const only = onlyArgument === -1 ? undefined : (process.argv[onlyArgument + 1] ?? '').split(',');
@@ -104,6 +105,12 @@ async function main(): Promise<number> {
   const startedAt = performance.now();
   // Other work on the machine slows every timing: the report says how busy it was.
   const loadAtStart = loadavg()[0]!;
+  // First, alone: a synth bundles every function and synthesizes both regions, all of it CPU.
+  let synth: BenchResults['synth'];
+  if (runs('synth')) {
+    progress('timing npm run synth (both regions, every function bundled)');
+    synth = await (await import('./synth.ts')).measureSynth();
+  }
   // Cold starts first, before the local stack exists: a JVM starting DynamoDB Local would compete for the CPU they time.
   const cold = runs('cold') ? await measureCold() : undefined;
   // Also before the bench's own stack: each round boots and stops a JVM of its own.
@@ -119,6 +126,7 @@ async function main(): Promise<number> {
     const { requests, scale, bulkImport, webhooks, load, broadcast } = stack ? await measureOnStack(stack) : {};
     const cost = requests ? costClasses(requests, bulkImport, MEMORY_MB) : undefined;
     const budgets = [
+      ...(synth ? [checkSynth(synth.ms)] : []),
       ...(localStart ? [checkLocalStart(localStart.medianMs)] : []),
       ...(cold ? checkFunctions(cold.functions, cold.bareStartMs) : []),
       ...(requests ? checkRoundTrips(requests) : []),
@@ -135,6 +143,7 @@ async function main(): Promise<number> {
         cpuModel: cpus()[0]?.model.trim() ?? 'unknown CPU',
         loadAverage: [loadAtStart, loadavg()[0]!],
       },
+      synth,
       cold,
       localStart,
       requests,

@@ -8,8 +8,10 @@
  *
  * Read from the runtime interface client, aws-lambda-ric 4.0.2 on npm
  * (`index.mjs`): the client of the Node 22 and later runtimes, whose code
- * tells the managed nodejs22.x runtime apart (line 610); the stack deploys
- * nodejs22.x, where it runs as /var/runtime/index.mjs.
+ * tells the managed nodejs22.x runtime apart (line 610); read when the stack
+ * deployed nodejs22.x, where it runs as /var/runtime/index.mjs. The stack now
+ * deploys nodejs24.x, taken to start its handlers with the same client (not
+ * read again).
  * - it is an ES module, so Node's ESM loader has started before any handler;
  * - its top level loads `module` (line 476), `node:path` (480, 557),
  *   `node:fs` (550, 1276, 1416, 1461), `node:net` (632, 1248), `node:http`

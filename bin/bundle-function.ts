@@ -1,5 +1,5 @@
-// `node --import tsx bin/bundle-function.ts <handler> <outdir>`: one function's
-// bundle, as the stack's assets are built (lib/bundling.ts `functionCode`).
+// `node --import tsx bin/bundle-function.ts <handler> <outdir>`: one function's bundle, as the
+// stack's container build makes it were local bundling refused (lib/function-code.ts).
 import { bundleHandler } from '../lib/bundling.ts';
 
 const [handler, outdir] = process.argv.slice(2);

@@ -10,7 +10,7 @@ import { GLOBAL_INDEXES } from '#shared/data/table.ts';
 import { configurationSetsOf } from '#shared/email/tracking.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
 import type { AttachmentsAccess, QueueName, ScheduleAction, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
-import { functionCode } from './bundling.ts';
+import { functionCode } from './function-code.ts';
 import { acknowledgeFindings } from './nag.ts';
 
 export interface EndpointFunctionProps {
@@ -136,7 +136,7 @@ export class EndpointFunction extends Construct {
       code: functionCode(props.handler),
       handler: 'index.handler',
       description: `Postlane ${entry}`,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: MEMORY_MB,
       timeout: TIMEOUT,
@@ -152,10 +152,6 @@ export class EndpointFunction extends Construct {
       role,
     });
     acknowledgeFindings(this, {
-      'AwsSolutions-L1':
-        'Node.js 22 is the runtime the bundles target (lib/bundling.ts) and the tests run against; moving to a newer one is a deliberate change of both',
-      'Serverless-LambdaLatestVersion':
-        'Node.js 22 is the runtime the bundles target (lib/bundling.ts) and the tests run against; moving to a newer one is a deliberate change of both',
       'Serverless-LambdaDLQ':
         "A dead-letter target catches failed asynchronous invocations only: API Gateway and the SQS and stream event sources invoke synchronously (each queue has its dead-letter queue, the stream its on-failure queue); the one asynchronous invoker, the hourly reconciliation's schedule, needs none, as a failed run leaves its cursor for the next (docs/operations.md, Failure paths)",
       'Serverless-LambdaTracing':

@@ -17,6 +17,7 @@ import { ses } from '#shared/email/transport.ts';
 import { config } from '#shared/config.ts';
 import { log } from '#shared/log.ts';
 import { type FeedbackQueues, publishSesEvent } from './feedback-worker.ts';
+import { outsideInvocation } from './invocation.ts';
 import { sesEventBridgeEvent, type SentMessage, type SesEventType } from './ses-events.ts';
 
 export const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
@@ -110,7 +111,8 @@ export function startMailboxSimulator(options: MailboxSimulatorOptions = {}): Ma
       const result = await next(args);
       if (context.commandName === 'SendEmailCommand') {
         for (const message of messagesOf(args.input as SendEmailCommandInput, result.output as SendEmailCommandOutput)) {
-          const published = publish(message).catch((error: unknown) => log.error('local mailbox simulator failed', { error }));
+          // SES's and EventBridge's work, after the send: none of it is the sending function's (its dead-lettering least of all).
+          const published = outsideInvocation(() => publish(message)).catch((error: unknown) => log.error('local mailbox simulator failed', { error }));
           pending.add(published);
           void published.finally(() => pending.delete(published));
         }

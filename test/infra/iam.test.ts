@@ -5,10 +5,24 @@
  * every test's recorded calls in the global teardown.
  */
 import { describe, expect, it } from 'vitest';
-import { dynamoActions, sesActions } from '../support/aws-calls.ts';
-import { arnOf, denials, isAllowed, synthesizeDeployments, unusedActions, type AwsCall, type Deployment } from '../support/iam.ts';
+import { TRACKING_OPTIONS_TAG } from '#shared/email/message-tags.ts';
+import { TRACKING_SET_SUFFIX } from '#shared/email/tracking.ts';
+import { dynamoActions, eventsActions, sesActions, sqsActions } from '../support/aws-calls.ts';
+import {
+  arnOf,
+  CHECKED_CONTEXT,
+  denials,
+  isAllowed,
+  synthesizeDeployments,
+  TEST_EVENT_BUS,
+  unusedActions,
+  type AwsCall,
+  type CallResource,
+  type Deployment,
+} from '../support/iam.ts';
 
-const deployments = synthesizeDeployments();
+// As the global check synthesizes them: every option that adds a grant on (the EventBridge bus).
+const deployments = synthesizeDeployments(CHECKED_CONTEXT);
 const [home] = deployments;
 
 /** What POST /api/email/send with an idempotencyKey calls, as the tests record it. */
@@ -29,6 +43,19 @@ const SEND_WITH_IDEMPOTENCY: AwsCall[] = [
   ['s3:ListBucket', { kind: 'bucket' }],
   ['s3:PutObject', { kind: 'object', key: 'queued/eml_1' }],
 ].map(([action, resource]) => ({ handler: 'email/send', action, resource }) as AwsCall);
+
+/** The calls a mapping of aws-calls.ts makes of one request, as `handler`'s. */
+const callsOf = (handler: string, actions: [string, CallResource][]): AwsCall[] => actions.map(([action, resource]) => ({ handler, action, resource }));
+
+/** The deployment with the resources `dropped` picks taken out of one function's statements for `action` (a statement left with none goes). */
+function withoutResource(deployment: Deployment, handler: string, action: string, dropped: (arn: string) => boolean): Deployment {
+  const statements = deployment.functions[handler]!.flatMap((statement) => {
+    if (!statement.actions.includes(action)) return [statement];
+    const resources = statement.resources.filter((arn) => !dropped(arn));
+    return resources.length === 0 ? [] : [{ ...statement, resources }];
+  });
+  return { ...deployment, functions: { ...deployment.functions, [handler]: statements } };
+}
 
 /** The deployment with one action taken out of one function's role. */
 function without(deployment: Deployment, handler: string, action: string): Deployment {
@@ -82,6 +109,67 @@ describe('the IAM check', () => {
     expect(isAllowed(statements, 'DynamoDB:GetItem', 'arn:aws:dynamodb:us-east-1:123456789012:table/t1')).toBe(true);
     expect(isAllowed(statements, 'dynamodb:GetItem', 'arn:aws:dynamodb:us-east-1:123456789012:table/tx')).toBe(false);
     expect(isAllowed(statements, 'dynamodb:PutItem', 'arn:aws:dynamodb:us-east-1:123456789012:table/t1')).toBe(false);
+  });
+});
+
+describe('the IAM check sees every call', () => {
+  const tracked = callsOf(
+    'email/send',
+    sesActions('SendEmail', { FromEmailAddress: 'news@mail.example.com', EmailTags: [{ Name: TRACKING_OPTIONS_TAG, Value: 'opens' }] }),
+  );
+  const untracked = callsOf('email/send', sesActions('SendEmail', { FromEmailAddress: 'news@mail.example.com' }));
+
+  it("judges a tracked send on the tracking configuration set, so dropping that set's grant fails it", () => {
+    const noTrackingSet = withoutResource(home!, 'email/send', 'ses:SendEmail', (arn) => arn.endsWith(TRACKING_SET_SUFFIX));
+    expect(denials([...tracked, ...untracked], [home!])).toEqual([]);
+    expect(denials(untracked, [noTrackingSet])).toEqual([]);
+    expect(denials(tracked, [noTrackingSet]).map((denial) => denial.arn)).toEqual([
+      `arn:aws:ses:${home!.region}:123456789012:configuration-set/${home!.configurationSetName}${TRACKING_SET_SUFFIX}`,
+    ]);
+    // Deployed, the set is named in the request: the same judgement.
+    const named = callsOf(
+      'email/send',
+      sesActions('SendEmail', { FromEmailAddress: 'news@mail.example.com', ConfigurationSetName: `x${TRACKING_SET_SUFFIX}` }),
+    );
+    expect(denials(named, [noTrackingSet])).toHaveLength(1);
+  });
+
+  it("judges a Query of an index on another region's replica on that replica's index, which the replica's table grant does not cover", () => {
+    const remote = callsOf('contacts/list', dynamoActions('Query', { IndexName: 'gsi1' }, true));
+    const replicaIndex = `arn:aws:dynamodb:${home!.otherRegions[0]}:123456789012:table/${home!.tableName}/index/gsi1`;
+    expect(arnOf(remote[0]!.resource, home!)).toBe(replicaIndex);
+    // The stack grants no Query of another replica's index: the code never sends one there (an index cannot be read consistently).
+    expect(denials(remote, [home!]).map((denial) => denial.arn)).toEqual([replicaIndex]);
+    const granted: Deployment = {
+      ...home!,
+      functions: {
+        ...home!.functions,
+        'contacts/list': [...home!.functions['contacts/list']!, { effect: 'Allow', actions: ['dynamodb:Query'], resources: [replicaIndex] }],
+      },
+    };
+    expect(denials(remote, [granted])).toEqual([]);
+    expect(denials(remote, [withoutResource(granted, 'contacts/list', 'dynamodb:Query', (arn) => arn === replicaIndex)])).toHaveLength(1);
+  });
+
+  it('records a send to a queue the configuration does not name, and no role grants it', () => {
+    const retry = process.env.RETRY_QUEUE_URL!;
+    expect(denials(callsOf('email/send', sqsActions('SendMessage', { QueueUrl: retry })), [home!])).toEqual([]);
+    const stray = callsOf('email/send', sqsActions('SendMessageBatch', { QueueUrl: 'http://127.0.0.1:9324/000000000000/somewhere-else' }));
+    expect(stray).toEqual([
+      { handler: 'email/send', action: 'sqs:SendMessage', resource: { kind: 'unknownQueue', url: expect.stringContaining('somewhere-else') } },
+    ]);
+    expect(denials(stray, [home!]).map((denial) => denial.arn)).toEqual([`arn:aws:sqs:${home!.region}:123456789012:somewhere-else`]);
+  });
+
+  it("judges the fan-out's PutEvents on the bus it names, so dropping the grant fails it", () => {
+    const put = callsOf('events/fan-out', eventsActions('PutEvents', { Entries: [{ EventBusName: TEST_EVENT_BUS, Source: 'postlane' }] }));
+    expect(put).toEqual([{ handler: 'events/fan-out', action: 'events:PutEvents', resource: { kind: 'eventBus', bus: TEST_EVENT_BUS } }]);
+    expect(denials(put, deployments)).toEqual([]);
+    expect(denials(put, [without(home!, 'events/fan-out', 'events:PutEvents')]).map((denial) => denial.arn)).toEqual([
+      `arn:aws:events:${home!.region}:123456789012:event-bus/${TEST_EVENT_BUS}`,
+    ]);
+    // Without the option the stack grants nothing on any bus.
+    expect(denials(put, synthesizeDeployments()).length).toBeGreaterThan(0);
   });
 });
 

@@ -129,12 +129,12 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
     }
   });
 
-  it('builds exactly one function per handler module, on nodejs22.x arm64 with the table name', () => {
+  it('builds exactly one function per handler module, on nodejs24.x arm64 with the table name', () => {
     // And the workers of the feedback, retry, webhook and broadcast queues and the event fan-out (ses-feedback, retry-queue, webhooks, broadcasts, event-fan-out tests).
     expect(functions).toHaveLength(handlers.length + 5);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         Environment: { Variables: { TABLE_NAME: stack.resolve(stack.table.tableName) } },

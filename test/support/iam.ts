@@ -10,9 +10,9 @@
  * ARNs with `*` and `?`, no conditions, no NotAction or NotResource. A
  * statement using anything else is refused rather than guessed at.
  */
-import { domains } from '#functions/domains/contract.ts';
 import { email } from '#functions/email/contract.ts';
 import { ROUTES } from '#functions/routes.ts';
+import { TRACKING_SET_SUFFIX } from '#shared/email/tracking.ts';
 import type { QueueName } from '#shared/http/routes.ts';
 import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
 import { EVENT_FAN_OUT, STREAM_READ_ACTIONS } from '../../lib/event-fan-out.ts';
@@ -30,16 +30,23 @@ const SECRET_SUFFIX = 'AbC123';
 export type CallResource =
   /** `remote`: in another region's replica of the global table (an account's home region). */
   | { kind: 'table'; remote?: boolean }
-  | { kind: 'index'; index: string }
+  | { kind: 'index'; index: string; remote?: boolean }
   | { kind: 'identity'; identity: string }
-  | { kind: 'configurationSet' }
+  /** The stack's configuration set, or with `tracking` its sibling that tracks opens and clicks. */
+  | { kind: 'configurationSet'; tracking?: boolean }
   | { kind: 'bucket' }
   | { kind: 'object'; key: string }
   | { kind: 'queue'; queue: QueueName }
+  /** A queue by a URL the configuration does not name: no role grants it. */
+  | { kind: 'unknownQueue'; url: string }
+  /** An EventBridge bus, by name (`postlane:eventBus`). */
+  | { kind: 'eventBus'; bus: string }
   /** A broadcast's one-time schedule, by name; `schedulerRole`: the role its target is run with (iam:PassRole). */
   | { kind: 'schedule'; name: string }
   | { kind: 'schedulerRole' }
   | { kind: 'secret'; secret: 'linkSigning' }
+  /** A secret by a name the stack did not give the function. */
+  | { kind: 'unknownSecret'; name: string }
   /** An action with no resource-level permissions (SES's account-level suppression list): IAM authorizes it on `*`. */
   | { kind: 'account' };
 
@@ -180,6 +187,16 @@ export function deploymentOf(stack: RegionalStack, resources: Resources, regions
   };
 }
 
+/**
+ * The EventBridge bus the checked deployments put events on (`postlane:eventBus`):
+ * with the option on, the fan-out function has its one more grant, which the
+ * bundle suite exercises (test/bundles).
+ */
+export const TEST_EVENT_BUS = 'postlane-test-events';
+
+/** The context the global check synthesizes the stacks with: every option that adds a grant, on. */
+export const CHECKED_CONTEXT: Readonly<Record<string, unknown>> = { 'postlane:eventBus': TEST_EVENT_BUS };
+
 /** Every regional stack of the app with this context, as deployments. */
 export function synthesizeDeployments(context: Record<string, unknown> = {}): Deployment[] {
   const { stacks, settings } = synthesize(context);
@@ -189,28 +206,36 @@ export function synthesizeDeployments(context: Record<string, unknown> = {}): De
 /** The ARN IAM authorizes the call against, in this deployment. */
 export function arnOf(resource: CallResource, deployment: Deployment): string {
   const { region } = deployment;
-  const table = `arn:aws:dynamodb:${region}:${ACCOUNT}:table/${deployment.tableName}`;
+  // A call that went to another region's replica: an account's home, which the check takes to be the first other region.
+  const tableIn = (remote: boolean | undefined) =>
+    `arn:aws:dynamodb:${remote ? (deployment.otherRegions[0] ?? region) : region}:${ACCOUNT}:table/${deployment.tableName}`;
   switch (resource.kind) {
     case 'table':
-      return resource.remote ? `arn:aws:dynamodb:${deployment.otherRegions[0] ?? region}:${ACCOUNT}:table/${deployment.tableName}` : table;
+      return tableIn(resource.remote);
     case 'index':
-      return `${table}/index/${resource.index}`;
+      return `${tableIn(resource.remote)}/index/${resource.index}`;
     case 'identity':
       return `arn:aws:ses:${region}:${ACCOUNT}:identity/${resource.identity}`;
     case 'configurationSet':
-      return `arn:aws:ses:${region}:${ACCOUNT}:configuration-set/${deployment.configurationSetName}`;
+      return `arn:aws:ses:${region}:${ACCOUNT}:configuration-set/${deployment.configurationSetName}${resource.tracking ? TRACKING_SET_SUFFIX : ''}`;
     case 'bucket':
       return `arn:aws:s3:::${deployment.bucketName}`;
     case 'object':
       return `arn:aws:s3:::${deployment.bucketName}/${resource.key}`;
     case 'queue':
       return deployment.queueArns[resource.queue];
+    case 'unknownQueue':
+      return `arn:aws:sqs:${region}:${ACCOUNT}:${resource.url.split('/').pop()}`;
+    case 'eventBus':
+      return `arn:aws:events:${region}:${ACCOUNT}:event-bus/${resource.bus}`;
     case 'schedule':
       return `arn:aws:scheduler:${region}:${ACCOUNT}:schedule/default/${resource.name}`;
     case 'schedulerRole':
       return deployment.schedulerRoleArn;
     case 'secret':
       return `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${deployment.linkSigningSecretName}-${SECRET_SUFFIX}`;
+    case 'unknownSecret':
+      return `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${resource.name}-${SECRET_SUFFIX}`;
     case 'account':
       return '*';
   }
@@ -302,7 +327,6 @@ export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
       "the table stream's event source mapping reads the stream with the fan-out's role",
     ]),
   ),
-  [`${domains.create.handler} ses:GetEmailIdentity`]: 'read after CreateEmailIdentity answers AlreadyExists, which the local verifier never does',
   // Only a message over SQS's 1 MiB goes to the bucket; the tests build one with attachments, which
   // only email/send takes, while the others that declare `queue` send through the same code (shared/domain/retry.ts).
   // Single-region runs route nothing: only a keyed route that reads nothing else by key would leave it unused.
@@ -329,7 +353,7 @@ export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
 export function checkRecordedCalls(records: readonly { testFile: string; calls: AwsCall[] }[], allTestFiles: readonly string[]): string[] {
   const calls = records.flatMap((record) => record.calls);
   if (calls.length === 0) return [];
-  const deployments = synthesizeDeployments();
+  const deployments = synthesizeDeployments(CHECKED_CONTEXT);
   const problems = denials(calls, deployments).map(
     (denial) => `${denial.stackName}: functions/${denial.handler}.ts calls ${denial.action} on ${denial.arn}, which its role denies`,
   );
