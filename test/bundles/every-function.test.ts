@@ -28,6 +28,7 @@ import { handlerModules } from '../../lib/bundling.ts';
 import { request } from '../support/api.ts';
 import { assertDocumented } from '../support/contract.ts';
 import { eventually } from '../support/eventually.ts';
+import { feedbackBatch } from '../support/feedback.ts';
 import { TEST_EVENT_BUS } from '../support/iam.ts';
 import { Owner, pathOf, referenceCall, routeKey } from '../isolation/resources.ts';
 import { storedEmails, uniqueAddress } from '../sending/support.ts';
@@ -222,7 +223,8 @@ describe('the workers, each fed by the functions that feed it', () => {
     expect(sent.status).toBe(200);
     const [stored] = (await storedEmails(owner.sender.domain)).filter((email) => email.destination.to.includes(to));
     const bounce = sesEventBridgeEvent('Bounce', { accountId: owner.accountId, emailId: sent.body.emailId, messageId: stored!.messageId, recipient: to });
-    await functions.invoke('feedback/ses-events', bounce);
+    // As the feedback queue's event source hands it over: a batch of the events the rule put on the queue.
+    expect(await functions.invoke('feedback/ses-events', feedbackBatch(bounce))).toEqual({ batchItemFailures: [] });
     expect((await call('GET', `/api/emails/${sent.body.emailId}`)).body.data).toMatchObject({ status: 'bounced' });
 
     const scheduled = {
@@ -243,8 +245,8 @@ describe('the workers, each fed by the functions that feed it', () => {
 /** What a route's success is documented as: its 2xx statuses. */
 const documentedStatuses = (route: Endpoint) => Object.keys(route.responses).map(Number);
 
-/** The routes in an order that leaves each one's resource standing for the next: reads and changes first, removals last, the audience's after what lives in it. */
-const removal = (route: Endpoint) => (route.method !== 'DELETE' ? 0 : route.handler === 'audiences/delete' ? 2 : 1);
+/** The routes in an order that leaves each one's resource standing for the next: reads and changes first, removals last, the audience's after what lives in it, the sender's domain after every removal that first creates what it removes (a broadcast needs it). */
+const removal = (route: Endpoint) => (route.method !== 'DELETE' ? 0 : route.handler === 'audiences/delete' ? 2 : route.handler === 'domains/delete' ? 3 : 1);
 const ORDERED = [...ROUTES].sort((a, b) => removal(a) - removal(b));
 
 let optIn: Promise<string> | undefined;
