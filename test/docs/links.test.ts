@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { anchorsOf, DOCUMENTS, prose } from './markdown.ts';
 
 /** Generated, installed or local-only trees: not written by hand, or not in a clone. */
-const SKIPPED = new Set(['node_modules', '.git', '.data', 'cdk.out', 'coverage']);
+const SKIPPED = new Set(['node_modules', '.git', '.data', 'cdk.out', 'coverage', 'dist']);
 const TEXT = /\.(ts|mjs|js|md|json|java|yml|yaml|sh)$/;
 /** Files whose made-up paths are on purpose: this one's broken examples, the import checker's fixtures. */
 const FICTIONAL_PATHS = new Set(['test/docs/links.test.ts', 'test/architecture/layers.test.ts']);
