@@ -40,25 +40,16 @@ const TIMEOUT_MS = Number(args.timeout) * 1000;
 // shared/config.ts reads the table name once, on import.
 process.env.TABLE_NAME = args.table;
 
-const [
-  { createAccount },
-  apiKeys,
-  { localVerifier, verifyDomain },
-  { subscriptionLinks },
-  { db, tableName },
-  { accountScoped },
-  { QueryCommand },
-  { batchWriteAll },
-] = await Promise.all([
-  import('#shared/domain/accounts.ts'),
-  import('#shared/domain/api-keys.ts'),
-  import('#shared/domain/domain-verification.ts'),
-  import('#shared/domain/subscription-links.ts'),
-  import('#shared/data/client.ts'),
-  import('#shared/data/partition.ts'),
-  import('@aws-sdk/lib-dynamodb'),
-  import('#shared/data/batches.ts'),
-]);
+const [{ createAccount }, apiKeys, { localVerifier, verifyDomain }, { subscriptionLinks }, { queryAll }, { accountScoped }, { batchWriteAll }] =
+  await Promise.all([
+    import('#shared/domain/accounts.ts'),
+    import('#shared/domain/api-keys.ts'),
+    import('#shared/domain/domain-verification.ts'),
+    import('#shared/domain/subscription-links.ts'),
+    import('#shared/data/client.ts'),
+    import('#shared/data/partition.ts'),
+    import('#shared/data/batches.ts'),
+  ]);
 
 const SIMULATOR = (mailbox: string) => `${mailbox}+smoke-${Date.now()}@simulator.amazonses.com`;
 
@@ -296,23 +287,8 @@ await check('cleanup', async () => {
 });
 
 /** Every key of one partition (a throwaway account's partitions are small). */
-async function partitionKeys(pk: string): Promise<Record<string, string>[]> {
-  const keys: Record<string, string>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: start,
-      }),
-    );
-    keys.push(...((page.Items ?? []) as Record<string, string>[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return keys;
+async function partitionKeys(pk: string): Promise<Record<string, unknown>[]> {
+  return queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk' });
 }
 
 const width = Math.max(...checks.map((one) => one.name.length));

@@ -4,7 +4,7 @@
  * part of SES's, turning the bounce and complaint sends into feedback.
  */
 import { execFile } from 'node:child_process';
-import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { findFreePort } from '#dev/local/ports.ts';
 import { ROOT, startStack, stopStack, untilReady } from './npm-start.ts';
@@ -17,33 +17,27 @@ function smoke(args: string[], env: Record<string, string>): Promise<{ code: num
   });
 }
 
+/** The items of one partition of the stack's table (DynamoDB Local at `endpoint`). */
+async function partition(endpoint: string, pk: string): Promise<Record<string, AttributeValue>[]> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const page = await client.send(
+    new QueryCommand({ TableName: 'postlane', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: pk } } }),
+  );
+  client.destroy();
+  return page.Items ?? [];
+}
+
 /** The keys left in the partitions a throwaway account's resources live in (contacts, audiences, templates, forms, broadcasts, keys, domain). */
 async function itemsLeft(endpoint: string, accountId: string): Promise<string[]> {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const partitions = ['', '#DOMAIN', '#AUD', '#AUDSTATS', '#CON', '#TPL', '#TPLFULL', '#FRM', '#BRO', '#WHK'].map((suffix) => `${accountId}${suffix}`);
-  const left: string[] = [];
-  for (const pk of partitions) {
-    const page = await client.send(
-      new QueryCommand({ TableName: 'postlane', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: pk } } }),
-    );
-    for (const item of page.Items ?? []) left.push(`${pk} ${item.sk?.S}`);
-  }
-  client.destroy();
-  return left;
+  const left = await Promise.all(partitions.map(async (pk) => (await partition(endpoint, pk)).map((item) => `${pk} ${item.sk?.S}`)));
+  return left.flat();
 }
 
 /** How many domain records hold the local SES identity of example.com (shared/data/ses-identities.ts). */
 async function identityHolders(endpoint: string): Promise<number> {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  const page = await client.send(
-    new QueryCommand({
-      TableName: 'postlane',
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': { S: 'SYSTEM#SES_IDENTITY#example.com' } },
-    }),
-  );
-  client.destroy();
-  return (page.Items ?? []).reduce((total, item) => total + Number(item.holders?.N ?? 0), 0);
+  const items = await partition(endpoint, 'SYSTEM#SES_IDENTITY#example.com');
+  return items.reduce((total, item) => total + Number(item.holders?.N ?? 0), 0);
 }
 
 describe('npm run smoke', () => {
