@@ -168,7 +168,8 @@ interface Draft extends Body {
   recipient: string;
   emailId: string;
   trackingId: string;
-  suppressedAs: ContactStatus | undefined;
+  /** Kept back (unsubscribed, bounced or complained, in a contact or on the suppression list): never handed to SES. */
+  suppressed: boolean;
   /** Who else gets this very message. */
   cc: readonly string[];
   bcc: readonly string[];
@@ -181,7 +182,7 @@ type LoadedTemplate = TemplateRecord;
 interface DeliveryReads {
   domain: DomainRecord | undefined;
   template: () => LoadedTemplate | undefined;
-  suppressed: Map<string, ContactStatus>;
+  suppressed: Set<string>;
 }
 
 /**
@@ -231,21 +232,21 @@ const NO_TEMPLATE: KeyedRead<() => undefined> = { keys: [], result: () => () => 
 const NOT_READ: KeyedRead<undefined> = { keys: [], result: () => undefined };
 
 /**
- * The status that keeps each address from being sent to, for those that have
- * one: its contacts' statuses in every audience and the account's suppression list.
+ * The addresses kept from being sent to, by their contacts' statuses in every
+ * audience or the account's suppression list. Which of those it was is not
+ * kept: no reply, record or event says it (RECIPIENT_SUPPRESSED).
  */
 function suppressionsOf(
   addresses: readonly string[],
   memberships: readonly (readonly { status: ContactStatus }[])[],
   listed: readonly (ContactStatus | undefined)[],
   suppressWhen: readonly ContactStatus[],
-): Map<string, ContactStatus> {
-  const suppressed = new Map<string, ContactStatus>();
+): Set<string> {
+  const suppressed = new Set<string>();
   addresses.forEach((address, index) => {
     const reason = listed[index];
     const statuses: ContactStatus[] = [...memberships[index]!.map((membership) => membership.status), ...(reason ? [reason] : [])];
-    const status = statuses.find((candidate) => suppressWhen.includes(candidate));
-    if (status) suppressed.set(address, status);
+    if (statuses.some((candidate) => suppressWhen.includes(candidate))) suppressed.add(address);
   });
   return suppressed;
 }
@@ -293,8 +294,8 @@ async function bodiesOf(
 }
 
 /** One message to `recipient` with its body; it carries no cc or bcc until the send decides. */
-function draft(body: Body, recipient: string, emailId: string, suppressedAs: ContactStatus | undefined, now: Date): Draft {
-  return { recipient, emailId, trackingId: trackingIdOf(emailId, now), suppressedAs, ...body, cc: [], bcc: [] };
+function draft(body: Body, recipient: string, emailId: string, suppressed: boolean, now: Date): Draft {
+  return { recipient, emailId, trackingId: trackingIdOf(emailId, now), suppressed, ...body, cc: [], bcc: [] };
 }
 
 /** SES takes at most 50 addresses per message: one recipient plus every cc and bcc, when they ride along. */
@@ -595,9 +596,9 @@ async function prepare(
   const bodyOf = await bodiesOf(delivery, reads.template(), context);
   const { suppressed } = reads;
   const drafts = await Promise.all(
-    delivery.recipients.map(async (recipient, index) => draft(await bodyOf(recipient), recipient, emailIds[index]!, suppressed.get(recipient), context.now)),
+    delivery.recipients.map(async (recipient, index) => draft(await bodyOf(recipient), recipient, emailIds[index]!, suppressed.has(recipient), context.now)),
   );
-  const deliverable = drafts.filter((message) => message.suppressedAs === undefined);
+  const deliverable = drafts.filter((message) => !message.suppressed);
   const leftOutCopies = copies.filter((copy) => suppressed.has(copy.address)).map((copy) => leftOut(copy.address));
   const kept = copies.filter((copy) => !suppressed.has(copy.address));
   const copyDrafts = await placeCopies(delivery, bodyOf, drafts, deliverable.length > 0 ? kept : [], suppressed, context.now);
@@ -615,12 +616,12 @@ async function placeCopies(
   bodyOf: (reader: string) => Promise<Body>,
   drafts: Draft[],
   kept: readonly CopyAddress[],
-  suppressed: ReadonlyMap<string, ContactStatus>,
+  suppressed: ReadonlySet<string>,
   now: Date,
 ): Promise<Draft[]> {
   // Variables are the request's: one copy per address is the same whichever recipient's message it copies.
   if (drafts.some((message) => message.bound)) {
-    return Promise.all(kept.map(async ({ address, copyOf, emailId }) => ({ ...draft(await bodyOf(address), address, emailId, undefined, now), copyOf })));
+    return Promise.all(kept.map(async ({ address, copyOf, emailId }) => ({ ...draft(await bodyOf(address), address, emailId, false, now), copyOf })));
   }
   checkDestinations(delivery.cc, delivery.bcc);
   const riding = { cc: delivery.cc.filter((address) => !suppressed.has(address)), bcc: delivery.bcc.filter((address) => !suppressed.has(address)) };
