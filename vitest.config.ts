@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // One DynamoDB Local and one SES emulator for the whole run, on free ports.
     globalSetup: ['test/support/global-setup.ts'],
-    // Points shared/config.ts at them before any test file imports it.
+    // Points shared/platform/config.ts at them before any test file imports it.
     setupFiles: ['test/support/setup.ts'],
     pool: 'forks',
     // vitest's default on 2 cores is one worker; the files mostly wait on DynamoDB Local, the emulator and timers, so two overlap well (549 s → about 500 s under other load).

@@ -136,7 +136,7 @@ export function sesRateLimit(rate: number, burst = rate): (now: number) => boole
  * the SDK retries a refusal as it retries real SES's.
  */
 async function attachSesStandIn(rate: number, latencyMs: number): Promise<SesStandIn> {
-  const { ses } = await import('#shared/email/transport.ts');
+  const { ses } = await import('#shared/sending/transport.ts');
   const accepts = sesRateLimit(rate);
   let sequence = 0;
   const standIn: SesStandIn = {
@@ -167,7 +167,7 @@ async function attachSesStandIn(rate: number, latencyMs: number): Promise<SesSta
 
 /** Counts the SQS requests of the handlers' client (the engine's sends and the pollers' receives and deletes). */
 async function countSqsRequests(): Promise<{ count(): number; detach(): void }> {
-  const { sqs } = await import('#shared/email/retry-queue.ts');
+  const { sqs } = await import('#shared/sending/retry-queue.ts');
   let requests = 0;
   const name = 'postlaneBenchSqsCounter';
   sqs.middlewareStack.add(
@@ -199,7 +199,7 @@ export async function measureBroadcast(
 ): Promise<BroadcastBenchResults> {
   const { seedContacts } = await import('./scale.ts');
   const { expectCall } = await import('./stack.ts');
-  const { putSuppression } = await import('#shared/data/suppressions.ts');
+  const { putSuppression } = await import('#shared/sending/suppression-store.ts');
   const { startBroadcastWorker } = await import('#dev/local/broadcast-worker.ts');
   const { MEMORY_MB } = await import('../lib/endpoint-function.ts');
   const key = account.liveKeys[0]!;

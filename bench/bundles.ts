@@ -5,7 +5,7 @@
  */
 import type { Metafile } from 'esbuild';
 import { bundleFunctions, loadedAtStart } from '../lib/bundling.ts';
-import { handlerModules, routesOf } from '#shared/http/routes.ts';
+import { handlerModules, routesOf } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 
 export interface Bundle {
@@ -26,10 +26,10 @@ export const HEAVY_MODULES = {
   'SES client': 'node_modules/@aws-sdk/client-sesv2/',
   liquidjs: 'node_modules/liquidjs/',
   'Secrets Manager client': 'node_modules/@aws-sdk/client-secrets-manager/',
-  // Allowed nowhere: shared/aws/s3.ts signs the upload URL and the read of an upload itself.
+  // Allowed nowhere: shared/platform/aws/s3.ts signs the upload URL and the read of an upload itself.
   'S3 client': 'node_modules/@aws-sdk/client-s3/',
   'SQS client': 'node_modules/@aws-sdk/client-sqs/',
-  // Replaced in every bundle by shared/aws/lambda-credentials.ts: no function needs SSO, ini files or STS.
+  // Replaced in every bundle by shared/platform/aws/lambda-credentials.ts: no function needs SSO, ini files or STS.
   'default credential chain': 'node_modules/@aws-sdk/credential-provider-node/',
 } as const;
 
@@ -39,7 +39,7 @@ export type HeavyModule = keyof typeof HEAVY_MODULES;
  * Handlers that parse or render templates without sending: saving a template
  * checks its syntax with the same engine that renders it, the render
  * endpoint renders a preview, and saving a broadcast renders its content
- * once to refuse what a send would refuse (shared/domain/broadcasts.ts).
+ * once to refuse what a send would refuse (shared/broadcasts/service.ts).
  */
 export const TEMPLATE_ENGINE_HANDLERS: readonly string[] = [
   'templates/create',

@@ -1,9 +1,9 @@
 /**
  * Metering of DynamoDB round trips and capacity units, attached by the
- * benchmark to the handlers' own client (shared/data/client.ts): deployed
+ * benchmark to the handlers' own client (shared/platform/dynamodb/client.ts): deployed
  * handlers never carry it, so their requests carry no extra parameter.
  */
-import { dynamo } from '#shared/data/client.ts';
+import { dynamo } from '#shared/platform/dynamodb/client.ts';
 
 /** What DynamoDB calls cost since the meter was started or reset. */
 export interface DynamoUsage {

@@ -1,7 +1,7 @@
 /** Accounts, keys and senders the benchmark makes through the domain code, as `npm start` seeds its account. */
-import { createAccount } from '#shared/domain/accounts.ts';
-import { createApiKey } from '#shared/domain/api-keys.ts';
-import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
+import { createAccount } from '#shared/accounts/service.ts';
+import { createApiKey } from '#shared/accounts/api-keys.ts';
+import { localVerifier, verifyDomain } from '#shared/domains/verification.ts';
 
 export interface BenchAccount {
   accountId: string;

@@ -49,7 +49,7 @@ for (const name of only ?? []) {
 const runs = (section: Section) => only === undefined || only.includes(section);
 /** `--name value` from the command line. */
 const argument = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
-// Before the stack and shared/config.ts read it: the SES stand-in's rate, which the pacing reads as the deployment's.
+// Before the stack and shared/platform/config.ts read it: the SES stand-in's rate, which the pacing reads as the deployment's.
 if (argument('--rate') !== undefined) process.env.SES_MAX_SEND_RATE = argument('--rate');
 /**
  * Repetitions: cold starts per bundle, metered requests per endpoint, load seconds per endpoint.
@@ -210,7 +210,7 @@ type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'w
 
 /** The sections measured against the bench's local stack, those asked for. */
 async function measureOnStack(stack: BenchStack): Promise<StackSections> {
-  // Everything here reads shared/config.ts, which the stack has pointed at the local services.
+  // Everything here reads shared/platform/config.ts, which the stack has pointed at the local services.
   const { meterDynamoDb } = await import('./dynamo-meter.ts');
   const { startHttpServer } = await import('#dev/local/http-server.ts');
   const { createBenchAccount, formBody, uniqueEmail } = await import('./fixtures.ts');

@@ -3,12 +3,12 @@
  * contacts (stats, count and page 1 must cost the same at every size), and
  * what a bulk import of 1,000 contacts costs.
  */
-import { batchWriteAll } from '#shared/data/batches.ts';
-import { transactWrite } from '#shared/data/client.ts';
+import { batchWriteAll } from '#shared/platform/dynamodb/batches.ts';
+import { transactWrite } from '#shared/platform/dynamodb/client.ts';
 import type { DynamoMeter } from './dynamo-meter.ts';
-import { counterUpdate } from '#shared/data/audiences.ts';
-import { newContactPuts, presenceDelta, sumDeltas, type ContactRecord } from '#shared/data/contacts.ts';
-import { newId } from '#shared/ids.ts';
+import { counterUpdate } from '#shared/audiences/store.ts';
+import { newContactPuts, presenceDelta, sumDeltas, type ContactRecord } from '#shared/contacts/store.ts';
+import { newId } from '#shared/platform/ids.ts';
 import { measureOnce, medianCost, type Progress, type RequestCost } from './metered.ts';
 import { expectCall } from './stack.ts';
 import type { BenchAccount } from './fixtures.ts';

@@ -12,7 +12,7 @@ import { findFreePort } from '#dev/local/ports.ts';
 import { startSesEmulator } from '#dev/local/ses.ts';
 import { createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
-import { BROADCAST_MAX_RECEIVES } from '#shared/model/broadcast-policy.ts';
+import { BROADCAST_MAX_RECEIVES } from '#shared/broadcasts/policy.ts';
 import { DEFAULT_SES_RATE } from './broadcast.ts';
 import type { LocalService } from '#dev/local/service.ts';
 
@@ -37,7 +37,7 @@ async function startDynamoDb(): Promise<LocalService> {
 
 /**
  * Starts the services and points this process's environment at them; call it
- * before anything imports shared/config.ts, which reads the environment once.
+ * before anything imports shared/platform/config.ts, which reads the environment once.
  */
 export async function startBenchStack(): Promise<BenchStack> {
   const [dynamodb, ses, sqs] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalSqs({ port: 0 })]);

@@ -228,8 +228,8 @@ const NONE: Usage = { roundTrips: 0, readUnits: 0, writeUnits: 0 };
  */
 async function deliverQueued(meter: DynamoMeter): Promise<{ deliveries: number; usage: Usage; ms: number }> {
   const { ReceiveMessageCommand, DeleteMessageCommand } = await import('@aws-sdk/client-sqs');
-  const { sqs } = await import('#shared/email/retry-queue.ts');
-  const { config } = await import('#shared/config.ts');
+  const { sqs } = await import('#shared/sending/retry-queue.ts');
+  const { config } = await import('#shared/platform/config.ts');
   const { handler } = await import('#functions/webhooks/deliver.ts');
   const { keptMessages, sqsEvent } = await import('#dev/local/queue-poller.ts');
   const { invokedAs } = await import('#dev/local/invocation.ts');
@@ -258,9 +258,9 @@ export async function measureWebhooks(
   options: WebhookBenchOptions = WEBHOOK_BENCH,
   progress: Progress = () => undefined,
 ): Promise<WebhookBenchResults> {
-  const { recordEvent } = await import('#shared/domain/events.ts');
-  const { createWebhook } = await import('#shared/domain/webhooks.ts');
-  const { config } = await import('#shared/config.ts');
+  const { recordEvent } = await import('#shared/events/service.ts');
+  const { createWebhook } = await import('#shared/webhooks/service.ts');
+  const { config } = await import('#shared/platform/config.ts');
   const { StreamReader, invokeWithRecords } = await import('#dev/local/stream-poller.ts');
   const { handler } = await import('#functions/events/fan-out.ts');
 
@@ -305,8 +305,8 @@ export async function measureWebhooks(
  * of the events it wrote and their deliveries, metered and timed apart.
  */
 async function measurePerSend(meter: DynamoMeter, sends: number, progress: (message: string) => void): Promise<PerSendFigures> {
-  const { createWebhook } = await import('#shared/domain/webhooks.ts');
-  const { config } = await import('#shared/config.ts');
+  const { createWebhook } = await import('#shared/webhooks/service.ts');
+  const { config } = await import('#shared/platform/config.ts');
   const { StreamReader, invokeWithRecords } = await import('#dev/local/stream-poller.ts');
   const { startHttpServer } = await import('#dev/local/http-server.ts');
   const { handler } = await import('#functions/events/fan-out.ts');
@@ -361,8 +361,8 @@ async function deliverLoad(
   label: string,
   progress: (message: string) => void,
 ) {
-  const { recordEvent } = await import('#shared/domain/events.ts');
-  const { createWebhook, updateWebhook, listWebhooks } = await import('#shared/domain/webhooks.ts');
+  const { recordEvent } = await import('#shared/events/service.ts');
+  const { createWebhook, updateWebhook, listWebhooks } = await import('#shared/webhooks/service.ts');
   const { startEventFanOut } = await import('#dev/local/event-fan-out.ts');
   const { startWebhookWorker } = await import('#dev/local/webhook-worker.ts');
   // The previous phase's endpoints receive nothing more.
@@ -396,8 +396,8 @@ async function deliverLoad(
  * unattempted).
  */
 async function startHostileTenant(options: HostileTenantOptions) {
-  const { createWebhook, sendTestEvent, updateWebhook } = await import('#shared/domain/webhooks.ts');
-  const { RateLimitError } = await import('#shared/errors.ts');
+  const { createWebhook, sendTestEvent, updateWebhook } = await import('#shared/webhooks/service.ts');
+  const { RateLimitError } = await import('#shared/platform/errors.ts');
   const { createBenchAccount } = await import('./fixtures.ts');
   const { accountId } = await createBenchAccount();
   const hanging = await startLatencyReceiver(Number.POSITIVE_INFINITY);
@@ -447,8 +447,8 @@ async function startHostileTenant(options: HostileTenantOptions) {
  * hostile tenant when `attacked`, from the onset's start.
  */
 async function deliverPaced(options: WebhookBenchOptions, attacked: boolean, progress: (message: string) => void) {
-  const { recordEvent } = await import('#shared/domain/events.ts');
-  const { createWebhook } = await import('#shared/domain/webhooks.ts');
+  const { recordEvent } = await import('#shared/events/service.ts');
+  const { createWebhook } = await import('#shared/webhooks/service.ts');
   const { startEventFanOut } = await import('#dev/local/event-fan-out.ts');
   const { startWebhookWorker } = await import('#dev/local/webhook-worker.ts');
   const { createBenchAccount } = await import('./fixtures.ts');

@@ -45,17 +45,17 @@ function sendRate(value: string): number | undefined {
   return rate;
 }
 
-// Loaded after DYNAMODB_ENDPOINT is settled: shared/config.ts reads it once, on import.
+// Loaded after DYNAMODB_ENDPOINT is settled: shared/platform/config.ts reads it once, on import.
 const [{ awsConnection, config }, { PLANS }, accounts, apiKeys, { getAccount }, verification, { isDomainName }, deadLetters, { SQSClient }] = await Promise.all(
   [
-    import('#shared/config.ts'),
-    import('#shared/model/plans.ts'),
-    import('#shared/domain/accounts.ts'),
-    import('#shared/domain/api-keys.ts'),
-    import('#shared/data/accounts.ts'),
-    import('#shared/domain/domain-verification.ts'),
-    import('#shared/schemas/domains.ts'),
-    import('#shared/domain/dead-letters.ts'),
+    import('#shared/platform/config.ts'),
+    import('#shared/accounts/plans.ts'),
+    import('#shared/accounts/service.ts'),
+    import('#shared/accounts/api-keys.ts'),
+    import('#shared/accounts/store.ts'),
+    import('#shared/domains/verification.ts'),
+    import('#shared/domains/schema.ts'),
+    import('#shared/feedback/dead-letters.ts'),
     import('@aws-sdk/client-sqs'),
   ],
 );

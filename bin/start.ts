@@ -7,13 +7,13 @@
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
+import { MAX_RECEIVES } from '#shared/sending/retry-policy.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import { isPortFree, suggestFreePort } from '#dev/local/ports.ts';
-import { BROADCAST_MAX_CONCURRENCY, BROADCAST_MAX_RECEIVES } from '#shared/model/broadcast-policy.ts';
-import { FEEDBACK_MAX_RECEIVES } from '#shared/model/feedback-policy.ts';
+import { BROADCAST_MAX_CONCURRENCY, BROADCAST_MAX_RECEIVES } from '#shared/broadcasts/policy.ts';
+import { FEEDBACK_MAX_RECEIVES } from '#shared/feedback/policy.ts';
 import type { LocalAccount } from '#dev/local/seed.ts';
-import { writeLogTo } from '#shared/log.ts';
+import { writeLogTo } from '#shared/platform/log.ts';
 // The parts' modules (the AWS SDK clients, the SES emulator's Express app) are imported in main(),
 // once the configuration and the ports have passed: a bad value stops the start before it loads them.
 
@@ -127,13 +127,13 @@ function inMemoryFlag(): boolean {
 
 /**
  * Validates the environment the handlers will read, before anything starts.
- * A fresh instance of shared/config.ts (the query makes it one): the instance
+ * A fresh instance of shared/platform/config.ts (the query makes it one): the instance
  * the handlers share reads the environment once, on import, and must see the
  * endpoints that are only set below.
  */
 async function checkConfig(): Promise<void> {
   try {
-    await import(`${new URL('../shared/config.ts', import.meta.url).href}?startup-check`);
+    await import(`${new URL('../shared/platform/config.ts', import.meta.url).href}?startup-check`);
   } catch (error) {
     throw new StartError((error as Error).message);
   }
@@ -251,7 +251,7 @@ async function main(): Promise<void> {
   writeLogTo(createWriteStream(LOG_FILE, { mode: 0o600 }));
   lines.push(line('server log', relative(ROOT, LOG_FILE), '(a JSON line per request, and errors; tail -f it)'));
 
-  // shared/config.ts reads the environment once, on import: everything that reaches it is imported below, after this.
+  // shared/platform/config.ts reads the environment once, on import: everything that reaches it is imported below, after this.
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
   process.env.SES_ENDPOINT = sesEndpoint;
   process.env.S3_ENDPOINT = s3Endpoint;
@@ -275,7 +275,7 @@ async function main(): Promise<void> {
     { startBroadcastWorker },
     { startFeedbackWorker },
   ] = await Promise.all([
-    import('#shared/config.ts'),
+    import('#shared/platform/config.ts'),
     import('#dev/local/http-server.ts'),
     import('#dev/local/retry-worker.ts'),
     import('#dev/local/webhook-worker.ts'),

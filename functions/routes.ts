@@ -5,7 +5,7 @@
  * tests walk it. Adding an endpoint: its entry in functions/<area>/contract.ts
  * and its handler beside it; a new area adds its contract here.
  */
-import { routesOfArea, type Endpoint } from '#shared/http/contract.ts';
+import { routesOfArea, type Endpoint } from '#shared/platform/http/contract.ts';
 import { attachments } from './attachments/contract.ts';
 import { audiences } from './audiences/contract.ts';
 import { broadcasts } from './broadcasts/contract.ts';

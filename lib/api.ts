@@ -29,7 +29,7 @@ import {
   type Route,
   type SecretName,
   type TableAction,
-} from '#shared/http/routes.ts';
+} from '#shared/platform/http/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
 
@@ -81,7 +81,7 @@ export const ACCESS_LOG_FIELDS = {
 /** On the API (its $default route) and on each route, which the area's nested stack holds. */
 const NO_AUTHORIZER = {
   'AwsSolutions-APIG4':
-    "API keys are checked inside the functions (a hash lookup with the account's permission and rate limit, shared/http/middleware.ts), so no API Gateway authorizer; public routes (forms, signed unsubscribe links, docs) are public by design",
+    "API keys are checked inside the functions (a hash lookup with the account's permission and rate limit, shared/platform/http/middleware.ts), so no API Gateway authorizer; public routes (forms, signed unsubscribe links, docs) are public by design",
 };
 
 /**

@@ -107,7 +107,7 @@ export function readSettings(node: Node): PostlaneSettings {
   };
 }
 
-/** `postlane:retentionDays`: whole days from 1 to 3650, as RETENTION_DAYS accepts them (shared/config.ts). */
+/** `postlane:retentionDays`: whole days from 1 to 3650, as RETENTION_DAYS accepts them (shared/platform/config.ts). */
 function retentionDaysOf(node: Node): number {
   const value = text(node.tryGetContext('postlane:retentionDays'));
   if (value === undefined) return DEFAULT_RETENTION_DAYS;

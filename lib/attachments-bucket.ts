@@ -1,16 +1,16 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
+import { QUEUED_MESSAGES_PREFIX } from '#shared/sending/retry-policy.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { MESSAGE_LIFETIME } from './queue-retention.ts';
 
-/** Uploads are kept a day: attachment ids stop working after 24 hours (shared/domain/attachments.ts). */
+/** Uploads are kept a day: attachment ids stop working after 24 hours (shared/attachments/service.ts). */
 export const ATTACHMENT_UPLOAD_DAYS = 1;
 
 /**
- * Every upload's key starts with its account id (shared/data/attachments.ts),
- * and every account id with `acc_` (shared/ids.ts): the uploads' rule filters
+ * Every upload's key starts with its account id (shared/attachments/store.ts),
+ * and every account id with `acc_` (shared/platform/ids.ts): the uploads' rule filters
  * on it, so that its day never reaches the queued bodies beside them (S3
  * applies the shorter of two expirations that match an object).
  */

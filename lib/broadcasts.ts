@@ -1,13 +1,13 @@
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import type { SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
-import { BROADCAST_MAX_RECEIVES, BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import type { SecretName, SesAction, TableAction } from '#shared/platform/http/routes.ts';
+import { BROADCAST_MAX_RECEIVES, BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/broadcasts/policy.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { WorkerQueue } from './worker-queue.ts';
 
 /**
- * The broadcast worker, which no HTTP route invokes (shared/domain/broadcast-engine.ts):
+ * The broadcast worker, which no HTTP route invokes (shared/broadcasts/engine.ts):
  * the broadcast, its batches and their leases (GetItem); contacts,
  * suppressions and earlier email records of a batch, the domain check
  * (BatchGetItem); the audience's pages and unfinished batches (Query);
@@ -71,7 +71,7 @@ export class BroadcastEngine extends WorkerQueue {
       'AwsSolutions-IAM5[Resource::*]': "ses:GetAccount supports no resource-level permission; it only reads the account's sending quota",
     });
     // Scheduler puts a start step on the queue asynchronously and drops it after a day of failures; the schedules
-    // (made at run time, shared/email/broadcast-scheduler.ts) keep no dead letter, and the `SchedulerDropped`
+    // (made at run time, shared/broadcasts/scheduler.ts) keep no dead letter, and the `SchedulerDropped`
     // alarm (lib/alarms.ts) says when one was dropped: the broadcast is still `scheduled` and can be sent again.
     this.schedulerRole = new Role(this, 'SchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } fro
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RENDERER_FILES } from '#shared/pages/docs.ts';
+import { RENDERER_FILES } from '#shared/platform/http/docs-page.ts';
 import type { BuildOptions, Metafile, Plugin } from 'esbuild';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -29,18 +29,18 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
  * - No source map: loading one costs cold-start time on every function, and the logs
  *   already carry each error's name and message.
  * - The SDK's default credential chain is replaced by the environment and container
- *   providers Lambda actually uses (shared/aws/lambda-credentials.ts), and DynamoDB's
+ *   providers Lambda actually uses (shared/platform/aws/lambda-credentials.ts), and DynamoDB's
  *   endpoint discovery, which no command of it uses, by nothing
- *   (shared/aws/no-endpoint-discovery.ts).
+ *   (shared/platform/aws/no-endpoint-discovery.ts).
  * - Two built-ins the SDK imports as ES modules are replaced by what it uses of them,
  *   which Node would otherwise load in full at every cold start: `node:zlib` (for an
- *   event-stream CRC32, loaded on first call: shared/aws/zlib-crc32.ts) and
- *   `node:process` (`env` and `versions`: shared/aws/node-process.ts). Any other use of
+ *   event-stream CRC32, loaded on first call: shared/platform/aws/zlib-crc32.ts) and
+ *   `node:process` (`env` and `versions`: shared/platform/aws/node-process.ts). Any other use of
  *   them in a function fails its build: the stand-ins export nothing else, and an
  *   import that would be undefined is an error, not a warning.
  * - The SDK clients' shape tables are made tree-shakeable (`sdkSchemaShaking`), and
  *   @middy/core's web streams load on first use (`middyStreamingOnDemand`,
- *   shared/aws/middy-streaming.ts), and a large JSON file is compiled as one string
+ *   shared/platform/aws/middy-streaming.ts), and a large JSON file is compiled as one string
  *   (`largeJsonAsParse`).
  *
  * These settings as esbuild's `build()` takes them, with a metafile; the caller adds
@@ -58,10 +58,10 @@ export function bundleOptions(): BuildOptions & { metafile: true } {
     banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
     // Relative to `absWorkingDir`.
     alias: {
-      '@aws-sdk/credential-provider-node': './shared/aws/lambda-credentials.ts',
-      '@aws-sdk/middleware-endpoint-discovery': './shared/aws/no-endpoint-discovery.ts',
-      'node:zlib': './shared/aws/zlib-crc32.ts',
-      'node:process': './shared/aws/node-process.ts',
+      '@aws-sdk/credential-provider-node': './shared/platform/aws/lambda-credentials.ts',
+      '@aws-sdk/middleware-endpoint-discovery': './shared/platform/aws/no-endpoint-discovery.ts',
+      'node:zlib': './shared/platform/aws/zlib-crc32.ts',
+      'node:process': './shared/platform/aws/node-process.ts',
     },
     logOverride: { 'import-is-undefined': 'error' },
     plugins: [sdkSchemaShaking(), middyStreamingOnDemand(), largeJsonAsParse()],
@@ -104,7 +104,7 @@ export function middyStreamingOnDemand(): Plugin {
     name: 'middy-streaming-on-demand',
     setup(build) {
       build.onResolve({ filter: /^node:stream\/web$/ }, ({ importer }) =>
-        /[\\/]node_modules[\\/]@middy[\\/]core[\\/]/.test(importer) ? { path: join(PROJECT_ROOT, 'shared/aws/middy-streaming.ts') } : undefined,
+        /[\\/]node_modules[\\/]@middy[\\/]core[\\/]/.test(importer) ? { path: join(PROJECT_ROOT, 'shared/platform/aws/middy-streaming.ts') } : undefined,
       );
     },
   };
@@ -306,7 +306,7 @@ function writeBundle(
  * The metafile with only the outputs the entry can load, statically or by
  * `import()`. esbuild makes a chunk for every `import()` in a module it bundles,
  * even when tree shaking drops the function that holds it (templates/get keeps
- * the template limits of shared/templating/renderer.ts, not its engine): such a
+ * the template limits of shared/platform/templating/renderer.ts, not its engine): such a
  * chunk would ship in the asset and never load.
  */
 function reachableOutputs(metafile: Metafile): Metafile {

@@ -6,10 +6,10 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { GLOBAL_INDEXES } from '#shared/data/table.ts';
-import { configurationSetsOf } from '#shared/email/tracking.ts';
-import { QUEUED_MESSAGES_PREFIX } from '#shared/model/retry-policy.ts';
-import type { AttachmentsAccess, QueueName, ScheduleAction, SecretName, SesAction, TableAction } from '#shared/http/routes.ts';
+import { GLOBAL_INDEXES } from '#shared/platform/dynamodb/table.ts';
+import { configurationSetsOf } from '#shared/sending/tracking.ts';
+import { QUEUED_MESSAGES_PREFIX } from '#shared/sending/retry-policy.ts';
+import type { AttachmentsAccess, QueueName, ScheduleAction, SecretName, SesAction, TableAction } from '#shared/platform/http/routes.ts';
 import { functionCode } from './function-code.ts';
 import { acknowledgeFindings } from './nag.ts';
 
@@ -69,7 +69,7 @@ export function declaredFunctionProps(declared: DeclaredFunction, resources: Dec
   };
 }
 
-/** The environment variable through which each queue's URL reaches the code (shared/config.ts). */
+/** The environment variable through which each queue's URL reaches the code (shared/platform/config.ts). */
 const QUEUE_ENVIRONMENT: Record<QueueName, string> = {
   retry: 'RETRY_QUEUE_URL',
   webhooks: 'WEBHOOK_QUEUE_URL',
@@ -77,7 +77,7 @@ const QUEUE_ENVIRONMENT: Record<QueueName, string> = {
   broadcast: 'BROADCAST_QUEUE_URL',
 };
 
-/** The environment variable through which each secret's name reaches the code (shared/config.ts). */
+/** The environment variable through which each secret's name reaches the code (shared/platform/config.ts). */
 const SECRET_ENVIRONMENT: Record<SecretName, string> = { linkSigning: 'SIGNING_SECRET_PARAMETER' };
 
 /**
@@ -167,7 +167,7 @@ export class EndpointFunction extends Construct {
 
   /**
    * Creating, moving and deleting broadcasts' schedules in the default group,
-   * whose names start with the account id (shared/email/broadcast-scheduler.ts),
+   * whose names start with the account id (shared/broadcasts/scheduler.ts),
    * and, to those that create or move one, handing EventBridge Scheduler the
    * one role that may only put a step on the broadcast queue.
    */

@@ -7,9 +7,9 @@ import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import type { Construct } from 'constructs';
-import { configurationSetsOf, TRACKING_SET_SUFFIX } from '#shared/email/tracking.ts';
-import type { TableAction } from '#shared/http/routes.ts';
-import { FEEDBACK_BATCH_SIZE, FEEDBACK_MAX_CONCURRENCY, FEEDBACK_MAX_RECEIVES } from '#shared/model/feedback-policy.ts';
+import { configurationSetsOf, TRACKING_SET_SUFFIX } from '#shared/sending/tracking.ts';
+import type { TableAction } from '#shared/platform/http/routes.ts';
+import { FEEDBACK_BATCH_SIZE, FEEDBACK_MAX_CONCURRENCY, FEEDBACK_MAX_RECEIVES } from '#shared/feedback/policy.ts';
 import { type DeclaredFunction, EndpointFunction } from './endpoint-function.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { WorkerQueue, type WorkerQueueSettings } from './worker-queue.ts';
@@ -108,9 +108,9 @@ const SES_NAME_MAX_LENGTH = 64;
  */
 export class SesFeedback extends WorkerQueue {
   readonly configurationSet: ConfigurationSet;
-  /** The stack's set and its tracking sibling (shared/email/tracking.ts): every set a send may name. */
+  /** The stack's set and its tracking sibling (shared/sending/tracking.ts): every set a send may name. */
   readonly configurationSetNames: string[];
-  /** Applies what SES's account-level suppression list holds and the events missed (shared/domain/feedback-reconciliation.ts). */
+  /** Applies what SES's account-level suppression list holds and the events missed (shared/feedback/reconciliation.ts). */
   readonly reconciliation: EndpointFunction;
 
   constructor(scope: Construct, id: string, props: SesFeedbackProps) {
@@ -127,7 +127,7 @@ export class SesFeedback extends WorkerQueue {
       destination: EventDestination.eventBus(bus),
       events: FEEDBACK_EVENTS,
     });
-    // Publishing opens and clicks is what makes SES track them (shared/email/tracking.ts).
+    // Publishing opens and clicks is what makes SES track them (shared/sending/tracking.ts).
     const tracking = new ConfigurationSet(this, 'TrackingConfigurationSet', { configurationSetName: trackingName });
     tracking.addEventDestination('ToEventBridge', {
       destination: EventDestination.eventBus(bus),
@@ -164,7 +164,7 @@ export class SesFeedback extends WorkerQueue {
     });
     // Scheduler invokes the function asynchronously: its retries cover handing the run to Lambda, and Lambda retries a
     // run that throws twice, then drops it. Nothing needs keeping: a failed run leaves the cursor where it was, so the
-    // next hour's run reads the same window again (shared/domain/feedback-reconciliation.ts), and the errors alarm says it failed.
+    // next hour's run reads the same window again (shared/feedback/reconciliation.ts), and the errors alarm says it failed.
     new Schedule(this, 'ReconciliationSchedule', {
       description: 'Postlane: apply SES account-level suppressions whose feedback events were lost',
       schedule: ScheduleExpression.rate(RECONCILIATION_RATE),

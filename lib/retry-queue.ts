@@ -1,7 +1,7 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, RETRY_MAX_CONCURRENCY, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
-import type { AttachmentsAccess, SesAction, TableAction } from '#shared/http/routes.ts';
+import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, RETRY_MAX_CONCURRENCY, WORKER_BATCH_SIZE } from '#shared/sending/retry-policy.ts';
+import type { AttachmentsAccess, SesAction, TableAction } from '#shared/platform/http/routes.ts';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { WorkerQueue, type WorkerQueueSettings } from './worker-queue.ts';
 
@@ -40,7 +40,7 @@ export interface RetryQueueProps {
 }
 
 /**
- * The retry queue for throttled sends (shared/domain/retry.ts): the queue the
+ * The retry queue for throttled sends (shared/sending/retry.ts): the queue the
  * send functions put messages on, its dead-letter queue, the worker that
  * sends them later, and an alarm when anything reaches the dead letters.
  */

@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, StreamViewType, TableV2, type Attribute, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { GlobalSecondaryIndex, KeySchemaElement, Projection } from '@aws-sdk/client-dynamodb';
-import { createTableInput, TTL_ATTRIBUTE } from '#shared/data/table.ts';
+import { createTableInput, TTL_ATTRIBUTE } from '#shared/platform/dynamodb/table.ts';
 
 export interface PostlaneTableProps {
   /** Fixed, because a global table keeps one name in every region and the other stacks find it by that name. */
@@ -45,7 +45,7 @@ function keyAttribute(schema: KeySchemaElement[] | undefined, keyType: 'HASH' | 
 
 function partitionKey(schema: KeySchemaElement[] | undefined, types: AttributeTypes, owner: string): Attribute {
   const key = keyAttribute(schema, 'HASH', types);
-  if (!key) throw new Error(`The ${owner} in shared/data/table.ts has no partition key`);
+  if (!key) throw new Error(`The ${owner} in shared/platform/dynamodb/table.ts has no partition key`);
   return key;
 }
 

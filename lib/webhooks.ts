@@ -2,7 +2,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import type { TableAction } from '#shared/http/routes.ts';
+import type { TableAction } from '#shared/platform/http/routes.ts';
 import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_CONCURRENCY, WEBHOOK_MAX_RECEIVES, WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
 import { type DrainedQueue, type WorkerLaneSettings, WorkerQueue, type WorkerQueueSettings } from './worker-queue.ts';
 

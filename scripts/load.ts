@@ -103,9 +103,9 @@ async function call(api: string, method: string, path: string, key: string, body
 
 async function createTenants(api: string): Promise<Tenant[]> {
   const [{ createAccount }, { createApiKey }, { localVerifier, verifyDomain }] = await Promise.all([
-    import('#shared/domain/accounts.ts'),
-    import('#shared/domain/api-keys.ts'),
-    import('#shared/domain/domain-verification.ts'),
+    import('#shared/accounts/service.ts'),
+    import('#shared/accounts/api-keys.ts'),
+    import('#shared/domains/verification.ts'),
   ]);
   return Promise.all(
     Array.from({ length: ACCOUNTS }, async (_, index) => {
@@ -247,7 +247,7 @@ function unbooked(pending: Map<object, Planned>, tenant: Tenant): { added: numbe
  * a list read before it with counters read after it.
  */
 async function settle(tenants: Tenant[]): Promise<void> {
-  const { getAudienceCounters } = await import('#shared/data/audiences.ts');
+  const { getAudienceCounters } = await import('#shared/audiences/store.ts');
   const snapshot = async () => JSON.stringify(await Promise.all(tenants.map((tenant) => getAudienceCounters(tenant.accountId, tenant.audienceId))));
   let last = await snapshot();
   for (let quiet = 0, waited = 0; quiet < 3 && waited < 120; waited++) {
@@ -259,9 +259,9 @@ async function settle(tenants: Tenant[]): Promise<void> {
 }
 
 async function recount(api: string, tenants: Tenant[], pending: Map<object, Planned>) {
-  const { getAudienceCounters } = await import('#shared/data/audiences.ts');
-  const { queryContacts } = await import('#shared/data/contacts.ts');
-  const { CONTACT_STATUSES } = await import('#shared/model/contact-status.ts');
+  const { getAudienceCounters } = await import('#shared/audiences/store.ts');
+  const { queryContacts } = await import('#shared/contacts/store.ts');
+  const { CONTACT_STATUSES } = await import('#shared/contacts/status.ts');
   return Promise.all(
     tenants.map(async (tenant) => {
       const stored = (await queryContacts(tenant.accountId, { audienceId: tenant.audienceId }, 0, 1_000_000)).contacts;

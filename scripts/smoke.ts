@@ -37,18 +37,18 @@ if (!args.url || !URL.canParse(args.url) || !args.table) {
 }
 const API = args.url.replace(/\/$/, '');
 const TIMEOUT_MS = Number(args.timeout) * 1000;
-// shared/config.ts reads the table name once, on import.
+// shared/platform/config.ts reads the table name once, on import.
 process.env.TABLE_NAME = args.table;
 
 const [{ createAccount }, apiKeys, { localVerifier, verifyDomain }, { subscriptionLinks }, { queryAll }, { accountScoped }, { batchWriteAll }] =
   await Promise.all([
-    import('#shared/domain/accounts.ts'),
-    import('#shared/domain/api-keys.ts'),
-    import('#shared/domain/domain-verification.ts'),
-    import('#shared/domain/subscription-links.ts'),
-    import('#shared/data/client.ts'),
-    import('#shared/data/partition.ts'),
-    import('#shared/data/batches.ts'),
+    import('#shared/accounts/service.ts'),
+    import('#shared/accounts/api-keys.ts'),
+    import('#shared/domains/verification.ts'),
+    import('#shared/subscriptions/links.ts'),
+    import('#shared/platform/dynamodb/client.ts'),
+    import('#shared/platform/dynamodb/partition.ts'),
+    import('#shared/platform/dynamodb/batches.ts'),
   ]);
 
 const SIMULATOR = (mailbox: string) => `${mailbox}+smoke-${Date.now()}@simulator.amazonses.com`;

@@ -1,12 +1,12 @@
 /**
  * The broadcast worker locally: the handler the stack deploys, fed by the
  * queue poller as the SQS event source feeds it in AWS. Imports
- * shared/config.ts, so load it only once the environment names the local endpoints.
+ * shared/platform/config.ts, so load it only once the environment names the local endpoints.
  */
 import { handler } from '#functions/broadcasts/work.ts';
-import { config } from '#shared/config.ts';
-import { sqs } from '#shared/email/retry-queue.ts';
-import { BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import { config } from '#shared/platform/config.ts';
+import { sqs } from '#shared/sending/retry-queue.ts';
+import { BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/broadcasts/policy.ts';
 import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
 
 /**

@@ -13,7 +13,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ScanCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { createTableInput } from '#shared/data/table.ts';
+import { createTableInput } from '#shared/platform/dynamodb/table.ts';
 import { isPortFree } from './ports.ts';
 import type { LocalService } from './service.ts';
 
@@ -36,7 +36,7 @@ function jarPath(): string {
   return join(lib, folder, 'DynamoDBLocal.jar');
 }
 
-/** A client for local administration only (the handlers use shared/data/client.ts). */
+/** A client for local administration only (the handlers use shared/platform/dynamodb/client.ts). */
 export function localDynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
 }

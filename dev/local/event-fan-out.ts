@@ -2,12 +2,12 @@
  * The event fan-out locally: the handler the stack deploys
  * (functions/events/fan-out.ts), fed by the stream poller over DynamoDB
  * Local's stream as the table's event source mapping feeds it in AWS.
- * Imports shared/config.ts, so load it only once the environment names the
+ * Imports shared/platform/config.ts, so load it only once the environment names the
  * local endpoints and WEBHOOK_QUEUE_URL.
  */
 import { handler } from '#functions/events/fan-out.ts';
-import { config } from '#shared/config.ts';
-import { FAN_OUT_BATCH_SIZE } from '#shared/model/event-stream.ts';
+import { config } from '#shared/platform/config.ts';
+import { FAN_OUT_BATCH_SIZE } from '#shared/events/stream-records.ts';
 import { StreamReader, startStreamPoller, type StreamHandler, type StreamPoller } from './stream-poller.ts';
 
 export async function startEventFanOut(endpoint: string | undefined = config.DYNAMODB_ENDPOINT): Promise<StreamPoller> {

@@ -5,15 +5,15 @@
  * worker the queue's event source feeds. A failed event comes back after the
  * queue's visibility timeout and, after FEEDBACK_MAX_RECEIVES receives, the
  * stand-in's redrive policy moves it to the dead-letter queue, where
- * `admin feedback replay` finds it, as in AWS. Imports shared/config.ts, so
+ * `admin feedback replay` finds it, as in AWS. Imports shared/platform/config.ts, so
  * load it only once the environment names the local endpoints.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { handler } from '#functions/feedback/ses-events.ts';
-import { config } from '#shared/config.ts';
-import { sqs } from '#shared/email/retry-queue.ts';
-import { FEEDBACK_BATCH_SIZE, FEEDBACK_MAX_CONCURRENCY, FEEDBACK_MAX_RECEIVES } from '#shared/model/feedback-policy.ts';
-import { log } from '#shared/log.ts';
+import { config } from '#shared/platform/config.ts';
+import { sqs } from '#shared/sending/retry-queue.ts';
+import { FEEDBACK_BATCH_SIZE, FEEDBACK_MAX_CONCURRENCY, FEEDBACK_MAX_RECEIVES } from '#shared/feedback/policy.ts';
+import { log } from '#shared/platform/log.ts';
 import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
 import { createRetryQueues } from './sqs.ts';
 

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { edgeRoutes, FALLBACK_HANDLER, matchRoute, type Route } from '#shared/http/routes.ts';
+import { edgeRoutes, FALLBACK_HANDLER, matchRoute, type Route } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
-import type { LambdaHandler } from '#shared/http/endpoint.ts';
+import type { LambdaHandler } from '#shared/platform/http/endpoint.ts';
 import { invokedAs } from './invocation.ts';
 
 /**

@@ -7,9 +7,9 @@
  * whatever content type a handler answers with, HTML included.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { PostlaneError } from '#shared/errors.ts';
-import { errorReply } from '#shared/http/error-envelope.ts';
-import { log } from '#shared/log.ts';
+import { PostlaneError } from '#shared/platform/errors.ts';
+import { errorReply } from '#shared/platform/http/error-envelope.ts';
+import { log } from '#shared/platform/log.ts';
 import { buildHttpApiEvent, invocationPayloadBytes, invokeTarget, LAMBDA_MAX_PAYLOAD_BYTES, routeRequest, type HttpResult } from './http-event.ts';
 import { listenLocally } from './service.ts';
 

@@ -11,11 +11,11 @@
  * nothing of this: the simulator watches the SES client's SendEmail calls.
  */
 import type { SendEmailCommandInput, SendEmailCommandOutput } from '@aws-sdk/client-sesv2';
-import { getEmailRecord } from '#shared/data/emails.ts';
-import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/email/message-tags.ts';
-import { ses } from '#shared/email/transport.ts';
-import { config } from '#shared/config.ts';
-import { log } from '#shared/log.ts';
+import { getEmailRecord } from '#shared/messages/store.ts';
+import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/sending/message-tags.ts';
+import { ses } from '#shared/sending/transport.ts';
+import { config } from '#shared/platform/config.ts';
+import { log } from '#shared/platform/log.ts';
 import { type FeedbackQueues, publishSesEvent } from './feedback-worker.ts';
 import { outsideInvocation } from './invocation.ts';
 import { sesEventBridgeEvent, type SentMessage, type SesEventType } from './ses-events.ts';

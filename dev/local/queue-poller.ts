@@ -9,7 +9,7 @@
  */
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { log } from '#shared/log.ts';
+import { log } from '#shared/platform/log.ts';
 import { lambdaContext } from './http-event.ts';
 import { invokedAs } from './invocation.ts';
 

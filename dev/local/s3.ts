@@ -78,7 +78,7 @@ const xmlEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&
 
 /**
  * RFC 3986 encoding, as SigV4 canonicalises query strings. Written here again
- * rather than taken from shared/aws/s3.ts on purpose: the stand-in checks that
+ * rather than taken from shared/platform/aws/s3.ts on purpose: the stand-in checks that
  * code's signatures, and must not share its mistakes.
  */
 const uriEncode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -166,7 +166,7 @@ function verifyPresigned(request: IncomingMessage, path: string, rawQuery: strin
   });
 }
 
-/** Checks a request signed in its Authorization header, as the SDK and shared/aws/s3.ts sign calls. */
+/** Checks a request signed in its Authorization header, as the SDK and shared/platform/aws/s3.ts sign calls. */
 function verifyHeaderSigned(request: IncomingMessage, path: string, rawQuery: string): void {
   const match = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]+)$/.exec(request.headers.authorization ?? '');
   const amzDate = String(request.headers['x-amz-date'] ?? '');

@@ -1,8 +1,8 @@
 /** The account `npm start` makes in an empty table, so the API can be tried at once. */
-import { createAccount } from '#shared/domain/accounts.ts';
-import { createApiKey, type CreatedKey } from '#shared/domain/api-keys.ts';
-import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
-import type { Plan } from '#shared/model/plans.ts';
+import { createAccount } from '#shared/accounts/service.ts';
+import { createApiKey, type CreatedKey } from '#shared/accounts/api-keys.ts';
+import { localVerifier, verifyDomain } from '#shared/domains/verification.ts';
+import type { Plan } from '#shared/accounts/plans.ts';
 
 export interface LocalAccount {
   accountId: string;

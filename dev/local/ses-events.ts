@@ -3,7 +3,7 @@
  * documented examples), for what stands in for SES feedback locally: the
  * mailbox simulator of `npm start` (./mailbox-simulator.ts) and the tests.
  */
-import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/email/message-tags.ts';
+import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/sending/message-tags.ts';
 
 export type SesEventType = 'Bounce' | 'Complaint' | 'Delivery' | 'DeliveryDelay' | 'Reject' | 'Open' | 'Click';
 

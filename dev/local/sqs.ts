@@ -8,7 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { MAX_QUEUED_MESSAGE_BYTES } from '#shared/model/retry-policy.ts';
+import { MAX_QUEUED_MESSAGE_BYTES } from '#shared/sending/retry-policy.ts';
 import { listenLocally, type LocalService } from './service.ts';
 
 /** The account id local queue URLs and ARNs carry (any value works; ElasticMQ and LocalStack use this one). */

@@ -1,8 +1,8 @@
 /**
  * What Lambda's DynamoDB Streams event source mapping does, for `npm start`
  * and the tests: read the table's stream (DynamoDB Local keeps one, created
- * with the table from shared/data/table.ts), keep the records the mapping's
- * filter keeps (shared/model/event-stream.ts), and invoke the fan-out
+ * with the table from shared/platform/dynamodb/table.ts), keep the records the mapping's
+ * filter keeps (shared/events/stream-records.ts), and invoke the fan-out
  * function with the stream event shape. With ReportBatchItemFailures, the
  * batch is handed again from the first record listed, as Lambda does.
  */
@@ -18,8 +18,8 @@ import {
   type ShardIteratorType,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { EVENT_STREAM_FILTER, matchesFilter } from '#shared/model/event-stream.ts';
-import { log } from '#shared/log.ts';
+import { EVENT_STREAM_FILTER, matchesFilter } from '#shared/events/stream-records.ts';
+import { log } from '#shared/platform/log.ts';
 import { localDynamoClient } from './dynamodb.ts';
 import { lambdaContext } from './http-event.ts';
 import { invokedAs } from './invocation.ts';
@@ -90,7 +90,7 @@ export class StreamReader {
     } finally {
       dynamo.destroy();
     }
-    if (!streamArn) throw new Error(`Table ${tableName} has no stream: create it with createTableInput (shared/data/table.ts)`);
+    if (!streamArn) throw new Error(`Table ${tableName} has no stream: create it with createTableInput (shared/platform/dynamodb/table.ts)`);
     const client = new DynamoDBStreamsClient({
       endpoint,
       region: 'us-east-1',

@@ -1,15 +1,15 @@
 /**
  * The webhook worker locally: the handler the stack deploys, fed by queue
  * pollers as the SQS event sources feed it in AWS, one per lane
- * (shared/webhooks/queue.ts) with the lane's maximum concurrency. Imports shared/config.ts, so load it only once
+ * (shared/webhooks/queue.ts) with the lane's maximum concurrency. Imports shared/platform/config.ts, so load it only once
  * the environment names the local endpoints (WEBHOOK_QUEUE_URL and
  * WEBHOOK_SLOW_QUEUE_URL: queues made with `createRetryQueues`, as the stack
  * makes `<prefix>-webhooks` and `<prefix>-webhooks-slow` with their
  * dead-letter queues).
  */
 import { handler } from '#functions/webhooks/deliver.ts';
-import { config } from '#shared/config.ts';
-import { sqs } from '#shared/email/retry-queue.ts';
+import { config } from '#shared/platform/config.ts';
+import { sqs } from '#shared/sending/retry-queue.ts';
 import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_CONCURRENCY, WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
 import { startQueuePoller, type QueuePoller } from './queue-poller.ts';
 

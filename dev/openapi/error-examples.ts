@@ -4,8 +4,8 @@
  * from the first value of the `ErrorCode` enum) sees codes the status never
  * has. Keyed by every code, so a new code does not compile without one.
  */
-import { RECIPIENT_SUPPRESSED } from '#shared/domain/sending.ts';
-import { type ErrorCode, notFound, type PostlaneError } from '#shared/errors.ts';
+import { RECIPIENT_SUPPRESSED } from '#shared/sending/service.ts';
+import { type ErrorCode, notFound, type PostlaneError } from '#shared/platform/errors.ts';
 
 /** Where an operation's validation examples point: fields of its own request. */
 export interface FieldHints {

@@ -1,6 +1,6 @@
-import { defineArea } from '#shared/http/contract.ts';
-import { attachmentUploadSchema, createAttachmentBody } from '#shared/schemas/attachments.ts';
-import { dataReply } from '#shared/schemas/replies.ts';
+import { defineArea } from '#shared/platform/http/contract.ts';
+import { attachmentUploadSchema, createAttachmentBody } from '#shared/attachments/schema.ts';
+import { dataReply } from '#shared/platform/schema/replies.ts';
 
 export const attachments = defineArea('attachments', {
   create: {

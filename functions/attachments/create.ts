@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { created } from '#shared/http/reply.ts';
-import { createAttachment } from '#shared/domain/attachments.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { created } from '#shared/platform/http/reply.ts';
+import { createAttachment } from '#shared/attachments/service.ts';
 import { attachments } from './contract.ts';
 
 export const handler = endpoint(attachments.create, async ({ principal, body, now }) => created(await createAttachment(principal.accountId, body, now)));

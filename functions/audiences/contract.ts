@@ -1,4 +1,4 @@
-import { defineArea, resource } from '#shared/http/contract.ts';
+import { defineArea, resource } from '#shared/platform/http/contract.ts';
 import {
   audienceListItemSchema,
   audienceSchema,
@@ -6,7 +6,7 @@ import {
   createAudienceBody,
   listAudiencesQuery,
   updateAudienceBody,
-} from '#shared/schemas/audiences.ts';
+} from '#shared/audiences/schema.ts';
 
 const audience = resource('/api/audiences', 'audience', 'AUDIENCE_NOT_FOUND', { schema: audienceSchema, writeErrors: ['CONFLICT'] });
 

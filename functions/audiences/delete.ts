@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { deleted } from '#shared/http/reply.ts';
-import { deleteAudience } from '#shared/domain/audiences.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { deleted } from '#shared/platform/http/reply.ts';
+import { deleteAudience } from '#shared/audiences/service.ts';
 import { audiences } from './contract.ts';
 
 export const handler = endpoint(audiences.delete, async ({ principal, params, now }) => {

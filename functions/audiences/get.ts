@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { ok } from '#shared/http/reply.ts';
-import { getAudience } from '#shared/domain/audiences.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { ok } from '#shared/platform/http/reply.ts';
+import { getAudience } from '#shared/audiences/service.ts';
 import { audiences } from './contract.ts';
 
 export const handler = endpoint(audiences.get, async ({ principal, params }) => ok({ data: await getAudience(principal.accountId, params.id!) }));

@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { ok } from '#shared/http/reply.ts';
-import { listAudiences } from '#shared/domain/audiences.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { ok } from '#shared/platform/http/reply.ts';
+import { listAudiences } from '#shared/audiences/service.ts';
 import { audiences } from './contract.ts';
 
 export const handler = endpoint(audiences.list, async ({ principal, query }) => ok(await listAudiences(principal.accountId, query.page, query.limit)));

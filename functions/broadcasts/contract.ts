@@ -1,4 +1,4 @@
-import { defineArea, KEYED, resource, SEND_ERRORS } from '#shared/http/contract.ts';
+import { defineArea, KEYED, resource, SEND_ERRORS } from '#shared/platform/http/contract.ts';
 import {
   broadcastSchema,
   broadcastTestReply,
@@ -7,15 +7,15 @@ import {
   sendBroadcastBody,
   testBroadcastBody,
   updateBroadcastBody,
-} from '#shared/schemas/broadcasts.ts';
-import { dataReply } from '#shared/schemas/replies.ts';
+} from '#shared/broadcasts/schema.ts';
+import { dataReply } from '#shared/platform/schema/replies.ts';
 
 /** The checks of a broadcast's sender, template and content (create, update, send): domain, template and broadcast reads. */
 const CHECKS_SENDER = ['GetItem', 'BatchGetItem'] as const;
 
 const broadcast = resource('/api/broadcasts', 'broadcast', 'BROADCAST_NOT_FOUND', { schema: broadcastSchema });
 
-/** Scheduling or moving a schedule (create, or update when it exists: shared/email/broadcast-scheduler.ts), or removing it. */
+/** Scheduling or moving a schedule (create, or update when it exists: shared/broadcasts/scheduler.ts), or removing it. */
 const SCHEDULES_MOVED = ['CreateSchedule', 'UpdateSchedule', 'DeleteSchedule'] as const;
 const SCHEDULE_REMOVED = ['DeleteSchedule'] as const;
 

@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { created } from '#shared/http/reply.ts';
-import { createBroadcast } from '#shared/domain/broadcasts.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { created } from '#shared/platform/http/reply.ts';
+import { createBroadcast } from '#shared/broadcasts/service.ts';
 import { broadcasts } from './contract.ts';
 
 export const handler = endpoint(broadcasts.create, async ({ principal, body, now }) => created(await createBroadcast(principal.accountId, body, now)));

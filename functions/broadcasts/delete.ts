@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { deleted } from '#shared/http/reply.ts';
-import { deleteBroadcast } from '#shared/domain/broadcasts.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { deleted } from '#shared/platform/http/reply.ts';
+import { deleteBroadcast } from '#shared/broadcasts/service.ts';
 import { broadcasts } from './contract.ts';
 
 export const handler = endpoint(broadcasts.delete, async ({ principal, params }) => {

@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { ok } from '#shared/http/reply.ts';
-import { listBroadcasts } from '#shared/domain/broadcasts.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { ok } from '#shared/platform/http/reply.ts';
+import { listBroadcasts } from '#shared/broadcasts/service.ts';
 import { broadcasts } from './contract.ts';
 
 export const handler = endpoint(broadcasts.list, async ({ principal, query }) => ok({ ...(await listBroadcasts(principal.accountId, query)) }));

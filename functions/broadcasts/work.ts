@@ -1,8 +1,8 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { runStep } from '#shared/domain/broadcast-engine.ts';
-import { inRegionScope } from '#shared/data/regions.ts';
-import { decodeStep } from '#shared/email/broadcast-queue.ts';
-import { log, withLogContext } from '#shared/log.ts';
+import { runStep } from '#shared/broadcasts/engine.ts';
+import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
+import { decodeStep } from '#shared/broadcasts/queue.ts';
+import { log, withLogContext } from '#shared/platform/log.ts';
 
 /**
  * Invoked by the broadcast queue's event source (lib/broadcasts.ts) with

@@ -1,4 +1,4 @@
-import { defineArea, KEYED, resource } from '#shared/http/contract.ts';
+import { defineArea, KEYED, resource } from '#shared/platform/http/contract.ts';
 import {
   bulkImportBody,
   contactByEmailQuery,
@@ -8,8 +8,8 @@ import {
   importResultReply,
   listContactsQuery,
   updateContactBody,
-} from '#shared/schemas/contacts.ts';
-import { dataReply } from '#shared/schemas/replies.ts';
+} from '#shared/contacts/schema.ts';
+import { dataReply } from '#shared/platform/schema/replies.ts';
 
 /** 1,000 contacts with custom fields; Lambda refuses synchronous payloads over 6 MB. */
 const BULK_MAX_BODY_BYTES = 5 * 1024 * 1024;

@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { deleted } from '#shared/http/reply.ts';
-import { deleteContact } from '#shared/domain/contacts.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { deleted } from '#shared/platform/http/reply.ts';
+import { deleteContact } from '#shared/contacts/service.ts';
 import { contacts } from './contract.ts';
 
 export const handler = endpoint(contacts.delete, async ({ principal, params, now }) => {

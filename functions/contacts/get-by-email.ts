@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { ok } from '#shared/http/reply.ts';
-import { getContactByEmail } from '#shared/domain/contacts.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { ok } from '#shared/platform/http/reply.ts';
+import { getContactByEmail } from '#shared/contacts/service.ts';
 import { contacts } from './contract.ts';
 
 export const handler = endpoint(contacts.getByEmail, async ({ principal, params, query }) =>

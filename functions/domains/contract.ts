@@ -1,5 +1,5 @@
-import { defineArea, resource } from '#shared/http/contract.ts';
-import { createDomainBody, domainListItemSchema, domainSchema, listDomainsQuery } from '#shared/schemas/domains.ts';
+import { defineArea, resource } from '#shared/platform/http/contract.ts';
+import { createDomainBody, domainListItemSchema, domainSchema, listDomainsQuery } from '#shared/domains/schema.ts';
 
 const domain = resource('/api/domains', 'domain', 'DOMAIN_NOT_FOUND', { schema: domainSchema, writeErrors: ['CONFLICT'] });
 

@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { created } from '#shared/http/reply.ts';
-import { createDomain } from '#shared/domain/domains.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { created } from '#shared/platform/http/reply.ts';
+import { createDomain } from '#shared/domains/service.ts';
 import { domains } from './contract.ts';
 
 export const handler = endpoint(domains.create, async ({ principal, body, now }) => created(await createDomain(principal.accountId, body, now)));

@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { deleted } from '#shared/http/reply.ts';
-import { deleteDomain } from '#shared/domain/domains.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { deleted } from '#shared/platform/http/reply.ts';
+import { deleteDomain } from '#shared/domains/service.ts';
 import { domains } from './contract.ts';
 
 export const handler = endpoint(domains.delete, async ({ principal, params, now }) => {

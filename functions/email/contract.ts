@@ -1,10 +1,10 @@
-import { defineArea, SEND_ERRORS, sendEndpoint } from '#shared/http/contract.ts';
-import { emailBatchBody, emailBatchResultReply, emailSendBody, emailSendResultReply } from '#shared/schemas/sending.ts';
+import { defineArea, SEND_ERRORS, sendEndpoint } from '#shared/platform/http/contract.ts';
+import { emailBatchBody, emailBatchResultReply, emailSendBody, emailSendResultReply } from '#shared/sending/schema.ts';
 
 /**
  * Lambda takes at most 6 MB per synchronous invocation, the API Gateway event
  * around the body included; the body counts as the event carries it
- * (JSON-escaped: shared/http/middleware.ts), and 256 KB is left for the rest
+ * (JSON-escaped: shared/platform/http/middleware.ts), and 256 KB is left for the rest
  * of the event. Base64 (which JSON leaves unescaped) makes this about 4.3 MB
  * of attachments per request, below the 7 MB each allowed: larger files go
  * through POST /api/attachments (a pre-signed S3 upload).

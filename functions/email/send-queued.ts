@@ -1,7 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { sendQueuedMessages } from '#shared/domain/retry.ts';
-import { withLogContext } from '#shared/log.ts';
-import { inRegionScope } from '#shared/data/regions.ts';
+import { sendQueuedMessages } from '#shared/sending/retry.ts';
+import { withLogContext } from '#shared/platform/log.ts';
+import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
 
 /**
  * Invoked by the retry queue's event source (lib/retry-queue.ts) with

@@ -1,6 +1,6 @@
-import { defineArea, resource } from '#shared/http/contract.ts';
-import { emailSchema, listEmailsQuery } from '#shared/schemas/emails.ts';
-import { emailEventsQuery, eventSchema } from '#shared/schemas/events.ts';
+import { defineArea, resource } from '#shared/platform/http/contract.ts';
+import { emailSchema, listEmailsQuery } from '#shared/messages/schema.ts';
+import { emailEventsQuery, eventSchema } from '#shared/events/schema.ts';
 
 const record = resource('/api/emails', 'email', 'EMAIL_NOT_FOUND', { schema: emailSchema });
 

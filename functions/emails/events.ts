@@ -1,6 +1,6 @@
-import { listEventsOfEmail } from '#shared/domain/emails.ts';
-import { endpoint } from '#shared/http/endpoint.ts';
-import { cursorPage } from '#shared/http/reply.ts';
+import { listEventsOfEmail } from '#shared/messages/service.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { cursorPage } from '#shared/platform/http/reply.ts';
 import { emails } from './contract.ts';
 
 export const handler = endpoint(emails.events, async ({ principal, params, query, now }) => {

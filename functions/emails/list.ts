@@ -1,6 +1,6 @@
-import { listEmails } from '#shared/domain/emails.ts';
-import { endpoint } from '#shared/http/endpoint.ts';
-import { cursorPage } from '#shared/http/reply.ts';
+import { listEmails } from '#shared/messages/service.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { cursorPage } from '#shared/platform/http/reply.ts';
 import { emails } from './contract.ts';
 
 export const handler = endpoint(emails.list, async ({ principal, query, now }) => {

@@ -1,5 +1,5 @@
-import { cursorList, defineArea } from '#shared/http/contract.ts';
-import { eventSchema, listEventsQuery } from '#shared/schemas/events.ts';
+import { cursorList, defineArea } from '#shared/platform/http/contract.ts';
+import { eventSchema, listEventsQuery } from '#shared/events/schema.ts';
 
 export const events = defineArea('events', {
   list: cursorList({

@@ -1,8 +1,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { inRegionScope } from '#shared/data/regions.ts';
-import { withLogContext } from '#shared/log.ts';
+import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
+import { withLogContext } from '#shared/platform/log.ts';
 import { fanOutStreamedItems } from '#shared/webhooks/stream.ts';
 
 /**

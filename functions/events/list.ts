@@ -1,6 +1,6 @@
-import { listEvents } from '#shared/domain/events.ts';
-import { endpoint } from '#shared/http/endpoint.ts';
-import { cursorPage } from '#shared/http/reply.ts';
+import { listEvents } from '#shared/events/service.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { cursorPage } from '#shared/platform/http/reply.ts';
 import { events } from './contract.ts';
 
 export const handler = endpoint(events.list, async ({ principal, query, now }) => {

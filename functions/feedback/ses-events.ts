@@ -1,7 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { applyQueuedSesEvent } from '#shared/domain/feedback.ts';
-import { log, withLogContext } from '#shared/log.ts';
-import { inRegionScope } from '#shared/data/regions.ts';
+import { applyQueuedSesEvent } from '#shared/feedback/service.ts';
+import { log, withLogContext } from '#shared/platform/log.ts';
+import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
 
 /**
  * Invoked by the feedback queue's event source (lib/feedback.ts) with

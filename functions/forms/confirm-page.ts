@@ -1,5 +1,5 @@
-import { publicEndpoint } from '#shared/http/endpoint.ts';
-import { confirmationRequestPage } from '#shared/pages/forms.ts';
+import { publicEndpoint } from '#shared/platform/http/endpoint.ts';
+import { confirmationRequestPage } from '#shared/forms/pages.ts';
 import { forms } from './contract.ts';
 
 export const handler = publicEndpoint(forms.confirmPage, ({ params }) => confirmationRequestPage(params.token!));

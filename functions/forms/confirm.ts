@@ -1,5 +1,5 @@
-import { publicEndpoint } from '#shared/http/endpoint.ts';
-import { confirmationPage } from '#shared/pages/forms.ts';
+import { publicEndpoint } from '#shared/platform/http/endpoint.ts';
+import { confirmationPage } from '#shared/forms/pages.ts';
 import { forms } from './contract.ts';
 
 /** No body schema: the signed link alone decides, so the page's button works whatever its form post carries. */

@@ -1,4 +1,4 @@
-import { defineArea, HTML_PAGE, PUBLIC, resource, signedLink } from '#shared/http/contract.ts';
+import { defineArea, HTML_PAGE, PUBLIC, resource, signedLink } from '#shared/platform/http/contract.ts';
 import {
   createFormBody,
   formListItemSchema,
@@ -10,8 +10,8 @@ import {
   submissionRecordSchema,
   submitReceiptReply,
   updateFormBody,
-} from '#shared/schemas/forms.ts';
-import { dataReply } from '#shared/schemas/replies.ts';
+} from '#shared/forms/schema.ts';
+import { dataReply } from '#shared/platform/schema/replies.ts';
 
 /** Public form endpoints: anyone may call them; only published forms answer. */
 const PUBLIC_FORM = { ...PUBLIC, throttle: 'public' } as const;

@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { deleted } from '#shared/http/reply.ts';
-import { deleteForm } from '#shared/domain/forms.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { deleted } from '#shared/platform/http/reply.ts';
+import { deleteForm } from '#shared/forms/service.ts';
 import { forms } from './contract.ts';
 
 export const handler = endpoint(forms.delete, async ({ principal, params }) => {

@@ -1,5 +1,5 @@
-import { publicEndpoint } from '#shared/http/endpoint.ts';
-import { submissionReply } from '#shared/pages/form-submission.ts';
+import { publicEndpoint } from '#shared/platform/http/endpoint.ts';
+import { submissionReply } from '#shared/forms/submission-pages.ts';
 import { forms } from './contract.ts';
 
 /** JSON for API clients and the hosted page's script; a page for a browser's plain form post. */

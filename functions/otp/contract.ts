@@ -1,5 +1,5 @@
-import { defineArea, sendEndpoint } from '#shared/http/contract.ts';
-import { otpSendBody, singleSendResultReply } from '#shared/schemas/sending.ts';
+import { defineArea, sendEndpoint } from '#shared/platform/http/contract.ts';
+import { otpSendBody, singleSendResultReply } from '#shared/sending/schema.ts';
 
 export const otp = defineArea('otp', {
   send: sendEndpoint({
@@ -7,7 +7,7 @@ export const otp = defineArea('otp', {
     aliases: ['/api/otp'],
     body: otpSendBody,
     reply: singleSendResultReply,
-    // The code's message is fixed (shared/email/otp-template.ts) and shows no signed link, so it never needs the link-signing key.
+    // The code's message is fixed (shared/sending/otp-template.ts) and shows no signed link, so it never needs the link-signing key.
     secrets: [],
     summary: 'Send a one-time code',
     description:

@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { idempotentOk } from '#shared/http/reply.ts';
-import { sendOtp } from '#shared/domain/otp.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { idempotentOk } from '#shared/platform/http/reply.ts';
+import { sendOtp } from '#shared/sending/otp.ts';
 import { otp } from './contract.ts';
 
 /** Serves POST /api/otp/send and its alias POST /api/otp. */

@@ -1,5 +1,5 @@
-import { defineArea, signedLink } from '#shared/http/contract.ts';
-import { preferencesBody } from '#shared/schemas/subscriptions.ts';
+import { defineArea, signedLink } from '#shared/platform/http/contract.ts';
+import { preferencesBody } from '#shared/subscriptions/schema.ts';
 
 const unsubscribeLink = signedLink('/unsubscribe/{token}', 'subscriptionToken');
 const preferencesLink = signedLink('/preferences/{token}', 'subscriptionToken');

@@ -1,5 +1,5 @@
-import { defineArea, HTML_PAGE, PUBLIC } from '#shared/http/contract.ts';
-import { openApiDocument } from '#shared/schemas/system.ts';
+import { defineArea, HTML_PAGE, PUBLIC } from '#shared/platform/http/contract.ts';
+import { openApiDocument } from '#shared/platform/http/openapi-schema.ts';
 
 // The API description (docs/openapi.json, `npm run openapi`) and its reference page.
 export const system = defineArea('system', {

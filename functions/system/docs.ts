@@ -1,5 +1,5 @@
-import { publicEndpoint } from '#shared/http/endpoint.ts';
-import { docsPage } from '#shared/pages/docs.ts';
+import { publicEndpoint } from '#shared/platform/http/endpoint.ts';
+import { docsPage } from '#shared/platform/http/docs-page.ts';
 import { system } from './contract.ts';
 
 export const handler = publicEndpoint(system.docs, async () => docsPage());

@@ -1,4 +1,4 @@
-import { fallbackEndpoint } from '#shared/http/endpoint.ts';
+import { fallbackEndpoint } from '#shared/platform/http/endpoint.ts';
 import { ROUTES } from '../routes.ts';
 
 export const handler = fallbackEndpoint(ROUTES);

@@ -1,4 +1,4 @@
-import { preflightEndpoint } from '#shared/http/cors.ts';
+import { preflightEndpoint } from '#shared/platform/http/cors.ts';
 import { ROUTES } from '../routes.ts';
 
 export const handler = preflightEndpoint(ROUTES);

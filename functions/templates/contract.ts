@@ -1,5 +1,5 @@
-import { defineArea, resource } from '#shared/http/contract.ts';
-import { listTemplatesQuery } from '#shared/schemas/template-list.ts';
+import { defineArea, resource } from '#shared/platform/http/contract.ts';
+import { listTemplatesQuery } from '#shared/templates/list-schema.ts';
 import {
   createTemplateBody,
   renderedTemplateReply,
@@ -7,7 +7,7 @@ import {
   templateListItemSchema,
   templateSchema,
   updateTemplateBody,
-} from '#shared/schemas/templates.ts';
+} from '#shared/templates/schema.ts';
 
 const template = resource('/api/templates', 'template', 'TEMPLATE_NOT_FOUND', { schema: templateSchema, writeErrors: ['CONFLICT'] });
 

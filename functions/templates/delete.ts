@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { deleted } from '#shared/http/reply.ts';
-import { deleteTemplate } from '#shared/domain/templates.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { deleted } from '#shared/platform/http/reply.ts';
+import { deleteTemplate } from '#shared/templates/service.ts';
 import { templates } from './contract.ts';
 
 export const handler = endpoint(templates.delete, async ({ principal, params }) => {

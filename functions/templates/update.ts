@@ -1,6 +1,6 @@
-import { endpoint } from '#shared/http/endpoint.ts';
-import { ok } from '#shared/http/reply.ts';
-import { updateTemplate } from '#shared/domain/templates.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { ok } from '#shared/platform/http/reply.ts';
+import { updateTemplate } from '#shared/templates/service.ts';
 import { templates } from './contract.ts';
 
 export const handler = endpoint(templates.update, async ({ principal, params, body, now }) =>

@@ -1,5 +1,5 @@
-import { defineArea, sendEndpoint } from '#shared/http/contract.ts';
-import { singleSendResultReply, transactionalSendBody } from '#shared/schemas/sending.ts';
+import { defineArea, sendEndpoint } from '#shared/platform/http/contract.ts';
+import { singleSendResultReply, transactionalSendBody } from '#shared/sending/schema.ts';
 
 export const transactional = defineArea('transactional', {
   send: sendEndpoint({

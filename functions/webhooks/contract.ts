@@ -1,5 +1,5 @@
-import { defineArea, KEYED, resource } from '#shared/http/contract.ts';
-import { dataReply } from '#shared/schemas/replies.ts';
+import { defineArea, KEYED, resource } from '#shared/platform/http/contract.ts';
+import { dataReply } from '#shared/platform/schema/replies.ts';
 import {
   createdWebhookSchema,
   createWebhookBody,
@@ -8,7 +8,7 @@ import {
   updateWebhookBody,
   webhookListReply,
   webhookSchema,
-} from '#shared/schemas/webhooks.ts';
+} from '#shared/webhooks/schema.ts';
 
 /**
  * Webhook endpoints over the API: `full` keys only (KEYED), since an endpoint

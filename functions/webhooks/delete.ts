@@ -1,6 +1,6 @@
-import { deleteWebhook } from '#shared/domain/webhooks.ts';
-import { endpoint } from '#shared/http/endpoint.ts';
-import { deleted } from '#shared/http/reply.ts';
+import { deleteWebhook } from '#shared/webhooks/service.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { deleted } from '#shared/platform/http/reply.ts';
 import { webhooks } from './contract.ts';
 
 export const handler = endpoint(webhooks.delete, async ({ principal, params }) => {

@@ -1,5 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { withLogContext } from '#shared/log.ts';
+import { withLogContext } from '#shared/platform/log.ts';
 import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
 
 /**

@@ -1,6 +1,6 @@
-import { listDeliveries } from '#shared/domain/webhooks.ts';
-import { endpoint } from '#shared/http/endpoint.ts';
-import { cursorPage } from '#shared/http/reply.ts';
+import { listDeliveries } from '#shared/webhooks/service.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { cursorPage } from '#shared/platform/http/reply.ts';
 import { webhooks } from './contract.ts';
 
 export const handler = endpoint(webhooks.deliveries, async ({ principal, params, query, now }) => {

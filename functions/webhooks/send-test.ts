@@ -1,6 +1,6 @@
-import { sendTestEvent } from '#shared/domain/webhooks.ts';
-import { endpoint } from '#shared/http/endpoint.ts';
-import { ok } from '#shared/http/reply.ts';
+import { sendTestEvent } from '#shared/webhooks/service.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { ok } from '#shared/platform/http/reply.ts';
 import { webhooks } from './contract.ts';
 
 export const handler = endpoint(webhooks.sendTest, async ({ principal, params, now }) =>

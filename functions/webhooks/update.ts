@@ -1,6 +1,6 @@
-import { updateWebhook } from '#shared/domain/webhooks.ts';
-import { endpoint } from '#shared/http/endpoint.ts';
-import { ok } from '#shared/http/reply.ts';
+import { updateWebhook } from '#shared/webhooks/service.ts';
+import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { ok } from '#shared/platform/http/reply.ts';
 import { webhooks } from './contract.ts';
 
 export const handler = endpoint(webhooks.update, async ({ principal, params, body, now }) =>

@@ -25,9 +25,9 @@ import {
   type Delivery,
   type SlowMarks,
   type WebhookEndpoint,
-} from '#shared/data/webhooks.ts';
-import { recordEvent } from '#shared/domain/events.ts';
-import { log } from '#shared/log.ts';
+} from './store.ts';
+import { recordEvent } from '#shared/events/service.ts';
+import { log } from '#shared/platform/log.ts';
 import { postWebhook, type PostResult } from './delivery-client.ts';
 import { deliveryMessage, laneOfMessage, type DeliveryMessage } from './queue.ts';
 import { DELIVERY_TIMEOUT_MS, DISABLE_AFTER_MS, retryDelaySeconds, SLOW_ALONE_MS, SLOW_DELIVERY_MS } from './schedule.ts';

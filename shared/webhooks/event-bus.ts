@@ -6,8 +6,8 @@
  * the rest; only the refused ones are put again.
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry, type PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
-import { awsConnection, config } from '#shared/config.ts';
-import type { StoredEvent } from '#shared/data/events.ts';
+import { awsConnection, config } from '#shared/platform/config.ts';
+import type { StoredEvent } from '#shared/events/store.ts';
 
 export const EVENT_SOURCE = 'postlane';
 /** PutEvents' limit of entries per call. */

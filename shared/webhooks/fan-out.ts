@@ -7,9 +7,9 @@
  * harmless, because each attempt is claimed in the table before it is made.
  */
 import { createHash } from 'node:crypto';
-import { listEndpointsAndSlowMarks, putDeliveryOnce, type Delivery, type WebhookEndpoint } from '#shared/data/webhooks.ts';
-import type { StoredEvent } from '#shared/data/events.ts';
-import { retentionExpiry } from '#shared/domain/retention.ts';
+import { listEndpointsAndSlowMarks, putDeliveryOnce, type Delivery, type WebhookEndpoint } from './store.ts';
+import type { StoredEvent } from '#shared/events/store.ts';
+import { retentionExpiry } from '#shared/platform/retention.ts';
 import { configuredWebhookLanes, deliveryMessage, enqueueDelivery, type WebhookLane, type WebhookLanes } from './queue.ts';
 import { laneOf } from './slow-marks.ts';
 

@@ -11,9 +11,9 @@
  * a running worker or an EventBridge schedule per attempt.
  */
 import * as v from 'valibot';
-import { config } from '#shared/config.ts';
-import { sqsRetryQueue, type RetryQueue } from '#shared/email/retry-queue.ts';
-import { MAX_DELAY_SECONDS } from '#shared/model/retry-policy.ts';
+import { config } from '#shared/platform/config.ts';
+import { sqsRetryQueue, type RetryQueue } from '#shared/sending/retry-queue.ts';
+import { MAX_DELAY_SECONDS } from '#shared/sending/retry-policy.ts';
 
 export const WEBHOOK_LANES = ['normal', 'slow'] as const;
 export type WebhookLane = (typeof WEBHOOK_LANES)[number];

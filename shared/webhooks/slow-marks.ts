@@ -9,7 +9,7 @@
  * subdomains, ports). Each mark lapses SLOW_MARK_MS after it is set; none is
  * cleared by anything a tenant does.
  */
-import { updateSlowMarks, type SlowMarks } from '#shared/data/webhooks.ts';
+import { updateSlowMarks, type SlowMarks } from './store.ts';
 import type { WebhookLane } from './queue.ts';
 import { ACCOUNT_SLOW_HOSTS, SLOW_MARK_MS } from './schedule.ts';
 

@@ -14,10 +14,10 @@
  * the second fan-out adds no delivery and a duplicate queue message finds its
  * attempt claimed.
  */
-import { homeRegionOf } from '#shared/data/client.ts';
-import { storedEventOf, type StoredEvent } from '#shared/data/events.ts';
-import { localRegion, routesToHome } from '#shared/data/regions.ts';
-import { log } from '#shared/log.ts';
+import { homeRegionOf } from '#shared/platform/dynamodb/client.ts';
+import { storedEventOf, type StoredEvent } from '#shared/events/store.ts';
+import { localRegion, routesToHome } from '#shared/platform/dynamodb/regions.ts';
+import { log } from '#shared/platform/log.ts';
 import { configuredEventBus, publishEvents, type EventBus } from './event-bus.ts';
 import { fanOutEvent } from './fan-out.ts';
 import { configuredWebhookLanes, type WebhookLanes } from './queue.ts';

@@ -13,8 +13,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { config } from '#shared/config.ts';
-import { PostlaneError } from '#shared/errors.ts';
+import { config } from '#shared/platform/config.ts';
+import { PostlaneError } from '#shared/platform/errors.ts';
 
 export interface ResolvedAddress {
   address: string;

@@ -5,7 +5,7 @@
  * queue.ts), and a message whose handling threw is reported as a partial
  * batch failure, to be received again, never the whole batch.
  */
-import { log } from '#shared/log.ts';
+import { log } from '#shared/platform/log.ts';
 import { batchPace, deliverWebhook, type DeliverOptions } from './deliver.ts';
 import { configuredWebhookLanes, decodeDeliveryMessage, enqueueDelivery, type DeliveryMessage } from './queue.ts';
 

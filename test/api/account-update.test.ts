@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { meterDynamoDb } from '../../bench/dynamo-meter.ts';
-import { dynamo } from '#shared/data/client.ts';
-import { createApiKey } from '#shared/domain/api-keys.ts';
-import { updateAccount } from '#shared/domain/accounts.ts';
+import { dynamo } from '#shared/platform/dynamodb/client.ts';
+import { createApiKey } from '#shared/accounts/api-keys.ts';
+import { updateAccount } from '#shared/accounts/service.ts';
 import { admin } from '../support/admin-cli.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';

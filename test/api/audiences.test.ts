@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { apiClient } from '../support/client.ts';
-import { createAudience, getAudienceStats, growthRate } from '#shared/domain/audiences.ts';
-import { createContact } from '#shared/domain/contacts.ts';
+import { createAudience, getAudienceStats, growthRate } from '#shared/audiences/service.ts';
+import { createContact } from '#shared/contacts/service.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

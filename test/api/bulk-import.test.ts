@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from '../support/api.ts';
-import { db, dynamo } from '#shared/data/client.ts';
-import { importContacts } from '#shared/domain/contact-import.ts';
-import { MAX_CONTACTS_PER_INSERT_BATCH } from '#shared/data/contacts.ts';
-import { deleteAudience } from '#shared/domain/audiences.ts';
+import { db, dynamo } from '#shared/platform/dynamodb/client.ts';
+import { importContacts } from '#shared/contacts/import.ts';
+import { MAX_CONTACTS_PER_INSERT_BATCH } from '#shared/contacts/store.ts';
+import { deleteAudience } from '#shared/audiences/service.ts';
 import { outsideInvocation } from '#dev/local/invocation.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
 import { accountWithAudience } from '../support/arrange.ts';

@@ -1,9 +1,11 @@
 /**
- * The runtime tree's layers (docs/architecture.md, "Layers"): every import in
- * shared/ and functions/ goes down or sideways, never up; nothing that runs in
- * Lambda reaches for development tooling or a devDependency. Read from the
- * sources with TypeScript's parser (comments and strings are not imports),
- * nothing bundled, so it runs in a second.
+ * The runtime tree's dependency rule (docs/architecture.md, "Areas"):
+ * handlers → an area's service → its store → the platform. shared/platform/
+ * imports no area; an area uses another only through that area's service
+ * (never a `store.ts` or `*-store.ts` of another area); no cycle between the
+ * folders of shared/; nothing that runs in Lambda reaches for development
+ * tooling or a devDependency. Read from the sources with TypeScript's parser
+ * (comments and strings are not imports), nothing bundled, so it runs in a second.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -11,23 +13,11 @@ import { dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-/** Lowest first; a module may import its own layer and those below it. */
-const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
-  { name: 'model', paths: ['shared/model/', 'shared/errors.ts', 'shared/ids.ts', 'shared/log.ts', 'shared/config.ts'] },
-  { name: 'templating', paths: ['shared/templating/'] },
-  { name: 'schemas', paths: ['shared/schemas/'] },
-  { name: 'data', paths: ['shared/aws/', 'shared/data/'] },
-  { name: 'email', paths: ['shared/email/'] },
-  { name: 'domain', paths: ['shared/domain/', 'shared/webhooks/'] },
-  { name: 'edge', paths: ['shared/pages/', 'shared/http/'] },
-  { name: 'functions', paths: ['functions/'] },
-];
-
 /** Development tooling: never imported by what runs in Lambda. */
 const TOOLING = ['dev/', 'lib/', 'bin/', 'bench/', 'scripts/', 'test/'];
 
 /** Lambda's event types belong to the handlers that receive the events, and to the HTTP edge that adapts API Gateway's. */
-const LAMBDA_EVENT_TYPES_ALLOWED = ['functions/', 'shared/http/'];
+const LAMBDA_EVENT_TYPES_ALLOWED = ['functions/', 'shared/platform/http/', 'shared/platform/handlers/'];
 
 const ALIASES: Record<string, string> = { '#shared/': 'shared/', '#functions/': 'functions/', '#dev/': 'dev/' };
 
@@ -75,9 +65,15 @@ function importsOf(file: string, text: string): Import[] {
   return found;
 }
 
-function layerOf(path: string): number {
-  return LAYERS.findIndex((layer) => layer.paths.some((prefix) => (prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix)));
+/** The folder of shared/ a file belongs to (`platform/http`, `contacts`), `functions` for handlers, else undefined. */
+function folderOf(path: string): string | undefined {
+  if (path.startsWith('functions/')) return 'functions';
+  if (!path.startsWith('shared/')) return undefined;
+  return dirname(path.slice('shared/'.length)) === '.' ? '.' : dirname(path.slice('shared/'.length));
 }
+
+const areaOf = (folder: string) => folder.split('/')[0]!;
+const isStore = (path: string) => /(^|[/-])store\.ts$/.test(path);
 
 /** The repository path a specifier names, or undefined for a package. */
 function resolve(file: string, specifier: string): string | undefined {
@@ -100,7 +96,7 @@ function problemOf(file: string, { specifier, typeOnly }: Import): string | unde
   if (target === undefined) {
     const name = packageOf(specifier);
     if (name === 'aws-lambda' && !LAMBDA_EVENT_TYPES_ALLOWED.some((prefix) => file.startsWith(prefix)))
-      return 'Lambda event types outside functions/ and shared/http/: unwrap the event in the handler';
+      return 'Lambda event types outside functions/ and the platform’s edges: unwrap the event in the handler';
     if (typeOnly || specifier.startsWith('node:') || builtinModules.includes(name)) return undefined;
     if (name in manifest.devDependencies) return 'a devDependency, absent from the deployed function';
     if (!(name in manifest.dependencies)) return 'a package that is not in dependencies';
@@ -110,11 +106,15 @@ function problemOf(file: string, { specifier, typeOnly }: Import): string | unde
   if (file.startsWith('shared/') && target.startsWith('functions/')) return 'functions/ from shared/';
   if (!target.endsWith('.ts')) return undefined;
   if (!existsSync(target)) return `${target}, which does not exist`;
-  const from = layerOf(file);
-  const to = layerOf(target);
-  if (to === -1) return `${target}, which is in no layer`;
-  if (to > from) return `layer ${LAYERS[to]!.name} (${target}) from layer ${LAYERS[from]!.name}`;
-  return undefined;
+  const from = folderOf(file);
+  const to = folderOf(target);
+  if (from === undefined || to === undefined || to === '.') return `${target}, which is in no area or platform folder`;
+  if (from === 'functions')
+    return isStore(target) && to !== 'platform' && !to.startsWith('platform/') ? `a store (${target}): handlers call the area's service` : undefined;
+  if (to === 'functions') return undefined;
+  if (areaOf(from) === 'platform') return areaOf(to) === 'platform' ? undefined : `an area (${target}) from the platform`;
+  if (areaOf(to) === areaOf(from) || areaOf(to) === 'platform') return undefined;
+  return isStore(target) ? `another area's store (${target}): use that area's service` : undefined;
 }
 
 function sourceFiles(directory: string): string[] {
@@ -126,12 +126,64 @@ function sourceFiles(directory: string): string[] {
 
 const runtimeFiles = [...sourceFiles('shared'), ...sourceFiles('functions')];
 
-describe('layers of the runtime tree', () => {
-  it('place every file of shared/ and functions/ in a layer', () => {
-    expect(runtimeFiles.filter((file) => layerOf(file) === -1)).toEqual([]);
+/** One edge of the folder graph, with the imports that make it. */
+type FolderGraph = Map<string, Map<string, string[]>>;
+
+/** Which folder of shared/ imports which, type imports included: a cycle of types is still a cycle a reader must untangle. */
+function folderGraph(files: readonly { file: string; text: string }[]): FolderGraph {
+  const graph: FolderGraph = new Map();
+  for (const { file, text } of files) {
+    const from = folderOf(file);
+    if (from === undefined || from === 'functions') continue;
+    for (const { specifier } of importsOf(file, text)) {
+      const target = resolve(file, specifier);
+      const to = target === undefined ? undefined : folderOf(target);
+      if (to === undefined || to === from || to === 'functions') continue;
+      const edges = graph.get(from) ?? new Map<string, string[]>();
+      graph.set(from, edges);
+      edges.set(to, [...(edges.get(to) ?? []), `${file} → ${target}`]);
+    }
+  }
+  return graph;
+}
+
+/** Every cycle's strongly connected folders (Tarjan), each named with the imports that close it. */
+function folderCycles(graph: FolderGraph): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const connect = (folder: string): void => {
+    index.set(folder, counter);
+    low.set(folder, counter++);
+    stack.push(folder);
+    for (const next of graph.get(folder)?.keys() ?? []) {
+      if (!index.has(next)) {
+        connect(next);
+        low.set(folder, Math.min(low.get(folder)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(folder, Math.min(low.get(folder)!, index.get(next)!));
+    }
+    if (low.get(folder) !== index.get(folder)) return;
+    const members: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      members.push(member);
+    } while (member !== folder);
+    if (members.length < 2) return;
+    cycles.push(members.flatMap((from) => [...(graph.get(from) ?? [])].filter(([to]) => members.includes(to)).flatMap(([, imports]) => imports)));
+  };
+  for (const folder of graph.keys()) if (!index.has(folder)) connect(folder);
+  return cycles;
+}
+
+describe('the dependency rule of the runtime tree', () => {
+  it('places every file of shared/ in the platform or an area, never at its top', () => {
+    expect(runtimeFiles.filter((file) => folderOf(file) === '.')).toEqual([]);
   });
 
-  it('hold no import that climbs a layer, reaches development tooling or a devDependency, or brings Lambda event types below the handlers', () => {
+  it('holds no import into another area’s store, from the platform into an area, into development tooling or a devDependency, nor Lambda event types below the edges', () => {
     const imports = runtimeFiles.flatMap((file) => importsOf(file, readFileSync(file, 'utf8')).map((entry) => ({ file, entry })));
     const offending = imports.flatMap(({ file, entry }) => {
       const problem = problemOf(file, entry);
@@ -142,6 +194,12 @@ describe('layers of the runtime tree', () => {
     expect(imports.length).toBeGreaterThan(400);
     expect(offending).toEqual([]);
   });
+
+  it('has no cycle between the folders of shared/', () => {
+    const graph = folderGraph(runtimeFiles.map((file) => ({ file, text: readFileSync(file, 'utf8') })));
+    expect(graph.size).toBeGreaterThan(10);
+    expect(folderCycles(graph)).toEqual([]);
+  });
 });
 
 describe('the import checker', () => {
@@ -150,38 +208,64 @@ describe('the import checker', () => {
       .map((entry) => problemOf(file, entry))
       .filter(Boolean);
 
-  it('names an import that climbs, static or dynamic, relative or aliased', () => {
-    expect(problems('shared/data/x.ts', "import type { Contact } from '#shared/domain/contacts.ts';")).toEqual([
-      'layer domain (shared/domain/contacts.ts) from layer data',
+  it('names an import of another area’s store, static or dynamic, relative or aliased, and a handler’s', () => {
+    expect(problems('shared/forms/service.ts', "import type { ContactRecord } from '#shared/contacts/store.ts';")).toEqual([
+      "another area's store (shared/contacts/store.ts): use that area's service",
     ]);
-    expect(problems('shared/schemas/x.ts', "const m = await import('../email/address.ts');")).toEqual([
-      'layer email (shared/email/address.ts) from layer schemas',
+    expect(problems('shared/forms/service.ts', "const m = await import('../domains/ses-identity-store.ts');")).toEqual([
+      "another area's store (shared/domains/ses-identity-store.ts): use that area's service",
     ]);
-    expect(problems('shared/domain/x.ts', "export { parseInput } from '#shared/http/endpoint.ts';")).toEqual([
-      'layer edge (shared/http/endpoint.ts) from layer domain',
+    expect(problems('functions/contacts/get.ts', "import { getContact } from '#shared/contacts/store.ts';")).toEqual([
+      "a store (shared/contacts/store.ts): handlers call the area's service",
     ]);
   });
 
-  it('lets imports go down and sideways', () => {
-    expect(problems('shared/domain/x.ts', "import { db } from '#shared/data/client.ts';\nimport { log } from '../log.ts';\nimport './contacts.ts';")).toEqual(
-      [],
-    );
-    expect(problems('shared/pages/x.ts', "import type { Reply } from '#shared/http/reply.ts';")).toEqual([]);
+  it('keeps the platform below every area', () => {
+    expect(problems('shared/platform/http/x.ts', "export { authenticate } from '#shared/accounts/service.ts';")).toEqual([
+      'an area (shared/accounts/service.ts) from the platform',
+    ]);
+  });
+
+  it('lets an area use its own files, the platform and other areas’ services', () => {
+    expect(
+      problems(
+        'shared/forms/service.ts',
+        "import { db } from '#shared/platform/dynamodb/client.ts';\nimport { getForm } from './store.ts';\nimport { createContact } from '#shared/contacts/service.ts';",
+      ),
+    ).toEqual([]);
+    expect(problems('functions/forms/get.ts', "import type { Reply } from '#shared/platform/http/reply.ts';")).toEqual([]);
   });
 
   it('refuses development tooling, functions/ from shared/, devDependencies and computed imports, and reads no comment as an import', () => {
     expect(problems('functions/x/y.ts', "await import('#dev/local/sqs.ts');")).toEqual(['development tooling (dev/)']);
-    expect(problems('shared/http/x.ts', "import { handler } from '#functions/contacts/create.ts';")).toEqual(['functions/ from shared/']);
-    expect(problems('shared/aws/x.ts', "import { S3Client } from '@aws-sdk/client-s3';")).toEqual(['a devDependency, absent from the deployed function']);
-    expect(problems('shared/aws/x.ts', "import type { S3Client } from '@aws-sdk/client-s3';")).toEqual([]);
-    expect(problems('shared/domain/x.ts', 'await import(name);')).toEqual(['an import() whose module is not a string literal']);
-    expect(problems('shared/domain/x.ts', "// (await import('#functions/contacts/create.ts')).handler\nconst s = \"import x from '#dev/a.ts'\";")).toEqual([]);
+    expect(problems('shared/platform/http/x.ts', "import { handler } from '#functions/contacts/create.ts';")).toEqual(['functions/ from shared/']);
+    expect(problems('shared/platform/aws/x.ts', "import { S3Client } from '@aws-sdk/client-s3';")).toEqual([
+      'a devDependency, absent from the deployed function',
+    ]);
+    expect(problems('shared/platform/aws/x.ts', "import type { S3Client } from '@aws-sdk/client-s3';")).toEqual([]);
+    expect(problems('shared/forms/x.ts', 'await import(name);')).toEqual(['an import() whose module is not a string literal']);
+    expect(problems('shared/forms/x.ts', "// (await import('#functions/contacts/create.ts')).handler\nconst s = \"import x from '#dev/a.ts'\";")).toEqual([]);
   });
 
-  it('keeps Lambda event types in functions/ and shared/http/', () => {
-    expect(problems('shared/domain/x.ts', "import type { SQSEvent } from 'aws-lambda';")).toEqual([
-      'Lambda event types outside functions/ and shared/http/: unwrap the event in the handler',
+  it('keeps Lambda event types in functions/ and the platform’s edges', () => {
+    expect(problems('shared/forms/x.ts', "import type { SQSEvent } from 'aws-lambda';")).toEqual([
+      'Lambda event types outside functions/ and the platform’s edges: unwrap the event in the handler',
     ]);
     expect(problems('functions/email/x.ts', "import type { SQSEvent } from 'aws-lambda';")).toEqual([]);
+  });
+});
+
+describe('the folder graph', () => {
+  it('names the imports that close a cycle, and none where the arrows go one way', () => {
+    const graph = folderGraph([
+      { file: 'shared/contacts/service.ts', text: "import { a } from '#shared/audiences/service.ts';" },
+      { file: 'shared/audiences/service.ts', text: "import { b } from '../contacts/status.ts';\nimport { c } from '#shared/platform/ids.ts';" },
+      { file: 'shared/forms/service.ts', text: "import { d } from '#shared/contacts/service.ts';" },
+    ]);
+    expect(folderCycles(graph)).toEqual([
+      ['shared/audiences/service.ts → shared/contacts/status.ts', 'shared/contacts/service.ts → shared/audiences/service.ts'],
+    ]);
+    graph.get('audiences')!.delete('contacts');
+    expect(folderCycles(graph)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createAttachment } from '#shared/domain/attachments.ts';
-import { sendConcurrency } from '#shared/email/attachment-budget.ts';
+import { createAttachment } from '#shared/attachments/service.ts';
+import { sendConcurrency } from '#shared/attachments/budget.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { createSender, storedEmails, uniqueAddress, type Sender } from '../sending/support.ts';

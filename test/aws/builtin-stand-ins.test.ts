@@ -1,6 +1,6 @@
 /**
  * The stand-ins for `node:zlib` and `node:process` in the function bundles
- * (shared/aws/zlib-crc32.ts, shared/aws/node-process.ts): the SDK gets the
+ * (shared/platform/aws/zlib-crc32.ts, shared/platform/aws/node-process.ts): the SDK gets the
  * same values from them, and Node no longer loads what it never uses when it
  * loads a bundle.
  */
@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { build } from 'esbuild';
 import { afterAll, expect, inject, it } from 'vitest';
-import { crc32 } from '#shared/aws/zlib-crc32.ts';
+import { crc32 } from '#shared/platform/aws/zlib-crc32.ts';
 import { bundleOptions } from '../../lib/bundling.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'postlane-builtins-'));
@@ -77,7 +77,7 @@ it("gives the SDK's user agent the process's own env and versions, without Node 
 it("loads @middy/core's web streams on first use, and its ReadableStream answers instanceof as the real one", async () => {
   const { source, result } = await bundleAndRun(
     'middy-streaming',
-    "export { default as middy } from '@middy/core'; export { ReadableStream } from '#shared/aws/middy-streaming.ts'; export { Readable } from 'node:stream';",
+    "export { default as middy } from '@middy/core'; export { ReadableStream } from '#shared/platform/aws/middy-streaming.ts'; export { Readable } from 'node:stream';",
     `const { ReadableStream, Readable } = bundle;
     const atStart = loaded('internal/webstreams/readablestream');
     const isNodeStream = Readable.from(['x']) instanceof ReadableStream;

@@ -1,6 +1,6 @@
 /**
  * The credential providers the function bundles carry in place of the SDK's
- * default chain (shared/aws/lambda-credentials.ts), and a bundled handler
+ * default chain (shared/platform/aws/lambda-credentials.ts), and a bundled handler
  * signing with them in a plain Node process, as in Lambda.
  */
 import { execFile } from 'node:child_process';
@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { defaultProvider } from '#shared/aws/lambda-credentials.ts';
-import { ID_BODY_LENGTH } from '#shared/ids.ts';
+import { defaultProvider } from '#shared/platform/aws/lambda-credentials.ts';
+import { ID_BODY_LENGTH } from '#shared/platform/ids.ts';
 import { buildHttpApiEvent } from '#dev/local/http-event.ts';
 import { bundleHandler } from '../../lib/bundling.ts';
 
@@ -101,7 +101,7 @@ describe('a bundled handler', () => {
   it('carries the Lambda providers instead of the default chain and signs DynamoDB calls with the environment credentials', async () => {
     const { metafile, entry: bundle } = await bundleHandler('audiences/list', join(outdir, 'audiences-list'));
     const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
-    expect(inputs).toContain('shared/aws/lambda-credentials.ts');
+    expect(inputs).toContain('shared/platform/aws/lambda-credentials.ts');
     expect(inputs.filter((input) => /credential-provider-(node|ini|sso|process|web-identity)|nested-clients/.test(input))).toEqual([]);
 
     // DynamoDB here is a stub that knows no key (the key check's conditional update fails, with no item): the point is the signature on the request.
@@ -126,7 +126,7 @@ describe('a bundled handler', () => {
         AWS_ACCESS_KEY_ID: 'AKIDBUNDLETEST',
         AWS_SECRET_ACCESS_KEY: 'bundle-test-secret',
         AWS_SESSION_TOKEN: 'bundle-test-token',
-        // The SDK's own endpoint variable: without DYNAMODB_ENDPOINT, shared/config.ts leaves credentials to the provider, as deployed.
+        // The SDK's own endpoint variable: without DYNAMODB_ENDPOINT, shared/platform/config.ts leaves credentials to the provider, as deployed.
         AWS_ENDPOINT_URL_DYNAMODB: dynamo.url,
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       };

@@ -1,5 +1,5 @@
 /**
- * shared/aws/s3.ts against the SDK it replaces: the same pre-signed URLs,
+ * shared/platform/aws/s3.ts against the SDK it replaces: the same pre-signed URLs,
  * byte for byte, and GETs the local S3 accepts (it checks header signatures
  * the way it checks the SDK's own, test/local/s3.test.ts).
  */
@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { CREDENTIALS_EXPIRY_MARGIN_SECONDS, getObject, presignPut, putObject, S3RequestError, type S3Location } from '#shared/aws/s3.ts';
+import { CREDENTIALS_EXPIRY_MARGIN_SECONDS, getObject, presignPut, putObject, S3RequestError, type S3Location } from '#shared/platform/aws/s3.ts';
 import { startLocalS3 } from '#dev/local/s3.ts';
 import type { LocalService } from '#dev/local/service.ts';
 

@@ -28,7 +28,7 @@ it('bundles a DynamoDB-using function with no fault hook, no meter, and nothing 
   const { metafile, entry } = await bundleHandler('contacts/create', join(outdir, 'create'));
   const inputs = Object.keys(metafile.inputs);
 
-  expect(inputs).toContain('shared/data/client.ts');
+  expect(inputs).toContain('shared/platform/dynamodb/client.ts');
   expect(inputs.filter((input) => /^(dev|test|bench|lib|bin|scripts)\//.test(input))).toEqual([]);
   // Middleware names survive minification: they are strings on the client's stack.
   expect(readFileSync(entry, 'utf8').match(/fault ?hook|dynamo ?meter/gi) ?? []).toEqual([]);

@@ -7,7 +7,7 @@
  */
 import type { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ses } from '#shared/email/transport.ts';
+import { ses } from '#shared/sending/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { createAudience } from '../support/arrange.ts';

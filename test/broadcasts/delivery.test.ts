@@ -7,8 +7,8 @@
 import { setTimeout } from 'node:timers/promises';
 import type { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { putSuppression } from '#shared/data/suppressions.ts';
-import { ses } from '#shared/email/transport.ts';
+import { putSuppression } from '#shared/sending/suppression-store.ts';
+import { ses } from '#shared/sending/transport.ts';
 import { startBroadcastWorker } from '#dev/local/broadcast-worker.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';

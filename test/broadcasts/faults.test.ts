@@ -8,12 +8,12 @@
  */
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ses } from '#shared/email/transport.ts';
-import { config } from '#shared/config.ts';
-import { sqs } from '#shared/email/retry-queue.ts';
+import { ses } from '#shared/sending/transport.ts';
+import { config } from '#shared/platform/config.ts';
+import { sqs } from '#shared/sending/retry-queue.ts';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { releaseEmails } from '#shared/data/usage.ts';
-import { quotaPeriod } from '#shared/domain/accounts.ts';
+import { releaseEmails } from '#shared/sending/usage-store.ts';
+import { quotaPeriod } from '#shared/accounts/service.ts';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localScheduler } from '#dev/local/scheduler.ts';
-import { showAccount } from '#shared/domain/accounts.ts';
-import { PLAN_PAGE_SIZE } from '#shared/domain/broadcast-engine.ts';
+import { showAccount } from '#shared/accounts/service.ts';
+import { PLAN_PAGE_SIZE } from '#shared/broadcasts/engine.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, throttleSesFor, uniqueAddress } from '../sending/support.ts';
 import { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience } from './support.ts';

@@ -5,8 +5,8 @@
  * at most 75 characters, an identifier of at most 255 octets).
  */
 import { describe, expect, it } from 'vitest';
-import { formatPhrase } from '#shared/email/address.ts';
-import { listId } from '#shared/email/list-id.ts';
+import { formatPhrase } from '#shared/sending/address.ts';
+import { listId } from '#shared/broadcasts/list-id.ts';
 
 const AUDIENCE = 'aud_0BqM3xYfZk2T4a5b6c7d';
 

@@ -14,11 +14,11 @@ vi.hoisted(() => {
 
 const { startSesEmulator } = await import('#dev/local/ses.ts');
 const ownSes = await startSesEmulator({ port: 0, maxSendRate: 6 });
-// Before anything reads shared/config.ts.
+// Before anything reads shared/platform/config.ts.
 process.env.SES_ENDPOINT = ownSes.endpoint;
 
-const { reserveBucketTime, sesRateKey } = await import('#shared/data/send-rates.ts');
-const { RESERVE_AHEAD_MS, sesRateScope } = await import('#shared/domain/send-pacing.ts');
+const { reserveBucketTime, sesRateKey } = await import('#shared/broadcasts/send-rate-store.ts');
+const { RESERVE_AHEAD_MS, sesRateScope } = await import('#shared/broadcasts/pacing.ts');
 const { createSender, sendPlain, storedEmails, uniqueAddress } = await import('../sending/support.ts');
 const { broadcastWhen, expectPacedAt, queuedSteps, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
 const { eventually } = await import('../support/eventually.ts');

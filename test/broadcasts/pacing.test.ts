@@ -14,7 +14,7 @@ vi.hoisted(() => {
   process.env.BROADCAST_THROTTLE_DELAY_SECONDS = '1';
 });
 
-const { ses } = await import('#shared/email/transport.ts');
+const { ses } = await import('#shared/sending/transport.ts');
 const { request } = await import('../support/api.ts');
 const { admin } = await import('../support/admin-cli.ts');
 const { eventually } = await import('../support/eventually.ts');

@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { seedContacts } from '../../bench/scale.ts';
-import { releaseEmails, reserveEmails } from '#shared/data/usage.ts';
-import { quotaPeriod, showAccount } from '#shared/domain/accounts.ts';
-import { PLAN_PAGE_SIZE } from '#shared/domain/broadcast-engine.ts';
+import { releaseEmails, reserveEmails } from '#shared/sending/usage-store.ts';
+import { quotaPeriod, showAccount } from '#shared/accounts/service.ts';
+import { PLAN_PAGE_SIZE } from '#shared/broadcasts/engine.ts';
 import { createAudience } from '../support/arrange.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails } from '../sending/support.ts';

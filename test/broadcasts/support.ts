@@ -97,8 +97,8 @@ export async function drainBroadcastQueue(options: { only?: (step: { kind: strin
     { sqsEvent, keptMessages },
   ] = await Promise.all([
     import('@aws-sdk/client-sqs'),
-    import('#shared/email/retry-queue.ts'),
-    import('#shared/config.ts'),
+    import('#shared/sending/retry-queue.ts'),
+    import('#shared/platform/config.ts'),
     import('#functions/broadcasts/work.ts'),
     import('#dev/local/invocation.ts'),
     import('#dev/local/queue-poller.ts'),
@@ -140,7 +140,7 @@ export async function drainBroadcastQueue(options: { only?: (step: { kind: strin
  * that only looks, so the pacing tests can measure rates. Stop it in afterAll.
  */
 export async function recordSendTimes(): Promise<{ of: (domain: string) => number[]; stop: () => void }> {
-  const { ses } = await import('#shared/email/transport.ts');
+  const { ses } = await import('#shared/sending/transport.ts');
   const sent: { from: string; at: number }[] = [];
   const name = `sendTimes-${Math.random()}`;
   ses.middlewareStack.add(
@@ -192,7 +192,7 @@ export async function sendBroadcast(sender: Sender, count: number): Promise<{ id
  * vi.restoreAllMocks removes it).
  */
 export async function queuedSteps(kind: 'plan' | 'batch'): Promise<{ step: Record<string, any>; delaySeconds: number }[]> {
-  const { sqs } = await import('#shared/email/retry-queue.ts');
+  const { sqs } = await import('#shared/sending/retry-queue.ts');
   const queued: { step: Record<string, any>; delaySeconds: number }[] = [];
   const send = sqs.send.bind(sqs);
   vi.spyOn(sqs, 'send').mockImplementation((async (command: { input?: { Entries?: { MessageBody?: string; DelaySeconds?: number }[] } }) => {

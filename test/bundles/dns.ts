@@ -3,7 +3,7 @@
  * published, and NXDOMAIN for any other name: the bundle suite's stand-in for
  * the resolver Lambda's functions ask (the runtime points node:dns's resolvers
  * at it, test/bundles/lambda-runtime.mjs), so a domain's ownership check
- * sends its real query (shared/domain/domain-verification.ts).
+ * sends its real query (shared/domains/verification.ts).
  */
 import { createSocket } from 'node:dgram';
 import { once } from 'node:events';

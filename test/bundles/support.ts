@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { buildHttpApiEvent, routeRequest, toHttpResult, type HttpResult } from '#dev/local/http-event.ts';
-import { config } from '#shared/config.ts';
+import { config } from '#shared/platform/config.ts';
 import { bundleFunctions, handlerModules } from '../../lib/bundling.ts';
 import { CHECKED_CONTEXT } from '../support/iam.ts';
 import { newStandIns, startGateway, type Gateway, type StandIns } from './aws-gateway.ts';
@@ -149,7 +149,7 @@ function environmentOf(handler: string, deployed: DeployedEnvironment, gateway: 
     AWS_ENDPOINT_URL_SESV2: gateway,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: gateway,
     AWS_ENDPOINT_URL_EVENTBRIDGE: gateway,
-    // A throttled message is retried at once, not after the deployed 10 s (shared/config.ts: tests set 0).
+    // A throttled message is retried at once, not after the deployed 10 s (shared/platform/config.ts: tests set 0).
     RETRY_BACKOFF_SECONDS: '0',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     BUNDLE_SUITE_DNS_SERVER: dnsServer,

@@ -4,7 +4,7 @@
  * OTP window racing idempotency keys, and the per-second rate limit over HTTP.
  */
 import { describe, expect, it } from 'vitest';
-import { showAccount } from '#shared/domain/accounts.ts';
+import { showAccount } from '#shared/accounts/service.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request, type ApiResponse } from '../support/api.ts';
 import { createSender, sendPlain, storedEmails, uniqueAddress } from '../sending/support.ts';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { AREAS, ROUTES } from '#functions/routes.ts';
-import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
+import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/platform/http/routes.ts';
 import { EVENT_FUNCTIONS, FEEDBACK_WORKER } from '../../lib/feedback.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';
 import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
@@ -126,8 +126,8 @@ describe('one endpoint, one contract', () => {
 
   it("types a handler's reply by its contract's reply schema: another body fails the type-check", async () => {
     const { contacts } = await import('#functions/contacts/contract.ts');
-    const { endpoint } = await import('#shared/http/endpoint.ts');
-    const { created, ok } = await import('#shared/http/reply.ts');
+    const { endpoint } = await import('#shared/platform/http/endpoint.ts');
+    const { created, ok } = await import('#shared/platform/http/reply.ts');
     const contact = {
       id: 'con_1',
       email: 'ada@example.com',

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
-import { findContactsByEmail } from '#shared/data/contacts.ts';
-import { createAudience } from '#shared/domain/audiences.ts';
-import { createContact, deleteContact, updateContact } from '#shared/domain/contacts.ts';
-import { importContacts } from '#shared/domain/contact-import.ts';
+import { findContactsByEmail } from '#shared/contacts/store.ts';
+import { createAudience } from '#shared/audiences/service.ts';
+import { createContact, deleteContact, updateContact } from '#shared/contacts/service.ts';
+import { importContacts } from '#shared/contacts/import.ts';
 
 describe('email claims', () => {
   it('find an address in every audience with the status kept in step', async () => {

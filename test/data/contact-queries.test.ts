@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
-import { queryContacts } from '#shared/data/contacts.ts';
-import { createAudience } from '#shared/domain/audiences.ts';
-import { importContacts } from '#shared/domain/contact-import.ts';
+import { queryContacts } from '#shared/contacts/store.ts';
+import { createAudience } from '#shared/audiences/service.ts';
+import { importContacts } from '#shared/contacts/import.ts';
 
 describe('contact queries', () => {
   it('bound the items a filtered list examines and say when they stopped early', async () => {

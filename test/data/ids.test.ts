@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isId, newId } from '#shared/ids.ts';
+import { isId, newId } from '#shared/platform/ids.ts';
 
 describe('ids', () => {
   it('have the kind prefix and 20 base62 characters', () => {

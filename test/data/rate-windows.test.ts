@@ -5,9 +5,9 @@
  * X-RateLimit-Reset names that window, not the one its own clock read.
  */
 import { describe, expect, it } from 'vitest';
-import { admitRequest } from '#shared/domain/rate-limit.ts';
-import type { Principal } from '#shared/domain/api-keys.ts';
-import { PLAN_LIMITS } from '#shared/model/plans.ts';
+import { admitRequest } from '#shared/accounts/rate-limit.ts';
+import type { Principal } from '#shared/accounts/api-keys.ts';
+import { PLAN_LIMITS } from '#shared/accounts/plans.ts';
 import { createTestAccount } from '../support/accounts.ts';
 
 async function freePrincipal(): Promise<Principal> {

@@ -21,7 +21,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
+import { localVerifier, verifyDomain } from '#shared/domains/verification.ts';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
 import { admin, freshQueue } from '../support/admin-cli.ts';
 import { request, startApi } from '../support/api.ts';

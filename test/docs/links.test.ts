@@ -48,7 +48,7 @@ describe('links and references', () => {
   });
 
   it('no file names a document or source path that does not exist', () => {
-    // `docs/api.md`, `../README.md` (from docs/), `shared/aws/s3.ts`: Markdown files anywhere, and paths into the project's own folders.
+    // `docs/api.md`, `../README.md` (from docs/), `shared/platform/aws/s3.ts`: Markdown files anywhere, and paths into the project's own folders.
     const reference =
       /(?<![\w./@$-])((?:\.\.?\/)*(?:[\w.-]+\/)*[\w.-]+\.md)\b|(?<![\w./@$-])#?((?:shared|dev|functions|lib|bin|test|bench|scripts|docs)\/[\w./-]*\.(?:ts|mjs|md|json))\b/g;
     const missing: string[] = [];

@@ -5,11 +5,11 @@
  * Postlane did not create it.
  */
 import { describe, expect, it } from 'vitest';
-import { countDomains, getDomain as readDomain } from '#shared/data/domains.ts';
-import { identityHolds } from '#shared/data/ses-identities.ts';
-import { localRegion } from '#shared/data/regions.ts';
-import { createDomain, deleteDomain, type Domain } from '#shared/domain/domains.ts';
-import { sesVerifier } from '#shared/domain/domain-verification.ts';
+import { countDomains, getDomain as readDomain } from '#shared/domains/store.ts';
+import { identityHolds } from '#shared/domains/ses-identity-store.ts';
+import { localRegion } from '#shared/platform/dynamodb/regions.ts';
+import { createDomain, deleteDomain, type Domain } from '#shared/domains/service.ts';
+import { sesVerifier } from '#shared/domains/verification.ts';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { createSender, sendPlain, uniqueAddress } from '../sending/support.ts';

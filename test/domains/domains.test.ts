@@ -2,9 +2,9 @@ import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
-import { getDomain as readDomain } from '#shared/data/domains.ts';
-import { createDomain, getDomain } from '#shared/domain/domains.ts';
-import { localVerifier, sesVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
+import { getDomain as readDomain } from '#shared/domains/store.ts';
+import { createDomain, getDomain } from '#shared/domains/service.ts';
+import { localVerifier, sesVerifier, verifyDomain } from '#shared/domains/verification.ts';
 import { fakeDns } from './support.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -4,10 +4,10 @@
  * account must not be able to use up for every other.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_DOMAINS_PER_ACCOUNT } from '#shared/data/domains.ts';
-import { createDomain } from '#shared/domain/domains.ts';
-import { createApiKey } from '#shared/domain/api-keys.ts';
-import { localVerifier, sesVerifier } from '#shared/domain/domain-verification.ts';
+import { MAX_DOMAINS_PER_ACCOUNT } from '#shared/domains/store.ts';
+import { createDomain } from '#shared/domains/service.ts';
+import { createApiKey } from '#shared/accounts/api-keys.ts';
+import { localVerifier, sesVerifier } from '#shared/domains/verification.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { sesIdentities, uniqueDomain } from './support.ts';

@@ -4,10 +4,10 @@
  * must not let an account send as it (issue 13, "Trust at the edges").
  */
 import { describe, expect, it } from 'vitest';
-import { getDomain } from '#shared/domain/domains.ts';
-import { insertDomain } from '#shared/data/domains.ts';
-import { localVerifier, newDomainRecord, sesVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
-import { randomBase62 } from '#shared/ids.ts';
+import { getDomain } from '#shared/domains/service.ts';
+import { insertDomain } from '#shared/domains/store.ts';
+import { localVerifier, newDomainRecord, sesVerifier, verifyDomain } from '#shared/domains/verification.ts';
+import { randomBase62 } from '#shared/platform/ids.ts';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
 import { request, type ApiResponse } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';

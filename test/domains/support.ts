@@ -5,9 +5,9 @@
  */
 import { setTimeout } from 'node:timers/promises';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
-import { getDomain } from '#shared/data/domains.ts';
-import type { TxtResolver } from '#shared/domain/domain-verification.ts';
-import { randomBase62 } from '#shared/ids.ts';
+import { getDomain } from '#shared/domains/store.ts';
+import type { TxtResolver } from '#shared/domains/verification.ts';
+import { randomBase62 } from '#shared/platform/ids.ts';
 
 /** DNS answering TXT lookups from a table of names, each record in its strings as node:dns gives them; other names do not exist. */
 export function fakeDns(records: Record<string, string[][]> = {}): TxtResolver & { asked: string[] } {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderTemplate, TemplateRenderError } from '#shared/templating/renderer.ts';
-import { toLiquid } from '#shared/templating/template-language.ts';
+import { renderTemplate, TemplateRenderError } from '#shared/platform/templating/renderer.ts';
+import { toLiquid } from '#shared/platform/templating/template-language.ts';
 
 describe('template language', () => {
   it('rewrites the spec constructs into Liquid and leaves Liquid alone', () => {

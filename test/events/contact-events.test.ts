@@ -4,9 +4,9 @@
  * submission) records exactly one event, in the change's own transaction.
  */
 import { describe, expect, it } from 'vitest';
-import { putSuppression } from '#shared/data/suppressions.ts';
-import { listEvents } from '#shared/domain/events.ts';
-import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
+import { putSuppression } from '#shared/sending/suppression-store.ts';
+import { listEvents } from '#shared/events/service.ts';
+import { subscriptionLinks } from '#shared/subscriptions/links.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { createForm, submit } from '../forms/support.ts';

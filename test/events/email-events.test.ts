@@ -8,11 +8,11 @@ import { MessageRejected, TooManyRequestsException, type SendEmailCommand } from
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SesEventType } from '#dev/local/ses-events.ts';
 import { startRetryWorker } from '#dev/local/retry-worker.ts';
-import { db, tableName } from '#shared/data/client.ts';
-import { emailKey } from '#shared/data/emails.ts';
-import { listEmailEvents, listEvents } from '#shared/domain/events.ts';
-import { retentionExpiry } from '#shared/domain/retention.ts';
-import { ses, sendEmailInput } from '#shared/email/transport.ts';
+import { db, tableName } from '#shared/platform/dynamodb/client.ts';
+import { emailKey } from '#shared/messages/store.ts';
+import { listEmailEvents, listEvents } from '#shared/events/service.ts';
+import { retentionExpiry } from '#shared/platform/retention.ts';
+import { ses, sendEmailInput } from '#shared/sending/transport.ts';
 import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { createSender, outgoingEmail, sesFailsFor, uniqueAddress } from '../sending/support.ts';

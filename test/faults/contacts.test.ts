@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
-import { MAX_CONTACTS_PER_INSERT_BATCH, MAX_CONTACTS_PER_REPLACE_BATCH } from '#shared/data/contacts.ts';
+import { MAX_CONTACTS_PER_INSERT_BATCH, MAX_CONTACTS_PER_REPLACE_BATCH } from '#shared/contacts/store.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type DynamoFault } from './support.ts';
 import { accountWithAudience } from '../support/arrange.ts';
 

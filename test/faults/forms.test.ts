@@ -5,7 +5,7 @@
  */
 import { TooManyRequestsException } from '@aws-sdk/client-sesv2';
 import { describe, expect, it, vi } from 'vitest';
-import { ses } from '#shared/email/transport.ts';
+import { ses } from '#shared/sending/transport.ts';
 import { request } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
 import { createForm, submit } from '../forms/support.ts';

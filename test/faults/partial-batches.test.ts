@@ -13,7 +13,7 @@ vi.hoisted(() => {
   process.env.DYNAMODB_BACKOFF_MS = '1';
 });
 
-import { putSuppression } from '#shared/data/suppressions.ts';
+import { putSuppression } from '#shared/sending/suppression-store.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { buildHttpApiEvent, lambdaContext, loadHandler } from '#dev/local/http-event.ts';
 import { request } from '../support/api.ts';
@@ -129,7 +129,7 @@ describe('BatchWriteItem answered in part', () => {
 });
 
 describe('DynamoDB keeps refusing past the retries', () => {
-  // The key check is one conditional UpdateItem of the key item (shared/data/api-keys.ts useApiKey).
+  // The key check is one conditional UpdateItem of the key item (shared/accounts/api-key-store.ts useApiKey).
   const refusals: DynamoFault[] = ['throttled', 'throttling'];
 
   it.each(refusals)('%s on the key check: 500, never 401', async (fault) => {

@@ -5,7 +5,7 @@
  * retry never sends twice.
  */
 import { describe, expect, it } from 'vitest';
-import { showAccount } from '#shared/domain/accounts.ts';
+import { showAccount } from '#shared/accounts/service.ts';
 import { request } from '../support/api.ts';
 import { createSender, type Sender, sendPlain, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type FaultRule } from './support.ts';

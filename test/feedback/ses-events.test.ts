@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { getContact } from '#shared/data/contacts.ts';
-import { sendEmailInput } from '#shared/email/transport.ts';
+import { getContact } from '#shared/contacts/store.ts';
+import { sendEmailInput } from '#shared/sending/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, outgoingEmail, type Sender, sendPlain, suppressedFailure, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault } from '../faults/support.ts';

@@ -1,8 +1,8 @@
 /** The double opt-in token on its own (no I/O): what it carries, and that no other signed token passes for it. */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { readConfirmationToken, signConfirmationToken, type ConfirmationClaims } from '#shared/domain/confirmation-links.ts';
-import { readSubscriptionToken, signSubscriptionToken } from '#shared/domain/subscription-links.ts';
+import { readConfirmationToken, signConfirmationToken, type ConfirmationClaims } from '#shared/forms/confirmation-links.ts';
+import { readSubscriptionToken, signSubscriptionToken } from '#shared/subscriptions/links.ts';
 
 const key = randomBytes(32);
 const claims: ConfirmationClaims = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { createSender } from '../sending/support.ts';
-import { listSubmissions } from '#shared/data/forms.ts';
+import { listSubmissions } from '#shared/forms/store.ts';
 import { createForm, formBody, ISO, submit, accountWithForm } from './support.ts';
 import { expectCreated, expectUpdatesRefused } from '../support/arrange.ts';
 

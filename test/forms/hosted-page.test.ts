@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
-import { formPage } from '#shared/pages/forms.ts';
-import type { FormRecord } from '#shared/data/forms.ts';
+import { formPage } from '#shared/forms/pages.ts';
+import type { FormRecord } from '#shared/forms/store.ts';
 import { createForm, accountWithForm } from './support.ts';
 
 const FIELDS = [

@@ -3,11 +3,11 @@ import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { expectErrorReply } from '../support/arrange.ts';
 import { makeRoom } from '../support/clock.ts';
-import { insertSubmission } from '#shared/data/forms.ts';
-import { admitSubmission, SUBMISSION_RATE_LIMITS } from '#shared/domain/form-submissions.ts';
-import { RateLimitError } from '#shared/errors.ts';
+import { insertSubmission } from '#shared/forms/store.ts';
+import { admitSubmission, SUBMISSION_RATE_LIMITS } from '#shared/forms/submissions.ts';
+import { RateLimitError } from '#shared/platform/errors.ts';
 import { forms } from '#functions/forms/contract.ts';
-import { newId } from '#shared/ids.ts';
+import { newId } from '#shared/platform/ids.ts';
 import { createForm, ISO, submit, accountWithForm } from './support.ts';
 
 /** One field of every type the spec lists, none required. */

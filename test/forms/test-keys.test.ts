@@ -5,7 +5,7 @@
  * as test messages: nothing reaches SES and no quota is used.
  */
 import { describe, expect, it } from 'vitest';
-import { showAccount } from '#shared/domain/accounts.ts';
+import { showAccount } from '#shared/accounts/service.ts';
 import { request } from '../support/api.ts';
 import { createAudience } from '../support/arrange.ts';
 import { createSender, storedEmails, uniqueAddresses, type Sender } from '../sending/support.ts';

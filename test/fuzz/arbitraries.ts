@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { RESERVED_KEYS } from '#shared/schemas/common.ts';
+import { RESERVED_KEYS } from '#shared/platform/schema/common.ts';
 
 type Schema = v.GenericSchema & {
   type: string;

@@ -21,8 +21,8 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { matchRoute } from '#shared/http/routes.ts';
-import { HTML_PAGE, type Endpoint, type RequestSchemas } from '#shared/http/contract.ts';
+import { matchRoute } from '#shared/platform/http/routes.ts';
+import { HTML_PAGE, type Endpoint, type RequestSchemas } from '#shared/platform/http/contract.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { request, type ApiResponse } from '../support/api.ts';
 import { fixtureOf, hasPathParameter, Owner, pathOf, referenceCall, referenceFieldsOf, routeKey, type RouteCall } from '../isolation/resources.ts';
@@ -284,7 +284,7 @@ describe('fuzzing every route of the route table', () => {
     expect([...fields]).toEqual(
       expect.arrayContaining(['customFields (free)', 'settings', 'appearance', 'buttonCustomization', 'styles', 'variables (free)', ' (free)']),
     );
-    expect(accepted, 'use strictObject and freeMap of shared/schemas/common.ts').toEqual([]);
+    expect(accepted, 'use strictObject and freeMap of shared/platform/schema/common.ts').toEqual([]);
   });
 
   // GET and DELETE take no body; a POST without a body schema (the one-click unsubscribe) passes at once.

@@ -4,7 +4,7 @@
  * rejected request stored nothing. A write DynamoDB refused (a failed
  * condition, a cancelled transaction) stored nothing and is not recorded.
  */
-import { dynamo } from '#shared/data/client.ts';
+import { dynamo } from '#shared/platform/dynamodb/client.ts';
 
 export interface StoredKey {
   command: string;

@@ -7,8 +7,8 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { httpResponse, type EndpointContext, type Middleware } from '#shared/http/middleware.ts';
-import { ok, type Reply } from '#shared/http/reply.ts';
+import { httpResponse, type EndpointContext, type Middleware } from '#shared/platform/http/middleware.ts';
+import { ok, type Reply } from '#shared/platform/http/reply.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
-import { edgeRoutes } from '#shared/http/routes.ts';
+import { edgeRoutes } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { ACCESS_LOG_FIELDS } from '../../lib/api.ts';
 import { DEFAULT_ACCESS_LOG_RETENTION, DEFAULT_PUBLIC_THROTTLE, DEFAULT_THROTTLE, readSettings } from '../../lib/app.ts';

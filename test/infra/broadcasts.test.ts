@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
-import { BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/model/broadcast-policy.ts';
+import { BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/broadcasts/policy.ts';
 import { ofType, pair, permissionsOf, postlaneFunctions, referencedId, resourcesOf, synthesize } from './template.ts';
 import { expectWorkerFedBy } from './worker-queue.ts';
 

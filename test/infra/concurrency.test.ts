@@ -5,9 +5,9 @@
  * default concurrency (docs/operations.md, "Concurrency").
  */
 import { describe, expect, it } from 'vitest';
-import { BROADCAST_MAX_CONCURRENCY } from '#shared/model/broadcast-policy.ts';
-import { FEEDBACK_MAX_CONCURRENCY } from '#shared/model/feedback-policy.ts';
-import { RETRY_MAX_CONCURRENCY } from '#shared/model/retry-policy.ts';
+import { BROADCAST_MAX_CONCURRENCY } from '#shared/broadcasts/policy.ts';
+import { FEEDBACK_MAX_CONCURRENCY } from '#shared/feedback/policy.ts';
+import { RETRY_MAX_CONCURRENCY } from '#shared/sending/retry-policy.ts';
 import { WEBHOOK_MAX_CONCURRENCY, WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
 import { REGION_CONCURRENCY, WORKER_CONCURRENCY_BUDGET } from '../../lib/worker-queue.ts';
 import { ofType, referencedId, resourcesOf, synthesize } from './template.ts';

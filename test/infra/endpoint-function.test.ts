@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/http/routes.ts';
+import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/platform/http/routes.ts';
 import { EndpointFunction, type EndpointFunctionProps } from '../../lib/endpoint-function.ts';
 import { ofType, pair, permissionsOf, resourcesOf } from './template.ts';
 

@@ -5,8 +5,8 @@
  * every test's recorded calls in the global teardown.
  */
 import { describe, expect, it } from 'vitest';
-import { TRACKING_OPTIONS_TAG } from '#shared/email/message-tags.ts';
-import { TRACKING_SET_SUFFIX } from '#shared/email/tracking.ts';
+import { TRACKING_OPTIONS_TAG } from '#shared/sending/message-tags.ts';
+import { TRACKING_SET_SUFFIX } from '#shared/sending/tracking.ts';
 import { dynamoActions, eventsActions, sesActions, sqsActions } from '../support/aws-calls.ts';
 import {
   arnOf,

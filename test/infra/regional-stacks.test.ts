@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { configurationSetsOf } from '#shared/email/tracking.ts';
+import { configurationSetsOf } from '#shared/sending/tracking.ts';
 import { App, ArnFormat } from 'aws-cdk-lib';
-import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/data/table.ts';
-import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, type QueueName } from '#shared/http/routes.ts';
+import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/platform/dynamodb/table.ts';
+import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, type QueueName } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
@@ -227,7 +227,7 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
 describe('the global table', () => {
   const expected = createTableInput(settings.tableName);
 
-  it('is created once, in the first region, from shared/data/table.ts', () => {
+  it('is created once, in the first region, from shared/platform/dynamodb/table.ts', () => {
     home!.template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
     home!.template.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Retain',

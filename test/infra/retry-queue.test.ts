@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { configurationSetsOf } from '#shared/email/tracking.ts';
-import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, QUEUED_MESSAGES_PREFIX, WORKER_BATCH_SIZE } from '#shared/model/retry-policy.ts';
-import { attachmentObjectKey } from '#shared/data/attachments.ts';
-import { queuedMessageKey } from '#shared/data/queued-messages.ts';
-import { newId } from '#shared/ids.ts';
+import { configurationSetsOf } from '#shared/sending/tracking.ts';
+import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES, QUEUED_MESSAGES_PREFIX, WORKER_BATCH_SIZE } from '#shared/sending/retry-policy.ts';
+import { attachmentObjectKey } from '#shared/attachments/store.ts';
+import { queuedMessageKey } from '#shared/sending/queued-message-store.ts';
+import { newId } from '#shared/platform/ids.ts';
 import { QUEUED_BODY_DAYS, UPLOAD_KEYS_PREFIX } from '../../lib/attachments-bucket.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GLOBAL_INDEXES } from '#shared/data/table.ts';
-import { FEEDBACK_BATCH_SIZE, FEEDBACK_MAX_CONCURRENCY, FEEDBACK_MAX_RECEIVES } from '#shared/model/feedback-policy.ts';
+import { GLOBAL_INDEXES } from '#shared/platform/dynamodb/table.ts';
+import { FEEDBACK_BATCH_SIZE, FEEDBACK_MAX_CONCURRENCY, FEEDBACK_MAX_RECEIVES } from '#shared/feedback/policy.ts';
 import { EVENT_FUNCTIONS, FEEDBACK_WORKER } from '../../lib/feedback.ts';
 import { logPairs, ofType, pair, postlaneFunctions, permissionsOf, referencedId, resourcesOf, synthesize, tablePairs } from './template.ts';
 import { expectDeadLetterAlarm, expectWorkerFedBy, expectWorkerGrants } from './worker-queue.ts';
@@ -30,7 +30,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     expect(destinations[0]!.EventDestination).toMatchObject({ Enabled: true, MatchingEventTypes: feedback });
     expect(destinations[1]!.EventDestination).toMatchObject({ Enabled: true, MatchingEventTypes: [...feedback, 'open', 'click'] });
     for (const { EventDestination } of destinations) expect(JSON.stringify(EventDestination.EventBridgeDestination.EventBusArn)).toContain('event-bus/default');
-    // `<stack's set>-tracking`: the name the transport derives (shared/email/tracking.ts).
+    // `<stack's set>-tracking`: the name the transport derives (shared/sending/tracking.ts).
     expect(JSON.stringify(resources[trackingId]!.Properties.Name)).toContain('-tracking');
   });
 

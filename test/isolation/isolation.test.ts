@@ -5,9 +5,9 @@
  * shows another account's items; a signed link reaches only its own account.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Route } from '#shared/http/routes.ts';
+import type { Route } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
-import { randomBase62 } from '#shared/ids.ts';
+import { randomBase62 } from '#shared/platform/ids.ts';
 import { request, type ApiResponse } from '../support/api.ts';
 import { uniqueAddress } from '../sending/support.ts';
 import { isBookkeeping, recordWrites, type WriteRecorder } from '../fuzz/stored-writes.ts';

@@ -9,13 +9,13 @@
 import { request } from '../support/api.ts';
 import { urlEncoded } from '../fuzz/arbitraries.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
-import { confirmationUrl } from '#shared/domain/confirmation-links.ts';
-import { recordEvent } from '#shared/domain/events.ts';
-import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
+import { confirmationUrl } from '#shared/forms/confirmation-links.ts';
+import { recordEvent } from '#shared/events/service.ts';
+import { subscriptionLinks } from '#shared/subscriptions/links.ts';
 import * as v from 'valibot';
-import { randomBase62 } from '#shared/ids.ts';
-import type { Route } from '#shared/http/routes.ts';
-import type { Endpoint, ResourceKind } from '#shared/http/contract.ts';
+import { randomBase62 } from '#shared/platform/ids.ts';
+import type { Route } from '#shared/platform/http/routes.ts';
+import type { Endpoint, ResourceKind } from '#shared/platform/http/contract.ts';
 
 /** A valid call of a route, on resources its owner made. */
 export interface RouteCall {

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';
-import { getAccount } from '#shared/data/accounts.ts';
-import { getDomain } from '#shared/data/domains.ts';
+import { getAccount } from '#shared/accounts/store.ts';
+import { getDomain } from '#shared/domains/store.ts';
 import { findFreePort } from '#dev/local/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

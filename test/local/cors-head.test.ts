@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { allowedOrigins, corsHeaders } from '#shared/http/cors.ts';
+import { allowedOrigins, corsHeaders } from '#shared/platform/http/cors.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { createForm } from '../forms/support.ts';

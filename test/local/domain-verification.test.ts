@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { localVerifier, sesVerifier, verifyDomain, type TxtResolver } from '#shared/domain/domain-verification.ts';
-import { isDomainName } from '#shared/schemas/domains.ts';
-import { getDomain } from '#shared/data/domains.ts';
+import { localVerifier, sesVerifier, verifyDomain, type TxtResolver } from '#shared/domains/verification.ts';
+import { isDomainName } from '#shared/domains/schema.ts';
+import { getDomain } from '#shared/domains/store.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { fakeDns, fakeSes, proofOf, sesSaying } from '../domains/support.ts';
 

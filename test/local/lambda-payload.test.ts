@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildHttpApiEvent, invocationPayloadBytes, LAMBDA_MAX_PAYLOAD_BYTES } from '#dev/local/http-event.ts';
-import { DEFAULT_MAX_BODY_BYTES } from '#shared/http/routes.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '#shared/platform/http/routes.ts';
 import { email } from '#functions/email/contract.ts';
 
 const EMAIL_SEND_MAX_BODY_BYTES = email.send.maxBodyBytes;

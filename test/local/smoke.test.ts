@@ -34,7 +34,7 @@ async function itemsLeft(endpoint: string, accountId: string): Promise<string[]>
   return left.flat();
 }
 
-/** How many domain records hold the local SES identity of example.com (shared/data/ses-identities.ts). */
+/** How many domain records hold the local SES identity of example.com (shared/domains/ses-identity-store.ts). */
 async function identityHolders(endpoint: string): Promise<number> {
   const items = await partition(endpoint, 'SYSTEM#SES_IDENTITY#example.com');
   return items.reduce((total, item) => total + Number(item.holders?.N ?? 0), 0);

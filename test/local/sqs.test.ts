@@ -7,7 +7,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { backoffSeconds, MAX_DELAY_SECONDS } from '#shared/model/retry-policy.ts';
+import { backoffSeconds, MAX_DELAY_SECONDS } from '#shared/sending/retry-policy.ts';
 import { keptMessages, sqsEvent, startQueuePoller } from '#dev/local/queue-poller.ts';
 import { createRetryQueues, LocalQueues, startLocalSqs } from '#dev/local/sqs.ts';
 import { eventually } from '../support/eventually.ts';

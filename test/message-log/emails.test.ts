@@ -7,10 +7,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { meterDynamoDb } from '../../bench/dynamo-meter.ts';
-import { putEmailRecords, type EmailRecord } from '#shared/data/emails.ts';
-import { recordEvent } from '#shared/domain/events.ts';
-import { retentionExpiry } from '#shared/domain/retention.ts';
-import { idAt } from '#shared/ids.ts';
+import { putEmailRecords, type EmailRecord } from '#shared/messages/store.ts';
+import { recordEvent } from '#shared/events/service.ts';
+import { retentionExpiry } from '#shared/platform/retention.ts';
+import { idAt } from '#shared/platform/ids.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
 

@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import type { ErrorCode } from '#shared/errors.ts';
-import { statusOf } from '#shared/http/error-envelope.ts';
+import type { ErrorCode } from '#shared/platform/errors.ts';
+import { statusOf } from '#shared/platform/http/error-envelope.ts';
 import { ROUTES } from '#functions/routes.ts';
-import { createAudience } from '#shared/domain/audiences.ts';
-import { createContact, getContact } from '#shared/domain/contacts.ts';
-import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
+import { createAudience } from '#shared/audiences/service.ts';
+import { createContact, getContact } from '#shared/contacts/service.ts';
+import { subscriptionLinks } from '#shared/subscriptions/links.ts';
 import { buildDocument, errorCodesByStatus } from '#dev/openapi/document.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';

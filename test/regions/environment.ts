@@ -1,6 +1,6 @@
 /**
  * The environment of a two-region test file, set before anything reads
- * shared/config.ts (which reads it once): so this module imports nothing.
+ * shared/platform/config.ts (which reads it once): so this module imports nothing.
  * `await vi.hoisted(async () => (await import('./environment.ts')).twoRegionEnvironment('home', 'home-regions'))`
  */
 export const US = 'us-east-1';

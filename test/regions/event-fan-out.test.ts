@@ -6,13 +6,13 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EU, US, inRegion, startRegions, TABLES } from './two-regions.ts';
-import { createAccount } from '#shared/domain/accounts.ts';
-import { recordEvent } from '#shared/domain/events.ts';
-import { createWebhook } from '#shared/domain/webhooks.ts';
-import { inRegionScope } from '#shared/data/regions.ts';
+import { createAccount } from '#shared/accounts/service.ts';
+import { recordEvent } from '#shared/events/service.ts';
+import { createWebhook } from '#shared/webhooks/service.ts';
+import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
 import { invokeWithRecords, StreamReader } from '#dev/local/stream-poller.ts';
 import { handler } from '#functions/events/fan-out.ts';
-import { config } from '#shared/config.ts';
+import { config } from '#shared/platform/config.ts';
 import { createWebhookQueue, takeMessages } from '../webhooks/support.ts';
 
 // vi.hoisted runs before the imports above, some of which read the config as they load.

@@ -9,10 +9,10 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 await vi.hoisted(async () => (await import('./environment.ts')).twoRegionEnvironment('home', 'home-regions'));
 
 const { arrange, call, EU, inRegion, itemsOf, startRegions, TABLES, TRAFFIC_TIMEOUT_MS, trafficViolations, US } = await import('./two-regions.ts');
-const { restrictKey } = await import('#shared/domain/api-keys.ts');
-const { createAccount, moveAccount, showAccount } = await import('#shared/domain/accounts.ts');
-const { db, tableName } = await import('#shared/data/client.ts');
-const { accountKey } = await import('#shared/data/accounts.ts');
+const { restrictKey } = await import('#shared/accounts/api-keys.ts');
+const { createAccount, moveAccount, showAccount } = await import('#shared/accounts/service.ts');
+const { db, tableName } = await import('#shared/platform/dynamodb/client.ts');
+const { accountKey } = await import('#shared/accounts/store.ts');
 const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
 
 const replication = (await startRegions({ replicated: true }))!;

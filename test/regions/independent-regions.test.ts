@@ -8,8 +8,8 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 await vi.hoisted(async () => (await import('./environment.ts')).twoRegionEnvironment('independent', 'independent'));
 
 const { call, EU, inRegion, itemsOf, startRegions, TABLES, US } = await import('./two-regions.ts');
-const { createAccount, moveAccount } = await import('#shared/domain/accounts.ts');
-const { createApiKey } = await import('#shared/domain/api-keys.ts');
+const { createAccount, moveAccount } = await import('#shared/accounts/service.ts');
+const { createApiKey } = await import('#shared/accounts/api-keys.ts');
 
 beforeAll(async () => {
   await startRegions({ replicated: false });

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 await vi.hoisted(async () => (await import('./environment.ts')).twoRegionEnvironment('home', 'plan-changes'));
 
 const { arrange, call, EU, inRegion, startRegions, US } = await import('./two-regions.ts');
-const { updateAccount } = await import('#shared/domain/accounts.ts');
+const { updateAccount } = await import('#shared/accounts/service.ts');
 const { uniqueAddress } = await import('../sending/support.ts');
 
 const replication = (await startRegions({ replicated: true }))!;

@@ -17,7 +17,7 @@
  * Items only: no TTL, no streams.
  */
 import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { replicaFor } from '#shared/data/client.ts';
+import { replicaFor } from '#shared/platform/dynamodb/client.ts';
 
 /** The written keys of a request, marshalled or not: `[{pk, sk}]`. */
 function writtenKeys(operation: string, input: Record<string, any>): { pk: string; sk: string }[] {

@@ -3,18 +3,18 @@
  * region as the one their request arrived in (`inRegionScope`), each wired
  * to its own replica, a table of its own in DynamoDB Local, kept in step by
  * `replicate`. A test file loads this module after setting its region mode
- * (vi.hoisted): shared/config.ts reads the environment once.
+ * (vi.hoisted): shared/platform/config.ts reads the environment once.
  */
 import { ScanCommand, DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { inject } from 'vitest';
 import { ensureTable } from '#dev/local/dynamodb.ts';
-import { inRegionScope } from '#shared/data/regions.ts';
-import { createAccount, showAccount } from '#shared/domain/accounts.ts';
-import { createApiKey } from '#shared/domain/api-keys.ts';
-import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
-import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
-import { randomBase62 } from '#shared/ids.ts';
+import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
+import { createAccount, showAccount } from '#shared/accounts/service.ts';
+import { createApiKey } from '#shared/accounts/api-keys.ts';
+import { localVerifier, verifyDomain } from '#shared/domains/verification.ts';
+import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { randomBase62 } from '#shared/platform/ids.ts';
 import { invoke } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';
 import { storedEmails, uniqueAddress } from '../sending/support.ts';

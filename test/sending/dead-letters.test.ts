@@ -7,10 +7,10 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { TooManyRequestsException } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { showAccount } from '#shared/domain/accounts.ts';
-import { config } from '#shared/config.ts';
-import { sqs } from '#shared/email/retry-queue.ts';
-import { ses } from '#shared/email/transport.ts';
+import { showAccount } from '#shared/accounts/service.ts';
+import { config } from '#shared/platform/config.ts';
+import { sqs } from '#shared/sending/retry-queue.ts';
+import { ses } from '#shared/sending/transport.ts';
 import { admin, freshQueue, messagesIn } from '../support/admin-cli.ts';
 import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';

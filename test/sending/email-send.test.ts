@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { email } from '#functions/email/contract.ts';
-import { resolveAttachments } from '#shared/domain/attachments.ts';
+import { resolveAttachments } from '#shared/attachments/service.ts';
 import { request } from '../support/api.ts';
 import { addContact, createSender, expectSent, sendPlain, storedEmails, suppressedFailure, uniqueAddress, uniqueAddresses } from './support.ts';
 import { createTemplate } from '../support/arrange.ts';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { claimIdempotencyKey, idempotencyScope } from '#shared/data/idempotency.ts';
-import { db } from '#shared/data/client.ts';
-import { IDEMPOTENCY_TTL_SECONDS, IN_PROGRESS_LEASE_MS, makeIdempotent, payloadHash } from '#shared/domain/idempotency.ts';
-import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
-import { ses } from '#shared/email/transport.ts';
+import { claimIdempotencyKey, idempotencyScope } from '#shared/sending/idempotency-store.ts';
+import { db } from '#shared/platform/dynamodb/client.ts';
+import { IDEMPOTENCY_TTL_SECONDS, IN_PROGRESS_LEASE_MS, makeIdempotent, payloadHash } from '#shared/sending/idempotency.ts';
+import { localVerifier, verifyDomain } from '#shared/domains/verification.ts';
+import { ses } from '#shared/sending/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, expectReplayed, storedEmails, uniqueAddress } from './support.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { admitOtp } from '#shared/domain/otp-limit.ts';
-import type { Principal } from '#shared/domain/api-keys.ts';
-import { RECIPIENT_SUPPRESSED } from '#shared/domain/sending.ts';
+import { admitOtp } from '#shared/sending/otp-limit.ts';
+import type { Principal } from '#shared/accounts/api-keys.ts';
+import { RECIPIENT_SUPPRESSED } from '#shared/sending/service.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
 import { createTemplate } from '../support/arrange.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { showAccount } from '#shared/domain/accounts.ts';
+import { showAccount } from '#shared/accounts/service.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
 

@@ -6,10 +6,10 @@
 import { MessageRejected, SendingPausedException, TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { config } from '#shared/config.ts';
-import { showAccount } from '#shared/domain/accounts.ts';
-import { sqs } from '#shared/email/retry-queue.ts';
-import { ses } from '#shared/email/transport.ts';
+import { config } from '#shared/platform/config.ts';
+import { showAccount } from '#shared/accounts/service.ts';
+import { sqs } from '#shared/sending/retry-queue.ts';
+import { ses } from '#shared/sending/transport.ts';
 import { request } from '../support/api.ts';
 import { createSender, expectSent, sendPlain, storedEmails, uniqueAddress } from './support.ts';
 import { injectDynamoFault, INTERNAL_ERROR } from '../faults/support.ts';

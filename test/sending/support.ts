@@ -6,14 +6,14 @@
  */
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { expect, inject, vi } from 'vitest';
-import { type OutgoingEmail, ses } from '#shared/email/transport.ts';
-import { createApiKey } from '#shared/domain/api-keys.ts';
-import { RECIPIENT_SUPPRESSED } from '#shared/domain/sending.ts';
-import { localVerifier, verifyDomain } from '#shared/domain/domain-verification.ts';
-import { randomBase62 } from '#shared/ids.ts';
+import { type OutgoingEmail, ses } from '#shared/sending/transport.ts';
+import { createApiKey } from '#shared/accounts/api-keys.ts';
+import { RECIPIENT_SUPPRESSED } from '#shared/sending/service.ts';
+import { localVerifier, verifyDomain } from '#shared/domains/verification.ts';
+import { randomBase62 } from '#shared/platform/ids.ts';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
-import type { Plan } from '#shared/model/plans.ts';
+import type { Plan } from '#shared/accounts/plans.ts';
 
 export interface Sender extends TestAccount {
   /** A verified domain only this test sends from: `s1a2b3c4d5.example.com`. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from '../support/api.ts';
 import { createSender } from './support.ts';
-import { db } from '#shared/data/client.ts';
+import { db } from '#shared/platform/dynamodb/client.ts';
 import { createTemplate } from '../support/arrange.ts';
 
 afterEach(() => {

@@ -1,7 +1,7 @@
 import { type SendEmailCommand, type SESv2Client, TooManyRequestsException } from '@aws-sdk/client-sesv2';
 import { describe, expect, it } from 'vitest';
-import { formatMailbox, parseMailbox } from '#shared/email/address.ts';
-import { outcomeOfSesError, sendEmailInput, sesTransport, type OutgoingEmail } from '#shared/email/transport.ts';
+import { formatMailbox, parseMailbox } from '#shared/sending/address.ts';
+import { outcomeOfSesError, sendEmailInput, sesTransport, type OutgoingEmail } from '#shared/sending/transport.ts';
 
 const email: OutgoingEmail = {
   from: { name: 'Acme', address: 'news@acme.example' },

@@ -5,7 +5,7 @@
  * or complained.
  */
 import { describe, expect, it } from 'vitest';
-import { createApiKey } from '#shared/domain/api-keys.ts';
+import { createApiKey } from '#shared/accounts/api-keys.ts';
 import { request } from '../support/api.ts';
 import { addContact, createSender, suppressedFailure, uniqueAddresses } from './support.ts';
 

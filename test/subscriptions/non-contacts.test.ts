@@ -5,8 +5,8 @@
  * honour and OTP and transactional sends do not.
  */
 import { describe, expect, it } from 'vitest';
-import { putSuppression } from '#shared/data/suppressions.ts';
-import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
+import { putSuppression } from '#shared/sending/suppression-store.ts';
+import { subscriptionLinks } from '#shared/subscriptions/links.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, suppressedFailure, uniqueAddress, type Sender } from '../sending/support.ts';
 

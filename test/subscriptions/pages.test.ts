@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
-import { createAudience, deleteAudience, getAudienceStats } from '#shared/domain/audiences.ts';
-import { createContact, getContact, updateContact } from '#shared/domain/contacts.ts';
-import type { ContactStatus } from '#shared/model/contact-status.ts';
-import { subscriptionLinks } from '#shared/domain/subscription-links.ts';
+import { createAudience, deleteAudience, getAudienceStats } from '#shared/audiences/service.ts';
+import { createContact, getContact, updateContact } from '#shared/contacts/service.ts';
+import type { ContactStatus } from '#shared/contacts/status.ts';
+import { subscriptionLinks } from '#shared/subscriptions/links.ts';
 
 const now = new Date();
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
-import { createAudience, getAudienceStats } from '#shared/domain/audiences.ts';
-import { changeContactStatus, createContact, getContact } from '#shared/domain/contacts.ts';
+import { createAudience, getAudienceStats } from '#shared/audiences/service.ts';
+import { changeContactStatus, createContact, getContact } from '#shared/contacts/service.ts';
 
 const now = new Date();
 

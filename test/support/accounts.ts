@@ -1,7 +1,7 @@
-import { createAccount } from '#shared/domain/accounts.ts';
-import { createApiKey } from '#shared/domain/api-keys.ts';
-import type { KeyEnvironment, KeyPermission } from '#shared/data/api-keys.ts';
-import type { Plan } from '#shared/model/plans.ts';
+import { createAccount } from '#shared/accounts/service.ts';
+import { createApiKey } from '#shared/accounts/api-keys.ts';
+import type { KeyEnvironment, KeyPermission } from '#shared/accounts/api-key-store.ts';
+import type { Plan } from '#shared/accounts/plans.ts';
 
 export interface TestAccount {
   accountId: string;

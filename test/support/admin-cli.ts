@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { sqs } from '#shared/email/retry-queue.ts';
+import { sqs } from '#shared/sending/retry-queue.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -5,7 +5,7 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { buildHttpApiEvent, lambdaContext, loadHandler, type RouteTarget } from '#dev/local/http-event.ts';
-import { routesOf } from '#shared/http/routes.ts';
+import { routesOf } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 import type { LocalHttpServer } from '#dev/local/http-server.ts';
 import { assertDocumented } from './contract.ts';

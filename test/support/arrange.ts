@@ -8,7 +8,7 @@
 import { expect } from 'vitest';
 import { createTestAccount, type TestAccount } from './accounts.ts';
 import { request } from './api.ts';
-import type { Template } from '#shared/domain/templates.ts';
+import type { Template } from '#shared/templates/service.ts';
 
 /** A new audience of the key's account: its id. */
 export async function createAudience(key: string, name = 'Audience'): Promise<string> {

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareStack } from '@smithy/types';
 import { currentHandler } from '#dev/local/invocation.ts';
-import { TRACKING_OPTIONS_TAG } from '#shared/email/message-tags.ts';
-import { TRACKING_SET_SUFFIX } from '#shared/email/tracking.ts';
+import { TRACKING_OPTIONS_TAG } from '#shared/sending/message-tags.ts';
+import { TRACKING_SET_SUFFIX } from '#shared/sending/tracking.ts';
 import type { AwsCall, CallResource } from './iam.ts';
 
 const calls = new Map<string, AwsCall>();
@@ -81,7 +81,7 @@ const ACCOUNT_LEVEL_SES = new Set(['ListSuppressedDestinations', 'GetSuppressedD
  * SendEmail is authorized on the sender's identity and on the configuration
  * set it names: deployed, every sending function names the stack's
  * (SES_CONFIGURATION_SET), or its tracking sibling for a message that tracks
- * opens or clicks (shared/email/tracking.ts). Where no set is named (in
+ * opens or clicks (shared/sending/tracking.ts). Where no set is named (in
  * process, beside the emulator), the message's tracking tag says which the
  * deployed function would have named.
  */
@@ -167,7 +167,7 @@ function recordEvery(stack: MiddlewareStack<any, any>, map: Mapper): void {
   );
 }
 
-/** S3 requests are signed by hand (shared/aws/s3.ts), so they are seen at the signer: path-style locally, `/<bucket>/<key>`. */
+/** S3 requests are signed by hand (shared/platform/aws/s3.ts), so they are seen at the signer: path-style locally, `/<bucket>/<key>`. */
 async function recordS3(): Promise<void> {
   const { SignatureV4 } = await import('@smithy/signature-v4');
   const prototype = SignatureV4.prototype as unknown as Record<
@@ -188,12 +188,12 @@ async function recordS3(): Promise<void> {
 /** Attaches the recorders to this worker's clients; load it only once the environment names the local services. */
 export async function recordAwsCalls(): Promise<void> {
   const [{ replicaFor }, { DEPLOYMENT_REGIONS, localRegion }, { ses }, { sqs }] = await Promise.all([
-    import('#shared/data/client.ts'),
-    import('#shared/data/regions.ts'),
-    import('#shared/email/transport.ts'),
-    import('#shared/email/retry-queue.ts'),
+    import('#shared/platform/dynamodb/client.ts'),
+    import('#shared/platform/dynamodb/regions.ts'),
+    import('#shared/sending/transport.ts'),
+    import('#shared/sending/retry-queue.ts'),
   ]);
-  const { scheduler } = await import('#shared/email/scheduler-client.ts');
+  const { scheduler } = await import('#shared/broadcasts/scheduler-client.ts');
   // Each region's replica (test/regions runs two), judged from the region the request arrived in.
   for (const region of DEPLOYMENT_REGIONS) {
     recordEvery(replicaFor(region).client.middlewareStack, (operation, input) => dynamoActions(operation, input, region !== localRegion()));

@@ -4,8 +4,8 @@
  * (raw requests, invoke) and test/support/client.ts (the typed client) run
  * each through `assertDocumented`. So the whole suite is the contract test.
  */
-import { UNCOUNTED_STATUSES } from '#shared/http/middleware.ts';
-import { matchRoute } from '#shared/http/routes.ts';
+import { UNCOUNTED_STATUSES } from '#shared/platform/http/middleware.ts';
+import { matchRoute } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { contractValidators, validatorKey } from './contract-validators.ts';
 

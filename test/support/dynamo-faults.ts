@@ -1,9 +1,9 @@
 /**
  * The DynamoDB fault seam: middleware the tests attach to the handlers' own
- * client (shared/data/client.ts) while a fault is wanted, and detach after,
+ * client (shared/platform/dynamodb/client.ts) while a fault is wanted, and detach after,
  * so the production module carries no test code.
  */
-import { dynamo } from '#shared/data/client.ts';
+import { dynamo } from '#shared/platform/dynamodb/client.ts';
 
 /**
  * Decides per DynamoDB command (`PutItemCommand`, `TransactWriteItemsCommand`)

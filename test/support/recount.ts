@@ -2,9 +2,9 @@
  * Recounts read the stored items themselves, through the data modules, so a
  * counter can be compared with what it counts.
  */
-import { getAudienceCounters } from '#shared/data/audiences.ts';
-import { queryContacts } from '#shared/data/contacts.ts';
-import { CONTACT_STATUSES, type ContactStatus } from '#shared/model/contact-status.ts';
+import { getAudienceCounters } from '#shared/audiences/store.ts';
+import { queryContacts } from '#shared/contacts/store.ts';
+import { CONTACT_STATUSES, type ContactStatus } from '#shared/contacts/status.ts';
 
 export type StatusCounts = Record<ContactStatus, number>;
 

@@ -1,14 +1,14 @@
 /**
- * Runs in each test worker before a test file loads: shared/config.ts reads
+ * Runs in each test worker before a test file loads: shared/platform/config.ts reads
  * the environment once, on import, so it must see the test services first.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, inject, vi } from 'vitest';
-import { MAX_RECEIVES } from '#shared/model/retry-policy.ts';
+import { MAX_RECEIVES } from '#shared/sending/retry-policy.ts';
 import { createQueue, createRetryQueues } from '#dev/local/sqs.ts';
 import { startLocalScheduler } from '#dev/local/scheduler.ts';
-import { BROADCAST_MAX_RECEIVES } from '#shared/model/broadcast-policy.ts';
+import { BROADCAST_MAX_RECEIVES } from '#shared/broadcasts/policy.ts';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 process.env.SES_ENDPOINT = inject('sesEndpoint');
@@ -47,8 +47,8 @@ function freePort(): Promise<number> {
 
 // The two local stand-ins replace AWS calls the deployed functions make: record those
 // (test/support/aws-calls.ts), and keep the stand-ins' own table calls out of the record.
-vi.mock('#shared/domain/signing-secret.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('#shared/domain/signing-secret.ts')>();
+vi.mock('#shared/platform/signing-secret.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('#shared/platform/signing-secret.ts')>();
   const [{ recordCall }, { outsideInvocation }] = await Promise.all([import('./aws-calls.ts'), import('#dev/local/invocation.ts')]);
   return {
     ...original,
@@ -59,8 +59,8 @@ vi.mock('#shared/domain/signing-secret.ts', async (importOriginal) => {
     },
   };
 });
-vi.mock('#shared/domain/domain-verification.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('#shared/domain/domain-verification.ts')>();
+vi.mock('#shared/domains/verification.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('#shared/domains/verification.ts')>();
   const { recordCall } = await import('./aws-calls.ts');
   return {
     ...original,
@@ -84,7 +84,7 @@ vi.mock('#shared/domain/domain-verification.ts', async (importOriginal) => {
   };
 });
 
-// Once the test file has loaded: importing the clients reads shared/config.ts, which a
+// Once the test file has loaded: importing the clients reads shared/platform/config.ts, which a
 // file may first adjust (vi.hoisted environment, as test/sending/retry-queue.test.ts does).
 beforeAll(async () => {
   await (await import('./aws-calls.ts')).recordAwsCalls();

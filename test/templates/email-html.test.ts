@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { builtinVariables, PREVIEW_LINKS, withBuiltins } from '#shared/email/builtins.ts';
-import { componentsToHtml, componentsToText, TEMPLATE_STYLE_DEFAULTS, type RenderedComponent } from '#shared/email/components.ts';
-import { escapeHtml } from '#shared/email/html.ts';
-import { htmlToText, nestingDepth } from '#shared/email/plain-text.ts';
-import { isButtonUrl, isCssColor, isEmailSafeMarkup } from '#shared/schemas/templates.ts';
+import { builtinVariables, PREVIEW_LINKS, withBuiltins } from '#shared/templates/builtins.ts';
+import { componentsToHtml, componentsToText, TEMPLATE_STYLE_DEFAULTS, type RenderedComponent } from '#shared/templates/components.ts';
+import { escapeHtml } from '#shared/platform/html.ts';
+import { htmlToText, nestingDepth } from '#shared/sending/plain-text.ts';
+import { isButtonUrl, isCssColor, isEmailSafeMarkup } from '#shared/templates/schema.ts';
 
 const components: RenderedComponent[] = [
   { type: 'heading', html: 'Welcome &amp; hello', level: 1, styles: { fontSize: 32, color: '#123456', textAlign: 'center' } },

@@ -1,12 +1,12 @@
 import { Liquid } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
-import { createTemplate, renderInlineContent, renderStoredTemplate } from '#shared/domain/templates.ts';
-import { builtinVariables } from '#shared/email/builtins.ts';
-import { MESSAGE_RENDER_BUDGET_MS } from '#shared/email/compose.ts';
-import { PostlaneError } from '#shared/errors.ts';
-import { RENDER_LIMITS } from '#shared/templating/render-limits.ts';
-import type { CreateTemplateInput } from '#shared/schemas/templates.ts';
+import { createTemplate, renderInlineContent, renderStoredTemplate } from '#shared/templates/service.ts';
+import { builtinVariables } from '#shared/templates/builtins.ts';
+import { MESSAGE_RENDER_BUDGET_MS } from '#shared/sending/compose.ts';
+import { PostlaneError } from '#shared/platform/errors.ts';
+import { RENDER_LIMITS } from '#shared/platform/templating/render-limits.ts';
+import type { CreateTemplateInput } from '#shared/templates/schema.ts';
 
 const now = new Date('2026-11-21T10:00:00Z');
 const links = { unsubscribeUrl: 'https://api.example.com/unsubscribe/t0ken', preferencesUrl: 'https://api.example.com/preferences/t0ken' };

@@ -12,7 +12,7 @@ import { request, type ApiResponse } from '../support/api.ts';
 import { createSender, type Sender } from '../sending/support.ts';
 import { createForm, submit } from '../forms/support.ts';
 import { isBookkeeping, recordWrites, type WriteRecorder } from '../fuzz/stored-writes.ts';
-import { MAX_VARIABLE_DEPTH } from '#shared/schemas/common.ts';
+import { MAX_VARIABLE_DEPTH } from '#shared/platform/schema/common.ts';
 import { accountWithAudience } from '../support/arrange.ts';
 
 let writes: WriteRecorder;

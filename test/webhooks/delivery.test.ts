@@ -8,12 +8,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Receiver } from './support.ts';
-import { recordEvent, listEvents } from '#shared/domain/events.ts';
-import { createWebhook, getDeliveryWithAttempts, getWebhook, listDeliveries, retryDelivery, sendTestEvent, updateWebhook } from '#shared/domain/webhooks.ts';
+import { recordEvent, listEvents } from '#shared/events/service.ts';
+import { createWebhook, getDeliveryWithAttempts, getWebhook, listDeliveries, retryDelivery, sendTestEvent, updateWebhook } from '#shared/webhooks/service.ts';
 import { deliverWebhook } from '#shared/webhooks/deliver.ts';
-import { attemptPartition, claimAttempt, getDelivery } from '#shared/data/webhooks.ts';
-import { queryAll } from '#shared/data/client.ts';
-import { retentionExpiry } from '#shared/domain/retention.ts';
+import { attemptPartition, claimAttempt, getDelivery } from '#shared/webhooks/store.ts';
+import { queryAll } from '#shared/platform/dynamodb/client.ts';
+import { retentionExpiry } from '#shared/platform/retention.ts';
 import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
 import { configuredWebhookLanes, encodeDeliveryMessage, queueDelaySeconds } from '#shared/webhooks/queue.ts';
 import { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } from '#shared/webhooks/schedule.ts';

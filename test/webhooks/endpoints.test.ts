@@ -10,7 +10,7 @@ vi.hoisted(() => {
 });
 
 const { createWebhook, deleteWebhook, getWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT, sendTestEvent, updateWebhook } = await import(
-  '#shared/domain/webhooks.ts'
+  '#shared/webhooks/service.ts'
 );
 const { createTestAccount } = await import('../support/accounts.ts');
 const { createWebhookQueue, refusal } = await import('./support.ts');

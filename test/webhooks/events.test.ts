@@ -10,10 +10,10 @@ vi.hoisted(() => {
   process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
 });
 
-const { listEmailEvents, listEvents, recordEvent, EVENT_TYPES } = await import('#shared/domain/events.ts');
+const { listEmailEvents, listEvents, recordEvent, EVENT_TYPES } = await import('#shared/events/service.ts');
 const { meterDynamoDb } = await import('../../bench/dynamo-meter.ts');
-const { retentionExpiry } = await import('#shared/domain/retention.ts');
-const { signingSecret } = await import('#shared/domain/signing-secret.ts');
+const { retentionExpiry } = await import('#shared/platform/retention.ts');
+const { signingSecret } = await import('#shared/platform/signing-secret.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
 const { refusal } = await import('./support.ts');
 

@@ -7,8 +7,8 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { recordEvent } from '#shared/domain/events.ts';
-import { createWebhook } from '#shared/domain/webhooks.ts';
+import { recordEvent } from '#shared/events/service.ts';
+import { createWebhook } from '#shared/webhooks/service.ts';
 import { startEventFanOut } from '#dev/local/event-fan-out.ts';
 import { startWebhookWorker } from '#dev/local/webhook-worker.ts';
 import { createTestAccount } from '../support/accounts.ts';

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { TEST_EVENT_LIMITS } from '#shared/domain/webhooks.ts';
+import { TEST_EVENT_LIMITS } from '#shared/webhooks/service.ts';
 import { deliverWebhook } from '#shared/webhooks/deliver.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';

@@ -18,7 +18,7 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startWebhookWorker } from '#dev/local/webhook-worker.ts';
-import { storedEventOf } from '#shared/data/events.ts';
+import { storedEventOf } from '#shared/events/store.ts';
 import { batchPace, deliverWebhook } from '#shared/webhooks/deliver.ts';
 import type { DeliveryMessage } from '#shared/webhooks/queue.ts';
 import { fanOutStreamedItems } from '#shared/webhooks/stream.ts';

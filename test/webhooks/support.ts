@@ -2,7 +2,7 @@
  * A real webhook receiver (node:http on a free port of 127.0.0.1), this
  * file's webhook queue on the local SQS stand-in, and the table's stream
  * read as the fan-out's event source reads it. Load after the test file's
- * `vi.hoisted` has named the queue (see `webhookQueueName`): shared/config.ts
+ * `vi.hoisted` has named the queue (see `webhookQueueName`): shared/platform/config.ts
  * reads WEBHOOK_QUEUE_URL once:
  *
  *     vi.hoisted(() => {
@@ -20,10 +20,10 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createQueue } from '#dev/local/sqs.ts';
 import { invokeWithRecords, StreamReader, type StreamHandler } from '#dev/local/stream-poller.ts';
 import { handler as fanOutHandler } from '#functions/events/fan-out.ts';
-import { config } from '#shared/config.ts';
-import { sqs } from '#shared/email/retry-queue.ts';
-import { PostlaneError } from '#shared/errors.ts';
-import { errorReply } from '#shared/http/error-envelope.ts';
+import { config } from '#shared/platform/config.ts';
+import { sqs } from '#shared/sending/retry-queue.ts';
+import { PostlaneError } from '#shared/platform/errors.ts';
+import { errorReply } from '#shared/platform/http/error-envelope.ts';
 import { deliverWebhook } from '#shared/webhooks/deliver.ts';
 import { decodeDeliveryMessage, WEBHOOK_LANES, type DeliveryMessage, type WebhookLane } from '#shared/webhooks/queue.ts';
 

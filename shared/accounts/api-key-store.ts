@@ -1,0 +1,289 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf } from '#shared/platform/dynamodb/client.ts';
+import { accountKey } from './store.ts';
+import type { Plan } from './plans.ts';
+import { optionalStrings, strings } from '#shared/platform/dynamodb/attributes.ts';
+
+export type KeyEnvironment = 'live' | 'test';
+export type KeyPermission = 'full' | 'sending';
+
+export interface ApiKeyRecord {
+  keyId: string;
+  accountId: string;
+  name: string;
+  env: KeyEnvironment;
+  permission: KeyPermission;
+  /** SHA-256 of the whole key, hex; the key itself is never stored. */
+  secretHash: string;
+  disabled: boolean;
+  revoked: boolean;
+  createdAt: string;
+  lastUsedAt?: string;
+  /**
+   * The account's plan and quota override, copied so that the key item alone
+   * holds what a request's check needs: the check is one conditional write of
+   * this item, and reading the account too would add a read (and, outside the
+   * home region, a round trip) to every request. A change of plan rewrites the
+   * copy on every key of the account (`setApiKeyPlan`). Absent on keys made
+   * before it was copied, which get it on first use.
+   */
+  plan?: Plan;
+  quotaOverride?: number;
+  /** The account's `planVersion` the copy was made at: an older copy never overwrites a newer one. */
+  planVersion?: number;
+}
+
+const KEY_PREFIX = 'KEY#';
+const apiKeyKey = (accountId: string, keyId: string) => ({ pk: accountId, sk: `${KEY_PREFIX}${keyId}` });
+
+function toApiKey(item: Record<string, unknown>): ApiKeyRecord {
+  return {
+    ...strings(item, 'keyId', 'accountId', 'name', 'secretHash', 'createdAt'),
+    env: item.env as KeyEnvironment,
+    permission: item.permission as KeyPermission,
+    disabled: item.disabled === true,
+    revoked: item.revoked === true,
+    ...optionalStrings(item, 'lastUsedAt'),
+    ...(typeof item.plan === 'string' ? { plan: item.plan as Plan } : {}),
+    ...(typeof item.quotaOverride === 'number' ? { quotaOverride: item.quotaOverride } : {}),
+    ...(typeof item.planVersion === 'number' ? { planVersion: item.planVersion } : {}),
+  };
+}
+
+/** What a key copies of its account: plan, quota override, and the version they were read at. */
+export type PlanCopy = Pick<ApiKeyRecord, 'plan' | 'quotaOverride' | 'planVersion'>;
+
+/** `planVersion = :version`, where an account never changed has none. */
+function atPlanVersion(version: number | undefined): { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> } {
+  return version === undefined
+    ? { ConditionExpression: 'attribute_not_exists(planVersion)' }
+    : { ConditionExpression: 'planVersion = :version', ExpressionAttributeValues: { ':version': version } };
+}
+
+/**
+ * Puts a new key with its copy of the account's plan, provided the account is
+ * still at the copy's version: false when its plan changed since it was read
+ * (the caller reads it again), so no key is born with a plan the last change
+ * of the account did not reach.
+ */
+export async function putApiKey(key: ApiKeyRecord): Promise<boolean> {
+  try {
+    await transactWrite([
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...apiKeyKey(key.accountId, key.keyId), entity: 'apiKey', ...key },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      { ConditionCheck: { TableName: tableName, Key: accountKey(key.accountId), ...atPlanVersion(key.planVersion) } },
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons[1] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+}
+
+/** `consistent`: read in the account's home replica, for a rewrite of every key (a plan change). */
+export async function listApiKeys(accountId: string, options: { consistent?: boolean } = {}): Promise<ApiKeyRecord[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': accountId, ':prefix': KEY_PREFIX },
+    ...(options.consistent ? { ConsistentRead: true } : {}),
+  });
+  return items.map(toApiKey);
+}
+
+/**
+ * Writes the account's plan and quota override onto the key, unless it holds a
+ * copy of a later version already (racing plan changes settle on the last);
+ * false when the account has no such key or its copy is newer.
+ */
+export function setApiKeyPlan(accountId: string, keyId: string, copy: PlanCopy): Promise<boolean> {
+  const version = copy.planVersion ?? 0;
+  return updateIf({
+    Key: apiKeyKey(accountId, keyId),
+    UpdateExpression: `SET #plan = :plan, planVersion = :version${copy.quotaOverride === undefined ? ' REMOVE quotaOverride' : ', quotaOverride = :quota'}`,
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(planVersion) OR planVersion <= :version)',
+    ExpressionAttributeNames: { '#plan': 'plan' },
+    ExpressionAttributeValues: { ':plan': copy.plan, ':version': version, ...(copy.quotaOverride === undefined ? {} : { ':quota': copy.quotaOverride }) },
+  });
+}
+
+/** Sets `disabled` or `revoked`; false when the account has no such key. */
+export function setApiKeyFlag(accountId: string, keyId: string, flag: 'disabled' | 'revoked'): Promise<boolean> {
+  return updateIf({
+    Key: apiKeyKey(accountId, keyId),
+    UpdateExpression: 'SET #flag = :true',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#flag': flag },
+    ExpressionAttributeValues: { ':true': true },
+  });
+}
+
+/** A plan's request limits, as the key item's windows enforce them. */
+export interface WindowLimits {
+  perSecond: number;
+  /** `null`: no daily cap. */
+  perDay: number | null;
+}
+
+/** What a request must present for its key item to count it: the key's hash, environment and, on full routes, permission. */
+export interface KeyGuard {
+  secretHash: string;
+  env: KeyEnvironment;
+  permission?: KeyPermission;
+}
+
+/**
+ * The outcome of counting one request on its key item. `second`: the epoch
+ * second whose window counted (or refused) it: usually the one of `now`, a
+ * later one when another instance had already opened it.
+ */
+export type KeyUse =
+  | { admitted: true; key: ApiKeyRecord; secondCount: number; second: number }
+  | { admitted: false; refused: 'guard'; key: ApiKeyRecord | undefined }
+  | { admitted: false; refused: 'second' | 'day'; second: number; key: ApiKeyRecord };
+
+/**
+ * The request windows live on the key item (`rateSecond`, `rateSecondCount`,
+ * `rateDay`, `rateDayCount`), so the check of the key, both limits and
+ * last-used are one conditional UpdateItem. An update cannot branch, so each
+ * attempt states which window it expects: the same second (increment), a new
+ * second of the same day, or a new day. The guess comes from the windows this
+ * instance saw last for the key; a wrong guess fails its condition, whose
+ * returned item names the right one for the next attempt.
+ */
+type WindowMove = 'same' | 'second' | 'day';
+
+/** What this instance last saw of each key's windows; only the guess reads it, the condition decides. */
+const seenWindows = new Map<string, { second: number; day: string }>();
+const SEEN_WINDOWS_LIMIT = 10_000;
+
+function remember(keyId: string, second: number, day: string): void {
+  if (seenWindows.size >= SEEN_WINDOWS_LIMIT) seenWindows.clear();
+  seenWindows.set(keyId, { second, day });
+}
+
+/**
+ * `attribute < limit` for the limit of the item's plan: one comparison when
+ * every plan has the same limit, else one branch per plan (`null`: no cap).
+ */
+function underLimit(attribute: string, limits: Partial<Record<Plan, number | null>>, values: Record<string, unknown>): string {
+  const distinct = new Set(Object.values(limits));
+  if (distinct.size === 1) {
+    const [limit] = distinct;
+    if (limit === null) return '';
+    values[`:${attribute}Limit`] = limit;
+    return ` AND ${attribute} < :${attribute}Limit`;
+  }
+  const branches = Object.entries(limits).map(([plan, limit]) => {
+    values[`:plan_${plan}`] = plan;
+    if (limit === null) return `#plan = :plan_${plan}`;
+    values[`:${attribute}_${plan}`] = limit;
+    return `(#plan = :plan_${plan} AND ${attribute} < :${attribute}_${plan})`;
+  });
+  return ` AND (${branches.join(' OR ')})`;
+}
+
+const GUARD_NAMES = [
+  ['#hash', 'secretHash'],
+  ['#env', 'env'],
+  ['#revoked', 'revoked'],
+  ['#disabled', 'disabled'],
+  ['#plan', 'plan'],
+  ['#permission', 'permission'],
+] as const;
+
+const WINDOW_UPDATES: Record<WindowMove, string> = {
+  same: 'rateSecondCount = rateSecondCount + :one, rateDayCount = rateDayCount + :one',
+  second: 'rateSecond = :second, rateSecondCount = :one, rateDayCount = rateDayCount + :one',
+  day: 'rateSecond = :second, rateSecondCount = :one, rateDay = :day, rateDayCount = :one',
+};
+
+/** The plain values of an item DynamoDB returned in its wire format (the document client leaves a refused write's item so). */
+function plainItem(wire: Record<string, Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
+  if (!wire) return undefined;
+  return Object.fromEntries(
+    Object.entries(wire).map(([name, value]) => [name, 'N' in value ? Number(value.N) : 'BOOL' in value ? value.BOOL : 'S' in value ? value.S : undefined]),
+  );
+}
+
+/**
+ * Counts one request on the key item, in one conditional UpdateItem (two or
+ * three when another instance moved the windows meanwhile): with a `guard`,
+ * only for an existing key with that hash and environment that is neither
+ * revoked nor disabled (and has `permission`), within the limits of the plan
+ * the item records; it also stamps `lastUsedAt`. DynamoDB serialises writes
+ * to one item, so no two instances can admit past a limit.
+ */
+export async function useApiKey(accountId: string, keyId: string, now: Date, limits: Partial<Record<Plan, WindowLimits>>, guard?: KeyGuard): Promise<KeyUse> {
+  let second = Math.floor(now.getTime() / 1000);
+  let day = now.toISOString().slice(0, 10);
+  const seen = seenWindows.get(keyId);
+  let move: WindowMove = !seen || seen.day < day ? 'day' : seen.day > day || seen.second >= second ? 'same' : 'second';
+  if (seen && move === 'same') ({ second, day } = seen);
+  const perSecond = Object.fromEntries(Object.entries(limits).map(([plan, limit]) => [plan, limit.perSecond]));
+  const perDay = Object.fromEntries(Object.entries(limits).map(([plan, limit]) => [plan, limit.perDay]));
+  let refusedBy: ApiKeyRecord | undefined;
+
+  // Each refusal moves the guess forward (day, then second, then same), so a few rounds cover any interleaving.
+  for (let round = 0; round < 4; round++) {
+    const values: Record<string, unknown> = { ':one': 1, ':second': second, ':day': day, ':now': now.toISOString() };
+    let condition = 'attribute_exists(pk)';
+    if (guard) {
+      condition += ' AND #hash = :hash AND #env = :env AND #revoked = :false AND #disabled = :false AND attribute_exists(#plan)';
+      Object.assign(values, { ':hash': guard.secretHash, ':env': guard.env, ':false': false });
+      if (guard.permission) {
+        condition += ' AND #permission = :permission';
+        values[':permission'] = guard.permission;
+      }
+    }
+    if (move === 'same') condition += ` AND rateSecond = :second AND rateDay = :day${underLimit('rateSecondCount', perSecond, values)}`;
+    if (move === 'second') condition += ' AND rateSecond < :second AND rateDay = :day';
+    if (move !== 'day') condition += underLimit('rateDayCount', perDay, values);
+    else condition += ' AND (attribute_not_exists(rateDay) OR rateDay < :day)';
+    const names = Object.fromEntries(GUARD_NAMES.filter(([placeholder]) => condition.includes(placeholder)));
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: apiKeyKey(accountId, keyId),
+          UpdateExpression: `SET ${WINDOW_UPDATES[move]}, lastUsedAt = :now`,
+          ConditionExpression: condition,
+          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      remember(keyId, second, day);
+      return { admitted: true, key: toApiKey(Attributes!), secondCount: Number(Attributes!.rateSecondCount), second };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const old = plainItem((error as { Item?: Record<string, Record<string, unknown>> }).Item);
+      const key = old ? toApiKey(old) : undefined;
+      refusedBy = key;
+      if (!key || (guard && (key.secretHash !== guard.secretHash || key.env !== guard.env || key.revoked || key.disabled || !key.plan))) {
+        return { admitted: false, refused: 'guard', key };
+      }
+      if (guard?.permission && key.permission !== guard.permission) return { admitted: false, refused: 'guard', key };
+      const oldDay = typeof old!.rateDay === 'string' ? old!.rateDay : '';
+      const oldSecond = typeof old!.rateSecond === 'number' ? old!.rateSecond : 0;
+      // Another instance (a later request, or a clock a little ahead) already opened a newer window: count in it.
+      if (oldDay > day) day = oldDay;
+      if (oldDay === day && oldSecond > second) second = oldSecond;
+      remember(keyId, oldSecond, oldDay);
+      if (oldDay !== day) {
+        move = 'day';
+        continue;
+      }
+      const limit = (key.plan && limits[key.plan]) ?? Object.values(limits)[0]!;
+      if (limit.perDay !== null && Number(old!.rateDayCount) >= limit.perDay) return { admitted: false, refused: 'day', second, key };
+      if (oldSecond === second && Number(old!.rateSecondCount) >= limit.perSecond) return { admitted: false, refused: 'second', second, key };
+      move = oldSecond === second ? 'same' : 'second';
+    }
+  }
+  return { admitted: false, refused: 'second', second, key: refusedBy! };
+}

@@ -1,0 +1,57 @@
+import { RateLimitError } from '#shared/platform/errors.ts';
+import { consumeRequest, type WindowOutcome } from '#shared/platform/dynamodb/rate-windows.ts';
+import { PLAN_LIMITS, type Plan } from './plans.ts';
+import type { Principal } from './api-keys.ts';
+
+/** What the X-RateLimit-* headers report: the per-second window. */
+export interface RateWindow {
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window resets. */
+  reset: number;
+}
+
+export class RateLimitExceeded extends RateLimitError {
+  constructor(
+    message: string,
+    retryAfter: number,
+    readonly window: RateWindow,
+  ) {
+    super(message, retryAfter);
+  }
+}
+
+/** The window a counted request reports, or RateLimitExceeded naming the limit it broke (docs/api.md, "Rate limits"). */
+export function windowOf(outcome: WindowOutcome, plan: Plan, now: Date): RateWindow {
+  const limits = PLAN_LIMITS[plan];
+  // The window that counted it, which may have opened after `now` was read on this instance.
+  const nextSecond = outcome.second + 1;
+  if (outcome.admitted) {
+    return { limit: limits.requestsPerSecond, remaining: Math.max(0, limits.requestsPerSecond - outcome.secondCount), reset: nextSecond };
+  }
+  if (outcome.exhausted === 'day') {
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) / 1000;
+    const retryAfter = Math.max(1, Math.ceil(midnight - now.getTime() / 1000));
+    throw new RateLimitExceeded(`Daily request limit of ${limits.requestsPerDay} reached for this API key`, retryAfter, {
+      limit: limits.requestsPerSecond,
+      remaining: 0,
+      reset: midnight,
+    });
+  }
+  throw new RateLimitExceeded(
+    `Rate limit of ${limits.requestsPerSecond} requests per second exceeded`,
+    // 1, or 2 when the full window is the one after this instance's clock.
+    Math.max(1, Math.ceil(nextSecond - now.getTime() / 1000)),
+    { limit: limits.requestsPerSecond, remaining: 0, reset: nextSecond },
+  );
+}
+
+/**
+ * Counts a request against its key's plan limits without checking the key
+ * (the request path counts inside `authenticate`); throws RateLimitExceeded past either.
+ */
+export async function admitRequest(principal: Principal, now = new Date()): Promise<RateWindow> {
+  const limits = PLAN_LIMITS[principal.plan];
+  const outcome = await consumeRequest(principal.accountId, principal.keyId, now, { perSecond: limits.requestsPerSecond, perDay: limits.requestsPerDay });
+  return windowOf(outcome, principal.plan, now);
+}

@@ -1,9 +1,0 @@
-// Shared by the transport that sets the tags and the feedback handler that reads them, which sends nothing and so must not load the SES client.
-
-/** SES message tag names; SES echoes them in `mail.tags` of every event it publishes for the message. */
-export const ACCOUNT_TAG = 'postlane-account';
-export const EMAIL_TAG = 'postlane-email';
-/** The message's tracking id, so that its events can name it without reading the record. */
-export const TRACKING_TAG = 'postlane-tracking';
-/** What the message tracks (`opens`, `clicks`, `opens-clicks`), when it tracks anything: shared/email/tracking.ts. */
-export const TRACKING_OPTIONS_TAG = 'postlane-track';
