@@ -1,4 +1,4 @@
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { ok } from '#shared/platform/http/reply.ts';
 import { getAudienceStats } from '#shared/audiences/service.ts';
 import { audiences } from './contract.ts';

@@ -1,4 +1,4 @@
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { ok } from '#shared/platform/http/reply.ts';
 import { cancelBroadcast } from '#shared/broadcasts/service.ts';
 import { broadcasts } from './contract.ts';

@@ -1,4 +1,4 @@
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { deleted } from '#shared/platform/http/reply.ts';
 import { deleteContact } from '#shared/contacts/service.ts';
 import { contacts } from './contract.ts';

@@ -1,4 +1,4 @@
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { ok } from '#shared/platform/http/reply.ts';
 import { listContacts } from '#shared/contacts/service.ts';
 import { contacts } from './contract.ts';

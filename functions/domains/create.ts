@@ -1,4 +1,4 @@
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { created } from '#shared/platform/http/reply.ts';
 import { createDomain } from '#shared/domains/service.ts';
 import { domains } from './contract.ts';

@@ -1,4 +1,4 @@
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { idempotentOk } from '#shared/platform/http/reply.ts';
 import { sendEmail } from '#shared/sending/send-answer.ts';
 import { email } from './contract.ts';

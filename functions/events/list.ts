@@ -1,5 +1,5 @@
 import { listEvents } from '#shared/events/service.ts';
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { cursorPage } from '#shared/platform/http/reply.ts';
 import { events } from './contract.ts';
 

@@ -1,4 +1,4 @@
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { idempotentOk } from '#shared/platform/http/reply.ts';
 import { sendOtp } from '#shared/sending/otp.ts';
 import { otp } from './contract.ts';

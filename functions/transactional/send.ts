@@ -1,4 +1,4 @@
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { idempotentOk } from '#shared/platform/http/reply.ts';
 import { sendTransactional } from '#shared/sending/transactional.ts';
 import { transactional } from './contract.ts';

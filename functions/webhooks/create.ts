@@ -1,5 +1,5 @@
 import { createWebhook } from '#shared/webhooks/service.ts';
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { created } from '#shared/platform/http/reply.ts';
 import { webhooks } from './contract.ts';
 

@@ -1,5 +1,5 @@
 import { deleteWebhook } from '#shared/webhooks/service.ts';
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { deleted } from '#shared/platform/http/reply.ts';
 import { webhooks } from './contract.ts';
 

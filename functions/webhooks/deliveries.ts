@@ -1,5 +1,5 @@
 import { listDeliveries } from '#shared/webhooks/service.ts';
-import { endpoint } from '#shared/platform/http/endpoint.ts';
+import { endpoint } from '#shared/accounts/endpoint.ts';
 import { cursorPage } from '#shared/platform/http/reply.ts';
 import { webhooks } from './contract.ts';
 

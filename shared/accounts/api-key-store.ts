@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf } from '#shared/platform/dynamodb/client.ts';
-import { accountKey } from './store.ts';
+import { accountKey } from '#shared/platform/dynamodb/account-item.ts';
 import type { Plan } from './plans.ts';
 import { optionalStrings, strings } from '#shared/platform/dynamodb/attributes.ts';
 

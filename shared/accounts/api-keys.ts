@@ -16,7 +16,8 @@ import {
 import { getAccount } from './store.ts';
 import { monthlyQuotaOf } from './service.ts';
 import { PLAN_LIMITS, type Plan } from './plans.ts';
-import { windowOf, type RateWindow } from './rate-limit.ts';
+import type { RateWindow } from '#shared/platform/http/rate-headers.ts';
+import { windowOf } from './rate-limit.ts';
 
 const SECRET_LENGTH = 32; // ~190 bits: a fast hash is enough, nothing to brute-force
 const KEY_PATTERN = new RegExp(`^svc_(live|test)_([0-9A-Za-z]{${ID_BODY_LENGTH}})([0-9A-Za-z]{${ID_BODY_LENGTH}})[0-9A-Za-z]{${SECRET_LENGTH}}$`);

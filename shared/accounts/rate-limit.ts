@@ -1,25 +1,7 @@
-import { RateLimitError } from '#shared/platform/errors.ts';
 import { consumeRequest, type WindowOutcome } from '#shared/platform/dynamodb/rate-windows.ts';
+import { RateLimitExceeded, type RateWindow } from '#shared/platform/http/rate-headers.ts';
 import { PLAN_LIMITS, type Plan } from './plans.ts';
 import type { Principal } from './api-keys.ts';
-
-/** What the X-RateLimit-* headers report: the per-second window. */
-export interface RateWindow {
-  limit: number;
-  remaining: number;
-  /** Unix seconds when the window resets. */
-  reset: number;
-}
-
-export class RateLimitExceeded extends RateLimitError {
-  constructor(
-    message: string,
-    retryAfter: number,
-    readonly window: RateWindow,
-  ) {
-    super(message, retryAfter);
-  }
-}
 
 /** The window a counted request reports, or RateLimitExceeded naming the limit it broke (docs/api.md, "Rate limits"). */
 export function windowOf(outcome: WindowOutcome, plan: Plan, now: Date): RateWindow {

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName, updateIf, updateReturning } from '#shared/platform/dynamodb/client.ts';
 import { DEFAULT_HOME_REGION } from '#shared/platform/dynamodb/regions.ts';
+import { accountKey, AUDIENCE_COUNT_ATTRIBUTE, HOME_REGION_ATTRIBUTE, TEMPLATE_COUNT_ATTRIBUTE } from '#shared/platform/dynamodb/account-item.ts';
 import type { Plan } from './plans.ts';
 
 export interface AccountRecord {
@@ -20,16 +21,6 @@ export interface AccountRecord {
   region: string;
   createdAt: string;
 }
-
-export const accountKey = (accountId: string) => ({ pk: accountId, sk: 'ACCOUNT' });
-
-/** Where the account item keeps its home region; shared/platform/dynamodb/client.ts reads it to route calls. */
-export const HOME_REGION_ATTRIBUTE = 'region';
-
-/** Counter of audiences that are not deleted; kept on the account item so a list's total is one read. */
-export const AUDIENCE_COUNT_ATTRIBUTE = 'audienceCount';
-/** Counter of templates, for the same reason. */
-export const TEMPLATE_COUNT_ATTRIBUTE = 'templateCount';
 
 export function toAccount(item: Record<string, unknown>): AccountRecord {
   return {

@@ -10,7 +10,7 @@ import {
   getMapped,
   firstConditionFailed,
 } from '#shared/platform/dynamodb/client.ts';
-import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from '#shared/accounts/store.ts';
+import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from '#shared/platform/dynamodb/account-item.ts';
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
 import { CONTACT_STATUSES, type ContactStatus } from '#shared/contacts/status.ts';
 import { notFound } from '#shared/platform/errors.ts';

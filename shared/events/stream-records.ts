@@ -8,14 +8,6 @@
 /** The sort key of every event item (shared/events/store.ts), and of no other entity. */
 export const EVENT_SORT_KEY = 'EVENT';
 
-/**
- * The stream's view. The fan-out reads only the new image, but a global
- * table's replicas need both images on their streams (AWS refuses any other
- * view once a table has replicas), and one view everywhere keeps the
- * single-region table the same table.
- */
-export const STREAM_VIEW_TYPE = 'NEW_AND_OLD_IMAGES';
-
 /** Stream records per fan-out invocation (the event source's BatchSize): each queues a message per endpoint, in parallel. */
 export const FAN_OUT_BATCH_SIZE = 50;
 

@@ -16,7 +16,7 @@ import {
   getMapped,
   firstConditionFailed,
 } from '#shared/platform/dynamodb/client.ts';
-import { accountKey } from '#shared/accounts/store.ts';
+import { accountKey } from '#shared/platform/dynamodb/account-item.ts';
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
 import { ConflictError, notFound } from '#shared/platform/errors.ts';
 import type { FieldType } from './schema.ts';

@@ -9,7 +9,7 @@ import {
   getMapped,
   firstConditionFailed,
 } from '#shared/platform/dynamodb/client.ts';
-import { accountKey, TEMPLATE_COUNT_ATTRIBUTE } from '#shared/accounts/store.ts';
+import { accountKey, TEMPLATE_COUNT_ATTRIBUTE } from '#shared/platform/dynamodb/account-item.ts';
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
 import type { TemplateStyles } from './styles.ts';
 import type { TemplateComponent } from './schema.ts';

@@ -126,7 +126,7 @@ describe('one endpoint, one contract', () => {
 
   it("types a handler's reply by its contract's reply schema: another body fails the type-check", async () => {
     const { contacts } = await import('#functions/contacts/contract.ts');
-    const { endpoint } = await import('#shared/platform/http/endpoint.ts');
+    const { endpoint } = await import('#shared/accounts/endpoint.ts');
     const { created, ok } = await import('#shared/platform/http/reply.ts');
     const contact = {
       id: 'con_1',

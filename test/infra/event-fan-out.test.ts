@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TTL_ATTRIBUTE } from '#shared/platform/dynamodb/table.ts';
-import { EVENT_STREAM_FILTER, FAN_OUT_BATCH_SIZE, STREAM_VIEW_TYPE } from '#shared/events/stream-records.ts';
+import { EVENT_STREAM_FILTER, FAN_OUT_BATCH_SIZE } from '#shared/events/stream-records.ts';
+import { STREAM_VIEW_TYPE } from '#shared/platform/dynamodb/table.ts';
 import { WEBHOOK_BATCH_SIZE } from '#shared/webhooks/schedule.ts';
 import { EVENT_FAN_OUT, FAN_OUT_RETRY_ATTEMPTS, STREAM_READ_ACTIONS } from '../../lib/event-fan-out.ts';
 import { WEBHOOK_WORKER } from '../../lib/webhooks.ts';

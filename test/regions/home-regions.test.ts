@@ -12,7 +12,7 @@ const { arrange, call, EU, inRegion, itemsOf, startRegions, TABLES, TRAFFIC_TIME
 const { restrictKey } = await import('#shared/accounts/api-keys.ts');
 const { createAccount, moveAccount, showAccount } = await import('#shared/accounts/service.ts');
 const { db, tableName } = await import('#shared/platform/dynamodb/client.ts');
-const { accountKey } = await import('#shared/accounts/store.ts');
+const { accountKey } = await import('#shared/platform/dynamodb/account-item.ts');
 const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
 
 const replication = (await startRegions({ replicated: true }))!;

@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { awsConnection, config } from '#shared/platform/config.ts';
 import { DEFAULT_HOME_REGION, DEPLOYMENT_REGIONS, knownHome, localRegion, rememberHome, routesToHome } from './regions.ts';
-import { accountKey, HOME_REGION_ATTRIBUTE } from '#shared/accounts/store.ts';
+import { accountKey, HOME_REGION_ATTRIBUTE } from './account-item.ts';
 import { ConflictError } from '#shared/platform/errors.ts';
 
 /** Exported for the tests and the benchmark, which attach their own middleware (faults, metering) to its stack. */

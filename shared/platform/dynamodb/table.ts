@@ -3,12 +3,19 @@
  * test setup all build the table from it, so the three can never disagree.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { STREAM_VIEW_TYPE } from '#shared/events/stream-records.ts';
 
 export const PARTITION_KEY = 'pk';
 export const SORT_KEY = 'sk';
 /** Epoch seconds; DynamoDB removes the item some time (up to 48 h) after it passes. */
 export const TTL_ATTRIBUTE = 'expiresAt';
+
+/**
+ * The stream's view. The event fan-out reads only the new image, but a global
+ * table's replicas need both images on their streams (AWS refuses any other
+ * view once a table has replicas), and one view everywhere keeps the
+ * single-region table the same table.
+ */
+export const STREAM_VIEW_TYPE = 'NEW_AND_OLD_IMAGES';
 
 export interface IndexDefinition {
   indexName: string;

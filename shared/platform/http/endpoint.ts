@@ -2,9 +2,8 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type * as v from 'valibot';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { Principal } from '#shared/accounts/api-keys.ts';
 import { PostlaneError } from '#shared/platform/errors.ts';
-import { authentication, httpResponse, requestBody, type EndpointContext, type Middleware, type RequestState } from './middleware.ts';
+import { httpResponse, requestBody, type EndpointContext, type Middleware, type RequestState } from './middleware.ts';
 import { parseInput } from '#shared/platform/schema/parse.ts';
 import { DEFAULT_MAX_BODY_BYTES, edgeRoutes, matchRoute, type Route } from './routes.ts';
 import type { Endpoint, EndpointSpec, RequestSchemas } from './contract.ts';
@@ -30,11 +29,6 @@ export interface PublicInput<Body, Query> {
   headers: Record<string, string>;
 }
 
-/** Input of an endpoint behind `x-api-key`: also the authenticated caller. */
-export interface EndpointInput<Body, Query> extends PublicInput<Body, Query> {
-  principal: Principal;
-}
-
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
@@ -42,26 +36,30 @@ export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) =>
  * whose body is the reply schema's output; any reply where the endpoint
  * answers pages (HTML, or JSON and HTML by the caller's Accept).
  */
-type ReplyOf<E extends EndpointSpec> = E['pageStatuses'] extends readonly number[]
+export type ReplyOf<E extends EndpointSpec> = E['pageStatuses'] extends readonly number[]
   ? Reply
   : {
       [S in keyof E['responses'] & number]: E['responses'][S] extends v.GenericSchema ? JsonReply<S, v.InferOutput<E['responses'][S]>> : Reply;
     }[keyof E['responses'] & number];
 
-type BodyOf<E extends EndpointSpec> = Output<E['request']['body']>;
-type QueryOf<E extends EndpointSpec> = Output<E['request']['query']>;
+export type BodyOf<E extends EndpointSpec> = Output<E['request']['body']>;
+export type QueryOf<E extends EndpointSpec> = Output<E['request']['query']>;
 
 /**
- * The middleware chain every endpoint shares: envelope, auth and rate limit
- * (keyed routes), body parsing, validation, then `fn`. The endpoint's contract
- * supplies auth, permission, schemas, body limit and formats, so a handler
- * file states only what it does.
+ * The middleware chain every endpoint shares: envelope, the caller's
+ * `authentication` (keyed routes: shared/accounts/endpoint.ts), body parsing,
+ * validation, then `fn`. The endpoint's contract supplies auth, permission,
+ * schemas, body limit and formats, so a handler file states only what it does.
  */
-function build(route: Route & { request: RequestSchemas }, fn: (input: PublicInput<unknown, unknown>, state: RequestState) => Promise<Reply>): LambdaHandler {
+export function httpEndpoint(
+  route: Route & { request: RequestSchemas },
+  fn: (input: PublicInput<unknown, unknown>, state: RequestState) => Promise<Reply>,
+  authentication?: Middleware,
+): LambdaHandler {
   const schemas = route.request;
   // API Gateway's v2 payload and the local server lower-case header names already; a direct invocation (tests, another AWS service) may not.
   const chain: Middleware[] = [httpResponse({ cors: route.cors ?? false }), httpHeaderNormalizer() as Middleware];
-  if (route.auth === 'key') chain.push(authentication(route));
+  if (authentication) chain.push(authentication);
   if (schemas.body) chain.push(...requestBody(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, route.bodyFormats));
 
   const lambda = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>();
@@ -86,26 +84,15 @@ function build(route: Route & { request: RequestSchemas }, fn: (input: PublicInp
   return (event, context) => inRegionScope(() => logged(event, context));
 }
 
-function checked(contract: Endpoint, auth: Route['auth']): Endpoint {
+/** The contract, once it is known to declare the auth of the factory building it. */
+export function checked(contract: Endpoint, auth: Route['auth']): Endpoint {
   if (contract.auth !== auth) throw new Error(`functions/${contract.handler}.ts must be built with the factory for ${contract.auth} routes`);
   return contract;
 }
 
-/**
- * A Lambda handler for an endpoint behind `x-api-key`, its input typed by the contract's schemas.
- *
- * `export const handler = endpoint(contacts.get, ({ principal, params }) => ...)`
- */
-export function endpoint<E extends Endpoint>(contract: E, fn: (input: EndpointInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>): LambdaHandler {
-  return build(
-    checked(contract, 'key'),
-    (input, state) => fn({ ...(input as PublicInput<BodyOf<E>, QueryOf<E>>), principal: state.principal! }) as Promise<Reply>,
-  );
-}
-
 /** A Lambda handler for a public endpoint (no key): public forms, unsubscribe and preference pages. */
 export function publicEndpoint<E extends Endpoint>(contract: E, fn: (input: PublicInput<BodyOf<E>, QueryOf<E>>) => Promise<ReplyOf<E>>): LambdaHandler {
-  return build(checked(contract, 'public'), (input) => fn(input as PublicInput<BodyOf<E>, QueryOf<E>>) as Promise<Reply>);
+  return httpEndpoint(checked(contract, 'public'), (input) => fn(input as PublicInput<BodyOf<E>, QueryOf<E>>) as Promise<Reply>);
 }
 
 /**

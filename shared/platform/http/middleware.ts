@@ -6,19 +6,18 @@ import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { PostlaneError } from '#shared/platform/errors.ts';
-import { authenticate, type Principal } from '#shared/accounts/api-keys.ts';
-import { RateLimitExceeded, type RateWindow } from '#shared/accounts/rate-limit.ts';
-import { addLogContext, log } from '#shared/platform/log.ts';
+import { log } from '#shared/platform/log.ts';
 import type { BodyFormat } from './body-format.ts';
 import { corsHeaders } from './cors.ts';
 import { knownError, replyForError } from './error-envelope.ts';
+import { RateLimitExceeded, rateHeaders, type RateWindow } from './rate-headers.ts';
 import type { Reply } from './reply.ts';
-import type { Route } from './routes.ts';
 
 /** Per-invocation state the middlewares hand to each other and to the endpoint. */
 export interface RequestState {
   now: Date;
-  principal?: Principal;
+  /** The authenticated caller, set by the authentication middleware of the route's factory (shared/accounts/endpoint.ts). */
+  principal?: unknown;
   rateWindow?: RateWindow;
   body?: unknown;
 }
@@ -29,16 +28,6 @@ export interface EndpointContext extends Context {
 
 export type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>;
 export type Middleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | Reply, Error, EndpointContext>;
-
-function rateHeaders(window: RateWindow | undefined): Record<string, string> {
-  return window
-    ? {
-        'X-RateLimit-Limit': String(window.limit),
-        'X-RateLimit-Remaining': String(window.remaining),
-        'X-RateLimit-Reset': String(window.reset),
-      }
-    : {};
-}
 
 function toResult(reply: Reply, state: RequestState): APIGatewayProxyStructuredResultV2 {
   return {
@@ -84,26 +73,9 @@ export function httpResponse(options: { cors?: boolean } = {}): Middleware {
 }
 
 /**
- * Resolves `x-api-key` to a principal, enforces the route's permission and
- * counts the request against the key's limits: one DynamoDB call (`authenticate`).
- */
-export function authentication(route: Route): Middleware {
-  return {
-    before: async (request) => {
-      if (route.auth === 'public') return;
-      const state = request.context.postlane;
-      const { principal, window } = await authenticate(request.event.headers?.['x-api-key'], state.now, route.permission);
-      state.principal = principal;
-      state.rateWindow = window;
-      addLogContext({ accountId: principal.accountId });
-    },
-  };
-}
-
-/**
  * Answers of a keyed route given before the request is counted, so
  * without the rate-limit headers: no or an unknown key (401), a disabled key
- * or one without the route's permission (403, `authentication`), and a body
+ * or one without the route's permission (403, shared/accounts/endpoint.ts), and a body
  * over API Gateway's limit (413, before any function runs).
  */
 export const UNCOUNTED_STATUSES: readonly number[] = [401, 403, 413];
