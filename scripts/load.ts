@@ -261,7 +261,7 @@ async function settle(tenants: Tenant[]): Promise<void> {
 async function recount(api: string, tenants: Tenant[], pending: Map<object, Planned>) {
   const { getAudienceCounters } = await import('#shared/audiences/store.ts');
   const { queryContacts } = await import('#shared/contacts/store.ts');
-  const { CONTACT_STATUSES } = await import('#shared/contacts/status.ts');
+  const { CONTACT_STATUSES } = await import('#shared/audiences/contact-status.ts');
   return Promise.all(
     tenants.map(async (tenant) => {
       const stored = (await queryContacts(tenant.accountId, { audienceId: tenant.audienceId }, 0, 1_000_000)).contacts;

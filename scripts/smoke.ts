@@ -45,7 +45,7 @@ const [{ createAccount }, apiKeys, { localVerifier, verifyDomain }, { subscripti
     import('#shared/accounts/service.ts'),
     import('#shared/accounts/api-keys.ts'),
     import('#shared/domains/verification.ts'),
-    import('#shared/subscriptions/links.ts'),
+    import('#shared/sending/subscription-links.ts'),
     import('#shared/platform/dynamodb/client.ts'),
     import('#shared/platform/dynamodb/partition.ts'),
     import('#shared/platform/dynamodb/batches.ts'),

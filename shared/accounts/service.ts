@@ -3,7 +3,7 @@ import { getAccount, putAccount, setAccountRegion, setAccountSendRate, updateAcc
 import { listApiKeys, setApiKeyPlan } from './api-key-store.ts';
 import { assertDeploymentRegion, DEFAULT_HOME_REGION, DEPLOYMENT_REGIONS, localRegion, withHome } from '#shared/platform/dynamodb/regions.ts';
 import { config } from '#shared/platform/config.ts';
-import { getEmailsSent } from '#shared/sending/usage-store.ts';
+import { getEmailsSent } from './usage-store.ts';
 import { PLAN_LIMITS, type Plan } from './plans.ts';
 
 /** `region`: the home region, one of the deployment's; default its first. */
@@ -122,3 +122,9 @@ export async function updateAccount(
   await Promise.all(keys.map((key) => setApiKeyPlan(accountId, key.keyId, account)));
   return summaryOf(account, now);
 }
+
+/** What other areas build on from the stores (their reads, and the parts their transactions write): through this service, never a store itself. */
+export { type AccountRecord, getAccount } from './store.ts';
+
+export type { KeyEnvironment } from './api-key-store.ts';
+export { emailsSentRead, getEmailsSent, releaseEmails, releaseEmailsItem, reserveEmails } from './usage-store.ts';

@@ -3,7 +3,13 @@
  * upload path's S3 code: every send path uses this, and a function that sends
  * only OTP or transactional mail should not load the code that reads uploads.
  */
-import type { OutgoingAttachment } from '#shared/sending/transport.ts';
+
+/** An attachment as the transport puts it in a message: decoded, named and typed. */
+export interface OutgoingAttachment {
+  filename: string;
+  content: Uint8Array;
+  contentType: string;
+}
 
 /** Bytes an attachment takes in the MIME message: base64 in lines of 76 characters and CRLF. */
 export function mimeEncodedSize(bytes: number): number {

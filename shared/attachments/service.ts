@@ -8,11 +8,17 @@ import { newId } from '#shared/platform/ids.ts';
 import { getAttachmentObject, getAttachmentRecord, presignAttachmentUpload, putAttachmentRecord, type AttachmentRecord } from './store.ts';
 import { config } from '#shared/platform/config.ts';
 import { mimeEncodedSize } from './budget.ts';
-import type { OutgoingAttachment } from '#shared/sending/transport.ts';
+import type { OutgoingAttachment } from './budget.ts';
 import { notFound, PostlaneError, ValidationError } from '#shared/platform/errors.ts';
-import type { attachmentUploadSchema, CreateAttachmentInput } from './schema.ts';
 import type * as v from 'valibot';
-import { decodedBase64Size, SEND_LIMITS, type AttachmentInput, type InlineAttachmentInput } from '#shared/sending/schema.ts';
+import {
+  ATTACHMENT_LIMITS,
+  decodedBase64Size,
+  type AttachmentInput,
+  type attachmentUploadSchema,
+  type CreateAttachmentInput,
+  type InlineAttachmentInput,
+} from './schema.ts';
 import { findById } from '#shared/platform/lookup.ts';
 
 /** How long an id can be referenced after creation; the bucket's lifecycle removes uploads after a day too. */
@@ -34,7 +40,7 @@ function tooLarge(field: string, what: string): PostlaneError {
 
 /** POST /api/attachments: the record and a pre-signed PUT for the bytes. */
 export async function createAttachment(accountId: string, input: CreateAttachmentInput, now: Date): Promise<AttachmentUpload> {
-  if (input.size > SEND_LIMITS.attachmentBytes) throw tooLarge('size', 'The attachment');
+  if (input.size > ATTACHMENT_LIMITS.attachmentBytes) throw tooLarge('size', 'The attachment');
   const record: AttachmentRecord & { size: number } = {
     attachmentId: newId('att', now.getTime()),
     filename: input.filename,
@@ -63,7 +69,7 @@ export async function createAttachment(accountId: string, input: CreateAttachmen
 
 function decodeInline(attachment: InlineAttachmentInput, field: string): OutgoingAttachment {
   // Sized before decoding, so an oversized one costs no memory.
-  if (decodedBase64Size(attachment.content) > SEND_LIMITS.attachmentBytes) throw tooLarge(field, field);
+  if (decodedBase64Size(attachment.content) > ATTACHMENT_LIMITS.attachmentBytes) throw tooLarge(field, field);
   return { filename: attachment.filename, contentType: attachment.contentType, content: Buffer.from(attachment.content, 'base64') };
 }
 
@@ -80,7 +86,7 @@ async function loadUploaded(accountId: string, id: string, field: string, now: D
   if (record.region !== config.AWS_REGION) {
     throw new ValidationError('VALIDATION_ERROR', `${idField} was uploaded in ${record.region}; send it through that region's API`, idField);
   }
-  const object = await getAttachmentObject(accountId, id, SEND_LIMITS.attachmentBytes);
+  const object = await getAttachmentObject(accountId, id, ATTACHMENT_LIMITS.attachmentBytes);
   if (!object)
     throw new PostlaneError('ATTACHMENT_NOT_UPLOADED', `Nothing has been uploaded for ${idField} yet; PUT the file to its uploadUrl first`, { field: idField });
   if (!object.content) throw tooLarge(field, field);
@@ -112,7 +118,7 @@ export async function resolveAttachments(accountId: string, attachments: readonl
     attachments.map((attachment, index) => ('id' in attachment ? loadUploaded(accountId, attachment.id, `attachments[${index}]`, now) : inline[index]!)),
   );
   const total = resolved.reduce((sum, attachment) => sum + mimeEncodedSize(attachment.content.length), 0);
-  if (total > SEND_LIMITS.messageBytes - MESSAGE_ROOM_BESIDE_ATTACHMENTS) {
+  if (total > ATTACHMENT_LIMITS.messageBytes - MESSAGE_ROOM_BESIDE_ATTACHMENTS) {
     throw new PostlaneError(
       'ATTACHMENT_TOO_LARGE',
       `The attachments come to ${total} bytes in the message; SES takes at most 40 MB per message, so about 28 MB of files in all`,
@@ -121,3 +127,6 @@ export async function resolveAttachments(accountId: string, attachments: readonl
   }
   return resolved;
 }
+
+/** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
+export { attachmentsBucketObject } from './store.ts';

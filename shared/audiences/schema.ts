@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { optionalText, paginationQuery, requiredText, strictObject } from '#shared/platform/schema/common.ts';
-import { CONTACT_STATUSES } from '#shared/contacts/status.ts';
+import { CONTACT_STATUSES } from './contact-status.ts';
 import { count, nullableText, timestamp } from '#shared/platform/schema/replies.ts';
 
 export const AUDIENCE_LIMITS = { name: 256, description: 2000 } as const;

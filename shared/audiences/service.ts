@@ -1,6 +1,6 @@
 import { newId, isId } from '#shared/platform/ids.ts';
 import { notFound } from '#shared/platform/errors.ts';
-import { getAccount } from '#shared/accounts/store.ts';
+import { getAccount } from '#shared/accounts/service.ts';
 import {
   deleteAudience as removeAudience,
   getAudience as readAudience,
@@ -15,7 +15,7 @@ import {
 } from './store.ts';
 import { pagination, type Pagination } from '#shared/platform/schema/common.ts';
 import type { audienceSchema, audienceStatsSchema, CreateAudienceInput, UpdateAudienceInput } from './schema.ts';
-import { CONTACT_STATUSES, type ContactStatus } from '#shared/contacts/status.ts';
+import { CONTACT_STATUSES, type ContactStatus } from './contact-status.ts';
 import type * as v from 'valibot';
 import { orNull, pick } from '#shared/platform/views.ts';
 import { findById } from '#shared/platform/lookup.ts';
@@ -95,3 +95,15 @@ export async function deleteAudience(accountId: string, audienceId: string, now:
   if (!isId('aud', audienceId)) throw notFound.audience();
   await removeAudience(accountId, audienceId, now);
 }
+
+/** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
+export {
+  type AudienceCounters,
+  audienceExistsCheck,
+  type CounterDelta,
+  counterUpdate,
+  getAudience as getAudienceRecord,
+  getAudienceCounters,
+  getAudienceProfiles,
+  listAllCounters,
+} from './store.ts';

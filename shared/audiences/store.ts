@@ -12,7 +12,7 @@ import {
 } from '#shared/platform/dynamodb/client.ts';
 import { accountKey, AUDIENCE_COUNT_ATTRIBUTE } from '#shared/platform/dynamodb/account-item.ts';
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
-import { CONTACT_STATUSES, type ContactStatus } from '#shared/contacts/status.ts';
+import { CONTACT_STATUSES, type ContactStatus } from './contact-status.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { optionalStrings, strings } from '#shared/platform/dynamodb/attributes.ts';
 

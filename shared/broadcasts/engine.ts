@@ -31,7 +31,7 @@
  * Docs: docs/broadcasts.md.
  */
 import { retentionExpiry } from '#shared/platform/retention.ts';
-import { outcomeEventItems } from '#shared/events/email-events.ts';
+import { outcomeEventItems } from '#shared/messages/email-events.ts';
 import { chunked } from '#shared/platform/dynamodb/batches.ts';
 import {
   completeBroadcast,
@@ -50,11 +50,11 @@ import {
   BROADCAST_BATCH_SIZE,
   type BroadcastRecord,
 } from './store.ts';
-import { getAccount } from '#shared/accounts/store.ts';
-import { getAudienceProfiles } from '#shared/audiences/store.ts';
-import { contactsInStatusAfter, getContacts, type ContactRecord } from '#shared/contacts/store.ts';
-import { getEmailRecordsById, putEmailRecords, type EmailRecord, type EmailStatus } from '#shared/messages/store.ts';
-import { getSuppressions } from '#shared/sending/suppression-store.ts';
+import { getAccount } from '#shared/accounts/service.ts';
+import { getAudienceProfiles } from '#shared/audiences/service.ts';
+import { contactsInStatusAfter, getContacts, type ContactRecord } from '#shared/contacts/service.ts';
+import { getEmailRecordsById, putEmailRecords, type EmailRecord, type EmailStatus } from '#shared/messages/service.ts';
+import { getSuppressions } from '#shared/sending/service.ts';
 import { domainOf, parseMailbox } from '#shared/sending/address.ts';
 import { broadcastQueue, type BroadcastQueue, type BroadcastStep } from './queue.ts';
 import { builtinVariables } from '#shared/templates/builtins.ts';
@@ -68,7 +68,7 @@ import { recordEvent } from '#shared/events/service.ts';
 import { quotaMonthOf, releaseQuota, reserveUpTo } from '#shared/sending/quota.ts';
 import { nextPageAt, paceBatch, pacedTransport, throttledRetry } from './pacing.ts';
 import { trackingIdOf } from '#shared/sending/service.ts';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
 import { loadTemplate, renderInlineContent, renderLoadedTemplate } from '#shared/templates/service.ts';
 
 /** Contacts read per planner step: 20 batches, well within one Lambda invocation. */

@@ -14,7 +14,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { config } from '#shared/platform/config.ts';
-import type { AccountRecord } from '#shared/accounts/store.ts';
+import type { AccountRecord } from '#shared/accounts/service.ts';
 import { accountRateKey, reserveBucketTime, returnBucketTime, sesRateKey, type BucketKey } from './send-rate-store.ts';
 import type { BroadcastStep } from './queue.ts';
 import { sesMaxSendRate } from '#shared/sending/ses-send-quota.ts';

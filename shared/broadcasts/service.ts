@@ -6,7 +6,7 @@
  * draft ⇄ scheduled → sending ⇄ paused → sent; any but sent → cancelled.
  */
 import type * as v from 'valibot';
-import { getAudience as readAudience } from '#shared/audiences/store.ts';
+import { getAudienceRecord as readAudience } from '#shared/audiences/service.ts';
 import {
   cancelBroadcastIf,
   deleteBroadcast as removeBroadcast,
@@ -20,7 +20,7 @@ import {
   type BroadcastChanges,
   type BroadcastRecord,
 } from './store.ts';
-import { contactsInStatusAfter, type ContactRecord } from '#shared/contacts/store.ts';
+import { contactsInStatusAfter, type ContactRecord } from '#shared/contacts/service.ts';
 import { broadcastQueue, type BroadcastStep } from './queue.ts';
 import { broadcastScheduler } from './scheduler.ts';
 import { builtinVariables } from '#shared/templates/builtins.ts';

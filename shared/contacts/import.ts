@@ -1,5 +1,5 @@
 import { notFound, PostlaneError, type ErrorCode } from '#shared/platform/errors.ts';
-import { getAudience } from '#shared/audiences/store.ts';
+import { getAudienceRecord } from '#shared/audiences/service.ts';
 import {
   findEmailClaims,
   getContacts,
@@ -45,7 +45,7 @@ interface Entry {
  * the import stops, and the entries not yet written fail with AUDIENCE_NOT_FOUND.
  */
 export async function importContacts(accountId: string, request: BulkImportInput, now: Date): Promise<ImportResult> {
-  await findById('aud', request.audienceId, () => getAudience(accountId, request.audienceId), notFound.audience);
+  await findById('aud', request.audienceId, () => getAudienceRecord(accountId, request.audienceId), notFound.audience);
 
   const result: ImportResult = { imported: 0, failed: 0, skipped: 0, errors: [] };
   const firstByEmail = new Map<string, Entry>();

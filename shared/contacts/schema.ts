@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { CONTACT_STATUSES, CREATABLE_STATUSES } from './status.ts';
+import { CONTACT_STATUSES, CREATABLE_STATUSES } from '#shared/audiences/contact-status.ts';
 import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject } from '#shared/platform/schema/common.ts';
 import { count, nullableText, timestamp } from '#shared/platform/schema/replies.ts';
 

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import * as v from 'valibot';
 import { isId, newId } from '#shared/platform/ids.ts';
 import { ConflictError, notFound } from '#shared/platform/errors.ts';
-import { getAudienceCounters, listAllCounters, type AudienceCounters } from '#shared/audiences/store.ts';
+import { getAudienceCounters, listAllCounters, type AudienceCounters } from '#shared/audiences/service.ts';
 import {
   getContact as readContact,
   getContactIdByEmail,
@@ -24,7 +24,7 @@ import {
   type UpdateContactInput,
 } from './schema.ts';
 import { parseInput } from '#shared/platform/schema/parse.ts';
-import { DEFAULT_CONTACT_STATUS, type ContactStatus } from './status.ts';
+import { DEFAULT_CONTACT_STATUS, type ContactStatus } from '#shared/audiences/contact-status.ts';
 import type { TransactItems } from '#shared/platform/dynamodb/client.ts';
 import { eventWrite } from '#shared/events/service.ts';
 import { orNull, pick } from '#shared/platform/views.ts';
@@ -244,3 +244,6 @@ export async function listContacts(accountId: string, query: ListContactsQuery):
     pagination: pagination(total, page, limit, found.truncated),
   };
 }
+
+/** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
+export { type ContactRecord, contactsInStatusAfter, type EmailMembership, findContactsByEmail, getContacts, recordContactActivity } from './store.ts';

@@ -14,9 +14,9 @@ import {
   getMapped,
   firstConditionFailed,
 } from '#shared/platform/dynamodb/client.ts';
-import { audienceExistsCheck, counterUpdate, type CounterDelta } from '#shared/audiences/store.ts';
+import { audienceExistsCheck, counterUpdate, type CounterDelta } from '#shared/audiences/service.ts';
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
-import type { ContactStatus } from './status.ts';
+import type { ContactStatus } from '#shared/audiences/contact-status.ts';
 import { ConflictError, notFound } from '#shared/platform/errors.ts';
 import { optionalStrings, strings } from '#shared/platform/dynamodb/attributes.ts';
 

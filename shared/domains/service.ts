@@ -130,3 +130,6 @@ export async function listDomains(accountId: string, page: number, limit: number
   const { domains, total } = await readDomains(accountId, (page - 1) * limit, limit);
   return { domains: domains.map(toListItem), pagination: pagination(total, page, limit) };
 }
+
+/** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
+export { domainRead, type DomainRecord, earliestVerifiedDomain, getDomain as getDomainRecord } from './store.ts';

@@ -10,7 +10,7 @@ import { eventLists, eventPut, putEventOnce, queryEvents, type StoredEvent } fro
 import { ValidationError } from '#shared/platform/errors.ts';
 import { idAt } from '#shared/platform/ids.ts';
 import type { EventType } from './types.ts';
-import { decodeCursor, encodeCursor } from '#shared/platform/cursors.ts';
+import { decodeCursor, encodeCursor } from '#shared/platform/signing/cursors.ts';
 import { retentionExpiry, retentionHorizon } from '#shared/platform/retention.ts';
 
 export { EVENT_TYPES, type EventType, isEventType } from './types.ts';
@@ -114,3 +114,6 @@ export async function listEvents(accountId: string, options: EventListOptions, n
 export function listEmailEvents(accountId: string, emailId: string, options: { limit: number; cursor?: string }, now: number): Promise<EventPage> {
   return page(accountId, `emails/${emailId}/events`, eventLists.email(accountId, emailId), { ...options, newestFirst: false }, now);
 }
+
+/** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
+export { putEventItemsOnce, type StoredEvent, storedEventOf } from './store.ts';

@@ -7,7 +7,7 @@
  */
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
-import { failQueuedEmail, getEmailRecord } from '#shared/messages/store.ts';
+import { failQueuedEmail, getEmailRecord } from '#shared/messages/service.ts';
 import { applyQueuedSesEvent } from './service.ts';
 
 /**

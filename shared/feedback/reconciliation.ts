@@ -6,7 +6,7 @@
  * scheduled run reads what was added since the last one and applies what
  * feedback would have applied, through the same code (feedback.ts).
  */
-import { findEmailBySesMessageId } from '#shared/messages/store.ts';
+import { findEmailBySesMessageId } from '#shared/messages/service.ts';
 import { getReconciledUntil, putReconciledUntil } from './reconciliation-cursor-store.ts';
 import { suppressedBetween, suppressingMessageId } from '#shared/sending/ses-suppression-list.ts';
 import { log } from '#shared/platform/log.ts';

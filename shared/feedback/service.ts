@@ -5,18 +5,18 @@
  * them is not ours to act on.
  */
 import * as v from 'valibot';
-import { findContactsByEmail, recordContactActivity } from '#shared/contacts/store.ts';
+import { findContactsByEmail, recordContactActivity } from '#shared/contacts/service.ts';
 import type { TransactItems } from '#shared/platform/dynamodb/client.ts';
-import { changeEmail, emailChanges, type EmailChange, type EmailStatus } from '#shared/messages/store.ts';
-import { putEventItemsOnce } from '#shared/events/store.ts';
-import { putSuppression, type SuppressionReason } from '#shared/sending/suppression-store.ts';
+import { changeEmail, emailChanges, type EmailChange, type EmailStatus } from '#shared/messages/service.ts';
+import { putEventItemsOnce } from '#shared/events/service.ts';
+import { putSuppression, type SuppressionReason } from '#shared/sending/service.ts';
 import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/sending/message-tags.ts';
 import { tracks } from '#shared/sending/tracking.ts';
 import { isId } from '#shared/platform/ids.ts';
 import { addLogContext, log } from '#shared/platform/log.ts';
 import { changeContactStatus } from '#shared/contacts/service.ts';
-import { emailEvent, sesSourceKey, type EmailEventType } from '#shared/events/email-events.ts';
-import { CONTACT_STATUSES, type ContactStatus } from '#shared/contacts/status.ts';
+import { emailEvent, sesSourceKey, type EmailEventType } from '#shared/messages/email-events.ts';
+import { CONTACT_STATUSES, type ContactStatus } from '#shared/audiences/contact-status.ts';
 
 const tagValue = v.optional(v.array(v.string()));
 const recipients = v.array(v.object({ emailAddress: v.string() }));

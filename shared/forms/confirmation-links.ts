@@ -9,8 +9,8 @@ import * as v from 'valibot';
 import { isId } from '#shared/platform/ids.ts';
 import { emailAddress } from '#shared/platform/schema/common.ts';
 import { publicBase } from '#shared/platform/public-urls.ts';
-import { signingSecret } from '#shared/platform/signing-secret.ts';
-import { normaliseEmail, openToken, sealToken } from '#shared/subscriptions/links.ts';
+import { signingSecret } from '#shared/platform/signing/secret.ts';
+import { normaliseEmail, openToken, sealToken } from '#shared/sending/subscription-links.ts';
 
 export interface ConfirmationClaims {
   accountId: string;

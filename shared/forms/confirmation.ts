@@ -1,5 +1,5 @@
 // The double opt-in link's landing: no mail is sent here, so it stays apart from form-submissions.ts and the mail transport.
-import { findContactsByEmail } from '#shared/contacts/store.ts';
+import { findContactsByEmail } from '#shared/contacts/service.ts';
 import { changeContactStatus } from '#shared/contacts/service.ts';
 import { verifyConfirmationToken } from './confirmation-links.ts';
 

@@ -8,7 +8,7 @@
  */
 import { claimConfirmationEmail, type FormRecord, type SubmissionRecord } from './store.ts';
 import { parseMailbox, type Mailbox } from '#shared/sending/address.ts';
-import type { OutgoingAttachment } from '#shared/sending/transport.ts';
+import type { OutgoingAttachment } from '#shared/attachments/budget.ts';
 import { log } from '#shared/platform/log.ts';
 import { confirmationUrl } from './confirmation-links.ts';
 import { defaultSender } from '#shared/sending/sender.ts';

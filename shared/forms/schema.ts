@@ -12,7 +12,8 @@ import {
   strictObject,
 } from '#shared/platform/schema/common.ts';
 import { phone } from '#shared/contacts/schema.ts';
-import { attachment, decodedBase64Size, mailbox } from '#shared/sending/schema.ts';
+import { attachment, decodedBase64Size } from '#shared/attachments/schema.ts';
+import { mailbox } from '#shared/sending/schema.ts';
 import { count, nullableText, timestamp } from '#shared/platform/schema/replies.ts';
 
 /** Field limits (the spec leaves them open); a form item stays far below DynamoDB's 400 KB. */

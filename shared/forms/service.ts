@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { config } from '#shared/platform/config.ts';
-import { getAudience } from '#shared/audiences/store.ts';
+import { getAudienceRecord } from '#shared/audiences/service.ts';
 import {
   countView,
   findFormRoute,
@@ -183,7 +183,7 @@ async function checkReferences(accountId: string, form: FormRecord, changed: { a
     const audienceId = form.audienceId;
     checks.push(
       (async () => {
-        if (!isId('aud', audienceId) || !(await getAudience(accountId, audienceId))) throw notFound.audience();
+        if (!isId('aud', audienceId) || !(await getAudienceRecord(accountId, audienceId))) throw notFound.audience();
       })(),
     );
   }

@@ -21,7 +21,7 @@ import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
 import { ConflictError, notFound } from '#shared/platform/errors.ts';
 import type { FieldType } from './schema.ts';
 import { optionalStrings, strings } from '#shared/platform/dynamodb/attributes.ts';
-import type { KeyEnvironment } from '#shared/accounts/api-key-store.ts';
+import type { KeyEnvironment } from '#shared/accounts/service.ts';
 
 export interface FormFieldRecord {
   id: string;

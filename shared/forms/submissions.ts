@@ -18,7 +18,7 @@ import { log } from '#shared/platform/log.ts';
 import { CONTACT_LIMITS } from '#shared/contacts/schema.ts';
 import { submissionSchema, type SubmissionInput, type submitReceiptReply } from './schema.ts';
 import { createContact, getContactByEmail, type Contact } from '#shared/contacts/service.ts';
-import { admitCounted } from '#shared/platform/counted-windows.ts';
+import { admitCounted } from '#shared/platform/dynamodb/counted-windows.ts';
 import { sendConfirmationRequest, sendSubmissionNotice, submissionContext, type SubmissionContext } from './emails.ts';
 import { findPublishedForm, HONEYPOT_FIELD } from './published.ts';
 

@@ -1,7 +1,7 @@
 import { idBoundAt, isId } from '#shared/platform/ids.ts';
 import { getEmailRecord, queryEmailLog, type EmailRecord } from './store.ts';
 import { notFound, ValidationError } from '#shared/platform/errors.ts';
-import { decodeCursor, encodeCursor } from '#shared/platform/cursors.ts';
+import { decodeCursor, encodeCursor } from '#shared/platform/signing/cursors.ts';
 import { listEmailEvents, type EventPage } from '#shared/events/service.ts';
 import { retentionHorizon } from '#shared/platform/retention.ts';
 import { orNull, pick } from '#shared/platform/views.ts';
@@ -77,3 +77,18 @@ export async function listEventsOfEmail(accountId: string, id: string, options: 
   const { id: emailId } = await getEmail(accountId, id);
   return listEmailEvents(accountId, emailId, options, now);
 }
+
+/** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
+export {
+  changeEmail,
+  type EmailChange,
+  emailChanges,
+  type EmailRecord,
+  type EmailStatus,
+  type EmailType,
+  failQueuedEmail,
+  findEmailBySesMessageId,
+  getEmailRecord,
+  getEmailRecordsById,
+  putEmailRecords,
+} from './store.ts';

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll, batchWriteAll } from '#shared/platform/dynamodb/batches.ts';
 import { db, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems } from '#shared/platform/dynamodb/client.ts';
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
-import { releaseEmailsItem } from '#shared/sending/usage-store.ts';
+import { releaseEmailsItem } from '#shared/accounts/service.ts';
 import { optionalStrings, strings } from '#shared/platform/dynamodb/attributes.ts';
 
 export type EmailType = 'email' | 'otp' | 'transactional' | 'broadcast';

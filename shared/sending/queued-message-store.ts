@@ -8,7 +8,7 @@
  */
 import { getObject, putObject } from '#shared/platform/aws/s3.ts';
 import { QUEUED_MESSAGES_PREFIX } from './retry-policy.ts';
-import { attachmentsBucketObject } from '#shared/attachments/store.ts';
+import { attachmentsBucketObject } from '#shared/attachments/service.ts';
 
 export const queuedMessageKey = (accountId: string, emailId: string) => `${QUEUED_MESSAGES_PREFIX}${accountId}/${emailId}.json`;
 

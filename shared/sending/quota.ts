@@ -3,8 +3,8 @@
  * message to an address in `recipients`, reserved before the message goes to
  * SES and given back if SES does not take it, so nothing is charged unsent.
  */
-import { getAccount, type AccountRecord } from '#shared/accounts/store.ts';
-import { getEmailsSent, releaseEmails, reserveEmails } from './usage-store.ts';
+import { getAccount, type AccountRecord } from '#shared/accounts/service.ts';
+import { getEmailsSent, releaseEmails, reserveEmails } from '#shared/accounts/service.ts';
 import { PostlaneError } from '#shared/platform/errors.ts';
 import { monthlyQuotaOf, quotaPeriod } from '#shared/accounts/service.ts';
 

@@ -8,7 +8,7 @@
  * response's emailsRemaining already counts it); the worker charges nothing,
  * and gives the email back only when the message finally fails.
  */
-import { changeEmail, emailChanges, failQueuedEmail, getEmailRecord } from '#shared/messages/store.ts';
+import { changeEmail, emailChanges, failQueuedEmail, getEmailRecord } from '#shared/messages/service.ts';
 import { readQueuedMessage, storeQueuedMessage } from './queued-message-store.ts';
 import {
   backoffSeconds,
@@ -25,7 +25,7 @@ import {
 import { MAX_RECEIVES } from './retry-policy.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from './transport.ts';
 import { log } from '#shared/platform/log.ts';
-import { factsOf, failedEvent, sentEvent, type EmailFacts } from '#shared/events/email-events.ts';
+import { factsOf, failedEvent, sentEvent, type EmailFacts } from '#shared/messages/email-events.ts';
 
 /**
  * The queue body for a throttled message, or undefined when there is no

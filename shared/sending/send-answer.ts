@@ -2,7 +2,7 @@ import { PostlaneError } from '#shared/platform/errors.ts';
 import type * as v from 'valibot';
 import type { EmailSendInput, emailSendResultReply } from './schema.ts';
 import { resolveAttachments } from '#shared/attachments/service.ts';
-import type { OutgoingAttachment } from './transport.ts';
+import type { OutgoingAttachment } from '#shared/attachments/budget.ts';
 import { EffectCommittedError, idempotentSend, type Idempotent } from './idempotency.ts';
 import {
   contentOf,

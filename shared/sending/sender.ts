@@ -3,7 +3,7 @@
  * sending.ts so that functions which only check a sender (form create and
  * update) do not bundle the mail transport and the template engine.
  */
-import { domainRead, earliestVerifiedDomain, getDomain, type DomainRecord } from '#shared/domains/store.ts';
+import { domainRead, earliestVerifiedDomain, getDomainRecord, type DomainRecord } from '#shared/domains/service.ts';
 import type { KeyedRead } from '#shared/platform/dynamodb/batches.ts';
 import { domainOf, parseMailbox, type Mailbox } from './address.ts';
 import { PostlaneError, ValidationError } from '#shared/platform/errors.ts';
@@ -17,7 +17,7 @@ export function parseMailboxField(value: string, field: string): Mailbox {
 
 /** SENDER_NOT_VERIFIED on `field` unless the sender's domain is a verified domain of the account. */
 export async function ensureVerifiedSender(accountId: string, from: Mailbox, field = 'from'): Promise<void> {
-  checkVerifiedSender(await getDomain(accountId, domainOf(from.address)), from, field);
+  checkVerifiedSender(await getDomainRecord(accountId, domainOf(from.address)), from, field);
 }
 
 /** The read of the sender's domain, for a caller that joins it to its other reads (`readTogether`); `checkVerifiedSender` judges it. */

@@ -15,32 +15,32 @@
  * refused request sends nothing and charges nothing.
  */
 import { newId } from '#shared/platform/ids.ts';
-import { findContactsByEmail } from '#shared/contacts/store.ts';
-import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/messages/store.ts';
+import { findContactsByEmail } from '#shared/contacts/service.ts';
+import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/messages/service.ts';
 import { suppressionsRead } from './suppression-store.ts';
-import { emailsSentRead } from './usage-store.ts';
+import { emailsSentRead } from '#shared/accounts/service.ts';
 import { quotaPeriod } from '#shared/accounts/service.ts';
 import { formatMailbox, type Mailbox } from './address.ts';
-import { sendConcurrency } from '#shared/attachments/budget.ts';
+import { sendConcurrency, type OutgoingAttachment } from '#shared/attachments/budget.ts';
 import { trackedBuiltins } from '#shared/templates/builtins.ts';
-import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingAttachment, type OutgoingEmail, type SendOutcome } from './transport.ts';
+import { sesTransport, type DeliveryErrorCode, type MailTransport, type OutgoingEmail, type SendOutcome } from './transport.ts';
 import type { Tracking } from './tracking.ts';
 import { PostlaneError, ValidationError } from '#shared/platform/errors.ts';
 import { SEND_LIMITS, type singleSendResultReply } from './schema.ts';
 import type * as v from 'valibot';
 import { log } from '#shared/platform/log.ts';
 import type { Principal } from '#shared/accounts/api-keys.ts';
-import type { ContactStatus } from '#shared/contacts/status.ts';
+import type { ContactStatus } from '#shared/audiences/contact-status.ts';
 import { EffectCommittedError, type ClaimGate } from './idempotency.ts';
-import { factsOf, outcomeEventItems } from '#shared/events/email-events.ts';
+import { factsOf, outcomeEventItems } from '#shared/messages/email-events.ts';
 import { retentionExpiry } from '#shared/platform/retention.ts';
 import { checkVerifiedSender, senderDomainRead } from './sender.ts';
-import type { DomainRecord } from '#shared/domains/store.ts';
+import type { DomainRecord } from '#shared/domains/service.ts';
 import { quotaLeft, quotaMonthFor, releaseQuota, remaining, reserveEach, type QuotaMonth } from './quota.ts';
 import { enqueueRetries, QUEUE_REFUSED, queueBodyFor, type PendingRetry } from './retry.ts';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { subscriptionLinks } from './subscription-links.ts';
 import { renderInlineContent, renderLoadedTemplate, templateLookup } from '#shared/templates/service.ts';
-import type { TemplateRecord } from '#shared/templates/store.ts';
+import type { TemplateRecord } from '#shared/templates/service.ts';
 import { readTogether, type KeyedRead } from '#shared/platform/dynamodb/batches.ts';
 
 export interface SendContext {
@@ -773,3 +773,6 @@ export async function deliverOne(
   if (!accepted(result)) throw singleFailure(result!, toField);
   return responseOf(result!);
 }
+
+/** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
+export { getSuppression, getSuppressions, newUnsubscribePut, putSuppression, removeUnsubscribe, type SuppressionReason } from './suppression-store.ts';

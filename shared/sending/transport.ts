@@ -9,12 +9,7 @@ import { isHeaderSafe } from '#shared/platform/schema/common.ts';
 import { formatMailbox, type Mailbox } from './address.ts';
 import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from './message-tags.ts';
 import { configurationSetFor, trackedHtml, trackingTagValue, type Tracking } from './tracking.ts';
-
-export interface OutgoingAttachment {
-  filename: string;
-  content: Uint8Array;
-  contentType: string;
-}
+import type { OutgoingAttachment } from '#shared/attachments/budget.ts';
 
 export interface OutgoingEmail {
   from: Mailbox;

@@ -4,8 +4,8 @@
  * and changes nothing. Forms post back to the page's own URL, so the pages
  * work under any base address (API Gateway's, a custom domain, localhost).
  */
-import type { ContactStatus } from '#shared/contacts/status.ts';
-import { verifySubscriptionToken, type SubscriptionClaims } from './links.ts';
+import type { ContactStatus } from '#shared/audiences/contact-status.ts';
+import { verifySubscriptionToken, type SubscriptionClaims } from '#shared/sending/subscription-links.ts';
 import {
   changeSubscriptions,
   listSubscriptions,

@@ -12,12 +12,12 @@
  * "Unsubscribe from all": all mail of the account, in the audiences it is in
  * and in any that adds it later (docs/broadcasts.md, "What a client can rely on").
  */
-import { getAudienceProfiles } from '#shared/audiences/store.ts';
-import { findContactsByEmail, type EmailMembership } from '#shared/contacts/store.ts';
-import { putEventItemsOnce } from '#shared/events/store.ts';
-import { getSuppression, newUnsubscribePut, removeUnsubscribe, type SuppressionReason } from '#shared/sending/suppression-store.ts';
+import { getAudienceProfiles } from '#shared/audiences/service.ts';
+import { findContactsByEmail, type EmailMembership } from '#shared/contacts/service.ts';
+import { putEventItemsOnce } from '#shared/events/service.ts';
+import { getSuppression, newUnsubscribePut, removeUnsubscribe, type SuppressionReason } from '#shared/sending/service.ts';
 import { NotFoundError } from '#shared/platform/errors.ts';
-import type { ContactStatus } from '#shared/contacts/status.ts';
+import type { ContactStatus } from '#shared/audiences/contact-status.ts';
 import { changeContactStatus } from '#shared/contacts/service.ts';
 import { eventWrite } from '#shared/events/service.ts';
 

@@ -6,13 +6,13 @@
  * cell around a link. No <style> block, no external CSS or images, no script.
  *
  * Everything here receives parts already rendered by the template language
- * (shared/sending/compose.ts); style values come validated by
+ * (shared/templates/compose.ts); style values come validated by
  * shared/templates/schema.ts and are escaped once more where they are written.
  */
 import type { TemplateStyles } from './styles.ts';
 import type { ComponentStyles } from './schema.ts';
 import { escapeHtml } from '#shared/platform/html.ts';
-import { htmlToText } from '#shared/sending/plain-text.ts';
+import { htmlToText } from './plain-text.ts';
 
 /** Applied to a template that does not set them; stored with the template when it is saved. */
 export const TEMPLATE_STYLE_DEFAULTS: TemplateStyles = { backgroundColor: '#ffffff', width: 600, padding: 24 };

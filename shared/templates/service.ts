@@ -1,6 +1,6 @@
 import { isId, newId, randomBase62 } from '#shared/platform/ids.ts';
 import { notFound, ValidationError } from '#shared/platform/errors.ts';
-import { getAccount } from '#shared/accounts/store.ts';
+import { getAccount } from '#shared/accounts/service.ts';
 import {
   deleteTemplate as removeTemplate,
   getTemplate as readTemplate,
@@ -13,7 +13,7 @@ import {
 } from './store.ts';
 import { builtinVariables, withBuiltins } from './builtins.ts';
 import { TEMPLATE_STYLE_DEFAULTS } from './components.ts';
-import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail } from '#shared/sending/compose.ts';
+import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail } from './compose.ts';
 import { checkTemplate, TemplateRenderError } from '#shared/platform/templating/renderer.ts';
 import type { TemplateStyles } from './styles.ts';
 import { pagination, type ListPage } from '#shared/platform/schema/common.ts';
@@ -248,3 +248,6 @@ export async function previewTemplate(
   const { subject, html, text } = await renderRecord(await findTemplate(accountId, templateId), variables, { builtins: builtinVariables(now) });
   return { subject, html, text };
 }
+
+/** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
+export type { TemplateRecord } from './store.ts';

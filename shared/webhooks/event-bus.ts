@@ -7,7 +7,7 @@
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry, type PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
 import { awsConnection, config } from '#shared/platform/config.ts';
-import type { StoredEvent } from '#shared/events/store.ts';
+import type { StoredEvent } from '#shared/events/service.ts';
 
 export const EVENT_SOURCE = 'postlane';
 /** PutEvents' limit of entries per call. */

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { listEndpointsAndSlowMarks, putDeliveryOnce, type Delivery, type WebhookEndpoint } from './store.ts';
-import type { StoredEvent } from '#shared/events/store.ts';
+import type { StoredEvent } from '#shared/events/service.ts';
 import { retentionExpiry } from '#shared/platform/retention.ts';
 import { configuredWebhookLanes, deliveryMessage, enqueueDelivery, type WebhookLane, type WebhookLanes } from './queue.ts';
 import { laneOf } from './slow-marks.ts';

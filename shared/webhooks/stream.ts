@@ -15,7 +15,7 @@
  * attempt claimed.
  */
 import { homeRegionOf } from '#shared/platform/dynamodb/client.ts';
-import { storedEventOf, type StoredEvent } from '#shared/events/store.ts';
+import { storedEventOf, type StoredEvent } from '#shared/events/service.ts';
 import { localRegion, routesToHome } from '#shared/platform/dynamodb/regions.ts';
 import { log } from '#shared/platform/log.ts';
 import { configuredEventBus, publishEvents, type EventBus } from './event-bus.ts';

@@ -263,7 +263,7 @@ describe('the folder graph', () => {
       { file: 'shared/forms/service.ts', text: "import { d } from '#shared/contacts/service.ts';" },
     ]);
     expect(folderCycles(graph)).toEqual([
-      ['shared/audiences/service.ts → shared/contacts/status.ts', 'shared/contacts/service.ts → shared/audiences/service.ts'],
+      ['shared/audiences/service.ts → shared/audiences/contact-status.ts', 'shared/contacts/service.ts → shared/audiences/service.ts'],
     ]);
     graph.get('audiences')!.delete('contacts');
     expect(folderCycles(graph)).toEqual([]);

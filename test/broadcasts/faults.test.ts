@@ -12,7 +12,7 @@ import { ses } from '#shared/sending/transport.ts';
 import { config } from '#shared/platform/config.ts';
 import { sqs } from '#shared/sending/retry-queue.ts';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { releaseEmails } from '#shared/sending/usage-store.ts';
+import { releaseEmails } from '#shared/accounts/usage-store.ts';
 import { quotaPeriod } from '#shared/accounts/service.ts';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 import { request } from '../support/api.ts';

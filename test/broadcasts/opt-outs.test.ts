@@ -5,7 +5,7 @@
  * audience adds it later, until it chooses to rejoin on its preferences page.
  */
 import { describe, expect, it } from 'vitest';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
 import { request } from '../support/api.ts';
 import { createAudience } from '../support/arrange.ts';
 import { createSender, storedEmails, uniqueAddresses, type Sender, type StoredEmail } from '../sending/support.ts';

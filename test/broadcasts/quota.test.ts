@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { seedContacts } from '../../bench/scale.ts';
-import { releaseEmails, reserveEmails } from '#shared/sending/usage-store.ts';
+import { releaseEmails, reserveEmails } from '#shared/accounts/usage-store.ts';
 import { quotaPeriod, showAccount } from '#shared/accounts/service.ts';
 import { PLAN_PAGE_SIZE } from '#shared/broadcasts/engine.ts';
 import { createAudience } from '../support/arrange.ts';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { localScheduler } from '#dev/local/scheduler.ts';
-import { reserveEmails } from '#shared/sending/usage-store.ts';
+import { reserveEmails } from '#shared/accounts/usage-store.ts';
 import { quotaPeriod, showAccount } from '#shared/accounts/service.ts';
 import { createSender, storedEmails } from '../sending/support.ts';
 import { broadcastRecords, createBroadcast, drainBroadcastQueue, mixedAudience, readBroadcast, sendWith } from './support.ts';

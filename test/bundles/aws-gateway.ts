@@ -141,7 +141,7 @@ const SES_ROUTES: [method: string, path: RegExp, operation: string, parameter?: 
 /** EventBridge Scheduler's REST routes: one path per schedule, the operation by method. */
 const SCHEDULE_OPERATIONS: Record<string, string> = { POST: 'CreateSchedule', PUT: 'UpdateSchedule', DELETE: 'DeleteSchedule', GET: 'GetSchedule' };
 
-/** The local stack's link-signing item (shared/platform/signing-secret-store.ts): a deployed function has no such fallback. */
+/** The local stack's link-signing item (shared/platform/signing/secret-store.ts): a deployed function has no such fallback. */
 function readsLocalSigningKey(input: Record<string, any>): boolean {
   return input.Key?.pk?.S === 'SYSTEM';
 }

@@ -21,7 +21,7 @@ import { sesEventBridgeEvent } from '#dev/local/ses-events.ts';
 import { StreamReader, streamEvent } from '#dev/local/stream-poller.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { config } from '#shared/platform/config.ts';
-import { signingSecret } from '#shared/platform/signing-secret.ts';
+import { signingSecret } from '#shared/platform/signing/secret.ts';
 import { sqs } from '#shared/sending/retry-queue.ts';
 import type { Endpoint } from '#shared/platform/http/contract.ts';
 import { handlerModules } from '../../lib/bundling.ts';

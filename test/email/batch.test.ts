@@ -3,7 +3,7 @@ import { request } from '../support/api.ts';
 import { apiClient } from '../support/client.ts';
 import { setFaultHook } from '../support/dynamo-faults.ts';
 import { MessageRejected } from '@aws-sdk/client-sesv2';
-import { verifySubscriptionToken } from '#shared/subscriptions/links.ts';
+import { verifySubscriptionToken } from '#shared/sending/subscription-links.ts';
 import { createSender, sesFailsFor, storedEmails, suppressedFailure, throttleSesFor, uniqueAddress, type Sender } from '../sending/support.ts';
 
 afterEach(() => {

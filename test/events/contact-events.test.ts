@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { putSuppression } from '#shared/sending/suppression-store.ts';
 import { listEvents } from '#shared/events/service.ts';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { createForm, submit } from '../forms/support.ts';

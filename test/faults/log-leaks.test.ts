@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { setFaultHook } from '../support/dynamo-faults.ts';
-import { signingSecret } from '#shared/platform/signing-secret.ts';
+import { signingSecret } from '#shared/platform/signing/secret.ts';
 import { request } from '../support/api.ts';
 import { captureConsole } from '../support/console.ts';
 import { createSender, uniqueAddress } from '../sending/support.ts';

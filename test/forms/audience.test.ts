@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress, type Sender } from '../sending/support.ts';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
 import { localVerifier, verifyDomain } from '#shared/domains/verification.ts';
 import { randomBase62 } from '#shared/platform/ids.ts';
 import { createTestAccount } from '../support/accounts.ts';

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { readConfirmationToken, signConfirmationToken, type ConfirmationClaims } from '#shared/forms/confirmation-links.ts';
-import { readSubscriptionToken, signSubscriptionToken } from '#shared/subscriptions/links.ts';
+import { readSubscriptionToken, signSubscriptionToken } from '#shared/sending/subscription-links.ts';
 
 const key = randomBytes(32);
 const claims: ConfirmationClaims = {

@@ -11,7 +11,7 @@ import { urlEncoded } from '../fuzz/arbitraries.ts';
 import { createSender, uniqueAddress, type Sender } from '../sending/support.ts';
 import { confirmationUrl } from '#shared/forms/confirmation-links.ts';
 import { recordEvent } from '#shared/events/service.ts';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
 import * as v from 'valibot';
 import { randomBase62 } from '#shared/platform/ids.ts';
 import type { Route } from '#shared/platform/http/routes.ts';

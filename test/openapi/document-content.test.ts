@@ -11,7 +11,7 @@ import { statusOf } from '#shared/platform/http/error-envelope.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { createAudience } from '#shared/audiences/service.ts';
 import { createContact, getContact } from '#shared/contacts/service.ts';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
 import { buildDocument, errorCodesByStatus } from '#dev/openapi/document.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';

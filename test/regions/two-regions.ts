@@ -13,7 +13,7 @@ import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
 import { createAccount, showAccount } from '#shared/accounts/service.ts';
 import { createApiKey } from '#shared/accounts/api-keys.ts';
 import { localVerifier, verifyDomain } from '#shared/domains/verification.ts';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
 import { randomBase62 } from '#shared/platform/ids.ts';
 import { invoke } from '../support/api.ts';
 import { audienceCounters, recountAudience } from '../support/recount.ts';

@@ -4,7 +4,7 @@
  * it alone, with links bound to it. Suppression covers them like recipients.
  */
 import { describe, expect, it } from 'vitest';
-import { verifySubscriptionToken } from '#shared/subscriptions/links.ts';
+import { verifySubscriptionToken } from '#shared/sending/subscription-links.ts';
 import { request } from '../support/api.ts';
 import {
   addContact,

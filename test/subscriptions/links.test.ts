@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { readSubscriptionToken, signSubscriptionToken, subscriptionLinks, verifySubscriptionToken } from '#shared/subscriptions/links.ts';
-import { configuredSource, localTableSecret, secretsManagerSecret, signingSecret } from '#shared/platform/signing-secret.ts';
-import { storeLocalSigningSecret } from '#shared/platform/signing-secret-store.ts';
+import { readSubscriptionToken, signSubscriptionToken, subscriptionLinks, verifySubscriptionToken } from '#shared/sending/subscription-links.ts';
+import { configuredSource, localTableSecret, secretsManagerSecret, signingSecret } from '#shared/platform/signing/secret.ts';
+import { storeLocalSigningSecret } from '#shared/platform/signing/secret-store.ts';
 
 const ACCOUNT = 'acc_0WdAbCdEfGhIjKlMnOpQ';
 const OTHER_ACCOUNT = 'acc_0WdZyXwVuTsRqPoNmLkJ';
@@ -96,7 +96,7 @@ describe('subscriptionLinks', () => {
     it('point at the custom domain instead, keeping its path', async () => {
       vi.stubEnv('PUBLIC_BASE_URL', 'https://mail.example.com/postlane/');
       vi.resetModules();
-      const fresh = await import('#shared/subscriptions/links.ts');
+      const fresh = await import('#shared/sending/subscription-links.ts');
 
       const links = await fresh.subscriptionLinks(ACCOUNT, 'ana@example.com');
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { putSuppression } from '#shared/sending/suppression-store.ts';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, suppressedFailure, uniqueAddress, type Sender } from '../sending/support.ts';
 

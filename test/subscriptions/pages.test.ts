@@ -3,8 +3,8 @@ import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
 import { createAudience, deleteAudience, getAudienceStats } from '#shared/audiences/service.ts';
 import { createContact, getContact, updateContact } from '#shared/contacts/service.ts';
-import type { ContactStatus } from '#shared/contacts/status.ts';
-import { subscriptionLinks } from '#shared/subscriptions/links.ts';
+import type { ContactStatus } from '#shared/audiences/contact-status.ts';
+import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
 
 const now = new Date();
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -4,7 +4,7 @@
  */
 import { getAudienceCounters } from '#shared/audiences/store.ts';
 import { queryContacts } from '#shared/contacts/store.ts';
-import { CONTACT_STATUSES, type ContactStatus } from '#shared/contacts/status.ts';
+import { CONTACT_STATUSES, type ContactStatus } from '#shared/audiences/contact-status.ts';
 
 export type StatusCounts = Record<ContactStatus, number>;
 

@@ -47,8 +47,8 @@ function freePort(): Promise<number> {
 
 // The two local stand-ins replace AWS calls the deployed functions make: record those
 // (test/support/aws-calls.ts), and keep the stand-ins' own table calls out of the record.
-vi.mock('#shared/platform/signing-secret.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('#shared/platform/signing-secret.ts')>();
+vi.mock('#shared/platform/signing/secret.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('#shared/platform/signing/secret.ts')>();
   const [{ recordCall }, { outsideInvocation }] = await Promise.all([import('./aws-calls.ts'), import('#dev/local/invocation.ts')]);
   return {
     ...original,

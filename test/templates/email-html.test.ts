@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { builtinVariables, PREVIEW_LINKS, withBuiltins } from '#shared/templates/builtins.ts';
 import { componentsToHtml, componentsToText, TEMPLATE_STYLE_DEFAULTS, type RenderedComponent } from '#shared/templates/components.ts';
 import { escapeHtml } from '#shared/platform/html.ts';
-import { htmlToText, nestingDepth } from '#shared/sending/plain-text.ts';
+import { htmlToText, nestingDepth } from '#shared/templates/plain-text.ts';
 import { isButtonUrl, isCssColor, isEmailSafeMarkup } from '#shared/templates/schema.ts';
 
 const components: RenderedComponent[] = [

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
 import { createTemplate, renderInlineContent, renderStoredTemplate } from '#shared/templates/service.ts';
 import { builtinVariables } from '#shared/templates/builtins.ts';
-import { MESSAGE_RENDER_BUDGET_MS } from '#shared/sending/compose.ts';
+import { MESSAGE_RENDER_BUDGET_MS } from '#shared/templates/compose.ts';
 import { PostlaneError } from '#shared/platform/errors.ts';
 import { RENDER_LIMITS } from '#shared/platform/templating/render-limits.ts';
 import type { CreateTemplateInput } from '#shared/templates/schema.ts';

@@ -17,7 +17,7 @@ vi.hoisted(() => {
 });
 
 const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
-const { subscriptionLinks } = await import('#shared/subscriptions/links.ts');
+const { subscriptionLinks } = await import('#shared/sending/subscription-links.ts');
 const { request } = await import('../support/api.ts');
 const { createSender, sesFailsFor, uniqueAddress } = await import('../sending/support.ts');
 const { createForm, submit } = await import('../forms/support.ts');

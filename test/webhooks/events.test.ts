@@ -13,7 +13,7 @@ vi.hoisted(() => {
 const { listEmailEvents, listEvents, recordEvent, EVENT_TYPES } = await import('#shared/events/service.ts');
 const { meterDynamoDb } = await import('../../bench/dynamo-meter.ts');
 const { retentionExpiry } = await import('#shared/platform/retention.ts');
-const { signingSecret } = await import('#shared/platform/signing-secret.ts');
+const { signingSecret } = await import('#shared/platform/signing/secret.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
 const { refusal } = await import('./support.ts');
 

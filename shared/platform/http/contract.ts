@@ -97,7 +97,7 @@ export type EntryDetails = Omit<EndpointSpec, 'method' | 'path' | 'auth' | 'perm
 
 /**
  * A cursor-paginated GET at `path`: `{success, <name>: [...], pagination: {nextCursor}}`.
- * Cursors are signed with the link-signing key (shared/platform/cursors.ts), hence the secret.
+ * Cursors are signed with the link-signing key (shared/platform/signing/cursors.ts), hence the secret.
  * For lists under one item, `resource(...).cursorList` adds the id and its not-found error.
  */
 export function cursorList<const N extends string, Q extends v.GenericSchema, I extends v.GenericSchema, const D extends EntryDetails>({

@@ -230,3 +230,10 @@ export const templateVariables = v.pipe(
     if (defect) addIssue({ ...defect, path: defect.path as Issues });
   }),
 );
+
+const noLineBreaks = v.check(isHeaderSafe, 'must not contain line breaks');
+
+/** A header-bound text: line breaks refused before trimming, so none can hide at either end. */
+export function headerText(maxLength: number) {
+  return v.pipe(v.string(), noLineBreaks, v.trim(), v.nonEmpty(), v.maxLength(maxLength, `must be at most ${maxLength} characters`));
+}

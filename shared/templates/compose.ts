@@ -2,9 +2,9 @@
  * A whole message from its sources: subject, body and plain-text alternative,
  * every part through the template language within one shared budget.
  */
-import type { TemplateStyles } from '#shared/templates/styles.ts';
-import type { TemplateComponent } from '#shared/templates/schema.ts';
-import { componentsToHtml, componentsToText, type RenderedComponent } from '#shared/templates/components.ts';
+import type { TemplateStyles } from './styles.ts';
+import type { TemplateComponent } from './schema.ts';
+import { componentsToHtml, componentsToText, type RenderedComponent } from './components.ts';
 import { htmlToText, MAX_HTML_NESTING, nestingDepth } from './plain-text.ts';
 import { RENDER_LIMITS, renderTemplate, TemplateRenderError, type TemplateMode } from '#shared/platform/templating/renderer.ts';
 

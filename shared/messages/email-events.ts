@@ -5,8 +5,8 @@
  * retry worker's and the feedback's transactions), never a call of their own.
  */
 import type { TransactItems } from '#shared/platform/dynamodb/client.ts';
-import type { EmailRecord } from '#shared/messages/store.ts';
-import { eventWrite, type EventType } from './service.ts';
+import type { EmailRecord } from './store.ts';
+import { eventWrite, type EventType } from '#shared/events/service.ts';
 
 export type EmailEventType = Extract<EventType, `email.${string}`>;
 

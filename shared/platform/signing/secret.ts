@@ -12,8 +12,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { config, type Config } from './config.ts';
-import { storeLocalSigningSecret } from './signing-secret-store.ts';
+import { config, type Config } from '#shared/platform/config.ts';
+import { storeLocalSigningSecret } from './secret-store.ts';
 
 export interface SigningSecretSource {
   /** Where the key comes from, for error messages (never the key itself). */

@@ -15,7 +15,7 @@ import * as v from 'valibot';
 import { isId } from '#shared/platform/ids.ts';
 import { emailAddress } from '#shared/platform/schema/common.ts';
 import { publicBase } from '#shared/platform/public-urls.ts';
-import { signingSecret } from '#shared/platform/signing-secret.ts';
+import { signingSecret } from '#shared/platform/signing/secret.ts';
 
 export interface SubscriptionClaims {
   accountId: string;

@@ -4,8 +4,8 @@
  * refusing with RATE_LIMIT_EXCEEDED and `retryAfter`, the seconds until it
  * (or the UTC day, for a daily limit) ends.
  */
-import { consumeWindow, type CounterLimits, type WindowSubject } from '#shared/platform/dynamodb/rate-windows.ts';
-import { RateLimitError } from './errors.ts';
+import { consumeWindow, type CounterLimits, type WindowSubject } from './rate-windows.ts';
+import { RateLimitError } from '#shared/platform/errors.ts';
 
 /** A subject, its limits, and what a refusal says before "try again in N s". */
 export type CountedWindow = readonly [subject: WindowSubject, limits: CounterLimits, reason: string];

@@ -6,8 +6,8 @@
  * refused, so a client never steers a query by what it sends back.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ValidationError } from './errors.ts';
-import { signingSecret } from './signing-secret.ts';
+import { ValidationError } from '#shared/platform/errors.ts';
+import { signingSecret } from './secret.ts';
 
 export type Position = Record<string, string>;
 
