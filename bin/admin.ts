@@ -181,6 +181,11 @@ const COMMANDS: Record<string, Command> = {
     flags: ['queue!'],
     run: (flags) => deadLetters.settleRetryDeadLetters(...deadLetterQueue(flags)),
   },
+  'broadcasts replay': {
+    summary: 'puts the start steps of scheduled broadcasts EventBridge Scheduler dead-lettered, still scheduled for their time, on the broadcast queue',
+    flags: ['queue!', 'to!'],
+    run: (flags) => deadLetters.replayScheduledStarts(...deadLetterQueue(flags), queueUrlFlag(flags, 'to')),
+  },
 };
 
 const USAGE = `usage: npm run --silent admin -- <${Object.keys(COMMANDS).join(' | ')}> [--flag value]...`;

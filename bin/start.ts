@@ -31,6 +31,7 @@ const RETRY_QUEUE_NAME = 'postlane-retry';
 const WEBHOOK_QUEUE_NAME = 'postlane-webhooks';
 const WEBHOOK_SLOW_QUEUE_NAME = 'postlane-webhooks-slow';
 const BROADCAST_QUEUE_NAME = 'postlane-broadcasts';
+const BROADCAST_SCHEDULE_DLQ_NAME = 'postlane-broadcast-schedules-dlq';
 const FEEDBACK_QUEUE_NAME = 'postlane-feedback';
 
 class StartError extends Error {}
@@ -165,7 +166,7 @@ async function main(): Promise<void> {
     { ensureTable, isTableEmpty, startDynamoDbLocal },
     { startSesEmulator },
     { startLocalS3 },
-    { createRetryQueues, startLocalSqs },
+    { createQueue, createRetryQueues, startLocalSqs },
     { startLocalScheduler },
   ] = await Promise.all([
     import('#dev/local/dynamodb.ts'),
@@ -207,12 +208,14 @@ async function main(): Promise<void> {
       : line('local S3', s3Endpoint, s3DataDir ? `(attachment uploads in ${relative(ROOT, s3DataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)'),
   );
   const sqsEndpoint = externalSqs ?? sqs!.endpoint;
-  const [retryQueues, webhookQueues, slowWebhookQueues, feedbackQueues, broadcastQueues, scheduler] = await Promise.all([
+  const [retryQueues, webhookQueues, slowWebhookQueues, feedbackQueues, broadcastQueues, scheduleDeadLetters, scheduler] = await Promise.all([
     createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, WEBHOOK_QUEUE_NAME, WEBHOOK_MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, WEBHOOK_SLOW_QUEUE_NAME, WEBHOOK_MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, FEEDBACK_QUEUE_NAME, FEEDBACK_MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, BROADCAST_QUEUE_NAME, BROADCAST_MAX_RECEIVES),
+    // Where the scheduler writes a start step it could not put on the broadcast queue, as the stack's schedules say.
+    createQueue(sqsEndpoint, BROADCAST_SCHEDULE_DLQ_NAME),
     // Fires scheduled broadcasts at their time, putting their start step on the broadcast queue as EventBridge Scheduler does.
     startLocalScheduler({ port: 0, sqsEndpoint, tickMs: 1_000, host: HOST }).then(started),
   ]);
@@ -241,7 +244,7 @@ async function main(): Promise<void> {
     line(
       'broadcasts',
       broadcastQueues.queueUrl,
-      `(up to ${BROADCAST_MAX_CONCURRENCY} workers at once; scheduler ${scheduler.endpoint}; dead letters: ${broadcastQueues.deadLetterQueueUrl})`,
+      `(up to ${BROADCAST_MAX_CONCURRENCY} workers at once; scheduler ${scheduler.endpoint}; dead letters: ${broadcastQueues.deadLetterQueueUrl}, of schedules: ${scheduleDeadLetters})`,
     ),
   );
 
@@ -262,6 +265,7 @@ async function main(): Promise<void> {
   process.env.BROADCAST_QUEUE_URL = broadcastQueues.queueUrl;
   process.env.BROADCAST_QUEUE_ARN = `arn:aws:sqs:us-east-1:000000000000:${BROADCAST_QUEUE_NAME}`;
   process.env.BROADCAST_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/local-scheduler';
+  process.env.BROADCAST_SCHEDULE_DLQ_ARN = `arn:aws:sqs:us-east-1:000000000000:${BROADCAST_SCHEDULE_DLQ_NAME}`;
   process.env.SCHEDULER_ENDPOINT = scheduler.endpoint;
   // Mailed and rendered links start here, whatever Host a request carries (docs/operations.md, PUBLIC_BASE_URL).
   process.env.PUBLIC_BASE_URL ??= `http://${HOST}:${apiPart.port}`;

@@ -137,15 +137,25 @@ export class PostlaneAlarms extends Construct {
       );
     });
 
-    // Scheduler invokes its targets asynchronously and retries a failed one for a day, then drops it, keeping
-    // nothing: a scheduled broadcast's start step never queued (it stays scheduled until sent again), or an
-    // hourly reconciliation run skipped (the next covers its window). Both live in the default group.
+    // Scheduler invokes its targets asynchronously and retries a failed one as its retry policy says, then drops it
+    // unless it has a dead-letter queue: the hourly reconciliation has none (a run skipped, the next covers its window);
+    // a broadcast's schedule has one (lib/broadcasts.ts, alarmed there), and only a dead letter Scheduler could not
+    // write (the role's grant on that queue broken) is lost, the broadcast left `scheduled`. Both live in the default group.
+    const schedules = ScheduleGroup.fromDefaultScheduleGroup(this, 'DefaultScheduleGroup');
     this.alarms.push(
       postlaneAlarm(this, 'SchedulerDropped', {
-        metric: ScheduleGroup.fromDefaultScheduleGroup(this, 'DefaultScheduleGroup').metricDropped({ statistic: 'Sum', period: fiveMinutes }),
+        metric: schedules.metricDropped({ statistic: 'Sum', period: fiveMinutes }),
         threshold: 1,
         description:
-          'EventBridge Scheduler dropped a target after a day of retries: a scheduled broadcast was not started (send it again) or a reconciliation run was skipped',
+          'EventBridge Scheduler dropped a target after its retries: a reconciliation run was skipped (the next covers its window), or a broadcast start step its dead-letter queue did not take (send the broadcast again)',
+      }),
+    );
+    this.alarms.push(
+      postlaneAlarm(this, 'SchedulerDeadLetterFailed', {
+        metric: schedules.metricFailedToBeSentToDLQ(undefined, { statistic: 'Sum', period: fiveMinutes }),
+        threshold: 1,
+        description:
+          "EventBridge Scheduler could not write a dead letter: a scheduled broadcast did not start and nothing holds its start step (check the Scheduler role's grant on the broadcast schedules dead-letter queue, then send the broadcast again)",
       }),
     );
 

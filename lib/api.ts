@@ -42,8 +42,8 @@ export interface PostlaneApiProps {
   readonly attachmentsBucket: IBucket;
   /** Each queue routes may declare. */
   readonly queues: Record<QueueName, IQueue>;
-  /** What routes marked `scheduler` need: the broadcast queue and EventBridge Scheduler's role. */
-  readonly scheduler: { readonly queue: IQueue; readonly role: IRole };
+  /** What routes marked `scheduler` need: the broadcast queue, EventBridge Scheduler's role and the schedules' dead-letter queue. */
+  readonly scheduler: { readonly queue: IQueue; readonly role: IRole; readonly deadLetterQueue: IQueue };
   readonly protection: ApiProtection;
 }
 

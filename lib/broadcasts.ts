@@ -1,10 +1,14 @@
+import { Duration } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { SecretName, SesAction, TableAction } from '#shared/platform/http/routes.ts';
 import { BROADCAST_MAX_RECEIVES, BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/broadcasts/policy.ts';
+import { postlaneAlarm } from './alarms.ts';
 import { acknowledgeFindings } from './nag.ts';
-import { WorkerQueue } from './worker-queue.ts';
+import { deadLetters, WorkerQueue } from './worker-queue.ts';
 
 /**
  * The broadcast worker, which no HTTP route invokes (shared/broadcasts/engine.ts):
@@ -33,7 +37,7 @@ export const BROADCAST_WORKER = {
 };
 
 export interface BroadcastEngineProps {
-  /** `postlane-<stage>`: the queues are `<prefix>-broadcasts` and `<prefix>-broadcasts-dlq`. */
+  /** `postlane-<stage>`: the queues are `<prefix>-broadcasts`, `<prefix>-broadcasts-dlq` and `<prefix>-broadcast-schedules-dlq`. */
   readonly namePrefix: string;
   readonly table: ITableV2;
   readonly sesConfigurationSet: string;
@@ -42,11 +46,16 @@ export interface BroadcastEngineProps {
 
 /**
  * The broadcast engine: its queue of steps with a dead-letter queue and an
- * alarm, the worker that plans and sends, and the role EventBridge Scheduler
- * assumes to start a scheduled broadcast (it may only put a step on this queue).
+ * alarm, the worker that plans and sends, the role EventBridge Scheduler
+ * assumes to start a scheduled broadcast (it may only put a step on this
+ * queue, or a dead letter on the schedules'), and the schedules' dead-letter
+ * queue with its alarm.
  */
 export class BroadcastEngine extends WorkerQueue {
   readonly schedulerRole: Role;
+  /** Where Scheduler writes a start step it could not put on the queue (every schedule's DeadLetterConfig). */
+  readonly scheduleDeadLetterQueue: Queue;
+  readonly scheduleDeadLetterAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: BroadcastEngineProps) {
     super(
@@ -70,13 +79,28 @@ export class BroadcastEngine extends WorkerQueue {
     acknowledgeFindings(this.worker, {
       'AwsSolutions-IAM5[Resource::*]': "ses:GetAccount supports no resource-level permission; it only reads the account's sending quota",
     });
-    // Scheduler puts a start step on the queue asynchronously and drops it after a day of failures; the schedules
-    // (made at run time, shared/broadcasts/scheduler.ts) keep no dead letter, and the `SchedulerDropped`
-    // alarm (lib/alarms.ts) says when one was dropped: the broadcast is still `scheduled` and can be sent again.
+    // Scheduler puts a start step on the queue asynchronously, retrying as BROADCAST_SCHEDULE_RETRY says; then, as
+    // every schedule's DeadLetterConfig says (made at run time, shared/broadcasts/scheduler.ts), it writes the
+    // step here with the role below, for `admin broadcasts replay`. A queue of its own, not the broadcast queue's
+    // dead-letter queue: that one is redriven wholesale to its source queue (SQS's message move task), which SQS
+    // refuses for messages a non-SQS source such as Scheduler wrote, and a stale start must be checked before it is
+    // replayed; the Scheduler role also gets no way into a queue that is redriven unchecked.
+    this.scheduleDeadLetterQueue = deadLetters(this, 'ScheduleDeadLetters', `${props.namePrefix}-broadcast-schedules-dlq`);
+    const isDeadLetterQueue =
+      "The end of the line of the broadcasts' schedules (their DeadLetterConfig): kept 14 days for admin broadcasts replay, and the alarm below says one arrived";
+    acknowledgeFindings(this.scheduleDeadLetterQueue, { 'AwsSolutions-SQS3': isDeadLetterQueue, 'Serverless-SQSRedrivePolicy': isDeadLetterQueue });
+    this.scheduleDeadLetterAlarm = postlaneAlarm(this, 'ScheduleDeadLettersAlarm', {
+      metric: this.scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      description:
+        'a scheduled broadcast did not start (broadcast schedules dead-letter queue not empty): Scheduler could not put its start step on the broadcast queue; replay it with admin broadcasts replay once the cause is fixed',
+    });
     this.schedulerRole = new Role(this, 'SchedulerRole', {
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com'),
-      description: 'EventBridge Scheduler: puts the start step of a scheduled broadcast on the broadcast queue, nothing else',
+      description: 'EventBridge Scheduler: puts the start step of a scheduled broadcast on the broadcast queue, or on its dead-letter queue, nothing else',
     });
     this.queue.grantSendMessages(this.schedulerRole);
+    // The schedule's execution role is what writes its dead letter (Scheduler's user guide, "Configuring a schedule's dead-letter queue").
+    this.scheduleDeadLetterQueue.grant(this.schedulerRole, 'sqs:SendMessage');
   }
 }

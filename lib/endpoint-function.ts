@@ -28,8 +28,11 @@ export interface EndpointFunctionProps {
   readonly attachments?: { readonly bucket: IBucket; readonly access: readonly AttachmentsAccess[] };
   /** Queues the function sends messages to; only sqs:SendMessage on these is granted. */
   readonly queues?: Partial<Record<QueueName, IQueue>>;
-  /** Broadcasts' one-time schedules: the queue their target puts the start step on, and the role EventBridge Scheduler assumes for it. */
-  readonly scheduler?: { readonly queue: IQueue; readonly role: IRole; readonly actions: readonly ScheduleAction[] };
+  /**
+   * Broadcasts' one-time schedules: the queue their target puts the start step on, the role EventBridge Scheduler
+   * assumes for it, and the queue it writes the step to when it cannot.
+   */
+  readonly scheduler?: { readonly queue: IQueue; readonly role: IRole; readonly deadLetterQueue: IQueue; readonly actions: readonly ScheduleAction[] };
 }
 
 /**
@@ -146,7 +149,13 @@ export class EndpointFunction extends Construct {
         ...(props.attachments?.access.length ? { ATTACHMENTS_BUCKET: props.attachments.bucket.bucketName } : {}),
         ...Object.fromEntries(Object.entries(props.secrets ?? {}).map(([name, secretName]) => [SECRET_ENVIRONMENT[name as SecretName], secretName])),
         ...Object.fromEntries(Object.entries(props.queues ?? {}).map(([name, queue]) => [QUEUE_ENVIRONMENT[name as QueueName], queue.queueUrl])),
-        ...(props.scheduler ? { BROADCAST_QUEUE_ARN: props.scheduler.queue.queueArn, BROADCAST_SCHEDULER_ROLE_ARN: props.scheduler.role.roleArn } : {}),
+        ...(props.scheduler
+          ? {
+              BROADCAST_QUEUE_ARN: props.scheduler.queue.queueArn,
+              BROADCAST_SCHEDULER_ROLE_ARN: props.scheduler.role.roleArn,
+              BROADCAST_SCHEDULE_DLQ_ARN: props.scheduler.deadLetterQueue.queueArn,
+            }
+          : {}),
       },
       logGroup,
       role,

@@ -119,7 +119,7 @@ export class RegionalStack extends Stack {
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
       queues: { retry: this.retryQueue.queue, webhooks: this.webhooks.queue, webhooksSlow: this.webhooks.slowLane.queue, broadcast: this.broadcasts.queue },
-      scheduler: { queue: this.broadcasts.queue, role: this.broadcasts.schedulerRole },
+      scheduler: { queue: this.broadcasts.queue, role: this.broadcasts.schedulerRole, deadLetterQueue: this.broadcasts.scheduleDeadLetterQueue },
       protection: props.api,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
@@ -130,6 +130,7 @@ export class RegionalStack extends Stack {
     new CfnOutput(this, 'WebhookSlowDeadLetterQueueUrl', { value: this.webhooks.slowLane.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'EventFanOutFailuresQueueUrl', { value: this.eventFanOut.failures.queueUrl });
     new CfnOutput(this, 'BroadcastDeadLetterQueueUrl', { value: this.broadcasts.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'BroadcastScheduleDeadLetterQueueUrl', { value: this.broadcasts.scheduleDeadLetterQueue.queueUrl });
 
     const endpoints = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction);
     for (const endpoint of endpoints) endpoint.useRegions(props.tableName, props.regions, props.independentRegions);

@@ -111,12 +111,7 @@ export class WorkerQueue extends Construct implements DrainedQueue {
 
   private drain(scope: Construct, settings: WorkerQueueSettings): DrainedQueue {
     const queueName = `${this.namePrefix}-${settings.name}`;
-    const deadLetterQueue = new Queue(scope, 'DeadLetters', {
-      queueName: `${queueName}-dlq`,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: DEAD_LETTER_RETENTION,
-    });
+    const deadLetterQueue = deadLetters(scope, 'DeadLetters', `${queueName}-dlq`);
     const queue = new Queue(scope, 'Queue', {
       queueName,
       encryption: QueueEncryption.SQS_MANAGED,
@@ -139,4 +134,12 @@ export class WorkerQueue extends Construct implements DrainedQueue {
     });
     return { queue, deadLetterQueue, deadLetterAlarm };
   }
+}
+
+/**
+ * A dead-letter queue as the stack keeps them: encrypted with SQS-managed
+ * keys, TLS only, its messages kept DEAD_LETTER_RETENTION for an operator.
+ */
+export function deadLetters(scope: Construct, id: string, queueName: string): Queue {
+  return new Queue(scope, id, { queueName, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: DEAD_LETTER_RETENTION });
 }

@@ -3,8 +3,8 @@
  * actions the SDK's SQSClient sends (CreateQueue, GetQueueUrl, SendMessage,
  * SendMessageBatch, ReceiveMessage, DeleteMessage, ChangeMessageVisibility,
  * GetQueueAttributes, PurgeQueue), in memory, with delays, visibility timeouts, receive
- * counts and a redrive policy moving a message to its dead-letter queue
- * after maxReceiveCount receives, as SQS does.
+ * counts, message attributes (String and Number) and a redrive policy moving
+ * a message to its dead-letter queue after maxReceiveCount receives, as SQS does.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,9 +16,16 @@ const LOCAL_ACCOUNT = '000000000000';
 const REGION = 'us-east-1';
 const DEFAULT_VISIBILITY_SECONDS = 30;
 
+/** A message attribute as SendMessage takes it and ReceiveMessage answers it. */
+interface MessageAttribute {
+  DataType: string;
+  StringValue: string;
+}
+
 interface StoredMessage {
   messageId: string;
   body: string;
+  attributes?: Record<string, MessageAttribute>;
   md5: string;
   sentAt: number;
   visibleAt: number;
@@ -105,7 +112,10 @@ export class LocalQueues {
     return { QueueUrl: this.byUrl(`/${input.QueueName ?? ''}`).url };
   }
 
-  sendMessage(input: { QueueUrl?: string; MessageBody?: string; DelaySeconds?: number }): { MessageId: string; MD5OfMessageBody: string } {
+  sendMessage(input: { QueueUrl?: string; MessageBody?: string; DelaySeconds?: number; MessageAttributes?: Record<string, MessageAttribute> }): {
+    MessageId: string;
+    MD5OfMessageBody: string;
+  } {
     const queue = this.byUrl(input.QueueUrl);
     const body = input.MessageBody ?? '';
     if (body.length === 0) throw new SqsFault('MissingParameter', 'The request must contain the parameter MessageBody.');
@@ -116,8 +126,23 @@ export class LocalQueues {
       );
     const delay = input.DelaySeconds ?? 0;
     if (!Number.isInteger(delay) || delay < 0 || delay > 900) throw new SqsFault('InvalidParameterValue', 'DelaySeconds must be from 0 to 900');
+    for (const [name, attribute] of Object.entries(input.MessageAttributes ?? {})) {
+      if (!/^(String|Number)(\..+)?$/.test(attribute.DataType ?? '') || typeof attribute.StringValue !== 'string')
+        throw new SqsFault(
+          'InvalidParameterValue',
+          `The message attribute '${name}' must be a String or Number with a StringValue (the stand-in keeps no binary attributes).`,
+        );
+    }
     const now = this.now();
-    const message: StoredMessage = { messageId: randomUUID(), body, md5: md5(body), sentAt: now, visibleAt: now + delay * 1000, receives: 0 };
+    const message: StoredMessage = {
+      messageId: randomUUID(),
+      body,
+      md5: md5(body),
+      ...(input.MessageAttributes && Object.keys(input.MessageAttributes).length > 0 ? { attributes: input.MessageAttributes } : {}),
+      sentAt: now,
+      visibleAt: now + delay * 1000,
+      receives: 0,
+    };
     queue.messages.push(message);
     return { MessageId: message.messageId, MD5OfMessageBody: message.md5 };
   }
@@ -139,7 +164,8 @@ export class LocalQueues {
     return { Successful, Failed };
   }
 
-  receiveMessage(input: { QueueUrl?: string; MaxNumberOfMessages?: number; VisibilityTimeout?: number }) {
+  /** `MessageAttributeNames`: which attributes each message carries back (`All`, or names), as SQS returns only those asked for. */
+  receiveMessage(input: { QueueUrl?: string; MaxNumberOfMessages?: number; VisibilityTimeout?: number; MessageAttributeNames?: string[] }) {
     const queue = this.byUrl(input.QueueUrl);
     const now = this.now();
     const most = Math.min(10, Math.max(1, input.MaxNumberOfMessages ?? 1));
@@ -161,18 +187,25 @@ export class LocalQueues {
       message.receiptHandle = `${message.messageId}#${randomUUID()}`;
       received.push(message);
     }
+    const asked = new Set(input.MessageAttributeNames ?? []);
+    const attributesOf = (message: StoredMessage) =>
+      Object.fromEntries(Object.entries(message.attributes ?? {}).filter(([name]) => asked.has('All') || asked.has('.*') || asked.has(name)));
     return {
-      Messages: received.map((message) => ({
-        MessageId: message.messageId,
-        ReceiptHandle: message.receiptHandle!,
-        MD5OfBody: message.md5,
-        Body: message.body,
-        Attributes: {
-          ApproximateReceiveCount: String(message.receives),
-          SentTimestamp: String(message.sentAt),
-          ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt),
-        },
-      })),
+      Messages: received.map((message) => {
+        const attributes = attributesOf(message);
+        return {
+          MessageId: message.messageId,
+          ReceiptHandle: message.receiptHandle!,
+          MD5OfBody: message.md5,
+          Body: message.body,
+          Attributes: {
+            ApproximateReceiveCount: String(message.receives),
+            SentTimestamp: String(message.sentAt),
+            ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt),
+          },
+          ...(Object.keys(attributes).length > 0 ? { MessageAttributes: attributes } : {}),
+        };
+      }),
     };
   }
 

@@ -2,7 +2,8 @@
  * The broadcast engine: the steps the broadcast queue carries
  * (shared/broadcasts/queue.ts), each safe to run more than once.
  *
- * - `start`: a scheduled broadcast's time came; it starts like a send now.
+ * - `start`: a scheduled broadcast's time came; it starts like a send now,
+ *   if it is still scheduled for that time.
  * - `plan`: one page of the audience's subscribed contacts, filtered by the
  *   segment and the suppression list, becomes numbered batches (the snapshot)
  *   and their `batch` steps; the next page's step follows, the last records
@@ -63,7 +64,7 @@ import { listId } from './list-id.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from '#shared/sending/transport.ts';
 import { derivedId, randomBase62 } from '#shared/platform/ids.ts';
 import { log } from '#shared/platform/log.ts';
-import { contactVariables, inSegment, startBroadcast } from './service.ts';
+import { contactVariables, inSegment, startScheduledBroadcast } from './service.ts';
 import { recordEvent } from '#shared/events/service.ts';
 import { quotaMonthOf, releaseQuota, reserveUpTo } from '#shared/sending/quota.ts';
 import { nextPageAt, paceBatch, pacedTransport, throttledRetry } from './pacing.ts';
@@ -99,7 +100,7 @@ function defaultDeps(): EngineDeps {
 export async function runStep(step: BroadcastStep, now: Date, deps: EngineDeps = defaultDeps()): Promise<StepResult> {
   switch (step.kind) {
     case 'start':
-      await startBroadcast(step.accountId, step.broadcastId, now);
+      await startScheduledBroadcast(step, now);
       return SETTLED;
     case 'plan':
       return planPage(step, deps.queue);

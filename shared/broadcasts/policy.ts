@@ -16,3 +16,15 @@ export const BROADCAST_WORKER_BATCH_SIZE = 1;
  * of 10 in parallel), so 10 keep SES's higher production rates busy.
  */
 export const BROADCAST_MAX_CONCURRENCY = 10;
+
+/**
+ * How long EventBridge Scheduler keeps trying to put a scheduled broadcast's
+ * start step on the broadcast queue before it writes the step to the
+ * schedules' dead-letter queue (its default: up to 185 retries within 24
+ * hours). SQS's own hiccups (throttling, a 5xx) pass within minutes;
+ * what still fails after an hour (the role's grant or the queue broken) needs
+ * an operator, and whether a broadcast goes out hours late is theirs to
+ * decide (`admin broadcasts replay`), not a retry's. Errors Scheduler does not
+ * retry (access denied, no such queue) go to the dead letters at once.
+ */
+export const BROADCAST_SCHEDULE_RETRY = { MaximumEventAgeInSeconds: 3_600, MaximumRetryAttempts: 185 } as const;

@@ -11,9 +11,20 @@ import { sqs } from '#shared/sending/retry-queue.ts';
 
 const broadcastRef = { accountId: v.string(), broadcastId: v.string() };
 
+/** A scheduled broadcast's time came (EventBridge Scheduler puts this step on the queue). */
+export const StartStep = v.object({
+  kind: v.literal('start'),
+  ...broadcastRef,
+  /**
+   * The `scheduledAt` its schedule was made for: the step starts the broadcast only while it is still scheduled
+   * for that time. Absent in the steps of schedules made before it was carried.
+   */
+  scheduledAt: v.optional(v.string()),
+});
+export type StartStep = v.InferOutput<typeof StartStep>;
+
 export const BroadcastStep = v.variant('kind', [
-  /** A scheduled broadcast's time came (EventBridge Scheduler puts this step on the queue). */
-  v.object({ kind: v.literal('start'), ...broadcastRef }),
+  StartStep,
   v.object({
     kind: v.literal('plan'),
     ...broadcastRef,

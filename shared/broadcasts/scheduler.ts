@@ -3,11 +3,14 @@
  * broadcast, `at(…)` its `scheduledAt`, whose target puts the broadcast's
  * `start` step on the broadcast queue (the step then runs like any other, with
  * SQS's retries and dead-letter queue). The schedule deletes itself once it
- * has fired.
+ * has fired. A step Scheduler could not put on the queue within its retry
+ * policy goes to the schedules' dead-letter queue, for `admin broadcasts
+ * replay` (shared/feedback/dead-letters.ts).
  */
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { config } from '#shared/platform/config.ts';
-import type { BroadcastStep } from './queue.ts';
+import { BROADCAST_SCHEDULE_RETRY } from './policy.ts';
+import type { StartStep } from './queue.ts';
 
 export interface BroadcastScheduler {
   /** Fires the broadcast's start at `at`, replacing any schedule it had. */
@@ -35,17 +38,31 @@ export function atExpression(at: Date): string {
   return `at(${at.toISOString().slice(0, 19)})`;
 }
 
+/** Where a schedule's target puts the start step, the role Scheduler assumes for it (and for the dead letter), and the dead letters. */
+export interface ScheduleTargets {
+  queueArn: string;
+  roleArn: string;
+  deadLetterArn: string;
+}
+
 /** `client`: the module's own, unless a test gives another. */
-export function eventBridgeScheduler(queueArn: string, roleArn: string, client?: Pick<SchedulerClient, 'send'>): BroadcastScheduler {
+export function eventBridgeScheduler({ queueArn, roleArn, deadLetterArn }: ScheduleTargets, client?: Pick<SchedulerClient, 'send'>): BroadcastScheduler {
   const definition = (accountId: string, broadcastId: string, at: Date) => {
-    const step: BroadcastStep = { kind: 'start', accountId, broadcastId };
+    // The time it is for: a step that arrives once the broadcast has moved (a replay, a late delivery) is stale.
+    const step: StartStep = { kind: 'start', accountId, broadcastId, scheduledAt: at.toISOString() };
     return {
       Name: scheduleName(accountId, broadcastId),
       ScheduleExpression: atExpression(at),
       ScheduleExpressionTimezone: 'UTC',
       FlexibleTimeWindow: { Mode: 'OFF' as const },
       ActionAfterCompletion: 'DELETE' as const,
-      Target: { Arn: queueArn, RoleArn: roleArn, Input: JSON.stringify(step) },
+      Target: {
+        Arn: queueArn,
+        RoleArn: roleArn,
+        Input: JSON.stringify(step),
+        RetryPolicy: { ...BROADCAST_SCHEDULE_RETRY },
+        DeadLetterConfig: { Arn: deadLetterArn },
+      },
     };
   };
   return {
@@ -71,9 +88,10 @@ export function eventBridgeScheduler(queueArn: string, roleArn: string, client?:
   };
 }
 
-/** The deployment's scheduler; without its queue and role configured, scheduling fails loudly. */
+/** The deployment's scheduler; without its queue, role and dead letters configured, scheduling fails loudly. */
 export function broadcastScheduler(): BroadcastScheduler {
-  if (!config.BROADCAST_QUEUE_ARN || !config.BROADCAST_SCHEDULER_ROLE_ARN)
-    throw new Error('BROADCAST_QUEUE_ARN and BROADCAST_SCHEDULER_ROLE_ARN must be set to schedule broadcasts');
-  return eventBridgeScheduler(config.BROADCAST_QUEUE_ARN, config.BROADCAST_SCHEDULER_ROLE_ARN);
+  const { BROADCAST_QUEUE_ARN: queueArn, BROADCAST_SCHEDULER_ROLE_ARN: roleArn, BROADCAST_SCHEDULE_DLQ_ARN: deadLetterArn } = config;
+  if (!queueArn || !roleArn || !deadLetterArn)
+    throw new Error('BROADCAST_QUEUE_ARN, BROADCAST_SCHEDULER_ROLE_ARN and BROADCAST_SCHEDULE_DLQ_ARN must be set to schedule broadcasts');
+  return eventBridgeScheduler({ queueArn, roleArn, deadLetterArn });
 }

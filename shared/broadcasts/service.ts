@@ -12,6 +12,7 @@ import {
   deleteBroadcast as removeBroadcast,
   EDITABLE_STATUSES,
   getBroadcast as readBroadcast,
+  scheduledStart,
   insertBroadcast,
   listBroadcasts as readBroadcasts,
   unfinishedBatches,
@@ -21,7 +22,7 @@ import {
   type BroadcastRecord,
 } from './store.ts';
 import { contactsInStatusAfter, type ContactRecord } from '#shared/contacts/service.ts';
-import { broadcastQueue, type BroadcastStep } from './queue.ts';
+import { broadcastQueue, type BroadcastStep, type StartStep } from './queue.ts';
 import { broadcastScheduler } from './scheduler.ts';
 import { builtinVariables } from '#shared/templates/builtins.ts';
 import { NotFoundError, PostlaneError, ValidationError, notFound } from '#shared/platform/errors.ts';
@@ -227,17 +228,36 @@ export async function sendBroadcast(
 }
 
 /**
- * Draft or scheduled → sending, and the planner's first step queued. The
- * scheduler's step comes here too (with the test flag the send stored); a
+ * Draft or scheduled → sending, and the planner's first step queued; a
  * broadcast no longer draft or scheduled (cancelled, already started) is left alone.
  */
 export async function startBroadcast(accountId: string, broadcastId: string, now: Date, flags: { test?: boolean } = {}): Promise<BroadcastRecord | undefined> {
-  const started = await updateBroadcastIf(accountId, broadcastId, EDITABLE_STATUSES, {
-    status: 'sending',
-    startedAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    ...(flags.test === undefined ? {} : { test: flags.test }),
-  });
+  return startIf(accountId, broadcastId, now, EDITABLE_STATUSES, {}, flags);
+}
+
+/**
+ * A schedule's start step: scheduled → sending, with the test flag the send
+ * stored, only while the broadcast is still scheduled for the time the step
+ * was made for. A step that comes after the broadcast moved on (sent,
+ * cancelled, deleted, turned back into a draft, or scheduled for another time,
+ * whose own schedule starts it) changes nothing: a dead letter replayed days
+ * later, or a step SQS held back, never sends what its client stopped or moved.
+ */
+export function startScheduledBroadcast(step: StartStep, now: Date): Promise<BroadcastRecord | undefined> {
+  const { from, where } = scheduledStart(step.scheduledAt);
+  return startIf(step.accountId, step.broadcastId, now, from, where);
+}
+
+async function startIf(
+  accountId: string,
+  broadcastId: string,
+  now: Date,
+  from: readonly BroadcastStatus[],
+  where: Record<string, string>,
+  flags: { test?: boolean } = {},
+): Promise<BroadcastRecord | undefined> {
+  const set = { status: 'sending', startedAt: now.toISOString(), updatedAt: now.toISOString(), ...(flags.test === undefined ? {} : { test: flags.test }) };
+  const started = await updateBroadcastIf(accountId, broadcastId, from, set, [], where);
   if (started) await broadcastQueue().enqueue([firstStep(accountId, broadcastId)]);
   return started;
 }
@@ -353,3 +373,6 @@ export async function testBroadcast(broadcastId: string, to: readonly string[], 
     failed: failed.map(({ recipient, error }) => ({ recipient, error: error!.code, message: error!.message })),
   };
 }
+
+/** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
+export { awaitsStart, getBroadcast as getBroadcastRecord } from './store.ts';

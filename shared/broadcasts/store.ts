@@ -69,6 +69,23 @@ export const BROADCAST_SCAN_LIMIT = 10_000;
 
 export const EDITABLE_STATUSES: readonly BroadcastStatus[] = ['draft', 'scheduled'];
 
+/**
+ * What a schedule's start step must still find to start its broadcast:
+ * `scheduled`, for the time the step carries (a step of a schedule made before
+ * steps carried it: the status alone). The start writes on it; a replay reads it.
+ */
+export function scheduledStart(scheduledAt: string | undefined): { from: readonly BroadcastStatus[]; where: Record<string, string> } {
+  return { from: ['scheduled'], where: scheduledAt === undefined ? {} : { scheduledAt } };
+}
+
+/** Whether the broadcast, as `record` has it, is still what a start step for `scheduledAt` starts (`scheduledStart`). */
+export function awaitsStart(record: BroadcastRecord | undefined, scheduledAt: string | undefined): boolean {
+  const { from, where } = scheduledStart(scheduledAt);
+  return (
+    record !== undefined && from.includes(record.status) && Object.entries(where).every(([field, value]) => record[field as keyof BroadcastRecord] === value)
+  );
+}
+
 const broadcastKey = (accountId: string, broadcastId: string) => ({ pk: accountScoped(accountId, 'BRO'), sk: broadcastId });
 const batchKey = (accountId: string, broadcastId: string, batch: number) => ({
   pk: accountScoped(accountId, 'BRO', broadcastId),
@@ -158,13 +175,23 @@ function statusValues(statuses: readonly BroadcastStatus[]): { list: string; val
 
 /**
  * The UpdateItem that writes `set` (and removes `remove`) while the
- * broadcast's status is one of `from`, as `updateBroadcastIf` and the cancel's
- * transaction send it.
+ * broadcast's status is one of `from` and each field of `where` holds its
+ * value, as `updateBroadcastIf` and the cancel's transaction send it.
  */
-function statusUpdate(accountId: string, broadcastId: string, from: readonly BroadcastStatus[], set: Record<string, unknown>, remove: readonly string[] = []) {
+function statusUpdate(
+  accountId: string,
+  broadcastId: string,
+  from: readonly BroadcastStatus[],
+  set: Record<string, unknown>,
+  remove: readonly string[] = [],
+  where: Record<string, unknown> = {},
+) {
   const { list, values } = statusValues(from);
   const setEntries = Object.entries(set).filter(([, value]) => value !== undefined);
-  const names = Object.fromEntries([...setEntries.map(([field]) => field), ...remove, 'status'].map((field) => [`#${field}`, field]));
+  const whereEntries = Object.entries(where);
+  const names = Object.fromEntries(
+    [...setEntries.map(([field]) => field), ...remove, ...whereEntries.map(([field]) => field), 'status'].map((field) => [`#${field}`, field]),
+  );
   const clauses = [
     ...(setEntries.length ? [`SET ${setEntries.map(([field]) => `#${field} = :v_${field}`).join(', ')}`] : []),
     ...(remove.length ? [`REMOVE ${remove.map((field) => `#${field}`).join(', ')}`] : []),
@@ -172,18 +199,22 @@ function statusUpdate(accountId: string, broadcastId: string, from: readonly Bro
   return {
     Key: broadcastKey(accountId, broadcastId),
     UpdateExpression: clauses.join(' '),
-    ConditionExpression: `attribute_exists(pk) AND #status IN (${list})`,
+    ConditionExpression: [`attribute_exists(pk) AND #status IN (${list})`, ...whereEntries.map(([field]) => `#${field} = :w_${field}`)].join(' AND '),
     ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ...values, ...Object.fromEntries(setEntries.map(([field, value]) => [`:v_${field}`, value])) },
+    ExpressionAttributeValues: {
+      ...values,
+      ...Object.fromEntries(setEntries.map(([field, value]) => [`:v_${field}`, value])),
+      ...Object.fromEntries(whereEntries.map(([field, value]) => [`:w_${field}`, value])),
+    },
   };
 }
 
 /**
  * Writes `set` (and removes `remove`) while the broadcast's status is one of
- * `from`: the broadcast as stored afterwards, undefined when it is absent or
- * in another status. Every status change goes through here (or, for a
- * cancel, `cancelBroadcastIf`), so two racing changes (a cancel and the
- * planner, a send and a PATCH) never both apply.
+ * `from` and each field of `where` holds its value: the broadcast as stored
+ * afterwards, undefined when it is absent or in another state. Every status
+ * change goes through here (or, for a cancel, `cancelBroadcastIf`), so two
+ * racing changes (a cancel and the planner, a send and a PATCH) never both apply.
  */
 export async function updateBroadcastIf(
   accountId: string,
@@ -191,8 +222,9 @@ export async function updateBroadcastIf(
   from: readonly BroadcastStatus[],
   set: Record<string, unknown>,
   remove: readonly string[] = [],
+  where: Record<string, unknown> = {},
 ): Promise<BroadcastRecord | undefined> {
-  const item = await updateReturning(statusUpdate(accountId, broadcastId, from, set, remove));
+  const item = await updateReturning(statusUpdate(accountId, broadcastId, from, set, remove, where));
   return item ? toRecord(item) : undefined;
 }
 

@@ -1,13 +1,15 @@
 /**
  * What an operator does with dead letters (`admin feedback replay`,
- * `admin retry replay`, `admin retry settle`): work through a dead-letter queue once, deleting each
+ * `admin retry replay`, `admin retry settle`, `admin broadcasts replay`): work through a dead-letter queue once, deleting each
  * message whose work is done and leaving the others for the next run. The
  * same code talks to real SQS and to the local stand-in; only the client's
  * endpoint differs.
  */
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
+import { awaitsStart, getBroadcastRecord } from '#shared/broadcasts/service.ts';
 import { failQueuedEmail, getEmailRecord } from '#shared/messages/service.ts';
+import { StartStep } from '#shared/broadcasts/queue.ts';
 import { applyQueuedSesEvent } from './service.ts';
 
 /**
@@ -107,6 +109,51 @@ export async function replayRetryDeadLetters(client: Pick<SQSClient, 'send'>, qu
     const send = v.parse(DeadLetteredSend, JSON.parse(body));
     if ((await getEmailRecord(send.accountId, send.emailId))?.status !== 'queued') return;
     await client.send(new SendMessageCommand({ QueueUrl: retryQueueUrl, MessageBody: body }));
+    requeued++;
+  });
+  return { ...drained, requeued };
+}
+
+/**
+ * A SendMessage request as EventBridge Scheduler's dead letters of an SQS
+ * universal target hold it ("Configuring a schedule's dead-letter queue",
+ * Scheduler's user guide): the queue's message is its `MessageBody`.
+ */
+const SendMessageRequest = v.object({ MessageBody: v.string() });
+
+/**
+ * The start step a broadcast schedule's dead letter holds. Scheduler writes
+ * the target's input as the body, which for the broadcast queue's templated
+ * target is the step itself; a body wrapping it in the SendMessage request is
+ * unwrapped. Anything else throws, so the message stays for the operator.
+ */
+export function deadLetteredStart(body: string): StartStep {
+  const parsed: unknown = JSON.parse(body);
+  const request = v.safeParse(SendMessageRequest, parsed);
+  return v.parse(StartStep, request.success ? JSON.parse(request.output.MessageBody) : parsed);
+}
+
+export interface StartReplayResult extends DrainResult {
+  /** Start steps put back on the broadcast queue: their broadcast was still scheduled for the step's time. */
+  requeued: number;
+}
+
+/**
+ * Replays the broadcast schedules' dead letters once their cause is fixed
+ * (the Scheduler role's grant, the broadcast queue): each start step whose
+ * broadcast is still scheduled for the step's time goes, unwrapped, on the
+ * broadcast queue, and the worker starts the broadcast as the schedule would
+ * have. A step whose broadcast moved on (sent by its client in the meantime,
+ * cancelled, deleted, turned back into a draft, rescheduled) is only removed:
+ * the worker would ignore it anyway (`scheduledStart`). A body that
+ * is no start step stays on the queue and counts as failed.
+ */
+export async function replayScheduledStarts(client: Pick<SQSClient, 'send'>, queueUrl: string, broadcastQueueUrl: string): Promise<StartReplayResult> {
+  let requeued = 0;
+  const drained = await drainQueue(client, queueUrl, async (body) => {
+    const step = deadLetteredStart(body);
+    if (!awaitsStart(await getBroadcastRecord(step.accountId, step.broadcastId), step.scheduledAt)) return;
+    await client.send(new SendMessageCommand({ QueueUrl: broadcastQueueUrl, MessageBody: JSON.stringify(step) }));
     requeued++;
   });
   return { ...drained, requeued };

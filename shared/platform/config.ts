@@ -42,6 +42,8 @@ const ConfigSchema = v.object({
   /** The broadcast queue's ARN and the role EventBridge Scheduler assumes to put a scheduled broadcast's first step on it (deployed). */
   BROADCAST_QUEUE_ARN: v.optional(v.pipe(v.string(), v.startsWith('arn:'))),
   BROADCAST_SCHEDULER_ROLE_ARN: v.optional(v.pipe(v.string(), v.startsWith('arn:'))),
+  /** The queue EventBridge Scheduler writes a start step to when it cannot put it on the broadcast queue (deployed: the stack's). */
+  BROADCAST_SCHEDULE_DLQ_ARN: v.optional(v.pipe(v.string(), v.startsWith('arn:'))),
   /** A local EventBridge Scheduler endpoint: the stand-in of `npm start` and the tests (dev/local/scheduler.ts). */
   SCHEDULER_ENDPOINT: optionalUrl,
   /** Days that email records, events and webhook deliveries are kept (DynamoDB TTL), then removed. */

@@ -259,11 +259,11 @@ describe('the folder graph', () => {
   it('names the imports that close a cycle, and none where the arrows go one way', () => {
     const graph = folderGraph([
       { file: 'shared/contacts/service.ts', text: "import { a } from '#shared/audiences/service.ts';" },
-      { file: 'shared/audiences/service.ts', text: "import { b } from '../contacts/status.ts';\nimport { c } from '#shared/platform/ids.ts';" },
+      { file: 'shared/audiences/service.ts', text: "import { b } from '../contacts/schema.ts';\nimport { c } from '#shared/platform/ids.ts';" },
       { file: 'shared/forms/service.ts', text: "import { d } from '#shared/contacts/service.ts';" },
     ]);
     expect(folderCycles(graph)).toEqual([
-      ['shared/audiences/service.ts → shared/audiences/contact-status.ts', 'shared/contacts/service.ts → shared/audiences/service.ts'],
+      ['shared/audiences/service.ts → shared/contacts/schema.ts', 'shared/contacts/service.ts → shared/audiences/service.ts'],
     ]);
     graph.get('audiences')!.delete('contacts');
     expect(folderCycles(graph)).toEqual([]);

@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { localScheduler } from '#dev/local/scheduler.ts';
+import { config } from '#shared/platform/config.ts';
+import { BROADCAST_SCHEDULE_RETRY } from '#shared/broadcasts/policy.ts';
 import { showAccount } from '#shared/accounts/service.ts';
 import { PLAN_PAGE_SIZE } from '#shared/broadcasts/engine.ts';
 import { request } from '../support/api.ts';
@@ -188,7 +190,15 @@ describe('broadcasts: lifecycle', () => {
     ).toEqual([
       expect.objectContaining({
         at,
-        target: expect.objectContaining({ input: JSON.stringify({ kind: 'start', accountId: sender.accountId, broadcastId: broadcast.id }) }),
+        // The time it is for travels with the step; what Scheduler cannot put on the queue goes to the schedules' dead letters.
+        target: expect.objectContaining({
+          input: JSON.stringify({ kind: 'start', accountId: sender.accountId, broadcastId: broadcast.id, scheduledAt: at.toISOString() }),
+          deadLetterArn: config.BROADCAST_SCHEDULE_DLQ_ARN,
+        }),
+        retry: {
+          maximumEventAgeSeconds: BROADCAST_SCHEDULE_RETRY.MaximumEventAgeInSeconds,
+          maximumRetryAttempts: BROADCAST_SCHEDULE_RETRY.MaximumRetryAttempts,
+        },
       }),
     ]);
     await drainBroadcastQueue();

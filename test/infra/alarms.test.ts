@@ -105,6 +105,16 @@ describe.each([
     });
   });
 
+  it('alarms on any dead letter EventBridge Scheduler could not write (a broadcast start step then lost), in the same group', () => {
+    const [alarm] = alarmOn(resources, 'AWS/Scheduler', 'InvocationsFailedToBeSentToDeadLetterCount');
+    expect(alarm!.Properties).toMatchObject({
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Dimensions: [{ Name: 'ScheduleGroup', Value: 'default' }],
+    });
+  });
+
   it('alarms on the SES bounce and complaint rates at the levels AWS reviews an account', () => {
     const [bounces] = alarmOn(resources, 'AWS/SES', 'Reputation.BounceRate');
     const [complaints] = alarmOn(resources, 'AWS/SES', 'Reputation.ComplaintRate');

@@ -131,7 +131,11 @@ export function functionOfRoute(resources: Resources, route: Resource): string {
 
 /** `action resource` strings, one per pair any inline policy on the function's role allows. */
 export function permissionsOf(stack: Stack, resources: Resources, functionId: string): Set<string> {
-  const roleId = referencedId(resources[functionId]!.Properties.Role);
+  return rolePermissionsOf(stack, resources, referencedId(resources[functionId]!.Properties.Role));
+}
+
+/** `action resource` strings, one per pair any inline policy on the role allows (a service's role, such as EventBridge Scheduler's). */
+export function rolePermissionsOf(stack: Stack, resources: Resources, roleId: string): Set<string> {
   const pairs = new Set<string>();
   for (const [, policy] of ofType(resources, 'AWS::IAM::Policy')) {
     if (!policy.Properties.Roles.some((role: unknown) => referencedId(role) === roleId)) continue;

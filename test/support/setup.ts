@@ -26,6 +26,7 @@ const broadcastQueues = await createRetryQueues(inject('sqsEndpoint'), `broadcas
 process.env.BROADCAST_QUEUE_URL = broadcastQueues.queueUrl;
 process.env.BROADCAST_QUEUE_ARN = `arn:aws:sqs:us-east-1:000000000000:${broadcastQueues.queueUrl.split('/').pop()}`;
 process.env.BROADCAST_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/local-scheduler';
+process.env.BROADCAST_SCHEDULE_DLQ_ARN = `arn:aws:sqs:us-east-1:000000000000:${(await createQueue(inject('sqsEndpoint'), `broadcast-schedules-dlq-${randomUUID()}`)).split('/').pop()}`;
 process.env.SCHEDULER_ENDPOINT = (await startLocalScheduler({ port: 0, sqsEndpoint: inject('sqsEndpoint') })).endpoint;
 // Links are built from configuration, as deployed: the worker's API server (test/support/api.ts) listens on this port.
 process.env.TEST_API_PORT = String(await freePort());
