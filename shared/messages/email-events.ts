@@ -23,7 +23,7 @@ export interface EmailFacts {
 }
 
 /** The facts a stored record holds. */
-export function factsOf(record: Pick<EmailRecord, 'emailId' | 'trackingId' | 'to' | 'from' | 'subject' | 'test' | 'broadcastId'>): EmailFacts {
+export function emailFactsOfRecord(record: Pick<EmailRecord, 'emailId' | 'trackingId' | 'to' | 'from' | 'subject' | 'test' | 'broadcastId'>): EmailFacts {
   return {
     emailId: record.emailId,
     trackingId: record.trackingId,
@@ -73,7 +73,7 @@ export function failedEvent(accountId: string, facts: EmailFacts, error: { code:
  * left, and their send answered why.
  */
 export function outcomeEventItems(accountId: string, record: EmailRecord, now: number): Record<string, unknown>[] {
-  const facts = factsOf(record);
+  const facts = emailFactsOfRecord(record);
   const items =
     record.status === 'sent'
       ? sentEvent(accountId, facts, now)

@@ -1,11 +1,15 @@
 /**
- * Idempotency keys for the OTP and transactional sends, after Powertools'
- * IdempotencyHandler: the first request with a key claims it (a conditional
- * write, so of two racing requests exactly one wins), runs, and stores its
- * response; later requests with the same key and body get that response
- * back without running; a different body is refused; a request whose claim
- * is still in flight is told to retry. A failed run gives its claim back so
- * the client can retry at once; a crashed one holds it only until its lease ends.
+ * Idempotency keys of the four send endpoints (POST /api/email/send,
+ * /api/email/batch, /api/otp/send and /api/transactional/send), after
+ * Powertools' IdempotencyHandler: the first request with a key claims it (a
+ * conditional write, so of two racing requests exactly one wins), runs, and
+ * stores its response; later requests with the same key and body get that
+ * response back without running; a different body is refused; a request whose
+ * claim is still in flight is told to retry. A run may read beside its claim
+ * (`overlappingClaim`: it waits for the claim before its first write, and may
+ * complete the key in that write); `idempotentSend` runs only once the claim
+ * is held. A failed run gives its claim back so the client can retry at once;
+ * a crashed one holds it only until its lease ends.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import {

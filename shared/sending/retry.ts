@@ -25,7 +25,7 @@ import {
 import { MAX_RECEIVES } from './retry-policy.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from './transport.ts';
 import { log } from '#shared/platform/log.ts';
-import { factsOf, failedEvent, sentEvent, type EmailFacts } from '#shared/messages/email-events.ts';
+import { emailFactsOfRecord, failedEvent, sentEvent, type EmailFacts } from '#shared/messages/email-events.ts';
 
 /**
  * The queue body for a throttled message, or undefined when there is no
@@ -127,13 +127,13 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
   if (record.test) {
     // A test key's message never reaches SES, however it came to be queued: it is settled as its send records it, sent without SES and uncharged.
     log.error('test message on the retry queue; settled without sending', { accountId, emailId });
-    await changeEmail(accountId, emailId, emailChanges.status(['queued'], 'sent'), sentEvent(accountId, factsOf(record), Date.now()));
+    await changeEmail(accountId, emailId, emailChanges.status(['queued'], 'sent'), sentEvent(accountId, emailFactsOfRecord(record), Date.now()));
     return 'done';
   }
 
   const outcome = await attemptSend(transport, send);
   if (outcome.status === 'sent') {
-    await changeEmail(accountId, emailId, emailChanges.sentFromQueue(outcome.messageId), sentEvent(accountId, factsOf(record), Date.now()));
+    await changeEmail(accountId, emailId, emailChanges.sentFromQueue(outcome.messageId), sentEvent(accountId, emailFactsOfRecord(record), Date.now()));
     return 'done';
   }
   const retryable = outcome.status === 'error' || outcome.error === 'SES_THROTTLED';
@@ -146,7 +146,7 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
     outcome.status === 'error'
       ? { code: 'SEND_FAILED', message: `The message could not be handed to SES after ${receives + 1} attempts` }
       : { code: outcome.error, message: retryable ? `${outcome.message} (after ${receives + 1} attempts)` : outcome.message };
-  await failQueuedEmail(accountId, emailId, error, period, failedEvent(accountId, factsOf(record), error, Date.now()));
+  await failQueuedEmail(accountId, emailId, error, period, failedEvent(accountId, emailFactsOfRecord(record), error, Date.now()));
   if (!retryable) return 'done';
   // Failed for good: visible again at once, so SQS moves it to the dead-letter queue (past maxReceiveCount) for the alarm and the operator.
   log.error('queued message failed after its last attempt', {
@@ -174,7 +174,7 @@ async function sendStored(message: ReceivedMessage, pointer: StoredSendPointer, 
   // `admin retry replay` sent again after that (a new message) fails for good.
   log.error('stored throttled message is gone', { accountId: pointer.accountId, emailId: pointer.emailId });
   const record = await getEmailRecord(pointer.accountId, pointer.emailId);
-  const event = record ? failedEvent(pointer.accountId, factsOf(record), STORED_MESSAGE_LOST, Date.now()) : [];
+  const event = record ? failedEvent(pointer.accountId, emailFactsOfRecord(record), STORED_MESSAGE_LOST, Date.now()) : [];
   await failQueuedEmail(pointer.accountId, pointer.emailId, STORED_MESSAGE_LOST, pointer.period, event);
   return 'done';
 }

@@ -32,7 +32,7 @@ import { log } from '#shared/platform/log.ts';
 import type { Principal } from '#shared/accounts/api-keys.ts';
 import type { ContactStatus } from '#shared/audiences/contact-status.ts';
 import { EffectCommittedError, type ClaimGate } from './idempotency.ts';
-import { factsOf, outcomeEventItems } from '#shared/messages/email-events.ts';
+import { emailFactsOfRecord, outcomeEventItems } from '#shared/messages/email-events.ts';
 import { retentionExpiry } from '#shared/platform/retention.ts';
 import { checkVerifiedSender, senderDomainRead } from './sender.ts';
 import type { DomainRecord } from '#shared/domains/service.ts';
@@ -384,7 +384,7 @@ async function sendOne(transport: MailTransport, delivery: Delivery, message: Dr
   try {
     const outcome = await transport.send(email);
     if (outcome.status !== 'failed' || outcome.error !== 'SES_THROTTLED') return outcome;
-    const body = await queueBodyFor({ accountId: month.accountId, emailId: message.emailId, ...chargedTo(message, month), email });
+    const body = await queueBodyFor({ accountId: month.accountId, emailId: message.emailId, ...chargedPeriodOf(message, month), email });
     return body === undefined ? outcome : { status: 'queued', body };
   } catch (cause) {
     // One message's unexpected failure must not lose the others' outcomes (or their quota).
@@ -493,7 +493,7 @@ export async function deliverAll(
     readForSends(deliveries, addresses, principal.accountId, live ? undefined : quotaPeriod(now)),
   ]);
   const outcomes: (Prepared | PostlaneError)[] = await Promise.all(
-    deliveries.map((delivery, index) => refusedAlone(prepare(delivery, reads[index]!, emailIds[index]!, copies[index]!, context))),
+    deliveries.map((delivery, index) => codedErrorAsOutcome(prepare(delivery, reads[index]!, emailIds[index]!, copies[index]!, context))),
   );
   if (!outcomes.some(isPrepared)) return outcomes as PostlaneError[];
 
@@ -520,7 +520,7 @@ export async function deliverAll(
   });
   const unsent = ready.reduce((sum, prepared) => sum + prepared.deliverable.filter((message) => !accepted(message)).length, 0);
   // From here on messages may have left: nothing but the records' own write may fail the request (see UnrecordedDeliveryError).
-  if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent).catch(keepCharge(principal.accountId, unsent, emailsRemaining));
+  if (live && unsent > 0) emailsRemaining = await releaseQuota(month, unsent).catch(keepChargeWhenReleaseFails(principal.accountId, unsent, emailsRemaining));
   emailsRemaining ??= emailsSent === undefined ? await quotaLeft(month) : remaining(month, emailsSent);
 
   const recorded = ready.flatMap((prepared) => [...prepared.drafts, ...copiesSent.get(prepared)!].map((message) => ({ prepared, message })));
@@ -535,7 +535,7 @@ export async function deliverAll(
   const retries = recorded.flatMap(({ message }, index): PendingRetry[] => {
     const outcome = sent.get(message);
     return outcome?.status === 'queued'
-      ? [{ emailId: message.emailId, facts: factsOf(records[index]!), body: outcome.body, period: chargedTo(message, month).period }]
+      ? [{ emailId: message.emailId, facts: emailFactsOfRecord(records[index]!), body: outcome.body, period: chargedPeriodOf(message, month).period }]
       : [];
   });
   try {
@@ -547,7 +547,7 @@ export async function deliverAll(
     if (retries.length > 0) {
       for (const report of reports.values()) report.messages = refusedByQueue(report.messages, (result) => result.status === 'queued');
       const charged = retries.filter((retry) => retry.period !== undefined).length;
-      if (charged > 0) await releaseQuota(month, charged).catch(keepCharge(principal.accountId, charged, undefined));
+      if (charged > 0) await releaseQuota(month, charged).catch(keepChargeWhenReleaseFails(principal.accountId, charged, undefined));
     }
     if (messages.some((message) => message.status === 'sent')) throw new UnrecordedDeliveryError(answer(), error);
     throw error;
@@ -568,7 +568,7 @@ function isPrepared(outcome: Prepared | PostlaneError): outcome is Prepared {
 }
 
 /** A delivery's own refusal (a coded error) as its outcome; anything else fails them all. */
-async function refusedAlone<T>(work: Promise<T>): Promise<T | PostlaneError> {
+async function codedErrorAsOutcome<T>(work: Promise<T>): Promise<T | PostlaneError> {
   try {
     return await work;
   } catch (error) {
@@ -652,13 +652,13 @@ async function admitAndReserve(outcomes: (Prepared | PostlaneError)[], month: Qu
     } else if (refusedByQuota) outcomes[index] = refusedByQuota;
   });
   let left = reservation?.left;
-  if (giveBack > 0 && month) left = await releaseQuota(month, giveBack).catch(keepCharge(month.accountId, giveBack, left));
+  if (giveBack > 0 && month) left = await releaseQuota(month, giveBack).catch(keepChargeWhenReleaseFails(month.accountId, giveBack, left));
   if (unexpected) throw unexpected.error;
   return left;
 }
 
 /** The month a message's email was charged to: none for a cc or bcc copy (docs/api.md, "Quota": copies do not count extra). */
-function chargedTo(message: Draft, month: QuotaMonth): { period?: string } {
+function chargedPeriodOf(message: Draft, month: QuotaMonth): { period?: string } {
   return message.copyOf ? {} : { period: month.period };
 }
 
@@ -672,7 +672,7 @@ function isAccepted(outcome: Sent): boolean {
  * request must not fail for it (a retry would send again), so the charge stays,
  * never past the quota, and `emailsRemaining` is what the reservation left.
  */
-function keepCharge(accountId: string, count: number, reservedRemaining: number | undefined) {
+function keepChargeWhenReleaseFails(accountId: string, count: number, reservedRemaining: number | undefined) {
   return (error: unknown): number | undefined => {
     log.error('quota of unsent messages not released; the charge stays', { accountId, count, error });
     return reservedRemaining;
