@@ -8,7 +8,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { failQueuedEmail, getEmailRecord } from '#shared/messages/store.ts';
-import { applyQueuedSesEvent } from './service.ts';
+import { applyQueuedSesEvent, decodeQueuedSesEvent } from './service.ts';
 
 /**
  * A message that failed again stays invisible this long, so one run never
@@ -58,7 +58,7 @@ export async function drainQueue(client: Pick<SQSClient, 'send'>, queueUrl: stri
  */
 export function replayFeedback(client: Pick<SQSClient, 'send'>, queueUrl: string, now: Date = new Date()): Promise<DrainResult> {
   return drainQueue(client, queueUrl, async (body) => {
-    await applyQueuedSesEvent(body, now);
+    await applyQueuedSesEvent(decodeQueuedSesEvent(body), now);
   });
 }
 
