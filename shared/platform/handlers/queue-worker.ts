@@ -67,7 +67,7 @@ export type QueueWorkerOptions<T> = QueueWorkerBase<T> & ({ each: EachMessage<T>
 export type QueueWorker = (event: SQSEvent, context?: InvocationContext) => Promise<SQSBatchResponse>;
 
 /**
- * `export const handler = queueWorker({ name: 'SES event', order: 'sequential', decode: decodeQueuedSesEvent, unreadable: 'again', each: (event) => applyQueuedSesEvent(event, new Date()) })`
+ * `export const handler = queueWorker({ name: 'broadcast step', order: 'sequential', decode: decodeStep, unreadable: 'drop', each: async (step) => ((await runStep(step, new Date())).settled ? 'done' : 'again') })`
  */
 export function queueWorker<T>(options: QueueWorkerOptions<T>): QueueWorker {
   return (event, context) =>
