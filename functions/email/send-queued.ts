@@ -1,24 +1,16 @@
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { sendQueuedMessages } from '#shared/sending/retry.ts';
-import { withLogContext } from '#shared/platform/log.ts';
-import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
+import { queueWorker } from '#shared/platform/handlers/queue-worker.ts';
+import { decodeRetryMessage, queuedSendBatch } from '#shared/sending/retry.ts';
 
 /**
- * Invoked by the retry queue's event source (lib/retry-queue.ts) with
- * ReportBatchItemFailures: a message it lists is received again later, the
- * others are deleted.
+ * Invoked by the retry queue's event source (lib/retry-queue.ts): a message
+ * not sent yet is rescheduled with backoff and received again; one this code
+ * cannot read is received again too, until the dead-letter queue keeps it
+ * for `admin retry replay`.
  */
-export const handler = (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> =>
-  withLogContext({ lambdaRequestId: context?.awsRequestId }, async () => {
-    const settled = await inRegionScope(() =>
-      sendQueuedMessages(
-        event.Records.map((record) => ({
-          messageId: record.messageId,
-          body: record.body,
-          receives: Number(record.attributes.ApproximateReceiveCount),
-          receiptHandle: record.receiptHandle,
-        })),
-      ),
-    );
-    return { batchItemFailures: event.Records.filter((_record, index) => settled[index] === 'again').map((record) => ({ itemIdentifier: record.messageId })) };
-  });
+export const handler = queueWorker({
+  name: 'queued message',
+  order: 'concurrent',
+  decode: decodeRetryMessage,
+  unreadable: 'again',
+  perBatch: () => queuedSendBatch(),
+});

@@ -1,27 +1,20 @@
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { applyQueuedSesEvent } from '#shared/feedback/service.ts';
-import { log, withLogContext } from '#shared/platform/log.ts';
-import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
+import { applyQueuedSesEvent, decodeQueuedSesEvent } from '#shared/feedback/service.ts';
+import { queueWorker } from '#shared/platform/handlers/queue-worker.ts';
 
 /**
- * Invoked by the feedback queue's event source (lib/feedback.ts) with
- * ReportBatchItemFailures, each record the EventBridge event the rule put on
- * the queue. An event that failed (DynamoDB throttled or down) is listed,
- * received again later, and moved to the dead-letter queue after its last
- * receive; the others are deleted. One after the other, so that events about
- * one message keep their order.
+ * Invoked by the feedback queue's event source (lib/feedback.ts), each
+ * record the EventBridge event the rule put on the queue. An event that
+ * failed (DynamoDB throttled or down) is received again later and moved to
+ * the dead-letter queue after its last receive, as is a body that is no
+ * event, for `admin feedback replay`. One after the other, so that events
+ * about one message keep their order.
  */
-export const handler = async (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> => {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const { messageId, body } of event.Records) {
-    await withLogContext({ lambdaRequestId: context?.awsRequestId, messageId }, async () => {
-      try {
-        await inRegionScope(() => applyQueuedSesEvent(body, new Date()));
-      } catch (error) {
-        log.error('SES event not applied; received again later', { error });
-        batchItemFailures.push({ itemIdentifier: messageId });
-      }
-    });
-  }
-  return { batchItemFailures };
-};
+export const handler = queueWorker({
+  name: 'SES event',
+  order: 'sequential',
+  decode: decodeQueuedSesEvent,
+  unreadable: 'again',
+  each: async (event) => {
+    await applyQueuedSesEvent(event, new Date());
+  },
+});

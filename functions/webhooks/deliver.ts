@@ -1,17 +1,17 @@
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { withLogContext } from '#shared/platform/log.ts';
-import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
+import { queueWorker } from '#shared/platform/handlers/queue-worker.ts';
+import { decodeDeliveryMessage } from '#shared/webhooks/queue.ts';
+import { deliveryBatch } from '#shared/webhooks/worker.ts';
 
 /**
- * Invoked by the webhook queue's event source (lib/webhooks.ts) with
- * ReportBatchItemFailures: a message it lists is received again later, the
- * others are deleted.
+ * Invoked by the webhook lanes' event sources (lib/webhooks.ts): every
+ * delivery of a batch at once, so a slow receiver holds its own message
+ * only; a failed attempt queues its next one itself, so only a delivery
+ * whose handling threw (the table or the queue failing) is received again.
  */
-export const handler = (event: SQSEvent, context?: Pick<Context, 'awsRequestId'>): Promise<SQSBatchResponse> =>
-  withLogContext({ lambdaRequestId: context?.awsRequestId }, async () => {
-    const again = await deliverWebhookBatch(
-      event.Records.map(({ messageId, body }) => ({ messageId, body })),
-      Date.now(),
-    );
-    return { batchItemFailures: again.map((itemIdentifier) => ({ itemIdentifier })) };
-  });
+export const handler = queueWorker({
+  name: 'webhook delivery',
+  order: 'concurrent',
+  decode: decodeDeliveryMessage,
+  unreadable: 'drop',
+  perBatch: () => deliveryBatch(Date.now()),
+});

@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import { awaitsStart, getBroadcastRecord } from '#shared/broadcasts/service.ts';
 import { failQueuedEmail, getEmailRecord } from '#shared/messages/service.ts';
 import { StartStep } from '#shared/broadcasts/queue.ts';
-import { applyQueuedSesEvent } from './service.ts';
+import { applyQueuedSesEvent, decodeQueuedSesEvent } from './service.ts';
 
 /**
  * A message that failed again stays invisible this long, so one run never
@@ -60,7 +60,7 @@ export async function drainQueue(client: Pick<SQSClient, 'send'>, queueUrl: stri
  */
 export function replayFeedback(client: Pick<SQSClient, 'send'>, queueUrl: string, now: Date = new Date()): Promise<DrainResult> {
   return drainQueue(client, queueUrl, async (body) => {
-    await applyQueuedSesEvent(body, now);
+    await applyQueuedSesEvent(decodeQueuedSesEvent(body), now);
   });
 }
 

@@ -242,16 +242,27 @@ export async function applySesEvent(record: unknown, now: Date): Promise<Feedbac
   return 'applied';
 }
 
+/** An EventBridge event as the rule put it on the feedback queue (lib/feedback.ts): SES's record is its `detail`. */
+export interface QueuedSesEvent {
+  'detail-type'?: unknown;
+  detail?: unknown;
+}
+
 /**
- * Applies the SES event a feedback queue message carries: the message's body
- * is the EventBridge event the rule put on the queue (lib/feedback.ts), SES's
- * record its `detail`. The feedback worker and `admin feedback replay` (which
- * reads the same bodies from the dead-letter queue) both apply messages with
- * it. A body that is not JSON throws: the rule never writes one, and a
- * message no retry can apply is left for an operator to read.
+ * The event a feedback queue message's body holds. A body that is not JSON
+ * throws: the rule never writes one, and a message no retry can apply is
+ * left for an operator to read.
  */
-export function applyQueuedSesEvent(body: string, now: Date): Promise<FeedbackOutcome> {
-  const event = (JSON.parse(body) ?? {}) as { 'detail-type'?: unknown; detail?: unknown };
+export function decodeQueuedSesEvent(body: string): QueuedSesEvent {
+  return (JSON.parse(body) ?? {}) as QueuedSesEvent;
+}
+
+/**
+ * Applies the SES event a feedback queue message carries. The feedback
+ * worker and `admin feedback replay` (which reads the same bodies from the
+ * dead-letter queue) both apply messages with it.
+ */
+export function applyQueuedSesEvent(event: QueuedSesEvent, now: Date): Promise<FeedbackOutcome> {
   addLogContext({ detailType: event['detail-type'] });
   return applySesEvent(event.detail, now);
 }

@@ -1,7 +1,7 @@
 /**
  * Throttled sends, both halves: the request puts a message SES throttled on
  * the retry queue (`queueBodyFor`, `enqueueRetries`), and the worker sends it
- * later (`sendQueuedMessages`), moving its record queued → sent, or → failed
+ * later (`queuedSendBatch`), moving its record queued → sent, or → failed
  * with the email refunded once the last attempt is throttled too.
  *
  * Quota: a queued message is charged when it is queued, like a sent one (the
@@ -25,6 +25,7 @@ import {
 import { MAX_RECEIVES } from './retry-policy.ts';
 import { sesTransport, type MailTransport, type SendOutcome } from './transport.ts';
 import { log } from '#shared/platform/log.ts';
+import type { EachMessage, QueueMessage, Settled } from '#shared/platform/handlers/queue-worker.ts';
 import { emailFactsOfRecord, failedEvent, sentEvent, type EmailFacts } from '#shared/messages/email-events.ts';
 
 /**
@@ -94,20 +95,6 @@ async function attemptSend(transport: MailTransport, send: QueuedSend): Promise<
   }
 }
 
-/** One receive of one queue message, as the worker's event source hands it over. */
-export interface ReceivedMessage {
-  /** The queue's id of the message, for the log. */
-  messageId: string;
-  body: string;
-  /** How often the queue has handed the message out, this time included (SQS's ApproximateReceiveCount). */
-  receives: number;
-  /** What the queue needs to reschedule this receive. */
-  receiptHandle: string;
-}
-
-/** What became of one queue message: settled (delete it), or to be received again (the handler reports it as a batch item failure). */
-export type Settled = 'done' | 'again';
-
 /**
  * One receive of one message. `receives` is SQS's ApproximateReceiveCount:
  * the request's own try was attempt 1, so this is attempt `receives + 1`.
@@ -161,15 +148,10 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
 
 export const STORED_MESSAGE_LOST = { code: 'SEND_FAILED', message: 'The stored message was no longer there to send' } as const;
 
-/** Sends the message a queue body holds. */
-function sendBody(message: ReceivedMessage, body: string, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
-  return sendQueued(decodeQueuedSend(body), message.receives, message.receiptHandle, transport, queue);
-}
-
 /** Sends the stored message a pointer names; one gone from the bucket fails its record for good. */
-async function sendStored(message: ReceivedMessage, pointer: StoredSendPointer, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
+async function sendStored(received: QueueMessage, pointer: StoredSendPointer, transport: MailTransport, queue: RetryQueue): Promise<Settled> {
   const body = await readQueuedMessage(pointer.accountId, pointer.emailId);
-  if (body !== undefined) return sendBody(message, body, transport, queue);
+  if (body !== undefined) return sendQueued(decodeQueuedSend(body), received.receives, received.receiptHandle, transport, queue);
   // Only the bucket's lifecycle removes it, once SQS no longer keeps the message it was sent with: a message
   // `admin retry replay` sent again after that (a new message) fails for good.
   log.error('stored throttled message is gone', { accountId: pointer.accountId, emailId: pointer.emailId });
@@ -179,36 +161,27 @@ async function sendStored(message: ReceivedMessage, pointer: StoredSendPointer, 
   return 'done';
 }
 
-/** Settles one message; any failure leaves it to be received again. */
-async function settle(message: ReceivedMessage, send: () => Promise<Settled>): Promise<Settled> {
-  try {
-    return await send();
-  } catch (error) {
-    // A body this code did not write, or DynamoDB or SQS failing: received again after the visibility timeout, then the dead-letter queue.
-    log.error('queued message could not be processed', { messageId: message.messageId, error });
-    return 'again';
-  }
+/** What a retry queue body holds: the message itself, or a pointer to it in the bucket (too large for one SQS message). */
+export type RetryMessage = { inline: QueuedSend } | { stored: StoredSendPointer };
+
+/** The message a retry queue body holds; throws when the body is not one this code wrote. */
+export function decodeRetryMessage(body: string): RetryMessage {
+  const pointer = storedSendPointer(body);
+  return pointer ? { stored: pointer } : { inline: decodeQueuedSend(body) };
 }
 
 /**
- * The worker: what became of each message, in order. Messages in the queue
- * itself (under 1 MiB each) are sent at once; stored ones, up to ~40 MB of
- * JSON each, one at a time, within the worker's memory.
+ * The worker's handling of one batch's messages: those in the queue itself
+ * (under 1 MiB each) are sent at once; stored ones, up to ~40 MB of JSON
+ * each, one at a time, within the worker's memory.
  */
-export async function sendQueuedMessages(
-  messages: readonly ReceivedMessage[],
-  transport: MailTransport = sesTransport(),
-  queue: RetryQueue | undefined = retryQueue,
-): Promise<Settled[]> {
+export function queuedSendBatch(transport: MailTransport = sesTransport(), queue: RetryQueue | undefined = retryQueue): EachMessage<RetryMessage> {
   if (!queue) throw new Error('RETRY_QUEUE_URL is not set: the worker cannot reschedule messages');
-  const pointers = messages.map((message) => storedSendPointer(message.body));
-  const inline = Promise.all(
-    messages.map((message, index) => (pointers[index] ? undefined : settle(message, () => sendBody(message, message.body, transport, queue)))),
-  );
-  const stored: (Settled | undefined)[] = [];
-  for (const [index, message] of messages.entries()) {
-    const pointer = pointers[index];
-    if (pointer) stored[index] = await settle(message, () => sendStored(message, pointer, transport, queue));
-  }
-  return (await inline).map((outcome, index) => outcome ?? stored[index]!);
+  let storedTurn: Promise<unknown> = Promise.resolve();
+  return (message, received) => {
+    if ('inline' in message) return sendQueued(message.inline, received.receives, received.receiptHandle, transport, queue);
+    const sent = storedTurn.then(() => sendStored(received, message.stored, transport, queue));
+    storedTurn = sent.catch(() => undefined);
+    return sent;
+  };
 }

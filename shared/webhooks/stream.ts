@@ -17,16 +17,11 @@
 import { homeRegionOf } from '#shared/platform/dynamodb/client.ts';
 import { storedEventOf, type StoredEvent } from '#shared/events/service.ts';
 import { localRegion, routesToHome } from '#shared/platform/dynamodb/regions.ts';
+import type { StreamedItem } from '#shared/platform/handlers/stream-worker.ts';
 import { log } from '#shared/platform/log.ts';
 import { configuredEventBus, publishEvents, type EventBus } from './event-bus.ts';
 import { fanOutEvent } from './fan-out.ts';
 import { configuredWebhookLanes, type WebhookLanes } from './queue.ts';
-
-/** One stream record's new item, unmarshalled, and the id to report it by (its sequence number). */
-export interface StreamedItem {
-  id: string;
-  item: Record<string, unknown>;
-}
 
 export interface StreamFanOutOptions {
   lanes?: WebhookLanes | undefined;

@@ -14,10 +14,11 @@ import { deliverWebhook } from '#shared/webhooks/deliver.ts';
 import { attemptPartition, claimAttempt, getDelivery } from '#shared/webhooks/store.ts';
 import { queryAll } from '#shared/platform/dynamodb/client.ts';
 import { retentionExpiry } from '#shared/platform/retention.ts';
-import { deliverWebhookBatch } from '#shared/webhooks/worker.ts';
-import { configuredWebhookLanes, encodeDeliveryMessage, queueDelaySeconds } from '#shared/webhooks/queue.ts';
+import { encodeDeliveryMessage, queueDelaySeconds } from '#shared/webhooks/queue.ts';
 import { RETRY_DELAYS_SECONDS, MAX_ATTEMPTS } from '#shared/webhooks/schedule.ts';
 import { sqsEvent } from '#dev/local/queue-poller.ts';
+import { invokedAs } from '#dev/local/invocation.ts';
+import { handler } from '#functions/webhooks/deliver.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { createWebhookQueue, openEventStream, receiversPerTest, refusal, takeMessages, walk } from './support.ts';
 
@@ -356,12 +357,15 @@ describe('deliveries and retries', () => {
 
 describe('the worker', () => {
   /** The SQS event Lambda would build for these bodies. */
-  const recordsOf = (bodies: string[]) =>
+  const eventOf = (bodies: string[]) =>
     sqsEvent(
       bodies.map((body, index) => ({ MessageId: `m${index}`, ReceiptHandle: `r${index}`, Body: body })),
       'arn:aws:sqs:us-east-1:000000000000:webhooks',
       'us-east-1',
-    ).Records;
+    );
+  /** The ids of the messages the deployed handler lists to be received again. */
+  const worker = invokedAs('webhooks/deliver', handler);
+  const failedIn = async (bodies: string[]) => (await worker(eventOf(bodies))).batchItemFailures.map(({ itemIdentifier }) => itemIdentifier);
 
   it('delivers a batch in parallel: a slow receiver does not hold up a fast one', async () => {
     const { accountId } = await createTestAccount();
@@ -375,8 +379,7 @@ describe('the worker', () => {
     messages.sort((a, b) => Number(b.webhookId === slowWebhook.id) - Number(a.webhookId === slowWebhook.id));
     expect(messages[0]!.webhookId).toBe(slowWebhook.id);
     const started = Date.now();
-    const records = recordsOf(messages.map(encodeDeliveryMessage));
-    const response = await deliverWebhookBatch(records, Date.now(), configuredWebhookLanes());
+    const response = await failedIn(messages.map(encodeDeliveryMessage));
     expect(response).toEqual([]);
     expect(fast.requests[0]!.at - started).toBeLessThan(1_000);
     expect(slow.requests).toHaveLength(1);
@@ -384,8 +387,7 @@ describe('the worker', () => {
 
   it('queues the next attempt of a failed one and reports an unreadable message as settled, never the batch', async () => {
     const { accountId, message } = await oneDelivery(() => 500);
-    const records = recordsOf([encodeDeliveryMessage(message), '{"not":"ours"}']);
-    expect(await deliverWebhookBatch(records, Date.now(), configuredWebhookLanes())).toEqual([]);
+    expect(await failedIn([encodeDeliveryMessage(message), '{"not":"ours"}'])).toEqual([]);
     // The retry waits 5 s on the queue, as SQS's DelaySeconds says.
     expect(await takeMessages(accountId)).toEqual([]);
   });
