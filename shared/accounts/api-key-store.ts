@@ -1,5 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryAll, tableName, transactWrite, TransactionCancelled, updateIf } from '#shared/platform/dynamodb/client.ts';
+import { queryAll, tableName, transactWrite, TransactionCancelled, updateIf } from '#shared/platform/dynamodb/client.ts';
+import { countIf, inRounds, NEXT_ROUND } from '#shared/platform/dynamodb/conditional-counter.ts';
 import { accountKey } from '#shared/platform/dynamodb/account-item.ts';
 import type { Plan } from './plans.ts';
 import { optionalStrings, strings } from '#shared/platform/dynamodb/attributes.ts';
@@ -168,15 +168,16 @@ function remember(keyId: string, second: number, day: string): void {
 
 /**
  * `attribute < limit` for the limit of the item's plan: one comparison when
- * every plan has the same limit, else one branch per plan (`null`: no cap).
+ * every plan has the same limit, else one branch per plan; undefined when no
+ * plan caps it (`null`: no cap).
  */
-function underLimit(attribute: string, limits: Partial<Record<Plan, number | null>>, values: Record<string, unknown>): string {
+function underLimit(attribute: string, limits: Partial<Record<Plan, number | null>>, values: Record<string, unknown>): string | undefined {
   const distinct = new Set(Object.values(limits));
   if (distinct.size === 1) {
     const [limit] = distinct;
-    if (limit === null) return '';
+    if (limit === null) return undefined;
     values[`:${attribute}Limit`] = limit;
-    return ` AND ${attribute} < :${attribute}Limit`;
+    return `${attribute} < :${attribute}Limit`;
   }
   const branches = Object.entries(limits).map(([plan, limit]) => {
     values[`:plan_${plan}`] = plan;
@@ -184,17 +185,33 @@ function underLimit(attribute: string, limits: Partial<Record<Plan, number | nul
     values[`:${attribute}_${plan}`] = limit;
     return `(#plan = :plan_${plan} AND ${attribute} < :${attribute}_${plan})`;
   });
-  return ` AND (${branches.join(' OR ')})`;
+  return branches.join(' OR ');
 }
 
-const GUARD_NAMES = [
-  ['#hash', 'secretHash'],
-  ['#env', 'env'],
-  ['#revoked', 'revoked'],
-  ['#disabled', 'disabled'],
-  ['#plan', 'plan'],
-  ['#permission', 'permission'],
-] as const;
+/** The key as the request presents it: its hash and environment, live (neither revoked nor disabled), with a plan, and the permission a full route needs. */
+function guardClause(guard: KeyGuard, values: Record<string, unknown>): string {
+  Object.assign(values, { ':hash': guard.secretHash, ':env': guard.env, ':false': false });
+  const clause = '#hash = :hash AND #env = :env AND #revoked = :false AND #disabled = :false AND attribute_exists(#plan)';
+  if (!guard.permission) return clause;
+  values[':permission'] = guard.permission;
+  return `${clause} AND #permission = :permission`;
+}
+
+const GUARD_NAMES = {
+  '#hash': 'secretHash',
+  '#env': 'env',
+  '#revoked': 'revoked',
+  '#disabled': 'disabled',
+  '#plan': 'plan',
+  '#permission': 'permission',
+};
+
+/** The windows each move expects the item to hold: the write's own condition, beside the limits. */
+const WINDOW_EXPECTED: Record<WindowMove, string> = {
+  same: 'rateSecond = :second AND rateDay = :day',
+  second: 'rateSecond < :second AND rateDay = :day',
+  day: 'attribute_not_exists(rateDay) OR rateDay < :day',
+};
 
 const WINDOW_UPDATES: Record<WindowMove, string> = {
   same: 'rateSecondCount = rateSecondCount + :one, rateDayCount = rateDayCount + :one',
@@ -202,11 +219,17 @@ const WINDOW_UPDATES: Record<WindowMove, string> = {
   day: 'rateSecond = :second, rateSecondCount = :one, rateDay = :day, rateDayCount = :one',
 };
 
-/** The plain values of an item DynamoDB returned in its wire format (the document client leaves a refused write's item so). */
-function plainItem(wire: Record<string, Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
-  if (!wire) return undefined;
-  return Object.fromEntries(
-    Object.entries(wire).map(([name, value]) => [name, 'N' in value ? Number(value.N) : 'BOOL' in value ? value.BOOL : 'S' in value ? value.S : undefined]),
+/** A refusal's key that the guard does not let through, whatever the windows. */
+function failsGuard(key: ApiKeyRecord | undefined, guard: KeyGuard | undefined): boolean {
+  if (!key) return true;
+  if (!guard) return false;
+  return (
+    key.secretHash !== guard.secretHash ||
+    key.env !== guard.env ||
+    key.revoked ||
+    key.disabled ||
+    !key.plan ||
+    (guard.permission !== undefined && key.permission !== guard.permission)
   );
 }
 
@@ -224,51 +247,37 @@ export async function useApiKey(accountId: string, keyId: string, now: Date, lim
   const seen = seenWindows.get(keyId);
   let move: WindowMove = !seen || seen.day < day ? 'day' : seen.day > day || seen.second >= second ? 'same' : 'second';
   if (seen && move === 'same') ({ second, day } = seen);
-  const perSecond = Object.fromEntries(Object.entries(limits).map(([plan, limit]) => [plan, limit.perSecond]));
-  const perDay = Object.fromEntries(Object.entries(limits).map(([plan, limit]) => [plan, limit.perDay]));
+  const values: Record<string, unknown> = { ':one': 1, ':now': now.toISOString() };
+  const guarded = guard && guardClause(guard, values);
+  const perSecond = underLimit('rateSecondCount', Object.fromEntries(Object.entries(limits).map(([plan, limit]) => [plan, limit.perSecond])), values);
+  const perDay = underLimit('rateDayCount', Object.fromEntries(Object.entries(limits).map(([plan, limit]) => [plan, limit.perDay])), values);
   let refusedBy: ApiKeyRecord | undefined;
 
   // Each refusal moves the guess forward (day, then second, then same), so a few rounds cover any interleaving.
-  for (let round = 0; round < 4; round++) {
-    const values: Record<string, unknown> = { ':one': 1, ':second': second, ':day': day, ':now': now.toISOString() };
-    let condition = 'attribute_exists(pk)';
-    if (guard) {
-      condition += ' AND #hash = :hash AND #env = :env AND #revoked = :false AND #disabled = :false AND attribute_exists(#plan)';
-      Object.assign(values, { ':hash': guard.secretHash, ':env': guard.env, ':false': false });
-      if (guard.permission) {
-        condition += ' AND #permission = :permission';
-        values[':permission'] = guard.permission;
+  return inRounds<KeyUse>(
+    async () => {
+      const counted = await countIf({
+        key: apiKeyKey(accountId, keyId),
+        update: `SET ${WINDOW_UPDATES[move]}, lastUsedAt = :now`,
+        limit: {
+          exists: 'attribute_exists(pk)',
+          guard: guarded,
+          windows: WINDOW_EXPECTED[move],
+          perSecond: move === 'same' ? perSecond : undefined,
+          perDay: move === 'day' ? undefined : perDay,
+        },
+        names: GUARD_NAMES,
+        values: { ...values, ':second': second, ':day': day },
+        returning: 'ALL_NEW',
+      });
+      if (counted.admitted) {
+        remember(keyId, second, day);
+        return { admitted: true, key: toApiKey(counted.item), secondCount: Number(counted.item.rateSecondCount), second };
       }
-    }
-    if (move === 'same') condition += ` AND rateSecond = :second AND rateDay = :day${underLimit('rateSecondCount', perSecond, values)}`;
-    if (move === 'second') condition += ' AND rateSecond < :second AND rateDay = :day';
-    if (move !== 'day') condition += underLimit('rateDayCount', perDay, values);
-    else condition += ' AND (attribute_not_exists(rateDay) OR rateDay < :day)';
-    const names = Object.fromEntries(GUARD_NAMES.filter(([placeholder]) => condition.includes(placeholder)));
-    try {
-      const { Attributes } = await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: apiKeyKey(accountId, keyId),
-          UpdateExpression: `SET ${WINDOW_UPDATES[move]}, lastUsedAt = :now`,
-          ConditionExpression: condition,
-          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      remember(keyId, second, day);
-      return { admitted: true, key: toApiKey(Attributes!), secondCount: Number(Attributes!.rateSecondCount), second };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const old = plainItem((error as { Item?: Record<string, Record<string, unknown>> }).Item);
+      const { old } = counted;
       const key = old ? toApiKey(old) : undefined;
       refusedBy = key;
-      if (!key || (guard && (key.secretHash !== guard.secretHash || key.env !== guard.env || key.revoked || key.disabled || !key.plan))) {
-        return { admitted: false, refused: 'guard', key };
-      }
-      if (guard?.permission && key.permission !== guard.permission) return { admitted: false, refused: 'guard', key };
+      if (failsGuard(key, guard)) return { admitted: false, refused: 'guard', key };
       const oldDay = typeof old!.rateDay === 'string' ? old!.rateDay : '';
       const oldSecond = typeof old!.rateSecond === 'number' ? old!.rateSecond : 0;
       // Another instance (a later request, or a clock a little ahead) already opened a newer window: count in it.
@@ -277,13 +286,14 @@ export async function useApiKey(accountId: string, keyId: string, now: Date, lim
       remember(keyId, oldSecond, oldDay);
       if (oldDay !== day) {
         move = 'day';
-        continue;
+        return NEXT_ROUND;
       }
-      const limit = (key.plan && limits[key.plan]) ?? Object.values(limits)[0]!;
-      if (limit.perDay !== null && Number(old!.rateDayCount) >= limit.perDay) return { admitted: false, refused: 'day', second, key };
-      if (oldSecond === second && Number(old!.rateSecondCount) >= limit.perSecond) return { admitted: false, refused: 'second', second, key };
+      const limit = (key!.plan && limits[key!.plan]) ?? Object.values(limits)[0]!;
+      if (limit.perDay !== null && Number(old!.rateDayCount) >= limit.perDay) return { admitted: false, refused: 'day', second, key: key! };
+      if (oldSecond === second && Number(old!.rateSecondCount) >= limit.perSecond) return { admitted: false, refused: 'second', second, key: key! };
       move = oldSecond === second ? 'same' : 'second';
-    }
-  }
-  return { admitted: false, refused: 'second', second, key: refusedBy! };
+      return NEXT_ROUND;
+    },
+    { rounds: 4, exhausted: () => ({ admitted: false, refused: 'second', second, key: refusedBy! }) },
+  );
 }

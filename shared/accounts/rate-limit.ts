@@ -1,7 +1,18 @@
-import { consumeRequest, type WindowOutcome } from '#shared/platform/dynamodb/rate-windows.ts';
 import { RateLimitExceeded, type RateWindow } from '#shared/platform/http/rate-headers.ts';
-import { PLAN_LIMITS, type Plan } from './plans.ts';
+import { useApiKey, type WindowLimits } from './api-key-store.ts';
+import { PLAN_LIMITS, PLANS, type Plan } from './plans.ts';
 import type { Principal } from './api-keys.ts';
+
+/** `second`: the epoch second whose window counted (or refused) the request. */
+export type WindowOutcome = { admitted: true; secondCount: number; second: number } | { admitted: false; exhausted: 'second' | 'day'; second: number };
+
+/** Counts one request in the API key's per-second and per-day windows, kept on the key item (`useApiKey`), or reports which limit it would break. */
+export async function consumeRequest(accountId: string, keyId: string, now: Date, limits: WindowLimits): Promise<WindowOutcome> {
+  const use = await useApiKey(accountId, keyId, now, Object.fromEntries(PLANS.map((plan) => [plan, limits])));
+  if (use.admitted) return { admitted: true, secondCount: use.secondCount, second: use.second };
+  if (use.refused === 'guard') throw new Error(`No API key ${keyId} in account ${accountId}`);
+  return { admitted: false, exhausted: use.refused, second: use.second };
+}
 
 /** The window a counted request reports, or RateLimitExceeded naming the limit it broke (docs/api.md, "Rate limits"). */
 export function windowOf(outcome: WindowOutcome, plan: Plan, now: Date): RateWindow {

@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyedRead } from '#shared/platform/dynamodb/batches.ts';
-import { db, isConditionFailure, tableName, type TransactItems } from '#shared/platform/dynamodb/client.ts';
+import { db, tableName, type TransactItems } from '#shared/platform/dynamodb/client.ts';
+import { countIf } from '#shared/platform/dynamodb/conditional-counter.ts';
 
 /**
  * One item per account and calendar month (UTC) counting the emails charged
@@ -24,30 +25,20 @@ export type Reservation = { reserved: true; emailsSent: number } | { reserved: f
 
 /**
  * Adds `count` to the month's emails only if the total stays within `quota`.
- * The limit is the write's condition, and DynamoDB applies writes to one item
- * one at a time, so concurrent senders can never take the total past it.
+ * The limit is the write's condition (a conditional counter,
+ * shared/platform/dynamodb/conditional-counter.ts), so concurrent senders can
+ * never take the total past it; a refusal says how many were sent.
  */
 export async function reserveEmails(accountId: string, period: string, count: number, quota: number): Promise<Reservation> {
   if (count > quota) return { reserved: false, emailsSent: await getEmailsSent(accountId, period) };
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: usageKey(accountId, period),
-        UpdateExpression: 'SET entity = :entity, period = :period ADD emailsSent :count',
-        ConditionExpression: 'attribute_not_exists(emailsSent) OR emailsSent <= :most',
-        ExpressionAttributeValues: { ':entity': 'usage', ':period': period, ':count': count, ':most': quota - count },
-        ReturnValues: 'UPDATED_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { reserved: true, emailsSent: Number(Attributes?.emailsSent) };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    // The document client leaves the returned item in DynamoDB's wire format.
-    const old = (error as { Item?: Record<string, { N?: string }> }).Item;
-    return { reserved: false, emailsSent: Number(old?.emailsSent?.N ?? 0) };
-  }
+  const charged = await countIf({
+    key: usageKey(accountId, period),
+    update: 'SET entity = :entity, period = :period ADD emailsSent :count',
+    limit: { withinQuota: 'attribute_not_exists(emailsSent) OR emailsSent <= :most' },
+    values: { ':entity': 'usage', ':period': period, ':count': count, ':most': quota - count },
+  });
+  if (charged.admitted) return { reserved: true, emailsSent: Number(charged.item.emailsSent) };
+  return { reserved: false, emailsSent: Number(charged.old?.emailsSent ?? 0) };
 }
 
 /** Gives back emails reserved for messages that were not sent; returns the month's new total. */

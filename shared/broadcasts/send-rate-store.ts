@@ -3,12 +3,12 @@
  * (a region of the deployment) and one per Postlane account with a send rate.
  * Each holds only `tat`, the theoretical arrival time of GCRA (epoch ms): the
  * moment the bucket's rate has paid for every message reserved so far.
- * Reserving time is a conditional update with no read before it; DynamoDB
- * applies writes to one item one at a time, so concurrent workers get
- * disjoint windows.
+ * Reserving time is a conditional update with no read before it
+ * (shared/platform/dynamodb/conditional-counter.ts); DynamoDB applies writes
+ * to one item one at a time, so concurrent workers get disjoint windows.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, tableName, updateIf } from '#shared/platform/dynamodb/client.ts';
+import { updateIf } from '#shared/platform/dynamodb/client.ts';
+import { countIf, inRounds, NEXT_ROUND, type CounterWrite } from '#shared/platform/dynamodb/conditional-counter.ts';
 
 export interface BucketKey {
   pk: string;
@@ -40,54 +40,42 @@ export async function reserveBucketTime(key: BucketKey, costMs: number, now: num
   // `tat` only grows (a give-back is made only while nobody reserved after it, and updates the memo): a backlog this container saw reaching past the wait is still there, so learning it again needs no write.
   if (seen > now + maxWaitMs) return { retryAt: seen - maxWaitMs };
   let busy = seen >= now;
-  for (let attempt = 0; attempt < 4; attempt++) {
-    const outcome = busy ? await extendBacklog(key, costMs, now, maxWaitMs) : await startWhenIdle(key, costMs, now);
-    if ('end' in outcome) {
-      lastSeen.set(memoKey(key), outcome.end);
-      return { start: outcome.end - costMs, end: outcome.end };
-    }
-    const { tat } = outcome;
-    if (tat > now + maxWaitMs) {
-      lastSeen.set(memoKey(key), tat);
-      return { retryAt: tat - maxWaitMs };
-    }
-    busy = tat >= now;
-  }
-  // Four writes each lost a race between idle and busy: contended enough to come back a little later.
-  return { retryAt: now + maxWaitMs };
+  return inRounds<BucketReservation>(
+    async () => {
+      const reserved = await countIf({ key, ...(busy ? extendBacklog(costMs, now, maxWaitMs) : startWhenIdle(costMs, now)) });
+      if (reserved.admitted) {
+        const end = Number(reserved.item.tat);
+        lastSeen.set(memoKey(key), end);
+        return { start: end - costMs, end };
+      }
+      // A bucket never used has no `tat`.
+      const tat = Number(reserved.old?.tat ?? 0);
+      if (tat > now + maxWaitMs) {
+        lastSeen.set(memoKey(key), tat);
+        return { retryAt: tat - maxWaitMs };
+      }
+      busy = tat >= now;
+      return NEXT_ROUND;
+    },
+    // Four writes each lost a race between idle and busy: contended enough to come back a little later.
+    { rounds: 4, exhausted: () => ({ retryAt: now + maxWaitMs }) },
+  );
 }
 
+type BucketWrite = Pick<CounterWrite, 'update' | 'limit' | 'values'>;
+
 /** The bucket has a backlog ending within `maxWaitMs`: the reservation joins its end. */
-function extendBacklog(key: BucketKey, costMs: number, now: number, maxWaitMs: number) {
-  return reserve(key, 'SET tat = tat + :cost', 'tat BETWEEN :now AND :latest', { ':cost': costMs, ':now': now, ':latest': now + maxWaitMs });
+function extendBacklog(costMs: number, now: number, maxWaitMs: number): BucketWrite {
+  return {
+    update: 'SET tat = tat + :cost',
+    limit: { backlogWithinWait: 'tat BETWEEN :now AND :latest' },
+    values: { ':cost': costMs, ':now': now, ':latest': now + maxWaitMs },
+  };
 }
 
 /** The bucket is idle (or new): the reservation starts now. */
-function startWhenIdle(key: BucketKey, costMs: number, now: number) {
-  return reserve(key, 'SET tat = :end', 'attribute_not_exists(tat) OR tat < :now', { ':end': now + costMs, ':now': now });
-}
-
-/** The new `tat` when the condition held, else the bucket's current one (0 for a bucket never used). */
-async function reserve(key: BucketKey, update: string, condition: string, values: Record<string, number>): Promise<{ end: number } | { tat: number }> {
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: update,
-        ConditionExpression: condition,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'UPDATED_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { end: Number(Attributes?.tat) };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    // The document client leaves the returned item in DynamoDB's wire format.
-    const old = (error as { Item?: Record<string, { N?: string }> }).Item;
-    return { tat: Number(old?.tat?.N ?? 0) };
-  }
+function startWhenIdle(costMs: number, now: number): BucketWrite {
+  return { update: 'SET tat = :end', limit: { idle: 'attribute_not_exists(tat) OR tat < :now' }, values: { ':end': now + costMs, ':now': now } };
 }
 
 /**

@@ -1,5 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, jitteredBackoff, sleep, tableName } from '#shared/platform/dynamodb/client.ts';
+import { countIf, inRounds, NEXT_ROUND } from '#shared/platform/dynamodb/conditional-counter.ts';
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
 import { ConflictError } from '#shared/platform/errors.ts';
 
@@ -18,8 +17,6 @@ export type OtpAdmission =
 /** Rounds of optimistic retry; only writers racing inside one window's first `limit` sends ever need one. */
 const ROUNDS = 12;
 
-type WireItem = { sends?: { L?: { N?: string }[] }; version?: { N?: string } };
-
 /**
  * Records a send at `at` unless `limit` sends already fall within `windowMs`
  * before it. The common case is one write: append while the list is shorter
@@ -31,47 +28,35 @@ export async function admitOtpSend(accountId: string, email: string, at: number,
   const key = otpWindowKey(accountId, email);
   // Kept a little past the window; readers prune by time anyway, as TTL deletes late.
   const expiresAt = Math.ceil((at + windowMs) / 1000) + 60;
-  for (let round = 0; round < ROUNDS; round++) {
-    if (round > 0) await sleep(jitteredBackoff(round));
-    let old: WireItem | undefined;
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: key,
-          UpdateExpression:
-            'SET entity = :entity, sends = list_append(if_not_exists(sends, :empty), :at), version = if_not_exists(version, :zero) + :one, expiresAt = :expiresAt',
-          ConditionExpression: 'attribute_not_exists(sends) OR size(sends) < :limit',
-          ExpressionAttributeValues: { ':entity': 'otpWindow', ':empty': [], ':at': [at], ':zero': 0, ':one': 1, ':expiresAt': expiresAt, ':limit': limit },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { admitted: true };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // The document client leaves the returned item in DynamoDB's wire format.
-      old = (error as { Item?: WireItem }).Item;
-    }
-    const version = Number(old?.version?.N ?? 0);
-    const recent = (old?.sends?.L ?? [])
-      .map((entry) => Number(entry.N))
-      .filter((time) => time > at - windowMs)
-      .sort((a, b) => a - b);
-    if (recent.length >= limit) return { admitted: false, recent };
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: key,
-          UpdateExpression: 'SET sends = :sends, version = :next, expiresAt = :expiresAt',
-          ConditionExpression: 'version = :version',
-          ExpressionAttributeValues: { ':sends': [...recent, at], ':next': version + 1, ':version': version, ':expiresAt': expiresAt },
-        }),
-      );
-      return { admitted: true };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
-  throw new ConflictError('CONFLICT', 'Too many OTP sends to this recipient at once; retry the request');
+  return inRounds<OtpAdmission>(
+    async () => {
+      const appended = await countIf({
+        key,
+        update:
+          'SET entity = :entity, sends = list_append(if_not_exists(sends, :empty), :at), version = if_not_exists(version, :zero) + :one, expiresAt = :expiresAt',
+        limit: { notFull: 'attribute_not_exists(sends) OR size(sends) < :limit' },
+        values: { ':entity': 'otpWindow', ':empty': [], ':at': [at], ':zero': 0, ':one': 1, ':expiresAt': expiresAt, ':limit': limit },
+        returning: 'NONE',
+      });
+      if (appended.admitted) return { admitted: true };
+      const version = Number(appended.old?.version ?? 0);
+      const recent = ((appended.old?.sends ?? []) as number[]).filter((time) => time > at - windowMs).sort((a, b) => a - b);
+      if (recent.length >= limit) return { admitted: false, recent };
+      const rewritten = await countIf({
+        key,
+        update: 'SET sends = :sends, version = :next, expiresAt = :expiresAt',
+        limit: { readVersion: 'version = :version' },
+        values: { ':sends': [...recent, at], ':next': version + 1, ':version': version, ':expiresAt': expiresAt },
+        returning: 'NONE',
+      });
+      return rewritten.admitted ? { admitted: true } : NEXT_ROUND;
+    },
+    {
+      rounds: ROUNDS,
+      backoff: true,
+      exhausted: () => {
+        throw new ConflictError('CONFLICT', 'Too many OTP sends to this recipient at once; retry the request');
+      },
+    },
+  );
 }

@@ -6,6 +6,7 @@
 import { getAccount, type AccountRecord } from '#shared/accounts/service.ts';
 import { getEmailsSent, releaseEmails, reserveEmails } from '#shared/accounts/service.ts';
 import { PostlaneError } from '#shared/platform/errors.ts';
+import { inRounds, NEXT_ROUND } from '#shared/platform/dynamodb/conditional-counter.ts';
 import { monthlyQuotaOf, quotaPeriod } from '#shared/accounts/service.ts';
 
 export interface QuotaMonth {
@@ -97,12 +98,16 @@ export async function reserveEach(month: QuotaMonth, counts: readonly number[]):
  */
 export async function reserveUpTo(month: QuotaMonth, count: number): Promise<number> {
   let wanted = count;
-  for (let attempt = 0; wanted > 0 && attempt <= FIT_ATTEMPTS; attempt++) {
-    const outcome = await reserveEmails(month.accountId, month.period, wanted, month.quota);
-    if (outcome.reserved) return wanted;
-    wanted = Math.min(wanted, remaining(month, outcome.emailsSent));
-  }
-  return 0;
+  return inRounds(
+    async () => {
+      if (wanted <= 0) return 0;
+      const outcome = await reserveEmails(month.accountId, month.period, wanted, month.quota);
+      if (outcome.reserved) return wanted;
+      wanted = Math.min(wanted, remaining(month, outcome.emailsSent));
+      return NEXT_ROUND;
+    },
+    { rounds: FIT_ATTEMPTS + 1, exhausted: () => 0 },
+  );
 }
 
 /** Gives back `count` reserved emails whose messages were not sent. Returns the emails left. */

@@ -3,8 +3,7 @@ import { createTestAccount } from '../support/accounts.ts';
 import { invoke, request } from '../support/api.ts';
 import { db } from '#shared/platform/dynamodb/client.ts';
 import { restrictKey } from '#shared/accounts/api-keys.ts';
-import { consumeRequest } from '#shared/platform/dynamodb/rate-windows.ts';
-import { admitRequest } from '#shared/accounts/rate-limit.ts';
+import { admitRequest, consumeRequest } from '#shared/accounts/rate-limit.ts';
 import { newId } from '#shared/platform/ids.ts';
 import { buildHttpApiEvent, lambdaContext, loadHandler } from '#dev/local/http-event.ts';
 
