@@ -44,7 +44,7 @@ try {
     });
     server.once('exit', (code) => reject(new Error(`npm start exited (${code}) before ready`)));
   });
-  // The seeding below writes to the server's DynamoDB Local with the data modules, as bench/scale.ts does.
+  // The seeding below writes to the server's DynamoDB Local with the store modules, as bench/scale.ts does.
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: `http://127.0.0.1:${ports.DYNAMODB_PORT}`,
     SES_ENDPOINT: `http://127.0.0.1:${ports.SES_PORT}`,

@@ -33,7 +33,7 @@ const SEED_WORKERS = 4;
 
 /**
  * Adds `count` contacts (subscribed unless `statusOf` says otherwise) to an
- * audience through the contacts data module's own items, BatchWriteItem in
+ * audience through the contacts store module's own items, BatchWriteItem in
  * parallel, then the counters in one update, so the audience reads exactly as
  * if they had been created one by one. Answers the contacts written.
  */

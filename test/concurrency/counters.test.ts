@@ -1,7 +1,7 @@
 /**
  * Counters under racing writers: each is compared with a recount of the items
  * it counts (contacts per audience and status, stored submissions), read
- * straight from the table through the data modules.
+ * straight from the table through the store modules.
  */
 import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';

@@ -2,7 +2,7 @@
  * The message log over HTTP: GET /api/emails pages through thousands of
  * records at the same DynamoDB cost per page, newest first, with filters and
  * signed cursors; GET /api/emails/:id/events and GET /api/events list events.
- * Records are written through the data module (a send per record would take
+ * Records are written through the store module (a send per record would take
  * minutes); what is read is read over HTTP.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

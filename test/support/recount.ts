@@ -1,5 +1,5 @@
 /**
- * Recounts read the stored items themselves, through the data modules, so a
+ * Recounts read the stored items themselves, through the store modules, so a
  * counter can be compared with what it counts.
  */
 import { getAudienceCounters } from '#shared/audiences/store.ts';

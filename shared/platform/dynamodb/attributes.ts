@@ -1,5 +1,5 @@
 /**
- * Reading an item back into its entity's record. Each data module is the only
+ * Reading an item back into its entity's record. Each store module is the only
  * writer of its items, so attributes are taken as stored rather than parsed
  * again; these name them once instead of casting each one.
  */

@@ -156,8 +156,8 @@ async function replicaOf(command: Command): Promise<Replica> {
 }
 
 /**
- * The table, as every data module uses it: each call is sent to the replica
- * `replicaOf` picks from the keys it names, so no data module can write an
+ * The table, as every store module uses it: each call is sent to the replica
+ * `replicaOf` picks from the keys it names, so no store module can write an
  * account's items outside its home region.
  */
 export const db = DynamoDBDocumentClient.from(dynamo, DOCUMENT_OPTIONS);

@@ -1,7 +1,7 @@
 /**
  * What every reply shares: the envelopes of one resource, of a page of a list
  * and of a removal. Each area's reply schemas sit beside its request schemas
- * (shared/schemas/<area>.ts); the OpenAPI document is generated from them and
+ * (shared/<area>/schema.ts); the OpenAPI document is generated from them and
  * the test suite checks every response it receives against them, so a reply
  * that drifts from its description fails a test. Strict objects: a field
  * added to a reply must be described too.
