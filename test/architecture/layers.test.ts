@@ -202,6 +202,47 @@ describe('the dependency rule of the runtime tree', () => {
   });
 });
 
+/** The arrows of docs/architecture.md's diagram of the areas: `a --> b` between two area names. */
+function diagramArrows(markdown: string): [string, string][] {
+  const diagram = /```mermaid\n([\s\S]*?)```/.exec(markdown)?.[1] ?? '';
+  return [...diagram.matchAll(/^\s*([a-z]+) --> ([a-z]+)\s*$/gm)].map((match) => [match[1]!, match[2]!]);
+}
+
+/** Which areas each area reaches, directly or through others. */
+function reach(edges: readonly [string, string][]): Map<string, Set<string>> {
+  const next = new Map<string, Set<string>>();
+  for (const [from, to] of edges) next.set(from, new Set([...(next.get(from) ?? []), to]));
+  const reached = new Map<string, Set<string>>();
+  for (const start of next.keys()) {
+    const seen = new Set<string>();
+    const walk = (area: string) => {
+      for (const to of next.get(area) ?? []) if (!seen.has(to)) seen.add(to) && walk(to);
+    };
+    walk(start);
+    reached.set(start, seen);
+  }
+  return reached;
+}
+
+describe("docs/architecture.md's diagram of the areas", () => {
+  const graph = folderGraph(runtimeFiles.map((file) => ({ file, text: readFileSync(file, 'utf8') })));
+  const areaEdges = [...graph].flatMap(([from, edges]) =>
+    [...edges.keys()].filter((to) => areaOf(to) !== areaOf(from) && areaOf(to) !== 'platform').map((to): [string, string] => [areaOf(from), areaOf(to)]),
+  );
+  const arrows = diagramArrows(readFileSync('docs/architecture.md', 'utf8'));
+
+  it('draws no arrow the code does not have', () => {
+    const real = reach(areaEdges);
+    expect(arrows.length).toBeGreaterThan(10);
+    expect(arrows.filter(([from, to]) => !real.get(from)?.has(to))).toEqual([]);
+  });
+
+  it('implies every arrow the code has', () => {
+    const drawn = reach(arrows);
+    expect([...new Set(areaEdges.filter(([from, to]) => !drawn.get(from)?.has(to)).map((edge) => edge.join(' --> ')))]).toEqual([]);
+  });
+});
+
 describe('the import checker', () => {
   const problems = (file: string, text: string) =>
     importsOf(file, text)

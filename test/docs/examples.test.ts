@@ -162,7 +162,8 @@ async function runDocument(file: string): Promise<number> {
       expect(`${block.info.join(' ')}\n${block.text}`, `${where}: a no-run block holds only commands that need AWS or start the stack`).toMatch(NOT_RUNNABLE);
       continue;
     }
-    if (language === 'text') continue;
+    // A diagram runs nothing; test/architecture/layers.test.ts checks the areas' diagram against the code.
+    if (language === 'text' || language === 'mermaid') continue;
     if (language === 'json') {
       const previous = blocks[index - 1];
       expect(
@@ -191,7 +192,7 @@ async function runDocument(file: string): Promise<number> {
       ran += 1;
       continue;
     }
-    throw new Error(`${where}: a \`\`\`${block.info.join(' ')} block is neither run (sh, bash, http) nor marked no-run or text`);
+    throw new Error(`${where}: a \`\`\`${block.info.join(' ')} block is neither run (sh, bash, http) nor marked no-run, text or mermaid`);
   }
   return ran;
 }

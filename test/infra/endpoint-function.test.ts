@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/platform/http/routes.ts';
+import { FALLBACK_HANDLER } from '#shared/platform/http/routes.ts';
 import { EndpointFunction, type EndpointFunctionProps } from '../../lib/endpoint-function.ts';
 import { ofType, pair, permissionsOf, resourcesOf } from './template.ts';
 
@@ -46,10 +46,11 @@ describe('EndpointFunction', () => {
     it('is an ES module with its chunks, SDK included, that Node loads and that answers an API Gateway v2 event', () => {
       const app = new App({ outdir });
       const { stack } = stackWith(app, { handler: FALLBACK_HANDLER, tableActions: [] });
-      new EndpointFunction(stack, 'Preflight', {
-        handler: PREFLIGHT_HANDLER,
-        table: TableV2.fromTableName(stack, 'PreflightTable', 'postlane'),
-        tableActions: [],
+      // A keyed route reaches DynamoDB (its key's item) from its first middleware; the fallback reaches nothing.
+      new EndpointFunction(stack, 'ContactsGet', {
+        handler: 'contacts/get',
+        table: TableV2.fromTableName(stack, 'ContactsTable', 'postlane'),
+        tableActions: ['GetItem'],
       });
       app.synth();
       // One asset per function, each its own handler's: CDK reuses a bundle whose options look alike.
@@ -72,15 +73,15 @@ describe('EndpointFunction', () => {
       // A separate plain Node process, as in Lambda: vitest's own module loader would hide ESM/CommonJS mistakes.
       const script = `
         const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
-        const answer = await handler({ rawPath: '/nowhere', headers: {}, requestContext: { http: { method: 'GET' } } }, {});
+        const answer = await handler({ rawPath: '/api/contacts/con_1', routeKey: 'GET /api/contacts/{id}', headers: {}, requestContext: { http: { method: 'GET' } } }, {});
         process.stdout.write(JSON.stringify(answer));`;
       const lines = execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8' }).split('\n');
       const answer = JSON.parse(lines.at(-1)!);
 
-      // The handler's access log line comes first: JSON, as every log line.
-      expect(lines.slice(0, -1).map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ message: 'request', status: 404 })]);
-      expect(answer.statusCode).toBe(404);
-      expect(JSON.parse(answer.body)).toMatchObject({ success: false, error: 'NOT_FOUND' });
+      // The handler's access log line comes first: JSON, as every log line. No key: refused before any call.
+      expect(lines.slice(0, -1).map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ message: 'request', status: 401 })]);
+      expect(answer.statusCode).toBe(401);
+      expect(JSON.parse(answer.body)).toMatchObject({ success: false, error: 'UNAUTHORIZED' });
     });
   });
 });

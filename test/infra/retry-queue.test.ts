@@ -31,6 +31,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
       stack.eventFanOut.failures,
       stack.broadcasts.queue,
       stack.broadcasts.deadLetterQueue,
+      stack.broadcasts.scheduleDeadLetterQueue,
     ].map((queue) => stack.resolve(queue.queueArn)['Fn::GetAtt'][0] as string);
     expect(
       ofType(resources, 'AWS::SQS::Queue')
