@@ -32,14 +32,19 @@ export async function inbox(address: string): Promise<StoredEmail[]> {
   return emails.filter((email) => email.destination.to.includes(address));
 }
 
-/** Waits until `address` has `count` messages (the worker sends off the request path), and answers them. */
-export async function inboxOf(address: string, count: number): Promise<StoredEmail[]> {
-  const messages = await eventually(
-    () => inbox(address),
-    (found) => found.length >= count,
-  );
+/** Waits until `address` has `count` messages (the worker sends off the request path), and answers them; `subject`: only those. */
+export async function inboxOf(address: string, count: number, subject?: string): Promise<StoredEmail[]> {
+  const read = async () => (await inbox(address)).filter((email) => subject === undefined || email.subject === subject);
+  const messages = await eventually(read, (found) => found.length >= count);
   expect(messages.length, `messages to ${address}`).toBe(count);
   return messages;
+}
+
+const CODE_SUBJECT = 'Your Postlane sign-in code';
+
+/** The sign-in codes the address got so far. */
+async function codesOf(address: string): Promise<StoredEmail[]> {
+  return (await inbox(address)).filter((email) => email.subject === CODE_SUBJECT);
 }
 
 /** The 6-digit code of a sign-in message. */
@@ -53,10 +58,10 @@ export function requestCode(email: string): Promise<ApiResponse> {
   return request('POST', '/api/session/code', { body: { email } });
 }
 
-/** Asks for a code and reads it from the `nth` message (1-based) the address got. */
+/** Asks for a code and reads it from the `nth` sign-in message (1-based) the address got. */
 export async function mailedCode(email: string, nth = 1): Promise<string> {
   expect((await requestCode(email)).status).toBe(200);
-  const messages = await inboxOf(email, nth);
+  const messages = await inboxOf(email, nth, CODE_SUBJECT);
   return codeIn(messages[nth - 1]!);
 }
 
@@ -76,7 +81,7 @@ export interface Person {
 
 /** Signs `email` in with a code mailed to it, through the API as the dashboard does. */
 export async function signIn(email: string, body: Record<string, unknown> = {}): Promise<Person> {
-  const code = await mailedCode(email, (await inbox(email)).length + 1);
+  const code = await mailedCode(email, (await codesOf(email)).length + 1);
   const response = await request('POST', '/api/session', { body: { email, code, ...body } });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return { email, cookie: sessionCookieOf(response), session: response.body.data };
