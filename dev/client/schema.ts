@@ -6255,7 +6255,7 @@ export interface operations {
                 endDate?: string;
                 limit?: string;
                 startDate?: string;
-                type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled";
+                type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "member.added" | "member.updated" | "member.removed" | "session.created";
             };
             header?: never;
             path?: never;
@@ -10314,7 +10314,7 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string;
-                    events: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "*")[];
+                    events: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "member.added" | "member.updated" | "member.removed" | "session.created" | "*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -10698,7 +10698,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     enabled?: boolean;
-                    events?: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "*")[];
+                    events?: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "member.added" | "member.updated" | "member.removed" | "session.created" | "*")[];
                     /** Format: uri */
                     url?: string;
                 };

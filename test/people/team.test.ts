@@ -81,7 +81,9 @@ describe('/api/team', () => {
     const demoteLast = await asPerson(remaining.person, 'PATCH', `/api/team/${remaining.memberId}`, { body: { role: 'member' } });
     const removeLast = await asPerson(remaining.person, 'DELETE', `/api/team/${remaining.memberId}`);
 
-    expect(statuses).toEqual([200, 409]);
+    // The loser is refused by the count (409), or, when the winner's change landed before its session was checked, as a member (403).
+    expect(statuses[0]).toBe(200);
+    expect([403, 409]).toContain(statuses[1]);
     expectErrorReply(demoteLast, 409, LAST_ADMIN);
     expectErrorReply(removeLast, 409, LAST_ADMIN);
     const team = (await asPerson(remaining.person, 'GET', '/api/team')).body.members as { role: string }[];
