@@ -17,8 +17,7 @@ import { randomBase62 } from '#shared/platform/ids.ts';
 import type { Route } from '#shared/platform/http/routes.ts';
 import type { Endpoint, ResourceKind } from '#shared/platform/http/contract.ts';
 import { addMember } from '#shared/accounts/members.ts';
-import { issueSignInCode, signIn } from '#shared/accounts/sign-in.ts';
-import { sessionCookieName } from '#shared/accounts/session-cookie.ts';
+import { signedInCookie } from '../people/support.ts';
 
 /** A valid call of a route, on resources its owner made. */
 export interface RouteCall {
@@ -203,11 +202,7 @@ export class Owner {
 
   /** A new session of another admin of the account, each call: for a call that ends the session it is made with (signing out). */
   async signIn(): Promise<string> {
-    const email = uniqueAddress('signed-in');
-    await addMember(this.accountId, { email, role: 'admin' }, { type: 'operator', id: 'test' }, new Date());
-    const code = await issueSignInCode(email, new Date());
-    const { token } = await signIn({ email, code: code!, accountId: this.accountId }, new Date());
-    return `${sessionCookieName()}=${token}`;
+    return (await signedInCookie(this.accountId)).cookie;
   }
 
   /** Another member of the team (role member), added as the operator adds one. */

@@ -8,7 +8,10 @@ import { expectErrorReply } from '../support/arrange.ts';
 import { captureConsole } from '../support/console.ts';
 import { uniqueAddress } from '../sending/support.ts';
 import { accountWithMember, asPerson, codeIn, inbox, inboxOf, mailedCode, requestCode, runMailWorker, sessionCookieOf, signIn } from './support.ts';
+import { createHash } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { addMember } from '#shared/accounts/members.ts';
+import { db, tableName } from '#shared/platform/dynamodb/client.ts';
 
 runMailWorker();
 const logs = captureConsole();
@@ -303,15 +306,17 @@ describe('a session on the keyed routes', () => {
 });
 
 describe('secrets', () => {
-  it('puts no code or session token in a URL or a log line', async () => {
+  it('puts no code or session token in a URL, a log line or the table', async () => {
     const account = await accountWithMember();
 
     const code = await mailedCode(account.email);
     const [mail] = await inbox(account.email);
+    const codeItem = await storedItem(`SIGNIN#${account.email}`, 'CODE');
     const response = await request('POST', '/api/session', { body: { email: account.email, code } });
     const cookie = sessionCookieOf(response);
     const token = cookie.split('=')[1]!;
     await request('GET', '/api/session', { headers: { cookie } });
+    const sessionItem = await storedItem(`SESSION#${createHash('sha256').update(token).digest('hex')}`, 'SESSION');
 
     const secrets = [code, token];
     for (const line of logs) for (const secret of secrets) expect(line).not.toContain(secret);
@@ -319,5 +324,15 @@ describe('secrets', () => {
     for (const link of links) expect(link).not.toContain(code);
     expect(JSON.stringify(response.body)).not.toContain(token);
     expect(logs.some((line) => line.includes('"route":"POST /api/session"'))).toBe(true);
+    // Stored by their hashes: the code's item holds one, the session is found by the token's.
+    expect(codeItem).toMatchObject({ codeHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(JSON.stringify(codeItem)).not.toContain(`"${code}"`);
+    expect(sessionItem).toMatchObject({ email: account.email });
+    expect(JSON.stringify(sessionItem)).not.toContain(token);
   });
 });
+
+/** An item as the table holds it. */
+async function storedItem(pk: string, sk: string): Promise<Record<string, unknown> | undefined> {
+  return (await db.send(new GetCommand({ TableName: tableName, Key: { pk, sk } }))).Item;
+}

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { startRetryWorker } from '#dev/local/retry-worker.ts';
 import { addMember } from '#shared/accounts/members.ts';
 import { sessionCookieName } from '#shared/accounts/session-cookie.ts';
+import { issueSignInCode, signIn as exchangeCode } from '#shared/accounts/sign-in.ts';
 import { publicBase } from '#shared/platform/public-urls.ts';
 import { createTestAccount, type TestAccount } from '../support/accounts.ts';
 import { request, type ApiResponse, type RequestOptions } from '../support/api.ts';
@@ -104,4 +105,17 @@ export async function accountWithMember(role: 'admin' | 'member' = 'admin', opti
 export async function signedInAdmin(options: Parameters<typeof createTestAccount>[0] = {}) {
   const account = await accountWithMember('admin', options);
   return { ...account, person: await signIn(account.email) };
+}
+
+/**
+ * A new admin of the account, signed in as a person is (a code, then what
+ * POST /api/session does) without the mail: for tests about what a session
+ * reaches rather than how it began. Its Cookie header, and who it is.
+ */
+export async function signedInCookie(accountId: string): Promise<{ cookie: string; memberId: string; email: string }> {
+  const email = uniqueAddress('signed-in');
+  const member = await addMember(accountId, { email, role: 'admin' }, { type: 'operator', id: 'test' }, new Date());
+  const code = await issueSignInCode(email, new Date());
+  const { token } = await exchangeCode({ email, code: code!, accountId }, new Date());
+  return { cookie: `${sessionCookieName()}=${token}`, memberId: member!.memberId, email };
 }
