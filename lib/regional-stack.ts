@@ -139,7 +139,7 @@ export class RegionalStack extends Stack {
     const functions = endpoints.map((endpoint) => endpoint.function);
     // Whatever a function writes that expires (email records, events, deliveries) expires after the same days.
     for (const fn of functions) fn.addEnvironment('RETENTION_DAYS', String(retentionDays));
-    // Sign-in codes and invitations are composed by the routes that ask for them, which may be any of the API's.
+    // Like RETENTION_DAYS, to every function: the routes that ask for sign-in codes and invitations compose them from it.
     if (props.mailFrom) for (const fn of functions) fn.addEnvironment('SERVICE_MAIL_FROM', props.mailFrom);
     if (props.customDomain) {
       this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi, stage: this.api.stage });

@@ -415,3 +415,19 @@ describe('context settings', () => {
     expect(() => read({ 'postlane:regions': 'Europe' })).toThrow(/distinct AWS regions/);
   });
 });
+
+describe('postlane:mailFrom', () => {
+  it('gives every function the sender of sign-in codes and invitations; a value that is no address is refused; without it, none', () => {
+    const withSender = synthesize({ 'postlane:mailFrom': 'Acme <no-reply@mail.acme.example>' });
+    const senders = (synthesized: typeof withSender) =>
+      new Set(
+        ofType(resourcesOf(synthesized.stacks[0]!.template), 'AWS::Lambda::Function')
+          .filter(([, fn]) => fn.Properties.Description?.startsWith('Postlane functions/'))
+          .map(([, fn]) => fn.Properties.Environment.Variables.SERVICE_MAIL_FROM),
+      );
+
+    expect(senders(withSender)).toEqual(new Set(['Acme <no-reply@mail.acme.example>']));
+    expect(senders({ stacks })).toEqual(new Set([undefined]));
+    expect(() => readSettings(new App({ context: { 'postlane:mailFrom': 'not an address' } }).node)).toThrow(/postlane:mailFrom/);
+  });
+});
