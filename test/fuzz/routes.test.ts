@@ -142,7 +142,11 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 /** The request options that prove the caller: none on public routes, the key, or the session cookie from the dashboard's origin. */
-async function callerOf(route: Endpoint, owner: Owner, credential: Credential = route.auth === 'session' ? 'session' : 'key') {
+async function callerOf(
+  route: Endpoint,
+  owner: Owner,
+  credential: Credential = route.auth === 'session' ? 'session' : 'key',
+): Promise<{ key?: string; headers: Record<string, string> }> {
   if (route.auth === 'public') return { headers: {} };
   if (credential === 'key') return { key: owner.key, headers: {} };
   // Signing out ends the session it is called with: each call of it gets one of its own.

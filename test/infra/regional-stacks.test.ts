@@ -419,7 +419,7 @@ describe('context settings', () => {
 describe('postlane:mailFrom', () => {
   it('gives every function the sender of sign-in codes and invitations; a value that is no address is refused; without it, none', () => {
     const withSender = synthesize({ 'postlane:mailFrom': 'Acme <no-reply@mail.acme.example>' });
-    const senders = (synthesized: typeof withSender) =>
+    const senders = (synthesized: Pick<typeof withSender, 'stacks'>) =>
       new Set(
         ofType(resourcesOf(synthesized.stacks[0]!.template), 'AWS::Lambda::Function')
           .filter(([, fn]) => fn.Properties.Description?.startsWith('Postlane functions/'))

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAuthenticated, type Route } from '#shared/platform/http/routes.ts';
+import type { Endpoint } from '#shared/platform/http/contract.ts';
 import { publicBase } from '#shared/platform/public-urls.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { randomBase62 } from '#shared/platform/ids.ts';
@@ -29,11 +30,11 @@ async function send(route: Pick<Route, 'method' | 'path'>, call: RouteCall, call
   });
 }
 
-/** `[credential, route]` for each credential a route takes. */
-function byCredential(routes: readonly Route[]): [string, Route, Credential][] {
-  return routes.flatMap((route) =>
-    credentialsOf(route).map((credential): [string, Route, Credential] => [`${routeKey(route)} (${credential})`, route, credential]),
-  );
+/** `[name, route, credential]` for each credential a route takes. */
+type CredentialCase = [name: string, route: Endpoint, credential: Credential];
+
+function byCredential(routes: readonly Endpoint[]): CredentialCase[] {
+  return routes.flatMap((route) => credentialsOf(route).map((credential): CredentialCase => [`${routeKey(route)} (${credential})`, route, credential]));
 }
 
 /** A value of the same kind nobody owns: `aud_…` gives another `aud_…`, an address another address. */
@@ -93,7 +94,7 @@ describe('tenant isolation', () => {
     for (const route of keyedWithIds) expect(() => fixtureOf(route), routeKey(route)).not.toThrow();
   });
 
-  describe.each(byCredential(keyedWithIds))('%s', (_, route, credential) => {
+  describe.each<CredentialCase>(byCredential(keyedWithIds))('%s', (_, route, credential) => {
     it("another account's caller gets the answer of an unknown id, 404, and changes nothing", async () => {
       const call = await fixtureOf(route)(owner);
       const unknown = withUnknownIds(call);
@@ -119,7 +120,7 @@ describe('tenant isolation', () => {
   });
 
   // Bodies are validated before ids are looked up, on every route: an invalid body answers alike whoever owns the id.
-  describe.each(byCredential(keyedWithIdsAndBodies))('%s', (_, route, credential) => {
+  describe.each<CredentialCase>(byCredential(keyedWithIdsAndBodies))('%s', (_, route, credential) => {
     it("with an invalid body, another account's id answers like an unknown id", async () => {
       const call = { ...(await fixtureOf(route)(owner)), body: { notAField: true } };
       const unknown = withUnknownIds(call);
@@ -159,7 +160,7 @@ describe('tenant isolation', () => {
     });
   });
 
-  describe.each(byCredential(keyedLists))('%s', (_, route, credential) => {
+  describe.each<CredentialCase>(byCredential(keyedLists))('%s', (_, route, credential) => {
     it("never shows another account's items", async () => {
       const schemas = route.request;
       const audienceId = (await owner.audience()).id;

@@ -13,17 +13,23 @@ import { request } from '../support/api.ts';
 import { uniqueAddress } from '../sending/support.ts';
 import { accountWithMember, requestCode } from './support.ts';
 
-type Client = { middlewareStack: typeof dynamo.middlewareStack };
+/** What of an SDK client the probe uses: its middleware stack, whatever the service's types. */
+type Client = {
+  middlewareStack: {
+    add(middleware: (next: (args: any) => Promise<any>, context: { commandName?: string }) => (args: any) => Promise<any>, options: object): void;
+    remove(name: string): boolean;
+  };
+};
 
 /** Every call the three clients make while `fn` runs: service, operation, and which kind of item (the address and ids blanked). */
 async function callsDuring(fn: () => Promise<unknown>, addresses: string[]): Promise<string[]> {
   const calls: string[] = [];
   const blank = (text: string) => addresses.reduce((blanked, address) => blanked.split(address).join('<address>'), text).replace(/_[0-9A-Za-z]{20}/g, '_<id>');
-  const clients: [string, Client][] = [
+  const clients = [
     ['dynamodb', dynamo],
     ['ses', ses],
     ['sqs', sqs],
-  ];
+  ] as unknown as [string, Client][];
   for (const [service, client] of clients) {
     client.middlewareStack.add(
       (next, context) => async (args) => {
