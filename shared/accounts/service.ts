@@ -127,4 +127,5 @@ export async function updateAccount(
 export { type AccountRecord, getAccount } from './store.ts';
 
 export type { KeyEnvironment } from './api-key-store.ts';
+export { membershipsOf, type MemberRecord, type MemberRole, type Membership } from './member-store.ts';
 export { emailsSentRead, getEmailsSent, releaseEmails, releaseEmailsItem, reserveEmails } from './usage-store.ts';

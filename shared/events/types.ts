@@ -20,6 +20,10 @@ export const EVENT_TYPES = [
   'form.submitted',
   'broadcast.sent',
   'webhook.disabled',
+  'member.added',
+  'member.updated',
+  'member.removed',
+  'session.created',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -85,7 +85,7 @@ describe('one endpoint, one contract', () => {
       const path = `functions/${handler}.ts`;
 
       expect(existsSync(join(ROOT, path)), path).toBe(true);
-      expect(code(path)).toMatch(new RegExp(`\\b(?:endpoint|publicEndpoint)\\(${area}\\.${action}\\b`));
+      expect(code(path)).toMatch(new RegExp(`\\b(?:endpoint|sessionEndpoint|publicEndpoint)\\(${area}\\.${action}\\b`));
       expect(code(path)).toContain(`import { ${area} } from './contract.ts';`);
     },
   );

@@ -7,6 +7,9 @@
  * - every 4xx is an error envelope (JSON, or an HTML page on the browser routes);
  * - a rejected request stores nothing.
  *
+ * Keyed routes are called with the owner's key or its signed-in admin's
+ * session cookie, half the cases each; the team and the session with the cookie.
+ *
  * Seeded per route, so a failure reproduces; FUZZ_SEED=n and FUZZ_RUNS=n
  * change the seed and the number of runs.
  *
@@ -22,8 +25,10 @@ import fc from 'fast-check';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchRoute } from '#shared/platform/http/routes.ts';
+import { publicBase } from '#shared/platform/public-urls.ts';
 import { HTML_PAGE, type Endpoint, type RequestSchemas } from '#shared/platform/http/contract.ts';
 import { ROUTES } from '#functions/routes.ts';
+import { session } from '#functions/session/contract.ts';
 import { request, type ApiResponse } from '../support/api.ts';
 import { fixtureOf, hasPathParameter, Owner, pathOf, referenceCall, referenceFieldsOf, routeKey, type RouteCall } from '../isolation/resources.ts';
 import {
@@ -55,7 +60,12 @@ function seedOf(route: Endpoint): number {
   return hash;
 }
 
+/** How the case's request proves its caller: the owner's key, or its signed-in admin's session cookie. */
+type Credential = 'key' | 'session';
+
 interface FuzzCase {
+  /** Absent on public routes. */
+  credential?: Credential;
   params: Record<string, string>;
   /** Raw query string. */
   query?: string;
@@ -112,7 +122,11 @@ function casesFor(route: Endpoint, schemas: RequestSchemas, valid: RouteCall): f
         { weight: 1, arbitrary: hostileRawBody },
       )
     : fc.constant(undefined);
-  return fc.record({ params, query, body }).map(({ params: chosen, query: chosenQuery, body: chosenBody }) => ({
+  // Keyed routes take a key or a session: half the cases come with each.
+  const credential: fc.Arbitrary<Credential | undefined> =
+    route.auth === 'key' ? fc.constantFrom<Credential>('key', 'session') : fc.constant(route.auth === 'session' ? 'session' : undefined);
+  return fc.record({ credential, params, query, body }).map(({ credential: chosenCredential, params: chosen, query: chosenQuery, body: chosenBody }) => ({
+    ...(chosenCredential === undefined ? {} : { credential: chosenCredential }),
     params: chosen,
     ...(chosenQuery === undefined ? {} : { query: chosenQuery }),
     ...(chosenBody === undefined ? {} : { body: chosenBody }),
@@ -127,12 +141,26 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, hung]).finally(() => clearTimeout(timer));
 }
 
-function send(route: Endpoint, fuzz: FuzzCase, key: string): Promise<ApiResponse> {
+/** The request options that prove the caller: none on public routes, the key, or the session cookie from the dashboard's origin. */
+async function callerOf(
+  route: Endpoint,
+  owner: Owner,
+  credential: Credential = route.auth === 'session' ? 'session' : 'key',
+): Promise<{ key?: string; headers: Record<string, string> }> {
+  if (route.auth === 'public') return { headers: {} };
+  if (credential === 'key') return { key: owner.key, headers: {} };
+  // Signing out ends the session it is called with: each call of it gets one of its own.
+  const cookie = route.handler === session.delete.handler ? await owner.signIn() : await owner.session();
+  return { headers: { cookie, origin: new URL(publicBase()).origin } };
+}
+
+async function send(route: Endpoint, fuzz: FuzzCase, owner: Owner): Promise<ApiResponse> {
   const url = `${pathOf(route, fuzz.params)}${fuzz.query ? `?${fuzz.query}` : ''}`;
+  const { headers, ...caller } = await callerOf(route, owner, fuzz.credential);
   return withTimeout(
     request(route.method, url, {
-      ...(route.auth === 'key' ? { key } : {}),
-      ...(fuzz.body === undefined ? {} : { rawBody: fuzz.body, headers: { 'content-type': 'application/json' } }),
+      ...caller,
+      ...(fuzz.body === undefined ? { headers } : { rawBody: fuzz.body, headers: { ...headers, 'content-type': 'application/json' } }),
     }),
     `${route.method} ${url.slice(0, 200)}`,
   );
@@ -181,13 +209,20 @@ interface Expected {
   field?: string;
 }
 
-function sendBytes(route: Endpoint, call: RouteCall, key: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<ApiResponse> {
+async function sendBytes(
+  route: Endpoint,
+  call: RouteCall,
+  owner: Owner,
+  body: string | Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
   const url = `${pathOf(route, call.params)}${call.query ? `?${call.query}` : ''}`;
+  const { headers: credentials, ...caller } = await callerOf(route, owner);
   return withTimeout(
     request(route.method, url, {
-      ...(route.auth === 'key' ? { key } : {}),
+      ...caller,
       rawBody: body,
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { ...credentials, 'content-type': 'application/json', ...headers },
     }),
     `${route.method} ${url}`,
   );
@@ -200,6 +235,8 @@ describe('fuzzing every route of the route table', () => {
   beforeAll(async () => {
     owner = await Owner.create();
     await owner.identifiers();
+    // Signed in before the writes are watched: signing in writes the session, the member's sign-in and its event.
+    await owner.session();
     writes = recordWrites();
   });
 
@@ -253,7 +290,7 @@ describe('fuzzing every route of the route table', () => {
       await fc.assert(
         fc.asyncProperty(casesFor(route, schemas, valid), async (fuzz) => {
           const accepted = schemasAccept(schemas, fuzz);
-          const response = await send(route, fuzz, owner.key);
+          const response = await send(route, fuzz, owner);
           const written = writes
             .take()
             .filter((key) => !isBookkeeping(key))
@@ -316,7 +353,7 @@ describe('fuzzing every route of the route table', () => {
           );
         }
       };
-      const asJson = (body: unknown) => sendBytes(route, call, owner.key, JSON.stringify(body));
+      const asJson = (body: unknown) => sendBytes(route, call, owner, JSON.stringify(body));
       // With the rest of the body valid, the hostile value is the first thing wrong, so it is what the envelope names.
       const named = (field: string): Expected => (baseIsValid ? { status: 422, error: 'VALIDATION_ERROR', field } : { status: '4xx' });
 
@@ -349,7 +386,7 @@ describe('fuzzing every route of the route table', () => {
           ...(withValueAt(base, path, '__deep__') as object),
           ...(takesKey ? { idempotencyKey: `deep-${routeKey(route)}` } : {}),
         }).replace('"__deep__"', deepJson(20_000));
-        judge(`${fieldName(path)} nested 20,000 deep${takesKey ? ' with an idempotency key' : ''}`, await sendBytes(route, call, owner.key, text), {
+        judge(`${fieldName(path)} nested 20,000 deep${takesKey ? ' with an idempotency key' : ''}`, await sendBytes(route, call, owner, text), {
           status: takesKey ? '4xx' : 'below 500',
         });
       }
@@ -361,12 +398,12 @@ describe('fuzzing every route of the route table', () => {
         Buffer.from([0xc3, 0x28]),
         Buffer.from('"}'),
       ]);
-      judge('bytes that are not UTF-8', await sendBytes(route, call, owner.key, notUtf8), { status: 400, error: 'INVALID_JSON' });
-      judge('Content-Encoding: gzip', await sendBytes(route, call, owner.key, gzipSync(text), { 'content-encoding': 'gzip' }), {
+      judge('bytes that are not UTF-8', await sendBytes(route, call, owner, notUtf8), { status: 400, error: 'INVALID_JSON' });
+      judge('Content-Encoding: gzip', await sendBytes(route, call, owner, gzipSync(text), { 'content-encoding': 'gzip' }), {
         status: 415,
         error: 'UNSUPPORTED_MEDIA_TYPE',
       });
-      judge('Content-Encoding: br', await sendBytes(route, call, owner.key, brotliCompressSync(text), { 'content-encoding': 'br' }), {
+      judge('Content-Encoding: br', await sendBytes(route, call, owner, brotliCompressSync(text), { 'content-encoding': 'br' }), {
         status: 415,
         error: 'UNSUPPORTED_MEDIA_TYPE',
       });

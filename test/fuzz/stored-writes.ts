@@ -49,11 +49,13 @@ function writtenKeys(command: string, input: Record<string, any>): StoredKey[] {
 
 /**
  * What every keyed request writes whatever its outcome: its rate window and,
- * once a minute, the key's `lastUsedAt`; and the local link-signing key,
- * made on first use. Everything else a rejected request writes is a defect.
+ * once a minute, the key's `lastUsedAt`, or its session's last use; a try of
+ * a sign-in code, counted right or wrong (that is the limit on guessing); and
+ * the local link-signing key, made on first use. Everything else a rejected
+ * request writes is a defect.
  */
 export function isBookkeeping(key: StoredKey): boolean {
-  return key.pk.includes('#RATE#') || key.sk.startsWith('KEY#') || key.pk === 'SYSTEM';
+  return key.pk.includes('#RATE#') || key.sk.startsWith('KEY#') || key.pk === 'SYSTEM' || key.pk.startsWith('SESSION#') || key.pk.startsWith('SIGNIN#');
 }
 
 export interface WriteRecorder {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configurationSetsOf } from '#shared/sending/tracking.ts';
 import { App, ArnFormat } from 'aws-cdk-lib';
 import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/platform/dynamodb/table.ts';
-import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, type QueueName } from '#shared/platform/http/routes.ts';
+import { edgeRoutes, FALLBACK_HANDLER, isAuthenticated, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, type QueueName } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
@@ -39,7 +39,7 @@ function functionIdOf(resources: Resources, handler: string): string {
 function expectedPermissions(stack: RegionalStack, resources: Resources, functionId: string, handler: string): Set<string> {
   const routes = ROUTES.filter((route) => route.handler === handler);
   const actions = new Set([
-    ...routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]),
+    ...routes.flatMap((route) => [...route.table, ...(isAuthenticated(route) ? KEYED_ROUTE_TABLE_ACTIONS : [])]),
     ...Object.values(EVENT_FUNCTIONS)
       .filter((fn) => fn.handler === handler)
       .flatMap((fn) => fn.table),
@@ -413,5 +413,21 @@ describe('context settings', () => {
   it('refuse a region listed twice or a name that is no region', () => {
     expect(() => read({ 'postlane:regions': ['eu-west-1', 'eu-west-1'] })).toThrow(/distinct AWS regions/);
     expect(() => read({ 'postlane:regions': 'Europe' })).toThrow(/distinct AWS regions/);
+  });
+});
+
+describe('postlane:mailFrom', () => {
+  it('gives every function the sender of sign-in codes and invitations; a value that is no address is refused; without it, none', () => {
+    const withSender = synthesize({ 'postlane:mailFrom': 'Acme <no-reply@mail.acme.example>' });
+    const senders = (synthesized: Pick<typeof withSender, 'stacks'>) =>
+      new Set(
+        ofType(resourcesOf(synthesized.stacks[0]!.template), 'AWS::Lambda::Function')
+          .filter(([, fn]) => fn.Properties.Description?.startsWith('Postlane functions/'))
+          .map(([, fn]) => fn.Properties.Environment.Variables.SERVICE_MAIL_FROM),
+      );
+
+    expect(senders(withSender)).toEqual(new Set(['Acme <no-reply@mail.acme.example>']));
+    expect(senders({ stacks })).toEqual(new Set([undefined]));
+    expect(() => readSettings(new App({ context: { 'postlane:mailFrom': 'not an address' } }).node)).toThrow(/postlane:mailFrom/);
   });
 });

@@ -16,6 +16,8 @@ import * as v from 'valibot';
 import { randomBase62 } from '#shared/platform/ids.ts';
 import type { Route } from '#shared/platform/http/routes.ts';
 import type { Endpoint, ResourceKind } from '#shared/platform/http/contract.ts';
+import { addMember } from '#shared/accounts/members.ts';
+import { signedInCookie } from '../people/support.ts';
 
 /** A valid call of a route, on resources its owner made. */
 export interface RouteCall {
@@ -190,9 +192,31 @@ export class Owner {
     });
   }
 
+  /**
+   * The Cookie header of a signed-in admin of the account, signed in as a
+   * person does (a code, then POST /api/session's work), without the mail.
+   */
+  session(): Promise<string> {
+    return this.once('session', () => this.signIn());
+  }
+
+  /** A new session of another admin of the account, each call: for a call that ends the session it is made with (signing out). */
+  async signIn(): Promise<string> {
+    return (await signedInCookie(this.accountId)).cookie;
+  }
+
+  /** Another member of the team (role member), added as the operator adds one. */
+  member(): Promise<{ id: string; email: string }> {
+    return this.once('member', async () => {
+      const email = uniqueAddress('teammate');
+      const added = await addMember(this.accountId, { email, role: 'member' }, { type: 'operator', id: 'test' }, new Date());
+      return { id: added!.memberId, email };
+    });
+  }
+
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
-    const [audience, contact, template, domain, email, form, webhook, delivery, event, broadcast] = await Promise.all([
+    const [audience, contact, template, domain, email, form, webhook, delivery, event, broadcast, member] = await Promise.all([
       this.audience(),
       this.contact(),
       this.template(),
@@ -203,8 +227,10 @@ export class Owner {
       this.delivery(),
       this.event(),
       this.broadcast(),
+      this.member(),
     ]);
     return [
+      this.accountId,
       audience.id,
       contact.id,
       contact.email,
@@ -218,6 +244,8 @@ export class Owner {
       delivery.id,
       event.id,
       broadcast.id,
+      member.id,
+      member.email,
     ];
   }
 }
@@ -248,6 +276,7 @@ export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
   confirmationToken: async (owner) => ({ value: await owner.confirmationToken() }),
   webhook: idOf((owner) => owner.webhook()),
   delivery: idOf((owner) => owner.delivery()),
+  member: idOf((owner) => owner.member()),
 };
 
 type Fixture = (owner: Owner) => Promise<RouteCall>;

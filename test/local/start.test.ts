@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFreePort, isPortFree } from '#dev/local/ports.ts';
 import { listenersOf } from './listening.ts';
+import { eventually } from '../support/eventually.ts';
 import { ROOT, startStack as start, stopStack as stop, untilReady } from './npm-start.ts';
 
 const KEYS_FILE = `${ROOT}.data/local-keys.json`;
@@ -50,6 +51,24 @@ describe('npm start', () => {
     expect(await json(`http://127.0.0.1:${ses}/store`)).toMatchObject({
       body: { emails: [{ attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }] }] },
     });
+    // The local admin signs in to the dashboard with a code the SES emulator shows (the retry queue's worker mails it).
+    expect(output).toMatch(
+      new RegExp(
+        `^  dashboard http://127\\.0\\.0\\.1:${api}/app/ +\\(sign in as admin@example\\.com, an admin; the code arrives in the SES emulator, http://127\\.0\\.0\\.1:${ses}/\\)$`,
+        'm',
+      ),
+    );
+    const asked = await json(`${base}/api/session/code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@example.com' }),
+    });
+    expect(asked.status).toBe(200);
+    const mailed = await eventually(
+      async () => ((await json(`http://127.0.0.1:${ses}/store`)).body as { emails: { destination: { to: string[] } }[] }).emails,
+      (emails) => emails.some((email) => email.destination.to.includes('admin@example.com')),
+    );
+    expect(mailed.filter((email) => email.destination.to.includes('admin@example.com'))).toHaveLength(1);
     // An in-memory stack's keys die with it: they must not replace the persistent stack's.
     expect(existsSync(KEYS_FILE) ? readFileSync(KEYS_FILE, 'utf8') : undefined).toBe(keysBefore);
 

@@ -9,6 +9,8 @@ import * as v from 'valibot';
 import type { ErrorCode } from '#shared/platform/errors.ts';
 import { statusOf } from '#shared/platform/http/error-envelope.ts';
 import { ROUTES } from '#functions/routes.ts';
+import { HTML_PAGE } from '#shared/platform/http/contract.ts';
+import { isAuthenticated } from '#shared/platform/http/routes.ts';
 import { createAudience } from '#shared/audiences/service.ts';
 import { createContact, getContact } from '#shared/contacts/service.ts';
 import { subscriptionLinks } from '#shared/sending/subscription-links.ts';
@@ -84,7 +86,7 @@ describe('error examples', () => {
   it("answer the stage throttle's 429 (API Gateway's own body) on the operations that have no 429 of their own", () => {
     for (const route of ROUTES) {
       const throttled = operationOf(route).responses['429'];
-      const own = route.auth === 'key' || route.handler === 'forms/submit';
+      const own = isAuthenticated(route) || route.handler === 'forms/submit';
       expect(throttled?.$ref === '#/components/responses/StageThrottled', route.handler).toBe(!own);
     }
     expect(document.components.responses.StageThrottled).toMatchObject({ content: { 'application/json': { example: { message: 'Too Many Requests' } } } });
@@ -146,7 +148,10 @@ describe('form-post bodies', () => {
   });
 
   it('document a form media type with an example on every POST a browser form sends, and a published form takes its example', async () => {
-    const formPosts = ROUTES.filter((route) => route.method === 'POST' && route.auth === 'public');
+    // The public POSTs that answer a page: a browser's form sends them (signing in is JSON only, from the dashboard's script).
+    const formPosts = ROUTES.filter(
+      (route) => route.method === 'POST' && route.auth === 'public' && (route.responses[200] === HTML_PAGE || (route.pageStatuses ?? []).length > 0),
+    );
     for (const route of formPosts) {
       const form = operationOf(route).requestBody?.content['application/x-www-form-urlencoded'];
       expect(form?.schema, route.handler).toBeDefined();

@@ -100,9 +100,10 @@ describe('the OpenAPI document', () => {
       const codesAt = (status: number) => operation.responses[String(status)]?.content?.['application/json']?.schema.allOf?.[1].properties.error.enum;
       if (route.auth === 'public') {
         expect(operation.security, route.handler).toEqual([]);
-        expect(codesAt(401), route.handler).toBeUndefined();
+        expect(codesAt(401) ?? [], route.handler).not.toContain('UNAUTHORIZED');
       } else {
-        expect(operation.security, route.handler).toBeUndefined();
+        // Keyed routes take the document's default (a key or a session); the team and the session itself, the session alone.
+        expect(operation.security, route.handler).toEqual(route.auth === 'session' ? [{ session: [] }] : undefined);
         expect(codesAt(401), route.handler).toEqual(['UNAUTHORIZED']);
         expect(codesAt(429), route.handler).toContain('RATE_LIMIT_EXCEEDED');
         expect(Object.keys((operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'])!.headers ?? {}), route.handler).toEqual(

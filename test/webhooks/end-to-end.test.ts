@@ -25,6 +25,8 @@ const { facts, feedback, sendOne, sesEventFor } = await import('../events/suppor
 const { expectDocumentedEvent, unmatchedExamples } = await import('../docs/event-examples.ts');
 const { createBroadcast, drainBroadcastQueue, mixedAudience } = await import('../broadcasts/support.ts');
 const { createWebhookQueue, openEventStream, receiversPerTest, takeMessages, walk } = await import('./support.ts');
+const { signedInCookie } = await import('../people/support.ts');
+const { publicBase } = await import('#shared/platform/public-urls.ts');
 
 await createWebhookQueue();
 await openEventStream();
@@ -292,6 +294,27 @@ describe('the rest of the catalogue', () => {
     await deliverAll(sender.accountId);
 
     expect(expectAllVerified(endpoint).map((event) => event.type)).toEqual(['contact.created', 'webhook.disabled']);
+  });
+
+  it('the team and signing in: the operator adding an admin, their session.created, then member.added, member.updated and member.removed naming them', async () => {
+    const sender = await createSender();
+    const endpoint = await verifyingEndpoint(sender);
+    const admin = await signedInCookie(sender.accountId);
+    const asAdmin = { cookie: admin.cookie, origin: new URL(publicBase()).origin };
+
+    const added = (await request('POST', '/api/team', { headers: asAdmin, body: { email: uniqueAddress('grace') } })).body.data;
+    await request('PATCH', `/api/team/${added.id}`, { headers: asAdmin, body: { role: 'admin' } });
+    await request('DELETE', `/api/team/${added.id}`, { headers: asAdmin });
+    await deliverAll(sender.accountId);
+
+    const events = expectAllVerified(endpoint);
+    expect(events.map((event) => [event.type, event.data.memberId, (event.data.actor as { id: string }).id])).toEqual([
+      ['member.added', admin.memberId, 'test'],
+      ['session.created', admin.memberId, admin.memberId],
+      ['member.added', added.id, admin.memberId],
+      ['member.updated', added.id, admin.memberId],
+      ['member.removed', added.id, admin.memberId],
+    ]);
   });
 
   // Last in the file: the tests above delivered one event of each documented example.
