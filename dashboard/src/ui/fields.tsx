@@ -1,0 +1,93 @@
+/**
+ * The form parts every page uses, on React Aria Components: labels tied to
+ * inputs, errors announced and tied by aria-describedby, focus rings only for
+ * the keyboard. Each field shows the message the API (or the same check before
+ * sending) gives for its `name`.
+ */
+import type { ReactNode } from 'react';
+import { Button, FieldError, Input, Label, Radio, RadioGroup, Text, TextField, type ButtonProps } from 'react-aria-components';
+import { describeError, type ApiError } from '../api/errors.ts';
+
+export function TextInput(props: {
+  label: string;
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+  type?: 'text' | 'email' | 'url' | 'search' | 'date';
+  description?: string;
+  isRequired?: boolean;
+  autoComplete?: string;
+  autoFocus?: boolean;
+  inputMode?: 'numeric' | 'email' | 'url' | 'text';
+  placeholder?: string;
+  maxLength?: number;
+}) {
+  return (
+    <TextField
+      className="field"
+      name={props.name}
+      value={props.value}
+      onChange={props.onChange}
+      type={props.type ?? 'text'}
+      isRequired={props.isRequired ?? false}
+      {...(props.autoComplete ? { autoComplete: props.autoComplete } : {})}
+      {...(props.autoFocus ? { autoFocus: true } : {})}
+      {...(props.inputMode ? { inputMode: props.inputMode } : {})}
+      {...(props.maxLength ? { maxLength: props.maxLength } : {})}
+    >
+      <Label>{props.label}</Label>
+      <Input {...(props.placeholder ? { placeholder: props.placeholder } : {})} />
+      {props.description ? (
+        <Text slot="description" className="field-description">
+          {props.description}
+        </Text>
+      ) : null}
+      <FieldError className="field-error" />
+    </TextField>
+  );
+}
+
+export function Choice<T extends string>(props: {
+  label: string;
+  name: string;
+  value: T;
+  onChange: (value: T) => void;
+  options: readonly { value: T; label: string; description?: string }[];
+}) {
+  return (
+    <RadioGroup className="field choice" name={props.name} value={props.value} onChange={(value) => props.onChange(value as T)}>
+      <Label>{props.label}</Label>
+      <div className="choice-options">
+        {props.options.map((option) => (
+          <Radio key={option.value} value={option.value} className="choice-option">
+            <span className="choice-label">{option.label}</span>
+            {option.description ? <span className="choice-description">{option.description}</span> : null}
+          </Radio>
+        ))}
+      </div>
+      <FieldError className="field-error" />
+    </RadioGroup>
+  );
+}
+
+export function Action({ variant = 'secondary', className, ...props }: ButtonProps & { variant?: 'primary' | 'secondary' | 'danger' | 'quiet' }) {
+  return <Button {...props} className={`button button-${variant}${className ? ` ${className}` : ''}`} />;
+}
+
+export function SubmitButton({ pending, children }: { pending: boolean; children: ReactNode }) {
+  return (
+    <Action type="submit" variant="primary" isPending={pending}>
+      {pending ? 'Working…' : children}
+    </Action>
+  );
+}
+
+/** A refusal that belongs to no field: the API's message, and when to retry after a 429. */
+export function FormError({ error }: { error: ApiError | undefined }) {
+  if (!error) return null;
+  return (
+    <p className="notice notice-error" role="alert">
+      {describeError(error)}
+    </p>
+  );
+}
