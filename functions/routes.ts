@@ -16,8 +16,10 @@ import { emails } from './emails/contract.ts';
 import { events } from './events/contract.ts';
 import { forms } from './forms/contract.ts';
 import { otp } from './otp/contract.ts';
+import { session } from './session/contract.ts';
 import { subscriptions } from './subscriptions/contract.ts';
 import { system } from './system/contract.ts';
+import { team } from './team/contract.ts';
 import { templates } from './templates/contract.ts';
 import { transactional } from './transactional/contract.ts';
 import { webhooks } from './webhooks/contract.ts';
@@ -38,6 +40,8 @@ export const AREAS = {
   forms,
   system,
   broadcasts,
+  session,
+  team,
 } as const;
 
 export const ROUTES: readonly Endpoint[] = Object.values(AREAS).flatMap((area) => routesOfArea(area));

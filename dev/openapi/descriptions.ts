@@ -32,6 +32,9 @@ export const TAG_DESCRIPTIONS: Record<Area, string> = {
     "Endpoints that receive the account's events as signed POSTs (Standard Webhooks), retried with backoff over about a day; each delivery and its attempts are listed and can be retried.",
   forms: 'Signup forms: managed with a key, viewed and submitted by anyone once published (hosted page, JSON or HTML form post), with double opt-in.',
   system: 'This description and its reference page.',
+  session:
+    "Signing in to the dashboard: a 6-digit code mailed to a member's address, exchanged for a session cookie (HttpOnly, SameSite=Strict) that ends after 12 hours unused or 7 days in all. The session then calls every keyed operation as the member's role allows.",
+  team: "The people of the account and their roles: `admin` (everything) or `member` (everything but the team, API keys and domains). Admins' sessions only: API keys get 403.",
   broadcasts:
     "One message to each subscribed contact of an audience or a segment of it, minus the suppression list, sent in the background at the deployment's SES rate, exactly once per contact; created as drafts, sent now or at a time, paused when the quota runs out and resumed on send.",
 };
@@ -57,5 +60,7 @@ export const COMPONENT_DESCRIPTIONS: Record<string, string> = {
   FormListItem: 'A form as lists show it, with its hosted address and analytics.',
   PublicForm: 'What a published form shows to anyone: title, fields and look.',
   Submission: 'One stored submission of a form.',
+  Member: 'A person of the account: their address, role and last sign-in.',
+  Session: 'A signed-in person: who they are in the current account, and every account they may switch to.',
   ErrorCode: 'Every error code the API answers; each operation lists those it can give, by status.',
 };

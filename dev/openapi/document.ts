@@ -10,7 +10,7 @@ import type { ErrorCode } from '#shared/platform/errors.ts';
 import { statusOf } from '#shared/platform/http/error-envelope.ts';
 import { UNCOUNTED_STATUSES } from '#shared/platform/http/middleware.ts';
 import { HTML_PAGE, type Endpoint, type RequestSchemas } from '#shared/platform/http/contract.ts';
-import type { Route } from '#shared/platform/http/routes.ts';
+import { isAuthenticated, type Route } from '#shared/platform/http/routes.ts';
 import { audienceListItemSchema, audienceSchema, audienceStatsSchema } from '#shared/audiences/schema.ts';
 import { contactListItemSchema, contactSchema } from '#shared/contacts/schema.ts';
 import { domainListItemSchema, domainSchema } from '#shared/domains/schema.ts';
@@ -20,6 +20,7 @@ import { formListItemSchema, formSchema, publicFormSchema, submissionRecordSchem
 import { cursorPagination, pagination } from '#shared/platform/schema/replies.ts';
 import { templateListItemSchema, templateSchema } from '#shared/templates/schema.ts';
 import { deliverySchema, webhookSchema } from '#shared/webhooks/schema.ts';
+import { memberSchema, sessionSchema } from '#shared/people/schema.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { LOCAL_SERVER } from '#shared/platform/http/api-description.ts';
 import { COMPONENT_DESCRIPTIONS, TAG_DESCRIPTIONS, type Area } from './descriptions.ts';
@@ -54,6 +55,8 @@ const NAMED_SCHEMAS = {
   FormListItem: formListItemSchema,
   PublicForm: publicFormSchema,
   Submission: submissionRecordSchema,
+  Member: memberSchema,
+  Session: sessionSchema,
 };
 
 /**
@@ -111,13 +114,13 @@ function toComponentRefs(value: unknown, names: ReadonlyMap<string, string>): un
 }
 
 /**
- * The codes any route of this kind can answer: a key is checked and counted
- * (401, 403, 429), a body parsed and validated (400, 413, 415, 422), a query
+ * The codes any route of this kind can answer: a key or session is checked
+ * and counted (401, 403, 429), a body parsed and validated (400, 413, 415, 422), a query
  * validated; every route may fail unexpectedly (500).
  */
 export function derivedErrorCodes(route: Route, schemas: RequestSchemas): ErrorCode[] {
   const codes: ErrorCode[] = ['INTERNAL_ERROR'];
-  if (route.auth === 'key') codes.push('UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED');
+  if (isAuthenticated(route)) codes.push('UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED');
   if (schemas.body) codes.push('INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
   if (schemas.body || schemas.query) codes.push('MISSING_REQUIRED_FIELD', 'INVALID_EMAIL', 'VALIDATION_ERROR');
   return codes;
@@ -137,6 +140,12 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
   'X-RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
   'X-RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+};
+
+/** Who may call, by the route's `auth`: the document's default (a key or a session) unless stated here. */
+const SECURITY_BY_AUTH: Partial<Record<Route['auth'], JsonObject[]>> = {
+  public: [],
+  session: [{ session: [] }],
 };
 
 const HTML_CONTENT = { 'text/html': { schema: { type: 'string' } } };
@@ -204,7 +213,7 @@ const STAGE_THROTTLED = {
 };
 
 function responsesOf(route: Endpoint, operation: Endpoint, schemas: RequestSchemas, components: JsonObject): JsonObject {
-  const counted = route.auth === 'key' ? RATE_LIMIT_HEADERS : {};
+  const counted = isAuthenticated(route) ? RATE_LIMIT_HEADERS : {};
   const headers = (status: number) => (UNCOUNTED_STATUSES.includes(status) ? {} : counted);
   const responses: JsonObject = {};
   for (const [status, reply] of Object.entries(operation.responses)) {
@@ -289,7 +298,7 @@ export function buildDocument(version: string, routes: readonly Endpoint[] = ROU
         tags: [handler.split('/')[0]],
         summary: operation.summary,
         description: operation.description,
-        ...(route.auth === 'public' ? { security: [] } : {}),
+        ...(SECURITY_BY_AUTH[route.auth] ? { security: SECURITY_BY_AUTH[route.auth] } : {}),
         ...(parameters.length > 0 ? { parameters } : {}),
         ...(schemas.body
           ? { requestBody: requestBodyOf(route, operation, schemas.body, components) }
@@ -310,7 +319,7 @@ export function buildDocument(version: string, routes: readonly Endpoint[] = ROU
       // The project is not published under a license (package.json is private).
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description:
-        "Email delivery and contact management. Every request carries `x-api-key` unless the operation is marked public. Keyed responses carry the rate-limit headers, except 401, 403 and 413, which are answered before the request is counted. Every GET also answers HEAD (the same status and headers, no body). The public form view and submit answer CORS preflights (OPTIONS) and carry Access-Control-Allow-Origin for the deployment's allowed origins (any by default), never with credentials; keyed operations answer no preflight. The deployment throttles each stage (429 beyond it), tighter on public operations.",
+        "Email delivery and contact management. Every request carries `x-api-key` or a signed-in person's session cookie unless the operation is marked public; the team and the session itself take the session only. Keyed responses carry the rate-limit headers, except 401, 403 and 413, which are answered before the request is counted. Every GET also answers HEAD (the same status and headers, no body). The public form view and submit answer CORS preflights (OPTIONS) and carry Access-Control-Allow-Origin for the deployment's allowed origins (any by default), never with credentials; keyed operations answer no preflight. The deployment throttles each stage (429 beyond it), tighter on public operations.",
     },
     // The custom domain (README, Deploying: `postlane:domainName`) answers on one latency-routed name and on one name per region.
     servers: [
@@ -323,12 +332,19 @@ export function buildDocument(version: string, routes: readonly Endpoint[] = ROU
       },
       LOCAL_SERVER,
     ],
-    security: [{ apiKey: [] }],
+    security: [{ apiKey: [] }, { session: [] }],
     tags: [...new Set(routes.map((route) => route.handler.split('/')[0] as Area))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
     paths,
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: '`svc_live_…` or `svc_test_…`; `sending` keys reach only the send endpoints' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'postlane_session',
+          description:
+            "A signed-in person's session (POST /api/session), named `__Host-postlane_session` when the deployment is served over https. A request with `x-api-key` too is judged by the key. Requests other than GET and HEAD must carry an `Origin` equal to the deployment's.",
+        },
       },
       headers: {
         RateLimitLimit: { description: 'Requests allowed in the current window', schema: { type: 'integer' } },

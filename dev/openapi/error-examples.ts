@@ -6,6 +6,7 @@
  */
 import { RECIPIENT_SUPPRESSED } from '#shared/sending/service.ts';
 import { type ErrorCode, notFound, type PostlaneError } from '#shared/platform/errors.ts';
+import { invalidCode, lastAdmin, memberExists } from '#shared/accounts/people-errors.ts';
 
 /** Where an operation's validation examples point: fields of its own request. */
 export interface FieldHints {
@@ -94,6 +95,11 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   IDEMPOTENCY_IN_PROGRESS: { message: 'A request with this idempotency key is still in progress; retry shortly', field: 'idempotencyKey', retryAfter: 1 },
   SES_THROTTLED: { message: 'The sending rate of the SES account was exceeded; send again later' },
   SENDING_PAUSED: { message: 'Sending is paused for the SES account of this deployment' },
+  INVALID_CODE: thrown(invalidCode()),
+  ACCOUNT_NOT_FOUND: thrown(notFound.account()),
+  MEMBER_NOT_FOUND: thrown(notFound.member()),
+  MEMBER_EXISTS: thrown(memberExists()),
+  LAST_ADMIN: thrown(lastAdmin()),
   WEBHOOK_NOT_FOUND: thrown(notFound.webhook()),
   DELIVERY_NOT_FOUND: thrown(notFound.delivery()),
   BROADCAST_NOT_FOUND: thrown(notFound.broadcast()),

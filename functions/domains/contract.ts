@@ -1,7 +1,7 @@
-import { defineArea, resource } from '#shared/platform/http/contract.ts';
+import { ADMINS, defineArea, resource } from '#shared/platform/http/contract.ts';
 import { createDomainBody, domainListItemSchema, domainSchema, listDomainsQuery } from '#shared/domains/schema.ts';
 
-const domain = resource('/api/domains', 'domain', 'DOMAIN_NOT_FOUND', { schema: domainSchema, writeErrors: ['CONFLICT'] });
+const domain = resource('/api/domains', 'domain', 'DOMAIN_NOT_FOUND', { schema: domainSchema, writeErrors: ['CONFLICT'], access: ADMINS });
 
 export const domains = defineArea('domains', {
   create: domain.create({

@@ -44,6 +44,11 @@ export type ErrorCode =
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'SES_THROTTLED'
   | 'SENDING_PAUSED'
+  | 'INVALID_CODE'
+  | 'ACCOUNT_NOT_FOUND'
+  | 'MEMBER_NOT_FOUND'
+  | 'MEMBER_EXISTS'
+  | 'LAST_ADMIN'
   | 'INTERNAL_ERROR';
 
 export interface ErrorDetails {
@@ -107,4 +112,7 @@ export const notFound = {
   webhook: () => new NotFoundError('WEBHOOK_NOT_FOUND', 'Webhook not found'),
   delivery: () => new NotFoundError('DELIVERY_NOT_FOUND', 'Delivery not found'),
   broadcast: () => new NotFoundError('BROADCAST_NOT_FOUND', 'Broadcast not found'),
+  member: () => new NotFoundError('MEMBER_NOT_FOUND', 'Member not found'),
+  /** An account the signed-in person is no member of, exactly like one that does not exist. */
+  account: () => new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found', { field: 'accountId' }),
 } as const;

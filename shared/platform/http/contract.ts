@@ -33,7 +33,8 @@ export type ResourceKind =
   | 'subscriptionToken'
   | 'confirmationToken'
   | 'webhook'
-  | 'delivery';
+  | 'delivery'
+  | 'member';
 
 export interface RequestSchemas {
   body?: v.GenericSchema;
@@ -89,8 +90,20 @@ export function routesOfArea(area: Readonly<Record<string, Endpoint>>): Endpoint
   return Object.values(area).flatMap((endpoint) => [endpoint, ...(endpoint.aliases ?? []).map((path) => ({ ...endpoint, path }))]);
 }
 
-/** Behind `x-api-key`, for `full` keys. */
+/** Behind `x-api-key` (for `full` keys) or a session. */
 export const KEYED = { auth: 'key', permission: 'full' } as const;
+
+/** Like KEYED, but a session's member needs the `admin` role (domains, API keys). */
+export const ADMINS = { auth: 'key', permission: 'full', role: 'admin' } as const;
+
+/** A signed-in person's session only: no API key, whatever its permission. */
+export const SIGNED_IN = { auth: 'session', permission: 'full' } as const;
+
+/** The team: admins' sessions only (people are managed by people). */
+export const ADMIN_SESSIONS = { auth: 'session', permission: 'full', role: 'admin' } as const;
+
+/** Who may call the entries of a `resource`: KEYED unless it says otherwise. */
+type Access = typeof KEYED | typeof ADMINS | typeof ADMIN_SESSIONS;
 
 /** What a `resource` entry still states itself: AWS calls, error codes, summary, description, example. */
 export type EntryDetails = Omit<EndpointSpec, 'method' | 'path' | 'auth' | 'permission' | 'params' | 'request' | 'responses'>;
@@ -134,16 +147,19 @@ type BodyAndReply<B extends v.GenericSchema, R extends v.GenericSchema> = { body
  * write is a transaction with a counter, retried against concurrent ones
  * before it gives up (shared/platform/dynamodb/client.ts `transactWrite`).
  *
+ * `access` is who may call them: KEYED, ADMINS (a member's session gets
+ * 403) or ADMIN_SESSIONS (the team: no API key at all).
+ *
  * `const audience = resource('/api/audiences', 'audience', 'AUDIENCE_NOT_FOUND', { schema: audienceSchema })`, then
  * `get: audience.get({ table: ['GetItem'], summary, description })`.
  * Entries on one item (all but create and a plain list) list `notFound`
  * before their own `errors`; creates, updates and deletes list `writeErrors` after them.
  */
-export function resource<const K extends ResourceKind, S extends v.GenericSchema>(
+export function resource<const K extends ResourceKind, S extends v.GenericSchema, const A extends Access = typeof KEYED>(
   basePath: string,
   idKind: K,
   notFound: ErrorCode,
-  { schema, writeErrors = [] }: { schema: S; writeErrors?: readonly ErrorCode[] },
+  { schema, writeErrors = [], access = KEYED as A }: { schema: S; writeErrors?: readonly ErrorCode[]; access?: A },
 ) {
   const params = { id: idKind };
   // Every entry that names an item can meet an unknown (or another account's) id.
@@ -157,7 +173,7 @@ export function resource<const K extends ResourceKind, S extends v.GenericSchema
     create: <B extends v.GenericSchema, const D extends EntryDetails, R extends v.GenericSchema = S>({ body, reply, ...details }: BodyAndReply<B, R> & D) => ({
       method: 'POST' as const,
       path: basePath,
-      ...KEYED,
+      ...access,
       ...writing(details),
       request: { body },
       responses: { 201: dataReply(replyOr(reply)) },
@@ -175,7 +191,7 @@ export function resource<const K extends ResourceKind, S extends v.GenericSchema
     }: { name: N; query: Q; item: I; sub?: string } & D) => ({
       method: 'GET' as const,
       path: sub === undefined ? basePath : itemPath(sub),
-      ...KEYED,
+      ...access,
       ...(sub === undefined ? details : { ...onItem(details), params }),
       request: { query },
       responses: { 200: listReply(name, item) },
@@ -185,12 +201,14 @@ export function resource<const K extends ResourceKind, S extends v.GenericSchema
       sub,
       ...spec
     }: { name: N; query: Q; item: I; sub?: string } & D) =>
-      sub === undefined ? cursorList({ path: basePath, ...spec }) : { ...cursorList({ path: itemPath(sub), ...onItem(spec) }), params },
+      sub === undefined
+        ? { ...cursorList({ path: basePath, ...spec }), ...access }
+        : { ...cursorList({ path: itemPath(sub), ...onItem(spec) }), ...access, params },
     /** GET basePath/{id}, or a read under it (`sub: 'stats'` is basePath/{id}/stats, with its own `reply`): `{success, data}`. */
     get: <const D extends EntryDetails, R extends v.GenericSchema = S>({ reply, sub, ...details }: { reply?: R; sub?: string } & D) => ({
       method: 'GET' as const,
       path: itemPath(sub),
-      ...KEYED,
+      ...access,
       ...onItem(details),
       params,
       request: {},
@@ -200,7 +218,7 @@ export function resource<const K extends ResourceKind, S extends v.GenericSchema
     update: <B extends v.GenericSchema, const D extends EntryDetails, R extends v.GenericSchema = S>({ body, reply, ...details }: BodyAndReply<B, R> & D) => ({
       method: 'PATCH' as const,
       path: itemPath(),
-      ...KEYED,
+      ...access,
       ...onItem(writing(details)),
       params,
       request: { body },
@@ -210,7 +228,7 @@ export function resource<const K extends ResourceKind, S extends v.GenericSchema
     delete: <const D extends EntryDetails>(details: D) => ({
       method: 'DELETE' as const,
       path: itemPath(),
-      ...KEYED,
+      ...access,
       ...onItem(writing(details)),
       params,
       request: {},
@@ -225,7 +243,7 @@ export function resource<const K extends ResourceKind, S extends v.GenericSchema
     }: { sub: string; body: B; reply: R } & D) => ({
       method: 'POST' as const,
       path: itemPath(sub),
-      ...KEYED,
+      ...access,
       ...onItem(details),
       params,
       request: { body },

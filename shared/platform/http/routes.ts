@@ -58,16 +58,33 @@ export type QueueName = 'retry' | 'webhooks' | 'webhooksSlow' | 'broadcast';
  */
 export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['GetItem', 'UpdateItem'];
 
+/** Routes with a caller to check and count (a key or a session): every one but the public ones. */
+export function isAuthenticated(route: Pick<Route, 'auth'>): boolean {
+  return route.auth !== 'public';
+}
+
 export interface Route {
   method: HttpMethod;
   /** API Gateway path syntax: `/api/contacts/{id}`. */
   path: string;
   /** Module under functions/ exporting `handler`. */
   handler: string;
-  /** `key`: needs `x-api-key`; `public`: open (public forms, unsubscribe and preference pages). */
-  auth: 'key' | 'public';
+  /**
+   * `key`: an API key (`x-api-key`) or a signed-in person's session cookie,
+   * the key deciding when both come; `session`: the session cookie only, any
+   * API key refused with 403 (people are managed by people: the team, the
+   * session itself); `public`: open (public forms, unsubscribe and preference
+   * pages, signing in).
+   */
+  auth: 'key' | 'session' | 'public';
   /** The least key permission that may call it: `sending` keys reach only the send endpoints. */
   permission: 'full' | 'sending';
+  /**
+   * The least role a session's member needs: `admin` keeps members (role
+   * `member`) out with 403 FORBIDDEN (the team, API keys, domains). API keys
+   * are judged by `permission` alone.
+   */
+  role?: 'admin';
   table: readonly TableAction[];
   /** SES v2 actions the handler calls; the stack grants exactly these. */
   ses?: readonly SesAction[];
