@@ -6,6 +6,7 @@
  * and its handler beside it; a new area adds its contract here.
  */
 import { routesOfArea, type Endpoint } from '#shared/platform/http/contract.ts';
+import { apiKeys } from './api-keys/contract.ts';
 import { attachments } from './attachments/contract.ts';
 import { audiences } from './audiences/contract.ts';
 import { broadcasts } from './broadcasts/contract.ts';
@@ -16,6 +17,7 @@ import { emails } from './emails/contract.ts';
 import { events } from './events/contract.ts';
 import { forms } from './forms/contract.ts';
 import { otp } from './otp/contract.ts';
+import { stats } from './stats/contract.ts';
 import { subscriptions } from './subscriptions/contract.ts';
 import { system } from './system/contract.ts';
 import { templates } from './templates/contract.ts';
@@ -38,6 +40,8 @@ export const AREAS = {
   forms,
   system,
   broadcasts,
+  'api-keys': apiKeys,
+  stats,
 } as const;
 
 export const ROUTES: readonly Endpoint[] = Object.values(AREAS).flatMap((area) => routesOfArea(area));

@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'WEBHOOK_NOT_FOUND'
   | 'DELIVERY_NOT_FOUND'
   | 'BROADCAST_NOT_FOUND'
+  | 'API_KEY_NOT_FOUND'
   | 'BROADCAST_NOT_EDITABLE'
   | 'INVALID_WEBHOOK_URL'
   | 'WEBHOOK_LIMIT_REACHED'
@@ -107,4 +108,5 @@ export const notFound = {
   webhook: () => new NotFoundError('WEBHOOK_NOT_FOUND', 'Webhook not found'),
   delivery: () => new NotFoundError('DELIVERY_NOT_FOUND', 'Delivery not found'),
   broadcast: () => new NotFoundError('BROADCAST_NOT_FOUND', 'Broadcast not found'),
+  apiKey: () => new NotFoundError('API_KEY_NOT_FOUND', 'API key not found'),
 } as const;

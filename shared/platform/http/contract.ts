@@ -33,7 +33,8 @@ export type ResourceKind =
   | 'subscriptionToken'
   | 'confirmationToken'
   | 'webhook'
-  | 'delivery';
+  | 'delivery'
+  | 'apiKey';
 
 export interface RequestSchemas {
   body?: v.GenericSchema;
