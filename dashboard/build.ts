@@ -18,6 +18,7 @@ import { readFile } from 'node:fs/promises';
 import { build, type Metafile } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ENTRY = 'dashboard/src/main.tsx';
 
 /** Where `npm run build` and `npm start` put the dashboard; git-ignored (dist/). */
 export const DASHBOARD_OUT = join(ROOT, 'dist', 'dashboard');
@@ -72,7 +73,7 @@ export async function buildDashboard(outDir = DASHBOARD_OUT): Promise<DashboardB
   await mkdir(join(outDir, ASSETS), { recursive: true });
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { main: 'dashboard/src/main.tsx' },
+    entryPoints: { main: ENTRY },
     outdir: join(outDir, ASSETS),
     bundle: true,
     splitting: true,
@@ -112,7 +113,7 @@ function describe(metafile: Metafile, outDir: string) {
       dynamicImports: meta.imports.filter((one) => one.kind === 'dynamic-import').map((one) => fileOf(one.path)),
       inputs: Object.keys(meta.inputs),
     };
-    if (meta.entryPoint) entry = { file: fileOf(output), script: servedPath(outDir, output), stylesheet: meta.cssBundle ? servedPath(outDir, meta.cssBundle) : undefined };
+    if (meta.entryPoint === ENTRY) entry = { file: fileOf(output), script: servedPath(outDir, output), stylesheet: meta.cssBundle ? servedPath(outDir, meta.cssBundle) : undefined };
   }
   if (!entry) throw new Error('the dashboard build wrote no entry script');
   return { entry, scripts };

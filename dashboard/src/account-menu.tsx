@@ -7,7 +7,10 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { Header, Menu, MenuItem, MenuSection, MenuTrigger, Popover, Separator } from 'react-aria-components';
+import { Header } from 'react-aria-components/Header';
+import { Menu, MenuItem, MenuSection, MenuTrigger } from 'react-aria-components/Menu';
+import { Popover } from 'react-aria-components/Popover';
+import { Separator } from 'react-aria-components/Separator';
 import { api, call } from './api/client.ts';
 import { asApiError, describeError, type ApiError } from './api/errors.ts';
 import { accountButtonLabel } from './account-menu-button.tsx';

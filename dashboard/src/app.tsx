@@ -1,16 +1,14 @@
 /**
- * The application: the query cache (the one place server data lives), the
- * router React Aria's links use, and the gate between sign-in and the pages.
+ * The application: the query cache (the one place server data lives) and
+ * the gate between sign-in and the pages.
  * Signed out, whatever the address, the sign-in form shows in place; once
  * signed in, the same address shows its page, so a session that ends mid-page
  * comes back to that page.
  */
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect } from 'react';
-import { RouterProvider } from 'react-aria-components';
 import { whenSessionEnds } from './api/client.ts';
 import { ApiError } from './api/errors.ts';
-import { appHref, navigate } from './router.ts';
 import { PageBoundary, Splash } from './ui/boundary.tsx';
 import { endSession, useSession } from './session.ts';
 import { Shell } from './shell.tsx';
@@ -51,11 +49,9 @@ function SessionGate() {
 export function App() {
   return (
     <QueryClientProvider client={queryClient}>
-      <RouterProvider navigate={(to) => navigate(to)} useHref={appHref}>
-        <PageBoundary resetKey="app">
-          <SessionGate />
-        </PageBoundary>
-      </RouterProvider>
+      <PageBoundary resetKey="app">
+        <SessionGate />
+      </PageBoundary>
     </QueryClientProvider>
   );
 }

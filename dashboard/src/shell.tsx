@@ -3,7 +3,7 @@
  * navigation (the pages the person's role may open) and the page itself.
  */
 import { lazy, Suspense, useState } from 'react';
-import { Link } from 'react-aria-components';
+import { AppLink } from './ui/app-link.tsx';
 import { PageBoundary, Splash } from './ui/boundary.tsx';
 import { matchPath, useLocation } from './router.ts';
 import { ROUTES, type RouteEntry } from './routes.tsx';
@@ -47,9 +47,9 @@ export function Shell({ session }: { session: Session }) {
         <ul>
           {entries.map((entry) => (
             <li key={entry.path}>
-              <Link href={entry.path} aria-current={isCurrent(entry, path) ? 'page' : undefined} onPress={() => setNavOpen(false)}>
+              <AppLink href={entry.path} aria-current={isCurrent(entry, path) ? 'page' : undefined} onClick={() => setNavOpen(false)}>
                 {entry.nav}
-              </Link>
+              </AppLink>
             </li>
           ))}
         </ul>

@@ -1,5 +1,8 @@
 /** Several choices from a short list (a webhook's event types), on React Aria's CheckboxGroup. */
-import { Checkbox, CheckboxGroup, FieldError, Label, Text } from 'react-aria-components';
+import { Checkbox, CheckboxGroup } from 'react-aria-components/CheckboxGroup';
+import { FieldError } from 'react-aria-components/FieldError';
+import { Label } from 'react-aria-components/Label';
+import { Text } from 'react-aria-components/Text';
 
 export function CheckboxesField(props: {
   label: string;

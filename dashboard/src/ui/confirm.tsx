@@ -4,7 +4,9 @@
  * The refusal, if the API refuses, is shown inside the dialog.
  */
 import { useState, type ReactNode } from 'react';
-import { Dialog, DialogTrigger, Heading, Modal } from 'react-aria-components';
+import { Dialog, DialogTrigger } from 'react-aria-components/Dialog';
+import { Heading } from 'react-aria-components/Heading';
+import { Modal } from 'react-aria-components/Modal';
 import { asApiError, describeError, type ApiError } from '../api/errors.ts';
 import { Action } from './fields.tsx';
 

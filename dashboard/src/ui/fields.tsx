@@ -4,8 +4,14 @@
  * the keyboard. Each field shows the message the API (or the same check before
  * sending) gives for its `name`.
  */
-import type { ReactNode } from 'react';
-import { Button, FieldError, Input, Label, Radio, RadioGroup, Text, TextField, type ButtonProps } from 'react-aria-components';
+import type { ReactNode, RefAttributes } from 'react';
+import { Button, type ButtonProps } from 'react-aria-components/Button';
+import { FieldError } from 'react-aria-components/FieldError';
+import { Input } from 'react-aria-components/Input';
+import { Label } from 'react-aria-components/Label';
+import { Radio, RadioGroup } from 'react-aria-components/RadioGroup';
+import { Text } from 'react-aria-components/Text';
+import { TextField } from 'react-aria-components/TextField';
 import { describeError, type ApiError } from '../api/errors.ts';
 
 export function TextInput(props: {
@@ -70,7 +76,11 @@ export function Choice<T extends string>(props: {
   );
 }
 
-export function Action({ variant = 'secondary', className, ...props }: ButtonProps & { variant?: 'primary' | 'secondary' | 'danger' | 'quiet' }) {
+export function Action({
+  variant = 'secondary',
+  className,
+  ...props
+}: ButtonProps & RefAttributes<HTMLButtonElement> & { variant?: 'primary' | 'secondary' | 'danger' | 'quiet' }) {
   return <Button {...props} className={`button button-${variant}${className ? ` ${className}` : ''}`} />;
 }
 

@@ -1,5 +1,11 @@
 /** A single choice from a list too long for radio buttons (a status, a domain), on React Aria's Select. */
-import { Button, FieldError, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Text } from 'react-aria-components';
+import { Button } from 'react-aria-components/Button';
+import { FieldError } from 'react-aria-components/FieldError';
+import { Label } from 'react-aria-components/Label';
+import { ListBox, ListBoxItem } from 'react-aria-components/ListBox';
+import { Popover } from 'react-aria-components/Popover';
+import { Select, SelectValue } from 'react-aria-components/Select';
+import { Text } from 'react-aria-components/Text';
 
 export function SelectField<T extends string>(props: {
   label: string;

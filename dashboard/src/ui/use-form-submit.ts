@@ -20,7 +20,7 @@ export function checkInput(schema: v.GenericSchema, input: unknown): ApiError | 
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return undefined;
   const error = toValidationError(result.issues[0]);
-  return new ApiError({ status: 400, code: error.code, message: error.message, field: error.field });
+  return new ApiError({ status: 400, code: error.code, message: error.message, field: error.details.field });
 }
 
 export interface FormSubmit<Input, Result> {

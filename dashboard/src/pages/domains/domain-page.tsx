@@ -4,7 +4,7 @@
  * "Verify now", and deleting it.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from 'react-aria-components';
+import { AppLink } from '../../ui/app-link.tsx';
 import { api, call, type paths } from '../../api/client.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.tsx';
@@ -69,9 +69,9 @@ export default function DomainPage({ params }: PageProps) {
   return (
     <>
       <PageHeader title={domain.data?.data.domain ?? 'Domain'}>
-        <Link href="/domains" className="button button-quiet">
+        <AppLink href="/domains" className="button button-quiet">
           All domains
-        </Link>
+        </AppLink>
       </PageHeader>
       <QueryView query={domain} label="The domain">
         {({ data }) => (

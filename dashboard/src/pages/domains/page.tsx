@@ -1,7 +1,8 @@
 /** Domains: add one (then its page shows the DNS records to publish), and the account's domains with their status. */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Form, Link } from 'react-aria-components';
+import { Form } from 'react-aria-components/Form';
+import { AppLink } from '../../ui/app-link.tsx';
 import { createDomainBody } from '#shared/domains/schema.ts';
 import { api, call } from '../../api/client.ts';
 import { navigate } from '../../router.ts';
@@ -73,7 +74,7 @@ export default function DomainsPage() {
                     {data.map((domain) => (
                       <tr key={domain.id}>
                         <th scope="row">
-                          <Link href={`/domains/${encodeURIComponent(domain.id)}`}>{domain.domain}</Link>
+                          <AppLink href={`/domains/${encodeURIComponent(domain.id)}`}>{domain.domain}</AppLink>
                         </th>
                         <td>
                           <DomainStatus status={domain.status} />

@@ -4,7 +4,7 @@
  * oldest first.
  */
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-aria-components';
+import { AppLink } from '../../ui/app-link.tsx';
 import { api, call } from '../../api/client.ts';
 import type { PageProps } from '../../routes.tsx';
 import { Empty, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
@@ -62,7 +62,7 @@ function Summary({ email }: { email: EmailRecord }) {
         <div>
           <dt>Broadcast</dt>
           <dd>
-            <Link href={`/emails?broadcastId=${encodeURIComponent(email.broadcastId)}`}>{email.broadcastId}</Link>
+            <AppLink href={`/emails?broadcastId=${encodeURIComponent(email.broadcastId)}`}>{email.broadcastId}</AppLink>
           </dd>
         </div>
       ) : null}
@@ -92,9 +92,9 @@ export default function EmailPage({ params }: PageProps) {
   return (
     <>
       <PageHeader title={email.data ? email.data.data.subject || '(no subject)' : 'Email'}>
-        <Link href="/emails" className="button button-quiet">
+        <AppLink href="/emails" className="button button-quiet">
           All emails
-        </Link>
+        </AppLink>
       </PageHeader>
       <QueryView query={email} label="The email">
         {({ data }) => (

@@ -1,5 +1,5 @@
 /** Emails as a table (the Overview's latest and the message log): recipient, subject linking to the email's page, status, time. */
-import { Link } from 'react-aria-components';
+import { AppLink } from '../../ui/app-link.tsx';
 import type { paths } from '../../api/client.ts';
 import { Badge, Time } from '../../ui/page.tsx';
 
@@ -38,7 +38,7 @@ export function EmailTable({ emails, caption }: { emails: readonly EmailRecord[]
           {emails.map((email) => (
             <tr key={email.id}>
               <th scope="row">
-                <Link href={`/emails/${encodeURIComponent(email.id)}`}>{email.subject || '(no subject)'}</Link>
+                <AppLink href={`/emails/${encodeURIComponent(email.id)}`}>{email.subject || '(no subject)'}</AppLink>
                 {email.test ? <span className="muted"> · test</span> : null}
               </th>
               <td className="cell-wrap">{email.to}</td>

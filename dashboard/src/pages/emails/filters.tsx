@@ -4,7 +4,7 @@
  * checked with the API's own query schema before the address changes.
  */
 import { useState } from 'react';
-import { Form } from 'react-aria-components';
+import { Form } from 'react-aria-components/Form';
 import { listEmailsQuery } from '#shared/messages/schema.ts';
 import type { ApiError } from '../../api/errors.ts';
 import { Action, FormError, TextInput } from '../../ui/fields.tsx';

@@ -1,6 +1,6 @@
 /** Adding a webhook endpoint: its URL, the events it receives, a note; the signing secret is shown once, here. */
 import { useState } from 'react';
-import { Form } from 'react-aria-components';
+import { Form } from 'react-aria-components/Form';
 import { EVENT_TYPES } from '#shared/events/types.ts';
 import { createWebhookBody } from '#shared/webhooks/schema.ts';
 import { api, call } from '../../api/client.ts';

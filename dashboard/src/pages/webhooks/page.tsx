@@ -1,6 +1,6 @@
 /** Webhooks: add an endpoint, and the account's endpoints with their state, each with its deliveries on its own page. */
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-aria-components';
+import { AppLink } from '../../ui/app-link.tsx';
 import { api, call } from '../../api/client.ts';
 import { Badge, Empty, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
 import { CreateWebhook } from './create-webhook.tsx';
@@ -36,9 +36,9 @@ export default function WebhooksPage() {
                     {list.map((webhook) => (
                       <tr key={webhook.id}>
                         <th scope="row">
-                          <Link href={`/webhooks/${encodeURIComponent(webhook.id)}`} className="cell-wrap">
+                          <AppLink href={`/webhooks/${encodeURIComponent(webhook.id)}`} className="cell-wrap">
                             {webhook.url}
-                          </Link>
+                          </AppLink>
                           {webhook.description ? <span className="muted cell-wrap"> {webhook.description}</span> : null}
                         </th>
                         <td>{webhook.events.includes('*') ? 'all' : webhook.events.join(', ')}</td>

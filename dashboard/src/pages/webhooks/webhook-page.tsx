@@ -5,7 +5,7 @@
  * itself every few seconds.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from 'react-aria-components';
+import { AppLink } from '../../ui/app-link.tsx';
 import { api, call, type paths } from '../../api/client.ts';
 import { asApiError, describeError } from '../../api/errors.ts';
 import type { PageProps } from '../../routes.tsx';
@@ -97,9 +97,9 @@ export default function WebhookPage({ params }: PageProps) {
   return (
     <>
       <PageHeader title="Webhook endpoint">
-        <Link href="/webhooks" className="button button-quiet">
+        <AppLink href="/webhooks" className="button button-quiet">
           All endpoints
-        </Link>
+        </AppLink>
       </PageHeader>
       <QueryView query={webhook} label="The endpoint">
         {({ data }) => (
