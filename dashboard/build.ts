@@ -10,20 +10,18 @@
  * - Every asset's name carries its content hash, so it can be cached for a year;
  *   index.html, the one file without one, is never cached.
  */
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { readFile } from 'node:fs/promises';
 import { build, type Metafile } from 'esbuild';
+import { DASHBOARD_OUT, DASHBOARD_PREFIX } from '#dev/local/dashboard.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = 'dashboard/src/main.tsx';
 
-/** Where `npm run build` and `npm start` put the dashboard; git-ignored (dist/). */
-export const DASHBOARD_OUT = join(ROOT, 'dist', 'dashboard');
 /** The path the dashboard is served under, on the API's own origin. */
-export const DASHBOARD_BASE = '/app/';
+const DASHBOARD_BASE = `${DASHBOARD_PREFIX}/`;
 const ASSETS = 'assets';
 
 export interface DashboardBuild {
@@ -95,7 +93,14 @@ export async function buildDashboard(outDir = DASHBOARD_OUT): Promise<DashboardB
   });
   const { entry, scripts } = describe(result.metafile, outDir);
   const entryScript = scripts[entry.file]!;
-  await writeFile(join(outDir, 'index.html'), indexHtml(entry.script, entry.stylesheet, entryScript.imports.map((file) => `${DASHBOARD_BASE}${ASSETS}/${file}`)));
+  await writeFile(
+    join(outDir, 'index.html'),
+    indexHtml(
+      entry.script,
+      entry.stylesheet,
+      entryScript.imports.map((file) => `${DASHBOARD_BASE}${ASSETS}/${file}`),
+    ),
+  );
   for (const [file, script] of Object.entries(scripts)) script.gzipBytes = gzipSync(await readFile(join(outDir, ASSETS, file)), { level: 9 }).length;
   return { outDir, entry: { script: entry.script, stylesheet: entry.stylesheet }, scripts };
 }
@@ -113,13 +118,9 @@ function describe(metafile: Metafile, outDir: string) {
       dynamicImports: meta.imports.filter((one) => one.kind === 'dynamic-import').map((one) => fileOf(one.path)),
       inputs: Object.keys(meta.inputs),
     };
-    if (meta.entryPoint === ENTRY) entry = { file: fileOf(output), script: servedPath(outDir, output), stylesheet: meta.cssBundle ? servedPath(outDir, meta.cssBundle) : undefined };
+    if (meta.entryPoint === ENTRY)
+      entry = { file: fileOf(output), script: servedPath(outDir, output), stylesheet: meta.cssBundle ? servedPath(outDir, meta.cssBundle) : undefined };
   }
   if (!entry) throw new Error('the dashboard build wrote no entry script');
   return { entry, scripts };
-}
-
-/** The files a build wrote under assets/, for the static server's allow-list. */
-export async function assetFiles(outDir = DASHBOARD_OUT): Promise<string[]> {
-  return readdir(join(outDir, ASSETS)).catch(() => []);
 }

@@ -7,17 +7,17 @@ import { CopyButton } from './copy-button.tsx';
 
 export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
   return (
-    <div className="secret" role="region" aria-label={label}>
+    <section className="secret" aria-label={label}>
       <p className="notice notice-warn">
         <strong>Copy this secret now.</strong> It is shown only once: Postlane keeps a hash of it, not the secret itself. If you lose it, make a new one.
       </p>
       <div className="secret-value">
-        <code aria-label={label}>{secret}</code>
+        <code>{secret}</code>
         <CopyButton value={secret} label={`Copy ${label.toLowerCase()}`} />
       </div>
       <button type="button" className="button button-secondary" onClick={onDone}>
         I have copied it
       </button>
-    </div>
+    </section>
   );
 }

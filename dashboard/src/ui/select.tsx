@@ -17,13 +17,7 @@ export function SelectField<T extends string>(props: {
   isDisabled?: boolean;
 }) {
   return (
-    <Select
-      className="field select"
-      name={props.name}
-      value={props.value}
-      onChange={(key) => props.onChange(key as T)}
-      isDisabled={props.isDisabled ?? false}
-    >
+    <Select className="field select" name={props.name} value={props.value} onChange={(key) => props.onChange(key as T)} isDisabled={props.isDisabled ?? false}>
       <Label>{props.label}</Label>
       <Button className="select-button">
         <SelectValue />

@@ -67,7 +67,15 @@ export function CreateKey() {
         form.submit({ name, permission, env, ...(permission === 'sending' && domain !== ANY_DOMAIN ? { domain } : {}) });
       }}
     >
-      <TextInput label="Name" name="name" value={name} onChange={setName} isRequired maxLength={50} description="Where the key is used, e.g. Production server." />
+      <TextInput
+        label="Name"
+        name="name"
+        value={name}
+        onChange={setName}
+        isRequired
+        maxLength={50}
+        description="Where the key is used, e.g. Production server."
+      />
       <Choice
         label="Permission"
         name="permission"

@@ -32,7 +32,10 @@ function KeyActions({ apiKey }: { apiKey: ApiKey }) {
           await refresh();
         }}
       >
-        <p>Requests with the key ending in {apiKey.hint} are refused from now on, in every region. This cannot be undone: to use the key's place again, create a new key.</p>
+        <p>
+          Requests with the key ending in {apiKey.hint} are refused from now on, in every region. This cannot be undone: to use the key's place again, create a
+          new key.
+        </p>
       </ConfirmAction>
       {toggle.error ? (
         <p className="notice notice-error" role="alert">

@@ -38,8 +38,8 @@ function Records({ domain }: { domain: Domain }) {
           </tr>
         </thead>
         <tbody>
-          {domain.records.map((record, index) => (
-            <tr key={`${record.purpose}-${index}`}>
+          {domain.records.map((record) => (
+            <tr key={`${record.purpose}:${record.name}:${record.value}`}>
               <th scope="row">
                 {PURPOSE[record.purpose]}
                 {record.required ? '' : <span className="muted"> (recommended)</span>}

@@ -20,7 +20,11 @@ export function VerifyNow({ id }: { id: string }) {
         Verify now
       </Action>
       <span role="status" className="row-status">
-        {outcome ? (outcome.verified ? 'Verified.' : 'Not verified yet: the records are not all visible in DNS. Check them and try again in a few minutes.') : ''}
+        {outcome
+          ? outcome.verified
+            ? 'Verified.'
+            : 'Not verified yet: the records are not all visible in DNS. Check them and try again in a few minutes.'
+          : ''}
       </span>
       {verify.error ? (
         <span className="field-error" role="alert">

@@ -54,7 +54,10 @@ export default function OverviewPage() {
                 <div className="card">
                   <h2 className="card-title">Sent this month</h2>
                   <p className="card-value">{sentThisMonth.toLocaleString()}</p>
-                  <p className="muted">since {new Date(`${range.monthStart}T00:00:00Z`).toLocaleDateString(undefined, { day: 'numeric', month: 'long', timeZone: 'UTC' })} (UTC), test keys not counted</p>
+                  <p className="muted">
+                    since {new Date(`${range.monthStart}T00:00:00Z`).toLocaleDateString(undefined, { day: 'numeric', month: 'long', timeZone: 'UTC' })} (UTC),
+                    test keys not counted
+                  </p>
                 </div>
                 <Rates rates={data.rates} totals={data.totals} />
               </div>

@@ -67,7 +67,17 @@ function CodeStep({ email, onBack }: { email: string; onBack: () => void }) {
           form.submit({ email, code });
         }}
       >
-        <TextInput label="Sign-in code" name="code" value={code} onChange={setCode} inputMode="numeric" autoComplete="one-time-code" isRequired autoFocus maxLength={6} />
+        <TextInput
+          label="Sign-in code"
+          name="code"
+          value={code}
+          onChange={setCode}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          isRequired
+          autoFocus
+          maxLength={6}
+        />
         <SubmitButton pending={form.pending}>Sign in</SubmitButton>
         <FormError error={form.formError ?? resend.formError} />
       </Form>

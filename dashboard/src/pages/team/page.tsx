@@ -78,7 +78,11 @@ function MemberActions({ member, lastAdmin, isYou }: { member: Member; lastAdmin
   if (lastAdmin) return <span className="muted">The last admin: make another member admin first.</span>;
   return (
     <div className="row-actions">
-      <Action onPress={() => change.mutate()} isPending={change.isPending} aria-label={`Make ${member.email} ${nextRole === 'admin' ? 'an admin' : 'a member'}`}>
+      <Action
+        onPress={() => change.mutate()}
+        isPending={change.isPending}
+        aria-label={`Make ${member.email} ${nextRole === 'admin' ? 'an admin' : 'a member'}`}
+      >
         Make {nextRole}
       </Action>
       <ConfirmAction

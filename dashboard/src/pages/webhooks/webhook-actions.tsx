@@ -37,9 +37,7 @@ export function WebhookActions({ webhook, afterDelete }: { webhook: Webhook; aft
           if (afterDelete) navigate(afterDelete);
         }}
       >
-        <p>
-          {webhook.url} receives no more events, and its pending deliveries are dropped. Its signing secret stops working; a new endpoint gets a new one.
-        </p>
+        <p>{webhook.url} receives no more events, and its pending deliveries are dropped. Its signing secret stops working; a new endpoint gets a new one.</p>
       </ConfirmAction>
       <span role="status" className="row-status">
         {test.isSuccess ? 'Test event sent: see the deliveries.' : ''}
