@@ -1613,7 +1613,7 @@ export interface operations {
                             domain: string | null;
                             /** @enum {string} */
                             env: "live" | "test";
-                            hint: string;
+                            hint: string | null;
                             id: string;
                             lastUsedAt: string | null;
                             name: string;
@@ -2057,7 +2057,7 @@ export interface operations {
                             domain: string | null;
                             /** @enum {string} */
                             env: "live" | "test";
-                            hint: string;
+                            hint: string | null;
                             id: string;
                             lastUsedAt: string | null;
                             name: string;
@@ -7071,7 +7071,7 @@ export interface operations {
                 endDate?: string;
                 limit?: string;
                 startDate?: string;
-                type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled";
+                type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted";
             };
             header?: never;
             path?: never;
@@ -11272,7 +11272,7 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string;
-                    events: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "*")[];
+                    events: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -11656,7 +11656,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     enabled?: boolean;
-                    events?: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "*")[];
+                    events?: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "*")[];
                     /** Format: uri */
                     url?: string;
                 };

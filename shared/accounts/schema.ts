@@ -47,7 +47,8 @@ const keyFields = {
 export const apiKeySchema = v.strictObject({
   ...keyFields,
   disabled: v.boolean(),
-  hint: v.pipe(v.string(), v.length(4)),
+  /** The secret's last 4 characters; null for a key made before they were kept. */
+  hint: v.nullable(v.pipe(v.string(), v.length(4))),
   createdAt: timestamp,
   lastUsedAt: v.nullable(timestamp),
 });

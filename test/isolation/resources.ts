@@ -166,6 +166,11 @@ export class Owner {
     });
   }
 
+  /** An API key of its own, made over the API, so that calls that disable or revoke it leave the owner's key working. */
+  apiKey(): Promise<{ id: string }> {
+    return this.once('apiKey', async () => (await created(this.key, '/api/api-keys', { name: 'Owned' })).data);
+  }
+
   /** A draft broadcast to the owned audience, from the owner's verified sender. */
   broadcast(): Promise<{ id: string }> {
     return this.once('broadcast', async () => {
@@ -192,7 +197,7 @@ export class Owner {
 
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
-    const [audience, contact, template, domain, email, form, webhook, delivery, event, broadcast] = await Promise.all([
+    const [audience, contact, template, domain, email, form, webhook, delivery, event, broadcast, apiKey] = await Promise.all([
       this.audience(),
       this.contact(),
       this.template(),
@@ -203,6 +208,7 @@ export class Owner {
       this.delivery(),
       this.event(),
       this.broadcast(),
+      this.apiKey(),
     ]);
     return [
       audience.id,
@@ -218,6 +224,7 @@ export class Owner {
       delivery.id,
       event.id,
       broadcast.id,
+      apiKey.id,
     ];
   }
 }
@@ -248,6 +255,7 @@ export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
   confirmationToken: async (owner) => ({ value: await owner.confirmationToken() }),
   webhook: idOf((owner) => owner.webhook()),
   delivery: idOf((owner) => owner.delivery()),
+  apiKey: idOf((owner) => owner.apiKey()),
 };
 
 type Fixture = (owner: Owner) => Promise<RouteCall>;
