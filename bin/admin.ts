@@ -58,21 +58,32 @@ const [
   deadLetters,
   { SQSClient },
   { NotFoundError },
-] = await Promise.all(
-  [
-    import('#shared/platform/config.ts'),
-    import('#shared/accounts/plans.ts'),
-    import('#shared/accounts/service.ts'),
-    import('#shared/accounts/api-keys.ts'),
-    import('#shared/accounts/key-management.ts'),
-    import('#shared/accounts/store.ts'),
-    import('#shared/domains/verification.ts'),
-    import('#shared/domains/schema.ts'),
-    import('#shared/feedback/dead-letters.ts'),
-    import('@aws-sdk/client-sqs'),
-    import('#shared/platform/errors.ts'),
-  ],
-);
+  members,
+  { emailAddress },
+  v,
+] = await Promise.all([
+  import('#shared/platform/config.ts'),
+  import('#shared/accounts/plans.ts'),
+  import('#shared/accounts/service.ts'),
+  import('#shared/accounts/api-keys.ts'),
+  import('#shared/accounts/key-management.ts'),
+  import('#shared/accounts/store.ts'),
+  import('#shared/domains/verification.ts'),
+  import('#shared/domains/schema.ts'),
+  import('#shared/feedback/dead-letters.ts'),
+  import('@aws-sdk/client-sqs'),
+  import('#shared/platform/errors.ts'),
+  import('#shared/accounts/members.ts'),
+  import('#shared/platform/schema/common.ts'),
+  import('valibot'),
+]);
+
+/** `--email`: an address, trimmed and lower-cased as the API stores it. */
+function emailFlag(value: string): string {
+  const parsed = v.safeParse(emailAddress, value);
+  if (!parsed.success) throw new UsageError(`--email must be an email address; got "${value}"`);
+  return parsed.output;
+}
 
 async function existingAccount(accountId: string): Promise<string> {
   if (!(await getAccount(accountId, { consistent: true }))) throw new Error(`Unknown account ${accountId}`);
@@ -180,6 +191,16 @@ const COMMANDS: Record<string, Command> = {
   },
   'key disable': { summary: 'refuses the key from now on (403)', flags: ['account!', 'id!'], run: (flags) => restrict(flags, 'disable') },
   'key revoke': { summary: 'revokes the key for good (401)', flags: ['account!', 'id!'], run: (flags) => restrict(flags, 'revoke') },
+  'member add': {
+    summary: 'adds a person to the account (role admin unless --role member); they sign in to the dashboard with a code mailed to the address',
+    flags: ['account!', 'email!', 'role'],
+    run: async (flags) => {
+      const role = oneOf('role', flags.role ?? 'admin', ['admin', 'member']);
+      const member = await members.addMember(flags.account!, { email: emailFlag(flags.email!), role }, { type: 'operator', id: 'admin-cli' }, new Date());
+      if (!member) throw new Error(`Unknown account ${flags.account}`);
+      return { id: member.memberId, email: member.email, role: member.role };
+    },
+  },
   'domain verify': {
     summary: "records the domain's status for the account (locally: verified)",
     flags: ['account!', 'domain!'],

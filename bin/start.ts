@@ -90,12 +90,13 @@ function adminCommand(endpoint: string, tableName: string, defaultTable: string)
   return [...env, 'npm run --silent admin --'].join(' ');
 }
 
-function printKeys(account: LocalAccount, keysFile: string | undefined, admin: string): void {
+function printKeys(account: LocalAccount, keysFile: string | undefined, admin: string, dashboard: { url: string; mailbox: string }): void {
   console.log(`\nLocal account ${account.accountId} (plan ${account.plan}), domain ${account.domain} verified`);
   console.log(`  live key  ${account.live.key}`);
   console.log(`  test key  ${account.test.key}`);
   if (keysFile) console.log(`  saved in ${relative(ROOT, keysFile)}; shown only now and there`);
-  console.log(`  more keys: ${admin} key create --account ${account.accountId}\n`);
+  console.log(`  more keys: ${admin} key create --account ${account.accountId}`);
+  console.log(`  dashboard ${dashboard.url}  (sign in as ${account.admin}, an admin; the code arrives in the SES emulator, ${dashboard.mailbox})\n`);
 }
 
 function printKeysHint(keysFile: string | undefined, admin: string): void {
@@ -277,6 +278,8 @@ async function main(): Promise<void> {
   process.env.SCHEDULER_ENDPOINT = scheduler.endpoint;
   // Mailed and rendered links start here, whatever Host a request carries (docs/operations.md, PUBLIC_BASE_URL).
   process.env.PUBLIC_BASE_URL ??= `http://${HOST}:${apiPart.port}`;
+  // The sender of sign-in codes and invitations: the seeded account's domain, which the emulator takes like any.
+  process.env.SERVICE_MAIL_FROM ??= 'Postlane <no-reply@example.com>';
   const [
     { config, readConfig },
     { startHttpServer },
@@ -340,7 +343,7 @@ async function main(): Promise<void> {
     const { seedLocalAccount } = await import('#dev/local/seed.ts');
     const account = await seedLocalAccount();
     if (keysFile) writeFileSync(keysFile, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
-    printKeys(account, keysFile, admin);
+    printKeys(account, keysFile, admin, { url: `${api.url}/app/`, mailbox: `${sesEndpoint}/` });
   } else {
     printKeysHint(keysFile, admin);
   }

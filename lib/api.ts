@@ -23,6 +23,7 @@ import {
   edgeRoutes,
   FALLBACK_HANDLER,
   PREFLIGHT_HANDLER,
+  isAuthenticated,
   KEYED_ROUTE_TABLE_ACTIONS,
   type EdgeRoute,
   type QueueName,
@@ -186,13 +187,13 @@ export class PostlaneApi extends Construct {
 
 /**
  * The table actions a function needs for all the routes it serves: what each
- * declares, plus key lookup and rate limiting where a route takes an API key.
+ * declares, plus the key or session check and rate limiting where a route has a caller.
  */
 function tableActionsOf(routes: readonly Route[]): TableAction[] {
   const actions = new Set<TableAction>();
   for (const route of routes) {
     for (const action of route.table) actions.add(action);
-    if (route.auth === 'key') for (const action of KEYED_ROUTE_TABLE_ACTIONS) actions.add(action);
+    if (isAuthenticated(route)) for (const action of KEYED_ROUTE_TABLE_ACTIONS) actions.add(action);
   }
   return [...actions].sort();
 }

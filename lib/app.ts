@@ -41,6 +41,8 @@ export interface PostlaneSettings {
   readonly retentionDays: number;
   /** The EventBridge bus (a name, or `default`) every event is also put on; none unless set. */
   readonly eventBus?: string;
+  /** The sender of sign-in codes and team invitations (`postlane:mailFrom`); unset, none is mailed. */
+  readonly mailFrom?: string;
 }
 
 /**
@@ -93,6 +95,9 @@ export function readSettings(node: Node): PostlaneSettings {
   // EventBridge's rule for a bus name (ARNs of other accounts' buses are not accepted: the bus is this account's).
   if (eventBus !== undefined && !/^[A-Za-z0-9._-]{1,256}$/.test(eventBus))
     throw new Error(`Context postlane:eventBus must be an event bus name (letters, digits, . _ -) or default, got ${eventBus}`);
+  const mailFrom = text(node.tryGetContext('postlane:mailFrom'));
+  if (mailFrom !== undefined && !/^(?:[^<>\r\n]*<)?[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>?$/.test(mailFrom))
+    throw new Error(`Context postlane:mailFrom must be an address or Name <address>, got ${mailFrom}`);
   return {
     stage,
     regions,
@@ -104,6 +109,7 @@ export function readSettings(node: Node): PostlaneSettings {
     api,
     retentionDays,
     ...(eventBus ? { eventBus } : {}),
+    ...(mailFrom ? { mailFrom } : {}),
   };
 }
 
@@ -187,6 +193,7 @@ export function addRegionalStacks(app: App, settings: PostlaneSettings = readSet
         api: settings.api,
         retentionDays: settings.retentionDays,
         ...(settings.eventBus ? { eventBus: settings.eventBus } : {}),
+        ...(settings.mailFrom ? { mailFrom: settings.mailFrom } : {}),
       }),
   );
   if (!settings.independentRegions) {

@@ -42,6 +42,8 @@ export interface RegionalStackProps extends StackProps {
   readonly retentionDays?: number;
   /** The EventBridge bus every event is also put on (`default`: the account's default bus); none unless set. */
   readonly eventBus?: string;
+  /** The sender of the deployment's own mail to people (SERVICE_MAIL_FROM); none unless set. */
+  readonly mailFrom?: string;
 }
 
 /** How long email records, events and deliveries are kept unless `postlane:retentionDays` says otherwise (docs/webhooks.md, Retention). */
@@ -137,6 +139,8 @@ export class RegionalStack extends Stack {
     const functions = endpoints.map((endpoint) => endpoint.function);
     // Whatever a function writes that expires (email records, events, deliveries) expires after the same days.
     for (const fn of functions) fn.addEnvironment('RETENTION_DAYS', String(retentionDays));
+    // Sign-in codes and invitations are composed by the routes that ask for them, which may be any of the API's.
+    if (props.mailFrom) for (const fn of functions) fn.addEnvironment('SERVICE_MAIL_FROM', props.mailFrom);
     if (props.customDomain) {
       this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi, stage: this.api.stage });
       // Links in sent mail must come back to a region holding the same data and

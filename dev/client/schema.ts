@@ -7071,7 +7071,7 @@ export interface operations {
                 endDate?: string;
                 limit?: string;
                 startDate?: string;
-                type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted";
+                type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "member.added" | "member.updated" | "member.removed" | "session.created";
             };
             header?: never;
             path?: never;
@@ -11272,7 +11272,7 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string;
-                    events: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "*")[];
+                    events: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "member.added" | "member.updated" | "member.removed" | "session.created" | "*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -11656,7 +11656,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     enabled?: boolean;
-                    events?: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "*")[];
+                    events?: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "member.added" | "member.updated" | "member.removed" | "session.created" | "*")[];
                     /** Format: uri */
                     url?: string;
                 };

@@ -8,8 +8,8 @@ export const session = defineArea('session', {
     path: '/api/session/code',
     ...PUBLIC,
     throttle: 'public',
-    // The code's window and hash (UpdateItem); the mail is queued whoever asks, and the worker sends it to members only.
-    table: ['UpdateItem'],
+    // The address's accounts (Query) beside the code's window and hash (UpdateItem), for anyone who asks; the mail is queued either way.
+    table: ['Query', 'UpdateItem'],
     queues: ['retry'],
     request: { body: requestCodeBody },
     responses: { 200: messageReply },
@@ -23,7 +23,9 @@ export const session = defineArea('session', {
     path: '/api/session',
     ...PUBLIC,
     throttle: 'public',
-    table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    // A try of the code (UpdateItem), the address's accounts (Query), then one transaction: the code spent, the session, the
+    // member's sign-in and its event (UpdateItem, PutItem); the Session's member and account names (GetItem).
+    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
     request: { body: signInBody },
     responses: { 200: dataReply(sessionSchema) },
     errors: ['INVALID_CODE', 'ACCOUNT_NOT_FOUND'],
@@ -36,7 +38,7 @@ export const session = defineArea('session', {
     method: 'GET',
     path: '/api/session',
     ...SIGNED_IN,
-    table: ['BatchGetItem', 'Query'],
+    table: ['GetItem', 'Query'],
     request: {},
     responses: { 200: dataReply(sessionSchema) },
     summary: 'The current session',
@@ -46,7 +48,7 @@ export const session = defineArea('session', {
     method: 'PATCH',
     path: '/api/session',
     ...SIGNED_IN,
-    table: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
+    table: ['GetItem', 'Query', 'UpdateItem'],
     request: { body: switchAccountBody },
     responses: { 200: dataReply(sessionSchema) },
     errors: ['ACCOUNT_NOT_FOUND'],

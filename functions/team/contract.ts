@@ -5,7 +5,8 @@ const member = resource('/api/team', 'member', 'MEMBER_NOT_FOUND', { schema: mem
 
 export const team = defineArea('team', {
   list: member.list({
-    table: ['Query'],
+    // The page (Query) and the team's count (GetItem).
+    table: ['GetItem', 'Query'],
     query: listMembersQuery,
     name: 'members',
     item: memberSchema,
@@ -13,7 +14,9 @@ export const team = defineArea('team', {
     description: 'Admins only, signed in: an API key of any permission is 403 `FORBIDDEN`, people are managed by people. Newest first.',
   }),
   create: member.create({
-    table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+    // The account's name for the invitation (GetItem); one transaction: member, membership, event (PutItem), the
+    // team's count (UpdateItem) and the account's existence (ConditionCheckItem). The invitation goes on the retry queue.
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'],
     queues: ['retry'],
     body: addMemberBody,
     errors: ['MEMBER_EXISTS'],
@@ -23,7 +26,7 @@ export const team = defineArea('team', {
     example: { email: 'grace@example.com', role: 'member' },
   }),
   update: member.update({
-    table: ['GetItem', 'Query', 'UpdateItem'],
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
     body: updateMemberBody,
     errors: ['LAST_ADMIN'],
     summary: "Change a member's role",
@@ -31,7 +34,7 @@ export const team = defineArea('team', {
     example: { role: 'admin' },
   }),
   delete: member.delete({
-    table: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem'],
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     errors: ['LAST_ADMIN'],
     summary: 'Remove a member',
     description: "Ends the person's sessions on this account at once. The last admin cannot be removed: 409 `LAST_ADMIN`.",

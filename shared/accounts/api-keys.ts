@@ -19,14 +19,14 @@ import { monthlyQuotaOf } from './service.ts';
 import { PLAN_LIMITS, type Plan } from './plans.ts';
 import type { RateWindow } from '#shared/platform/http/rate-headers.ts';
 import { windowOf } from './rate-limit.ts';
+import type { SignedIn } from './sessions.ts';
 
 const SECRET_LENGTH = 32; // ~190 bits: a fast hash is enough, nothing to brute-force
 const KEY_PATTERN = new RegExp(`^svc_(live|test)_([0-9A-Za-z]{${ID_BODY_LENGTH}})([0-9A-Za-z]{${ID_BODY_LENGTH}})[0-9A-Za-z]{${SECRET_LENGTH}}$`);
 
-/** The caller of an authenticated request. */
-export interface Principal {
+/** What every authenticated request knows of its caller, by key or by session. */
+interface Caller {
   accountId: string;
-  keyId: string;
   env: KeyEnvironment;
   permission: KeyPermission;
   plan: Plan;
@@ -34,6 +34,32 @@ export interface Principal {
   monthlyQuota?: number;
   /** A sending key bound to one domain sends from it alone (shared/sending/sender.ts). */
   domain?: string;
+}
+
+/** A request made with an API key. */
+export interface KeyPrincipal extends Caller {
+  keyId: string;
+  session?: undefined;
+}
+
+/** A request made with a signed-in person's session: the account's live environment, full permission, the member's role. */
+export interface SessionPrincipal extends Caller {
+  keyId?: undefined;
+  session: SignedIn;
+}
+
+/** The caller of an authenticated request. */
+export type Principal = KeyPrincipal | SessionPrincipal;
+
+/** Who did something, as audit events name them (docs/webhooks.md): a member, a key, or the operator's command line. */
+export interface Actor {
+  type: 'member' | 'key' | 'operator';
+  id: string;
+}
+
+/** The actor of a request: its session's member, or its key. */
+export function actorOf(principal: Principal): Actor {
+  return principal.session ? { type: 'member', id: principal.session.memberId } : { type: 'key', id: principal.keyId };
 }
 
 function hashKey(key: string): string {
@@ -121,7 +147,7 @@ export async function authenticate(
   key: string | undefined,
   now = new Date(),
   permission?: KeyPermission,
-): Promise<{ principal: Principal; window: RateWindow }> {
+): Promise<{ principal: KeyPrincipal; window: RateWindow }> {
   const parsed = key ? parseKey(key) : undefined;
   if (!key || !parsed) throw unauthorized();
   const guard = { secretHash: hashKey(key), env: parsed.env, ...(permission === 'full' ? { permission } : {}) };

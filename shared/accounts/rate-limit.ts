@@ -1,7 +1,8 @@
 import { RateLimitExceeded, type RateWindow } from '#shared/platform/http/rate-headers.ts';
 import { useApiKey, type WindowLimits } from './api-key-store.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from './plans.ts';
-import type { Principal } from './api-keys.ts';
+import { consumeWindow } from '#shared/platform/dynamodb/rate-windows.ts';
+import type { KeyPrincipal } from './api-keys.ts';
 
 /** `second`: the epoch second whose window counted (or refused) the request. */
 export type WindowOutcome = { admitted: true; secondCount: number; second: number } | { admitted: false; exhausted: 'second' | 'day'; second: number };
@@ -15,7 +16,7 @@ export async function consumeRequest(accountId: string, keyId: string, now: Date
 }
 
 /** The window a counted request reports, or RateLimitExceeded naming the limit it broke (docs/api.md, "Rate limits"). */
-export function windowOf(outcome: WindowOutcome, plan: Plan, now: Date): RateWindow {
+export function windowOf(outcome: WindowOutcome, plan: Plan, now: Date, caller: 'API key' | 'session' = 'API key'): RateWindow {
   const limits = PLAN_LIMITS[plan];
   // The window that counted it, which may have opened after `now` was read on this instance.
   const nextSecond = outcome.second + 1;
@@ -25,7 +26,7 @@ export function windowOf(outcome: WindowOutcome, plan: Plan, now: Date): RateWin
   if (outcome.exhausted === 'day') {
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) / 1000;
     const retryAfter = Math.max(1, Math.ceil(midnight - now.getTime() / 1000));
-    throw new RateLimitExceeded(`Daily request limit of ${limits.requestsPerDay} reached for this API key`, retryAfter, {
+    throw new RateLimitExceeded(`Daily request limit of ${limits.requestsPerDay} reached for this ${caller}`, retryAfter, {
       limit: limits.requestsPerSecond,
       remaining: 0,
       reset: midnight,
@@ -43,8 +44,26 @@ export function windowOf(outcome: WindowOutcome, plan: Plan, now: Date): RateWin
  * Counts a request against its key's plan limits without checking the key
  * (the request path counts inside `authenticate`); throws RateLimitExceeded past either.
  */
-export async function admitRequest(principal: Principal, now = new Date()): Promise<RateWindow> {
+export async function admitRequest(principal: KeyPrincipal, now = new Date()): Promise<RateWindow> {
   const limits = PLAN_LIMITS[principal.plan];
   const outcome = await consumeRequest(principal.accountId, principal.keyId, now, { perSecond: limits.requestsPerSecond, perDay: limits.requestsPerDay });
   return windowOf(outcome, principal.plan, now);
+}
+
+/**
+ * Counts a session's request in its own window at the account's plan limits
+ * (the platform's rate windows, one conditional write), so a person's
+ * dashboard shares no window with the account's keys; RateLimitExceeded past either.
+ */
+export async function admitSessionRequest(accountId: string, sessionId: string, plan: Plan, now: Date): Promise<RateWindow> {
+  const limits = PLAN_LIMITS[plan];
+  const outcome = await consumeWindow({ accountId, parts: ['SESSION', sessionId] }, now, {
+    windowSeconds: 1,
+    perWindow: limits.requestsPerSecond,
+    perDay: limits.requestsPerDay,
+  });
+  const counted: WindowOutcome = outcome.admitted
+    ? { admitted: true, secondCount: outcome.windowCount, second: outcome.window }
+    : { admitted: false, exhausted: outcome.exhausted === 'day' ? 'day' : 'second', second: outcome.window };
+  return windowOf(counted, plan, now, 'session');
 }

@@ -129,12 +129,8 @@ export async function updateAccount(
 export { type AccountRecord, getAccount } from './store.ts';
 
 export type { KeyEnvironment } from './api-key-store.ts';
+export { membershipsOf, type MemberRecord, type MemberRole, type Membership } from './member-store.ts';
 export { emailsSentRead, getEmailsSent, releaseEmails, releaseEmailsItem, reserveEmails } from './usage-store.ts';
 
-/**
- * Who an authenticated request acts as, for audit events: the key that made
- * it, by id (never its secret).
- */
-export function actorOf(principal: Pick<Principal, 'keyId'>): Actor {
-  return { type: 'key', id: principal.keyId };
-}
+/** Who an authenticated request acts as, for audit events: its session's member, or its key (api-keys.ts). */
+export { actorOf } from './api-keys.ts';

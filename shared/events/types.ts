@@ -26,6 +26,10 @@ export const EVENT_TYPES = [
   'domain.created',
   'domain.verified',
   'domain.deleted',
+  'member.added',
+  'member.updated',
+  'member.removed',
+  'session.created',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

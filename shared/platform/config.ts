@@ -69,6 +69,11 @@ const ConfigSchema = v.object({
   SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /** Scheme, host and optional path of the public pages when a custom domain fronts the API: `https://mail.example.com`. */
   PUBLIC_BASE_URL: optionalUrl,
+  /**
+   * The sender of the deployment's own mail to people (sign-in codes, team invitations): `Postlane <no-reply@mail.example.com>`,
+   * at a domain SES may send from in every region (context `postlane:mailFrom`; `npm start` sets one). Unset, that mail is not sent.
+   */
+  SERVICE_MAIL_FROM: v.optional(v.pipe(v.string(), v.regex(/^[^\r\n]{3,320}$/, 'must be an address or Name <address> on one line'))),
   /** Base of the hosted form pages (`{FORMS_URL}/f/<slug>`) when they have an address of their own; else PUBLIC_BASE_URL. */
   FORMS_URL: optionalUrl,
   /** Key for signing unsubscribe and preference links, given directly (local runs, tests). */

@@ -23,7 +23,8 @@ import {
   type RetryQueue,
 } from './retry-queue.ts';
 import { MAX_RECEIVES } from './retry-policy.ts';
-import { sesTransport, type MailTransport, type SendOutcome } from './transport.ts';
+import { sesTransport, type MailTransport, type OutgoingEmail, type SendOutcome } from './transport.ts';
+import { outgoingServiceEmail, serviceEmailOf, type QueuedServiceEmail } from './service-mail.ts';
 import { log } from '#shared/platform/log.ts';
 import type { EachMessage, QueueMessage, Settled } from '#shared/platform/handlers/queue-worker.ts';
 import { emailFactsOfRecord, failedEvent, sentEvent, type EmailFacts } from '#shared/messages/email-events.ts';
@@ -87,9 +88,9 @@ export async function enqueueRetries(accountId: string, pending: readonly Pendin
 
 type Attempt = SendOutcome | { status: 'error'; cause: unknown };
 
-async function attemptSend(transport: MailTransport, send: QueuedSend): Promise<Attempt> {
+async function attemptSend(transport: MailTransport, email: OutgoingEmail): Promise<Attempt> {
   try {
-    return await transport.send(send.email);
+    return await transport.send(email);
   } catch (cause) {
     return { status: 'error', cause };
   }
@@ -118,7 +119,7 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
     return 'done';
   }
 
-  const outcome = await attemptSend(transport, send);
+  const outcome = await attemptSend(transport, send.email);
   if (outcome.status === 'sent') {
     await changeEmail(accountId, emailId, emailChanges.sentFromQueue(outcome.messageId), sentEvent(accountId, emailFactsOfRecord(record), Date.now()));
     return 'done';
@@ -161,13 +162,44 @@ async function sendStored(received: QueueMessage, pointer: StoredSendPointer, tr
   return 'done';
 }
 
-/** What a retry queue body holds: the message itself, or a pointer to it in the bucket (too large for one SQS message). */
-export type RetryMessage = { inline: QueuedSend } | { stored: StoredSendPointer };
+/**
+ * What a retry queue body holds: the message itself, or a pointer to it in
+ * the bucket (too large for one SQS message), or the deployment's own mail
+ * to a person (./service-mail.ts).
+ */
+export type RetryMessage = { inline: QueuedSend } | { stored: StoredSendPointer } | { service: QueuedServiceEmail };
 
 /** The message a retry queue body holds; throws when the body is not one this code wrote. */
 export function decodeRetryMessage(body: string): RetryMessage {
+  const service = serviceEmailOf(body);
+  if (service) return { service };
   const pointer = storedSendPointer(body);
   return pointer ? { stored: pointer } : { inline: decodeQueuedSend(body) };
+}
+
+/**
+ * The deployment's own mail: dropped when it was queued only to make the
+ * same calls as one that is sent; else sent, again later while SES throttles
+ * or fails, and dropped (logged, without the address or the content) when
+ * SES refuses it for good or at the last attempt. It has no record to settle.
+ */
+async function sendServiceEmail(
+  email: QueuedServiceEmail,
+  receives: number,
+  receiptHandle: string,
+  transport: MailTransport,
+  queue: RetryQueue,
+): Promise<Settled> {
+  if (!email.send) return 'done';
+  const outcome = await attemptSend(transport, outgoingServiceEmail(email));
+  if (outcome.status === 'sent') return 'done';
+  const retryable = outcome.status === 'error' || outcome.error === 'SES_THROTTLED';
+  if (retryable && receives < MAX_RECEIVES) {
+    await queue.retryLater(receiptHandle, backoffSeconds(receives + 1));
+    return 'again';
+  }
+  log.error('service email not sent', { receives, error: outcome.status === 'error' ? outcome.cause : outcome.error });
+  return 'done';
 }
 
 /**
@@ -180,6 +212,7 @@ export function queuedSendBatch(transport: MailTransport = sesTransport(), queue
   let storedTurn: Promise<unknown> = Promise.resolve();
   return (message, received) => {
     if ('inline' in message) return sendQueued(message.inline, received.receives, received.receiptHandle, transport, queue);
+    if ('service' in message) return sendServiceEmail(message.service, received.receives, received.receiptHandle, transport, queue);
     const sent = storedTurn.then(() => sendStored(received, message.stored, transport, queue));
     storedTurn = sent.catch(() => undefined);
     return sent;

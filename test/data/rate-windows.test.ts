@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { admitRequest } from '#shared/accounts/rate-limit.ts';
-import type { Principal } from '#shared/accounts/api-keys.ts';
+import type { KeyPrincipal } from '#shared/accounts/api-keys.ts';
 import { PLAN_LIMITS } from '#shared/accounts/plans.ts';
 import { createTestAccount } from '../support/accounts.ts';
 
-async function freePrincipal(): Promise<Principal> {
+async function freePrincipal(): Promise<KeyPrincipal> {
   const { accountId, keyId } = await createTestAccount({ plan: 'free' });
   return { accountId, keyId, env: 'live', permission: 'full', plan: 'free' };
 }

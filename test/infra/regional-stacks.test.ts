@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configurationSetsOf } from '#shared/sending/tracking.ts';
 import { App, ArnFormat } from 'aws-cdk-lib';
 import { createTableInput, GLOBAL_INDEXES, TTL_ATTRIBUTE } from '#shared/platform/dynamodb/table.ts';
-import { edgeRoutes, FALLBACK_HANDLER, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, type QueueName } from '#shared/platform/http/routes.ts';
+import { edgeRoutes, FALLBACK_HANDLER, isAuthenticated, KEYED_ROUTE_TABLE_ACTIONS, PREFLIGHT_HANDLER, type QueueName } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
@@ -39,7 +39,7 @@ function functionIdOf(resources: Resources, handler: string): string {
 function expectedPermissions(stack: RegionalStack, resources: Resources, functionId: string, handler: string): Set<string> {
   const routes = ROUTES.filter((route) => route.handler === handler);
   const actions = new Set([
-    ...routes.flatMap((route) => [...route.table, ...(route.auth === 'key' ? KEYED_ROUTE_TABLE_ACTIONS : [])]),
+    ...routes.flatMap((route) => [...route.table, ...(isAuthenticated(route) ? KEYED_ROUTE_TABLE_ACTIONS : [])]),
     ...Object.values(EVENT_FUNCTIONS)
       .filter((fn) => fn.handler === handler)
       .flatMap((fn) => fn.table),

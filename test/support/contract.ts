@@ -5,7 +5,7 @@
  * each through `assertDocumented`. So the whole suite is the contract test.
  */
 import { UNCOUNTED_STATUSES } from '#shared/platform/http/middleware.ts';
-import { matchRoute } from '#shared/platform/http/routes.ts';
+import { isAuthenticated, matchRoute } from '#shared/platform/http/routes.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { contractValidators, validatorKey } from './contract-validators.ts';
 
@@ -41,7 +41,7 @@ export function assertDocumented(response: ObservedResponse): void {
   if (!documented)
     throw new Error(`${where}, which docs/openapi.json does not document for it (${Object.keys(operation).join(', ')}): ${response.body.slice(0, 300)}`);
   // A keyed route's answer carries the rate-limit headers once the key has been counted: not on answers given before that.
-  if (match.route.auth === 'key' && !UNCOUNTED_STATUSES.includes(response.status)) {
+  if (isAuthenticated(match.route) && !UNCOUNTED_STATUSES.includes(response.status)) {
     const missing = RATE_LIMIT_HEADERS.filter((name) => !/^\d+$/.test(response.header(name) ?? ''));
     if (missing.length > 0)
       throw new Error(`${where} without ${missing.join(', ')} (or not a whole number), which docs/openapi.json promises on keyed answers`);

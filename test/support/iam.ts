@@ -13,7 +13,7 @@
 import { email } from '#functions/email/contract.ts';
 import { ROUTES } from '#functions/routes.ts';
 import { TRACKING_SET_SUFFIX } from '#shared/sending/tracking.ts';
-import type { QueueName } from '#shared/platform/http/routes.ts';
+import { isAuthenticated, type QueueName } from '#shared/platform/http/routes.ts';
 import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
 import { EVENT_FAN_OUT, STREAM_READ_ACTIONS } from '../../lib/event-fan-out.ts';
 import { FEEDBACK_WORKER } from '../../lib/feedback.ts';
@@ -331,7 +331,7 @@ export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
   // only email/send takes, while the others that declare `queue` send through the same code (shared/sending/retry.ts).
   // Single-region runs route nothing: only a keyed route that reads nothing else by key would leave it unused.
   ...Object.fromEntries(
-    ROUTES.filter((route) => route.auth === 'key' && !route.table?.includes('GetItem')).map((route) => [
+    ROUTES.filter((route) => isAuthenticated(route) && !route.table?.includes('GetItem')).map((route) => [
       `${route.handler} dynamodb:GetItem`,
       "with home regions, a keyed request reads its account's home before the key check (shared/platform/dynamodb/client.ts)",
     ]),

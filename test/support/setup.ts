@@ -31,6 +31,8 @@ process.env.SCHEDULER_ENDPOINT = (await startLocalScheduler({ port: 0, sqsEndpoi
 // Links are built from configuration, as deployed: the worker's API server (test/support/api.ts) listens on this port.
 process.env.TEST_API_PORT = String(await freePort());
 process.env.PUBLIC_BASE_URL = `http://127.0.0.1:${process.env.TEST_API_PORT}`;
+// The sender of sign-in codes and invitations (test/people reads them back by recipient).
+process.env.SERVICE_MAIL_FROM = 'Postlane <no-reply@postlane.test>';
 // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

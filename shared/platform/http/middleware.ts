@@ -34,6 +34,7 @@ function toResult(reply: Reply, state: RequestState): APIGatewayProxyStructuredR
     statusCode: reply.status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...rateHeaders(state.rateWindow), ...reply.headers },
     body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body),
+    ...(reply.cookies && reply.cookies.length > 0 ? { cookies: reply.cookies } : {}),
   };
 }
 

@@ -4,6 +4,8 @@ export interface Reply {
   /** An object is sent as JSON; a string as is, with the content type in `headers`. */
   body: Record<string, unknown> | string;
   headers?: Record<string, string>;
+  /** Set-Cookie values, each a whole cookie with its attributes (API Gateway's `cookies`: one header each). */
+  cookies?: string[];
 }
 
 /** A JSON reply whose status and body the endpoint factory checks against the contract's reply schema. */
@@ -45,4 +47,9 @@ export function idempotentOk<Response extends object>(result: { response: Respon
 /** 200 with one page of a cursor-paged list: `cursorPage('events', events, query.limit, nextCursor)`. */
 export function cursorPage<const N extends string, T>(name: N, items: T[], limit: number, nextCursor: string | null) {
   return ok({ [name]: items, pagination: { limit, nextCursor } } as { [K in N]: T[] } & { pagination: { limit: number; nextCursor: string | null } });
+}
+
+/** `reply` with cookies to set: `withCookies(ok({ data }), [sessionCookie(token)])`. */
+export function withCookies<R extends Reply | JsonReply<number, unknown>>(reply: R, cookies: string[]): R {
+  return { ...reply, cookies: [...(reply.cookies ?? []), ...cookies] };
 }

@@ -55,6 +55,8 @@ export type QueueName = 'retry' | 'webhooks' | 'webhooksSlow' | 'broadcast';
  * The key check, rate-limit windows and last-used stamp in one conditional
  * write of the key item (UpdateItem); with home regions, the plain read of
  * the account's home that routes it (GetItem, shared/platform/dynamodb/client.ts).
+ * A session's check uses the same two: its use (UpdateItem), its member and
+ * account (GetItem) and its rate window (UpdateItem).
  */
 export const KEYED_ROUTE_TABLE_ACTIONS: readonly TableAction[] = ['GetItem', 'UpdateItem'];
 
