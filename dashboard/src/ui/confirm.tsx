@@ -44,7 +44,7 @@ export function ConfirmAction(props: {
                 </Action>
                 <Action
                   variant="danger"
-                  isPending={pending}
+                  busy={pending}
                   onPress={async () => {
                     setPending(true);
                     try {

@@ -6,6 +6,7 @@
  */
 import type { ReactNode, RefAttributes } from 'react';
 import { Button, type ButtonProps } from 'react-aria-components/Button';
+import { Form } from 'react-aria-components/Form';
 import { FieldError } from 'react-aria-components/FieldError';
 import { Input } from 'react-aria-components/Input';
 import { Label } from 'react-aria-components/Label';
@@ -76,17 +77,32 @@ export function Choice<T extends string>(props: {
   );
 }
 
+/**
+ * A button. `busy` ignores presses while its action runs, without React Aria's
+ * `isPending`, whose announcement outlives a button that the action removes
+ * (a form that gives way to its result), leaving a live region that names
+ * nothing.
+ */
 export function Action({
   variant = 'secondary',
   className,
+  busy = false,
+  onPress,
   ...props
-}: ButtonProps & RefAttributes<HTMLButtonElement> & { variant?: 'primary' | 'secondary' | 'danger' | 'quiet' }) {
-  return <Button {...props} className={`button button-${variant}${className ? ` ${className}` : ''}`} />;
+}: ButtonProps & RefAttributes<HTMLButtonElement> & { variant?: 'primary' | 'secondary' | 'danger' | 'quiet'; busy?: boolean }) {
+  return (
+    <Button
+      {...props}
+      {...(onPress ? { onPress: busy ? () => undefined : onPress } : {})}
+      data-busy={busy || undefined}
+      className={`button button-${variant}${className ? ` ${className}` : ''}`}
+    />
+  );
 }
 
 export function SubmitButton({ pending, children }: { pending: boolean; children: ReactNode }) {
   return (
-    <Action type="submit" variant="primary" isPending={pending}>
+    <Action type="submit" variant="primary" busy={pending}>
       {pending ? 'Working…' : children}
     </Action>
   );
@@ -99,5 +115,27 @@ export function FormError({ error }: { error: ApiError | undefined }) {
     <p className="notice notice-error" role="alert">
       {describeError(error)}
     </p>
+  );
+}
+
+/**
+ * A form whose fields show the messages the API gives (or the same check
+ * gives before sending) beside them: the browser's own validation bubbles are
+ * off, since they word things differently and check less than the API does.
+ */
+export function ApiForm(props: { label: string; errors: Record<string, string>; onSubmit: () => void; className?: string; children: ReactNode }) {
+  return (
+    <Form
+      className={props.className ?? 'form'}
+      aria-label={props.label}
+      validationBehavior="aria"
+      validationErrors={props.errors}
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onSubmit();
+      }}
+    >
+      {props.children}
+    </Form>
   );
 }

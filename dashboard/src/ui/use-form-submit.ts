@@ -60,6 +60,8 @@ export function useFormSubmit<Input, Result>(options: {
   const onField = refusal?.field !== undefined && options.fields.includes(fieldName(refusal.field));
   return {
     submit(input) {
+      // A second press while the first is on its way would send twice.
+      if (mutation.isPending) return;
       setRefusal(undefined);
       const problem = options.schema ? checkInput(options.schema, input) : undefined;
       if (problem) setRefusal(problem);

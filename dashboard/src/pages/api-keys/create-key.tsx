@@ -5,10 +5,9 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Form } from 'react-aria-components/Form';
 import { createApiKeyBody } from '#shared/accounts/schema.ts';
 import { api, call } from '../../api/client.ts';
-import { Choice, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
+import { ApiForm, Choice, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
 import { SecretOnce } from '../../ui/secret-once.tsx';
 import { SelectField } from '../../ui/select.tsx';
 import { useFormSubmit } from '../../ui/use-form-submit.ts';
@@ -58,14 +57,10 @@ export function CreateKey() {
     );
   }
   return (
-    <Form
-      className="form"
-      aria-label="Create an API key"
-      validationErrors={form.fieldErrors}
-      onSubmit={(event) => {
-        event.preventDefault();
-        form.submit({ name, permission, env, ...(permission === 'sending' && domain !== ANY_DOMAIN ? { domain } : {}) });
-      }}
+    <ApiForm
+      label="Create an API key"
+      errors={form.fieldErrors}
+      onSubmit={() => form.submit({ name, permission, env, ...(permission === 'sending' && domain !== ANY_DOMAIN ? { domain } : {}) })}
     >
       <TextInput
         label="Name"
@@ -99,6 +94,6 @@ export function CreateKey() {
       {permission === 'sending' ? <DomainChoice value={domain} onChange={setDomain} /> : null}
       <SubmitButton pending={form.pending}>Create key</SubmitButton>
       <FormError error={form.formError} />
-    </Form>
+    </ApiForm>
   );
 }

@@ -19,7 +19,7 @@ function KeyActions({ apiKey }: { apiKey: ApiKey }) {
   });
   return (
     <div className="row-actions">
-      <Action onPress={() => toggle.mutate()} isPending={toggle.isPending} aria-label={`${apiKey.disabled ? 'Enable' : 'Disable'} the key ${apiKey.name}`}>
+      <Action onPress={() => toggle.mutate()} busy={toggle.isPending} aria-label={`${apiKey.disabled ? 'Enable' : 'Disable'} the key ${apiKey.name}`}>
         {apiKey.disabled ? 'Enable' : 'Disable'}
       </Action>
       <ConfirmAction

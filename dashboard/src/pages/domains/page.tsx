@@ -1,12 +1,11 @@
 /** Domains: add one (then its page shows the DNS records to publish), and the account's domains with their status. */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Form } from 'react-aria-components/Form';
 import { AppLink } from '../../ui/app-link.tsx';
 import { createDomainBody } from '#shared/domains/schema.ts';
 import { api, call } from '../../api/client.ts';
 import { navigate } from '../../router.ts';
-import { FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
+import { ApiForm, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
 import { Empty, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
 import { useFormSubmit } from '../../ui/use-form-submit.ts';
 import { DomainStatus } from './domain-status.tsx';
@@ -21,15 +20,7 @@ function AddDomain() {
     onDone: ({ data }) => navigate(`/domains/${encodeURIComponent(data.id)}`),
   });
   return (
-    <Form
-      className="form form-inline"
-      aria-label="Add a domain"
-      validationErrors={form.fieldErrors}
-      onSubmit={(event) => {
-        event.preventDefault();
-        form.submit({ domain });
-      }}
-    >
+    <ApiForm className="form form-inline" label="Add a domain" errors={form.fieldErrors} onSubmit={() => form.submit({ domain })}>
       <TextInput
         label="Domain"
         name="domain"
@@ -41,7 +32,7 @@ function AddDomain() {
       />
       <SubmitButton pending={form.pending}>Add domain</SubmitButton>
       <FormError error={form.formError} />
-    </Form>
+    </ApiForm>
   );
 }
 

@@ -16,7 +16,7 @@ export function VerifyNow({ id }: { id: string }) {
   const outcome = verify.data?.data;
   return (
     <>
-      <Action variant="primary" onPress={() => verify.mutate()} isPending={verify.isPending}>
+      <Action variant="primary" onPress={() => verify.mutate()} busy={verify.isPending}>
         Verify now
       </Action>
       <span role="status" className="row-status">

@@ -4,10 +4,9 @@
  * checked with the API's own query schema before the address changes.
  */
 import { useState } from 'react';
-import { Form } from 'react-aria-components/Form';
 import { listEmailsQuery } from '#shared/messages/schema.ts';
 import type { ApiError } from '../../api/errors.ts';
-import { Action, FormError, TextInput } from '../../ui/fields.tsx';
+import { ApiForm, Action, FormError, TextInput } from '../../ui/fields.tsx';
 import { SelectField } from '../../ui/select.tsx';
 import { checkInput } from '../../ui/use-form-submit.ts';
 
@@ -32,15 +31,7 @@ export function EmailFilters({ initial, onApply }: { initial: Filters; onApply: 
     if (!issue) onApply(chosen);
   };
   return (
-    <Form
-      className="filters"
-      aria-label="Filter emails"
-      validationErrors={problem?.field ? { [problem.field]: problem.message } : {}}
-      onSubmit={(event) => {
-        event.preventDefault();
-        apply();
-      }}
-    >
+    <ApiForm className="filters" label="Filter emails" errors={problem?.field ? { [problem.field]: problem.message } : {}} onSubmit={() => apply()}>
       <SelectField label="Status" name="status" value={values.status} onChange={set('status')} options={STATUS_OPTIONS} />
       <TextInput label="Recipient" name="to" type="email" value={values.to} onChange={set('to')} placeholder="ann@example.com" />
       <TextInput label="From date" name="startDate" type="date" value={values.startDate} onChange={set('startDate')} />
@@ -62,6 +53,6 @@ export function EmailFilters({ initial, onApply }: { initial: Filters; onApply: 
         </Action>
       </div>
       <FormError error={problem && !problem.field ? problem : undefined} />
-    </Form>
+    </ApiForm>
   );
 }

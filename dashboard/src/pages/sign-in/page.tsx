@@ -7,11 +7,10 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Form } from 'react-aria-components/Form';
 import { requestCodeBody, signInBody } from '#shared/people/schema.ts';
 import { api, call } from '../../api/client.ts';
 import { startSession } from '../../session.ts';
-import { Action, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
+import { ApiForm, Action, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
 import { useFormSubmit } from '../../ui/use-form-submit.ts';
 
 function AddressStep({ email, setEmail, onSent }: { email: string; setEmail: (email: string) => void; onSent: () => void }) {
@@ -22,19 +21,11 @@ function AddressStep({ email, setEmail, onSent }: { email: string; setEmail: (em
     onDone: onSent,
   });
   return (
-    <Form
-      className="form"
-      aria-label="Sign in"
-      validationErrors={form.fieldErrors}
-      onSubmit={(event) => {
-        event.preventDefault();
-        form.submit({ email });
-      }}
-    >
+    <ApiForm label="Sign in" errors={form.fieldErrors} onSubmit={() => form.submit({ email })}>
       <TextInput label="Email address" name="email" type="email" autoComplete="email" value={email} onChange={setEmail} isRequired autoFocus />
       <SubmitButton pending={form.pending}>Email me a sign-in code</SubmitButton>
       <FormError error={form.formError} />
-    </Form>
+    </ApiForm>
   );
 }
 
@@ -58,15 +49,7 @@ function CodeStep({ email, onBack }: { email: string; onBack: () => void }) {
       <p role="status">
         If <strong>{email}</strong> belongs to a member of an account, a 6-digit code is on its way to it. It is valid for 10 minutes.
       </p>
-      <Form
-        className="form"
-        aria-label="Enter your code"
-        validationErrors={form.fieldErrors}
-        onSubmit={(event) => {
-          event.preventDefault();
-          form.submit({ email, code });
-        }}
-      >
+      <ApiForm label="Enter your code" errors={form.fieldErrors} onSubmit={() => form.submit({ email, code })}>
         <TextInput
           label="Sign-in code"
           name="code"
@@ -80,9 +63,9 @@ function CodeStep({ email, onBack }: { email: string; onBack: () => void }) {
         />
         <SubmitButton pending={form.pending}>Sign in</SubmitButton>
         <FormError error={form.formError ?? resend.formError} />
-      </Form>
+      </ApiForm>
       <div className="form-links">
-        <Action variant="quiet" onPress={() => resend.submit({ email })} isPending={resend.pending}>
+        <Action variant="quiet" onPress={() => resend.submit({ email })} busy={resend.pending}>
           Send a new code
         </Action>
         <Action variant="quiet" onPress={onBack}>

@@ -6,13 +6,12 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Form } from 'react-aria-components/Form';
 import { addMemberBody } from '#shared/people/schema.ts';
 import { api, call, type paths } from '../../api/client.ts';
 import { asApiError, describeError } from '../../api/errors.ts';
 import { SESSION_KEY, useSession } from '../../session.ts';
 import { ConfirmAction } from '../../ui/confirm.tsx';
-import { Action, Choice, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
+import { ApiForm, Action, Choice, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
 import { Badge, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
 import { useFormSubmit } from '../../ui/use-form-submit.ts';
 
@@ -34,12 +33,10 @@ function Invite() {
     },
   });
   return (
-    <Form
-      className="form"
-      aria-label="Invite a person"
-      validationErrors={form.fieldErrors}
-      onSubmit={(event) => {
-        event.preventDefault();
+    <ApiForm
+      label="Invite a person"
+      errors={form.fieldErrors}
+      onSubmit={() => {
         setInvited(undefined);
         form.submit({ email, role });
       }}
@@ -58,7 +55,7 @@ function Invite() {
       <SubmitButton pending={form.pending}>Invite</SubmitButton>
       <FormError error={form.formError} />
       <p role="status">{invited ? `${invited} is in the team; an invitation is on its way to them.` : ''}</p>
-    </Form>
+    </ApiForm>
   );
 }
 
@@ -78,11 +75,7 @@ function MemberActions({ member, lastAdmin, isYou }: { member: Member; lastAdmin
   if (lastAdmin) return <span className="muted">The last admin: make another member admin first.</span>;
   return (
     <div className="row-actions">
-      <Action
-        onPress={() => change.mutate()}
-        isPending={change.isPending}
-        aria-label={`Make ${member.email} ${nextRole === 'admin' ? 'an admin' : 'a member'}`}
-      >
+      <Action onPress={() => change.mutate()} busy={change.isPending} aria-label={`Make ${member.email} ${nextRole === 'admin' ? 'an admin' : 'a member'}`}>
         Make {nextRole}
       </Action>
       <ConfirmAction

@@ -1,11 +1,10 @@
 /** Adding a webhook endpoint: its URL, the events it receives, a note; the signing secret is shown once, here. */
 import { useState } from 'react';
-import { Form } from 'react-aria-components/Form';
 import { EVENT_TYPES } from '#shared/events/types.ts';
 import { createWebhookBody } from '#shared/webhooks/schema.ts';
 import { api, call } from '../../api/client.ts';
 import { CheckboxesField } from '../../ui/checkboxes.tsx';
-import { Choice, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
+import { ApiForm, Choice, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
 import { SecretOnce } from '../../ui/secret-once.tsx';
 import { useFormSubmit } from '../../ui/use-form-submit.ts';
 
@@ -37,14 +36,10 @@ export function CreateWebhook() {
     );
   }
   return (
-    <Form
-      className="form"
-      aria-label="Add a webhook endpoint"
-      validationErrors={form.fieldErrors}
-      onSubmit={(event) => {
-        event.preventDefault();
-        form.submit({ url, events: scope === 'all' ? ['*'] : events, ...(description ? { description } : {}) });
-      }}
+    <ApiForm
+      label="Add a webhook endpoint"
+      errors={form.fieldErrors}
+      onSubmit={() => form.submit({ url, events: scope === 'all' ? ['*'] : events, ...(description ? { description } : {}) })}
     >
       <TextInput
         label="Endpoint URL"
@@ -70,6 +65,6 @@ export function CreateWebhook() {
       {scope === 'some' ? <CheckboxesField label="Event types" name="events" value={events} onChange={setEvents} options={EVENT_OPTIONS} /> : null}
       <SubmitButton pending={form.pending}>Add endpoint</SubmitButton>
       <FormError error={form.formError} />
-    </Form>
+    </ApiForm>
   );
 }

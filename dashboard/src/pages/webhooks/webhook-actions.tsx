@@ -20,10 +20,10 @@ export function WebhookActions({ webhook, afterDelete }: { webhook: Webhook; aft
   const failure = toggle.error ?? test.error;
   return (
     <div className="row-actions">
-      <Action onPress={() => toggle.mutate()} isPending={toggle.isPending} aria-label={`${webhook.enabled ? 'Disable' : 'Enable'} ${webhook.url}`}>
+      <Action onPress={() => toggle.mutate()} busy={toggle.isPending} aria-label={`${webhook.enabled ? 'Disable' : 'Enable'} ${webhook.url}`}>
         {webhook.enabled ? 'Disable' : 'Enable'}
       </Action>
-      <Action onPress={() => test.mutate()} isPending={test.isPending} aria-label={`Send a test event to ${webhook.url}`}>
+      <Action onPress={() => test.mutate()} busy={test.isPending} aria-label={`Send a test event to ${webhook.url}`}>
         Send test event
       </Action>
       <ConfirmAction

@@ -26,7 +26,7 @@ function RetryDelivery({ webhookId, delivery }: { webhookId: string; delivery: D
   if (delivery.status === 'succeeded') return null;
   return (
     <>
-      <Action onPress={() => retry.mutate()} isPending={retry.isPending} aria-label={`Retry the ${delivery.eventType} delivery`}>
+      <Action onPress={() => retry.mutate()} busy={retry.isPending} aria-label={`Retry the ${delivery.eventType} delivery`}>
         Retry now
       </Action>
       {retry.error ? (
