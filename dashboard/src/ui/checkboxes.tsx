@@ -1,4 +1,5 @@
 /** Several choices from a short list (a webhook's event types), on React Aria's CheckboxGroup. */
+import { useFieldError } from './fields.tsx';
 import { Checkbox, CheckboxGroup } from 'react-aria-components/CheckboxGroup';
 import { FieldError } from 'react-aria-components/FieldError';
 import { Label } from 'react-aria-components/Label';
@@ -12,8 +13,9 @@ export function CheckboxesField(props: {
   options: readonly { value: string; label: string }[];
   description?: string;
 }) {
+  const error = useFieldError(props.name);
   return (
-    <CheckboxGroup className="field checkboxes" name={props.name} value={props.value} onChange={props.onChange}>
+    <CheckboxGroup isInvalid={error.isInvalid} className="field checkboxes" name={props.name} value={props.value} onChange={props.onChange}>
       <Label>{props.label}</Label>
       {props.description ? (
         <Text slot="description" className="field-description">
@@ -28,7 +30,7 @@ export function CheckboxesField(props: {
           </Checkbox>
         ))}
       </div>
-      <FieldError className="field-error" />
+      <FieldError className="field-error">{error.message}</FieldError>
     </CheckboxGroup>
   );
 }

@@ -4,7 +4,19 @@
  * the keyboard. Each field shows the message the API (or the same check before
  * sending) gives for its `name`.
  */
-import type { ReactNode, RefAttributes } from 'react';
+
+/**
+ * The messages of the last submission by field name. Held until the next one,
+ * not cleared as the person edits: a message vanishing on blur moves the
+ * button being clicked from under the pointer, and the click is lost.
+ */
+const FieldErrors = createContext<Record<string, string>>({});
+
+export function useFieldError(name: string): { isInvalid: boolean; message: string | undefined } {
+  const message = useContext(FieldErrors)[name];
+  return { isInvalid: message !== undefined, message };
+}
+import { createContext, useContext, type ReactNode, type RefAttributes } from 'react';
 import { Button, type ButtonProps } from 'react-aria-components/Button';
 import { Form } from 'react-aria-components/Form';
 import { FieldError } from 'react-aria-components/FieldError';
@@ -29,8 +41,10 @@ export function TextInput(props: {
   placeholder?: string;
   maxLength?: number;
 }) {
+  const error = useFieldError(props.name);
   return (
     <TextField
+      isInvalid={error.isInvalid}
       className="field"
       name={props.name}
       value={props.value}
@@ -49,7 +63,7 @@ export function TextInput(props: {
           {props.description}
         </Text>
       ) : null}
-      <FieldError className="field-error" />
+      <FieldError className="field-error">{error.message}</FieldError>
     </TextField>
   );
 }
@@ -61,8 +75,9 @@ export function Choice<T extends string>(props: {
   onChange: (value: T) => void;
   options: readonly { value: T; label: string; description?: string }[];
 }) {
+  const error = useFieldError(props.name);
   return (
-    <RadioGroup className="field choice" name={props.name} value={props.value} onChange={(value) => props.onChange(value as T)}>
+    <RadioGroup isInvalid={error.isInvalid} className="field choice" name={props.name} value={props.value} onChange={(value) => props.onChange(value as T)}>
       <Label>{props.label}</Label>
       <div className="choice-options">
         {props.options.map((option) => (
@@ -72,7 +87,7 @@ export function Choice<T extends string>(props: {
           </Radio>
         ))}
       </div>
-      <FieldError className="field-error" />
+      <FieldError className="field-error">{error.message}</FieldError>
     </RadioGroup>
   );
 }
@@ -129,13 +144,12 @@ export function ApiForm(props: { label: string; errors: Record<string, string>; 
       className={props.className ?? 'form'}
       aria-label={props.label}
       validationBehavior="aria"
-      validationErrors={props.errors}
       onSubmit={(event) => {
         event.preventDefault();
         props.onSubmit();
       }}
     >
-      {props.children}
+      <FieldErrors.Provider value={props.errors}>{props.children}</FieldErrors.Provider>
     </Form>
   );
 }

@@ -26,20 +26,26 @@ export function PageHeader({ title, children }: { title: string; children?: Reac
 
 /** Renders `children(data)` once the query has data; meanwhile a polite status, and a readable refusal with a retry. */
 export function QueryView<T>({ query, label, children }: { query: UseQueryResult<T>; label: string; children: (data: T) => ReactNode }) {
-  if (query.data !== undefined) return <>{children(query.data)}</>;
-  if (query.isError) {
-    const error = asApiError(query.error);
+  // A refresh that fails keeps what was shown, under the refusal.
+  const refusal = query.isError ? (
+    <div className="notice notice-error" role="alert">
+      <p>
+        {label} could not be loaded: {describeError(asApiError(query.error))}
+      </p>
+      <button type="button" className="button button-secondary" onClick={() => void query.refetch()}>
+        Try again
+      </button>
+    </div>
+  ) : null;
+  if (query.data !== undefined) {
     return (
-      <div className="notice notice-error" role="alert">
-        <p>
-          {label} could not be loaded: {describeError(error)}
-        </p>
-        <button type="button" className="button button-secondary" onClick={() => void query.refetch()}>
-          Try again
-        </button>
-      </div>
+      <>
+        {refusal}
+        {children(query.data)}
+      </>
     );
   }
+  if (refusal) return refusal;
   return (
     <p className="loading" role="status">
       Loading {label.toLowerCase()}…
@@ -73,4 +79,18 @@ export function Time({ value }: { value: string | null | undefined }) {
 
 export function Badge({ tone, children }: { tone: 'good' | 'bad' | 'warn' | 'neutral'; children: ReactNode }) {
   return <span className={`badge badge-${tone}`}>{children}</span>;
+}
+
+/**
+ * A table that scrolls sideways on a narrow screen: focusable and named, so
+ * a keyboard can scroll it too (axe's scrollable-region-focusable).
+ */
+export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: a group, not a fieldset: it holds a table, not form controls.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled by keyboard (WCAG 2.1.1).
+    <div className="table-wrap" role="group" tabIndex={0} aria-label={label}>
+      {children}
+    </div>
+  );
 }

@@ -1,4 +1,5 @@
 /** A single choice from a list too long for radio buttons (a status, a domain), on React Aria's Select. */
+import { useFieldError } from './fields.tsx';
 import { Button } from 'react-aria-components/Button';
 import { FieldError } from 'react-aria-components/FieldError';
 import { Label } from 'react-aria-components/Label';
@@ -16,8 +17,16 @@ export function SelectField<T extends string>(props: {
   description?: string;
   isDisabled?: boolean;
 }) {
+  const error = useFieldError(props.name);
   return (
-    <Select className="field select" name={props.name} value={props.value} onChange={(key) => props.onChange(key as T)} isDisabled={props.isDisabled ?? false}>
+    <Select
+      isInvalid={error.isInvalid}
+      className="field select"
+      name={props.name}
+      value={props.value}
+      onChange={(key) => props.onChange(key as T)}
+      isDisabled={props.isDisabled ?? false}
+    >
       <Label>{props.label}</Label>
       <Button className="select-button">
         <SelectValue />
@@ -30,7 +39,7 @@ export function SelectField<T extends string>(props: {
           {props.description}
         </Text>
       ) : null}
-      <FieldError className="field-error" />
+      <FieldError className="field-error">{error.message}</FieldError>
       <Popover className="popover">
         <ListBox className="listbox">
           {props.options.map((option) => (

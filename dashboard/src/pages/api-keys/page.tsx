@@ -4,7 +4,7 @@ import { api, call, type paths } from '../../api/client.ts';
 import { asApiError, describeError } from '../../api/errors.ts';
 import { ConfirmAction } from '../../ui/confirm.tsx';
 import { Action } from '../../ui/fields.tsx';
-import { Badge, Empty, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
+import { Badge, Empty, PageHeader, QueryView, Section, Time, TableScroll } from '../../ui/page.tsx';
 import { CreateKey } from './create-key.tsx';
 
 type ApiKey = paths['/api/api-keys']['get']['responses']['200']['content']['application/json']['keys'][number];
@@ -60,7 +60,7 @@ export default function ApiKeysPage() {
             list.length === 0 ? (
               <Empty>No key yet. Create one for each server or tool that calls the API, so each can be revoked alone.</Empty>
             ) : (
-              <div className="table-wrap">
+              <TableScroll label="API keys, newest first">
                 <table className="table">
                   <caption className="visually-hidden">API keys, newest first</caption>
                   <thead>
@@ -104,7 +104,7 @@ export default function ApiKeysPage() {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableScroll>
             )
           }
         </QueryView>

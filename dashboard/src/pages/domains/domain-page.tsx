@@ -10,7 +10,7 @@ import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.tsx';
 import { ConfirmAction } from '../../ui/confirm.tsx';
 import { CopyButton } from '../../ui/copy-button.tsx';
-import { PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
+import { PageHeader, QueryView, Section, Time, TableScroll } from '../../ui/page.tsx';
 import { DomainStatus } from './domain-status.tsx';
 import { VerifyNow } from './verify-now.tsx';
 
@@ -25,7 +25,7 @@ const PURPOSE: Record<Domain['records'][number]['purpose'], string> = {
 
 function Records({ domain }: { domain: Domain }) {
   return (
-    <div className="table-wrap">
+    <TableScroll label={`DNS records for ${domain.domain}`}>
       <table className="table records">
         <caption className="visually-hidden">DNS records for {domain.domain}</caption>
         <thead>
@@ -58,7 +58,7 @@ function Records({ domain }: { domain: Domain }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

@@ -6,7 +6,7 @@ import { createDomainBody } from '#shared/domains/schema.ts';
 import { api, call } from '../../api/client.ts';
 import { navigate } from '../../router.ts';
 import { ApiForm, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
-import { Empty, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
+import { Empty, PageHeader, QueryView, Section, Time, TableScroll } from '../../ui/page.tsx';
 import { useFormSubmit } from '../../ui/use-form-submit.ts';
 import { DomainStatus } from './domain-status.tsx';
 
@@ -50,7 +50,7 @@ export default function DomainsPage() {
             data.length === 0 ? (
               <Empty>No domain yet. Add the domain you send from; Postlane shows the DNS records that prove it is yours.</Empty>
             ) : (
-              <div className="table-wrap">
+              <TableScroll label="Your domains">
                 <table className="table">
                   <caption className="visually-hidden">Your domains</caption>
                   <thead>
@@ -80,7 +80,7 @@ export default function DomainsPage() {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableScroll>
             )
           }
         </QueryView>

@@ -1,7 +1,7 @@
 /** Emails as a table (the Overview's latest and the message log): recipient, subject linking to the email's page, status, time. */
 import { AppLink } from '../../ui/app-link.tsx';
 import type { paths } from '../../api/client.ts';
-import { Badge, Time } from '../../ui/page.tsx';
+import { Badge, Time, TableScroll } from '../../ui/page.tsx';
 
 export type EmailRecord = paths['/api/emails']['get']['responses']['200']['content']['application/json']['emails'][number];
 
@@ -23,7 +23,7 @@ export function EmailStatus({ status }: { status: EmailRecord['status'] }) {
 
 export function EmailTable({ emails, caption }: { emails: readonly EmailRecord[]; caption: string }) {
   return (
-    <div className="table-wrap">
+    <TableScroll label={caption}>
       <table className="table">
         <caption className="visually-hidden">{caption}</caption>
         <thead>
@@ -52,6 +52,6 @@ export function EmailTable({ emails, caption }: { emails: readonly EmailRecord[]
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

@@ -43,7 +43,9 @@ export default function EmailsPage() {
         initial={filters}
         onApply={(chosen) => {
           setNewer([]);
-          navigate(addressOf(chosen));
+          // The same filters again: the person wants fresh results, not nothing.
+          if (addressOf(chosen) === addressOf(filters, cursor)) void emails.refetch();
+          else navigate(addressOf(chosen));
         }}
       />
       <QueryView query={emails} label="Emails">

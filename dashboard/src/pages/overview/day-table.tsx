@@ -1,11 +1,12 @@
 /** The chart's numbers as a table, behind a disclosure: what a screen reader reads, and anyone who wants exact counts. */
 import { SERIES, type Day } from './chart.tsx';
+import { TableScroll } from '../../ui/page.tsx';
 
 export function DayTable({ days }: { days: readonly Day[] }) {
   return (
     <details className="day-table">
       <summary>Show the days as a table</summary>
-      <div className="table-wrap">
+      <TableScroll label="Emails per day">
         <table className="table table-numbers">
           <caption className="visually-hidden">Emails per day</caption>
           <thead>
@@ -29,7 +30,7 @@ export function DayTable({ days }: { days: readonly Day[] }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </details>
   );
 }

@@ -12,7 +12,7 @@ import { asApiError, describeError } from '../../api/errors.ts';
 import { SESSION_KEY, useSession } from '../../session.ts';
 import { ConfirmAction } from '../../ui/confirm.tsx';
 import { ApiForm, Action, Choice, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
-import { Badge, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
+import { Badge, PageHeader, QueryView, Section, Time, TableScroll } from '../../ui/page.tsx';
 import { useFormSubmit } from '../../ui/use-form-submit.ts';
 
 type Member = paths['/api/team']['get']['responses']['200']['content']['application/json']['members'][number];
@@ -75,7 +75,7 @@ function MemberActions({ member, lastAdmin, isYou }: { member: Member; lastAdmin
   if (lastAdmin) return <span className="muted">The last admin: make another member admin first.</span>;
   return (
     <div className="row-actions">
-      <Action onPress={() => change.mutate()} busy={change.isPending} aria-label={`Make ${member.email} ${nextRole === 'admin' ? 'an admin' : 'a member'}`}>
+      <Action onPress={() => change.mutate()} busy={change.isPending} aria-label={`Make ${nextRole}: ${member.email}`}>
         Make {nextRole}
       </Action>
       <ConfirmAction
@@ -113,7 +113,7 @@ export default function TeamPage() {
           {({ members }) => {
             const admins = members.filter((member) => member.role === 'admin').length;
             return (
-              <div className="table-wrap">
+              <TableScroll label="Members of this account">
                 <table className="table">
                   <caption className="visually-hidden">Members of this account</caption>
                   <thead>
@@ -151,7 +151,7 @@ export default function TeamPage() {
                     })}
                   </tbody>
                 </table>
-              </div>
+              </TableScroll>
             );
           }}
         </QueryView>

@@ -2,7 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { AppLink } from '../../ui/app-link.tsx';
 import { api, call } from '../../api/client.ts';
-import { Badge, Empty, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
+import { Badge, Empty, PageHeader, QueryView, Section, Time, TableScroll } from '../../ui/page.tsx';
 import { CreateWebhook } from './create-webhook.tsx';
 import { WebhookActions } from './webhook-actions.tsx';
 
@@ -20,7 +20,7 @@ export default function WebhooksPage() {
             list.length === 0 ? (
               <Empty>No endpoint yet. Add one to be told of deliveries, bounces, opens and more as they happen.</Empty>
             ) : (
-              <div className="table-wrap">
+              <TableScroll label="Webhook endpoints">
                 <table className="table">
                   <caption className="visually-hidden">Webhook endpoints</caption>
                   <thead>
@@ -56,7 +56,7 @@ export default function WebhooksPage() {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableScroll>
             )
           }
         </QueryView>

@@ -23,7 +23,7 @@ export function WebhookActions({ webhook, afterDelete }: { webhook: Webhook; aft
       <Action onPress={() => toggle.mutate()} busy={toggle.isPending} aria-label={`${webhook.enabled ? 'Disable' : 'Enable'} ${webhook.url}`}>
         {webhook.enabled ? 'Disable' : 'Enable'}
       </Action>
-      <Action onPress={() => test.mutate()} busy={test.isPending} aria-label={`Send a test event to ${webhook.url}`}>
+      <Action onPress={() => test.mutate()} busy={test.isPending} aria-label={`Send test event to ${webhook.url}`}>
         Send test event
       </Action>
       <ConfirmAction

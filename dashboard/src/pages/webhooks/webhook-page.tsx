@@ -10,7 +10,7 @@ import { api, call, type paths } from '../../api/client.ts';
 import { asApiError, describeError } from '../../api/errors.ts';
 import type { PageProps } from '../../routes.tsx';
 import { Action } from '../../ui/fields.tsx';
-import { Badge, Empty, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
+import { Badge, Empty, PageHeader, QueryView, Section, Time, TableScroll } from '../../ui/page.tsx';
 import { WebhookActions } from './webhook-actions.tsx';
 
 type Delivery = paths['/api/webhooks/{id}/deliveries']['get']['responses']['200']['content']['application/json']['deliveries'][number];
@@ -26,7 +26,7 @@ function RetryDelivery({ webhookId, delivery }: { webhookId: string; delivery: D
   if (delivery.status === 'succeeded') return null;
   return (
     <>
-      <Action onPress={() => retry.mutate()} busy={retry.isPending} aria-label={`Retry the ${delivery.eventType} delivery`}>
+      <Action onPress={() => retry.mutate()} busy={retry.isPending} aria-label={`Retry now: the ${delivery.eventType} delivery`}>
         Retry now
       </Action>
       {retry.error ? (
@@ -50,7 +50,7 @@ function Deliveries({ webhookId }: { webhookId: string }) {
         list.length === 0 ? (
           <Empty>No delivery yet. Send a test event to see one.</Empty>
         ) : (
-          <div className="table-wrap">
+          <TableScroll label="Deliveries, newest first">
             <table className="table">
               <caption className="visually-hidden">Deliveries, newest first</caption>
               <thead>
@@ -84,7 +84,7 @@ function Deliveries({ webhookId }: { webhookId: string }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )
       }
     </QueryView>
