@@ -28,7 +28,7 @@ export function AccountMenuButton({ session }: { session: Session }) {
       onFocus={() => void loadMenu()}
       onPress={() => setWanted(true)}
     >
-      <span aria-hidden="true">{session.account.name}</span>
+      <span aria-hidden="true">{session.account.name} ▾</span>
     </Action>
   );
   if (!wanted) return placeholder;

@@ -50,7 +50,7 @@ export default function AccountMenu({ session }: { session: Session }) {
     <>
       <MenuTrigger isOpen={open} onOpenChange={setOpen}>
         <Action ref={trigger} variant="quiet" className="account-button" aria-label={accountButtonLabel(session)}>
-          <span aria-hidden="true">{session.account.name}</span>
+          <span aria-hidden="true">{session.account.name} ▾</span>
         </Action>
         <Popover placement="bottom end" className="popover">
           <Menu className="menu" onAction={(key) => key === 'sign-out' && void act('sign-out')} aria-label="Account">

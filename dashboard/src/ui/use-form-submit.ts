@@ -51,6 +51,8 @@ export function useFormSubmit<Input, Result>(options: {
   const [refusal, setRefusal] = useState<ApiError | undefined>();
   const mutation = useMutation({
     mutationFn: options.send,
+    // A result may hold a secret shown once (a key's, a webhook's): nothing keeps it once the form lets it go.
+    gcTime: 0,
     onSuccess: async (result) => {
       await Promise.all((options.invalidates ?? []).map((queryKey) => queryClient.invalidateQueries({ queryKey })));
       options.onDone?.(result);

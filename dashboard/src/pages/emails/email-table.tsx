@@ -41,7 +41,7 @@ export function EmailTable({ emails, caption }: { emails: readonly EmailRecord[]
                 <AppLink href={`/emails/${encodeURIComponent(email.id)}`}>{email.subject || '(no subject)'}</AppLink>
                 {email.test ? <span className="muted"> · test</span> : null}
               </th>
-              <td className="cell-wrap">{email.to}</td>
+              <td>{email.to}</td>
               <td>
                 <EmailStatus status={email.status} />
               </td>
