@@ -157,9 +157,11 @@ async function checkNow(record: DomainRecord, now: Date, verifier: DomainVerifie
   try {
     state = await verifier.readIdentity(record.domain, token);
   } catch (error) {
-    // The identity was removed from SES by hand: show what was last known rather than a 404 for a domain that is listed.
-    if (error instanceof NotFoundError) return toDomain(record);
-    throw error;
+    if (!(error instanceof NotFoundError)) throw error;
+    // No identity to ask (removed from SES by hand; none beside the emulator): what was last known stands rather than a
+    // 404 for a domain that is listed, but a domain recorded before proofs still gets one of its own to publish.
+    if (record.verificationToken) return toDomain(record);
+    state = { verified: false, status: 'pending', dkimTokens: record.dkimTokens };
   }
   const changed =
     state.verified !== record.verified ||

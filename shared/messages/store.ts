@@ -114,16 +114,19 @@ const STATUS_COUNTS: Partial<Record<EmailStatus, keyof StatsCounts>> = {
  * them, one write counts the records that were sent or failed in the day's
  * statistics (test messages never count): a batch write cannot carry an ADD,
  * and fresh records are written once, so no redelivery can count them twice.
+ * `counted: 'by the caller'`: the caller counts them in a write of its own
+ * that is exactly once already (a broadcast batch's settlement), for a write
+ * fewer per message.
  */
 export async function putEmailRecords(
   accountId: string,
   records: readonly EmailRecord[],
   expiresAt: number,
   alongside: readonly Record<string, unknown>[] = [],
-  now = new Date(),
+  counted: 'here' | 'by the caller' = 'here',
 ): Promise<void> {
   const counts: Partial<StatsCounts> = {};
-  for (const record of records) {
+  for (const record of counted === 'here' ? records : []) {
     const count = record.test ? undefined : STATUS_COUNTS[record.status];
     if (count) counts[count] = (counts[count] ?? 0) + 1;
   }
@@ -141,7 +144,7 @@ export async function putEmailRecords(
   }));
   await Promise.all([
     batchWriteAll([...requests, ...alongside.map((Item) => ({ PutRequest: { Item } }))]),
-    records.length > 0 ? addStats(accountId, now, counts, records[0]!.emailId) : undefined,
+    records.length > 0 ? addStats(accountId, new Date(), counts, records[0]!.emailId) : undefined,
   ]);
 }
 

@@ -11,6 +11,8 @@ import { meterDynamoDb } from '../../bench/dynamo-meter.ts';
 import { request } from '../support/api.ts';
 import { createSender, sesFailsFor, uniqueAddress, type Sender } from '../sending/support.ts';
 import { feedback, sendOne, sesEventFor } from '../events/support.ts';
+import { broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience, queuedSteps, sendBroadcast, sendWith } from '../broadcasts/support.ts';
+import { runStep } from '#shared/broadcasts/engine.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -113,6 +115,24 @@ describe('GET /api/stats', () => {
       [422, 'VALIDATION_ERROR', 'endDate'],
       [422, 'VALIDATION_ERROR', 'startDate'],
     ]);
+  });
+
+  it("counts a broadcast's messages once, in its batches' own settlement, however often a batch runs; a test broadcast counts nothing", async () => {
+    const sender = await createSender();
+    const batches = await queuedSteps('batch');
+    const { id, subscribed } = await sendBroadcast(sender, 12);
+    await drainBroadcastQueue();
+    await broadcastWhen(sender.key, id, ['sent']);
+    // SQS delivers at least once: each batch step again.
+    for (const { step } of batches) await runStep(step as never, new Date());
+    const { audienceId } = await mixedAudience(sender, 4);
+    const rehearsal = await createBroadcast(sender, { audienceId, content: '<p>Hi</p>' }, sender.testKey);
+    expect((await sendWith(sender.testKey, rehearsal.id)).status).toBe(202);
+    await drainBroadcastQueue();
+    await broadcastWhen(sender.key, rehearsal.id, ['sent']);
+
+    expect(batches.length).toBeGreaterThan(0);
+    expect((await stats(sender)).totals).toEqual({ ...ZERO, sent: subscribed.length });
   });
 
   it("reads 90 days in one DynamoDB call beside the key check, and never another account's counts", async () => {
