@@ -209,7 +209,12 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
   it('drives the API keys page by keyboard alone: create a key, copy nothing, revoke it', async () => {
     const { page, problems } = await signedInAdmin();
     await openPage(page, dashboard.base, '/api-keys', 'API keys');
-    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? '');
+    const focused = () =>
+      page.evaluate(() => {
+        // The tests' TypeScript has no DOM library: the page's document, untyped.
+        const active = (globalThis as any).document.activeElement;
+        return (active?.getAttribute('aria-label') ?? active?.textContent ?? '') as string;
+      });
     const tabTo = async (name: string) => {
       for (let step = 0; step < 40; step++) {
         await page.keyboard.press('Tab');

@@ -88,7 +88,9 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
     const violations = await page.evaluate(async () => {
-      const { violations } = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+      // The tests' TypeScript has no DOM library: the page's globals, untyped.
+      const inPage = globalThis as any;
+      const { violations } = await inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
       return violations.map((violation: any) => `${violation.id}: ${violation.nodes.map((node: any) => node.target.join(' ')).join(', ')}`);
     });
     expect(violations, `${what} at ${width} px`).toEqual([]);
@@ -101,7 +103,7 @@ export function describedText(page: Page, label: string): Promise<string> {
   return page.getByLabel(label, { exact: true }).evaluate((input) =>
     (input.getAttribute('aria-describedby') ?? '')
       .split(' ')
-      .map((id) => input.ownerDocument.getElementById(id)?.textContent ?? '')
+      .map((id: string) => input.ownerDocument.getElementById(id)?.textContent ?? '')
       .join(' ')
       .trim(),
   );
