@@ -29,7 +29,7 @@ export interface DashboardBuild {
   /** The entry script and stylesheet index.html loads, as served paths (`/app/assets/main-….js`). */
   entry: { script: string; stylesheet: string | undefined };
   /** Every JavaScript file with the modules it imports statically and the ones it loads on demand, by file name under assets/. */
-  scripts: Record<string, { bytes: number; gzipBytes: number; imports: string[]; dynamicImports: string[]; inputs: string[] }>;
+  scripts: Record<string, { bytes: number; gzipBytes: number; imports: string[]; dynamicImports: string[]; inputs: string[]; entryPoint: string | undefined }>;
 }
 
 function indexHtml(script: string, stylesheet: string | undefined, preloads: string[]): string {
@@ -117,10 +117,37 @@ function describe(metafile: Metafile, outDir: string) {
       imports: meta.imports.filter((one) => one.kind === 'import-statement').map((one) => fileOf(one.path)),
       dynamicImports: meta.imports.filter((one) => one.kind === 'dynamic-import').map((one) => fileOf(one.path)),
       inputs: Object.keys(meta.inputs),
+      entryPoint: meta.entryPoint,
     };
     if (meta.entryPoint === ENTRY)
       entry = { file: fileOf(output), script: servedPath(outDir, output), stylesheet: meta.cssBundle ? servedPath(outDir, meta.cssBundle) : undefined };
   }
   if (!entry) throw new Error('the dashboard build wrote no entry script');
   return { entry, scripts };
+}
+
+/** The pages the 150 KB budget covers: what a person signing in and landing on the Overview loads. */
+export const BUDGET_PAGES = ['dashboard/src/pages/sign-in/page.tsx', 'dashboard/src/pages/overview/page.tsx'];
+
+/**
+ * Gzipped bytes of JavaScript a browser loads to show `pages` (source paths):
+ * the entry script, each page's chunk, and every chunk they import statically,
+ * each once. Chunks only imported on demand (other pages, the account menu) are not counted.
+ *
+ * `javascriptFor(built, BUDGET_PAGES) // 144_000`
+ */
+export function javascriptFor(built: DashboardBuild, pages: readonly string[]): number {
+  const byEntry = new Map(Object.entries(built.scripts).map(([file, script]) => [script.entryPoint, file]));
+  const loaded = new Set<string>();
+  const load = (file: string): void => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    for (const imported of built.scripts[file]!.imports) load(imported);
+  };
+  for (const entry of [ENTRY, ...pages]) {
+    const file = byEntry.get(entry);
+    if (!file) throw new Error(`the dashboard build has no chunk for ${entry}`);
+    load(file);
+  }
+  return [...loaded].reduce((sum, file) => sum + built.scripts[file]!.gzipBytes, 0);
 }

@@ -5,7 +5,7 @@
  * inline scripts on every answer.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboard, type DashboardBuild } from '../../dashboard/build.ts';
+import { BUDGET_PAGES, buildDashboard, javascriptFor, type DashboardBuild } from '../../dashboard/build.ts';
 import { startApi } from '../support/api.ts';
 
 let built: DashboardBuild;
@@ -68,5 +68,13 @@ describe('the dashboard on the local server', () => {
 
     expect(sources.length).toBeGreaterThan(1);
     for (const source of sources) expect(source.startsWith('/app/assets/') || source === 'data:,').toBe(true);
+  });
+
+  it('loads at most 150 KB of JavaScript gzipped for sign-in plus the Overview, the other pages on demand', () => {
+    const firstLoad = javascriptFor(built, BUDGET_PAGES);
+    const everything = Object.values(built.scripts).reduce((sum, script) => sum + script.gzipBytes, 0);
+
+    expect(firstLoad).toBeLessThanOrEqual(150 * 1024);
+    expect(everything).toBeGreaterThan(firstLoad);
   });
 });
