@@ -13,7 +13,7 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
       </p>
       <div className="secret-value">
         <code>{secret}</code>
-        <CopyButton value={secret} label={`Copy ${label.toLowerCase()}`} />
+        <CopyButton value={secret} label={`Copy: ${label}`} />
       </div>
       <button type="button" className="button button-secondary" onClick={onDone}>
         I have copied it
