@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startWebhookWorker } from '#dev/local/webhook-worker.ts';
+import { addMember } from '#shared/accounts/members.ts';
 import { localVerifier, verifyDomain } from '#shared/domains/verification.ts';
 import { request } from '../support/api.ts';
 import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
@@ -259,7 +260,7 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('creates a webhook, shows its secret once, sends a test event and shows the delivery succeeded', async () => {
+  it('creates a webhook, shows its secret once, sends a test event and shows the delivery succeeded; disables, enables and deletes it', async () => {
     const { page, problems } = await signedInAdmin();
 
     await openPage(page, dashboard.base, '/webhooks', 'Webhooks');
@@ -281,14 +282,23 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     const delivery = page.getByRole('table', { name: 'Deliveries, newest first' }).getByRole('row').filter({ hasText: 'webhook.test' });
     await delivery.getByText('succeeded').waitFor({ timeout: 20_000 });
     await expectAccessible(page, "a webhook's page");
+    const attempts = await delivery.getByRole('cell').nth(1).textContent();
+
+    await page.getByRole('button', { name: `Disable ${receiver.url}` }).click();
+    await page.getByRole('button', { name: `Enable ${receiver.url}` }).click();
+    await page.getByRole('button', { name: `Disable ${receiver.url}` }).waitFor();
+    await page.getByRole('button', { name: `Delete ${receiver.url}` }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete endpoint' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByText('No endpoint yet.', { exact: false }).waitFor();
 
     expect(secret).toMatch(/^whsec_/);
     expect(receiver.requests.length).toBeGreaterThan(before);
-    expect(await delivery.getByRole('cell').nth(1).textContent()).toBe('1');
+    expect(attempts).toBe('1');
     expect(problems).toEqual([]);
   });
 
-  it('invites a member, who signs in and sees no key, domain, webhook or team page; the last admin cannot be demoted', async () => {
+  it('invites a member, who signs in and sees no key, domain, webhook or team page; changes a role and removes a member; the last admin cannot be demoted', async () => {
     const { page, problems } = await signedInAdmin();
     const member = uniqueAddress('member');
 
@@ -301,6 +311,14 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
       .filter({ hasText: `${member} is in the team` })
       .waitFor();
     await expectAccessible(page, 'Team');
+    const leaving = uniqueAddress('leaving');
+    await page.getByLabel('Email address').fill(leaving);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByRole('button', { name: `Make admin: ${leaving}` }).click();
+    await page.getByRole('button', { name: `Make member: ${leaving}` }).waitFor();
+    await page.getByRole('button', { name: `Remove ${leaving}` }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Remove member' }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: leaving }).count()).toBe(0);
     const [invitation] = await inboxOf(member, 1);
     await page.getByRole('button', { name: /^Account:/ }).click();
     await page.getByRole('menuitem', { name: 'Sign out' }).click();
@@ -344,6 +362,29 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
       (texts) => texts.some((text) => /Try again in \d+ seconds?\./.test(text)),
     );
     expect(refusal.join(' ')).toMatch(/Try again in \d+ seconds?\./);
+    expect(problems).toEqual([]);
+  });
+
+  it("switches account from the account menu: the other account's Overview, with the role held there", async () => {
+    const first = await dashboardAccount();
+    const second = await dashboardAccount();
+    await addMember(second.accountId, { email: first.admin, role: 'member' }, { type: 'operator', id: 'test' }, new Date());
+    const { page, problems } = await freshPage(dashboard);
+    await page.goto(`${dashboard.base}/app/api-keys`);
+    await signInThroughForm(page, first.admin);
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+
+    await page.getByRole('button', { name: /^Account:/ }).click();
+    const menu = page.getByRole('menu', { name: 'Account' });
+    await menu.waitFor();
+    await expectAccessible(page, 'the account menu');
+    const accounts = await menu.getByRole('menuitemradio').allTextContents();
+    await menu.getByRole('menuitemradio').nth(1).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+
+    expect(accounts).toHaveLength(2);
+    expect(accounts[1]).toContain('(member)');
+    await expect.poll(() => nav(page).getByRole('link').allTextContents()).toEqual(['Overview', 'Emails', 'Broadcasts', 'Templates', 'Audiences', 'Forms']);
     expect(problems).toEqual([]);
   });
 });
