@@ -139,6 +139,7 @@ export async function buildScenarios(api: string, account: BenchAccount): Promis
     { name: 'GET /api/emails', prepare: async () => keyed('GET', '/api/emails?limit=10') },
     { name: 'GET /api/emails/{id}/events', prepare: async () => keyed('GET', `/api/emails/${sent.emailId}/events`) },
     { name: 'GET /api/events', prepare: async () => keyed('GET', '/api/events?limit=10') },
+    { name: 'GET /api/stats', prepare: async () => keyed('GET', '/api/stats') },
     { name: 'POST /api/webhooks', prepare: async () => keyed('POST', '/api/webhooks', 201, webhook) },
     { name: 'GET /api/webhooks', prepare: async () => keyed('GET', '/api/webhooks') },
     { name: 'GET /api/webhooks/{id}', prepare: async () => keyed('GET', `/api/webhooks/${webhookId}`) },

@@ -51,11 +51,13 @@ const [
   { PLANS },
   accounts,
   apiKeys,
+  keys,
   { getAccount },
   verification,
   { isDomainName },
   deadLetters,
   { SQSClient },
+  { NotFoundError },
   members,
   { emailAddress },
   v,
@@ -64,11 +66,13 @@ const [
   import('#shared/accounts/plans.ts'),
   import('#shared/accounts/service.ts'),
   import('#shared/accounts/api-keys.ts'),
+  import('#shared/accounts/key-management.ts'),
   import('#shared/accounts/store.ts'),
   import('#shared/domains/verification.ts'),
   import('#shared/domains/schema.ts'),
   import('#shared/feedback/dead-letters.ts'),
   import('@aws-sdk/client-sqs'),
+  import('#shared/platform/errors.ts'),
   import('#shared/accounts/members.ts'),
   import('#shared/platform/schema/common.ts'),
   import('valibot'),
@@ -86,9 +90,17 @@ async function existingAccount(accountId: string): Promise<string> {
   return accountId;
 }
 
+/** Disables or revokes a key as the operator, with its audit event; a revoked key is as unknown as a missing one. */
 async function restrict(flags: Flags, action: 'disable' | 'revoke'): Promise<object> {
   const accountId = await existingAccount(flags.account!);
-  if (!(await apiKeys.restrictKey(accountId, flags.id!, action))) throw new Error(`Unknown key ${flags.id} for account ${accountId}`);
+  const operator = keys.operatorOf(accountId);
+  try {
+    if (action === 'disable') await keys.updateKey(operator, flags.id!, { disabled: true }, new Date());
+    else await keys.revokeKey(operator, flags.id!, new Date());
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new Error(`Unknown key ${flags.id} for account ${accountId}`);
+    throw error;
+  }
   return action === 'disable' ? { id: flags.id, disabled: true } : { id: flags.id, revoked: true };
 }
 
@@ -167,7 +179,9 @@ const COMMANDS: Record<string, Command> = {
     run: async (flags) => {
       const env = oneOf('env', flags.env ?? 'live', ['live', 'test']);
       const permission = oneOf('permission', flags.permission ?? 'full', ['full', 'sending']);
-      return apiKeys.createApiKey({ accountId: await existingAccount(flags.account!), env, permission, name: flags.name });
+      const accountId = await existingAccount(flags.account!);
+      const { id, key } = await keys.createKey(keys.operatorOf(accountId), { env, permission, name: flags.name ?? `${env} key` }, new Date());
+      return { id, key };
     },
   },
   'key list': {

@@ -1,7 +1,9 @@
 // `npm run build`: bundles every handler module exactly as the CDK stack does, into
-// dist/functions/<handler>/ (index.mjs, its chunks, and esbuild's metafile).
+// dist/functions/<handler>/ (index.mjs, its chunks, and esbuild's metafile), and the
+// dashboard into dist/dashboard/ (dashboard/build.ts).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { bundleFunctions, handlerModules } from '../lib/bundling.ts';
+import { BUDGET_PAGES, buildDashboard, javascriptFor } from '../dashboard/build.ts';
 
 const OUT = 'dist/functions';
 await rm(OUT, { recursive: true, force: true });
@@ -15,3 +17,9 @@ for (const { handler, directory, metafile } of bundles) {
   rows.push(`${handler.padEnd(28)} ${(bytes / 1024).toFixed(0).padStart(6)} KB`);
 }
 console.log(rows.join('\n'));
+
+const dashboard = await buildDashboard();
+const dashboardKb = Object.values(dashboard.scripts).reduce((sum, script) => sum + script.gzipBytes, 0) / 1024;
+console.log(
+  `${'dashboard'.padEnd(28)} ${dashboardKb.toFixed(0).padStart(6)} KB of JavaScript gzipped, in ${Object.keys(dashboard.scripts).length} files (dist/dashboard/)`,
+);

@@ -6,6 +6,7 @@
  * and its handler beside it; a new area adds its contract here.
  */
 import { routesOfArea, type Endpoint } from '#shared/platform/http/contract.ts';
+import { apiKeys } from './api-keys/contract.ts';
 import { attachments } from './attachments/contract.ts';
 import { audiences } from './audiences/contract.ts';
 import { broadcasts } from './broadcasts/contract.ts';
@@ -17,6 +18,7 @@ import { events } from './events/contract.ts';
 import { forms } from './forms/contract.ts';
 import { otp } from './otp/contract.ts';
 import { session } from './session/contract.ts';
+import { stats } from './stats/contract.ts';
 import { subscriptions } from './subscriptions/contract.ts';
 import { system } from './system/contract.ts';
 import { team } from './team/contract.ts';
@@ -42,6 +44,8 @@ export const AREAS = {
   broadcasts,
   session,
   team,
+  'api-keys': apiKeys,
+  stats,
 } as const;
 
 export const ROUTES: readonly Endpoint[] = Object.values(AREAS).flatMap((area) => routesOfArea(area));

@@ -5,12 +5,16 @@
  * Hosted forms (`/f/<slug>`) need nothing here: they are a public route in
  * the route table like any other (`GET /f/{slug}`), and this server writes
  * whatever content type a handler answers with, HTML included.
+ *
+ * The dashboard (`/app/...`) is static files, which the deployed stack serves
+ * from its distribution without any function: here from its build (dev/local/dashboard.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { PostlaneError } from '#shared/platform/errors.ts';
 import { errorReply } from '#shared/platform/http/error-envelope.ts';
 import { log } from '#shared/platform/log.ts';
 import { buildHttpApiEvent, invocationPayloadBytes, invokeTarget, LAMBDA_MAX_PAYLOAD_BYTES, routeRequest, type HttpResult } from './http-event.ts';
+import { DASHBOARD_OUT, isDashboardPath, serveDashboard } from './dashboard.ts';
 import { listenLocally } from './service.ts';
 
 /** API Gateway refuses larger payloads before any Lambda runs. */
@@ -67,7 +71,9 @@ async function serve(request: IncomingMessage, response: ServerResponse): Promis
   if (!body) return write(response, tooLarge());
   const url = request.url ?? '/';
   const method = request.method ?? 'GET';
-  const target = routeRequest(method, url.split('?')[0]!);
+  const path = url.split('?')[0]!;
+  if (isDashboardPath(path)) return write(response, await serveDashboard(path, method, DASHBOARD_OUT));
+  const target = routeRequest(method, path);
   const event = buildHttpApiEvent({ method, url, headers: request.headersDistinct, body, sourceIp: request.socket.remoteAddress ?? '127.0.0.1' }, target);
   if (invocationPayloadBytes(event) > LAMBDA_MAX_PAYLOAD_BYTES) return write(response, lambdaRefused());
   const { result, error } = await invokeTarget(event, target);

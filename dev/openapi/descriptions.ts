@@ -37,6 +37,9 @@ export const TAG_DESCRIPTIONS: Record<Area, string> = {
   team: "The people of the account and their roles: `admin` (everything) or `member` (everything but the team, API keys and domains). Admins' sessions only: API keys get 403.",
   broadcasts:
     "One message to each subscribed contact of an audience or a segment of it, minus the suppression list, sent in the background at the deployment's SES rate, exactly once per contact; created as drafts, sent now or at a time, paused when the quota runs out and resumed on send.",
+  'api-keys':
+    "The account's API keys: `full` or `sending` (the send endpoints only, optionally from one domain), live or test. The secret is shown once, at creation; lists show its last 4 characters. Disabling (403) and revoking (401) hold from the key's next request, in every region.",
+  stats: 'Sending statistics per UTC day (sent, delivered, bounced, complained, opened, clicked, failed) and their rates, kept as events are recorded.',
 };
 
 /** What each named component is; a lazy schema's component takes its own `v.metadata` title and description instead. */

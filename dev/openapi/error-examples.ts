@@ -56,6 +56,7 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   FORM_NOT_FOUND: thrown(notFound.form()),
   EMAIL_NOT_FOUND: thrown(notFound.email()),
   DOMAIN_NOT_FOUND: thrown(notFound.domain()),
+  API_KEY_NOT_FOUND: thrown(notFound.apiKey()),
   ATTACHMENT_NOT_FOUND: thrown(notFound.attachment('attachments[0].id')),
   ATTACHMENT_NOT_UPLOADED: { message: 'Nothing has been uploaded for attachments[0].id yet; PUT the file to its uploadUrl first', field: 'attachments[0].id' },
   CONTACT_EXISTS: { message: 'A contact with this email already exists in this audience', field: 'email' },

@@ -1,4 +1,5 @@
-import { ADMINS, defineArea, resource } from '#shared/platform/http/contract.ts';
+import { ADMINS, defineArea, KEYED, resource } from '#shared/platform/http/contract.ts';
+import { dataReply } from '#shared/platform/schema/replies.ts';
 import { createDomainBody, domainListItemSchema, domainSchema, listDomainsQuery } from '#shared/domains/schema.ts';
 
 const domain = resource('/api/domains', 'domain', 'DOMAIN_NOT_FOUND', { schema: domainSchema, writeErrors: ['CONFLICT'], access: ADMINS });
@@ -24,13 +25,30 @@ export const domains = defineArea('domains', {
     description: "One page of the account's domains with their verification status.",
   }),
   get: domain.get({
-    table: ['GetItem', 'UpdateItem'],
+    // A check that finds it verified writes the state with `domain.verified` in one transaction (UpdateItem, PutItem).
+    table: ['GetItem', 'UpdateItem', 'PutItem'],
     ses: ['GetEmailIdentity'],
     summary: 'Get a sending domain with its records and verification status',
     description: 'Checks the verification again when the domain is still pending, so polling this shows when it becomes verified.',
   }),
+  verify: {
+    method: 'POST',
+    path: '/api/domains/{id}/verify',
+    ...KEYED,
+    // The domain, its new state, and `domain.verified` in the same transaction when it becomes verified.
+    table: ['GetItem', 'UpdateItem', 'PutItem'],
+    ses: ['GetEmailIdentity'],
+    params: { id: 'domain' },
+    request: {},
+    responses: { 200: dataReply(domainSchema) },
+    errors: ['DOMAIN_NOT_FOUND'],
+    summary: 'Check the verification of a sending domain now',
+    description:
+      "Asks SES about the domain's DKIM records and looks up the account's ownership TXT record now, records what they say, and answers the domain. Checks a verified domain again too: one whose records were removed goes back to `pending` (or `failed`) and cannot be sent from.",
+  },
   delete: domain.delete({
-    table: ['GetItem', 'DeleteItem', 'UpdateItem'],
+    // The domain, its id pointer and its place in the count, with `domain.deleted` (PutItem), in one transaction.
+    table: ['GetItem', 'DeleteItem', 'UpdateItem', 'PutItem'],
     ses: ['DeleteEmailIdentity'],
     summary: 'Delete a sending domain',
     description:

@@ -1,4 +1,4 @@
-import { queryAll, tableName, transactWrite, TransactionCancelled, updateIf } from '#shared/platform/dynamodb/client.ts';
+import { getMapped, queryAll, tableName, transactWrite, TransactionCancelled, updateIf, type TransactItems } from '#shared/platform/dynamodb/client.ts';
 import { countIf, inRounds, NEXT_ROUND } from '#shared/platform/dynamodb/conditional-counter.ts';
 import { accountKey } from '#shared/platform/dynamodb/account-item.ts';
 import type { Plan } from './plans.ts';
@@ -19,6 +19,10 @@ export interface ApiKeyRecord {
   revoked: boolean;
   createdAt: string;
   lastUsedAt?: string;
+  /** A sending key's one domain to send from (shared/sending/sender.ts). */
+  domain?: string;
+  /** The secret's last 4 characters, to tell keys apart in a list; absent on keys made before it was kept. */
+  hint?: string;
   /**
    * The account's plan and quota override, copied so that the key item alone
    * holds what a request's check needs: the check is one conditional write of
@@ -43,7 +47,7 @@ function toApiKey(item: Record<string, unknown>): ApiKeyRecord {
     permission: item.permission as KeyPermission,
     disabled: item.disabled === true,
     revoked: item.revoked === true,
-    ...optionalStrings(item, 'lastUsedAt'),
+    ...optionalStrings(item, 'lastUsedAt', 'domain', 'hint'),
     ...(typeof item.plan === 'string' ? { plan: item.plan as Plan } : {}),
     ...(typeof item.quotaOverride === 'number' ? { quotaOverride: item.quotaOverride } : {}),
     ...(typeof item.planVersion === 'number' ? { planVersion: item.planVersion } : {}),
@@ -66,7 +70,7 @@ function atPlanVersion(version: number | undefined): { ConditionExpression: stri
  * (the caller reads it again), so no key is born with a plan the last change
  * of the account did not reach.
  */
-export async function putApiKey(key: ApiKeyRecord): Promise<boolean> {
+export async function putApiKey(key: ApiKeyRecord, alongside: TransactItems = []): Promise<boolean> {
   try {
     await transactWrite([
       {
@@ -77,6 +81,7 @@ export async function putApiKey(key: ApiKeyRecord): Promise<boolean> {
         },
       },
       { ConditionCheck: { TableName: tableName, Key: accountKey(key.accountId), ...atPlanVersion(key.planVersion) } },
+      ...alongside,
     ]);
     return true;
   } catch (error) {
@@ -109,6 +114,43 @@ export function setApiKeyPlan(accountId: string, keyId: string, copy: PlanCopy):
     ExpressionAttributeNames: { '#plan': 'plan' },
     ExpressionAttributeValues: { ':plan': copy.plan, ':version': version, ...(copy.quotaOverride === undefined ? {} : { ':quota': copy.quotaOverride }) },
   });
+}
+
+/** The key as stored, revoked or not; read in the home replica, where changes to it are made. */
+export function getApiKey(accountId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  return getMapped(apiKeyKey(accountId, keyId), toApiKey);
+}
+
+/** What a change of a key over the API may set. */
+export type ApiKeyChange = Partial<Pick<ApiKeyRecord, 'name' | 'disabled' | 'revoked'>>;
+
+/**
+ * Changes a key that is not revoked, with the `alongside` items (its audit
+ * event) in the same transaction; false when the account has no such key or
+ * it was revoked meanwhile. The authentication's own write of the item (its
+ * windows) outlasts the transaction (`countIf`).
+ */
+export async function changeApiKey(accountId: string, keyId: string, change: ApiKeyChange, alongside: TransactItems): Promise<boolean> {
+  const fields = Object.entries(change).filter(([, value]) => value !== undefined);
+  try {
+    await transactWrite([
+      {
+        Update: {
+          TableName: tableName,
+          Key: apiKeyKey(accountId, keyId),
+          UpdateExpression: `SET ${fields.map(([field]) => `#${field} = :${field}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk) AND #revoked = :false',
+          ExpressionAttributeNames: { '#revoked': 'revoked', ...Object.fromEntries(fields.map(([field]) => [`#${field}`, field])) },
+          ExpressionAttributeValues: { ':false': false, ...Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value])) },
+        },
+      },
+      ...alongside,
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.reasons[0] === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
 }
 
 /** Sets `disabled` or `revoked`; false when the account has no such key. */

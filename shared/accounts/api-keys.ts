@@ -14,6 +14,7 @@ import {
   type KeyPermission,
 } from './api-key-store.ts';
 import { getAccount } from './store.ts';
+import type { TransactItems } from '#shared/platform/dynamodb/client.ts';
 import { monthlyQuotaOf } from './service.ts';
 import { PLAN_LIMITS, type Plan } from './plans.ts';
 import type { RateWindow } from '#shared/platform/http/rate-headers.ts';
@@ -31,6 +32,8 @@ interface Caller {
   plan: Plan;
   /** The account's monthly email quota, from the key's copy of plan and override: the send path reads no account. */
   monthlyQuota?: number;
+  /** A sending key bound to one domain sends from it alone (shared/sending/sender.ts). */
+  domain?: string;
 }
 
 /** A request made with an API key. */
@@ -81,35 +84,46 @@ export interface CreatedKey {
 /** Reads of the account before a new key gives up: each retry follows a plan change made meanwhile, which is rare. */
 const CREATE_ATTEMPTS = 5;
 
+/** The secret's last characters a list shows (`hint`): 4 of the 32 random ones, which leaves the rest far beyond guessing. */
+const HINT_LENGTH = 4;
+
+/**
+ * Makes a key and stores only its hash, with the `alongside` items the
+ * stored record calls for (its audit event) in the same transaction.
+ */
 export async function createApiKey(
   input: {
     accountId: string;
     env: KeyEnvironment;
     permission: KeyPermission;
     name?: string;
+    domain?: string;
   },
   now = new Date(),
+  alongside: (record: ApiKeyRecord) => TransactItems = () => [],
 ): Promise<CreatedKey> {
   const keyId = newId('key', now.getTime());
   const key = `svc_${input.env}_${input.accountId.slice(4)}${keyId.slice(4)}${randomBase62(SECRET_LENGTH)}`;
   for (let attempt = 1; ; attempt++) {
     const account = await getAccount(input.accountId, { consistent: true });
     if (!account) throw new AuthError('UNAUTHORIZED', `No account ${input.accountId}`);
-    const stored = await putApiKey({
+    const record: ApiKeyRecord = {
       keyId,
       accountId: input.accountId,
       name: input.name ?? `${input.env} key`,
       env: input.env,
       permission: input.permission,
+      ...(input.domain === undefined ? {} : { domain: input.domain }),
       secretHash: hashKey(key),
+      hint: key.slice(-HINT_LENGTH),
       disabled: false,
       revoked: false,
       createdAt: now.toISOString(),
       plan: account.plan,
       ...(account.quotaOverride === undefined ? {} : { quotaOverride: account.quotaOverride }),
       ...(account.planVersion === undefined ? {} : { planVersion: account.planVersion }),
-    });
-    if (stored) return { id: keyId, key };
+    };
+    if (await putApiKey(record, alongside(record))) return { id: keyId, key };
     if (attempt >= CREATE_ATTEMPTS) throw new Error(`The plan of account ${input.accountId} kept changing while the key was made; try again`);
   }
 }
@@ -145,7 +159,19 @@ export async function authenticate(
   const plan = use.key.plan!;
   const monthlyQuota = monthlyQuotaOf({ plan, ...(use.key.quotaOverride === undefined ? {} : { quotaOverride: use.key.quotaOverride }) });
   const window = windowOf(use.admitted ? use : { admitted: false, exhausted: use.refused, second: use.second }, plan, now);
-  return { principal: { accountId: parsed.accountId, keyId: parsed.keyId, env: use.key.env, permission: use.key.permission, plan, monthlyQuota }, window };
+  const { env, permission: keyPermission, domain } = use.key;
+  return {
+    principal: {
+      accountId: parsed.accountId,
+      keyId: parsed.keyId,
+      env,
+      permission: keyPermission,
+      plan,
+      monthlyQuota,
+      ...(domain === undefined ? {} : { domain }),
+    },
+    window,
+  };
 }
 
 /** Why the key item refused the request, checked in the order the answers rank: unknown (401), disabled (403), not allowed here (403). */

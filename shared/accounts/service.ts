@@ -5,6 +5,8 @@ import { assertDeploymentRegion, DEFAULT_HOME_REGION, DEPLOYMENT_REGIONS, localR
 import { config } from '#shared/platform/config.ts';
 import { getEmailsSent } from './usage-store.ts';
 import { PLAN_LIMITS, type Plan } from './plans.ts';
+import type { Principal } from './api-keys.ts';
+import type { Actor } from '#shared/events/service.ts';
 
 /** `region`: the home region, one of the deployment's; default its first. */
 export async function createAccount(input: { plan: Plan; quota?: number; name?: string; region?: string }, now = new Date()): Promise<{ accountId: string }> {
@@ -129,3 +131,6 @@ export { type AccountRecord, getAccount } from './store.ts';
 export type { KeyEnvironment } from './api-key-store.ts';
 export { membershipsOf, type MemberRecord, type MemberRole, type Membership } from './member-store.ts';
 export { emailsSentRead, getEmailsSent, releaseEmails, releaseEmailsItem, reserveEmails } from './usage-store.ts';
+
+/** Who an authenticated request acts as, for audit events: its session's member, or its key (api-keys.ts). */
+export { actorOf } from './api-keys.ts';

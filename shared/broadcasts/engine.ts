@@ -54,7 +54,7 @@ import {
 import { getAccount } from '#shared/accounts/service.ts';
 import { getAudienceProfiles } from '#shared/audiences/service.ts';
 import { contactsInStatusAfter, getContacts, type ContactRecord } from '#shared/contacts/service.ts';
-import { getEmailRecordsById, putEmailRecords, type EmailRecord, type EmailStatus } from '#shared/messages/service.ts';
+import { getEmailRecordsById, putEmailRecords, statsCountItems, type EmailRecord, type EmailStatus } from '#shared/messages/service.ts';
 import { getSuppressions } from '#shared/sending/service.ts';
 import { domainOf, parseMailbox } from '#shared/sending/address.ts';
 import { broadcastQueue, type BroadcastQueue, type BroadcastStep } from './queue.ts';
@@ -286,14 +286,17 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   }
   const count = (status: Final) => finals.filter((final) => final === status).length;
   const outcome = { sent: count('sent'), suppressed: count('suppressed'), failed: count('failed') };
+  // The day's statistics ride in the batch's own count, which is made once per message however often the batch runs.
+  const stats = (added: { sent: number; failed: number }) =>
+    live ? statsCountItems(accountId, new Date(), { sent: added.sent, failed: added.failed }, `${broadcastId}#${step.batch}`) : [];
   if (cancelled || sending.length < toSend.length) {
     // Stopped short (cancelled, or the quota ran out) with nothing in flight: what went out shows in the counts now, not
     // only once a resume finishes the batch.
     await releaseBatchLease(accountId, broadcastId, step.batch, token);
-    await countBatchProgress(accountId, broadcastId, step.batch, batch.counted, outcome);
+    await countBatchProgress(accountId, broadcastId, step.batch, batch.counted, outcome, stats);
     return SETTLED;
   }
-  if (await finishBatch(accountId, broadcastId, step.batch, outcome, batch.counted)) {
+  if (await finishBatch(accountId, broadcastId, step.batch, outcome, batch.counted, stats)) {
     // Completed when the last message is recorded, not when this batch started: broadcast.sent comes after every email.sent.
     await complete(accountId, broadcastId, new Date());
   }
@@ -347,6 +350,7 @@ async function settleEarlier(
       records,
       retentionExpiry(now.getTime()),
       records.flatMap((record) => outcomeEventItems(accountId, record, now.getTime())),
+      'by the caller',
     );
   }
   return { finals, toSend };
@@ -484,6 +488,6 @@ async function sendOne(
     outcome.status === 'sent'
       ? { ...recordOf(broadcast, recipient, 'sent', message.subject, now), ...(outcome.messageId ? { sesMessageId: outcome.messageId } : {}) }
       : recordOf(broadcast, recipient, 'failed', message.subject, now, { code: outcome.error, message: outcome.message });
-  await putEmailRecords(accountId, [record], retentionExpiry(now.getTime()), outcomeEventItems(accountId, record, answeredAt.getTime()));
+  await putEmailRecords(accountId, [record], retentionExpiry(now.getTime()), outcomeEventItems(accountId, record, answeredAt.getTime()), 'by the caller');
   return outcome.status;
 }

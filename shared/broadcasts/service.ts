@@ -195,7 +195,7 @@ async function reschedule(accountId: string, record: BroadcastRecord, now: Date)
  * of it, for a resume) without SES and without quota, whichever key made it.
  */
 export async function sendBroadcast(
-  principal: Pick<Principal, 'accountId' | 'env'>,
+  principal: Pick<Principal, 'accountId' | 'env'> & Partial<Pick<Principal, 'domain'>>,
   broadcastId: string,
   input: { scheduledAt?: string | undefined },
   now: Date,
@@ -207,7 +207,7 @@ export async function sendBroadcast(
   if (!EDITABLE_STATUSES.includes(current.status)) throw notEditable(current.status);
   const scheduledAt = input.scheduledAt ?? current.scheduledAt;
   const at = scheduledAt === undefined ? undefined : scheduleTime(scheduledAt, now);
-  await ensureVerifiedSender(accountId, parseMailboxField(current.from, 'from'));
+  await ensureVerifiedSender(accountId, parseMailboxField(current.from, 'from'), 'from', principal.domain);
   const stamp = now.toISOString();
   if (at && at > now) {
     // The schedule's start step carries no key: the mode is stored now, and the start keeps it.

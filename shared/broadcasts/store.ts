@@ -545,7 +545,14 @@ async function countOnce(accountId: string, broadcastId: string, batch: number, 
  * rest. `counted`: the tally as the attempt read it; `outcome`: the batch's
  * whole outcome now.
  */
-export async function countBatchProgress(accountId: string, broadcastId: string, batch: number, counted: BatchOutcome, outcome: BatchOutcome): Promise<void> {
+export async function countBatchProgress(
+  accountId: string,
+  broadcastId: string,
+  batch: number,
+  counted: BatchOutcome,
+  outcome: BatchOutcome,
+  alongside: (added: BatchOutcome) => TransactItems = () => [],
+): Promise<void> {
   const added = countedSince(outcome, counted);
   if (added.sent + added.suppressed + added.failed === 0) return;
   await countOnce(accountId, broadcastId, batch, [
@@ -555,19 +562,30 @@ export async function countBatchProgress(accountId: string, broadcastId: string,
       ':f': outcome.failed,
     }),
     counterAdd(accountId, broadcastId, added, 0),
+    ...alongside(added),
   ]);
 }
 
 /**
  * Marks a batch finished and adds its outcome (less what was `counted`
- * before) to the broadcast's counters, in one transaction: a redelivered batch
+ * before) to the broadcast's counters, with the `alongside` items that outcome
+ * calls for (the day's statistics), in one transaction: a redelivered batch
  * (SQS delivers at least once) finds it done and counts nothing. False when it
  * was already done.
  */
-export function finishBatch(accountId: string, broadcastId: string, batch: number, outcome: BatchOutcome, counted: BatchOutcome): Promise<boolean> {
+export function finishBatch(
+  accountId: string,
+  broadcastId: string,
+  batch: number,
+  outcome: BatchOutcome,
+  counted: BatchOutcome,
+  alongside: (added: BatchOutcome) => TransactItems = () => [],
+): Promise<boolean> {
+  const added = countedSince(outcome, counted);
   return countOnce(accountId, broadcastId, batch, [
     batchCountUpdate(accountId, broadcastId, batch, counted, 'SET done = :true', { ':true': true }),
-    counterAdd(accountId, broadcastId, countedSince(outcome, counted), 1),
+    counterAdd(accountId, broadcastId, added, 1),
+    ...alongside(added),
   ]);
 }
 

@@ -31,6 +31,8 @@ import {
 import type * as v from 'valibot';
 import { orNull, pick } from '#shared/platform/views.ts';
 import { findById } from '#shared/platform/lookup.ts';
+import { OPERATOR, type Actor } from '#shared/events/service.ts';
+import { domainEvents, newDomainEvents } from './audit-events.ts';
 
 export type Domain = v.InferOutput<typeof domainSchema>;
 /** `dkim` records are what SES verifies; `ownership` is the account's own proof; `spf` and `dmarc` are advice for deliverability. */
@@ -74,17 +76,25 @@ function toDomain(record: DomainRecord): Domain {
 
 /**
  * Creates the sending identity (holding it) and records the domain, pending,
- * with a new proof: 409 DOMAIN_EXISTS when the account has it already,
- * DOMAIN_LIMIT_REACHED when it has MAX_DOMAINS_PER_ACCOUNT.
+ * with a new proof and its `domain.created` event: 409 DOMAIN_EXISTS when the
+ * account has it already, DOMAIN_LIMIT_REACHED when it has MAX_DOMAINS_PER_ACCOUNT.
+ * `actor`, here and below: who acts, for the audit events (the calling key;
+ * the operator when a tool calls the service itself).
  */
-export async function createDomain(accountId: string, input: CreateDomainInput, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<Domain> {
+export async function createDomain(
+  accountId: string,
+  input: CreateDomainInput,
+  now: Date,
+  verifier: DomainVerifier = configuredVerifier(),
+  actor: Actor = OPERATOR,
+): Promise<Domain> {
   // Checked first so that a repeated request, or one past the limit, does not call SES; the insert's conditions settle races.
   const [existing, held] = await Promise.all([readDomain(accountId, input.domain), countDomains(accountId)]);
   if (existing) throw domainExists(input.domain);
   if (held >= MAX_DOMAINS_PER_ACCOUNT) throw domainLimitReached();
   return holdingIdentity(input.domain, verifier, now, async (region) => {
     const record = newDomainRecord(accountId, input.domain, await createHeldIdentity(input.domain, region, verifier), now, undefined, region);
-    await insertDomain(record);
+    await insertDomain(record, newDomainEvents(record, actor, now));
     return toDomain(record);
   });
 }
@@ -94,36 +104,72 @@ export async function createDomain(accountId: string, input: CreateDomainInput, 
  * gives its place under the limit back; then hands back its hold on the SES
  * identity, deleted with the last account holding it.
  */
-export async function deleteDomain(accountId: string, domainId: string, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<void> {
+export async function deleteDomain(
+  accountId: string,
+  domainId: string,
+  now: Date,
+  verifier: DomainVerifier = configuredVerifier(),
+  actor: Actor = OPERATOR,
+): Promise<void> {
   const record = await findById('dom', domainId, () => getDomainById(accountId, domainId), notFound.domain);
-  await removeDomain(record);
+  await removeDomain(record, domainEvents.deleted(record, actor, now));
   if (record.identityRegion !== undefined) await releaseIdentity(record.domain, record.identityRegion, verifier, now);
 }
 
 /**
  * The domain with its DNS records. While it is not verified, checks both
  * proofs again and records any change, so a client polling this sees
- * verification land; once verified, the stored state answers (the admin CLI
- * re-checks).
+ * verification land; once verified, the stored state answers
+ * (`verifyDomainNow` and the admin CLI re-check).
  */
-export async function getDomain(accountId: string, domainId: string, now: Date, verifier: DomainVerifier = configuredVerifier()): Promise<Domain> {
+export async function getDomain(
+  accountId: string,
+  domainId: string,
+  now: Date,
+  verifier: DomainVerifier = configuredVerifier(),
+  actor: Actor = OPERATOR,
+): Promise<Domain> {
   const record = await findById('dom', domainId, () => getDomainById(accountId, domainId), notFound.domain);
-  if (record.verified) return toDomain(record);
+  return record.verified ? toDomain(record) : checkNow(record, now, verifier, actor);
+}
+
+/**
+ * POST /api/domains/:id/verify: checks both proofs now, whatever the stored
+ * state, records what they say and answers the domain. A verified domain
+ * whose records were removed goes back to pending (or failed), and sends
+ * from it are refused until it verifies again.
+ */
+export async function verifyDomainNow(
+  accountId: string,
+  domainId: string,
+  now: Date,
+  verifier: DomainVerifier = configuredVerifier(),
+  actor: Actor = OPERATOR,
+): Promise<Domain> {
+  return checkNow(await findById('dom', domainId, () => getDomainById(accountId, domainId), notFound.domain), now, verifier, actor);
+}
+
+/** Asks SES and DNS about the domain and records any change, with `domain.verified` when it becomes verified. */
+async function checkNow(record: DomainRecord, now: Date, verifier: DomainVerifier, actor: Actor): Promise<Domain> {
+  const { accountId } = record;
   const token = record.verificationToken ?? newVerificationToken();
   let state: Awaited<ReturnType<typeof verifier.readIdentity>>;
   try {
     state = await verifier.readIdentity(record.domain, token);
   } catch (error) {
-    // The identity was removed from SES by hand: show what was last known rather than a 404 for a domain that is listed.
-    if (error instanceof NotFoundError) return toDomain(record);
-    throw error;
+    if (!(error instanceof NotFoundError)) throw error;
+    // No identity to ask (removed from SES by hand; none beside the emulator): what was last known stands rather than a
+    // 404 for a domain that is listed, but a domain recorded before proofs still gets one of its own to publish.
+    if (record.verificationToken) return toDomain(record);
+    state = { verified: false, status: 'pending', dkimTokens: record.dkimTokens };
   }
   const changed =
     state.verified !== record.verified ||
     state.status !== record.status ||
     state.dkimTokens.join() !== record.dkimTokens.join() ||
     token !== record.verificationToken;
-  return toDomain(changed ? ((await saveDomainState(accountId, record.domain, state, token, now)) ?? record) : record);
+  const saved = changed && (await saveDomainState(accountId, record.domain, state, token, now, domainEvents.verified(record, actor, now)));
+  return toDomain(saved || record);
 }
 
 export async function listDomains(accountId: string, page: number, limit: number): Promise<{ domains: DomainListItem[]; pagination: Pagination }> {

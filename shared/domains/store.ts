@@ -109,17 +109,18 @@ function domainCountChange(accountId: string, change: 1 | -1): TransactItems[num
 }
 
 /**
- * Stores a new domain, its id pointer and its place in the account's count
- * together: DOMAIN_EXISTS when the account already has that name,
+ * Stores a new domain, its id pointer, its place in the account's count and
+ * the `alongside` items (its audit events) together: DOMAIN_EXISTS when the account already has that name,
  * DOMAIN_LIMIT_REACHED when it has MAX_DOMAINS_PER_ACCOUNT. The limit is the
  * count's condition in the same transaction, so racing additions cannot pass it.
  */
-export async function insertDomain(record: DomainRecord): Promise<void> {
+export async function insertDomain(record: DomainRecord, alongside: TransactItems = []): Promise<void> {
   try {
     await transactWrite([
       putNew({ ...domainKey(record.accountId, record.domain), entity: 'domain', ...record }),
       putNew({ ...domainIdKey(record.accountId, record.domainId), entity: 'domainId', domain: record.domain }),
       domainCountChange(record.accountId, 1),
+      ...alongside,
     ]);
   } catch (error) {
     if (firstConditionFailed(error)) throw domainExists(record.domain);
@@ -135,10 +136,10 @@ export async function countDomains(accountId: string): Promise<number> {
 
 /**
  * Removes the domain, its id pointer and, when it counted, its place in the
- * account's count, together; DOMAIN_NOT_FOUND when that record is gone already
+ * account's count, together with the `alongside` items (its audit event); DOMAIN_NOT_FOUND when that record is gone already
  * (a racing delete).
  */
-export async function removeDomain(record: DomainRecord): Promise<void> {
+export async function removeDomain(record: DomainRecord, alongside: TransactItems = []): Promise<void> {
   try {
     await transactWrite([
       {
@@ -151,6 +152,7 @@ export async function removeDomain(record: DomainRecord): Promise<void> {
       },
       { Delete: { TableName: tableName, Key: domainIdKey(record.accountId, record.domainId) } },
       ...(record.identityRegion === undefined ? [] : [domainCountChange(record.accountId, -1)]),
+      ...alongside,
     ]);
   } catch (error) {
     if (firstConditionFailed(error)) throw notFound.domain();
@@ -183,11 +185,19 @@ export async function listDomains(accountId: string, offset: number, limit: numb
 /**
  * Records where an existing domain stands, checked with the proof `token`,
  * which becomes the domain's when it has none yet; `verifiedAt` is set when it
- * first verifies and removed when it stops. Undefined when the domain is not
- * there.
+ * first verifies and removed when it stops. `whenVerified` (its
+ * `domain.verified` event) is written with the change that makes it verified,
+ * and only then. Undefined when the domain is not there.
  */
-export async function saveDomainState(accountId: string, domain: string, state: DomainState, token: string, now: Date): Promise<DomainRecord | undefined> {
-  const item = await updateReturning({
+export async function saveDomainState(
+  accountId: string,
+  domain: string,
+  state: DomainState,
+  token: string,
+  now: Date,
+  whenVerified: TransactItems = [],
+): Promise<DomainRecord | undefined> {
+  const update = {
     Key: domainKey(accountId, domain),
     // A proof once given never changes: the account may have published it already.
     UpdateExpression:
@@ -202,7 +212,28 @@ export async function saveDomainState(accountId: string, domain: string, state: 
       ':token': token,
       ...(state.verified ? { ':now': now.toISOString() } : {}),
     },
-  });
+  };
+  if (state.verified && whenVerified.length > 0) {
+    try {
+      // Only the check that finds it verified first records the event: racing checks settle on the item's condition.
+      await transactWrite([
+        {
+          Update: {
+            TableName: tableName,
+            ...update,
+            ConditionExpression: 'attribute_exists(pk) AND (NOT verified = :true OR attribute_not_exists(verificationToken))',
+            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':true': true },
+          },
+        },
+        ...whenVerified,
+      ]);
+      return await getDomain(accountId, domain);
+    } catch (error) {
+      // Verified already (or gone): the plain write records the state, with no event.
+      if (!firstConditionFailed(error)) throw error;
+    }
+  }
+  const item = await updateReturning(update);
   return item && toDomain(item);
 }
 

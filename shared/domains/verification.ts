@@ -20,6 +20,8 @@ import { abandonIdentityDeletion, endIdentityDeletion, markIdentityCreated, rele
 import { ConflictError, NotFoundError } from '#shared/platform/errors.ts';
 import { newId, randomBase62 } from '#shared/platform/ids.ts';
 import { log } from '#shared/platform/log.ts';
+import { OPERATOR, type Actor } from '#shared/events/service.ts';
+import { domainEvents, newDomainEvents } from './audit-events.ts';
 
 export interface DomainVerifier {
   /**
@@ -76,8 +78,20 @@ export const localVerifier: DomainVerifier = {
   deleteIdentity: nothingToDelete,
 };
 
-/** API requests beside the emulator: there is no DNS to read, so a domain stays pending until the operator vouches for it. */
-const localApiVerifier: DomainVerifier = { createIdentity: createdLocally, readIdentity: pendingLocally, deleteIdentity: nothingToDelete };
+/**
+ * API requests beside the emulator: there is no identity nor DNS to read, so
+ * asking finds nothing to go by and the stored state stands (as for an
+ * identity removed from SES by hand): a new domain stays pending until the
+ * operator vouches for it, and one the operator verified stays verified
+ * however often it is checked.
+ */
+const localApiVerifier: DomainVerifier = {
+  createIdentity: createdLocally,
+  readIdentity: async (domain) => {
+    throw new NotFoundError('DOMAIN_NOT_FOUND', `No SES identity ${domain} beside the emulator; admin domain verify vouches for it`);
+  },
+  deleteIdentity: nothingToDelete,
+};
 
 type SesIdentity = { VerifiedForSendingStatus?: boolean; DkimAttributes?: { Tokens?: string[]; Status?: string } };
 
@@ -253,21 +267,26 @@ export async function verifyDomain(
   domain: string,
   verifier: DomainVerifier,
   now = new Date(),
+  actor: Actor = OPERATOR,
 ): Promise<{ domain: string; verified: boolean }> {
-  const token = (await getDomain(accountId, domain))?.verificationToken ?? newVerificationToken();
+  const known = await getDomain(accountId, domain);
+  const token = known?.verificationToken ?? newVerificationToken();
   const state = await verifier.readIdentity(domain, token);
-  let record = await saveDomainState(accountId, domain, state, token, now);
+  // The event names the record found; a domain added meanwhile by a racing POST is read again below.
+  const save = async (found: DomainRecord | undefined) =>
+    found && saveDomainState(accountId, domain, state, token, now, domainEvents.verified(found, actor, now));
+  let record = await save(known);
   if (!record) {
     try {
       record = await holdingIdentity(domain, verifier, now, async (region) => {
         const added = newDomainRecord(accountId, domain, state, now, token, region);
-        await insertDomain(added);
+        await insertDomain(added, newDomainEvents(added, actor, now));
         return added;
       });
     } catch (error) {
       // Added to the account between the read and the insert (a racing POST): record the answer on that one, which keeps its own proof.
       if (!(error instanceof ConflictError && error.code === 'DOMAIN_EXISTS')) throw error;
-      record = await saveDomainState(accountId, domain, state, token, now);
+      record = await save(await getDomain(accountId, domain));
       if (!record) throw error;
     }
   }

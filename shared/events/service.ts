@@ -9,11 +9,11 @@ import type { TransactItems } from '#shared/platform/dynamodb/client.ts';
 import { eventLists, eventPut, putEventOnce, queryEvents, type StoredEvent } from './store.ts';
 import { ValidationError } from '#shared/platform/errors.ts';
 import { idAt } from '#shared/platform/ids.ts';
-import type { EventType } from './types.ts';
+import type { Actor, EventType } from './types.ts';
 import { decodeCursor, encodeCursor } from '#shared/platform/signing/cursors.ts';
 import { retentionExpiry, retentionHorizon } from '#shared/platform/retention.ts';
 
-export { EVENT_TYPES, type EventType, isEventType } from './types.ts';
+export { type Actor, EVENT_TYPES, type EventType, isEventType, OPERATOR } from './types.ts';
 
 export type PostlaneEvent = StoredEvent;
 
@@ -55,6 +55,28 @@ export function eventWrite(accountId: string, input: EventInput, now: number): T
  */
 export async function recordEvent(accountId: string, input: EventInput, now: number): Promise<{ event: PostlaneEvent; created: boolean }> {
   return putEventOnce(accountId, input.sourceKey, newEvent(input, now), retentionExpiry(now));
+}
+
+/** The audit events: changes to the account's keys and domains (docs/webhooks.md, "Audit events"). */
+export type AuditEventType = Extract<EventType, `api_key.${string}` | `domain.${string}`>;
+
+/**
+ * The transaction items of an audit event, for the write of the change it
+ * reports: `data` names the resource, and `actor` who changed it. The source
+ * key names the change once (`api_key:key_…:revoked`) or, for changes that
+ * may repeat, with the time they were made.
+ *
+ * `await transactWrite([keyUpdate, ...auditWrite('acc_…', 'api_key.revoked', { apiKeyId, name }, actor, 'api_key:key_…:revoked', now)])`
+ */
+export function auditWrite(
+  accountId: string,
+  type: AuditEventType,
+  data: Record<string, unknown>,
+  actor: Actor,
+  sourceKey: string,
+  now: number,
+): TransactItems {
+  return eventWrite(accountId, { type, sourceKey, data: { ...data, actor } }, now);
 }
 
 export interface EventPage {

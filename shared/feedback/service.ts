@@ -96,16 +96,22 @@ export async function applyBounceOrComplaint(
 ): Promise<void> {
   for (const address of addresses) await suppressAddress(owner.accountId, address, reason, now);
   const transition = EMAIL_TRANSITIONS[reason === 'bounced' ? 'Bounce' : 'Complaint'];
-  await changeRecording(owner, emailChanges.status(transition.from, transition.to), events);
+  await changeRecording(owner, emailChanges.status(transition.from, transition.to), events, now);
 }
 
 /**
- * The record's change and its events in one write. A record that does not
- * take the change (later news came first, or it is gone) still gets the
- * events: SES did report them.
+ * The record's change, its events and what it counts in the day's
+ * statistics in one write. A record that does not take the change (later
+ * news came first, or it is gone) still gets the events, SES did report
+ * them, but counts nothing: each message counts once per outcome.
  */
-async function changeRecording(owner: { accountId: string; emailId: string }, change: EmailChange | undefined, events: TransactItems): Promise<void> {
-  const outcome = change ? await changeEmail(owner.accountId, owner.emailId, change, events) : 'refused';
+async function changeRecording(
+  owner: { accountId: string; emailId: string },
+  change: EmailChange | undefined,
+  events: TransactItems,
+  now: Date,
+): Promise<void> {
+  const outcome = change ? await changeEmail(owner.accountId, owner.emailId, change, events, now) : 'refused';
   if (outcome === 'refused' && events.length > 0) await putEventItemsOnce(events);
 }
 
@@ -238,7 +244,7 @@ export async function applySesEvent(record: unknown, now: Date): Promise<Feedbac
   if (event.eventType === 'Delivery' && event.delivery) {
     await recordDelivery(owner.accountId, event.delivery.recipients, new Date(event.delivery.timestamp ?? now).toISOString());
   }
-  await changeRecording(owner, effect.email, events);
+  await changeRecording(owner, effect.email, events, now);
   return 'applied';
 }
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { cursorQuery, dateRangeQuery, emailAddress } from '#shared/platform/schema/common.ts';
+import { cursorQuery, dateRangeQuery, emailAddress, fieldRule, isCalendarDate } from '#shared/platform/schema/common.ts';
 import { LOG_PAGE } from '#shared/events/schema.ts';
 import { count, nullableText, timestamp } from '#shared/platform/schema/replies.ts';
 
@@ -37,3 +37,52 @@ export const listEmailsQuery = v.object({
   ...cursorQuery(LOG_PAGE.defaultLimit, LOG_PAGE.maxLimit),
 });
 export type ListEmailsQuery = v.InferOutput<typeof listEmailsQuery>;
+
+// Statistics (GET /api/stats).
+
+/** The longest range one request reads: three months of days. */
+export const MAX_STATS_DAYS = 90;
+
+/** A UTC day, `2026-11-21`: counts are kept per day, so a time of day would mean nothing. */
+const utcDay = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a UTC day such as 2026-11-21'),
+  v.check(isCalendarDate, 'must be a real date'),
+);
+
+/** Days from `start` to `end`, both included (`YYYY-MM-DD`). */
+export function daysBetween(start: string, end: string): number {
+  return Math.round((Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000) + 1;
+}
+
+/** Either day alone is checked against today by the domain, which knows today. */
+export const statsQuery = v.pipe(
+  v.object({ startDate: v.optional(utcDay), endDate: v.optional(utcDay) }),
+  fieldRule('startDate', ({ startDate, endDate }) => !startDate || !endDate || startDate <= endDate, 'must not be after endDate'),
+  fieldRule(
+    'startDate',
+    ({ startDate, endDate }) => !startDate || !endDate || daysBetween(startDate, endDate) <= MAX_STATS_DAYS,
+    `must be at most ${MAX_STATS_DAYS} days before endDate (both included)`,
+  ),
+);
+export type StatsQuery = v.InferOutput<typeof statsQuery>;
+
+const statsCounts = {
+  sent: count,
+  delivered: count,
+  bounced: count,
+  complained: count,
+  opened: count,
+  clicked: count,
+  failed: count,
+};
+
+/** Percent of `sent`, one decimal. */
+const rate = v.pipe(v.number(), v.minValue(0));
+
+export const statsSchema = v.strictObject({
+  days: v.array(v.strictObject({ date: v.string(), ...statsCounts })),
+  totals: v.strictObject(statsCounts),
+  rates: v.strictObject({ deliveryRate: rate, bounceRate: rate, complaintRate: rate, openRate: rate, clickRate: rate }),
+});

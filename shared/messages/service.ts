@@ -6,7 +6,8 @@ import { listEmailEvents, type EventPage } from '#shared/events/service.ts';
 import { retentionHorizon } from '#shared/platform/retention.ts';
 import { orNull, pick } from '#shared/platform/views.ts';
 import type * as v from 'valibot';
-import type { emailSchema, ListEmailsQuery } from './schema.ts';
+import { daysBetween, MAX_STATS_DAYS, type emailSchema, type ListEmailsQuery, type StatsQuery, type statsSchema } from './schema.ts';
+import { dayOf, readStats, STATS_COUNTS, type StatsCounts } from './stats-store.ts';
 
 /** An email record as GET /api/emails/:id returns it. */
 export type Email = v.InferOutput<typeof emailSchema>;
@@ -77,6 +78,63 @@ export async function listEventsOfEmail(accountId: string, id: string, options: 
   const { id: emailId } = await getEmail(accountId, id);
   return listEmailEvents(accountId, emailId, options, now);
 }
+
+export type Stats = v.InferOutput<typeof statsSchema>;
+
+/** The default range: the last 30 days, today included. */
+const DEFAULT_STATS_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+const shiftDay = (day: string, days: number): string => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
+
+/** Percent of `sent`, one decimal; 0 when nothing was sent. */
+function percentOf(count: number, sent: number): number {
+  return sent === 0 ? 0 : Math.round((count / sent) * 1000) / 10;
+}
+
+/**
+ * GET /api/stats: the account's counts per UTC day from `startDate` to
+ * `endDate` (default: the 30 days to today), every day listed, with totals
+ * and rates over the range. One Query, whatever the range or the traffic:
+ * the counts are kept as events are recorded (shared/messages/stats-store.ts).
+ */
+export async function getStats(accountId: string, query: StatsQuery, now: Date): Promise<Stats> {
+  const endDay = query.endDate ?? dayOf(now);
+  const startDay = query.startDate ?? shiftDay(endDay, 1 - DEFAULT_STATS_DAYS);
+  // Given both, the query schema checked these; with one given, the other is today's or 30 days from it.
+  if (startDay > endDay) throw new ValidationError('VALIDATION_ERROR', 'startDate must not be after endDate (today by default)', 'startDate');
+  if (daysBetween(startDay, endDay) > MAX_STATS_DAYS) {
+    throw new ValidationError(
+      'VALIDATION_ERROR',
+      `startDate must be at most ${MAX_STATS_DAYS} days before endDate (today by default), both included`,
+      'startDate',
+    );
+  }
+  const counted = await readStats(accountId, startDay, endDay);
+  const zero = (): StatsCounts => Object.fromEntries(STATS_COUNTS.map((name) => [name, 0])) as StatsCounts;
+  const totals = zero();
+  const days = Array.from({ length: daysBetween(startDay, endDay) }, (_, index) => {
+    const date = shiftDay(startDay, index);
+    const counts = counted.get(date) ?? zero();
+    for (const name of STATS_COUNTS) totals[name] += counts[name];
+    return { date, ...counts };
+  });
+  const { sent } = totals;
+  return {
+    days,
+    totals,
+    rates: {
+      deliveryRate: percentOf(totals.delivered, sent),
+      bounceRate: percentOf(totals.bounced, sent),
+      complaintRate: percentOf(totals.complained, sent),
+      openRate: percentOf(totals.opened, sent),
+      clickRate: percentOf(totals.clicked, sent),
+    },
+  };
+}
+
+/** The ADD of a change's counts to the day's statistics, for the transaction of a change another area makes exactly once (a broadcast batch's settlement). */
+export { statsCountItems } from './stats-store.ts';
 
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
 export {

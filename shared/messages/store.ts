@@ -4,6 +4,7 @@ import { db, tableName, transactWrite, TransactionCancelled, updateIf, type Tran
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
 import { releaseEmailsItem } from '#shared/accounts/service.ts';
 import { optionalStrings, strings } from '#shared/platform/dynamodb/attributes.ts';
+import { addStats, statsCountItems, type StatsCounts } from './stats-store.ts';
 
 export type EmailType = 'email' | 'otp' | 'transactional' | 'broadcast';
 
@@ -93,16 +94,42 @@ function toRecord(item: Record<string, unknown>): EmailRecord {
 }
 
 /**
+ * What a message's arrival in a status counts in the day's statistics: each
+ * message once per outcome, so that rates are shares of the messages sent.
+ * `rejected` (SES refused it after accepting it) counts as failed.
+ */
+const STATUS_COUNTS: Partial<Record<EmailStatus, keyof StatsCounts>> = {
+  sent: 'sent',
+  failed: 'failed',
+  delivered: 'delivered',
+  bounced: 'bounced',
+  complained: 'complained',
+  rejected: 'failed',
+};
+
+/**
  * Stores records, expiring at `expiresAt` (epoch seconds, the table's TTL),
  * with the `alongside` items (their events) in the same BatchWriteItem calls,
- * 25 per call, retrying what DynamoDB leaves unprocessed under load.
+ * 25 per call, retrying what DynamoDB leaves unprocessed under load. Beside
+ * them, one write counts the records that were sent or failed in the day's
+ * statistics (test messages never count): a batch write cannot carry an ADD,
+ * and fresh records are written once, so no redelivery can count them twice.
+ * `counted: 'by the caller'`: the caller counts them in a write of its own
+ * that is exactly once already (a broadcast batch's settlement), for a write
+ * fewer per message.
  */
 export async function putEmailRecords(
   accountId: string,
   records: readonly EmailRecord[],
   expiresAt: number,
   alongside: readonly Record<string, unknown>[] = [],
+  counted: 'here' | 'by the caller' = 'here',
 ): Promise<void> {
+  const counts: Partial<StatsCounts> = {};
+  for (const record of counted === 'here' ? records : []) {
+    const count = record.test ? undefined : STATUS_COUNTS[record.status];
+    if (count) counts[count] = (counts[count] ?? 0) + 1;
+  }
   const requests = records.map((record) => ({
     PutRequest: {
       Item: {
@@ -115,7 +142,10 @@ export async function putEmailRecords(
       },
     },
   }));
-  await batchWriteAll([...requests, ...alongside.map((Item) => ({ PutRequest: { Item } }))]);
+  await Promise.all([
+    batchWriteAll([...requests, ...alongside.map((Item) => ({ PutRequest: { Item } }))]),
+    records.length > 0 ? addStats(accountId, new Date(), counts, records[0]!.emailId) : undefined,
+  ]);
 }
 
 export interface EmailLogQuery {
@@ -183,6 +213,10 @@ export interface EmailChange {
   ConditionExpression: string;
   ExpressionAttributeNames?: Record<string, string>;
   ExpressionAttributeValues: Record<string, unknown>;
+  /** What the change counts in the day's statistics when it applies (shared/messages/stats-store.ts). */
+  counts?: Partial<StatsCounts>;
+  /** The change to apply instead when this one's condition refuses it (a repeated open: counted only the first time). */
+  otherwise?: EmailChange;
 }
 
 const STATUS = { '#status': 'status' } as const;
@@ -192,14 +226,19 @@ const STILL_QUEUED = { ConditionExpression: '#status = :queued', ExpressionAttri
 
 /** The changes feedback and the retry worker make, each conditional so that applying it again changes nothing. */
 export const emailChanges = {
-  /** To `to` if the status is one of `from`: later news never rolls a record back. */
-  status(from: readonly EmailStatus[], to: EmailStatus): EmailChange {
+  /**
+   * To `to` if the status is one of `from`: later news never rolls a record
+   * back, and the message counts in the day's `to` once (a test message never).
+   */
+  status(from: readonly EmailStatus[], to: EmailStatus, options: { test?: boolean } = {}): EmailChange {
     const values = Object.fromEntries(from.map((status, index) => [`:from${index}`, status]));
+    const count = options.test ? undefined : STATUS_COUNTS[to];
     return {
       UpdateExpression: 'SET #status = :to',
       ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(values).join(', ')})`,
       ExpressionAttributeNames: STATUS,
       ExpressionAttributeValues: { ...values, ':to': to },
+      ...(count ? { counts: { [count]: 1 } } : {}),
     };
   },
   /** Queued → sent, with SES's message id (and its index entry, for the reconciliation). */
@@ -209,25 +248,36 @@ export const emailChanges = {
       UpdateExpression: 'SET #status = :sent, sesMessageId = :messageId, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
       ...STILL_QUEUED,
       ExpressionAttributeValues: { ':queued': 'queued', ':sent': 'sent', ':messageId': sesMessageId, ':gsi1pk': index.gsi1pk, ':gsi1sk': index.gsi1sk },
+      counts: { sent: 1 },
     };
   },
-  /** One more open; the first one's time is kept. */
+  /** One more open; the first one's time is kept, and the first one counts the message as opened. */
   opened(at: string): EmailChange {
-    return {
+    return firstOrRepeat('firstOpenedAt', 'opened', {
       UpdateExpression: 'SET firstOpenedAt = if_not_exists(firstOpenedAt, :at) ADD opens :one',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':one': 1, ':at': at },
-    };
+    });
   },
-  /** One more click, and its time as the last one's (SES reports clicks in the order they happen, give or take a retry). */
+  /** One more click, and its time as the last one's (SES reports clicks in the order they happen, give or take a retry); the first counts the message as clicked. */
   clicked(at: string): EmailChange {
-    return {
+    return firstOrRepeat('lastClickedAt', 'clicked', {
       UpdateExpression: 'SET lastClickedAt = :at ADD clicks :one',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':one': 1, ':at': at },
-    };
+    });
   },
 };
+
+/**
+ * A repeatable change (an open, a click) that counts its message once: tried
+ * first as the first of its kind (`marker` not yet set) with the count, and
+ * as a repeat, uncounted, when the record refuses that. The first open of a
+ * message costs one write; each later one a refused write more.
+ */
+function firstOrRepeat(marker: string, count: keyof StatsCounts, repeat: EmailChange): EmailChange {
+  return { ...repeat, ConditionExpression: `${repeat.ConditionExpression} AND attribute_not_exists(${marker})`, counts: { [count]: 1 }, otherwise: repeat };
+}
 
 /**
  * applied: the change and everything alongside it were written; refused: the
@@ -239,12 +289,26 @@ export type EmailChangeOutcome = 'applied' | 'refused' | 'claimed';
 
 /**
  * Applies `change` to the record in one write with the `alongside` items (its
- * event), all or nothing: a replayed notification finds its event's claim and
- * changes no count twice.
+ * event) and what it counts in the statistics of `now`'s day, all or
+ * nothing: a replayed notification finds its event's claim (or the record
+ * moved on already) and changes no count twice. A refused change with an
+ * `otherwise` applies that instead.
  */
-export async function changeEmail(accountId: string, emailId: string, change: EmailChange, alongside: TransactItems = []): Promise<EmailChangeOutcome> {
-  const update = { TableName: tableName, Key: emailKey(accountId, emailId), ...change };
-  if (alongside.length === 0) return (await updateIf(update)) ? 'applied' : 'refused';
+export async function changeEmail(
+  accountId: string,
+  emailId: string,
+  change: EmailChange,
+  alongside: TransactItems = [],
+  now = new Date(),
+): Promise<EmailChangeOutcome> {
+  const { counts, otherwise, ...parts } = change;
+  const update = { TableName: tableName, Key: emailKey(accountId, emailId), ...parts };
+  const beside = [...alongside, ...(counts ? statsCountItems(accountId, now, counts, emailId) : [])];
+  const outcome = beside.length === 0 ? ((await updateIf(update)) ? 'applied' : 'refused') : await transactEmail(update, beside);
+  return outcome === 'refused' && otherwise ? changeEmail(accountId, emailId, otherwise, alongside, now) : outcome;
+}
+
+async function transactEmail(update: NonNullable<TransactItems[number]['Update']>, alongside: TransactItems): Promise<EmailChangeOutcome> {
   try {
     await transactWrite([{ Update: update }, ...alongside]);
     return 'applied';
@@ -299,6 +363,7 @@ export async function failQueuedEmail(
     ...STILL_QUEUED,
     ExpressionAttributeNames: { ...STATUS, '#error': 'error' },
     ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':error': error },
+    counts: { failed: 1 },
   };
   const refund = period === undefined ? [] : [releaseEmailsItem(accountId, period, 1)];
   return (await changeEmail(accountId, emailId, change, [...refund, ...alongside])) === 'applied';

@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'WEBHOOK_NOT_FOUND'
   | 'DELIVERY_NOT_FOUND'
   | 'BROADCAST_NOT_FOUND'
+  | 'API_KEY_NOT_FOUND'
   | 'BROADCAST_NOT_EDITABLE'
   | 'INVALID_WEBHOOK_URL'
   | 'WEBHOOK_LIMIT_REACHED'
@@ -115,4 +116,5 @@ export const notFound = {
   member: () => new NotFoundError('MEMBER_NOT_FOUND', 'Member not found'),
   /** An account the signed-in person is no member of, exactly like one that does not exist. */
   account: () => new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found', { field: 'accountId' }),
+  apiKey: () => new NotFoundError('API_KEY_NOT_FOUND', 'API key not found'),
 } as const;

@@ -15,9 +15,9 @@ export function parseMailboxField(value: string, field: string): Mailbox {
   return mailbox;
 }
 
-/** SENDER_NOT_VERIFIED on `field` unless the sender's domain is a verified domain of the account. */
-export async function ensureVerifiedSender(accountId: string, from: Mailbox, field = 'from'): Promise<void> {
-  checkVerifiedSender(await getDomainRecord(accountId, domainOf(from.address)), from, field);
+/** SENDER_NOT_VERIFIED on `field` unless the sender's domain is a verified domain of the account (and the key's own, with `boundDomain`). */
+export async function ensureVerifiedSender(accountId: string, from: Mailbox, field = 'from', boundDomain?: string): Promise<void> {
+  checkVerifiedSender(await getDomainRecord(accountId, domainOf(from.address)), from, field, boundDomain);
 }
 
 /** The read of the sender's domain, for a caller that joins it to its other reads (`readTogether`); `checkVerifiedSender` judges it. */
@@ -25,8 +25,16 @@ export function senderDomainRead(accountId: string, from: Mailbox): KeyedRead<Do
   return domainRead(accountId, domainOf(from.address));
 }
 
-/** SENDER_NOT_VERIFIED on `field` unless `record`, the domain of `from` as the account has it, is verified. */
-export function checkVerifiedSender(record: DomainRecord | undefined, from: Mailbox, field = 'from'): void {
+/**
+ * SENDER_NOT_VERIFIED on `field` unless `record`, the domain of `from` as the
+ * account has it, is verified; first, FORBIDDEN when the key that sends is
+ * bound to another domain (`boundDomain`: a sending key made with `domain`),
+ * whatever the account's domains, so such a key never sends as another.
+ */
+export function checkVerifiedSender(record: DomainRecord | undefined, from: Mailbox, field = 'from', boundDomain?: string): void {
+  if (boundDomain !== undefined && domainOf(from.address) !== boundDomain) {
+    throw new PostlaneError('FORBIDDEN', `This API key may send only from ${boundDomain}`, { field });
+  }
   if (!record?.verified) {
     throw new PostlaneError('SENDER_NOT_VERIFIED', `The sender domain ${domainOf(from.address)} is not a verified domain of this account`, { field });
   }

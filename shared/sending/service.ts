@@ -54,7 +54,7 @@ export interface SendContext {
  * environment of the key that last created or changed the form.
  */
 export interface DeliveryContext extends Omit<SendContext, 'principal'> {
-  principal: Pick<Principal, 'accountId' | 'env'> & Partial<Pick<Principal, 'monthlyQuota'>>;
+  principal: Pick<Principal, 'accountId' | 'env'> & Partial<Pick<Principal, 'monthlyQuota' | 'domain'>>;
 }
 
 /** The sender's own HTML, or a stored template (whose subject the request may replace). */
@@ -585,7 +585,7 @@ async function prepare(
   copies: readonly CopyAddress[],
   context: DeliveryContext,
 ): Promise<Prepared> {
-  checkVerifiedSender(reads.domain, delivery.from);
+  checkVerifiedSender(reads.domain, delivery.from, 'from', context.principal.domain);
   const bodyOf = await bodiesOf(delivery, reads.template(), context);
   const { suppressed } = reads;
   const drafts = await Promise.all(

@@ -83,10 +83,12 @@ describe('one endpoint, one contract', () => {
     "%s: its handler is beside its contract and built from that contract's entry",
     (handler, area, action) => {
       const path = `functions/${handler}.ts`;
+      // The contract's export is the area's folder in camel case: functions/api-keys/ exports `apiKeys`.
+      const name = area.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
       expect(existsSync(join(ROOT, path)), path).toBe(true);
-      expect(code(path)).toMatch(new RegExp(`\\b(?:endpoint|sessionEndpoint|publicEndpoint)\\(${area}\\.${action}\\b`));
-      expect(code(path)).toContain(`import { ${area} } from './contract.ts';`);
+      expect(code(path)).toMatch(new RegExp(`\\b(?:endpoint|sessionEndpoint|publicEndpoint)\\(${name}\\.${action}\\b`));
+      expect(code(path)).toContain(`import { ${name} } from './contract.ts';`);
     },
   );
 

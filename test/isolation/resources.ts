@@ -168,6 +168,11 @@ export class Owner {
     });
   }
 
+  /** An API key of its own, made over the API, so that calls that disable or revoke it leave the owner's key working. */
+  apiKey(): Promise<{ id: string }> {
+    return this.once('apiKey', async () => (await created(this.key, '/api/api-keys', { name: 'Owned' })).data);
+  }
+
   /** A draft broadcast to the owned audience, from the owner's verified sender. */
   broadcast(): Promise<{ id: string }> {
     return this.once('broadcast', async () => {
@@ -216,7 +221,7 @@ export class Owner {
 
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
-    const [audience, contact, template, domain, email, form, webhook, delivery, event, broadcast, member] = await Promise.all([
+    const [audience, contact, template, domain, email, form, webhook, delivery, event, broadcast, member, apiKey] = await Promise.all([
       this.audience(),
       this.contact(),
       this.template(),
@@ -228,6 +233,7 @@ export class Owner {
       this.event(),
       this.broadcast(),
       this.member(),
+      this.apiKey(),
     ]);
     return [
       this.accountId,
@@ -246,6 +252,7 @@ export class Owner {
       broadcast.id,
       member.id,
       member.email,
+      apiKey.id,
     ];
   }
 }
@@ -277,6 +284,7 @@ export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
   webhook: idOf((owner) => owner.webhook()),
   delivery: idOf((owner) => owner.delivery()),
   member: idOf((owner) => owner.member()),
+  apiKey: idOf((owner) => owner.apiKey()),
 };
 
 type Fixture = (owner: Owner) => Promise<RouteCall>;

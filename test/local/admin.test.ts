@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';
 import { getAccount } from '#shared/accounts/store.ts';
 import { getDomain } from '#shared/domains/store.ts';
+import { listEvents } from '#shared/events/service.ts';
 import { findFreePort } from '#dev/local/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -186,6 +187,18 @@ describe('admin: keys', () => {
     const revoked = await admin(['key', 'revoke', '--account', accountId, '--id', live.json.id]);
     expect(revoked.json).toEqual({ id: live.json.id, revoked: true });
     expect((await request('GET', '/api/audiences', { key: live.json.key })).status).toBe(401);
+
+    // The operator's changes are audited like a key's, naming the CLI as the actor.
+    const { events } = await listEvents(accountId, { limit: 10 }, Date.now());
+    const operator = { type: 'operator', id: 'admin-cli' };
+    expect(events.map((event) => [event.type, event.data.apiKeyId, event.data.actor]).sort()).toEqual(
+      [
+        ['api_key.created', live.json.id, operator],
+        ['api_key.created', sending.json.id, operator],
+        ['api_key.revoked', live.json.id, operator],
+        ['api_key.updated', live.json.id, operator],
+      ].sort(),
+    );
   });
 });
 

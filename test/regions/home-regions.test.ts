@@ -9,7 +9,6 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 await vi.hoisted(async () => (await import('./environment.ts')).twoRegionEnvironment('home', 'home-regions'));
 
 const { arrange, call, EU, inRegion, itemsOf, startRegions, TABLES, TRAFFIC_TIMEOUT_MS, trafficViolations, US } = await import('./two-regions.ts');
-const { restrictKey } = await import('#shared/accounts/api-keys.ts');
 const { createAccount, moveAccount, showAccount } = await import('#shared/accounts/service.ts');
 const { db, tableName } = await import('#shared/platform/dynamodb/client.ts');
 const { accountKey } = await import('#shared/platform/dynamodb/account-item.ts');
@@ -32,8 +31,9 @@ describe('home regions (global table, two regions)', () => {
     const other = await arrange(replication);
     replication.hold();
     try {
-      await inRegion(US, () => restrictKey(setup.accountId, setup.keyId, 'revoke'));
-      await inRegion(EU, () => restrictKey(other.accountId, other.keyId, 'disable'));
+      // Over the API (the accounts are homed in the EU): a key revoking itself from the US, another disabling itself at home.
+      expect((await call(US, 'api-keys/delete', { key: setup.key, pathParameters: { id: setup.keyId } })).status).toBe(200);
+      expect((await call(EU, 'api-keys/update', { key: other.key, pathParameters: { id: other.keyId }, body: { disabled: true } })).status).toBe(200);
 
       expect((await call(US, 'audiences/list', { key: setup.key })).status).toBe(401);
       expect((await call(EU, 'audiences/list', { key: setup.key })).status).toBe(401);

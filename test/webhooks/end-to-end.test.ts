@@ -18,6 +18,7 @@ vi.hoisted(() => {
 
 const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
 const { subscriptionLinks } = await import('#shared/sending/subscription-links.ts');
+const { localVerifier, verifyDomain } = await import('#shared/domains/verification.ts');
 const { request } = await import('../support/api.ts');
 const { createSender, sesFailsFor, uniqueAddress } = await import('../sending/support.ts');
 const { createForm, submit } = await import('../forms/support.ts');
@@ -315,6 +316,35 @@ describe('the rest of the catalogue', () => {
       ['member.updated', added.id, admin.memberId],
       ['member.removed', added.id, admin.memberId],
     ]);
+  });
+
+  it('audit events: a key made, changed and revoked, a domain added, verified by the operator and deleted; none carries a secret', async () => {
+    const sender = await createSender();
+    const endpoint = await verifyingEndpoint(sender);
+    const created = async (path: string, body: object) => (await request('POST', path, { key: sender.key, body })).body.data;
+    const kept = await created('/api/api-keys', { name: 'Production server' });
+    const gone = await created('/api/api-keys', { name: 'Old server' });
+    const domain = await created('/api/domains', { domain: `a${crypto.randomUUID().slice(0, 8)}.example.com` });
+
+    await request('PATCH', `/api/api-keys/${kept.id}`, { key: sender.key, body: { name: 'Old server', disabled: true } });
+    await request('DELETE', `/api/api-keys/${gone.id}`, { key: sender.key });
+    await verifyDomain(sender.accountId, domain.domain, localVerifier);
+    await request('DELETE', `/api/domains/${domain.id}`, { key: sender.key });
+    await deliverAll(sender.accountId);
+
+    const events = expectAllVerified(endpoint);
+    const byKey = { type: 'key', id: sender.keyId };
+    expect(events.map((event) => [event.type, event.data.actor])).toEqual([
+      ['api_key.created', byKey],
+      ['api_key.created', byKey],
+      ['domain.created', byKey],
+      ['api_key.updated', byKey],
+      ['api_key.revoked', byKey],
+      ['domain.verified', { type: 'operator', id: 'admin-cli' }],
+      ['domain.deleted', byKey],
+    ]);
+    expect(events[3]!.data).toMatchObject({ apiKeyId: kept.id, name: 'Old server', disabled: true, changes: ['name', 'disabled'] });
+    for (const secret of [kept.key, gone.key, kept.key.slice(-4)]) expect(JSON.stringify(events)).not.toContain(secret);
   });
 
   // Last in the file: the tests above delivered one event of each documented example.

@@ -224,6 +224,27 @@ export async function transactWrite(items: TransactItems): Promise<void> {
   }
 }
 
+/** True when a single write met a transaction in progress on its item, which DynamoDB refuses rather than queues. */
+export function isTransactionConflict(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TransactionConflictException';
+}
+
+/**
+ * A single write of an item that transactions write too (a key item, a
+ * counter): retried, like `transactWrite`, while it meets one in progress,
+ * which holds the item for milliseconds. The SDK does not retry these itself.
+ */
+export async function outlastingTransactions<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isTransactionConflict(error) || attempt >= CONFLICT_RETRIES) throw error;
+      await sleep(jitteredBackoff(attempt));
+    }
+  }
+}
+
 export function jitteredBackoff(attempt: number): number {
   const base = config.DYNAMODB_BACKOFF_MS;
   return Math.random() * Math.min(40 * base, base * 2 ** attempt);

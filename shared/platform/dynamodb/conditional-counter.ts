@@ -18,7 +18,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { db, isConditionFailure, jitteredBackoff, sleep, tableName } from './client.ts';
+import { db, isConditionFailure, jitteredBackoff, outlastingTransactions, sleep, tableName } from './client.ts';
 
 export type CounterItem = Record<string, unknown>;
 
@@ -75,17 +75,20 @@ export async function countIf(write: CounterWrite): Promise<CounterAdmission | C
   const names = used(write.names, expressions);
   const values = used(write.values, expressions);
   try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: write.key,
-        UpdateExpression: write.update,
-        ConditionExpression: condition,
-        ...(names ? { ExpressionAttributeNames: names } : {}),
-        ...(values ? { ExpressionAttributeValues: values } : {}),
-        ReturnValues: write.returning ?? 'UPDATED_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
+    // Counter items also ride in transactions (a key's change with its audit event, a refund with its record): outlast them.
+    const { Attributes } = await outlastingTransactions(() =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: write.key,
+          UpdateExpression: write.update,
+          ConditionExpression: condition,
+          ...(names ? { ExpressionAttributeNames: names } : {}),
+          ...(values ? { ExpressionAttributeValues: values } : {}),
+          ReturnValues: write.returning ?? 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
     );
     return { admitted: true, item: Attributes ?? {} };
   } catch (error) {

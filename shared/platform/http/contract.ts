@@ -34,7 +34,8 @@ export type ResourceKind =
   | 'confirmationToken'
   | 'webhook'
   | 'delivery'
-  | 'member';
+  | 'member'
+  | 'apiKey';
 
 export interface RequestSchemas {
   body?: v.GenericSchema;

@@ -1,0 +1,153 @@
+/**
+ * Builds the dashboard (dashboard/src) into static files: `index.html` and
+ * content-hashed `assets/*`, for `npm run build`, `npm start`, the browser tests
+ * and the benchmark alike (docs/dashboard.md, "How it is built and served").
+ * - esbuild, the bundler the Lambda handlers already use: TypeScript and JSX
+ *   need no other tool, and a build takes about a second.
+ * - Code splitting: each page is a dynamic import, so sign-in loads React, the
+ *   form primitives and the shell only, and a page's code arrives when it is
+ *   opened (the 150 KB budget of sign-in plus Overview, docs/dashboard.md).
+ * - Every asset's name carries its content hash, so it can be cached for a year;
+ *   index.html, the one file without one, is never cached.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
+import { DASHBOARD_OUT, DASHBOARD_PREFIX } from '#dev/local/dashboard.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ENTRY = 'dashboard/src/main.tsx';
+
+/** The path the dashboard is served under, on the API's own origin. */
+const DASHBOARD_BASE = `${DASHBOARD_PREFIX}/`;
+const ASSETS = 'assets';
+
+export interface DashboardBuild {
+  outDir: string;
+  /** The entry script and stylesheet index.html loads, as served paths (`/app/assets/main-….js`). */
+  entry: { script: string; stylesheet: string | undefined };
+  /** Every JavaScript file with the modules it imports statically and the ones it loads on demand, by file name under assets/. */
+  scripts: Record<string, { bytes: number; gzipBytes: number; imports: string[]; dynamicImports: string[]; inputs: string[]; entryPoint: string | undefined }>;
+}
+
+function indexHtml(script: string, stylesheet: string | undefined, preloads: string[]): string {
+  // No inline script or style: the page's CSP allows scripts from its own origin only.
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light">',
+    '<title>Postlane</title>',
+    '<link rel="icon" href="data:,">',
+    ...(stylesheet ? [`<link rel="stylesheet" href="${stylesheet}">`] : []),
+    ...preloads.map((href) => `<link rel="modulepreload" href="${href}">`),
+    `<script type="module" src="${script}"></script>`,
+    '</head>',
+    '<body>',
+    '<div id="root"></div>',
+    '<noscript><p>The Postlane dashboard needs JavaScript. The API works without it: see /docs.</p></noscript>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+/** The served path of an output file of esbuild's metafile. */
+function servedPath(outDir: string, output: string): string {
+  return `${DASHBOARD_BASE}${relative(outDir, join(ROOT, output)).split('\\').join('/')}`;
+}
+
+/**
+ * Builds into `outDir` (emptied first) and describes what it wrote.
+ *
+ * `const { entry } = await buildDashboard(); // entry.script === '/app/assets/main-3FJ2KQ.js'`
+ */
+export async function buildDashboard(outDir = DASHBOARD_OUT): Promise<DashboardBuild> {
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(join(outDir, ASSETS), { recursive: true });
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: { main: ENTRY },
+    outdir: join(outDir, ASSETS),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    // Browsers of the last two years: no transform of what they all run natively.
+    target: ['chrome120', 'firefox121', 'safari17'],
+    jsx: 'automatic',
+    minify: true,
+    treeShaking: true,
+    entryNames: '[name]-[hash]',
+    chunkNames: '[name]-[hash]',
+    assetNames: '[name]-[hash]',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    // The build never runs a browser's `process`; React reads NODE_ENV only through the define above.
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const { entry, scripts } = describe(result.metafile, outDir);
+  const entryScript = scripts[entry.file]!;
+  await writeFile(
+    join(outDir, 'index.html'),
+    indexHtml(
+      entry.script,
+      entry.stylesheet,
+      entryScript.imports.map((file) => `${DASHBOARD_BASE}${ASSETS}/${file}`),
+    ),
+  );
+  for (const [file, script] of Object.entries(scripts)) script.gzipBytes = gzipSync(await readFile(join(outDir, ASSETS, file)), { level: 9 }).length;
+  return { outDir, entry: { script: entry.script, stylesheet: entry.stylesheet }, scripts };
+}
+
+function describe(metafile: Metafile, outDir: string) {
+  const scripts: DashboardBuild['scripts'] = {};
+  let entry: { file: string; script: string; stylesheet: string | undefined } | undefined;
+  const fileOf = (output: string) => output.split('/').pop()!;
+  for (const [output, meta] of Object.entries(metafile.outputs)) {
+    if (!output.endsWith('.js')) continue;
+    scripts[fileOf(output)] = {
+      bytes: meta.bytes,
+      gzipBytes: 0,
+      imports: meta.imports.filter((one) => one.kind === 'import-statement').map((one) => fileOf(one.path)),
+      dynamicImports: meta.imports.filter((one) => one.kind === 'dynamic-import').map((one) => fileOf(one.path)),
+      inputs: Object.keys(meta.inputs),
+      entryPoint: meta.entryPoint,
+    };
+    if (meta.entryPoint === ENTRY)
+      entry = { file: fileOf(output), script: servedPath(outDir, output), stylesheet: meta.cssBundle ? servedPath(outDir, meta.cssBundle) : undefined };
+  }
+  if (!entry) throw new Error('the dashboard build wrote no entry script');
+  return { entry, scripts };
+}
+
+/** The pages the 150 KB budget covers: what a person signing in and landing on the Overview loads. */
+export const BUDGET_PAGES = ['dashboard/src/pages/sign-in/page.tsx', 'dashboard/src/pages/overview/page.tsx'];
+
+/**
+ * Gzipped bytes of JavaScript a browser loads to show `pages` (source paths):
+ * the entry script, each page's chunk, and every chunk they import statically,
+ * each once. Chunks only imported on demand (other pages, the account menu) are not counted.
+ *
+ * `javascriptFor(built, BUDGET_PAGES) // 144_000`
+ */
+export function javascriptFor(built: DashboardBuild, pages: readonly string[]): number {
+  const byEntry = new Map(Object.entries(built.scripts).map(([file, script]) => [script.entryPoint, file]));
+  const loaded = new Set<string>();
+  const load = (file: string): void => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    for (const imported of built.scripts[file]!.imports) load(imported);
+  };
+  for (const entry of [ENTRY, ...pages]) {
+    const file = byEntry.get(entry);
+    if (!file) throw new Error(`the dashboard build has no chunk for ${entry}`);
+    load(file);
+  }
+  return [...loaded].reduce((sum, file) => sum + built.scripts[file]!.gzipBytes, 0);
+}

@@ -1,0 +1,51 @@
+/**
+ * Every page of the dashboard, in the navigation order the decisions give
+ * (Overview, Emails, Broadcasts, Templates, Audiences, Forms, Domains, API
+ * keys, Webhooks, Team). Each page is its own chunk, loaded when opened.
+ */
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { Role } from './session.ts';
+
+export interface PageProps {
+  params: Record<string, string>;
+}
+
+export interface RouteEntry {
+  path: string;
+  page: LazyExoticComponent<ComponentType<PageProps>>;
+  /** Shown in the navigation under this name; detail pages have none. */
+  nav?: string;
+  /** The roles that see the page; the API refuses the others anyway (403). */
+  roles: readonly Role[];
+}
+
+const everyone: readonly Role[] = ['admin', 'member'];
+const admins: readonly Role[] = ['admin'];
+
+const overview = lazy(() => import('./pages/overview/page.tsx'));
+const emails = lazy(() => import('./pages/emails/page.tsx'));
+const email = lazy(() => import('./pages/emails/email-page.tsx'));
+const comingNext = lazy(() => import('./pages/coming-next/page.tsx'));
+const domains = lazy(() => import('./pages/domains/page.tsx'));
+const domain = lazy(() => import('./pages/domains/domain-page.tsx'));
+const apiKeys = lazy(() => import('./pages/api-keys/page.tsx'));
+const webhooks = lazy(() => import('./pages/webhooks/page.tsx'));
+const webhook = lazy(() => import('./pages/webhooks/webhook-page.tsx'));
+const team = lazy(() => import('./pages/team/page.tsx'));
+
+export const ROUTES: readonly RouteEntry[] = [
+  { path: '/', nav: 'Overview', page: overview, roles: everyone },
+  { path: '/emails', nav: 'Emails', page: emails, roles: everyone },
+  { path: '/emails/:id', page: email, roles: everyone },
+  { path: '/broadcasts', nav: 'Broadcasts', page: comingNext, roles: everyone },
+  { path: '/templates', nav: 'Templates', page: comingNext, roles: everyone },
+  { path: '/audiences', nav: 'Audiences', page: comingNext, roles: everyone },
+  { path: '/forms', nav: 'Forms', page: comingNext, roles: everyone },
+  { path: '/domains', nav: 'Domains', page: domains, roles: admins },
+  { path: '/domains/:id', page: domain, roles: admins },
+  { path: '/api-keys', nav: 'API keys', page: apiKeys, roles: admins },
+  // The API lets members manage webhooks, but an endpoint's signing secret is an admin's to hand out (issue 30).
+  { path: '/webhooks', nav: 'Webhooks', page: webhooks, roles: admins },
+  { path: '/webhooks/:id', page: webhook, roles: admins },
+  { path: '/team', nav: 'Team', page: team, roles: admins },
+];

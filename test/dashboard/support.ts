@@ -1,0 +1,110 @@
+/**
+ * The dashboard in a real browser: one Chromium for the file (test/support/browser.ts),
+ * the dashboard built once and served by the worker's API server, people signed
+ * in through the sign-in form with the code the SES emulator stored, and
+ * axe-core run in the page at both widths the decisions name.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { expect } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { addMember } from '#shared/accounts/members.ts';
+import { buildDashboard } from '../../dashboard/build.ts';
+import { startApi } from '../support/api.ts';
+import { newPage, openBrowser } from '../support/browser.ts';
+import { createSender, uniqueAddress } from '../sending/support.ts';
+import { codeIn, inbox, inboxOf } from '../people/support.ts';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The widths every page is checked at: a small phone and a desktop. */
+export const WIDTHS = [375, 1440] as const;
+
+export interface Dashboard {
+  base: string;
+  context: BrowserContext;
+}
+
+/** Builds the dashboard, starts the API server that serves it, and opens the browser. */
+export async function openDashboard(): Promise<Dashboard> {
+  const [api, context] = await Promise.all([startApi(), openBrowser({ javaScriptEnabled: true }), buildDashboard()]);
+  return { base: api.url, context };
+}
+
+/**
+ * A fresh page with no session (the cookies of the person before are dropped),
+ * recording what the browser complains about: a script error, a CSP refusal.
+ * Chromium also logs every 4xx answer as a failed load; those are the API's
+ * refusals, which the pages handle, and are left out.
+ */
+export async function freshPage(dashboard: Dashboard): Promise<{ page: Page; problems: string[] }> {
+  await dashboard.context.clearCookies();
+  for (const open of dashboard.context.pages()) await open.close();
+  const { page, problems } = await newPage(dashboard.context);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  page.setDefaultTimeout(10_000);
+  const refusal = /^Failed to load resource: the server responded with a status of 4\d\d/;
+  return {
+    page,
+    get problems() {
+      return problems.filter((problem) => !refusal.test(problem));
+    },
+  };
+}
+
+/** An account that sends from a verified domain of its own, with an admin (and optionally other people) who may sign in. */
+export async function dashboardAccount(options: Parameters<typeof createSender>[0] = {}) {
+  const sender = await createSender(options);
+  const admin = uniqueAddress('admin');
+  await addMember(sender.accountId, { email: admin, role: 'admin' }, { type: 'operator', id: 'test' }, new Date());
+  return { ...sender, admin };
+}
+
+/**
+ * Signs in through the form as a person does: the address, the code from the
+ * mail the SES emulator stored, then whatever page the address shows.
+ */
+export async function signInThroughForm(page: Page, email: string): Promise<void> {
+  const before = (await inbox(email)).length;
+  await page.getByLabel('Email address').fill(email);
+  await page.getByRole('button', { name: 'Email me a sign-in code' }).click();
+  await page.getByLabel('Sign-in code').waitFor();
+  const code = codeIn((await inboxOf(email, before + 1))[before]!);
+  await page.getByLabel('Sign-in code').fill(code);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** Opens `path` of the dashboard (`/emails`) and waits for its heading. */
+export async function openPage(page: Page, base: string, path: string, heading: string): Promise<void> {
+  await page.goto(`${base}/app${path}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+/** axe-core's violations on the page as it stands, at 375 and at 1440 pixels wide: none are allowed. */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected <script> it would refuse).
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(AXE_SOURCE);
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    const violations = await page.evaluate(async () => {
+      // The tests' TypeScript has no DOM library: the page's globals, untyped.
+      const inPage = globalThis as any;
+      const { violations } = await inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
+      return violations.map((violation: any) => `${violation.id}: ${violation.nodes.map((node: any) => node.target.join(' ')).join(', ')}`);
+    });
+    expect(violations, `${what} at ${width} px`).toEqual([]);
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+/** What a field says about itself to a screen reader beyond its label (its description and its error), by aria-describedby. */
+export function describedText(page: Page, label: string): Promise<string> {
+  return page.getByLabel(label, { exact: true }).evaluate((input) =>
+    (input.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .map((id: string) => input.ownerDocument.getElementById(id)?.textContent ?? '')
+      .join(' ')
+      .trim(),
+  );
+}
