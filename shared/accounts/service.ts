@@ -5,8 +5,6 @@ import { assertDeploymentRegion, DEFAULT_HOME_REGION, DEPLOYMENT_REGIONS, localR
 import { config } from '#shared/platform/config.ts';
 import { getEmailsSent } from './usage-store.ts';
 import { PLAN_LIMITS, type Plan } from './plans.ts';
-import type { Principal } from './api-keys.ts';
-import type { Actor } from '#shared/events/service.ts';
 
 /** `region`: the home region, one of the deployment's; default its first. */
 export async function createAccount(input: { plan: Plan; quota?: number; name?: string; region?: string }, now = new Date()): Promise<{ accountId: string }> {
