@@ -10,8 +10,8 @@
  * - Every asset's name carries its content hash, so it can be cached for a year;
  *   index.html, the one file without one, is never cached.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
@@ -67,42 +67,49 @@ function servedPath(outDir: string, output: string): string {
  * `const { entry } = await buildDashboard(); // entry.script === '/app/assets/main-3FJ2KQ.js'`
  */
 export async function buildDashboard(outDir = DASHBOARD_OUT): Promise<DashboardBuild> {
-  await rm(outDir, { recursive: true, force: true });
-  await mkdir(join(outDir, ASSETS), { recursive: true });
-  const result = await build({
-    absWorkingDir: ROOT,
-    entryPoints: { main: ENTRY },
-    outdir: join(outDir, ASSETS),
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'browser',
-    // Browsers of the last two years: no transform of what they all run natively.
-    target: ['chrome120', 'firefox121', 'safari17'],
-    jsx: 'automatic',
-    minify: true,
-    treeShaking: true,
-    entryNames: '[name]-[hash]',
-    chunkNames: '[name]-[hash]',
-    assetNames: '[name]-[hash]',
-    define: { 'process.env.NODE_ENV': '"production"' },
-    // The build never runs a browser's `process`; React reads NODE_ENV only through the define above.
-    legalComments: 'none',
-    metafile: true,
-    logLevel: 'warning',
-  });
-  const { entry, scripts } = describe(result.metafile, outDir);
-  const entryScript = scripts[entry.file]!;
-  await writeFile(
-    join(outDir, 'index.html'),
-    indexHtml(
-      entry.script,
-      entry.stylesheet,
-      entryScript.imports.map((file) => `${DASHBOARD_BASE}${ASSETS}/${file}`),
-    ),
-  );
-  for (const [file, script] of Object.entries(scripts)) script.gzipBytes = gzipSync(await readFile(join(outDir, ASSETS, file)), { level: 9 }).length;
-  return { outDir, entry: { script: entry.script, stylesheet: entry.stylesheet }, scripts };
+  // Built aside, then moved in file by file (a rename replaces a file at once): a server reading the folder, or a
+  // second build running at the same time (npm start and the tests), never sees a half-written file or a missing one.
+  await mkdir(dirname(outDir), { recursive: true });
+  const staging = await mkdtemp(join(dirname(outDir), '.dashboard-build-'));
+  try {
+    const result = await build({
+      absWorkingDir: ROOT,
+      entryPoints: { main: ENTRY },
+      outdir: join(staging, ASSETS),
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'browser',
+      // Browsers of the last two years: no transform of what they all run natively.
+      target: ['chrome120', 'firefox121', 'safari17'],
+      jsx: 'automatic',
+      minify: true,
+      treeShaking: true,
+      entryNames: '[name]-[hash]',
+      chunkNames: '[name]-[hash]',
+      assetNames: '[name]-[hash]',
+      // React reads NODE_ENV only through this: the browser has no `process`.
+      define: { 'process.env.NODE_ENV': '"production"' },
+      legalComments: 'none',
+      metafile: true,
+      logLevel: 'warning',
+    });
+    const { entry, scripts } = describe(result.metafile, staging);
+    const entryScript = scripts[entry.file]!;
+    const preloads = entryScript.imports.map((file) => `${DASHBOARD_BASE}${ASSETS}/${file}`);
+    await writeFile(join(staging, 'index.html'), indexHtml(entry.script, entry.stylesheet, preloads));
+    for (const [file, script] of Object.entries(scripts)) script.gzipBytes = gzipSync(await readFile(join(staging, ASSETS, file)), { level: 9 }).length;
+
+    await mkdir(join(outDir, ASSETS), { recursive: true });
+    const built = await readdir(join(staging, ASSETS));
+    for (const file of built) await rename(join(staging, ASSETS, file), join(outDir, ASSETS, file));
+    await rename(join(staging, 'index.html'), join(outDir, 'index.html'));
+    // What an earlier build left: names carry their content's hash, so the same code builds the same names.
+    for (const file of await readdir(join(outDir, ASSETS))) if (!built.includes(file)) await rm(join(outDir, ASSETS, file), { force: true });
+    return { outDir, entry: { script: entry.script, stylesheet: entry.stylesheet }, scripts };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
 }
 
 function describe(metafile: Metafile, outDir: string) {

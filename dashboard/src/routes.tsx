@@ -1,5 +1,5 @@
 /**
- * Every page of the dashboard, in the navigation order the decisions give
+ * Every page of the dashboard, in the navigation order of the product
  * (Overview, Emails, Broadcasts, Templates, Audiences, Forms, Domains, API
  * keys, Webhooks, Team). Each page is its own chunk, loaded when opened.
  */
@@ -44,7 +44,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { path: '/domains', nav: 'Domains', page: domains, roles: admins },
   { path: '/domains/:id', page: domain, roles: admins },
   { path: '/api-keys', nav: 'API keys', page: apiKeys, roles: admins },
-  // The API lets members manage webhooks, but an endpoint's signing secret is an admin's to hand out (issue 30).
+  // The API lets members manage webhooks, but an endpoint's signing secret is an admin's to hand out.
   { path: '/webhooks', nav: 'Webhooks', page: webhooks, roles: admins },
   { path: '/webhooks/:id', page: webhook, roles: admins },
   { path: '/team', nav: 'Team', page: team, roles: admins },

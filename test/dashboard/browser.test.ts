@@ -243,7 +243,7 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     const access = await row.getByRole('cell').nth(1).textContent();
     await tabTo('Revoke the key Keyboard key');
     await page.keyboard.press('Enter');
-    await page.getByRole('alertdialog').waitFor();
+    await page.getByRole('alertdialog').waitFor({ timeout: 20_000 });
     const focusInDialog = await focused();
     await page.keyboard.press('Escape');
     const focusAfterEscape = await focused();

@@ -2,7 +2,7 @@
  * The dashboard in a real browser: one Chromium for the file (test/support/browser.ts),
  * the dashboard built once and served by the worker's API server, people signed
  * in through the sign-in form with the code the SES emulator stored, and
- * axe-core run in the page at both widths the decisions name.
+ * axe-core run in the page at both widths every page must work at.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
