@@ -3,7 +3,7 @@
 // dashboard into dist/dashboard/ (dashboard/build.ts).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { bundleFunctions, handlerModules } from '../lib/bundling.ts';
-import { buildDashboard } from '../dashboard/build.ts';
+import { BUDGET_PAGES, buildDashboard, javascriptFor } from '../dashboard/build.ts';
 
 const OUT = 'dist/functions';
 await rm(OUT, { recursive: true, force: true });
