@@ -58,21 +58,19 @@ const [
   deadLetters,
   { SQSClient },
   { NotFoundError },
-] = await Promise.all(
-  [
-    import('#shared/platform/config.ts'),
-    import('#shared/accounts/plans.ts'),
-    import('#shared/accounts/service.ts'),
-    import('#shared/accounts/api-keys.ts'),
-    import('#shared/accounts/key-management.ts'),
-    import('#shared/accounts/store.ts'),
-    import('#shared/domains/verification.ts'),
-    import('#shared/domains/schema.ts'),
-    import('#shared/feedback/dead-letters.ts'),
-    import('@aws-sdk/client-sqs'),
-    import('#shared/platform/errors.ts'),
-  ],
-);
+] = await Promise.all([
+  import('#shared/platform/config.ts'),
+  import('#shared/accounts/plans.ts'),
+  import('#shared/accounts/service.ts'),
+  import('#shared/accounts/api-keys.ts'),
+  import('#shared/accounts/key-management.ts'),
+  import('#shared/accounts/store.ts'),
+  import('#shared/domains/verification.ts'),
+  import('#shared/domains/schema.ts'),
+  import('#shared/feedback/dead-letters.ts'),
+  import('@aws-sdk/client-sqs'),
+  import('#shared/platform/errors.ts'),
+]);
 
 async function existingAccount(accountId: string): Promise<string> {
   if (!(await getAccount(accountId, { consistent: true }))) throw new Error(`Unknown account ${accountId}`);

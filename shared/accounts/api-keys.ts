@@ -135,7 +135,15 @@ export async function authenticate(
   const window = windowOf(use.admitted ? use : { admitted: false, exhausted: use.refused, second: use.second }, plan, now);
   const { env, permission: keyPermission, domain } = use.key;
   return {
-    principal: { accountId: parsed.accountId, keyId: parsed.keyId, env, permission: keyPermission, plan, monthlyQuota, ...(domain === undefined ? {} : { domain }) },
+    principal: {
+      accountId: parsed.accountId,
+      keyId: parsed.keyId,
+      env,
+      permission: keyPermission,
+      plan,
+      monthlyQuota,
+      ...(domain === undefined ? {} : { domain }),
+    },
     window,
   };
 }

@@ -81,7 +81,13 @@ export async function createKey(manager: KeyManager, input: CreateApiKeyInput, n
   }
   let made: ApiKeyRecord | undefined;
   const { key } = await createApiKey(
-    { accountId: manager.accountId, env: input.env, permission: input.permission, name: input.name, ...(input.domain === undefined ? {} : { domain: input.domain }) },
+    {
+      accountId: manager.accountId,
+      env: input.env,
+      permission: input.permission,
+      name: input.name,
+      ...(input.domain === undefined ? {} : { domain: input.domain }),
+    },
     now,
     (record) => {
       made = record;
@@ -107,7 +113,12 @@ async function changeable(manager: KeyManager, keyId: string): Promise<ApiKeyRec
 }
 
 /** The key changed and its event, or API_KEY_NOT_FOUND when it was revoked meanwhile. */
-async function applyChange(manager: KeyManager, key: ApiKeyRecord, change: ApiKeyChange, event: (changed: ApiKeyRecord) => ReturnType<typeof auditWrite>): Promise<ApiKeyRecord> {
+async function applyChange(
+  manager: KeyManager,
+  key: ApiKeyRecord,
+  change: ApiKeyChange,
+  event: (changed: ApiKeyRecord) => ReturnType<typeof auditWrite>,
+): Promise<ApiKeyRecord> {
   const changed = { ...key, ...change };
   if (!(await changeApiKey(manager.accountId, key.keyId, change, event(changed)))) throw notFound.apiKey();
   return changed;

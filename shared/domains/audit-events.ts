@@ -16,7 +16,8 @@ function audit(type: 'domain.created' | 'domain.verified' | 'domain.deleted', re
 export const domainEvents = {
   created: (record: Audited, actor: Actor, now: Date) => audit('domain.created', record, actor, `domain:${record.domainId}:created`, now),
   /** A domain may stop being verified and verify again: each time is a change of its own. */
-  verified: (record: Audited, actor: Actor, now: Date) => audit('domain.verified', record, actor, `domain:${record.domainId}:verified:${now.toISOString()}`, now),
+  verified: (record: Audited, actor: Actor, now: Date) =>
+    audit('domain.verified', record, actor, `domain:${record.domainId}:verified:${now.toISOString()}`, now),
   deleted: (record: Audited, actor: Actor, now: Date) => audit('domain.deleted', record, actor, `domain:${record.domainId}:deleted`, now),
 };
 

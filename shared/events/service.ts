@@ -68,7 +68,14 @@ export type AuditEventType = Extract<EventType, `api_key.${string}` | `domain.${
  *
  * `await transactWrite([keyUpdate, ...auditWrite('acc_…', 'api_key.revoked', { apiKeyId, name }, actor, 'api_key:key_…:revoked', now)])`
  */
-export function auditWrite(accountId: string, type: AuditEventType, data: Record<string, unknown>, actor: Actor, sourceKey: string, now: number): TransactItems {
+export function auditWrite(
+  accountId: string,
+  type: AuditEventType,
+  data: Record<string, unknown>,
+  actor: Actor,
+  sourceKey: string,
+  now: number,
+): TransactItems {
   return eventWrite(accountId, { type, sourceKey, data: { ...data, actor } }, now);
 }
 

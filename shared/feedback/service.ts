@@ -105,7 +105,12 @@ export async function applyBounceOrComplaint(
  * news came first, or it is gone) still gets the events, SES did report
  * them, but counts nothing: each message counts once per outcome.
  */
-async function changeRecording(owner: { accountId: string; emailId: string }, change: EmailChange | undefined, events: TransactItems, now: Date): Promise<void> {
+async function changeRecording(
+  owner: { accountId: string; emailId: string },
+  change: EmailChange | undefined,
+  events: TransactItems,
+  now: Date,
+): Promise<void> {
   const outcome = change ? await changeEmail(owner.accountId, owner.emailId, change, events, now) : 'refused';
   if (outcome === 'refused' && events.length > 0) await putEventItemsOnce(events);
 }

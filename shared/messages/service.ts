@@ -104,7 +104,11 @@ export async function getStats(accountId: string, query: StatsQuery, now: Date):
   // Given both, the query schema checked these; with one given, the other is today's or 30 days from it.
   if (startDay > endDay) throw new ValidationError('VALIDATION_ERROR', 'startDate must not be after endDate (today by default)', 'startDate');
   if (daysBetween(startDay, endDay) > MAX_STATS_DAYS) {
-    throw new ValidationError('VALIDATION_ERROR', `startDate must be at most ${MAX_STATS_DAYS} days before endDate (today by default), both included`, 'startDate');
+    throw new ValidationError(
+      'VALIDATION_ERROR',
+      `startDate must be at most ${MAX_STATS_DAYS} days before endDate (today by default), both included`,
+      'startDate',
+    );
   }
   const counted = await readStats(accountId, startDay, endDay);
   const zero = (): StatsCounts => Object.fromEntries(STATS_COUNTS.map((name) => [name, 0])) as StatsCounts;

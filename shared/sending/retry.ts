@@ -114,7 +114,12 @@ async function sendQueued(send: QueuedSend, receives: number, receiptHandle: str
   if (record.test) {
     // A test key's message never reaches SES, however it came to be queued: it is settled as its send records it, sent without SES and uncharged.
     log.error('test message on the retry queue; settled without sending', { accountId, emailId });
-    await changeEmail(accountId, emailId, emailChanges.status(['queued'], 'sent', { test: true }), sentEvent(accountId, emailFactsOfRecord(record), Date.now()));
+    await changeEmail(
+      accountId,
+      emailId,
+      emailChanges.status(['queued'], 'sent', { test: true }),
+      sentEvent(accountId, emailFactsOfRecord(record), Date.now()),
+    );
     return 'done';
   }
 

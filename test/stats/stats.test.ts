@@ -34,12 +34,7 @@ describe('GET /api/stats', () => {
   it('counts each message once per outcome, from sends and SES feedback delivered twice, with rates of the messages sent', async () => {
     const sender = await createSender();
     const tracking = { tracking: { opens: true, clicks: true } };
-    const [delivered, bounced, complained, quiet] = await Promise.all([
-      sendOne(sender, tracking),
-      sendOne(sender),
-      sendOne(sender),
-      sendOne(sender),
-    ]);
+    const [delivered, bounced, complained, quiet] = await Promise.all([sendOne(sender, tracking), sendOne(sender), sendOne(sender), sendOne(sender)]);
     const refused = uniqueAddress('refused');
     sesFailsFor(refused, () => new MessageRejected({ message: 'Email address is not verified.', $metadata: {} }));
     await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [refused], subject: 'Hi', content: '<p>Hi</p>' } });
