@@ -104,7 +104,16 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
 
   it('names the queue to the worker and to every function that sends mail, and to no other', () => {
     const sendingHandlers = new Set<string>(ROUTES.filter((route) => route.queues?.includes('retry')).map((route) => route.handler));
-    expect([...sendingHandlers].sort()).toEqual(['broadcasts/test', 'email/batch', 'email/send', 'forms/submit', 'otp/send', 'transactional/send']);
+    expect([...sendingHandlers].sort()).toEqual([
+      'broadcasts/test',
+      'email/batch',
+      'email/send',
+      'forms/submit',
+      'otp/send',
+      'session/request-code',
+      'team/create',
+      'transactional/send',
+    ]);
     for (const [id, fn] of postlaneFunctions(resources)) {
       const handler = /functions\/(.+)\.ts$/.exec(fn.Properties.Description)![1]!;
       const url = fn.Properties.Environment.Variables.RETRY_QUEUE_URL;
