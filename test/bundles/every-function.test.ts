@@ -20,7 +20,10 @@ import { sqsEvent } from '#dev/local/queue-poller.ts';
 import { sesEventBridgeEvent } from '#dev/local/ses-events.ts';
 import { StreamReader, streamEvent } from '#dev/local/stream-poller.ts';
 import { ROUTES } from '#functions/routes.ts';
+import { addMember } from '#shared/accounts/members.ts';
+import { issueSignInCode } from '#shared/accounts/sign-in.ts';
 import { config } from '#shared/platform/config.ts';
+import { publicBase } from '#shared/platform/public-urls.ts';
 import { signingSecret } from '#shared/platform/signing/secret.ts';
 import { sqs } from '#shared/sending/retry-queue.ts';
 import type { Endpoint } from '#shared/platform/http/contract.ts';
@@ -273,8 +276,21 @@ describe('every route, with its contract example', () => {
     if (route.handler === 'domains/create') body!.domain = `r${Date.now().toString(36)}.example.com`;
     if (Array.isArray(body?.emails)) body.emails = body.emails.map((email: Record<string, unknown>) => ({ ...email, from: actor.sender.from }));
     if (route.params?.token === 'confirmationToken') made.params.token = await optInToken();
+    // A person's routes carry the session cookie from the dashboard's origin; signing out ends the session it is sent with.
+    const cookie = route.auth === 'session' ? await (route.handler === 'session/delete' ? actor.signIn() : actor.session()) : undefined;
+    if (route.handler === 'session/update') body!.accountId = actor.accountId;
+    if (route.handler === 'session/create') {
+      // Signing in takes a code really mailed to a member: one issued as POST /api/session/code issues it.
+      const email = uniqueAddress('bundle-admin');
+      await addMember(actor.accountId, { email, role: 'admin' }, { type: 'operator', id: 'test' }, new Date());
+      Object.assign(body!, { email, code: await issueSignInCode(email, new Date()), accountId: actor.accountId });
+    }
     const url = `${pathOf(route, made.params)}${made.query ? `?${made.query}` : ''}`;
-    const answer = await send(route.method, url, { ...(route.auth === 'key' ? { key: actor.key } : {}), body });
+    const answer = await send(route.method, url, {
+      ...(route.auth === 'key' ? { key: actor.key } : {}),
+      ...(cookie === undefined ? {} : { headers: { cookie, origin: new URL(publicBase()).origin } }),
+      body,
+    });
     expect(answer.handler).toBe(route.handler);
     expect(documentedStatuses(route), JSON.stringify(answer.body).slice(0, 500)).toContain(answer.status);
   });

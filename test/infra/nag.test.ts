@@ -70,6 +70,7 @@ const CONTEXTS: Record<string, Record<string, string>> = {
     'postlane:retentionDays': '7',
     'postlane:eventBus': 'default',
     'postlane:corsOrigins': 'https://www.example.com',
+    'postlane:mailFrom': 'Postlane <no-reply@mail.example.com>',
   },
   'the table and secret of an earlier deployment, retained': { 'postlane:useRetainedData': 'true', 'postlane:alarmEmail': 'ops@example.com' },
 };
