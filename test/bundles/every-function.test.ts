@@ -143,6 +143,15 @@ describe('the paths only a deployed function takes', () => {
     // Another account adding it finds the identity SES has (AlreadyExists, then read) and gets its own proof to publish.
     const other = await call('POST', '/api/domains', { domain }, deleter.key);
     expect(other).toMatchObject({ status: 201, body: { data: { domain, status: 'pending' } } });
+
+    // Once its own record is published, its check now (POST …/verify) finds it verified and records domain.verified with it.
+    const otherProof = (other.body.data.records as { name: string; value: string }[]).find((record) => record.name.startsWith('_postlane.'))!;
+    functions.dns.publish(otherProof.name, otherProof.value);
+    expect(await call('POST', `/api/domains/${other.body.data.id}/verify`, undefined, deleter.key)).toMatchObject({
+      status: 200,
+      handler: 'domains/verify',
+      body: { data: { domain, status: 'verified' } },
+    });
   });
 
   it('reads the link-signing key from Secrets Manager: a signed cursor pages on, a signed link opens its page', async () => {
