@@ -68,9 +68,15 @@ describe('npm start across a restart', () => {
     expect(logged.map(({ route }) => route)).toEqual(expect.arrayContaining(['POST /api/audiences', 'POST /api/contacts/bulk']));
     expect(await stopStack(seeding)).toBe(0);
 
-    const restartedEnv = await stackEnv(dataDir);
-    const restarted = startStack(restartedEnv);
-    const output = await untilReady(restarted);
+    // Ports found free may be taken by another test's server before npm start binds them: choose again, once.
+    let restartedEnv = await stackEnv(dataDir);
+    let restarted = startStack(restartedEnv);
+    const output = await untilReady(restarted).catch(async (error: Error) => {
+      if (!/EADDRINUSE/.test(error.message)) throw error;
+      restartedEnv = await stackEnv(dataDir);
+      restarted = startStack(restartedEnv);
+      return untilReady(restarted);
+    });
     const afterRestart = client(restartedEnv, liveKey);
 
     expect(output).not.toMatch(/svc_live_/);
