@@ -1,18 +1,41 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Test files that need a process of their own: one that sets the environment
+ * before its imports read it (`vi.hoisted`: shared/platform/config.ts and a few
+ * modules read it once, on import), replaces a module (`vi.mock`), loads them
+ * all again (`vi.resetModules`), or moves the clock (ids made at a later time
+ * hold back the process's next ones until then: shared/platform/ids.ts never
+ * goes back).
+ */
+const ownModules = readdirSync(join(import.meta.dirname, 'test'), { recursive: true, encoding: 'utf8' })
+  .filter((name) => name.endsWith('.test.ts'))
+  .map((name) => `test/${name}`)
+  .filter((file) => /\bvi\.(hoisted|mock|resetModules|useFakeTimers|setSystemTime)\(|\bmakeRoom\(/.test(readFileSync(join(import.meta.dirname, file), 'utf8')));
+
+const common = {
+  // Points shared/platform/config.ts at the test services before any test file imports it.
+  setupFiles: ['test/support/setup.ts'],
+  pool: 'forks',
+  // Every request writes an access log line; show the logs of failing tests only.
+  silent: 'passed-only',
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+} as const;
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // One DynamoDB Local and one SES emulator for the whole run, on free ports.
     globalSetup: ['test/support/global-setup.ts'],
-    // Points shared/platform/config.ts at them before any test file imports it.
-    setupFiles: ['test/support/setup.ts'],
-    pool: 'forks',
-    // vitest's default on 2 cores is one worker; the files mostly wait on DynamoDB Local, the emulator and timers, so two overlap well (549 s → about 500 s under other load).
+    // vitest's default on 2 cores is one worker; the files mostly wait on DynamoDB Local, the emulator and timers, so two overlap well.
     maxWorkers: 2,
-    // Every request writes an access log line; show the logs of failing tests only.
-    silent: 'passed-only',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    projects: [
+      // Importing the SDK clients, the handlers and their transforms costs a file about 2 s of CPU: the files that can share
+      // a worker's modules do (test/support/setup.ts resets what they leave behind), the others get a process each.
+      { test: { ...common, name: 'shared', include: ['test/**/*.test.ts'], exclude: ownModules, isolate: false, provide: { sharedModules: true } } },
+      { test: { ...common, name: 'isolated', include: ownModules } },
+    ],
   },
 });

@@ -31,9 +31,11 @@ export function recordCallOf(handler: string, action: string, resource: CallReso
   calls.set(JSON.stringify(call), call);
 }
 
-/** This worker's calls so far, for the global teardown: one file per test file, also when it made none. */
+/** The calls made since the last file's, for the global teardown: one file per test file, also when it made none. */
 export function writeRecordedCalls(directory: string, testFile: string): void {
   writeFileSync(join(directory, `${randomUUID()}.json`), JSON.stringify({ testFile, calls: [...calls.values()] }));
+  // The next test file of this worker (isolation off) starts a record of its own.
+  calls.clear();
 }
 
 /** Transactions are authorized per item, by the action each item stands for. */
@@ -157,6 +159,8 @@ export function schedulerActions(operation: string, input: Record<string, any>):
 type Mapper = (operation: string, input: Record<string, any>) => [string, CallResource][];
 
 function recordEvery(stack: MiddlewareStack<any, any>, map: Mapper): void {
+  // Once per client: every test file of a worker with isolation off asks again.
+  stack.remove('recordAwsCalls');
   stack.add(
     (next, context) => async (args) => {
       const operation = (context.commandName ?? '').replace(/Command$/, '');
@@ -167,13 +171,17 @@ function recordEvery(stack: MiddlewareStack<any, any>, map: Mapper): void {
   );
 }
 
+const RECORDING = Symbol.for('postlane.recordAwsCalls');
+
 /** S3 requests are signed by hand (shared/platform/aws/s3.ts), so they are seen at the signer: path-style locally, `/<bucket>/<key>`. */
 async function recordS3(): Promise<void> {
   const { SignatureV4 } = await import('@smithy/signature-v4');
   const prototype = SignatureV4.prototype as unknown as Record<
     'sign' | 'presign',
     (this: { service: string }, request: { method: string; path: string }, ...rest: unknown[]) => Promise<unknown>
-  >;
+  > & { [RECORDING]?: true };
+  if (prototype[RECORDING]) return;
+  prototype[RECORDING] = true;
   for (const method of ['sign', 'presign'] as const) {
     const original = prototype[method];
     prototype[method] = function (this: { service: string }, request, ...rest) {

@@ -23,6 +23,8 @@ declare module 'vitest' {
     tableName: string;
     /** Where each test file's worker writes the AWS calls its functions made (test/support/aws-calls.ts). */
     awsCallsDirectory: string;
+    /** Set by the `shared` project (vitest.config.ts): its workers run many files with one module graph. */
+    sharedModules?: boolean;
   }
 }
 

@@ -1,6 +1,10 @@
 /**
  * Runs in each test worker before a test file loads: shared/platform/config.ts reads
  * the environment once, on import, so it must see the test services first.
+ * In the `shared` project (vitest.config.ts) it runs again before every file of
+ * the worker while the modules it loads do not: the worker's queues, scheduler
+ * and API port are made once per process, and each file leaves them, the SDK
+ * clients and the clock as it found them (`afterAll` below).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
@@ -10,31 +14,37 @@ import { createQueue, createRetryQueues } from '#dev/local/sqs.ts';
 import { startLocalScheduler } from '#dev/local/scheduler.ts';
 import { BROADCAST_MAX_RECEIVES } from '#shared/broadcasts/policy.ts';
 
-process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
-process.env.SES_ENDPOINT = inject('sesEndpoint');
-process.env.S3_ENDPOINT = inject('s3Endpoint');
-process.env.TABLE_NAME = inject('tableName');
-process.env.SQS_ENDPOINT = inject('sqsEndpoint');
-// A retry queue per test file: a file's worker must never take another file's throttled messages.
-process.env.RETRY_QUEUE_URL = (await createRetryQueues(inject('sqsEndpoint'), `retry-${randomUUID()}`, MAX_RECEIVES)).queueUrl;
-// And a webhook queue per file, for the same reason; a file that takes its messages names its own first (test/webhooks/support.ts).
-process.env.WEBHOOK_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-${randomUUID()}`);
-process.env.WEBHOOK_SLOW_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-slow-${randomUUID()}`);
-process.env.AWS_REGION = 'us-east-1';
-// A broadcast queue and scheduler per test file, for the same reason; the scheduler fires only when a test calls fireDue.
-const broadcastQueues = await createRetryQueues(inject('sqsEndpoint'), `broadcasts-${randomUUID()}`, BROADCAST_MAX_RECEIVES);
-process.env.BROADCAST_QUEUE_URL = broadcastQueues.queueUrl;
-process.env.BROADCAST_QUEUE_ARN = `arn:aws:sqs:us-east-1:000000000000:${broadcastQueues.queueUrl.split('/').pop()}`;
-process.env.BROADCAST_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/local-scheduler';
-process.env.BROADCAST_SCHEDULE_DLQ_ARN = `arn:aws:sqs:us-east-1:000000000000:${(await createQueue(inject('sqsEndpoint'), `broadcast-schedules-dlq-${randomUUID()}`)).split('/').pop()}`;
-process.env.SCHEDULER_ENDPOINT = (await startLocalScheduler({ port: 0, sqsEndpoint: inject('sqsEndpoint') })).endpoint;
-// Links are built from configuration, as deployed: the worker's API server (test/support/api.ts) listens on this port.
-process.env.TEST_API_PORT = String(await freePort());
-process.env.PUBLIC_BASE_URL = `http://127.0.0.1:${process.env.TEST_API_PORT}`;
-// The sender of sign-in codes and invitations (test/people reads them back by recipient).
-process.env.SERVICE_MAIL_FROM = 'Postlane <no-reply@postlane.test>';
-// Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is noise here.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const worker = globalThis as { postlaneWorkerReady?: boolean };
+if (!worker.postlaneWorkerReady) {
+  worker.postlaneWorkerReady = true;
+  process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
+  process.env.SES_ENDPOINT = inject('sesEndpoint');
+  process.env.S3_ENDPOINT = inject('s3Endpoint');
+  process.env.TABLE_NAME = inject('tableName');
+  process.env.SQS_ENDPOINT = inject('sqsEndpoint');
+  // A retry queue per worker: a file must never take the throttled messages of another running beside it.
+  process.env.RETRY_QUEUE_URL = (await createRetryQueues(inject('sqsEndpoint'), `retry-${randomUUID()}`, MAX_RECEIVES)).queueUrl;
+  // And a webhook queue per worker, for the same reason; a file that takes its messages may name its own first (test/webhooks/support.ts).
+  process.env.WEBHOOK_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-${randomUUID()}`);
+  process.env.WEBHOOK_SLOW_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-slow-${randomUUID()}`);
+  process.env.AWS_REGION = 'us-east-1';
+  // A broadcast queue and scheduler per worker, for the same reason; the scheduler fires only when a test calls fireDue.
+  const broadcastQueues = await createRetryQueues(inject('sqsEndpoint'), `broadcasts-${randomUUID()}`, BROADCAST_MAX_RECEIVES);
+  process.env.BROADCAST_QUEUE_URL = broadcastQueues.queueUrl;
+  process.env.BROADCAST_QUEUE_ARN = `arn:aws:sqs:us-east-1:000000000000:${broadcastQueues.queueUrl.split('/').pop()}`;
+  process.env.BROADCAST_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/local-scheduler';
+  process.env.BROADCAST_SCHEDULE_DLQ_ARN = `arn:aws:sqs:us-east-1:000000000000:${(await createQueue(inject('sqsEndpoint'), `broadcast-schedules-dlq-${randomUUID()}`)).split('/').pop()}`;
+  process.env.SCHEDULER_ENDPOINT = (await startLocalScheduler({ port: 0, sqsEndpoint: inject('sqsEndpoint') })).endpoint;
+  // Links are built from configuration, as deployed: the worker's API server (test/support/api.ts) listens on this port.
+  process.env.TEST_API_PORT = String(await freePort());
+  process.env.PUBLIC_BASE_URL = `http://127.0.0.1:${process.env.TEST_API_PORT}`;
+  // The sender of sign-in codes and invitations (test/people reads them back by recipient).
+  process.env.SERVICE_MAIL_FROM = 'Postlane <no-reply@postlane.test>';
+  // Lambda runs Node 22+; the SDK's warning about this machine's Node 20 is noise here.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // A worker of isolated files makes its clients only once the file has set its environment (beforeAll below).
+  if (inject('sharedModules')) await (await import('./worker.ts')).shareWorker();
+}
 
 /** A port nothing listens on now: the OS's choice for port 0. */
 function freePort(): Promise<number> {
@@ -96,5 +106,9 @@ beforeAll(async () => {
 // biome-ignore lint/correctness/noEmptyPattern: vitest requires an object pattern first to pass the suite second
 afterAll(async ({}, suite) => {
   await (await import('./api.ts')).stopApi();
+  if (inject('sharedModules')) await (await import('./worker.ts')).endFile();
+  vi.useRealTimers();
+  vi.unstubAllEnvs();
+  vi.unstubAllGlobals();
   (await import('./aws-calls.ts')).writeRecordedCalls(inject('awsCallsDirectory'), (suite as { file: { filepath: string } }).file.filepath);
 });

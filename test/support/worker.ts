@@ -1,0 +1,49 @@
+/**
+ * What one test file leaves behind for the next file of its worker when the
+ * worker shares its modules between files (the `shared` project of
+ * vitest.config.ts): the SDK clients, the queues and the scheduler of
+ * test/support/setup.ts outlive the file. Setup calls `shareWorker` once per
+ * process and `endFile` after each file.
+ */
+import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import type { MiddlewareStack } from '@smithy/types';
+import { localScheduler } from '#dev/local/scheduler.ts';
+import { config } from '#shared/platform/config.ts';
+import { dynamo } from '#shared/platform/dynamodb/client.ts';
+import { scheduler } from '#shared/broadcasts/scheduler-client.ts';
+import { sqs } from '#shared/sending/retry-queue.ts';
+import { ses } from '#shared/sending/transport.ts';
+import { recordAwsCalls } from './aws-calls.ts';
+
+const stacks = (): MiddlewareStack<any, any>[] => [dynamo.middlewareStack, ses.middlewareStack, sqs.middlewareStack, scheduler.middlewareStack];
+
+/** `loggerMiddleware - initialize`, `httpSigningMiddleware (a.k.a. …) - finalizeRequest` → the name `remove` takes. */
+const namesOf = (stack: MiddlewareStack<any, any>) => stack.identify().map((entry) => entry.replace(/ (\(a\.k\.a\. |- ).*$/, ''));
+
+/** Each client's middleware before any test file ran. */
+let pristine: string[][] = [];
+
+/** Makes the clients, as the first test file would, and notes their middleware. */
+export async function shareWorker(): Promise<void> {
+  await recordAwsCalls();
+  pristine = stacks().map(namesOf);
+}
+
+/**
+ * Takes off the middleware the file attached to the shared clients (a meter,
+ * a fault hook, a recorder it did not detach), deletes the schedules it left
+ * and empties the worker's queues, so the next file starts as the first did.
+ */
+export async function endFile(): Promise<void> {
+  if (pristine.length === 0)
+    throw new Error('test/support/worker.ts was loaded again: a file of the shared project reset the modules (vitest.config.ts isolates those)');
+  stacks().forEach((stack, index) => {
+    for (const name of namesOf(stack)) if (!pristine[index]?.includes(name)) stack.remove(name);
+  });
+  const { endpoint, schedules } = localScheduler();
+  for (const { name } of schedules()) await fetch(`${endpoint}/schedules/${encodeURIComponent(name)}`, { method: 'DELETE' });
+  const queues = [config.RETRY_QUEUE_URL, config.WEBHOOK_QUEUE_URL, config.WEBHOOK_SLOW_QUEUE_URL, config.BROADCAST_QUEUE_URL];
+  for (const url of [...queues, `${config.RETRY_QUEUE_URL}-dlq`, `${config.BROADCAST_QUEUE_URL}-dlq`]) {
+    await sqs.send(new PurgeQueueCommand({ QueueUrl: url }));
+  }
+}
