@@ -24,7 +24,7 @@ if (!worker.postlaneWorkerReady) {
   process.env.SQS_ENDPOINT = inject('sqsEndpoint');
   // A retry queue per worker: a file must never take the throttled messages of another running beside it.
   process.env.RETRY_QUEUE_URL = (await createRetryQueues(inject('sqsEndpoint'), `retry-${randomUUID()}`, MAX_RECEIVES)).queueUrl;
-  // And a webhook queue per worker, for the same reason; a file that takes its messages may name its own first (test/webhooks/support.ts).
+  // And webhook queues per worker, for the same reason.
   process.env.WEBHOOK_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-${randomUUID()}`);
   process.env.WEBHOOK_SLOW_QUEUE_URL = await createQueue(inject('sqsEndpoint'), `webhooks-slow-${randomUUID()}`);
   process.env.AWS_REGION = 'us-east-1';

@@ -5,7 +5,7 @@
  * passing `now` (no waiting), disabling after 24 hours of failures, the
  * attempt log and manual retries.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Receiver } from './support.ts';
 import { recordEvent, listEvents } from '#shared/events/service.ts';
@@ -20,14 +20,8 @@ import { sqsEvent } from '#dev/local/queue-poller.ts';
 import { invokedAs } from '#dev/local/invocation.ts';
 import { handler } from '#functions/webhooks/deliver.ts';
 import { createTestAccount } from '../support/accounts.ts';
-import { createWebhookQueue, openEventStream, receiversPerTest, refusal, takeMessages, walk } from './support.ts';
+import { openEventStream, receiversPerTest, refusal, takeMessages, walk } from './support.ts';
 
-// vi.hoisted runs before the imports above, some of which read the config as they load.
-vi.hoisted(() => {
-  process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
-});
-
-await createWebhookQueue();
 await openEventStream();
 
 const DAY = 86_400_000;

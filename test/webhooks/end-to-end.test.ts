@@ -12,10 +12,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Receiver } from './support.ts';
 
-vi.hoisted(() => {
-  process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
-});
-
 const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
 const { subscriptionLinks } = await import('#shared/sending/subscription-links.ts');
 const { localVerifier, verifyDomain } = await import('#shared/domains/verification.ts');
@@ -25,11 +21,10 @@ const { createForm, submit } = await import('../forms/support.ts');
 const { facts, feedback, sendOne, sesEventFor } = await import('../events/support.ts');
 const { expectDocumentedEvent, unmatchedExamples } = await import('../docs/event-examples.ts');
 const { createBroadcast, drainBroadcastQueue, mixedAudience } = await import('../broadcasts/support.ts');
-const { createWebhookQueue, openEventStream, receiversPerTest, takeMessages, walk } = await import('./support.ts');
+const { openEventStream, receiversPerTest, takeMessages, walk } = await import('./support.ts');
 const { signedInCookie } = await import('../people/support.ts');
 const { publicBase } = await import('#shared/platform/public-urls.ts');
 
-await createWebhookQueue();
 await openEventStream();
 
 const receiver = receiversPerTest();

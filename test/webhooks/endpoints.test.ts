@@ -3,19 +3,13 @@
  * fields each operation takes, every bad input a coded error naming its
  * field, and no endpoint of another account reachable.
  */
-import { describe, expect, it, vi } from 'vitest';
-
-vi.hoisted(() => {
-  process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
-});
+import { describe, expect, it } from 'vitest';
 
 const { createWebhook, deleteWebhook, getWebhook, listWebhooks, MAX_WEBHOOKS_PER_ACCOUNT, sendTestEvent, updateWebhook } = await import(
   '#shared/webhooks/service.ts'
 );
 const { createTestAccount } = await import('../support/accounts.ts');
-const { createWebhookQueue, refusal } = await import('./support.ts');
-
-await createWebhookQueue();
+const { refusal } = await import('./support.ts');
 
 const URL_A = 'http://127.0.0.1:9/a';
 

@@ -4,11 +4,7 @@
  * history, filters by type and date, one email's events oldest first,
  * signed cursors, and retention.
  */
-import { describe, expect, it, vi } from 'vitest';
-
-vi.hoisted(() => {
-  process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
-});
+import { describe, expect, it } from 'vitest';
 
 const { listEmailEvents, listEvents, recordEvent, EVENT_TYPES } = await import('#shared/events/service.ts');
 const { meterDynamoDb } = await import('../../bench/dynamo-meter.ts');

@@ -9,7 +9,7 @@
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { recordEvent, listEvents } from '#shared/events/service.ts';
 import { eventPut } from '#shared/events/store.ts';
@@ -29,14 +29,8 @@ import { handler } from '#functions/events/fan-out.ts';
 import { meterDynamoDb } from '../../bench/dynamo-meter.ts';
 import { sqs } from '#shared/sending/retry-queue.ts';
 import { createTestAccount } from '../support/accounts.ts';
-import { createWebhookQueue, fanOutEvents, itemsOf, openEventStream, receiversPerTest, takeMessages, takeStreamRecords } from './support.ts';
+import { fanOutEvents, itemsOf, openEventStream, receiversPerTest, takeMessages, takeStreamRecords } from './support.ts';
 
-// vi.hoisted runs before the imports above, some of which read the config as they load.
-vi.hoisted(() => {
-  process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
-});
-
-await createWebhookQueue();
 await openEventStream();
 const meter = meterDynamoDb();
 

@@ -5,7 +5,7 @@
  * stack deploys; a failed attempt comes back from the queue by itself; a slow
  * receiver holds up nobody else.
  */
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { recordEvent } from '#shared/events/service.ts';
 import { createWebhook } from '#shared/webhooks/service.ts';
@@ -13,14 +13,8 @@ import { startEventFanOut } from '#dev/local/event-fan-out.ts';
 import { startWebhookWorker } from '#dev/local/webhook-worker.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { eventually } from '../support/eventually.ts';
-import { createWebhookQueue, receiversPerTest } from './support.ts';
+import { receiversPerTest } from './support.ts';
 
-// vi.hoisted runs before the imports above, some of which read the config as they load.
-vi.hoisted(() => {
-  process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
-});
-
-await createWebhookQueue();
 const pollers = [await startEventFanOut(), await startWebhookWorker()];
 afterAll(async () => {
   await Promise.all(pollers.map((poller) => poller.stop()));

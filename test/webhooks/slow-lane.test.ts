@@ -27,19 +27,8 @@ import { deliveryBatch } from '#shared/webhooks/worker.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { eventually } from '../support/eventually.ts';
-import {
-  createWebhookQueue,
-  fanOutEvents,
-  itemsOf,
-  openEventStream,
-  receiversPerTest,
-  takeLaneMessages,
-  takeMessages,
-  takeStreamRecords,
-  type Responder,
-} from './support.ts';
+import { fanOutEvents, itemsOf, openEventStream, receiversPerTest, takeLaneMessages, takeMessages, takeStreamRecords, type Responder } from './support.ts';
 
-await createWebhookQueue();
 await openEventStream();
 
 const receiver = receiversPerTest();

@@ -1,13 +1,8 @@
 /**
- * A real webhook receiver (node:http on a free port of 127.0.0.1), this
- * file's webhook queue on the local SQS stand-in, and the table's stream
- * read as the fan-out's event source reads it. Load after the test file's
- * `vi.hoisted` has named the queue (see `webhookQueueName`): shared/platform/config.ts
- * reads WEBHOOK_QUEUE_URL once:
- *
- *     vi.hoisted(() => {
- *       process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
- *     });
+ * A real webhook receiver (node:http on a free port of 127.0.0.1), the
+ * worker's webhook queues on the local SQS stand-in (made by
+ * test/support/setup.ts, emptied after each file), and the table's stream
+ * read as the fan-out's event source reads it.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
@@ -92,7 +87,7 @@ export function receiversPerTest(): (respond?: Responder) => Promise<Receiver> {
   };
 }
 
-/** Creates the queue the environment names (the stand-in answers its URL). */
+/** Creates the queue the environment names (the stand-in answers its URL): a file that names one of its own in `vi.hoisted`. */
 export async function createWebhookQueue(): Promise<void> {
   const url = config.WEBHOOK_QUEUE_URL!;
   const created = await createQueue(config.SQS_ENDPOINT!, url.split('/').pop()!);

@@ -3,11 +3,7 @@
  * after DNS resolution, connected to the address checked, never redirected.
  * Locally: http to 127.0.0.1 too, so these tests run a real receiver.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
-
-vi.hoisted(() => {
-  process.env.WEBHOOK_QUEUE_URL = `${process.env.SQS_ENDPOINT}/000000000000/webhooks-${crypto.randomUUID()}`;
-});
+import { afterEach, describe, expect, it } from 'vitest';
 
 const { addressClass, configuredUrlPolicy, resolveWebhookTarget } = await import('#shared/webhooks/url-safety.ts');
 const { postWebhook } = await import('#shared/webhooks/delivery-client.ts');
@@ -15,9 +11,7 @@ const { deliverWebhook } = await import('#shared/webhooks/deliver.ts');
 const { createWebhook, getDeliveryWithAttempts, sendTestEvent } = await import('#shared/webhooks/service.ts');
 const { createTestAccount } = await import('../support/accounts.ts');
 const { request } = await import('../support/api.ts');
-const { createWebhookQueue, refusal, startReceiver, takeMessages } = await import('./support.ts');
-
-await createWebhookQueue();
+const { refusal, startReceiver, takeMessages } = await import('./support.ts');
 
 type Policy = Parameters<typeof resolveWebhookTarget>[1];
 
