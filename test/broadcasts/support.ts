@@ -85,7 +85,9 @@ export async function broadcastWhen(key: string, id: string, statuses: readonly 
  * Runs the broadcast worker over this file's queue until it is empty, as the
  * event source would but deterministically: a message the worker keeps (it
  * threw, or reported it failed) is received again a second later, as after a
- * visibility timeout. `only` limits it to some steps (the rest stay queued).
+ * visibility timeout. `only` limits it to some steps (the rest stay queued);
+ * it also stops after two receives that brought nothing (a step delayed
+ * longer stays queued).
  */
 export async function drainBroadcastQueue(options: { only?: (step: { kind: string }) => boolean; timeoutMs?: number } = {}): Promise<number> {
   const [
@@ -95,6 +97,7 @@ export async function drainBroadcastQueue(options: { only?: (step: { kind: strin
     { handler },
     { invokedAs },
     { sqsEvent, keptMessages },
+    { messagesIn },
   ] = await Promise.all([
     import('@aws-sdk/client-sqs'),
     import('#shared/sending/retry-queue.ts'),
@@ -102,13 +105,15 @@ export async function drainBroadcastQueue(options: { only?: (step: { kind: strin
     import('#functions/broadcasts/work.ts'),
     import('#dev/local/invocation.ts'),
     import('#dev/local/queue-poller.ts'),
+    import('../support/admin-cli.ts'),
   ]);
   const queueUrl = config.BROADCAST_QUEUE_URL!;
   const worker = invokedAs('broadcasts/work', handler);
   const deadline = Date.now() + (options.timeoutMs ?? 45_000);
   let invocations = 0;
   let idle = 0;
-  while (Date.now() < deadline && idle < 2) {
+  // An empty queue (nothing visible, kept or delayed) ends it at once; a receive would only wait out its second.
+  while (Date.now() < deadline && idle < 2 && (await messagesIn(queueUrl)) > 0) {
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,

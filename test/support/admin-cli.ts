@@ -21,8 +21,12 @@ export async function freshQueue(name: string): Promise<string> {
   return (await sqs.send(new CreateQueueCommand({ QueueName: `${name}-${randomUUID()}` }))).QueueUrl!;
 }
 
-/** Messages on the queue, visible or not. */
+/** Messages on the queue, visible or not: received and not yet deleted, or delayed. */
 export async function messagesIn(queueUrl: string): Promise<number> {
   const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }));
-  return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible) +
+    Number(Attributes?.ApproximateNumberOfMessagesDelayed)
+  );
 }
