@@ -69,6 +69,8 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
   const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
   const queueArn = Attributes?.QueueArn ?? queueUrl;
   let stopped = false;
+  // Stopping cancels the receive in progress rather than waiting out its long poll.
+  const stopping = new AbortController();
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const inFlight = new Set<Promise<void>>();
 
@@ -105,6 +107,7 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
             WaitTimeSeconds: 1,
             MessageSystemAttributeNames: ['All'],
           }),
+          { abortSignal: stopping.signal },
         ));
       } catch (error) {
         if (stopped) break;
@@ -122,6 +125,7 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
   return {
     async stop() {
       stopped = true;
+      stopping.abort();
       await loop;
     },
   };

@@ -291,8 +291,14 @@ export async function startLocalSqs(options: { port: number; host?: string }): P
         let output = queues.handle(action, input) as { Messages?: unknown[] };
         // WaitTimeSeconds: hold an empty receive until a message is visible or the wait ends.
         const waitUntil = Date.now() + Math.min(20, Number(input.WaitTimeSeconds ?? 0)) * 1000;
+        // A caller that gave up (a local poller stopping) must not have a message received for it and lost until its visibility timeout.
+        let abandoned = false;
+        response.once('close', () => {
+          abandoned = true;
+        });
         while (action === 'ReceiveMessage' && output.Messages?.length === 0 && Date.now() < waitUntil && server.listening) {
           await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+          if (abandoned) return;
           output = queues.handle(action, input) as { Messages?: unknown[] };
         }
         reply(response, 200, output);

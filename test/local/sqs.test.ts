@@ -6,7 +6,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { backoffSeconds, MAX_DELAY_SECONDS } from '#shared/sending/retry-policy.ts';
 import { keptMessages, sqsEvent, startQueuePoller } from '#dev/local/queue-poller.ts';
 import { createRetryQueues, LocalQueues, startLocalSqs } from '#dev/local/sqs.ts';
@@ -201,6 +201,28 @@ describe('the local event source', () => {
 
     expect(held).toBe(3);
     expect(running).toEqual({ now: 0, most: 3, done: 8 });
+  });
+
+  it('stops without waiting out its long poll, and leaves a message sent next to be received by the next reader', async () => {
+    const server = await startLocalSqs({ port: 0 });
+    onTestFinished(server.stop);
+    const client = new SQSClient({ region: 'us-east-1', endpoint: server.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const { queueUrl } = await createRetryQueues(server.endpoint, 'stopping', 3);
+    const poller = await startQueuePoller({ client, queueUrl, name: 'test/stopping', batchSize: 1, region: 'us-east-1', handler: async () => undefined });
+    // Its first receive is waiting on the empty queue.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const stopping = Date.now();
+    await poller.stop();
+    const tookMs = Date.now() - stopping;
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'after' }));
+    // Time for the abandoned receive, had it gone on, to look again (every 50 ms) and take it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { Messages = [] } = await client.send(new ReceiveMessageCommand({ QueueUrl: queueUrl }));
+
+    // The long poll is a second: a stop that waited it out would take most of it.
+    expect(tookMs).toBeLessThan(500);
+    expect(Messages.map((message) => message.Body)).toEqual(['after']);
   });
 });
 
