@@ -18,12 +18,12 @@ const ownModules = readdirSync(join(import.meta.dirname, 'test'), { recursive: t
 const common = {
   // Points shared/platform/config.ts at the test services before any test file imports it.
   setupFiles: ['test/support/setup.ts'],
-  pool: 'forks',
+  pool: 'forks' as const,
   // Every request writes an access log line; show the logs of failing tests only.
-  silent: 'passed-only',
+  silent: 'passed-only' as const,
   testTimeout: 30_000,
   hookTimeout: 60_000,
-} as const;
+};
 
 export default defineConfig({
   test: {
