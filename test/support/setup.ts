@@ -105,8 +105,10 @@ beforeAll(async () => {
 
 // biome-ignore lint/correctness/noEmptyPattern: vitest requires an object pattern first to pass the suite second
 afterAll(async ({}, suite) => {
-  await (await import('./api.ts')).stopApi();
+  // A worker that shares its modules keeps its API server for its next file: fetch's pooled keep-alive connections to
+  // that port would otherwise meet a closed server (ECONNRESET) once the next file starts another on the same port.
   if (inject('sharedModules')) await (await import('./worker.ts')).endFile();
+  else await (await import('./api.ts')).stopApi();
   vi.useRealTimers();
   vi.unstubAllEnvs();
   vi.unstubAllGlobals();
