@@ -877,6 +877,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template that is not saved (preview)
+         * @description Takes what creating a template takes (without `name`) and `variables`, and answers what `POST /api/templates/{id}/render` would for it once saved, with `variables`: the names the subject and components read that a send may give (built-ins left out), in order of first use. Nothing is stored. A part that does not parse or render is a 422 `VALIDATION_ERROR` whose `field` names it (`subject`, `components[2].url`).
+         */
+        post: operations["templatesRenderDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/transactional/send": {
         parameters: {
             query?: never;
@@ -10873,6 +10893,229 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error?: "TEMPLATE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    templatesRenderDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Welcome, {{firstName|\"friend\"}}",
+                 *       "components": [
+                 *         {
+                 *           "type": "heading",
+                 *           "content": "Hello {{firstName}}"
+                 *         }
+                 *       ],
+                 *       "styles": {
+                 *         "backgroundColor": "#f4f4f5"
+                 *       },
+                 *       "variables": {
+                 *         "firstName": "Ada"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @default [] */
+                    components?: ({
+                        content: string;
+                        id?: string;
+                        /** @enum {number} */
+                        level?: 1 | 2;
+                        styles?: {
+                            backgroundColor?: string;
+                            borderRadius?: number;
+                            color?: string;
+                            fontSize?: number;
+                            /** @enum {string} */
+                            fontWeight?: "normal" | "bold" | "bolder" | "lighter" | "100" | "200" | "300" | "400" | "500" | "600" | "700" | "800" | "900";
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "heading";
+                    } | {
+                        content: string;
+                        id?: string;
+                        styles?: {
+                            backgroundColor?: string;
+                            borderRadius?: number;
+                            color?: string;
+                            fontSize?: number;
+                            /** @enum {string} */
+                            fontWeight?: "normal" | "bold" | "bolder" | "lighter" | "100" | "200" | "300" | "400" | "500" | "600" | "700" | "800" | "900";
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "text";
+                    } | {
+                        id?: string;
+                        label: string;
+                        styles?: {
+                            backgroundColor?: string;
+                            borderRadius?: number;
+                            color?: string;
+                            fontSize?: number;
+                            /** @enum {string} */
+                            fontWeight?: "normal" | "bold" | "bolder" | "lighter" | "100" | "200" | "300" | "400" | "500" | "600" | "700" | "800" | "900";
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "button";
+                        url: string;
+                    })[];
+                    /** @default {} */
+                    styles?: {
+                        backgroundColor?: string;
+                        padding?: number;
+                        width?: number;
+                    };
+                    subject: string;
+                    /** @default {} */
+                    variables?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Render a template that is not saved (preview) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        html: string;
+                        subject: string;
+                        /** @constant */
+                        success: true;
+                        text: string;
+                        variables: string[];
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
                     };
                 };
             };
