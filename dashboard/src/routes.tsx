@@ -26,6 +26,8 @@ const overview = lazy(() => import('./pages/overview/page.tsx'));
 const emails = lazy(() => import('./pages/emails/page.tsx'));
 const email = lazy(() => import('./pages/emails/email-page.tsx'));
 const comingNext = lazy(() => import('./pages/coming-next/page.tsx'));
+const templates = lazy(() => import('./pages/templates/page.tsx'));
+const template = lazy(() => import('./pages/templates/builder-page.tsx'));
 const domains = lazy(() => import('./pages/domains/page.tsx'));
 const domain = lazy(() => import('./pages/domains/domain-page.tsx'));
 const apiKeys = lazy(() => import('./pages/api-keys/page.tsx'));
@@ -38,7 +40,9 @@ export const ROUTES: readonly RouteEntry[] = [
   { path: '/emails', nav: 'Emails', page: emails, roles: everyone },
   { path: '/emails/:id', page: email, roles: everyone },
   { path: '/broadcasts', nav: 'Broadcasts', page: comingNext, roles: everyone },
-  { path: '/templates', nav: 'Templates', page: comingNext, roles: everyone },
+  { path: '/templates', nav: 'Templates', page: templates, roles: everyone },
+  // `/templates/new` is this page too, with nothing saved yet.
+  { path: '/templates/:id', page: template, roles: everyone },
   { path: '/audiences', nav: 'Audiences', page: comingNext, roles: everyone },
   { path: '/forms', nav: 'Forms', page: comingNext, roles: everyone },
   { path: '/domains', nav: 'Domains', page: domains, roles: admins },

@@ -55,7 +55,13 @@ describe('render a draft', () => {
     const { key } = await createTestAccount();
     const withParts = (components: unknown[]) => ({ subject: 'x', components });
 
-    const syntax = await request('POST', '/api/templates/render', { key, body: withParts([{ type: 'text', content: 'ok' }, { type: 'text', content: '{{#if a}}' }]) });
+    const syntax = await request('POST', '/api/templates/render', {
+      key,
+      body: withParts([
+        { type: 'text', content: 'ok' },
+        { type: 'text', content: '{{#if a}}' },
+      ]),
+    });
     const link = await request('POST', '/api/templates/render', {
       key,
       body: { ...withParts([{ type: 'button', label: 'Go', url: '{{target}}' }]), variables: { target: 'javascript:alert(1)' } },
@@ -64,7 +70,11 @@ describe('render a draft', () => {
     const noSubject = await request('POST', '/api/templates/render', { key, body: {} });
 
     expectErrorReply(syntax, 422, { error: 'VALIDATION_ERROR', field: 'components[1].content', message: expect.stringContaining('{{#if}} without {{/if}}') });
-    expectErrorReply(link, 422, { error: 'VALIDATION_ERROR', field: 'components[0].url', message: 'components[0].url: must render to an http(s) or mailto address' });
+    expectErrorReply(link, 422, {
+      error: 'VALIDATION_ERROR',
+      field: 'components[0].url',
+      message: 'components[0].url: must render to an http(s) or mailto address',
+    });
     expectErrorReply(width, 422, { error: 'VALIDATION_ERROR', field: 'styles.width', message: expect.any(String) });
     expectErrorReply(noSubject, 400, { error: 'MISSING_REQUIRED_FIELD', field: 'subject', message: expect.any(String) });
   });
