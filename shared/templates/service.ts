@@ -260,7 +260,10 @@ export async function previewDraft(input: RenderDraftInput, now: Date): Promise<
   const components = normalizeComponents(input.components);
   let rendered: RenderedEmail;
   try {
-    rendered = await renderDesign({ subject: input.subject, components, styles: normalizeStyles(input.styles) }, withBuiltins(input.variables, builtinVariables(now)));
+    rendered = await renderDesign(
+      { subject: input.subject, components, styles: normalizeStyles(input.styles) },
+      withBuiltins(input.variables, builtinVariables(now)),
+    );
   } catch (error) {
     if (!(error instanceof TemplatePartError)) throw error;
     throw new ValidationError('VALIDATION_ERROR', error.message, error.part);
