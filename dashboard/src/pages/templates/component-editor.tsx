@@ -3,6 +3,7 @@
  * address, its alignment and colours; and moving it up or down (the
  * keyboard's way to reorder, beside dragging in the list) or removing it.
  */
+import { useRef } from 'react';
 import { TEXT_ALIGNS } from '#shared/templates/schema.ts';
 import { Action, TextInput } from '../../ui/fields.tsx';
 import { SelectField } from '../../ui/select.tsx';
@@ -26,6 +27,14 @@ export function ComponentEditor(props: {
   const change = (fields: Partial<DraftComponent>) => props.onChange({ ...component, ...fields });
   const style = (key: string, value: string) => change({ styles: { ...component.styles, [key]: value } });
   const styleText = (key: string) => String(component.styles[key] ?? '');
+  const up = useRef<HTMLButtonElement>(null);
+  const down = useRef<HTMLButtonElement>(null);
+  // A move to either end disables the button just pressed: focus goes to the other rather than to the page.
+  const move = (to: number) => {
+    props.onMove(to);
+    if (to === 0) down.current?.focus();
+    else if (to === props.count - 1) up.current?.focus();
+  };
   return (
     <fieldset className="component-editor" aria-describedby={`${at}-position`}>
       <legend>
@@ -93,10 +102,10 @@ export function ComponentEditor(props: {
         ) : null}
       </div>
       <div className="row-actions">
-        <Action onPress={() => props.onMove(index - 1)} isDisabled={index === 0} aria-label={`Move up: the ${name}`}>
+        <Action ref={up} onPress={() => move(index - 1)} isDisabled={index === 0} aria-label={`Move up: the ${name}`}>
           Move up
         </Action>
-        <Action onPress={() => props.onMove(index + 1)} isDisabled={index === props.count - 1} aria-label={`Move down: the ${name}`}>
+        <Action ref={down} onPress={() => move(index + 1)} isDisabled={index === props.count - 1} aria-label={`Move down: the ${name}`}>
           Move down
         </Action>
         <Action variant="danger" onPress={props.onRemove} aria-label={`Remove the ${name}`}>
