@@ -45,6 +45,8 @@ export function useRenderedDraft(draft: Draft, samples: Record<string, string>) 
     placeholderData: keepPreviousData,
     retry: false,
     staleTime: Number.POSITIVE_INFINITY,
+    // Each keystroke's rendering is a key of its own: only the recent ones are worth keeping.
+    gcTime: 30_000,
   });
 }
 
