@@ -90,7 +90,10 @@ describe('GET /api/stats', () => {
   it("answers this month's usage of the quota whatever the range, in the same Query when the range reaches the month", async () => {
     const sender = await createSender({ quota: 5 });
     const sends = await Promise.all([sendOne(sender), sendOne(sender), sendOne(sender, {}, sender.testKey)]);
-    const last = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' } });
+    const last = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
+    });
     // The month before this one, for a range that does not reach it.
     const lastMonthEnd = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 0)).toISOString().slice(0, 10);
 
