@@ -1,6 +1,7 @@
 /** The benchmark's results as markdown tables: what `npm run bench` prints and writes to bench/results/latest.md. */
 import type { BroadcastBenchResults } from './broadcast.ts';
 import type { BudgetResult, Floor } from './budgets.ts';
+import type { DashboardBenchResults } from './dashboard.ts';
 import { costPer1000Emails, estimatedLatencyMs, LATENCY, LIST_PRICES_PER_1000, PUBLISHED_P50_MS } from './anchors.ts';
 import type { CostPerMillion, Prices } from './cost.ts';
 import type { LoadResult } from './load.ts';
@@ -42,6 +43,7 @@ export interface BenchResults {
   bulkImport?: BulkImportCost | undefined;
   webhooks?: WebhookBenchResults | undefined;
   broadcast?: BroadcastBenchResults | undefined;
+  dashboard?: DashboardBenchResults | undefined;
   memoryMb: number;
   prices: Prices;
   cost?: ({ name: string; request: string; durationMs: number; readUnits: number; writeUnits: number } & CostPerMillion)[] | undefined;
@@ -75,6 +77,30 @@ const dollars = (value: number) => `$${value.toFixed(2)}`;
 /** `[...lines, '']` when `value` was measured, else nothing. */
 function when<T>(value: T | undefined, lines: (value: T) => string[]): string[] {
   return value === undefined ? [] : [...lines(value), ''];
+}
+
+function dashboardSection(dashboard: DashboardBenchResults): string[] {
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  const { key, session } = dashboard.statsRead;
+  return [
+    section(
+      'Dashboard',
+      ['figure', 'measured'],
+      [
+        ['JavaScript for sign-in, gzipped', kb(dashboard.javascript.signIn)],
+        ['JavaScript for sign-in + Overview, gzipped', kb(dashboard.javascript.overview)],
+        ['API calls of the Overview load', `${dashboard.overviewCalls.length}: ${dashboard.overviewCalls.join(', ')}`],
+        ['GET /api/stats (30 days), key: DynamoDB calls', `${key.roundTrips}: ${key.operations.join(', ')}`],
+        ['GET /api/stats (30 days), session: DynamoDB calls', `${session.roundTrips}: ${session.operations.join(', ')}`],
+        ...(Array.isArray(dashboard.lighthouse)
+          ? dashboard.lighthouse.map((score): Cell[] => [
+              `Lighthouse, ${score.page} (desktop)`,
+              `performance ${score.performance}, accessibility ${score.accessibility}`,
+            ])
+          : [['Lighthouse', `not run: ${dashboard.lighthouse.skipped}`]]),
+      ],
+    ),
+  ];
 }
 
 function coldSection(cold: ColdResults): string[] {
@@ -153,6 +179,7 @@ export function toMarkdown(results: BenchResults): string {
     ]),
     ...(results.webhooks ? webhookSection(results.webhooks) : []),
     ...(results.broadcast ? broadcastSection(results.broadcast) : []),
+    ...when(results.dashboard, dashboardSection),
     ...when(results.cost, (cost) => [
       section(
         `Estimated AWS cost per million requests (${results.prices.region}, prices of ${results.prices.checked})`,

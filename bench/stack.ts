@@ -13,6 +13,7 @@ import { startSesEmulator } from '#dev/local/ses.ts';
 import { createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import { BROADCAST_MAX_RECEIVES } from '#shared/broadcasts/policy.ts';
+import { MAX_RECEIVES } from '#shared/sending/retry-policy.ts';
 import { DEFAULT_SES_RATE } from './broadcast.ts';
 import type { LocalService } from '#dev/local/service.ts';
 
@@ -49,6 +50,8 @@ export async function startBenchStack(): Promise<BenchStack> {
   // The webhook bench's queue (bench/webhooks.ts), made as `npm start` makes it.
   const webhooks = await createRetryQueues(sqs.endpoint, 'postlane-webhooks', WEBHOOK_MAX_RECEIVES);
   const slowWebhooks = await createRetryQueues(sqs.endpoint, 'postlane-webhooks-slow', WEBHOOK_MAX_RECEIVES);
+  // The retry queue, whose worker also mails the dashboard's sign-in codes (bench/dashboard.ts).
+  const retries = await createRetryQueues(sqs.endpoint, 'postlane-retries', MAX_RECEIVES);
   // The broadcast bench's queue (bench/broadcast.ts).
   const broadcasts = await createRetryQueues(sqs.endpoint, 'postlane-broadcasts', BROADCAST_MAX_RECEIVES);
   const env = {
@@ -60,6 +63,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     WEBHOOK_QUEUE_URL: webhooks.queueUrl,
     WEBHOOK_SLOW_QUEUE_URL: slowWebhooks.queueUrl,
     BROADCAST_QUEUE_URL: broadcasts.queueUrl,
+    RETRY_QUEUE_URL: retries.queueUrl,
+    SERVICE_MAIL_FROM: 'Postlane <no-reply@example.com>',
     // The broadcast bench's SES stand-in accepts this many a second; the pacing reads the same name.
     SES_MAX_SEND_RATE: process.env.SES_MAX_SEND_RATE ?? String(DEFAULT_SES_RATE),
     // No interactive sends compete in the bench: the broadcast may use the whole rate, the figure the budget holds it to.

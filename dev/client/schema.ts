@@ -746,7 +746,7 @@ export interface paths {
         };
         /**
          * Sending statistics per day
-         * @description Counts of messages per UTC day from `startDate` to `endDate` (both included, at most 90 days; by default the last 30 days to today): `sent`, `delivered`, `bounced` (permanent bounces), `complained`, `opened` and `clicked` (each message once, at its first open or click), `failed`, each on the day it happened. `rates` are percent of `sent` over the range, one decimal, 0 when nothing was sent. Test-key sends are not counted.
+         * @description Counts of messages per UTC day from `startDate` to `endDate` (both included, at most 90 days; by default the last 30 days to today): `sent`, `delivered`, `bounced` (permanent bounces), `complained`, `opened` and `clicked` (each message once, at its first open or click), `failed`, each on the day it happened. `rates` are percent of `sent` over the range, one decimal, 0 when nothing was sent. Test-key sends are not counted. `usage` is this calendar month's (UTC) use of the monthly email quota whatever the range: `sent` counts what `emailsRemaining` counts from (live sends, test keys never), `resetsAt` is when the next month starts.
          */
         get: operations["statsGet"];
         put?: never;
@@ -9318,6 +9318,12 @@ export interface operations {
                                 delivered: number;
                                 failed: number;
                                 opened: number;
+                                sent: number;
+                            };
+                            usage: {
+                                month: string;
+                                quota: number;
+                                resetsAt: string;
                                 sent: number;
                             };
                         };

@@ -85,4 +85,6 @@ export const statsSchema = v.strictObject({
   days: v.array(v.strictObject({ date: v.string(), ...statsCounts })),
   totals: v.strictObject(statsCounts),
   rates: v.strictObject({ deliveryRate: rate, bounceRate: rate, complaintRate: rate, openRate: rate, clickRate: rate }),
+  /** This calendar month's emails against the quota, whatever the range: what POST /api/email/send's `emailsRemaining` counts from. */
+  usage: v.strictObject({ month: v.string(), sent: count, quota: count, resetsAt: v.string() }),
 });

@@ -8,6 +8,7 @@ import { orNull, pick } from '#shared/platform/views.ts';
 import type * as v from 'valibot';
 import { daysBetween, MAX_STATS_DAYS, type emailSchema, type ListEmailsQuery, type StatsQuery, type statsSchema } from './schema.ts';
 import { dayOf, readStats, STATS_COUNTS, type StatsCounts } from './stats-store.ts';
+import { emailsSentOf, getEmailsSent, quotaPeriod, quotaResetsAt, usageSortKey } from '#shared/accounts/service.ts';
 
 /** An email record as GET /api/emails/:id returns it. */
 export type Email = v.InferOutput<typeof emailSchema>;
@@ -95,10 +96,12 @@ function percentOf(count: number, sent: number): number {
 /**
  * GET /api/stats: the account's counts per UTC day from `startDate` to
  * `endDate` (default: the 30 days to today), every day listed, with totals
- * and rates over the range. One Query, whatever the range or the traffic:
- * the counts are kept as events are recorded (shared/messages/stats-store.ts).
+ * and rates over the range, and this month's usage of the quota. One Query,
+ * whatever the range or the traffic: the counts are kept as events are
+ * recorded (shared/messages/stats-store.ts), and the month's usage is in the
+ * same partition.
  */
-export async function getStats(accountId: string, query: StatsQuery, now: Date): Promise<Stats> {
+export async function getStats(accountId: string, query: StatsQuery, now: Date, monthlyQuota: number): Promise<Stats> {
   const endDay = query.endDate ?? dayOf(now);
   const startDay = query.startDate ?? shiftDay(endDay, 1 - DEFAULT_STATS_DAYS);
   // Given both, the query schema checked these; with one given, the other is today's or 30 days from it.
@@ -110,7 +113,14 @@ export async function getStats(accountId: string, query: StatsQuery, now: Date):
       'startDate',
     );
   }
-  const counted = await readStats(accountId, startDay, endDay);
+  const month = quotaPeriod(now);
+  const monthFrom = usageSortKey(month);
+  // A range that reaches this month reads its usage in the same Query (it sorts just before the month's first day); an older range reads it beside.
+  const [{ days: counted, others }, sentApart] =
+    endDay >= monthFrom
+      ? [await readStats(accountId, startDay, endDay, monthFrom), undefined]
+      : await Promise.all([readStats(accountId, startDay, endDay), getEmailsSent(accountId, month)]);
+  const sentThisMonth = sentApart ?? others.map(emailsSentOf).find((sent) => sent !== undefined) ?? 0;
   const zero = (): StatsCounts => Object.fromEntries(STATS_COUNTS.map((name) => [name, 0])) as StatsCounts;
   const totals = zero();
   const days = Array.from({ length: daysBetween(startDay, endDay) }, (_, index) => {
@@ -130,6 +140,7 @@ export async function getStats(accountId: string, query: StatsQuery, now: Date):
       openRate: percentOf(totals.opened, sent),
       clickRate: percentOf(totals.clicked, sent),
     },
+    usage: { month, sent: sentThisMonth, quota: monthlyQuota, resetsAt: quotaResetsAt(now) },
   };
 }
 
