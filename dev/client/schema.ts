@@ -9608,7 +9608,7 @@ export interface operations {
                             added: number;
                             already: number;
                             errors: {
-                                email: unknown;
+                                email: string | null;
                                 error: string;
                                 field: string;
                                 index: number;

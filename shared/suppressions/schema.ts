@@ -56,7 +56,8 @@ export const addSuppressionsResult = v.strictObject({
   added: count,
   already: count,
   failed: count,
-  errors: v.array(v.strictObject({ index: count, email: v.unknown(), error: v.string(), message: v.string(), field: v.string() })),
+  /** `email` is the entry as given when it is a string, else null. */
+  errors: v.array(v.strictObject({ index: count, email: v.nullable(v.string()), error: v.string(), message: v.string(), field: v.string() })),
 });
 export type AddSuppressionsResult = v.InferOutput<typeof addSuppressionsResult>;
 

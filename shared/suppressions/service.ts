@@ -82,7 +82,8 @@ export async function addSuppressions(principal: Principal, emails: readonly unk
     const parsed = v.safeParse(suppressionAddress, entry, { abortEarly: true });
     if (!parsed.success) {
       const error = toValidationError(parsed.issues[0], `emails[${index}]`);
-      errors.push({ index, email: entry, error: error.code, message: error.message, field: `emails[${index}]` });
+      // Only a string is echoed: anything else could be any depth of JSON, which the reply would carry back whole.
+      errors.push({ index, email: typeof entry === 'string' ? entry : null, error: error.code, message: error.message, field: `emails[${index}]` });
     } else if (distinct.has(parsed.output)) repeated++;
     else distinct.add(parsed.output);
   });

@@ -1,8 +1,9 @@
 /**
  * The Suppressions page in Chromium (docs/dashboard.md, "Suppressions"):
- * reached from the Emails page's header; addresses added by hand, searched
- * by their start, and a complaint lifted only through its extra
- * confirmation; 0 axe-core violations at both widths, the dialog included.
+ * reached from the Emails page's header; addresses added by hand (typed, and
+ * read from a CSV file), searched by their start, and a complaint lifted
+ * only through its extra confirmation; 0 axe-core violations at both widths,
+ * the dialog included.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putSuppression } from '#shared/sending/suppression-store.ts';
@@ -46,7 +47,11 @@ describe.skipIf(skip)('the Suppressions page', () => {
     await page.getByRole('button', { name: 'Add to the list' }).click();
     await expect.poll(() => describedText(page, 'Addresses, one per line')).toContain('Line 2 is not a valid email address');
     await expect.poll(() => lines.inputValue()).toBe(`${ann}\nnot an address\n${bob}`);
-    await lines.fill(`${ann}\n${bob}`);
+    // A spreadsheet's export: a header naming the column, a quoted name with a comma in it.
+    const csv = `Name,Email\n"Smith, Ann",${ann}\nBob,${bob}\n`;
+    await lines.fill('');
+    await page.getByLabel('Or read them from a CSV file').setInputFiles({ name: 'list.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await expect.poll(() => lines.inputValue()).toBe(`${ann}\n${bob}`);
     await page.getByRole('button', { name: 'Add to the list' }).click();
     await page.getByText('2 added; 0 already on the list.').waitFor();
     await page.getByRole('row', { name: new RegExp(bob) }).waitFor();

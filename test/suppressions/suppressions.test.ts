@@ -90,7 +90,7 @@ describe('POST /api/suppressions', () => {
         failed: 2,
         errors: [
           { index: 1, email: 'not-an-address', error: 'INVALID_EMAIL', message: 'emails[1] must be a valid email address', field: 'emails[1]' },
-          { index: 4, email: 42, error: 'VALIDATION_ERROR', message: expect.any(String), field: 'emails[4]' },
+          { index: 4, email: null, error: 'VALIDATION_ERROR', message: expect.any(String), field: 'emails[4]' },
         ],
       },
     });

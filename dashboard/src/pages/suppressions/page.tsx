@@ -194,9 +194,6 @@ export default function SuppressionsPage() {
         No email reaches these addresses: they bounced, reported mail as spam, unsubscribed from all of your mail, or were added here. A contact's own bounce or
         unsubscribe is kept on the contact, in its audience.
       </p>
-      <Section title="Add addresses">
-        <AddSuppressions />
-      </Section>
       <Section title="Suppressed addresses">
         <SearchForm
           key={JSON.stringify(filters)}
@@ -239,6 +236,9 @@ export default function SuppressionsPage() {
             </>
           )}
         </QueryView>
+      </Section>
+      <Section title="Add addresses">
+        <AddSuppressions />
       </Section>
     </>
   );
