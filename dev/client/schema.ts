@@ -9578,8 +9578,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "emails": [
-                 *         "ada@example.com",
-                 *         "grace@example.com"
+                 *         "ada@example.com"
                  *       ]
                  *     }
                  */

@@ -34,7 +34,7 @@ export const suppressions = defineArea('suppressions', {
     summary: 'Suppress up to 1,000 addresses by hand',
     description:
       'Each address is checked on its own: a bad one is reported in `errors` with its `index`, the others are added. An address already on the list keeps its reason and counts in `already`. A manual suppression stops every send to the address, OTP and transactional included. Test keys get 403 `FORBIDDEN`.',
-    example: { emails: ['ada@example.com', 'grace@example.com'] },
+    example: { emails: ['ada@example.com'] },
   },
   remove: {
     method: 'DELETE',
