@@ -83,5 +83,6 @@ describe.skipIf(skip)('the Suppressions page', () => {
       [complained, 'complaint'],
     ]);
     expect(problems).toEqual([]);
-  });
+    // One flow through sign-in, two forms, a search, a dialog and axe at both widths twice: about 15 s alone, more on a busy machine.
+  }, 90_000);
 });
