@@ -34,11 +34,14 @@ const apiKeys = lazy(() => import('./pages/api-keys/page.tsx'));
 const webhooks = lazy(() => import('./pages/webhooks/page.tsx'));
 const webhook = lazy(() => import('./pages/webhooks/webhook-page.tsx'));
 const team = lazy(() => import('./pages/team/page.tsx'));
+const suppressions = lazy(() => import('./pages/suppressions/page.tsx'));
 
 export const ROUTES: readonly RouteEntry[] = [
   { path: '/', nav: 'Overview', page: overview, roles: everyone },
   { path: '/emails', nav: 'Emails', page: emails, roles: everyone },
   { path: '/emails/:id', page: email, roles: everyone },
+  // Not in the navigation (its order is the product's): linked from the Emails page's header.
+  { path: '/suppressions', page: suppressions, roles: everyone },
   { path: '/broadcasts', nav: 'Broadcasts', page: comingNext, roles: everyone },
   { path: '/templates', nav: 'Templates', page: templates, roles: everyone },
   // `/templates/new` is this page too, with nothing saved yet.

@@ -7,6 +7,7 @@
 import { RECIPIENT_SUPPRESSED } from '#shared/sending/service.ts';
 import { type ErrorCode, notFound, type PostlaneError } from '#shared/platform/errors.ts';
 import { invalidCode, lastAdmin, memberExists } from '#shared/accounts/people-errors.ts';
+import { complaintConfirmationRequired } from '#shared/suppressions/errors.ts';
 
 /** Where an operation's validation examples point: fields of its own request. */
 export interface FieldHints {
@@ -57,6 +58,8 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   EMAIL_NOT_FOUND: thrown(notFound.email()),
   DOMAIN_NOT_FOUND: thrown(notFound.domain()),
   API_KEY_NOT_FOUND: thrown(notFound.apiKey()),
+  SUPPRESSION_NOT_FOUND: thrown(notFound.suppression()),
+  COMPLAINT_CONFIRMATION_REQUIRED: thrown(complaintConfirmationRequired()),
   ATTACHMENT_NOT_FOUND: thrown(notFound.attachment('attachments[0].id')),
   ATTACHMENT_NOT_UPLOADED: { message: 'Nothing has been uploaded for attachments[0].id yet; PUT the file to its uploadUrl first', field: 'attachments[0].id' },
   CONTACT_EXISTS: { message: 'A contact with this email already exists in this audience', field: 'email' },

@@ -55,7 +55,7 @@ const EMAIL_TRANSITIONS = {
 } satisfies Record<string, { from: readonly EmailStatus[]; to: EmailStatus }>;
 
 /** What SES feedback suppresses for; unsubscribing is the recipient's own doing (subscriptions.ts). */
-export type FeedbackReason = Exclude<SuppressionReason, 'unsubscribed'>;
+export type FeedbackReason = Exclude<SuppressionReason, 'unsubscribed' | 'manual'>;
 
 /** A complaint outranks a bounce: a bounce never replaces it. */
 const CONTACT_FROM: Record<FeedbackReason, readonly ContactStatus[]> = {
@@ -69,11 +69,12 @@ const CONTACT_FROM: Record<FeedbackReason, readonly ContactStatus[]> = {
  * Each change is conditional on the status it moves from, so a redelivered
  * event changes nothing and counters stay exact.
  */
-async function suppressAddress(accountId: string, address: string, reason: FeedbackReason, now: Date): Promise<void> {
+async function suppressAddress(owner: { accountId: string; emailId: string }, address: string, reason: FeedbackReason, now: Date): Promise<void> {
+  const { accountId } = owner;
   const email = address.toLowerCase();
   const memberships = await findContactsByEmail(accountId, email);
   if (memberships.length === 0) {
-    await putSuppression(accountId, email, reason, now);
+    await putSuppression(accountId, email, reason, now, { type: 'email', id: owner.emailId });
     return;
   }
   for (const membership of memberships) {
@@ -94,7 +95,7 @@ export async function applyBounceOrComplaint(
   now: Date,
   events: TransactItems = [],
 ): Promise<void> {
-  for (const address of addresses) await suppressAddress(owner.accountId, address, reason, now);
+  for (const address of addresses) await suppressAddress(owner, address, reason, now);
   const transition = EMAIL_TRANSITIONS[reason === 'bounced' ? 'Bounce' : 'Complaint'];
   await changeRecording(owner, emailChanges.status(transition.from, transition.to), events, now);
 }

@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'DELIVERY_NOT_FOUND'
   | 'BROADCAST_NOT_FOUND'
   | 'API_KEY_NOT_FOUND'
+  | 'SUPPRESSION_NOT_FOUND'
+  | 'COMPLAINT_CONFIRMATION_REQUIRED'
   | 'BROADCAST_NOT_EDITABLE'
   | 'INVALID_WEBHOOK_URL'
   | 'WEBHOOK_LIMIT_REACHED'
@@ -117,4 +119,6 @@ export const notFound = {
   /** An account the signed-in person is no member of, exactly like one that does not exist. */
   account: () => new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found', { field: 'accountId' }),
   apiKey: () => new NotFoundError('API_KEY_NOT_FOUND', 'API key not found'),
+  /** An address the account's suppression list does not hold. */
+  suppression: () => new NotFoundError('SUPPRESSION_NOT_FOUND', 'This address is not on the suppression list'),
 } as const;

@@ -17,7 +17,7 @@
 import { newId } from '#shared/platform/ids.ts';
 import { findContactsByEmail } from '#shared/contacts/service.ts';
 import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/messages/service.ts';
-import { suppressionsRead } from './suppression-store.ts';
+import { suppressionsRead, type SuppressionReason } from './suppression-store.ts';
 import { emailsSentRead } from '#shared/accounts/service.ts';
 import { quotaPeriod } from '#shared/accounts/service.ts';
 import { formatMailbox, type Mailbox } from './address.ts';
@@ -232,13 +232,15 @@ const NOT_READ: KeyedRead<undefined> = { keys: [], result: () => undefined };
 function suppressionsOf(
   addresses: readonly string[],
   memberships: readonly (readonly { status: ContactStatus }[])[],
-  listed: readonly (ContactStatus | undefined)[],
+  listed: readonly (SuppressionReason | undefined)[],
   suppressWhen: readonly ContactStatus[],
 ): Set<string> {
   const suppressed = new Set<string>();
   addresses.forEach((address, index) => {
     const reason = listed[index];
-    const statuses: ContactStatus[] = [...memberships[index]!.map((membership) => membership.status), ...(reason ? [reason] : [])];
+    // A person or key put the address there to stop all mail to it, OTP and transactional included.
+    if (reason === 'manual') suppressed.add(address);
+    const statuses: ContactStatus[] = [...memberships[index]!.map((membership) => membership.status), ...(reason && reason !== 'manual' ? [reason] : [])];
     if (statuses.some((candidate) => suppressWhen.includes(candidate))) suppressed.add(address);
   });
   return suppressed;
@@ -775,4 +777,17 @@ export async function deliverOne(
 }
 
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
-export { getSuppression, getSuppressions, newUnsubscribePut, putSuppression, removeUnsubscribe, type SuppressionReason } from './suppression-store.ts';
+export {
+  getSuppression,
+  getSuppressionRecord,
+  getSuppressions,
+  newManualPut,
+  newUnsubscribePut,
+  putSuppression,
+  querySuppressions,
+  removeUnsubscribe,
+  suppressionDelete,
+  type SuppressionReason,
+  type SuppressionRecord,
+  type SuppressionSource,
+} from './suppression-store.ts';

@@ -18,7 +18,8 @@ export const HTML_PAGE = 'text/html';
  * any route from one owned resource per kind: `{ id: 'contact' }`.
  * `contactEmail`: a contact's address (the lookup also takes its audience in
  * the query); `subscriptionToken`, `confirmationToken`: the signed links' tokens;
- * `delivery`: a delivery of the webhook the route's `id` names.
+ * `delivery`: a delivery of the webhook the route's `id` names;
+ * `suppressedEmail`: an address on the account's suppression list.
  */
 export type ResourceKind =
   | 'audience'
@@ -35,7 +36,8 @@ export type ResourceKind =
   | 'webhook'
   | 'delivery'
   | 'member'
-  | 'apiKey';
+  | 'apiKey'
+  | 'suppressedEmail';
 
 export interface RequestSchemas {
   body?: v.GenericSchema;
