@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject, templateVariables } from '#shared/platform/schema/common.ts';
 import { count, nullableText, timestamp } from '#shared/platform/schema/replies.ts';
-import { content, contentUnlessTemplate, mailbox, notBothContentAndTemplate, subject } from '#shared/sending/schema.ts';
+import { content, contentUnlessTemplate, mailbox, notBothContentAndTemplate, subject, tracking } from '#shared/sending/schema.ts';
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] as const;
 export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
@@ -57,6 +57,7 @@ const createFields = strictObject({
   replyTo: v.optional(mailbox),
   segment: v.optional(segmentSchema),
   scheduledAt: v.optional(scheduledAt),
+  tracking,
 });
 
 /** POST /api/broadcasts. */
@@ -79,6 +80,7 @@ const updateFields = strictObject({
   replyTo: v.optional(v.nullable(mailbox)),
   segment: v.optional(v.nullable(segmentSchema)),
   scheduledAt: v.optional(v.nullable(scheduledAt)),
+  tracking,
 });
 
 /** PATCH /api/broadcasts/:id: only the fields given change; `content` replaces a template and `templateId` content; null clears an optional field. */
@@ -102,6 +104,9 @@ export const testBroadcastBody = strictObject({
     v.maxLength(BROADCAST_LIMITS.testRecipients, `must have at most ${BROADCAST_LIMITS.testRecipients} addresses`),
   ),
 });
+
+/** POST /api/audiences/:id/segment-count: the segment a broadcast would have (none: every subscribed contact). */
+export const segmentCountBody = strictObject({ segment: v.optional(v.nullable(segmentSchema)) });
 
 export const listBroadcastsQuery = v.object({
   ...paginationQuery(20, 100),
@@ -136,6 +141,7 @@ export const broadcastSchema = v.strictObject({
   startedAt: v.nullable(timestamp),
   completedAt: v.nullable(timestamp),
   counts: broadcastCountsSchema,
+  tracking: v.strictObject({ opens: v.boolean(), clicks: v.boolean() }),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -145,4 +151,25 @@ export const broadcastTestReply = v.strictObject({
   message: v.string(),
   sent: v.array(v.strictObject({ recipient: v.string(), emailId: v.string() })),
   failed: v.array(v.strictObject({ recipient: v.string(), error: v.string(), message: v.string() })),
+});
+
+/** What POST /api/audiences/:id/segment-count answers (docs/broadcasts.md, "Counting a segment"). */
+export const segmentCountSchema = v.strictObject({
+  audienceId: v.string(),
+  /** Subscribed contacts in the segment: exact when `exact`, else an estimate from the part examined. */
+  recipients: count,
+  exact: v.boolean(),
+  /** The audience's subscribed contacts, from its counters. */
+  subscribed: count,
+});
+
+export const BROADCAST_STATS = ['delivered', 'bounced', 'complained', 'opened', 'clicked'] as const;
+export type BroadcastStat = (typeof BROADCAST_STATS)[number];
+
+/** GET /api/broadcasts/:id/stats: what its messages did, counted as their events are recorded. */
+export const broadcastStatsSchema = v.strictObject({
+  broadcastId: v.string(),
+  recipients: count,
+  sent: count,
+  ...(Object.fromEntries(BROADCAST_STATS.map((name) => [name, count])) as Record<BroadcastStat, typeof count>),
 });
