@@ -129,7 +129,7 @@ export const broadcasts = defineArea('broadcasts', {
     body: segmentCountBody,
     reply: dataReply(segmentCountSchema),
     // The audience and its counters, then (with a segment) a count over its subscribed contacts.
-    table: ['GetItem', 'Query'],
+    table: ['GetItem', 'BatchGetItem', 'Query'],
     summary: 'Count the recipients of a segment',
     description:
       "How many subscribed contacts of the audience a broadcast with this `segment` would reach, before sending (the account's suppression list is taken out when sending starts). Exact up to 10,000 subscribed contacts examined; beyond, `exact` is false and `recipients` an estimate from those examined.",
