@@ -32,12 +32,18 @@ const apiKeys = lazy(() => import('./pages/api-keys/page.tsx'));
 const webhooks = lazy(() => import('./pages/webhooks/page.tsx'));
 const webhook = lazy(() => import('./pages/webhooks/webhook-page.tsx'));
 const team = lazy(() => import('./pages/team/page.tsx'));
+const broadcasts = lazy(() => import('./pages/broadcasts/page.tsx'));
+const newBroadcast = lazy(() => import('./pages/broadcasts/new-page.tsx'));
+const broadcast = lazy(() => import('./pages/broadcasts/broadcast-page.tsx'));
 
 export const ROUTES: readonly RouteEntry[] = [
   { path: '/', nav: 'Overview', page: overview, roles: everyone },
   { path: '/emails', nav: 'Emails', page: emails, roles: everyone },
   { path: '/emails/:id', page: email, roles: everyone },
-  { path: '/broadcasts', nav: 'Broadcasts', page: comingNext, roles: everyone },
+  { path: '/broadcasts', nav: 'Broadcasts', page: broadcasts, roles: everyone },
+  // Before `:id`, which would take `new` for an id.
+  { path: '/broadcasts/new', page: newBroadcast, roles: everyone },
+  { path: '/broadcasts/:id', page: broadcast, roles: everyone },
   { path: '/templates', nav: 'Templates', page: comingNext, roles: everyone },
   { path: '/audiences', nav: 'Audiences', page: comingNext, roles: everyone },
   { path: '/forms', nav: 'Forms', page: comingNext, roles: everyone },
