@@ -27,6 +27,17 @@ const tagList = v.pipe(
   v.maxLength(BROADCAST_LIMITS.tags, `must have at most ${BROADCAST_LIMITS.tags} tags`),
 );
 
+/**
+ * A number DynamoDB can hold (magnitudes from 1e-130 to below 1e126): the
+ * segment is stored with the broadcast and compared in a query, and DynamoDB
+ * refuses any other outright.
+ */
+const storableNumber = v.pipe(
+  v.number(),
+  v.finite(),
+  v.check((value) => value === 0 || (Math.abs(value) >= 1e-130 && Math.abs(value) < 1e126), 'must be 0 or between 1e-130 and 1e126 in magnitude'),
+);
+
 export const segmentSchema = strictObject({
   tags: v.optional(tagList),
   anyTags: v.optional(tagList),
@@ -34,7 +45,7 @@ export const segmentSchema = strictObject({
     v.pipe(
       freeMap(
         v.pipe(v.string(), v.nonEmpty(), v.maxLength(100)),
-        v.union([v.pipe(v.string(), v.maxLength(BROADCAST_LIMITS.customFieldValue)), v.number(), v.boolean()], 'must be a string, number or boolean'),
+        v.union([v.pipe(v.string(), v.maxLength(BROADCAST_LIMITS.customFieldValue)), storableNumber, v.boolean()], 'must be a string, number or boolean'),
       ),
       v.check((fields) => Object.keys(fields).length <= BROADCAST_LIMITS.customFields, `must have at most ${BROADCAST_LIMITS.customFields} fields`),
     ),

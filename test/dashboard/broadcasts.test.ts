@@ -51,9 +51,9 @@ describe.skipIf(skip)('broadcasts in the dashboard', () => {
     await page.getByLabel('Name', { exact: true }).fill('November news');
     await choose(page, 'Audience', /^Mixed/);
     const count = page.getByTestId('recipient-count');
-    await expect.poll(() => count.textContent()).toBe(`${subscribed.length} recipients of ${subscribed.length} subscribed contacts.`);
+    await expect.poll(() => count.textContent(), { timeout: 10_000 }).toBe(`${subscribed.length} recipients of ${subscribed.length} subscribed contacts.`);
     await page.getByLabel('Has all of these tags').fill('a');
-    await expect.poll(() => count.textContent()).toBe(`${tagged.length} recipients of ${subscribed.length} subscribed contacts.`);
+    await expect.poll(() => count.textContent(), { timeout: 10_000 }).toBe(`${tagged.length} recipients of ${subscribed.length} subscribed contacts.`);
     await page.getByLabel('Subject').fill('Hello {{firstName}}');
     await page.getByLabel('Content').fill('<p>Hi {{firstName}}</p>');
     await page.getByText('Track opens').click();
@@ -80,7 +80,7 @@ describe.skipIf(skip)('broadcasts in the dashboard', () => {
     await page.getByText('sent', { exact: true }).waitFor({ timeout: 15_000 });
     await page.getByText(`${tagged.length} sent of ${tagged.length}`).waitFor();
     const results = page.locator('.results');
-    await expect.poll(() => results.locator('.result').first().textContent()).toBe(`Sent${tagged.length}`);
+    await expect.poll(() => results.locator('.result').first().textContent(), { timeout: 10_000 }).toBe(`Sent${tagged.length}`);
     await expectAccessible(page, 'a sent broadcast');
 
     await page.getByRole('link', { name: 'All broadcasts' }).click();

@@ -5,7 +5,7 @@
  * and its results as its messages' events are recorded.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import * as v from 'valibot';
 import { testBroadcastBody } from '#shared/broadcasts/schema.ts';
 import { api, call } from '../../api/client.ts';
@@ -81,30 +81,41 @@ function Results({ broadcast }: { broadcast: Broadcast }) {
   );
 }
 
+/** `tags a and b; any of c; plan = pro`: a segment in words. */
+function segmentText(segment: Broadcast['segment']): string {
+  if (!segment) return 'every subscribed contact';
+  return [
+    segment.tags?.length ? `tagged ${segment.tags.join(' and ')}` : '',
+    segment.anyTags?.length ? `tagged any of ${segment.anyTags.join(', ')}` : '',
+    ...Object.entries(segment.customFields ?? {}).map(([key, value]) => `${key} = ${JSON.stringify(value)}`),
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
 function Summary({ broadcast }: { broadcast: Broadcast }) {
+  const audience = useQuery({
+    queryKey: ['audiences', broadcast.audienceId],
+    queryFn: () => call(api.GET('/api/audiences/{id}', { params: { path: { id: broadcast.audienceId } } })),
+  });
+  const rows: [string, ReactNode][] = [
+    ['Audience', audience.data?.data.name ?? broadcast.audienceId],
+    ['Segment', segmentText(broadcast.segment)],
+    ['From', broadcast.from],
+    ['Subject', broadcast.subject],
+    ['Tracking', [broadcast.tracking.opens ? 'opens' : '', broadcast.tracking.clicks ? 'clicks' : ''].filter(Boolean).join(' and ') || 'none'],
+    ['Scheduled', <Time key="s" value={broadcast.scheduledAt} />],
+    ['Started', <Time key="t" value={broadcast.startedAt} />],
+    ['Completed', <Time key="c" value={broadcast.completedAt} />],
+  ];
   return (
-    <dl className="details">
-      <dt>Audience</dt>
-      <dd>
-        <code>{broadcast.audienceId}</code>
-        {broadcast.segment ? <span className="muted"> with a segment</span> : null}
-      </dd>
-      <dt>From</dt>
-      <dd>{broadcast.from}</dd>
-      <dt>Subject</dt>
-      <dd>{broadcast.subject}</dd>
-      <dt>Scheduled</dt>
-      <dd>
-        <Time value={broadcast.scheduledAt} />
-      </dd>
-      <dt>Started</dt>
-      <dd>
-        <Time value={broadcast.startedAt} />
-      </dd>
-      <dt>Completed</dt>
-      <dd>
-        <Time value={broadcast.completedAt} />
-      </dd>
+    <dl className="facts">
+      {rows.map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd className="cell-wrap">{value}</dd>
+        </div>
+      ))}
     </dl>
   );
 }
