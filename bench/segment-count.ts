@@ -51,7 +51,7 @@ try {
   const account = await createBenchAccount();
   const key = account.liveKeys[0]!;
   const audienceId = (await expectCall(api, 201, 'POST', '/api/audiences', { key, body: { name: 'Segment count' } })).data.id as string;
-  let started = performance.now();
+  const started = performance.now();
   await seedContacts(account.accountId, audienceId, contacts, new Date(), undefined, (index) => (index % 10 === 0 ? ['a'] : []));
   say(`seeded ${contacts} contacts in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   /** The median of five calls' wall time, ms, and the last answer. */

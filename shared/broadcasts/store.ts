@@ -61,7 +61,9 @@ export interface BroadcastRecord {
 
 /** The fields a PATCH may change; null removes an optional one. */
 export type BroadcastChanges = Partial<{
-  [K in 'name' | 'audienceId' | 'segment' | 'from' | 'replyTo' | 'subject' | 'templateId' | 'content' | 'variables' | 'scheduledAt' | 'tracking']: BroadcastRecord[K] | null;
+  [K in 'name' | 'audienceId' | 'segment' | 'from' | 'replyTo' | 'subject' | 'templateId' | 'content' | 'variables' | 'scheduledAt' | 'tracking']:
+    | BroadcastRecord[K]
+    | null;
 }>;
 
 /** Recipients per batch: one SQS message, one quota reservation, one counter update. */

@@ -112,7 +112,12 @@ async function changeRecording(owner: Owner, change: EmailChange | undefined, ev
   const forBroadcast = (counts: Partial<StatsCounts>) =>
     broadcastId === undefined
       ? []
-      : broadcastStatsItems(accountId, broadcastId, { delivered: counts.delivered, bounced: counts.bounced, complained: counts.complained, opened: counts.opened, clicked: counts.clicked }, emailId);
+      : broadcastStatsItems(
+          accountId,
+          broadcastId,
+          { delivered: counts.delivered, bounced: counts.bounced, complained: counts.complained, opened: counts.opened, clicked: counts.clicked },
+          emailId,
+        );
   const outcome = change ? await changeEmail(accountId, emailId, change, events, now, forBroadcast) : 'refused';
   if (outcome === 'refused' && events.length > 0) await putEventItemsOnce(events);
 }

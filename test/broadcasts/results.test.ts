@@ -82,7 +82,10 @@ describe('the recipients of a segment, before sending', () => {
 });
 
 /** The SendEmail inputs the SES client makes from now on (a middleware step that only looks). */
-async function recordSesInputs(): Promise<{ inputs: { EmailTags?: { Name: string; Value: string }[]; Destination?: { ToAddresses?: string[] } }[]; stop: () => void }> {
+async function recordSesInputs(): Promise<{
+  inputs: { EmailTags?: { Name: string; Value: string }[]; Destination?: { ToAddresses?: string[] } }[];
+  stop: () => void;
+}> {
   const { ses } = await import('#shared/sending/transport.ts');
   const inputs: any[] = [];
   const name = `inputs-${Math.random()}`;

@@ -12,7 +12,7 @@ import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
 import { storedEmails, uniqueAddress } from '../sending/support.ts';
 import { runMailWorker } from '../people/support.ts';
 import { createBroadcast, drainBroadcastQueue, mixedAudience } from '../broadcasts/support.ts';
-import { dashboardAccount, expectAccessible, freshPage, openDashboard, openPage, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
 
 const skip = skipWithoutChromium('broadcasts');
 let dashboard: Dashboard;
@@ -62,7 +62,13 @@ describe.skipIf(skip)('broadcasts in the dashboard', () => {
     await page.waitForURL(/\/app\/broadcasts\/bro_/);
     const id = page.url().split('/').at(-1)!;
     const stored = (await request('GET', `/api/broadcasts/${id}`, { key: account.key })).body.data;
-    expect(stored).toMatchObject({ name: 'November news', audienceId, segment: { tags: ['a'] }, from: `news@${account.domain}`, tracking: { opens: true, clicks: false } });
+    expect(stored).toMatchObject({
+      name: 'November news',
+      audienceId,
+      segment: { tags: ['a'] },
+      from: `news@${account.domain}`,
+      tracking: { opens: true, clicks: false },
+    });
     await page.getByRole('heading', { level: 1, name: 'November news' }).waitFor();
 
     const tester = uniqueAddress('tester');
@@ -108,7 +114,10 @@ describe.skipIf(skip)('broadcasts in the dashboard', () => {
     await page.keyboard.type(`${String(month).padStart(2, '0')}${String(day).padStart(2, '0')}${year}1030A`);
     await page.getByRole('button', { name: 'Schedule', exact: true }).click();
     await page.getByText('scheduled', { exact: true }).waitFor();
-    expect((await request('GET', `/api/broadcasts/${broadcast.id}`, { key: account.key })).body.data).toMatchObject({ status: 'scheduled', scheduledAt: expected });
+    expect((await request('GET', `/api/broadcasts/${broadcast.id}`, { key: account.key })).body.data).toMatchObject({
+      status: 'scheduled',
+      scheduledAt: expected,
+    });
     await expectAccessible(page, 'a scheduled broadcast');
 
     await page.getByRole('button', { name: 'Cancel broadcast' }).click();

@@ -6,7 +6,7 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { testBroadcastBody } from '#shared/broadcasts/schema.ts';
 import { api, call } from '../../api/client.ts';
 import type { PageProps } from '../../routes.tsx';
@@ -34,7 +34,14 @@ function TestSend({ broadcast }: { broadcast: Broadcast }) {
     .filter(Boolean);
   return (
     <ApiForm label="Send a test copy" className="form form-inline" errors={form.fieldErrors} onSubmit={() => form.submit({ to: addresses })}>
-      <TextInput label="Test addresses" name="to" type="text" value={to} onChange={setTo} description="1 to 5, separated by commas. The subject starts with [Test]." />
+      <TextInput
+        label="Test addresses"
+        name="to"
+        type="text"
+        value={to}
+        onChange={setTo}
+        description="1 to 5, separated by commas. The subject starts with [Test]."
+      />
       <SubmitButton pending={form.pending}>Send a test</SubmitButton>
       {form.result ? (
         <p className="notice" role="status">
@@ -70,7 +77,7 @@ function Results({ broadcast }: { broadcast: Broadcast }) {
                 <dt>{label}</dt>
                 <dd>
                   {value.toLocaleString()}
-                  {label !== 'Sent' && data.sent > 0 ? <span className="muted"> {Math.round((value / data.sent) * 1000) / 10}%</span> : null}
+                  {label !== 'Sent' && data.sent > 0 ? <span className="muted result-share"> {Math.round((value / data.sent) * 1000) / 10}%</span> : null}
                 </dd>
               </div>
             ))}

@@ -55,13 +55,13 @@ function parseFields(text: string): Record<string, string | number | boolean> {
     if (at < 1) continue;
     const key = line.slice(0, at).trim();
     const raw = line.slice(at + 1).trim();
-    fields[key] =
-      raw === 'true' ? true : raw === 'false' ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : /^".*"$/.test(raw) ? raw.slice(1, -1) : raw;
+    fields[key] = raw === 'true' ? true : raw === 'false' ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : /^".*"$/.test(raw) ? raw.slice(1, -1) : raw;
   }
   return fields;
 }
 
-const formatField = (value: unknown) => (typeof value === 'string' && (/^-?\d+(\.\d+)?$/.test(value) || value === 'true' || value === 'false') ? `"${value}"` : String(value));
+const formatField = (value: unknown) =>
+  typeof value === 'string' && (/^-?\d+(\.\d+)?$/.test(value) || value === 'true' || value === 'false') ? `"${value}"` : String(value);
 
 export function segmentOf(draft: Pick<Draft, 'tags' | 'anyTags' | 'fields'>): Segment | undefined {
   const tags = list(draft.tags);
@@ -171,7 +171,9 @@ function RecipientCount({ audienceId, segment }: { audienceId: string; segment: 
   const count = useQuery({
     queryKey: ['segment-count', key],
     queryFn: () =>
-      call(api.POST('/api/audiences/{id}/segment-count', { params: { path: { id: settledAudience } }, body: settledSegment ? { segment: settledSegment } : {} })),
+      call(
+        api.POST('/api/audiences/{id}/segment-count', { params: { path: { id: settledAudience } }, body: settledSegment ? { segment: settledSegment } : {} }),
+      ),
     enabled: settledAudience !== '' && valid,
   });
   let text = 'Choose an audience to see how many contacts it reaches.';
@@ -212,14 +214,21 @@ export function Composer({ broadcast }: { broadcast?: Broadcast }) {
     },
   });
   return (
-    <ApiForm label={broadcast ? 'Change the draft' : 'Compose a broadcast'} errors={form.fieldErrors} onSubmit={() => form.submit(bodyOf({ ...draft, fromDomain }, !!broadcast))}>
+    <ApiForm
+      label={broadcast ? 'Change the draft' : 'Compose a broadcast'}
+      errors={form.fieldErrors}
+      onSubmit={() => form.submit(bodyOf({ ...draft, fromDomain }, !!broadcast))}
+    >
       <TextInput label="Name" name="name" value={draft.name} onChange={set('name')} description="For you only; the subject when left empty." maxLength={256} />
       <SelectField
         label="Audience"
         name="audienceId"
         value={draft.audienceId}
         onChange={set('audienceId')}
-        options={[{ value: '', label: 'Choose an audience' }, ...(audiences.data?.audiences ?? []).map((audience) => ({ value: audience.id, label: `${audience.name} (${audience.count})` }))]}
+        options={[
+          { value: '', label: 'Choose an audience' },
+          ...(audiences.data?.audiences ?? []).map((audience) => ({ value: audience.id, label: `${audience.name} (${audience.count})` })),
+        ]}
       />
       <fieldset className="fieldset">
         <legend>Segment</legend>
@@ -263,14 +272,24 @@ export function Composer({ broadcast }: { broadcast?: Broadcast }) {
         ]}
       />
       {draft.source === 'content' ? (
-        <TextAreaField label="Content" name="content" value={draft.content} onChange={set('content')} rows={8} description="{{firstName}}, {{email}} and each custom field are the contact's." />
+        <TextAreaField
+          label="Content"
+          name="content"
+          value={draft.content}
+          onChange={set('content')}
+          rows={8}
+          description="{{firstName}}, {{email}} and each custom field are the contact's."
+        />
       ) : (
         <SelectField
           label="Template"
           name="templateId"
           value={draft.templateId}
           onChange={set('templateId')}
-          options={[{ value: '', label: 'Choose a template' }, ...(templates.data?.templates ?? []).map((template) => ({ value: template.id, label: template.name }))]}
+          options={[
+            { value: '', label: 'Choose a template' },
+            ...(templates.data?.templates ?? []).map((template) => ({ value: template.id, label: template.name })),
+          ]}
         />
       )}
       <fieldset className="fieldset">

@@ -101,7 +101,11 @@ export function SendOrSchedule({ broadcast }: { broadcast: Broadcast }) {
           <p>It goes to every subscribed contact of its audience and segment, minus the suppression list. What is sent cannot be taken back.</p>
         </ConfirmAction>
       </div>
-      <ApiForm label="Schedule the broadcast" errors={schedule.fieldErrors} onSubmit={() => schedule.submit(at ? { scheduledAt: at.toDate().toISOString() } : {})}>
+      <ApiForm
+        label="Schedule the broadcast"
+        errors={schedule.fieldErrors}
+        onSubmit={() => schedule.submit(at ? { scheduledAt: at.toDate().toISOString() } : {})}
+      >
         <h3>Schedule</h3>
         <When value={at} onChange={setAt} zone={zone} />
         <SubmitButton pending={schedule.pending}>Schedule</SubmitButton>
