@@ -55,9 +55,10 @@ function TestSend({ broadcast }: { broadcast: Broadcast }) {
 
 function Results({ broadcast }: { broadcast: Broadcast }) {
   const stats = useQuery({
-    queryKey: ['broadcasts', broadcast.id, 'stats'],
+    // Read again as the progress moves (the broadcast's own poll), and once more when it stops.
+    queryKey: ['broadcasts', broadcast.id, 'stats', broadcast.status, broadcast.counts.sent],
+    placeholderData: (previous) => previous,
     queryFn: () => call(api.GET('/api/broadcasts/{id}/stats', { params: { path: { id: broadcast.id } } })),
-    refetchInterval: isActive(broadcast.status) ? POLL_MS : false,
   });
   return (
     <QueryView query={stats} label="Results">
