@@ -35,6 +35,9 @@ const webhooks = lazy(() => import('./pages/webhooks/page.tsx'));
 const webhook = lazy(() => import('./pages/webhooks/webhook-page.tsx'));
 const team = lazy(() => import('./pages/team/page.tsx'));
 const suppressions = lazy(() => import('./pages/suppressions/page.tsx'));
+const broadcasts = lazy(() => import('./pages/broadcasts/page.tsx'));
+const newBroadcast = lazy(() => import('./pages/broadcasts/new-page.tsx'));
+const broadcast = lazy(() => import('./pages/broadcasts/broadcast-page.tsx'));
 
 export const ROUTES: readonly RouteEntry[] = [
   { path: '/', nav: 'Overview', page: overview, roles: everyone },
@@ -42,7 +45,10 @@ export const ROUTES: readonly RouteEntry[] = [
   { path: '/emails/:id', page: email, roles: everyone },
   // Not in the navigation (its order is the product's): linked from the Emails page's header.
   { path: '/suppressions', page: suppressions, roles: everyone },
-  { path: '/broadcasts', nav: 'Broadcasts', page: comingNext, roles: everyone },
+  { path: '/broadcasts', nav: 'Broadcasts', page: broadcasts, roles: everyone },
+  // Before `:id`, which would take `new` for an id.
+  { path: '/broadcasts/new', page: newBroadcast, roles: everyone },
+  { path: '/broadcasts/:id', page: broadcast, roles: everyone },
   { path: '/templates', nav: 'Templates', page: templates, roles: everyone },
   // `/templates/new` is this page too, with nothing saved yet.
   { path: '/templates/:id', page: template, roles: everyone },

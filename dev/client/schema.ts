@@ -121,6 +121,26 @@ export interface paths {
         patch: operations["audiencesUpdate"];
         trace?: never;
     };
+    "/api/audiences/{id}/segment-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the recipients of a segment
+         * @description How many subscribed contacts of the audience a broadcast with this `segment` would reach, before sending (the account's suppression list is taken out when sending starts). Exact up to 10,000 subscribed contacts examined; beyond, `exact` is false and `recipients` an estimate from those examined.
+         */
+        post: operations["broadcastsSegmentCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audiences/{id}/stats": {
         parameters: {
             query?: never;
@@ -227,6 +247,26 @@ export interface paths {
          * @description A `draft` or `scheduled` broadcast starts sending now, or at `scheduledAt` (given here or stored; at most 30 days ahead). A `paused` one resumes where it stopped, without repeating anyone, and reaches every recipient of its snapshot. The key used fixes the mode: with a test key, what is sent from then on is recorded without SES and without quota. `sending`, `sent` and `cancelled` ones answer 409 `BROADCAST_NOT_EDITABLE`.
          */
         post: operations["broadcastsSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/broadcasts/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A broadcast's results
+         * @description `recipients` and `sent` as the broadcast counts them; `delivered`, `bounced`, `complained`, `opened`, `clicked` (each message once, the first time) as their events are recorded. Opens and clicks count only when the broadcast tracks them.
+         */
+        get: operations["broadcastsStats"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3127,6 +3167,188 @@ export interface operations {
             };
         };
     };
+    broadcastsSegmentCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "segment": {
+                 *         "tags": [
+                 *           "beta"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    segment?: {
+                        anyTags?: string[];
+                        customFields?: {
+                            [key: string]: string | number | boolean;
+                        };
+                        tags?: string[];
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Count the recipients of a segment */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            audienceId: string;
+                            exact: boolean;
+                            recipients: number;
+                            subscribed: number;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description AUDIENCE_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "AUDIENCE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
     audiencesStats: {
         parameters: {
             query?: never;
@@ -3280,6 +3502,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -3418,6 +3644,13 @@ export interface operations {
                     };
                     subject: string;
                     templateId?: string;
+                    /** @description Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default. */
+                    tracking?: {
+                        /** @default false */
+                        clicks?: boolean;
+                        /** @default false */
+                        opens?: boolean;
+                    };
                     /** @default {} */
                     variables?: unknown;
                 };
@@ -3465,6 +3698,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -3657,6 +3894,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -3886,6 +4127,13 @@ export interface operations {
                     } | null;
                     subject?: string;
                     templateId?: string;
+                    /** @description Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default. */
+                    tracking?: {
+                        /** @default false */
+                        clicks?: boolean;
+                        /** @default false */
+                        opens?: boolean;
+                    };
                     variables?: unknown;
                 };
             };
@@ -3932,6 +4180,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -4139,6 +4391,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -4297,6 +4553,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -4416,6 +4676,114 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A broadcast's results */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            bounced: number;
+                            broadcastId: string;
+                            clicked: number;
+                            complained: number;
+                            delivered: number;
+                            opened: number;
+                            recipients: number;
+                            sent: number;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_FOUND";
                     };
                 };
             };

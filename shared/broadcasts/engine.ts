@@ -468,7 +468,8 @@ async function sendOne(
   const outcome: SendOutcome = broadcast.test
     ? { status: 'sent', messageId: '' }
     : await transport.send({
-        tags: { accountId, emailId: recipient.emailId },
+        tags: { accountId, emailId: recipient.emailId, trackingId: trackingIdOf(recipient.emailId, now), broadcastId: broadcast.broadcastId },
+        ...(broadcast.tracking ? { tracking: broadcast.tracking } : {}),
         from: parseMailbox(broadcast.from)!,
         to: [recipient.contact!.email],
         cc: [],

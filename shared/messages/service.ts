@@ -145,7 +145,7 @@ export async function getStats(accountId: string, query: StatsQuery, now: Date, 
 }
 
 /** The ADD of a change's counts to the day's statistics, for the transaction of a change another area makes exactly once (a broadcast batch's settlement). */
-export { statsCountItems } from './stats-store.ts';
+export { statsCountItems, type StatsCounts } from './stats-store.ts';
 
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
 export {
