@@ -26,6 +26,8 @@ const overview = lazy(() => import('./pages/overview/page.tsx'));
 const emails = lazy(() => import('./pages/emails/page.tsx'));
 const email = lazy(() => import('./pages/emails/email-page.tsx'));
 const comingNext = lazy(() => import('./pages/coming-next/page.tsx'));
+const audiences = lazy(() => import('./pages/audiences/page.tsx'));
+const audience = lazy(() => import('./pages/audiences/audience-page.tsx'));
 const domains = lazy(() => import('./pages/domains/page.tsx'));
 const domain = lazy(() => import('./pages/domains/domain-page.tsx'));
 const apiKeys = lazy(() => import('./pages/api-keys/page.tsx'));
@@ -39,7 +41,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { path: '/emails/:id', page: email, roles: everyone },
   { path: '/broadcasts', nav: 'Broadcasts', page: comingNext, roles: everyone },
   { path: '/templates', nav: 'Templates', page: comingNext, roles: everyone },
-  { path: '/audiences', nav: 'Audiences', page: comingNext, roles: everyone },
+  { path: '/audiences', nav: 'Audiences', page: audiences, roles: everyone },
+  { path: '/audiences/:id', page: audience, roles: everyone },
   { path: '/forms', nav: 'Forms', page: comingNext, roles: everyone },
   { path: '/domains', nav: 'Domains', page: domains, roles: admins },
   { path: '/domains/:id', page: domain, roles: admins },
