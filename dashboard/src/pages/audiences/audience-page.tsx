@@ -9,6 +9,7 @@ import { AppLink } from '../../ui/app-link.tsx';
 import { PageHeader, QueryView, Section } from '../../ui/page.tsx';
 import { DeleteAudience, RenameAudience } from './audience-settings.tsx';
 import { AudienceStats } from './audience-stats.tsx';
+import { AudienceContacts } from './contacts.tsx';
 
 export default function AudiencePage({ params }: PageProps) {
   const id = params.id!;
@@ -26,6 +27,9 @@ export default function AudiencePage({ params }: PageProps) {
             {data.description ? <p>{data.description}</p> : null}
             <Section title="Statistics">
               <AudienceStats id={id} />
+            </Section>
+            <Section title="Contacts">
+              <AudienceContacts audienceId={id} />
             </Section>
             <Section title="Settings">
               <RenameAudience id={id} name={data.name} description={data.description} />

@@ -19,7 +19,7 @@ export function AudienceStats({ id }: { id: string }) {
             <p className="card-value">{data.total.toLocaleString()}</p>
             <p className="muted">
               {data.growthRate > 0 ? '+' : ''}
-              {data.growthRate}% in 30 days
+              {data.growthRate}% over 30 days
             </p>
           </div>
           {STATUSES.map((status) => (
