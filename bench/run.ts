@@ -28,6 +28,7 @@ import {
   checkLocalStart,
   checkRoundTrips,
   checkScale,
+  checkExport,
   checkSynth,
   checkWebhooks,
   parseFloors,
@@ -39,7 +40,7 @@ import { toMarkdown, type BenchResults } from './report.ts';
 import { startBenchStack, expectCall, type BenchStack } from './stack.ts';
 
 const check = process.argv.includes('--check');
-const SECTIONS = ['synth', 'cold', 'start', 'requests', 'scale', 'webhooks', 'load', 'broadcast'] as const;
+const SECTIONS = ['synth', 'cold', 'start', 'requests', 'scale', 'export', 'webhooks', 'load', 'broadcast'] as const;
 type Section = (typeof SECTIONS)[number];
 const onlyArgument = process.argv.indexOf('--only');
 const only = onlyArgument === -1 ? undefined : (process.argv[onlyArgument + 1] ?? '').split(',');
@@ -120,10 +121,10 @@ async function main(): Promise<number> {
     localStart = await measureLocalStart(LOCAL_START_ROUNDS);
   }
   const { MEMORY_MB } = await import('../lib/endpoint-function.ts');
-  const needsStack = (['requests', 'scale', 'webhooks', 'load', 'broadcast'] as const).some(runs);
+  const needsStack = (['requests', 'scale', 'export', 'webhooks', 'load', 'broadcast'] as const).some(runs);
   const stack = needsStack ? await startBenchStack() : undefined;
   try {
-    const { requests, scale, bulkImport, webhooks, load, broadcast } = stack ? await measureOnStack(stack) : {};
+    const { requests, scale, bulkImport, audienceExport, webhooks, load, broadcast } = stack ? await measureOnStack(stack) : {};
     const cost = requests ? costClasses(requests, bulkImport, MEMORY_MB) : undefined;
     const budgets = [
       ...(synth ? [checkSynth(synth.ms)] : []),
@@ -132,6 +133,7 @@ async function main(): Promise<number> {
       ...(requests ? checkRoundTrips(requests) : []),
       ...(scale ? checkScale(scale) : []),
       ...(bulkImport ? [checkBulkImport(bulkImport.roundTrips)] : []),
+      ...(audienceExport ? [checkExport(audienceExport.ms)] : []),
       ...(webhooks ? checkWebhooks(webhooks) : []),
       ...(broadcast ? checkBroadcast(broadcast) : []),
     ];
@@ -150,6 +152,7 @@ async function main(): Promise<number> {
       load,
       scale,
       bulkImport,
+      audienceExport,
       webhooks,
       broadcast,
       memoryMb: MEMORY_MB,
@@ -206,7 +209,7 @@ async function measureBroadcastSection(
   return measureBroadcast(api, meter, await createBenchAccount(), options, progress);
 }
 
-type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'webhooks' | 'load' | 'broadcast'>;
+type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'audienceExport' | 'webhooks' | 'load' | 'broadcast'>;
 
 /** The sections measured against the bench's local stack, those asked for. */
 async function measureOnStack(stack: BenchStack): Promise<StackSections> {
@@ -216,7 +219,7 @@ async function measureOnStack(stack: BenchStack): Promise<StackSections> {
   const { createBenchAccount, formBody, uniqueEmail } = await import('./fixtures.ts');
   const meter = meterDynamoDb();
   const results: StackSections = {};
-  if (runs('requests') || runs('scale') || runs('broadcast')) {
+  if (runs('requests') || runs('scale') || runs('export') || runs('broadcast')) {
     const server = await startHttpServer({ port: 0 });
     if (runs('requests')) {
       progress('metering a typical request to each endpoint');
@@ -238,6 +241,11 @@ async function measureOnStack(stack: BenchStack): Promise<StackSections> {
       const scaleAccount = await createBenchAccount();
       results.scale = await measureScale(server.url, meter, scaleAccount, SCALE_ROUNDS, progress);
       results.bulkImport = await measureBulkImport(server.url, meter, scaleAccount, 1_000);
+    }
+    if (runs('export')) {
+      progress('export: an audience of 100,000 contacts to CSV');
+      const { measureExport } = await import('./export.ts');
+      results.audienceExport = await measureExport(server.url, meter, await createBenchAccount(), progress);
     }
     if (runs('broadcast')) results.broadcast = await measureBroadcastSection(server.url, meter, createBenchAccount);
     await server.close();

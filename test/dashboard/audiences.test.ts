@@ -13,7 +13,7 @@ import { getContact } from '#shared/contacts/service.ts';
 import { runMailWorker } from '../people/support.ts';
 import { uniqueAddress } from '../sending/support.ts';
 import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
-import { dashboardAccount, describedText, expectAccessible, freshPage, openDashboard, openPage, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, describedText, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
 
 const skip = skipWithoutChromium('dashboard audiences');
 
@@ -74,6 +74,12 @@ describe.skipIf(skip)('the Audiences pages in Chromium', () => {
     await expectAccessible(page, 'an audience');
     await page.screenshot({ path: '/tmp/audience-1440.png', fullPage: true });
 
+    await page.getByRole('button', { name: 'Export to CSV' }).click();
+    await page.getByRole('status').filter({ hasText: '60 contacts exported.' }).waitFor();
+    const link = await page.getByRole('link', { name: 'Download the CSV' }).getAttribute('href');
+    const csv = await (await fetch(link!)).text();
+    await expectAccessible(page, 'an audience, exported');
+
     await page.getByLabel('Search').fill('lovelace');
     await page.getByRole('button', { name: 'Find' }).click();
     await page.getByText('1 matching').waitFor();
@@ -128,6 +134,8 @@ describe.skipIf(skip)('the Audiences pages in Chromium', () => {
       'Complained 0',
     ]);
     expect(found).toBe(2);
+    expect(csv.split('\r\n')).toHaveLength(62);
+    expect(csv).toContain('person7@example.org,Ada,Lovelace,,subscribed,,');
     expect({ tags: edited.tags, customFields: edited.customFields }).toEqual({ tags: ['vip', 'early'], customFields: { plan: 'team', source: 'import' } });
     expect(problems).toEqual([]);
   }, 120_000);

@@ -81,6 +81,13 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
     ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
     ...(attachments.has('queue') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('queued/*'))] : []),
+    ...(attachments.has('export')
+      ? [
+          pair(stack, 's3:PutObject', bucket.arnForObjects('exports/*')),
+          pair(stack, 's3:GetObject', bucket.arnForObjects('exports/*')),
+          pair(stack, 's3:ListBucket', bucket.bucketArn),
+        ]
+      : []),
   ]);
 }
 
@@ -177,6 +184,7 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
       ['otp/send', ['queue']],
       ['transactional/send', ['queue']],
       ['forms/submit', ['queue']],
+      ['audiences/export', ['export']],
     ]);
   });
 
@@ -191,6 +199,7 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
       LifecycleConfiguration: {
         Rules: expect.arrayContaining([
           { Id: 'uploads', Prefix: 'acc_', ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+          { Id: 'exports', Prefix: 'exports/', ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
         ]),
       },
       CorsConfiguration: { CorsRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'] }] },

@@ -1,6 +1,6 @@
 /**
  * An audience's page: its statistics by status, its contacts (searched and
- * filtered, a page at a time), renaming and deleting it.
+ * filtered, a page at a time), exporting them to CSV, renaming and deleting it.
  */
 import { useQuery } from '@tanstack/react-query';
 import { api, call } from '../../api/client.ts';
@@ -10,6 +10,7 @@ import { PageHeader, QueryView, Section } from '../../ui/page.tsx';
 import { DeleteAudience, RenameAudience } from './audience-settings.tsx';
 import { AudienceStats } from './audience-stats.tsx';
 import { AudienceContacts } from './contacts.tsx';
+import { ExportAudience } from './export-audience.tsx';
 
 export default function AudiencePage({ params }: PageProps) {
   const id = params.id!;
@@ -30,6 +31,9 @@ export default function AudiencePage({ params }: PageProps) {
             </Section>
             <Section title="Contacts">
               <AudienceContacts audienceId={id} />
+            </Section>
+            <Section title="Export">
+              <ExportAudience id={id} />
             </Section>
             <Section title="Settings">
               <RenameAudience id={id} name={data.name} description={data.description} />
