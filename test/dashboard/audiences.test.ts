@@ -69,7 +69,7 @@ describe.skipIf(skip)('the Audiences pages in Chromium', () => {
 
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Newsletter' }).waitFor();
-    await page.getByText('60 contacts').waitFor();
+    await page.getByText('60 contacts', { exact: true }).waitFor();
     const cards = await page.locator('.card').allInnerTexts();
     await expectAccessible(page, 'an audience');
     await page.screenshot({ path: '/tmp/audience-1440.png', fullPage: true });
@@ -92,7 +92,7 @@ describe.skipIf(skip)('the Audiences pages in Chromium', () => {
     await page.getByRole('button', { name: 'Find' }).click();
     await page.getByText('6 matching').waitFor();
     await page.getByRole('button', { name: 'Clear' }).click();
-    await page.getByText('60 contacts').waitFor();
+    await page.getByText('60 contacts', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Next' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('page')).toBe('2');
 
@@ -115,7 +115,7 @@ describe.skipIf(skip)('the Audiences pages in Chromium', () => {
     await page.getByRole('button', { name: 'Delete contact' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete contact' }).click();
     await page.getByRole('heading', { level: 1, name: 'Newsletter' }).waitFor();
-    await page.getByText('59 contacts').waitFor();
+    await page.getByText('59 contacts', { exact: true }).waitFor();
 
     await page.getByLabel('Name', { exact: true }).fill('Newsletter (EN)');
     await page.getByRole('button', { name: 'Save', exact: true }).click();

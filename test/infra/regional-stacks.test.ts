@@ -177,6 +177,7 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
       expect(variables.ATTACHMENTS_BUCKET, handler).toEqual(usesBucket ? stack.resolve(stack.attachments.bucket.bucketName) : undefined);
     }
     expect(ROUTES.filter((route) => 'attachments' in route).map((route) => [route.handler, route.attachments])).toEqual([
+      ['audiences/export', ['export']],
       ['email/send', ['read', 'queue']],
       ['email/batch', ['read', 'queue']],
       ['attachments/create', ['upload']],
@@ -184,7 +185,6 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
       ['otp/send', ['queue']],
       ['transactional/send', ['queue']],
       ['forms/submit', ['queue']],
-      ['audiences/export', ['export']],
     ]);
   });
 
