@@ -101,6 +101,9 @@ describe.skipIf(skip)('the Audiences pages in Chromium', () => {
     await page.getByRole('heading', { level: 1, name: 'person7@example.org' }).waitFor();
     await expectAccessible(page, 'a contact');
     await page.screenshot({ path: '/tmp/contact-1440.png', fullPage: true });
+    await page.setViewportSize({ width: 375, height: 900 });
+    await page.screenshot({ path: '/tmp/contact-375.png', fullPage: true });
+    await page.setViewportSize({ width: 1440, height: 900 });
     await page.getByLabel('Tags').fill('vip, early, vip');
     await page.getByLabel('Field 1 value').fill('team');
     await page.getByRole('button', { name: 'Remove field 2' }).click();
