@@ -8,6 +8,7 @@ import type { LoadResult } from './load.ts';
 import type { LocalStart } from './local-start.ts';
 import type { RequestCost } from './metered.ts';
 import type { BulkImportCost, ScalePoint } from './scale.ts';
+import type { ExportCost } from './export.ts';
 import type { SynthTiming } from './synth.ts';
 import type { WebhookBenchResults } from './webhooks.ts';
 
@@ -41,6 +42,7 @@ export interface BenchResults {
   load?: LoadResult[] | undefined;
   scale?: ScalePoint[] | undefined;
   bulkImport?: BulkImportCost | undefined;
+  audienceExport?: ExportCost | undefined;
   webhooks?: WebhookBenchResults | undefined;
   broadcast?: BroadcastBenchResults | undefined;
   dashboard?: DashboardBenchResults | undefined;
@@ -176,6 +178,9 @@ export function toMarkdown(results: BenchResults): string {
     ]),
     ...when(results.bulkImport, (bulkImport) => [
       `Bulk import of ${bulkImport.contacts.toLocaleString('en-US')} new contacts: ${ms(bulkImport.ms)} ms, ${bulkImport.roundTrips} round trips, ${units(bulkImport.writeUnits)} WRU, ${units(bulkImport.readUnits)} RRU.`,
+    ]),
+    ...when(results.audienceExport, (exported) => [
+      `Export of an audience of ${exported.contacts.toLocaleString('en-US')} contacts to CSV: ${ms(exported.ms)} ms (${ms(exported.cpuMs)} ms of CPU, outside a request), ${exported.roundTrips} round trips, ${units(exported.readUnits)} RRU, ${(exported.bytes / 1_000_000).toFixed(1)} MB.`,
     ]),
     ...(results.webhooks ? webhookSection(results.webhooks) : []),
     ...(results.broadcast ? broadcastSection(results.broadcast) : []),

@@ -30,6 +30,7 @@ import {
   checkLocalStart,
   checkRoundTrips,
   checkScale,
+  checkExport,
   checkSynth,
   checkWebhooks,
   parseFloors,
@@ -41,7 +42,7 @@ import { toMarkdown, type BenchResults } from './report.ts';
 import { startBenchStack, expectCall, type BenchStack } from './stack.ts';
 
 const check = process.argv.includes('--check');
-const SECTIONS = ['synth', 'cold', 'start', 'requests', 'scale', 'webhooks', 'load', 'broadcast', 'dashboard'] as const;
+const SECTIONS = ['synth', 'cold', 'start', 'requests', 'scale', 'export', 'webhooks', 'load', 'broadcast', 'dashboard'] as const;
 /** Sections long or distinct enough to be run, and recorded (bench/results/<section>.*), on their own. */
 const RECORDED_ALONE = ['broadcast', 'dashboard'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -124,10 +125,10 @@ async function main(): Promise<number> {
     localStart = await measureLocalStart(LOCAL_START_ROUNDS);
   }
   const { MEMORY_MB } = await import('../lib/endpoint-function.ts');
-  const needsStack = (['requests', 'scale', 'webhooks', 'load', 'broadcast', 'dashboard'] as const).some(runs);
+  const needsStack = (['requests', 'scale', 'export', 'webhooks', 'load', 'broadcast', 'dashboard'] as const).some(runs);
   const stack = needsStack ? await startBenchStack() : undefined;
   try {
-    const { requests, scale, bulkImport, webhooks, load, broadcast, dashboard } = stack ? await measureOnStack(stack) : {};
+    const { requests, scale, bulkImport, audienceExport, webhooks, load, broadcast, dashboard } = stack ? await measureOnStack(stack) : {};
     const cost = requests ? costClasses(requests, bulkImport, MEMORY_MB) : undefined;
     const budgets = [
       ...(synth ? [checkSynth(synth.ms)] : []),
@@ -136,6 +137,7 @@ async function main(): Promise<number> {
       ...(requests ? checkRoundTrips(requests) : []),
       ...(scale ? checkScale(scale) : []),
       ...(bulkImport ? [checkBulkImport(bulkImport.roundTrips)] : []),
+      ...(audienceExport ? [checkExport(audienceExport.ms)] : []),
       ...(webhooks ? checkWebhooks(webhooks) : []),
       ...(broadcast ? checkBroadcast(broadcast) : []),
       ...(dashboard ? checkDashboard(dashboard) : []),
@@ -155,6 +157,7 @@ async function main(): Promise<number> {
       load,
       scale,
       bulkImport,
+      audienceExport,
       webhooks,
       broadcast,
       dashboard,
@@ -212,7 +215,7 @@ async function measureBroadcastSection(
   return measureBroadcast(api, meter, await createBenchAccount(), options, progress);
 }
 
-type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'webhooks' | 'load' | 'broadcast' | 'dashboard'>;
+type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'audienceExport' | 'webhooks' | 'load' | 'broadcast' | 'dashboard'>;
 
 /** The sections measured against the bench's local stack, those asked for. */
 async function measureOnStack(stack: BenchStack): Promise<StackSections> {
@@ -222,7 +225,7 @@ async function measureOnStack(stack: BenchStack): Promise<StackSections> {
   const { createBenchAccount, formBody, uniqueEmail } = await import('./fixtures.ts');
   const meter = meterDynamoDb();
   const results: StackSections = {};
-  if (runs('requests') || runs('scale') || runs('broadcast') || runs('dashboard')) {
+  if (runs('requests') || runs('scale') || runs('export') || runs('broadcast') || runs('dashboard')) {
     const server = await startHttpServer({ port: 0 });
     if (runs('requests')) {
       progress('metering a typical request to each endpoint');
@@ -244,6 +247,11 @@ async function measureOnStack(stack: BenchStack): Promise<StackSections> {
       const scaleAccount = await createBenchAccount();
       results.scale = await measureScale(server.url, meter, scaleAccount, SCALE_ROUNDS, progress);
       results.bulkImport = await measureBulkImport(server.url, meter, scaleAccount, 1_000);
+    }
+    if (runs('export')) {
+      progress('export: an audience of 100,000 contacts to CSV');
+      const { measureExport } = await import('./export.ts');
+      results.audienceExport = await measureExport(server.url, meter, await createBenchAccount(), progress);
     }
     if (runs('broadcast')) results.broadcast = await measureBroadcastSection(server.url, meter, createBenchAccount);
     if (runs('dashboard')) {

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { ensureTable, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
 import { findFreePort } from '#dev/local/ports.ts';
+import { startLocalS3 } from '#dev/local/s3.ts';
 import { startSesEmulator } from '#dev/local/ses.ts';
 import { createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
@@ -41,11 +42,11 @@ async function startDynamoDb(): Promise<LocalService> {
  * before anything imports shared/platform/config.ts, which reads the environment once.
  */
 export async function startBenchStack(): Promise<BenchStack> {
-  const [dynamodb, ses, sqs] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalSqs({ port: 0 })]);
+  const [dynamodb, ses, sqs, s3] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalSqs({ port: 0 }), startLocalS3({ port: 0 })]);
   const children: ChildProcess[] = [];
   const stop = async () => {
     for (const child of children) child.kill('SIGTERM');
-    await Promise.all([dynamodb.stop(), ses.stop(), sqs.stop()]);
+    await Promise.all([dynamodb.stop(), ses.stop(), sqs.stop(), s3.stop()]);
   };
   // The webhook bench's queue (bench/webhooks.ts), made as `npm start` makes it.
   const webhooks = await createRetryQueues(sqs.endpoint, 'postlane-webhooks', WEBHOOK_MAX_RECEIVES);
@@ -60,6 +61,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     TABLE_NAME: `postlane-bench-${Date.now().toString(36)}`,
     AWS_REGION: 'us-east-1',
     SQS_ENDPOINT: sqs.endpoint,
+    // The export bench's CSV (bench/export.ts) goes to the attachments bucket.
+    S3_ENDPOINT: s3.endpoint,
     WEBHOOK_QUEUE_URL: webhooks.queueUrl,
     WEBHOOK_SLOW_QUEUE_URL: slowWebhooks.queueUrl,
     BROADCAST_QUEUE_URL: broadcasts.queueUrl,

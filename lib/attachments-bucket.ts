@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { EXPORT_DAYS, EXPORTS_PREFIX } from '#shared/contacts/export-policy.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/sending/retry-policy.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { MESSAGE_LIFETIME } from './queue-retention.ts';
@@ -29,7 +30,8 @@ export const QUEUED_BODY_DAYS = Math.ceil(MESSAGE_LIFETIME.toDays({ integral: fa
 /**
  * This region's bucket of attachment uploads (POST /api/attachments hands out
  * pre-signed PUTs into it; the send endpoint reads them back) and of the
- * bodies of throttled messages too large for the retry queue. Private,
+ * bodies of throttled messages too large for the retry queue, and of audience
+ * exports (CSV files behind a presigned GET, kept a day). Private,
  * encrypted with S3-managed keys (a pre-signed PUT needs no KMS grant),
  * HTTPS only; lifecycle removes each upload a day after it was made, and
  * each queued body once no queue can hold its pointer.
@@ -68,6 +70,8 @@ export class AttachmentsBucket extends Construct {
           expiration: Duration.days(QUEUED_BODY_DAYS),
           abortIncompleteMultipartUploadAfter: Duration.days(ATTACHMENT_UPLOAD_DAYS),
         },
+        // Audience exports (shared/contacts/export.ts): their links last minutes, the files a day.
+        { id: 'exports', prefix: EXPORTS_PREFIX, expiration: Duration.days(EXPORT_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(EXPORT_DAYS) },
       ],
       // Browsers may upload straight from a page; the pre-signed URL is the credential, not the origin.
       cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: ['*'], allowedHeaders: ['content-type'], maxAge: 3600 }],

@@ -8,6 +8,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/platform/dynamodb/table.ts';
 import { configurationSetsOf } from '#shared/sending/tracking.ts';
+import { EXPORTS_PREFIX } from '#shared/contacts/export-policy.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/sending/retry-policy.ts';
 import type { AttachmentsAccess, QueueName, ScheduleAction, SecretName, SesAction, TableAction } from '#shared/platform/http/routes.ts';
 import { functionCode } from './function-code.ts';
@@ -197,7 +198,8 @@ export class EndpointFunction extends Construct {
    * s3:GetObject, and s3:ListBucket so a missing object is S3's 404 NoSuchKey
    * rather than a 403 that cannot be told from a broken grant. `queue` and
    * `dequeue`: s3:PutObject and s3:GetObject under `queued/` only, and for
-   * `dequeue` s3:ListBucket too, for the same 404.
+   * `dequeue` s3:ListBucket too, for the same 404. `export`: s3:PutObject and
+   * s3:GetObject (what its presigned link acts with) under `exports/` only, and s3:ListBucket.
    */
   private grantAttachments(bucket: IBucket, access: readonly AttachmentsAccess[]): void {
     const objects = bucket.arnForObjects('*');
@@ -205,7 +207,9 @@ export class EndpointFunction extends Construct {
     if (access.includes('upload')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
     if (access.includes('read')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
     if (access.includes('queue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [queued] }));
-    if (access.includes('read') || access.includes('dequeue')) {
+    const exported = bucket.arnForObjects(`${EXPORTS_PREFIX}*`);
+    if (access.includes('export')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [exported] }));
+    if (access.includes('read') || access.includes('dequeue') || access.includes('export')) {
       this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
     if (access.includes('dequeue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [queued] }));
@@ -224,6 +228,7 @@ export class EndpointFunction extends Construct {
       ...(access.includes('queue') || access.includes('dequeue')
         ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${QUEUED_MESSAGES_PREFIX}*]`]: objectKeys }
         : {}),
+      ...(access.includes('export') ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${EXPORTS_PREFIX}*]`]: objectKeys } : {}),
     });
   }
 

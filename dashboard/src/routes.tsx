@@ -28,6 +28,9 @@ const email = lazy(() => import('./pages/emails/email-page.tsx'));
 const comingNext = lazy(() => import('./pages/coming-next/page.tsx'));
 const templates = lazy(() => import('./pages/templates/page.tsx'));
 const template = lazy(() => import('./pages/templates/builder-page.tsx'));
+const audiences = lazy(() => import('./pages/audiences/page.tsx'));
+const audience = lazy(() => import('./pages/audiences/audience-page.tsx'));
+const contact = lazy(() => import('./pages/audiences/contact-page.tsx'));
 const domains = lazy(() => import('./pages/domains/page.tsx'));
 const domain = lazy(() => import('./pages/domains/domain-page.tsx'));
 const apiKeys = lazy(() => import('./pages/api-keys/page.tsx'));
@@ -52,7 +55,9 @@ export const ROUTES: readonly RouteEntry[] = [
   { path: '/templates', nav: 'Templates', page: templates, roles: everyone },
   // `/templates/new` is this page too, with nothing saved yet.
   { path: '/templates/:id', page: template, roles: everyone },
-  { path: '/audiences', nav: 'Audiences', page: comingNext, roles: everyone },
+  { path: '/audiences', nav: 'Audiences', page: audiences, roles: everyone },
+  { path: '/audiences/:id', page: audience, roles: everyone },
+  { path: '/audiences/:id/contacts/:contactId', page: contact, roles: everyone },
   { path: '/forms', nav: 'Forms', page: comingNext, roles: everyone },
   { path: '/domains', nav: 'Domains', page: domains, roles: admins },
   { path: '/domains/:id', page: domain, roles: admins },

@@ -121,6 +121,26 @@ export interface paths {
         patch: operations["audiencesUpdate"];
         trace?: never;
     };
+    "/api/audiences/{id}/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export the contacts of an audience to CSV
+         * @description Writes every contact of the audience to a CSV file (the contact fields, tags joined by `;`, one `customFields.<key>` column per custom field) and answers a presigned link to download it, valid 15 minutes. The file itself is removed a day later. An audience of more than 25,000 contacts is refused (409 `EXPORT_TOO_LARGE`): the export runs within the request.
+         */
+        post: operations["audiencesExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audiences/{id}/segment-count": {
         parameters: {
             query?: never;
@@ -1435,7 +1455,7 @@ export interface components {
          * @description Every error code the API answers; each operation lists those it can give, by status.
          * @enum {string}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "BROADCAST_NOT_EDITABLE" | "BROADCAST_NOT_FOUND" | "COMPLAINT_CONFIRMATION_REQUIRED" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_FOUND" | "EMAIL_NOT_FOUND" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_CODE" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "LAST_ADMIN" | "MEMBER_EXISTS" | "MEMBER_NOT_FOUND" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "SUPPRESSION_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "BROADCAST_NOT_EDITABLE" | "BROADCAST_NOT_FOUND" | "COMPLAINT_CONFIRMATION_REQUIRED" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_FOUND" | "EMAIL_NOT_FOUND" | "EXPORT_TOO_LARGE" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_CODE" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "LAST_ADMIN" | "MEMBER_EXISTS" | "MEMBER_NOT_FOUND" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "SUPPRESSION_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
         /** @description Every failure. A failed email send also carries the fields of its send result. */
         ErrorEnvelope: {
             error: components["schemas"]["ErrorCode"];
@@ -3131,6 +3151,131 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    audiencesExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Export the contacts of an audience to CSV */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            rows: number;
+                            /** @constant */
+                            status: "ready";
+                            /** Format: uri */
+                            url: string;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description AUDIENCE_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "AUDIENCE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description EXPORT_TOO_LARGE */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "EXPORT_TOO_LARGE";
                     };
                 };
             };

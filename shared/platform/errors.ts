@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'SLUG_TAKEN'
   | 'DOMAIN_EXISTS'
   | 'DOMAIN_LIMIT_REACHED'
+  | 'EXPORT_TOO_LARGE'
   | 'CONFLICT'
   | 'SENDER_NOT_VERIFIED'
   | 'QUOTA_EXCEEDED'

@@ -81,6 +81,13 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
     ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
     ...(attachments.has('queue') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('queued/*'))] : []),
+    ...(attachments.has('export')
+      ? [
+          pair(stack, 's3:PutObject', bucket.arnForObjects('exports/*')),
+          pair(stack, 's3:GetObject', bucket.arnForObjects('exports/*')),
+          pair(stack, 's3:ListBucket', bucket.bucketArn),
+        ]
+      : []),
   ]);
 }
 
@@ -170,6 +177,7 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
       expect(variables.ATTACHMENTS_BUCKET, handler).toEqual(usesBucket ? stack.resolve(stack.attachments.bucket.bucketName) : undefined);
     }
     expect(ROUTES.filter((route) => 'attachments' in route).map((route) => [route.handler, route.attachments])).toEqual([
+      ['audiences/export', ['export']],
       ['email/send', ['read', 'queue']],
       ['email/batch', ['read', 'queue']],
       ['attachments/create', ['upload']],
@@ -191,6 +199,7 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
       LifecycleConfiguration: {
         Rules: expect.arrayContaining([
           { Id: 'uploads', Prefix: 'acc_', ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+          { Id: 'exports', Prefix: 'exports/', ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
         ]),
       },
       CorsConfiguration: { CorsRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'] }] },
