@@ -65,9 +65,8 @@ describe.skipIf(skip)("an email's content on its page", () => {
 
     await page.goto(`${dashboard.base}/app/emails/${email.body.data.id}`);
     await page.getByRole('heading', { name: 'Content' }).waitFor();
-    const frame = page.getByTitle('The email’s HTML');
-    expect(await frame.getAttribute('sandbox')).toBe('');
     await page.frameLocator('iframe').getByText('The script did not run').waitFor();
+    expect(await page.getByTitle('The email’s HTML').getAttribute('sandbox')).toBe('');
     await page.getByText('Remote images are not loaded', { exact: false }).waitFor();
     await expectAccessible(page, "an email's content, HTML");
 
