@@ -481,10 +481,8 @@ async function sendOne(
     ...(list ? { listId: list } : {}),
   };
   // Beside the SES call, not after it; a throttled message's attempt later writes the same object again.
-  const [outcome]: [SendOutcome, void] = await Promise.all([
-    broadcast.test ? { status: 'sent' as const, messageId: '' } : transport.send(email),
-    keepEmailContent(accountId, recipient.emailId, email),
-  ]);
+  const sending: Promise<SendOutcome> = broadcast.test ? Promise.resolve({ status: 'sent', messageId: '' }) : transport.send(email);
+  const [outcome] = await Promise.all([sending, keepEmailContent(accountId, recipient.emailId, email)]);
   if (outcome.status === 'failed' && outcome.error === 'SES_THROTTLED') return 'throttled';
   // Not the step's start: a batch that started early but finished last would date its messages' events before the broadcast.sent it completes.
   const answeredAt = new Date();

@@ -506,7 +506,10 @@ export async function deliverAll(
     const results = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), async (message) => {
       const email = outgoingEmail(delivery, message, principal.accountId);
       // Kept for a test key's message too: the message log shows it, marked test.
-      const [outcome] = await Promise.all([live ? sendOne(transport, email, message, month) : TEST_SEND, keepEmailContent(principal.accountId, message.emailId, email)]);
+      const [outcome] = await Promise.all([
+        live ? sendOne(transport, email, message, month) : TEST_SEND,
+        keepEmailContent(principal.accountId, message.emailId, email),
+      ]);
       return outcome;
     });
     for (const [index, message] of messages.entries()) sent.set(message, results[index]!);

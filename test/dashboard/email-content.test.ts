@@ -71,7 +71,7 @@ describe.skipIf(skip)("an email's content on its page", () => {
     await expectAccessible(page, "an email's content, HTML");
 
     await page.getByRole('tab', { name: 'Text' }).click();
-    const text = page.getByLabel('The text part');
+    const text = page.getByRole('tabpanel', { name: 'Text' });
     await expect.poll(() => text.textContent()).toContain('The script did not run');
     await expectAccessible(page, "an email's content, text");
 
@@ -91,7 +91,10 @@ describe.skipIf(skip)("an email's content on its page", () => {
     const account = await dashboardAccount();
     const gone = uniqueAddress('gone');
     await addContact(account.key, gone, 'unsubscribed');
-    await request('POST', '/api/email/send', { key: account.key, body: { from: account.from, recipients: [gone, uniqueAddress()], subject: 'S', content: '<p>S</p>' } });
+    await request('POST', '/api/email/send', {
+      key: account.key,
+      body: { from: account.from, recipients: [gone, uniqueAddress()], subject: 'S', content: '<p>S</p>' },
+    });
     const suppressed = (await request('GET', `/api/emails?to=${encodeURIComponent(gone)}`, { key: account.key })).body.emails[0];
     const { page, problems } = await freshPage(dashboard);
     await page.goto(`${dashboard.base}/app/`);
@@ -99,7 +102,7 @@ describe.skipIf(skip)("an email's content on its page", () => {
 
     await page.goto(`${dashboard.base}/app/emails/${suppressed.id}`);
     await page.getByText('The content of this email is not kept').waitFor();
-    await expectAccessible(page, "an email whose content is not kept");
+    await expectAccessible(page, 'an email whose content is not kept');
     expect(problems).toEqual([]);
   });
 });

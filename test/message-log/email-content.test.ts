@@ -85,7 +85,10 @@ describe('GET /api/emails/:id/content', { timeout: 60_000 }, () => {
   it('is kept for a test key’s message, recorded as a test', async () => {
     const sender = await createSender();
     const ann = uniqueAddress('ann');
-    const sent = await request('POST', '/api/email/send', { key: sender.testKey, body: { from: sender.from, recipients: [ann], subject: 'Trial', content: '<p>Trial</p>' } });
+    const sent = await request('POST', '/api/email/send', {
+      key: sender.testKey,
+      body: { from: sender.from, recipients: [ann], subject: 'Trial', content: '<p>Trial</p>' },
+    });
     const { trackingId } = sent.body.successfulEmails[0];
     expect((await request('GET', `/api/emails/${trackingId}`, { key: sender.key })).body.data.test).toBe(true);
     await expectKept(sender, trackingId, { subject: 'Trial', to: [ann], html: '<p>Trial</p>' });
@@ -106,7 +109,10 @@ describe('GET /api/emails/:id/content', { timeout: 60_000 }, () => {
     expect(otpContent).toMatchObject({ to: [bob] });
     expect(otpContent.html).toContain('424242');
 
-    const transactional = await request('POST', '/api/transactional/send', { key: sender.key, body: { from: sender.from, to: cy, subject: 'Receipt', content: '<p>Paid</p>' } });
+    const transactional = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to: cy, subject: 'Receipt', content: '<p>Paid</p>' },
+    });
     await expectKept(sender, transactional.body.emailId, { subject: 'Receipt', to: [cy], html: '<p>Paid</p>' });
 
     const { audienceId } = await mixedAudience(sender, 3);
@@ -128,7 +134,10 @@ describe('GET /api/emails/:id/content', { timeout: 60_000 }, () => {
 
   it('is the account’s alone: another account’s key gets EMAIL_NOT_FOUND; a member of the account may read it', async () => {
     const sender = await createSender();
-    const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Mine', content: '<p>Mine</p>' } });
+    const sent = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Mine', content: '<p>Mine</p>' },
+    });
     const emailId = await emailIdOf(sender.key, sent.body.successfulEmails[0].trackingId);
     const other = await createTestAccount();
 
@@ -143,7 +152,10 @@ describe('GET /api/emails/:id/content', { timeout: 60_000 }, () => {
     const sender = await createSender();
     const [ann, gone] = uniqueAddresses('ann', 'gone');
     await addContact(sender.key, gone, 'unsubscribed');
-    const sent = await request('POST', '/api/email/send', { key: sender.key, body: { from: sender.from, recipients: [ann, gone], subject: 'S', content: '<p>S</p>' } });
+    const sent = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [ann, gone], subject: 'S', content: '<p>S</p>' },
+    });
     expect(sent.status).toBe(200);
     const suppressed = (await request('GET', `/api/emails?to=${encodeURIComponent(gone)}`, { key: sender.key })).body.emails[0];
     expect(suppressed.status).toBe('suppressed');

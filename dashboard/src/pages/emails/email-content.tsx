@@ -56,7 +56,7 @@ function MessageHeaders({ content }: { content: Content }) {
       {rows
         .filter(([, value]) => value)
         .map(([name, value], index) => (
-          // A header may come twice; its place tells them apart.
+          // biome-ignore lint/suspicious/noArrayIndexKey: a header may come twice; the list is fixed, so its place tells them apart
           <div key={`${name}-${index}`}>
             <dt>{name}</dt>
             <dd className="cell-wrap">{value}</dd>
@@ -73,6 +73,7 @@ function Attachments({ attachments }: { attachments: Content['attachments'] }) {
       <h3>Attachments</h3>
       <ul>
         {attachments.map((attachment, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the same file may be attached twice; the list is fixed, so its place tells them apart
           <li key={`${attachment.filename}-${index}`}>
             <span className="cell-wrap">{attachment.filename}</span>{' '}
             <span className="muted">
@@ -106,9 +107,7 @@ function ContentTabs({ content }: { content: Content }) {
           <iframe className="email-frame" title="The email’s HTML" sandbox="" referrerPolicy="no-referrer" srcDoc={framedHtml(content.html)} />
         </TabPanel>
         <TabPanel id="text" className="tab-panel">
-          {content.text ? <pre className="email-text" tabIndex={0} aria-label="The text part">
-              {content.text}
-            </pre> : <Empty>This email has no text part.</Empty>}
+          {content.text ? <pre className="email-text">{content.text}</pre> : <Empty>This email has no text part.</Empty>}
         </TabPanel>
         <TabPanel id="headers" className="tab-panel">
           <MessageHeaders content={content} />
