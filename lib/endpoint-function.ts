@@ -10,6 +10,7 @@ import { GLOBAL_INDEXES } from '#shared/platform/dynamodb/table.ts';
 import { configurationSetsOf } from '#shared/sending/tracking.ts';
 import { EXPORTS_PREFIX } from '#shared/contacts/export-policy.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/sending/retry-policy.ts';
+import { EMAIL_CONTENT_PREFIX } from '#shared/messages/content-policy.ts';
 import type { AttachmentsAccess, QueueName, ScheduleAction, SecretName, SesAction, TableAction } from '#shared/platform/http/routes.ts';
 import { functionCode } from './function-code.ts';
 import { acknowledgeFindings } from './nag.ts';
@@ -200,6 +201,8 @@ export class EndpointFunction extends Construct {
    * `dequeue`: s3:PutObject and s3:GetObject under `queued/` only, and for
    * `dequeue` s3:ListBucket too, for the same 404. `export`: s3:PutObject and
    * s3:GetObject (what its presigned link acts with) under `exports/` only, and s3:ListBucket.
+   * `storeContent` and
+   * `readContent`: the same two under `content/` (messages' content).
    */
   private grantAttachments(bucket: IBucket, access: readonly AttachmentsAccess[]): void {
     const objects = bucket.arnForObjects('*');
@@ -209,10 +212,13 @@ export class EndpointFunction extends Construct {
     if (access.includes('queue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [queued] }));
     const exported = bucket.arnForObjects(`${EXPORTS_PREFIX}*`);
     if (access.includes('export')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [exported] }));
-    if (access.includes('read') || access.includes('dequeue') || access.includes('export')) {
+    if (access.includes('read') || access.includes('dequeue') || access.includes('export') || access.includes('readContent')) {
       this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
     if (access.includes('dequeue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [queued] }));
+    const content = bucket.arnForObjects(`${EMAIL_CONTENT_PREFIX}*`);
+    if (access.includes('storeContent')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [content] }));
+    if (access.includes('readContent')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [content] }));
     // cdk-nag names the bucket's ARN as the policy's template writes it: `<logicalId.Arn>` in the
     // bucket's own stack; in a nested stack (lib/api.ts), the parameter CDK passes it through,
     // `reference-to-<the bucket's unique id>Arn` made alphanumeric (aws-cdk-lib core/lib/private/refs.js).
@@ -222,13 +228,16 @@ export class EndpointFunction extends Construct {
       bucket.stack === stack
         ? `${stack.resolve(stack.getLogicalId(bucketResource)) as string}.Arn`
         : `reference-to-${Names.nodeUniqueId(bucketResource.node)}Arn`.replace(/[^A-Za-z0-9]/g, '');
-    const objectKeys = "Object keys are made at run time (an upload's id, a queued message's id), so only a prefix of the bucket can be named";
+    const objectKeys = "Object keys are made at run time (an upload's id, a queued message's id, an email's id), so only a prefix of the bucket can be named";
     acknowledgeFindings(this, {
       ...(access.includes('upload') || access.includes('read') ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/*]`]: objectKeys } : {}),
       ...(access.includes('queue') || access.includes('dequeue')
         ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${QUEUED_MESSAGES_PREFIX}*]`]: objectKeys }
         : {}),
       ...(access.includes('export') ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${EXPORTS_PREFIX}*]`]: objectKeys } : {}),
+      ...(access.includes('storeContent') || access.includes('readContent')
+        ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${EMAIL_CONTENT_PREFIX}*]`]: objectKeys }
+        : {}),
     });
   }
 

@@ -553,6 +553,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/emails/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sent email's content
+         * @description What the message held when it was handed to SES (or, for a test key, would have been): `subject`, `from`, `to`, `cc`, `bcc` and `replyTo` as its headers carried them, the `headers` Postlane added (`List-Unsubscribe`, `List-Id`…), the `text` and `html` parts as rendered for its recipient (before open and click tracking rewrote the HTML), and each attachment's `filename`, `contentType` and `size` in bytes (never its content). Kept as long as the record. An email whose content is not kept (a suppressed recipient's, or one past retention whose record has not yet been removed) answers 404 `EMAIL_CONTENT_NOT_FOUND`; the HTML is the sender's own: show it only where no script can run.
+         */
+        get: operations["emailsContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/emails/{id}/events": {
         parameters: {
             query?: never;
@@ -1455,7 +1475,7 @@ export interface components {
          * @description Every error code the API answers; each operation lists those it can give, by status.
          * @enum {string}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "BROADCAST_NOT_EDITABLE" | "BROADCAST_NOT_FOUND" | "COMPLAINT_CONFIRMATION_REQUIRED" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_FOUND" | "EMAIL_NOT_FOUND" | "EXPORT_TOO_LARGE" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_CODE" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "LAST_ADMIN" | "MEMBER_EXISTS" | "MEMBER_NOT_FOUND" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "SUPPRESSION_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "BROADCAST_NOT_EDITABLE" | "BROADCAST_NOT_FOUND" | "COMPLAINT_CONFIRMATION_REQUIRED" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_FOUND" | "EMAIL_CONTENT_NOT_FOUND" | "EMAIL_NOT_FOUND" | "EXPORT_TOO_LARGE" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_CODE" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "LAST_ADMIN" | "MEMBER_EXISTS" | "MEMBER_NOT_FOUND" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "SUPPRESSION_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
         /** @description Every failure. A failed email send also carries the fields of its send result. */
         ErrorEnvelope: {
             error: components["schemas"]["ErrorCode"];
@@ -7472,6 +7492,123 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error?: "EMAIL_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    emailsContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a sent email's content */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            attachments: {
+                                contentType: string;
+                                filename: string;
+                                size: number;
+                            }[];
+                            bcc: string[];
+                            cc: string[];
+                            from: string;
+                            headers: {
+                                name: string;
+                                value: string;
+                            }[];
+                            html: string;
+                            replyTo: string[];
+                            subject: string;
+                            text: string;
+                            to: string[];
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description EMAIL_NOT_FOUND, EMAIL_CONTENT_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "EMAIL_NOT_FOUND" | "EMAIL_CONTENT_NOT_FOUND";
                     };
                 };
             };

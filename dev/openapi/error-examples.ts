@@ -57,6 +57,7 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   TEMPLATE_NOT_FOUND: thrown(notFound.template()),
   FORM_NOT_FOUND: thrown(notFound.form()),
   EMAIL_NOT_FOUND: thrown(notFound.email()),
+  EMAIL_CONTENT_NOT_FOUND: thrown(notFound.emailContent()),
   DOMAIN_NOT_FOUND: thrown(notFound.domain()),
   API_KEY_NOT_FOUND: thrown(notFound.apiKey()),
   SUPPRESSION_NOT_FOUND: thrown(notFound.suppression()),

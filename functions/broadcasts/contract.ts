@@ -109,6 +109,7 @@ export const broadcasts = defineArea('broadcasts', {
     ses: ['SendEmail'],
     secrets: ['linkSigning'],
     queues: ['retry'],
+    attachments: ['storeContent'],
     errors: SEND_ERRORS.filter((code) => !code.startsWith('IDEMPOTENCY')),
     summary: 'Send a test copy of a broadcast',
     description:

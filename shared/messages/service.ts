@@ -9,6 +9,7 @@ import type * as v from 'valibot';
 import { daysBetween, MAX_STATS_DAYS, type emailSchema, type ListEmailsQuery, type StatsQuery, type statsSchema } from './schema.ts';
 import { dayOf, readStats, STATS_COUNTS, type StatsCounts } from './stats-store.ts';
 import { emailsSentOf, getEmailsSent, quotaPeriod, quotaResetsAt, usageSortKey } from '#shared/accounts/service.ts';
+import { getEmailContent, type EmailContent } from './content-store.ts';
 
 /** An email record as GET /api/emails/:id returns it. */
 export type Email = v.InferOutput<typeof emailSchema>;
@@ -31,11 +32,29 @@ const TRACKING_ID = /^svc_\d{13}_([0-9A-Za-z]+)$/;
  * returns per recipient); anything else, or another account's, is EMAIL_NOT_FOUND.
  */
 export async function getEmail(accountId: string, id: string): Promise<Email> {
+  return toEmail(await findEmailRecord(accountId, id));
+}
+
+async function findEmailRecord(accountId: string, id: string): Promise<EmailRecord> {
   const sequence = TRACKING_ID.exec(id)?.[1];
   const emailId = sequence === undefined ? id : `eml_${sequence}`;
   const record = isId('eml', emailId) ? await getEmailRecord(accountId, emailId) : undefined;
   if (!record || (sequence !== undefined && record.trackingId !== id)) throw notFound.email();
-  return toEmail(record);
+  return record;
+}
+
+/**
+ * What the email held when it was handed to SES (GET /api/emails/:id/content),
+ * by email or tracking id: EMAIL_NOT_FOUND as for its record, and
+ * EMAIL_CONTENT_NOT_FOUND for a record whose content is not kept. The record
+ * is read first, so the content of an email the account does not have (or no
+ * longer has) is never read.
+ */
+export async function getEmailContentOf(accountId: string, id: string): Promise<EmailContent> {
+  const record = await findEmailRecord(accountId, id);
+  const content = await getEmailContent(accountId, record.emailId);
+  if (!content) throw notFound.emailContent();
+  return content;
 }
 
 /**
@@ -146,6 +165,9 @@ export async function getStats(accountId: string, query: StatsQuery, now: Date, 
 
 /** The ADD of a change's counts to the day's statistics, for the transaction of a change another area makes exactly once (a broadcast batch's settlement). */
 export { statsCountItems, type StatsCounts } from './stats-store.ts';
+
+/** Kept by every sender as it hands a message to SES (shared/sending/content.ts). */
+export { putEmailContent, type EmailContent } from './content-store.ts';
 
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
 export {

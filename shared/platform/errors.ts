@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'TEMPLATE_NOT_FOUND'
   | 'FORM_NOT_FOUND'
   | 'EMAIL_NOT_FOUND'
+  | 'EMAIL_CONTENT_NOT_FOUND'
   | 'DOMAIN_NOT_FOUND'
   | 'ATTACHMENT_NOT_FOUND'
   | 'WEBHOOK_NOT_FOUND'
@@ -110,6 +111,8 @@ export const notFound = {
   template: (details?: ErrorDetails) => new NotFoundError('TEMPLATE_NOT_FOUND', 'Template not found', details),
   form: () => new NotFoundError('FORM_NOT_FOUND', 'Form not found'),
   email: () => new NotFoundError('EMAIL_NOT_FOUND', 'Email not found'),
+  /** A known email whose content is not kept: expired, or never stored (a suppressed message, or one sent before content was kept). */
+  emailContent: () => new NotFoundError('EMAIL_CONTENT_NOT_FOUND', 'The content of this email is not kept (expired, or never stored)'),
   domain: () => new NotFoundError('DOMAIN_NOT_FOUND', 'Domain not found'),
   /** Always in a send request's body, so always with the `field` that named it. */
   attachment: (field: string) => new NotFoundError('ATTACHMENT_NOT_FOUND', 'Attachment not found', { field }),

@@ -61,19 +61,24 @@ function headerValue(value: string): string {
 
 const UTF8 = 'UTF-8';
 
+/** The headers Postlane adds to a message beyond SES's own (From, To, Subject…); the message's stored content shows them too. */
+export function serviceHeaders(email: Pick<OutgoingEmail, 'unsubscribeUrl' | 'listId'>): { name: string; value: string }[] {
+  return [
+    // RFC 8058: a POST to the List-Unsubscribe address with this body unsubscribes without a visit.
+    ...(email.unsubscribeUrl
+      ? [
+          { name: 'List-Unsubscribe', value: `<${headerValue(email.unsubscribeUrl)}>` },
+          { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+        ]
+      : []),
+    ...(email.listId ? [{ name: 'List-Id', value: headerValue(email.listId) }] : []),
+  ];
+}
+
 /** The SendEmail request: Simple content keeps custom headers and attachments (Raw would mean hand-built MIME). */
 export function sendEmailInput(email: OutgoingEmail, configurationSet = config.SES_CONFIGURATION_SET): SendEmailCommandInput {
   const tracked = trackingTagValue(email.tracking);
-  // RFC 8058: a POST to the List-Unsubscribe address with this body unsubscribes without a visit.
-  const headers = [
-    ...(email.unsubscribeUrl
-      ? [
-          { Name: 'List-Unsubscribe', Value: `<${headerValue(email.unsubscribeUrl)}>` },
-          { Name: 'List-Unsubscribe-Post', Value: 'List-Unsubscribe=One-Click' },
-        ]
-      : []),
-    ...(email.listId ? [{ Name: 'List-Id', Value: headerValue(email.listId) }] : []),
-  ];
+  const headers = serviceHeaders(email).map(({ name, value }) => ({ Name: name, Value: value }));
   return {
     // Unset locally: the emulator has no configuration sets, and nothing there publishes events.
     ...(configurationSet ? { ConfigurationSetName: configurationSetFor(configurationSet, email.tracking) } : {}),

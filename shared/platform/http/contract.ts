@@ -301,7 +301,8 @@ export const SEND_ERRORS = [
  * recipient's unsubscribe links. Table actions: quota, idempotency claims
  * (put, complete, release: PutItem, UpdateItem, DeleteItem), the OTP window,
  * the suppression lookups with the sender's domain and the template
- * (BatchGetItem), the email records with their events (BatchWriteItem).
+ * (BatchGetItem), the email records with their events (BatchWriteItem);
+ * each message's content in the attachments bucket (`storeContent`).
  */
 export const SENDING = {
   auth: 'key',
@@ -309,7 +310,7 @@ export const SENDING = {
   ses: ['SendEmail'],
   secrets: ['linkSigning'],
   queues: ['retry'],
-  attachments: ['queue'],
+  attachments: ['queue', 'storeContent'],
   table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
   errors: SEND_ERRORS,
 } as const;
