@@ -9,18 +9,26 @@ import { log } from '#shared/platform/log.ts';
 import { formatMailbox } from './address.ts';
 import { serviceHeaders, type OutgoingEmail } from './transport.ts';
 
-/** The message as SES gets it (its HTML before open and click tracking rewrites it), and of its attachments only what names them. */
-export function emailContentOf(email: OutgoingEmail): EmailContent {
+/** What a masked secret reads as in kept content. */
+export const MASKED_SECRET = '••••••';
+
+/**
+ * The message as SES gets it (its HTML before open and click tracking rewrites
+ * it), and of its attachments only what names them; `secret`, where the
+ * subject, text or HTML carry it, reads as MASKED_SECRET.
+ */
+export function emailContentOf(email: OutgoingEmail, secret?: string): EmailContent {
+  const mask = (text: string) => (secret ? text.split(secret).join(MASKED_SECRET) : text);
   return {
-    subject: email.subject,
+    subject: mask(email.subject),
     from: formatMailbox(email.from),
     to: [...email.to],
     cc: [...email.cc],
     bcc: [...email.bcc],
     replyTo: email.replyTo.map(formatMailbox),
     headers: serviceHeaders(email),
-    text: email.text,
-    html: email.html,
+    text: mask(email.text),
+    html: mask(email.html),
     attachments: email.attachments.map(({ filename, contentType, content }) => ({ filename, contentType, size: content.byteLength })),
   };
 }
@@ -30,9 +38,9 @@ export function emailContentOf(email: OutgoingEmail): EmailContent {
  * message may already have left, and a send answered with an error would be
  * sent again; the email page then says its content is not kept.
  */
-export async function keepEmailContent(accountId: string, emailId: string, email: OutgoingEmail): Promise<void> {
+export async function keepEmailContent(accountId: string, emailId: string, email: OutgoingEmail, secret?: string): Promise<void> {
   try {
-    await putEmailContent(accountId, emailId, emailContentOf(email));
+    await putEmailContent(accountId, emailId, emailContentOf(email, secret));
   } catch (error) {
     log.error('email content not stored; the message goes on without it', { accountId, emailId, error });
   }

@@ -78,6 +78,8 @@ export interface Delivery {
   admit?: (recipient: string) => Promise<void>;
   /** Opens and clicks to track (SES configuration sets, shared/sending/tracking.ts); none when absent. */
   tracking?: Tracking;
+  /** What the message carries that its kept content must not (an OTP code): masked there, so the log never serves it. */
+  secret?: string;
   /**
    * An idempotency key's claim settling beside the reads (shared/sending/idempotency.ts,
    * `overlappingClaim`): awaited before the first write; `completion` gives the
@@ -510,7 +512,7 @@ export async function deliverAll(
       // Kept for a test key's message too: the message log shows it, marked test.
       const [outcome] = await Promise.all([
         live ? sendOne(transport, email, message, month) : TEST_SEND,
-        keepEmailContent(principal.accountId, message.emailId, email),
+        keepEmailContent(principal.accountId, message.emailId, email, delivery.secret),
       ]);
       return outcome;
     });
