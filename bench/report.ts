@@ -1,12 +1,14 @@
 /** The benchmark's results as markdown tables: what `npm run bench` prints and writes to bench/results/latest.md. */
 import type { BroadcastBenchResults } from './broadcast.ts';
 import type { BudgetResult, Floor } from './budgets.ts';
+import type { DashboardBenchResults } from './dashboard.ts';
 import { costPer1000Emails, estimatedLatencyMs, LATENCY, LIST_PRICES_PER_1000, PUBLISHED_P50_MS } from './anchors.ts';
 import type { CostPerMillion, Prices } from './cost.ts';
 import type { LoadResult } from './load.ts';
 import type { LocalStart } from './local-start.ts';
 import type { RequestCost } from './metered.ts';
 import type { BulkImportCost, ScalePoint } from './scale.ts';
+import type { ExportCost } from './export.ts';
 import type { SynthTiming } from './synth.ts';
 import type { WebhookBenchResults } from './webhooks.ts';
 
@@ -40,8 +42,10 @@ export interface BenchResults {
   load?: LoadResult[] | undefined;
   scale?: ScalePoint[] | undefined;
   bulkImport?: BulkImportCost | undefined;
+  audienceExport?: ExportCost | undefined;
   webhooks?: WebhookBenchResults | undefined;
   broadcast?: BroadcastBenchResults | undefined;
+  dashboard?: DashboardBenchResults | undefined;
   memoryMb: number;
   prices: Prices;
   cost?: ({ name: string; request: string; durationMs: number; readUnits: number; writeUnits: number } & CostPerMillion)[] | undefined;
@@ -75,6 +79,30 @@ const dollars = (value: number) => `$${value.toFixed(2)}`;
 /** `[...lines, '']` when `value` was measured, else nothing. */
 function when<T>(value: T | undefined, lines: (value: T) => string[]): string[] {
   return value === undefined ? [] : [...lines(value), ''];
+}
+
+function dashboardSection(dashboard: DashboardBenchResults): string[] {
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  const { key, session } = dashboard.statsRead;
+  return [
+    section(
+      'Dashboard',
+      ['figure', 'measured'],
+      [
+        ['JavaScript for sign-in, gzipped', kb(dashboard.javascript.signIn)],
+        ['JavaScript for sign-in + Overview, gzipped', kb(dashboard.javascript.overview)],
+        ['API calls of the Overview load', `${dashboard.overviewCalls.length}: ${dashboard.overviewCalls.join(', ')}`],
+        ['GET /api/stats (30 days), key: DynamoDB calls', `${key.roundTrips}: ${key.operations.join(', ')}`],
+        ['GET /api/stats (30 days), session: DynamoDB calls', `${session.roundTrips}: ${session.operations.join(', ')}`],
+        ...(Array.isArray(dashboard.lighthouse)
+          ? dashboard.lighthouse.map((score): Cell[] => [
+              `Lighthouse, ${score.page} (desktop)`,
+              `performance ${score.performance}, accessibility ${score.accessibility}`,
+            ])
+          : [['Lighthouse', `not run: ${dashboard.lighthouse.skipped}`]]),
+      ],
+    ),
+  ];
 }
 
 function coldSection(cold: ColdResults): string[] {
@@ -151,8 +179,12 @@ export function toMarkdown(results: BenchResults): string {
     ...when(results.bulkImport, (bulkImport) => [
       `Bulk import of ${bulkImport.contacts.toLocaleString('en-US')} new contacts: ${ms(bulkImport.ms)} ms, ${bulkImport.roundTrips} round trips, ${units(bulkImport.writeUnits)} WRU, ${units(bulkImport.readUnits)} RRU.`,
     ]),
+    ...when(results.audienceExport, (exported) => [
+      `Export of an audience of ${exported.contacts.toLocaleString('en-US')} contacts to CSV: ${ms(exported.ms)} ms (${ms(exported.cpuMs)} ms of CPU, outside a request), ${exported.roundTrips} round trips, ${units(exported.readUnits)} RRU, ${(exported.bytes / 1_000_000).toFixed(1)} MB.`,
+    ]),
     ...(results.webhooks ? webhookSection(results.webhooks) : []),
     ...(results.broadcast ? broadcastSection(results.broadcast) : []),
+    ...when(results.dashboard, dashboardSection),
     ...when(results.cost, (cost) => [
       section(
         `Estimated AWS cost per million requests (${results.prices.region}, prices of ${results.prices.checked})`,

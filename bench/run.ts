@@ -4,11 +4,12 @@
  * estimate, measured in one run on this machine against a local stack of its
  * own. Writes bench/results/latest.json and .md and prints the tables.
  * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails).
- * `--only cold` (or `synth`, `start`, `requests`, `scale`, `webhooks`, `load`, `broadcast`; several
+ * `--only cold` (or `synth`, `start`, `requests`, `scale`, `webhooks`, `load`, `broadcast`, `dashboard`; several
  * joined by commas) runs those sections alone, prints them, checks only their
  * budgets and leaves bench/results/ as it is: a partial run is no record.
  * `--only broadcast` alone also writes bench/results/broadcast.*; `--contacts N` and
- * `--rate R` size it and set the SES stand-in's rate.
+ * `--rate R` size it and set the SES stand-in's rate. `--only dashboard` alone
+ * writes bench/results/dashboard.*.
  * The docs link bench/results/latest.md rather than copy its tables.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -24,10 +25,12 @@ import { measureColdStarts } from './cold-start.ts';
 import {
   checkBroadcast,
   checkBulkImport,
+  checkDashboard,
   checkFunctions,
   checkLocalStart,
   checkRoundTrips,
   checkScale,
+  checkExport,
   checkSynth,
   checkWebhooks,
   parseFloors,
@@ -39,7 +42,9 @@ import { toMarkdown, type BenchResults } from './report.ts';
 import { startBenchStack, expectCall, type BenchStack } from './stack.ts';
 
 const check = process.argv.includes('--check');
-const SECTIONS = ['synth', 'cold', 'start', 'requests', 'scale', 'webhooks', 'load', 'broadcast'] as const;
+const SECTIONS = ['synth', 'cold', 'start', 'requests', 'scale', 'export', 'webhooks', 'load', 'broadcast', 'dashboard'] as const;
+/** Sections long or distinct enough to be run, and recorded (bench/results/<section>.*), on their own. */
+const RECORDED_ALONE = ['broadcast', 'dashboard'] as const;
 type Section = (typeof SECTIONS)[number];
 const onlyArgument = process.argv.indexOf('--only');
 const only = onlyArgument === -1 ? undefined : (process.argv[onlyArgument + 1] ?? '').split(',');
@@ -120,10 +125,10 @@ async function main(): Promise<number> {
     localStart = await measureLocalStart(LOCAL_START_ROUNDS);
   }
   const { MEMORY_MB } = await import('../lib/endpoint-function.ts');
-  const needsStack = (['requests', 'scale', 'webhooks', 'load', 'broadcast'] as const).some(runs);
+  const needsStack = (['requests', 'scale', 'export', 'webhooks', 'load', 'broadcast', 'dashboard'] as const).some(runs);
   const stack = needsStack ? await startBenchStack() : undefined;
   try {
-    const { requests, scale, bulkImport, webhooks, load, broadcast } = stack ? await measureOnStack(stack) : {};
+    const { requests, scale, bulkImport, audienceExport, webhooks, load, broadcast, dashboard } = stack ? await measureOnStack(stack) : {};
     const cost = requests ? costClasses(requests, bulkImport, MEMORY_MB) : undefined;
     const budgets = [
       ...(synth ? [checkSynth(synth.ms)] : []),
@@ -132,8 +137,10 @@ async function main(): Promise<number> {
       ...(requests ? checkRoundTrips(requests) : []),
       ...(scale ? checkScale(scale) : []),
       ...(bulkImport ? [checkBulkImport(bulkImport.roundTrips)] : []),
+      ...(audienceExport ? [checkExport(audienceExport.ms)] : []),
       ...(webhooks ? checkWebhooks(webhooks) : []),
       ...(broadcast ? checkBroadcast(broadcast) : []),
+      ...(dashboard ? checkDashboard(dashboard) : []),
     ];
     const results: BenchResults = {
       measuredAt: new Date().toISOString(),
@@ -150,28 +157,30 @@ async function main(): Promise<number> {
       load,
       scale,
       bulkImport,
+      audienceExport,
       webhooks,
       broadcast,
+      dashboard,
       memoryMb: MEMORY_MB,
       prices: PRICES,
       cost,
       budgets,
     };
     const markdown = toMarkdown(results);
+    const alone = only?.length === 1 ? RECORDED_ALONE.find((name) => name === only[0] && results[name] !== undefined) : undefined;
     if (only === undefined) {
       await writeFile('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
       await writeFile('bench/results/latest.md', `${markdown}\n`);
-    } else if (results.broadcast && only.length === 1) {
-      // The broadcast section takes long enough to be run, and recorded, on its own.
-      await writeFile('bench/results/broadcast.json', `${JSON.stringify(results.broadcast, null, 2)}\n`);
-      await writeFile('bench/results/broadcast.md', `${markdown}\n`);
+    } else if (alone) {
+      await writeFile(`bench/results/${alone}.json`, `${JSON.stringify(results[alone], null, 2)}\n`);
+      await writeFile(`bench/results/${alone}.md`, `${markdown}\n`);
     }
     printReport(markdown);
     const written =
       only === undefined
         ? '; wrote bench/results/latest.json and bench/results/latest.md'
-        : results.broadcast && only.length === 1
-          ? '; wrote bench/results/broadcast.json and bench/results/broadcast.md'
+        : alone
+          ? `; wrote bench/results/${alone}.json and bench/results/${alone}.md`
           : ` (--only ${only.join(',')}: bench/results/ left as it was)`;
     progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s${written}`);
     return checked(budgets);
@@ -206,7 +215,7 @@ async function measureBroadcastSection(
   return measureBroadcast(api, meter, await createBenchAccount(), options, progress);
 }
 
-type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'webhooks' | 'load' | 'broadcast'>;
+type StackSections = Pick<BenchResults, 'requests' | 'scale' | 'bulkImport' | 'audienceExport' | 'webhooks' | 'load' | 'broadcast' | 'dashboard'>;
 
 /** The sections measured against the bench's local stack, those asked for. */
 async function measureOnStack(stack: BenchStack): Promise<StackSections> {
@@ -216,7 +225,7 @@ async function measureOnStack(stack: BenchStack): Promise<StackSections> {
   const { createBenchAccount, formBody, uniqueEmail } = await import('./fixtures.ts');
   const meter = meterDynamoDb();
   const results: StackSections = {};
-  if (runs('requests') || runs('scale') || runs('broadcast')) {
+  if (runs('requests') || runs('scale') || runs('export') || runs('broadcast') || runs('dashboard')) {
     const server = await startHttpServer({ port: 0 });
     if (runs('requests')) {
       progress('metering a typical request to each endpoint');
@@ -239,7 +248,19 @@ async function measureOnStack(stack: BenchStack): Promise<StackSections> {
       results.scale = await measureScale(server.url, meter, scaleAccount, SCALE_ROUNDS, progress);
       results.bulkImport = await measureBulkImport(server.url, meter, scaleAccount, 1_000);
     }
+    if (runs('export')) {
+      progress('export: an audience of 100,000 contacts to CSV');
+      const { measureExport } = await import('./export.ts');
+      results.audienceExport = await measureExport(server.url, meter, await createBenchAccount(), progress);
+    }
     if (runs('broadcast')) results.broadcast = await measureBroadcastSection(server.url, meter, createBenchAccount);
+    if (runs('dashboard')) {
+      const { measureDashboard } = await import('./dashboard.ts');
+      const { startRetryWorker } = await import('#dev/local/retry-worker.ts');
+      // The worker that mails sign-in codes, as under `npm start`.
+      const mail = await startRetryWorker();
+      results.dashboard = await measureDashboard(server.url, stack.sesEndpoint, meter, progress).finally(() => mail.stop());
+    }
     await server.close();
   }
   if (runs('webhooks')) {

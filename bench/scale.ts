@@ -43,6 +43,7 @@ export async function seedContacts(
   count: number,
   now: Date,
   statusOf: (index: number) => ContactRecord['status'] = () => 'subscribed',
+  tagsOf: (index: number) => string[] = () => [],
 ): Promise<ContactRecord[]> {
   const timestamp = now.toISOString();
   const contacts: ContactRecord[] = Array.from({ length: count }, (_, index) => ({
@@ -51,7 +52,7 @@ export async function seedContacts(
     audienceId,
     firstName: 'Seed',
     status: statusOf(index),
-    tags: [],
+    tags: tagsOf(index),
     customFields: {},
     createdAt: timestamp,
     updatedAt: timestamp,

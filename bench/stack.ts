@@ -9,10 +9,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { ensureTable, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
 import { findFreePort } from '#dev/local/ports.ts';
+import { startLocalS3 } from '#dev/local/s3.ts';
 import { startSesEmulator } from '#dev/local/ses.ts';
 import { createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import { BROADCAST_MAX_RECEIVES } from '#shared/broadcasts/policy.ts';
+import { MAX_RECEIVES } from '#shared/sending/retry-policy.ts';
 import { DEFAULT_SES_RATE } from './broadcast.ts';
 import type { LocalService } from '#dev/local/service.ts';
 
@@ -40,15 +42,17 @@ async function startDynamoDb(): Promise<LocalService> {
  * before anything imports shared/platform/config.ts, which reads the environment once.
  */
 export async function startBenchStack(): Promise<BenchStack> {
-  const [dynamodb, ses, sqs] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalSqs({ port: 0 })]);
+  const [dynamodb, ses, sqs, s3] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalSqs({ port: 0 }), startLocalS3({ port: 0 })]);
   const children: ChildProcess[] = [];
   const stop = async () => {
     for (const child of children) child.kill('SIGTERM');
-    await Promise.all([dynamodb.stop(), ses.stop(), sqs.stop()]);
+    await Promise.all([dynamodb.stop(), ses.stop(), sqs.stop(), s3.stop()]);
   };
   // The webhook bench's queue (bench/webhooks.ts), made as `npm start` makes it.
   const webhooks = await createRetryQueues(sqs.endpoint, 'postlane-webhooks', WEBHOOK_MAX_RECEIVES);
   const slowWebhooks = await createRetryQueues(sqs.endpoint, 'postlane-webhooks-slow', WEBHOOK_MAX_RECEIVES);
+  // The retry queue, whose worker also mails the dashboard's sign-in codes (bench/dashboard.ts).
+  const retries = await createRetryQueues(sqs.endpoint, 'postlane-retries', MAX_RECEIVES);
   // The broadcast bench's queue (bench/broadcast.ts).
   const broadcasts = await createRetryQueues(sqs.endpoint, 'postlane-broadcasts', BROADCAST_MAX_RECEIVES);
   const env = {
@@ -57,9 +61,13 @@ export async function startBenchStack(): Promise<BenchStack> {
     TABLE_NAME: `postlane-bench-${Date.now().toString(36)}`,
     AWS_REGION: 'us-east-1',
     SQS_ENDPOINT: sqs.endpoint,
+    // The export bench's CSV (bench/export.ts) goes to the attachments bucket.
+    S3_ENDPOINT: s3.endpoint,
     WEBHOOK_QUEUE_URL: webhooks.queueUrl,
     WEBHOOK_SLOW_QUEUE_URL: slowWebhooks.queueUrl,
     BROADCAST_QUEUE_URL: broadcasts.queueUrl,
+    RETRY_QUEUE_URL: retries.queueUrl,
+    SERVICE_MAIL_FROM: 'Postlane <no-reply@example.com>',
     // The broadcast bench's SES stand-in accepts this many a second; the pacing reads the same name.
     SES_MAX_SEND_RATE: process.env.SES_MAX_SEND_RATE ?? String(DEFAULT_SES_RATE),
     // No interactive sends compete in the bench: the broadcast may use the whole rate, the figure the budget holds it to.

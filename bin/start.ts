@@ -90,17 +90,28 @@ function adminCommand(endpoint: string, tableName: string, defaultTable: string)
   return [...env, 'npm run --silent admin --'].join(' ');
 }
 
-function printKeys(account: LocalAccount, keysFile: string | undefined, admin: string, dashboard: { url: string; mailbox: string }): void {
+function printKeys(account: LocalAccount, keysFile: string | undefined, admin: string): void {
   console.log(`\nLocal account ${account.accountId} (plan ${account.plan}), domain ${account.domain} verified`);
   console.log(`  live key  ${account.live.key}`);
   console.log(`  test key  ${account.test.key}`);
   if (keysFile) console.log(`  saved in ${relative(ROOT, keysFile)}; shown only now and there`);
-  console.log(`  more keys: ${admin} key create --account ${account.accountId}`);
-  console.log(`  dashboard ${dashboard.url}  (sign in as ${account.admin}, an admin; the code arrives in the SES emulator, ${dashboard.mailbox})\n`);
+  console.log(`  more keys: ${admin} key create --account ${account.accountId}\n`);
+}
+
+/** The local account a start before this one seeded and saved, if any. */
+function savedAccount(keysFile: string | undefined): LocalAccount | undefined {
+  return keysFile && existsSync(keysFile) ? (JSON.parse(readFileSync(keysFile, 'utf8')) as LocalAccount) : undefined;
+}
+
+/** The dashboard's line among the parts: who signs in, and where the code arrives, when the local admin is known. */
+function dashboardNote(problem: string | undefined, admin: string | undefined, mailbox: string): string {
+  if (problem) return `(not built: ${problem})`;
+  if (admin) return `(sign in as ${admin}, an admin; the code arrives in the SES emulator, ${mailbox})`;
+  return `(sign in with a code the SES emulator shows, ${mailbox})`;
 }
 
 function printKeysHint(keysFile: string | undefined, admin: string): void {
-  const saved = keysFile && existsSync(keysFile) ? (JSON.parse(readFileSync(keysFile, 'utf8')) as LocalAccount) : undefined;
+  const saved = savedAccount(keysFile);
   if (keysFile && saved) {
     console.log(`\nLocal keys: ${relative(ROOT, keysFile)} (account ${saved.accountId})`);
     console.log(`  more keys: ${admin} key create --account ${saved.accountId}\n`);
@@ -332,18 +343,18 @@ async function main(): Promise<void> {
   lines.push(line('feedback queue', feedbackQueues.queueUrl, `(SES events, worker polling; dead letters: ${feedbackQueues.deadLetterQueueUrl})`));
   lines.push(line('HTTP API', api.url));
   lines.push(line('hosted forms', `${api.url}/f/<slug>`));
+  // The file belongs with .data/dynamodb/: keys of an in-memory or outside table must not replace its keys.
+  const keysFile = externalDynamo || inMemory ? undefined : KEYS_FILE;
+  // Seeded before the parts are printed, so the dashboard's line names the admin it made: its address is printed once.
+  const seeded = (await isTableEmpty(dynamoEndpoint, config.TABLE_NAME)) ? await (await import('#dev/local/seed.ts')).seedLocalAccount() : undefined;
   const dashboardProblem = await dashboardBuilt;
-  lines.push(line('dashboard', `${api.url}/app/`, dashboardProblem ? `(not built: ${dashboardProblem})` : '(sign in with a code the SES emulator shows)'));
+  lines.push(line('dashboard', `${api.url}/app/`, dashboardNote(dashboardProblem, (seeded ?? savedAccount(keysFile))?.admin, `${sesEndpoint}/`)));
   console.log(lines.join('\n'));
 
   const admin = adminCommand(dynamoEndpoint, config.TABLE_NAME, readConfig({}).TABLE_NAME);
-  // The file belongs with .data/dynamodb/: keys of an in-memory or outside table must not replace its keys.
-  const keysFile = externalDynamo || inMemory ? undefined : KEYS_FILE;
-  if (await isTableEmpty(dynamoEndpoint, config.TABLE_NAME)) {
-    const { seedLocalAccount } = await import('#dev/local/seed.ts');
-    const account = await seedLocalAccount();
-    if (keysFile) writeFileSync(keysFile, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
-    printKeys(account, keysFile, admin, { url: `${api.url}/app/`, mailbox: `${sesEndpoint}/` });
+  if (seeded) {
+    if (keysFile) writeFileSync(keysFile, `${JSON.stringify(seeded, null, 2)}\n`, { mode: 0o600 });
+    printKeys(seeded, keysFile, admin);
   } else {
     printKeysHint(keysFile, admin);
   }

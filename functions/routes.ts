@@ -20,6 +20,7 @@ import { otp } from './otp/contract.ts';
 import { session } from './session/contract.ts';
 import { stats } from './stats/contract.ts';
 import { subscriptions } from './subscriptions/contract.ts';
+import { suppressions } from './suppressions/contract.ts';
 import { system } from './system/contract.ts';
 import { team } from './team/contract.ts';
 import { templates } from './templates/contract.ts';
@@ -46,6 +47,7 @@ export const AREAS = {
   team,
   'api-keys': apiKeys,
   stats,
+  suppressions,
 } as const;
 
 export const ROUTES: readonly Endpoint[] = Object.values(AREAS).flatMap((area) => routesOfArea(area));

@@ -1,7 +1,9 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { EXPORT_DAYS, EXPORTS_PREFIX } from '#shared/contacts/export-policy.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/sending/retry-policy.ts';
+import { EMAIL_CONTENT_PREFIX } from '#shared/messages/content-policy.ts';
 import { acknowledgeFindings } from './nag.ts';
 import { MESSAGE_LIFETIME } from './queue-retention.ts';
 
@@ -28,11 +30,14 @@ export const QUEUED_BODY_DAYS = Math.ceil(MESSAGE_LIFETIME.toDays({ integral: fa
 
 /**
  * This region's bucket of attachment uploads (POST /api/attachments hands out
- * pre-signed PUTs into it; the send endpoint reads them back) and of the
- * bodies of throttled messages too large for the retry queue. Private,
+ * pre-signed PUTs into it; the send endpoint reads them back), of the
+ * bodies of throttled messages too large for the retry queue, of audience
+ * exports (CSV files behind a presigned GET, kept a day), and of every sent
+ * message's content (GET /api/emails/:id/content). Private,
  * encrypted with S3-managed keys (a pre-signed PUT needs no KMS grant),
- * HTTPS only; lifecycle removes each upload a day after it was made, and
- * each queued body once no queue can hold its pointer.
+ * HTTPS only; lifecycle removes each upload a day after it was made, each
+ * queued body once no queue can hold its pointer, and each message's
+ * content after RETENTION_DAYS, with its record.
  *
  * Destroyed with the stack. CloudFormation cannot delete a bucket that still
  * has objects, so a stack deleted while it holds any leaves it to be emptied
@@ -41,6 +46,8 @@ export const QUEUED_BODY_DAYS = Math.ceil(MESSAGE_LIFETIME.toDays({ integral: fa
 export interface AttachmentsBucketProps {
   /** `postlane-<stage>`; the bucket is `<prefix>-<account>-<region>`, as bucket names are global. */
   readonly namePrefix: string;
+  /** Days an email record is kept (RETENTION_DAYS): its content is kept as long. */
+  readonly retentionDays: number;
 }
 
 export class AttachmentsBucket extends Construct {
@@ -67,6 +74,15 @@ export class AttachmentsBucket extends Construct {
           prefix: QUEUED_MESSAGES_PREFIX,
           expiration: Duration.days(QUEUED_BODY_DAYS),
           abortIncompleteMultipartUploadAfter: Duration.days(ATTACHMENT_UPLOAD_DAYS),
+        },
+        // Audience exports (shared/contacts/export.ts): their links last minutes, the files a day.
+        { id: 'exports', prefix: EXPORTS_PREFIX, expiration: Duration.days(EXPORT_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(EXPORT_DAYS) },
+        {
+          // S3 counts from the upload (the send) and rounds up to the next midnight UTC: the content outlives its
+          // record by under a day, and the table's TTL may keep the record up to two days longer than that.
+          id: 'email-content',
+          prefix: EMAIL_CONTENT_PREFIX,
+          expiration: Duration.days(props.retentionDays),
         },
       ],
       // Browsers may upload straight from a page; the pre-signed URL is the credential, not the origin.

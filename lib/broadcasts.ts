@@ -2,9 +2,10 @@ import { Duration } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { SecretName, SesAction, TableAction } from '#shared/platform/http/routes.ts';
+import type { AttachmentsAccess, SecretName, SesAction, TableAction } from '#shared/platform/http/routes.ts';
 import { BROADCAST_MAX_RECEIVES, BROADCAST_MAX_CONCURRENCY, BROADCAST_WORKER_BATCH_SIZE } from '#shared/broadcasts/policy.ts';
 import { postlaneAlarm } from './alarms.ts';
 import { acknowledgeFindings } from './nag.ts';
@@ -19,8 +20,9 @@ import { deadLetters, WorkerQueue } from './worker-queue.ts';
  * renewals, quota, the send-rate buckets (UpdateItem); each message's record
  * with its event (BatchWriteItem); a planned page with its batches and
  * finishBatch (transactions of puts and of updates). It queues its own next
- * steps, and reads SES's maximum send rate (GetAccount, which has no
- * resource-level permission) to pace by it.
+ * steps, reads SES's maximum send rate (GetAccount, which has no
+ * resource-level permission) to pace by it, and keeps each message's content
+ * in the attachments bucket.
  */
 export const BROADCAST_WORKER = {
   handler: 'broadcasts/work',
@@ -28,12 +30,14 @@ export const BROADCAST_WORKER = {
   ses: ['SendEmail'],
   sesAccount: ['GetAccount'],
   secrets: ['linkSigning'],
+  attachments: ['storeContent'],
 } as const satisfies {
   handler: string;
   table: readonly TableAction[];
   ses: readonly SesAction[];
   sesAccount: readonly string[];
   secrets: readonly SecretName[];
+  attachments: readonly AttachmentsAccess[];
 };
 
 export interface BroadcastEngineProps {
@@ -42,6 +46,8 @@ export interface BroadcastEngineProps {
   readonly table: ITableV2;
   readonly sesConfigurationSet: string;
   readonly linkSigningSecretName: string;
+  /** Where each message's content is kept (`content/`). */
+  readonly attachmentsBucket: IBucket;
 }
 
 /**

@@ -8,7 +8,9 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GLOBAL_INDEXES } from '#shared/platform/dynamodb/table.ts';
 import { configurationSetsOf } from '#shared/sending/tracking.ts';
+import { EXPORTS_PREFIX } from '#shared/contacts/export-policy.ts';
 import { QUEUED_MESSAGES_PREFIX } from '#shared/sending/retry-policy.ts';
+import { EMAIL_CONTENT_PREFIX } from '#shared/messages/content-policy.ts';
 import type { AttachmentsAccess, QueueName, ScheduleAction, SecretName, SesAction, TableAction } from '#shared/platform/http/routes.ts';
 import { functionCode } from './function-code.ts';
 import { acknowledgeFindings } from './nag.ts';
@@ -197,7 +199,10 @@ export class EndpointFunction extends Construct {
    * s3:GetObject, and s3:ListBucket so a missing object is S3's 404 NoSuchKey
    * rather than a 403 that cannot be told from a broken grant. `queue` and
    * `dequeue`: s3:PutObject and s3:GetObject under `queued/` only, and for
-   * `dequeue` s3:ListBucket too, for the same 404.
+   * `dequeue` s3:ListBucket too, for the same 404. `export`: s3:PutObject and
+   * s3:GetObject (what its presigned link acts with) under `exports/` only, and s3:ListBucket.
+   * `storeContent` and
+   * `readContent`: the same two under `content/` (messages' content).
    */
   private grantAttachments(bucket: IBucket, access: readonly AttachmentsAccess[]): void {
     const objects = bucket.arnForObjects('*');
@@ -205,10 +210,15 @@ export class EndpointFunction extends Construct {
     if (access.includes('upload')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
     if (access.includes('read')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
     if (access.includes('queue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [queued] }));
-    if (access.includes('read') || access.includes('dequeue')) {
+    const exported = bucket.arnForObjects(`${EXPORTS_PREFIX}*`);
+    if (access.includes('export')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [exported] }));
+    if (access.includes('read') || access.includes('dequeue') || access.includes('export') || access.includes('readContent')) {
       this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
     if (access.includes('dequeue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [queued] }));
+    const content = bucket.arnForObjects(`${EMAIL_CONTENT_PREFIX}*`);
+    if (access.includes('storeContent')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [content] }));
+    if (access.includes('readContent')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [content] }));
     // cdk-nag names the bucket's ARN as the policy's template writes it: `<logicalId.Arn>` in the
     // bucket's own stack; in a nested stack (lib/api.ts), the parameter CDK passes it through,
     // `reference-to-<the bucket's unique id>Arn` made alphanumeric (aws-cdk-lib core/lib/private/refs.js).
@@ -218,11 +228,15 @@ export class EndpointFunction extends Construct {
       bucket.stack === stack
         ? `${stack.resolve(stack.getLogicalId(bucketResource)) as string}.Arn`
         : `reference-to-${Names.nodeUniqueId(bucketResource.node)}Arn`.replace(/[^A-Za-z0-9]/g, '');
-    const objectKeys = "Object keys are made at run time (an upload's id, a queued message's id), so only a prefix of the bucket can be named";
+    const objectKeys = "Object keys are made at run time (an upload's id, a queued message's id, an email's id), so only a prefix of the bucket can be named";
     acknowledgeFindings(this, {
       ...(access.includes('upload') || access.includes('read') ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/*]`]: objectKeys } : {}),
       ...(access.includes('queue') || access.includes('dequeue')
         ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${QUEUED_MESSAGES_PREFIX}*]`]: objectKeys }
+        : {}),
+      ...(access.includes('export') ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${EXPORTS_PREFIX}*]`]: objectKeys } : {}),
+      ...(access.includes('storeContent') || access.includes('readContent')
+        ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${EMAIL_CONTENT_PREFIX}*]`]: objectKeys }
         : {}),
     });
   }

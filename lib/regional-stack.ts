@@ -92,14 +92,14 @@ export class RegionalStack extends Stack {
     }
     this.feedback = new SesFeedback(this, 'SesFeedback', { table: this.table, namePrefix: props.namePrefix });
     // One bucket per region: an upload is sent from the region it was made in.
-    this.attachments = new AttachmentsBucket(this, 'Attachments', { namePrefix: props.namePrefix });
+    const retentionDays = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    this.attachments = new AttachmentsBucket(this, 'Attachments', { namePrefix: props.namePrefix, retentionDays });
     this.retryQueue = new RetryQueue(this, 'RetryQueue', {
       namePrefix: props.namePrefix,
       table: this.table,
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
     });
-    const retentionDays = props.retentionDays ?? DEFAULT_RETENTION_DAYS;
     this.webhooks = new WebhookDelivery(this, 'Webhooks', { namePrefix: props.namePrefix, table: this.table, retentionDays });
     // Every region reads its own replica's stream; each fans out only the events of accounts homed there (shared/webhooks/stream.ts).
     this.eventFanOut = new EventFanOut(this, 'EventFanOut', {
@@ -114,6 +114,7 @@ export class RegionalStack extends Stack {
       table: this.table,
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       linkSigningSecretName: linkSigning,
+      attachmentsBucket: this.attachments.bucket,
     });
     this.api = new PostlaneApi(this, 'Api', {
       table: this.table,

@@ -141,6 +141,8 @@ async function main(): Promise<void> {
       await page.goto(`${API}/app/emails/${encodeURIComponent(emailId)}`);
       await page.getByRole('heading', { name: 'Timeline' }).waitFor();
       await page.getByRole('list').filter({ hasText: 'Delivered' }).waitFor();
+      // The content's frame, with the receipt's HTML in it (the page shows what the email held).
+      await page.frameLocator('iframe').locator('body').filter({ hasText: /\S/ }).waitFor();
       await sleep(300);
       await page.screenshot({ path: `${args.out}/email-${width}.png`, fullPage: true });
     }

@@ -121,6 +121,46 @@ export interface paths {
         patch: operations["audiencesUpdate"];
         trace?: never;
     };
+    "/api/audiences/{id}/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export the contacts of an audience to CSV
+         * @description Writes every contact of the audience to a CSV file (the contact fields, tags joined by `;`, one `customFields.<key>` column per custom field) and answers a presigned link to download it, valid 15 minutes. The file itself is removed a day later. An audience of more than 25,000 contacts is refused (409 `EXPORT_TOO_LARGE`): the export runs within the request.
+         */
+        post: operations["audiencesExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audiences/{id}/segment-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the recipients of a segment
+         * @description How many subscribed contacts of the audience a broadcast with this `segment` would reach, before sending (the account's suppression list is taken out when sending starts). Exact up to 10,000 subscribed contacts examined; beyond, `exact` is false and `recipients` an estimate from those examined.
+         */
+        post: operations["broadcastsSegmentCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audiences/{id}/stats": {
         parameters: {
             query?: never;
@@ -227,6 +267,26 @@ export interface paths {
          * @description A `draft` or `scheduled` broadcast starts sending now, or at `scheduledAt` (given here or stored; at most 30 days ahead). A `paused` one resumes where it stopped, without repeating anyone, and reaches every recipient of its snapshot. The key used fixes the mode: with a test key, what is sent from then on is recorded without SES and without quota. `sending`, `sent` and `cancelled` ones answer 409 `BROADCAST_NOT_EDITABLE`.
          */
         post: operations["broadcastsSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/broadcasts/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A broadcast's results
+         * @description `recipients` and `sent` as the broadcast counts them; `delivered`, `bounced`, `complained`, `opened`, `clicked` (each message once, the first time) as their events are recorded. Opens and clicks count only when the broadcast tracks them.
+         */
+        get: operations["broadcastsStats"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -493,6 +553,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/emails/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sent email's content
+         * @description What the message held when it was handed to SES (or, for a test key, would have been): `subject`, `from`, `to`, `cc`, `bcc` and `replyTo` as its headers carried them, the `headers` Postlane added (`List-Unsubscribe`, `List-Id`…), the `text` and `html` parts as rendered for its recipient (before open and click tracking rewrote the HTML), and each attachment's `filename`, `contentType` and `size` in bytes (never its content). Kept as long as the record. An email whose content is not kept (a suppressed recipient's, or one past retention whose record has not yet been removed) answers 404 `EMAIL_CONTENT_NOT_FOUND`; the HTML is the sender's own: show it only where no script can run.
+         */
+        get: operations["emailsContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/emails/{id}/events": {
         parameters: {
             query?: never;
@@ -746,12 +826,56 @@ export interface paths {
         };
         /**
          * Sending statistics per day
-         * @description Counts of messages per UTC day from `startDate` to `endDate` (both included, at most 90 days; by default the last 30 days to today): `sent`, `delivered`, `bounced` (permanent bounces), `complained`, `opened` and `clicked` (each message once, at its first open or click), `failed`, each on the day it happened. `rates` are percent of `sent` over the range, one decimal, 0 when nothing was sent. Test-key sends are not counted.
+         * @description Counts of messages per UTC day from `startDate` to `endDate` (both included, at most 90 days; by default the last 30 days to today): `sent`, `delivered`, `bounced` (permanent bounces), `complained`, `opened` and `clicked` (each message once, at its first open or click), `failed`, each on the day it happened. `rates` are percent of `sent` over the range, one decimal, 0 when nothing was sent. Test-key sends are not counted. `usage` is this calendar month's (UTC) use of the monthly email quota whatever the range: `sent` counts what `emailsRemaining` counts from (live sends, test keys never), `resetsAt` is when the next month starts.
          */
         get: operations["statsGet"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the suppression list
+         * @description The addresses the account's sends refuse, in address order, a page at a time by `cursor`. `search` is the start of the address (a prefix, case-insensitive); `reason` keeps one reason. `source` says what put the address there: the `email` that bounced or drew the complaint, the `recipient`'s own unsubscribe link, or the `member` or `key` that added it.
+         */
+        get: operations["suppressionsList"];
+        put?: never;
+        /**
+         * Suppress up to 1,000 addresses by hand
+         * @description Each address is checked on its own: a bad one is reported in `errors` with its `index`, the others are added. An address already on the list keeps its reason and counts in `already`. A manual suppression stops every send to the address, OTP and transactional included. Test keys get 403 `FORBIDDEN`.
+         */
+        post: operations["suppressionsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suppressions/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Lift one suppression
+         * @description Sends reach the address again. A complaint (the recipient reported your mail as spam) is lifted only by an admin or a full key and only with `confirm=complaint` (409 `COMPLAINT_CONFIRMATION_REQUIRED` otherwise; a member's session gets 403 `FORBIDDEN`). An address that is not on the list, or another account's, is 404 `SUPPRESSION_NOT_FOUND`. Test keys get 403 `FORBIDDEN`.
+         */
+        delete: operations["suppressionsRemove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -871,6 +995,26 @@ export interface paths {
          * @description Answers the subject, HTML and plain text a send with these variables would carry; nothing is sent. Variables are HTML-escaped in the content.
          */
         post: operations["templatesRender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template that is not saved (preview)
+         * @description Takes what creating a template takes (without `name`) and `variables`, and answers what `POST /api/templates/{id}/render` would for it once saved, with `variables`: the names the subject and components read that a send may give (built-ins left out), in order of first use. Nothing is stored. A part that does not parse or render is a 422 `VALIDATION_ERROR` whose `field` names it (`subject`, `components[2].url`).
+         */
+        post: operations["templatesRenderDraft"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1331,7 +1475,7 @@ export interface components {
          * @description Every error code the API answers; each operation lists those it can give, by status.
          * @enum {string}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "BROADCAST_NOT_EDITABLE" | "BROADCAST_NOT_FOUND" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_FOUND" | "EMAIL_NOT_FOUND" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_CODE" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "LAST_ADMIN" | "MEMBER_EXISTS" | "MEMBER_NOT_FOUND" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "BROADCAST_NOT_EDITABLE" | "BROADCAST_NOT_FOUND" | "COMPLAINT_CONFIRMATION_REQUIRED" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_FOUND" | "EMAIL_CONTENT_NOT_FOUND" | "EMAIL_NOT_FOUND" | "EXPORT_TOO_LARGE" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_CODE" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "LAST_ADMIN" | "MEMBER_EXISTS" | "MEMBER_NOT_FOUND" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "SUPPRESSION_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
         /** @description Every failure. A failed email send also carries the fields of its send result. */
         ErrorEnvelope: {
             error: components["schemas"]["ErrorCode"];
@@ -3063,6 +3207,313 @@ export interface operations {
             };
         };
     };
+    audiencesExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Export the contacts of an audience to CSV */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            id: string;
+                            rows: number;
+                            /** @constant */
+                            status: "ready";
+                            /** Format: uri */
+                            url: string;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description AUDIENCE_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "AUDIENCE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description EXPORT_TOO_LARGE */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "EXPORT_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsSegmentCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "segment": {
+                 *         "tags": [
+                 *           "beta"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    segment?: {
+                        anyTags?: string[];
+                        customFields?: {
+                            [key: string]: string | number | boolean;
+                        };
+                        tags?: string[];
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Count the recipients of a segment */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            audienceId: string;
+                            exact: boolean;
+                            recipients: number;
+                            subscribed: number;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description AUDIENCE_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "AUDIENCE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
     audiencesStats: {
         parameters: {
             query?: never;
@@ -3216,6 +3667,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -3354,6 +3809,13 @@ export interface operations {
                     };
                     subject: string;
                     templateId?: string;
+                    /** @description Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default. */
+                    tracking?: {
+                        /** @default false */
+                        clicks?: boolean;
+                        /** @default false */
+                        opens?: boolean;
+                    };
                     /** @default {} */
                     variables?: unknown;
                 };
@@ -3401,6 +3863,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -3593,6 +4059,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -3822,6 +4292,13 @@ export interface operations {
                     } | null;
                     subject?: string;
                     templateId?: string;
+                    /** @description Opens (a tracking pixel) and clicks (links rewritten through SES) to track; each false by default. */
+                    tracking?: {
+                        /** @default false */
+                        clicks?: boolean;
+                        /** @default false */
+                        opens?: boolean;
+                    };
                     variables?: unknown;
                 };
             };
@@ -3868,6 +4345,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -4075,6 +4556,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -4233,6 +4718,10 @@ export interface operations {
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled";
                             subject: string;
                             templateId: string | null;
+                            tracking: {
+                                clicks: boolean;
+                                opens: boolean;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                             variables: {
@@ -4352,6 +4841,114 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    broadcastsStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A broadcast's results */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            bounced: number;
+                            broadcastId: string;
+                            clicked: number;
+                            complained: number;
+                            delivered: number;
+                            opened: number;
+                            recipients: number;
+                            sent: number;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description BROADCAST_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "BROADCAST_NOT_FOUND";
                     };
                 };
             };
@@ -6931,6 +7528,123 @@ export interface operations {
             };
         };
     };
+    emailsContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get a sent email's content */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            attachments: {
+                                contentType: string;
+                                filename: string;
+                                size: number;
+                            }[];
+                            bcc: string[];
+                            cc: string[];
+                            from: string;
+                            headers: {
+                                name: string;
+                                value: string;
+                            }[];
+                            html: string;
+                            replyTo: string[];
+                            subject: string;
+                            text: string;
+                            to: string[];
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description EMAIL_NOT_FOUND, EMAIL_CONTENT_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "EMAIL_NOT_FOUND" | "EMAIL_CONTENT_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
     emailsEvents: {
         parameters: {
             query?: {
@@ -7071,7 +7785,7 @@ export interface operations {
                 endDate?: string;
                 limit?: string;
                 startDate?: string;
-                type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "member.added" | "member.updated" | "member.removed" | "session.created";
+                type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "member.added" | "member.updated" | "member.removed" | "session.created" | "suppression.added" | "suppression.removed";
             };
             header?: never;
             path?: never;
@@ -9300,6 +10014,12 @@ export interface operations {
                                 opened: number;
                                 sent: number;
                             };
+                            usage: {
+                                month: string;
+                                quota: number;
+                                resetsAt: string;
+                                sent: number;
+                            };
                         };
                         /** @constant */
                         success: true;
@@ -9342,6 +10062,449 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    suppressionsList: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: string;
+                reason?: "bounce" | "complaint" | "unsubscribe" | "manual";
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the suppression list */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pagination: components["schemas"]["CursorPagination"];
+                        /** @constant */
+                        success: true;
+                        suppressions: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            email: string;
+                            /** @enum {string} */
+                            reason: "bounce" | "complaint" | "unsubscribe" | "manual";
+                            source: {
+                                id: string | null;
+                                /** @enum {string} */
+                                type: "email" | "recipient" | "member" | "key" | "operator";
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    suppressionsAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emails": [
+                 *         "ada@example.com"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    emails: unknown[];
+                    /**
+                     * @default manual
+                     * @enum {string}
+                     */
+                    reason?: "manual";
+                };
+            };
+        };
+        responses: {
+            /** @description Suppress up to 1,000 addresses by hand */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            added: number;
+                            already: number;
+                            errors: {
+                                email: string | null;
+                                error: string;
+                                field: string;
+                                index: number;
+                                message: string;
+                            }[];
+                            failed: number;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    suppressionsRemove: {
+        parameters: {
+            query?: {
+                confirm?: "complaint";
+            };
+            header?: never;
+            path: {
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lift one suppression */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description SUPPRESSION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "SUPPRESSION_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description COMPLAINT_CONFIRMATION_REQUIRED, CONFLICT */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "COMPLAINT_CONFIRMATION_REQUIRED" | "CONFLICT";
                     };
                 };
             };
@@ -10951,6 +12114,229 @@ export interface operations {
             };
         };
     };
+    templatesRenderDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Welcome, {{firstName|\"friend\"}}",
+                 *       "components": [
+                 *         {
+                 *           "type": "heading",
+                 *           "content": "Hello {{firstName}}"
+                 *         }
+                 *       ],
+                 *       "styles": {
+                 *         "backgroundColor": "#f4f4f5"
+                 *       },
+                 *       "variables": {
+                 *         "firstName": "Ada"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @default [] */
+                    components?: ({
+                        content: string;
+                        id?: string;
+                        /** @enum {number} */
+                        level?: 1 | 2;
+                        styles?: {
+                            backgroundColor?: string;
+                            borderRadius?: number;
+                            color?: string;
+                            fontSize?: number;
+                            /** @enum {string} */
+                            fontWeight?: "normal" | "bold" | "bolder" | "lighter" | "100" | "200" | "300" | "400" | "500" | "600" | "700" | "800" | "900";
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "heading";
+                    } | {
+                        content: string;
+                        id?: string;
+                        styles?: {
+                            backgroundColor?: string;
+                            borderRadius?: number;
+                            color?: string;
+                            fontSize?: number;
+                            /** @enum {string} */
+                            fontWeight?: "normal" | "bold" | "bolder" | "lighter" | "100" | "200" | "300" | "400" | "500" | "600" | "700" | "800" | "900";
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "text";
+                    } | {
+                        id?: string;
+                        label: string;
+                        styles?: {
+                            backgroundColor?: string;
+                            borderRadius?: number;
+                            color?: string;
+                            fontSize?: number;
+                            /** @enum {string} */
+                            fontWeight?: "normal" | "bold" | "bolder" | "lighter" | "100" | "200" | "300" | "400" | "500" | "600" | "700" | "800" | "900";
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "button";
+                        url: string;
+                    })[];
+                    /** @default {} */
+                    styles?: {
+                        backgroundColor?: string;
+                        padding?: number;
+                        width?: number;
+                    };
+                    subject: string;
+                    /** @default {} */
+                    variables?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Render a template that is not saved (preview) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        html: string;
+                        subject: string;
+                        /** @constant */
+                        success: true;
+                        text: string;
+                        variables: string[];
+                    };
+                };
+            };
+            /** @description INVALID_JSON, MISSING_REQUIRED_FIELD */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "MISSING_REQUIRED_FIELD";
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description INVALID_EMAIL, VALIDATION_ERROR */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INVALID_EMAIL" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
     transactionalSend: {
         parameters: {
             query?: never;
@@ -11272,7 +12658,7 @@ export interface operations {
                  */
                 "application/json": {
                     description?: string;
-                    events: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "member.added" | "member.updated" | "member.removed" | "session.created" | "*")[];
+                    events: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "member.added" | "member.updated" | "member.removed" | "session.created" | "suppression.added" | "suppression.removed" | "*")[];
                     /** Format: uri */
                     url: string;
                 };
@@ -11656,7 +13042,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     enabled?: boolean;
-                    events?: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "member.added" | "member.updated" | "member.removed" | "session.created" | "*")[];
+                    events?: ("email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.rejected" | "email.failed" | "email.opened" | "email.clicked" | "contact.created" | "contact.updated" | "contact.deleted" | "contact.unsubscribed" | "form.submitted" | "broadcast.sent" | "webhook.disabled" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.deleted" | "member.added" | "member.updated" | "member.removed" | "session.created" | "suppression.added" | "suppression.removed" | "*")[];
                     /** Format: uri */
                     url?: string;
                 };

@@ -37,6 +37,8 @@ export const TAG_DESCRIPTIONS: Record<Area, string> = {
   team: "The people of the account and their roles: `admin` (everything) or `member` (everything but the team, API keys and domains). Admins' sessions only: API keys get 403.",
   broadcasts:
     "One message to each subscribed contact of an audience or a segment of it, minus the suppression list, sent in the background at the deployment's SES rate, exactly once per contact; created as drafts, sent now or at a time, paused when the quota runs out and resumed on send.",
+  suppressions:
+    "The account's suppression list: addresses no send reaches, for what no contact status holds (a bounce or complaint of an address that is no contact, an unsubscribe from all mail, an address added by hand). Search it by the start of an address, add up to 1,000 by hand, lift one (a complaint only with `confirm=complaint`).",
   'api-keys':
     "The account's API keys: `full` or `sending` (the send endpoints only, optionally from one domain), live or test. The secret is shown once, at creation; lists show its last 4 characters. Disabling (403) and revoking (401) hold from the key's next request, in every region.",
   stats: 'Sending statistics per UTC day (sent, delivered, bounced, complained, opened, clicked, failed) and their rates, kept as events are recorded.',

@@ -7,6 +7,8 @@
 import { RECIPIENT_SUPPRESSED } from '#shared/sending/service.ts';
 import { type ErrorCode, notFound, type PostlaneError } from '#shared/platform/errors.ts';
 import { invalidCode, lastAdmin, memberExists } from '#shared/accounts/people-errors.ts';
+import { complaintConfirmationRequired } from '#shared/suppressions/errors.ts';
+import { exportTooLarge } from '#shared/contacts/export.ts';
 
 /** Where an operation's validation examples point: fields of its own request. */
 export interface FieldHints {
@@ -55,8 +57,11 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   TEMPLATE_NOT_FOUND: thrown(notFound.template()),
   FORM_NOT_FOUND: thrown(notFound.form()),
   EMAIL_NOT_FOUND: thrown(notFound.email()),
+  EMAIL_CONTENT_NOT_FOUND: thrown(notFound.emailContent()),
   DOMAIN_NOT_FOUND: thrown(notFound.domain()),
   API_KEY_NOT_FOUND: thrown(notFound.apiKey()),
+  SUPPRESSION_NOT_FOUND: thrown(notFound.suppression()),
+  COMPLAINT_CONFIRMATION_REQUIRED: thrown(complaintConfirmationRequired()),
   ATTACHMENT_NOT_FOUND: thrown(notFound.attachment('attachments[0].id')),
   ATTACHMENT_NOT_UPLOADED: { message: 'Nothing has been uploaded for attachments[0].id yet; PUT the file to its uploadUrl first', field: 'attachments[0].id' },
   CONTACT_EXISTS: { message: 'A contact with this email already exists in this audience', field: 'email' },
@@ -107,6 +112,7 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   BROADCAST_NOT_EDITABLE: { message: 'The broadcast is sending; only a draft or scheduled broadcast can be changed' },
   INVALID_WEBHOOK_URL: { message: 'url must be an https URL whose host resolves to public addresses', field: 'url' },
   WEBHOOK_LIMIT_REACHED: { message: 'This account has the most webhook endpoints it may have (20)' },
+  EXPORT_TOO_LARGE: thrown(exportTooLarge()),
   INTERNAL_ERROR: { message: 'An unexpected error occurred; retry the request' },
 };
 

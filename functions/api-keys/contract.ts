@@ -1,12 +1,12 @@
-import { defineArea, resource } from '#shared/platform/http/contract.ts';
+import { ADMINS, defineArea, resource } from '#shared/platform/http/contract.ts';
 import { apiKeySchema, createApiKeyBody, createdApiKeySchema, listApiKeysQuery, updateApiKeyBody } from '#shared/accounts/schema.ts';
 
 /**
- * API keys over the API: `full` keys only (KEYED), since a key that makes
- * keys can do anything any key can. Every change is written with its audit
+ * API keys over the API: `full` keys and admins' sessions only (ADMINS), since
+ * a key that makes keys can do anything any key can. Every change is written with its audit
  * event (`api_key.*`) in one transaction: PutItem beside the key's own write.
  */
-const apiKey = resource('/api/api-keys', 'apiKey', 'API_KEY_NOT_FOUND', { schema: apiKeySchema, writeErrors: ['CONFLICT'] });
+const apiKey = resource('/api/api-keys', 'apiKey', 'API_KEY_NOT_FOUND', { schema: apiKeySchema, writeErrors: ['CONFLICT'], access: ADMINS });
 
 export const apiKeys = defineArea('api-keys', {
   create: apiKey.create({

@@ -1,4 +1,6 @@
-import { defineArea, resource } from '#shared/platform/http/contract.ts';
+import { defineArea, KEYED, resource } from '#shared/platform/http/contract.ts';
+import { audienceExportReply } from '#shared/contacts/schema.ts';
+import { dataReply } from '#shared/platform/schema/replies.ts';
 import {
   audienceListItemSchema,
   audienceSchema,
@@ -51,4 +53,18 @@ export const audiences = defineArea('audiences', {
     summary: 'Delete an audience (its contacts are kept)',
     description: 'The contacts of a deleted audience stay, keep their `audienceId` and are still listed by it.',
   }),
+  export: {
+    method: 'POST',
+    path: '/api/audiences/{id}/exports',
+    ...KEYED,
+    table: ['BatchGetItem', 'Query'],
+    attachments: ['export'],
+    params: { id: 'audience' },
+    request: {},
+    responses: { 201: dataReply(audienceExportReply) },
+    errors: ['AUDIENCE_NOT_FOUND', 'EXPORT_TOO_LARGE'],
+    summary: 'Export the contacts of an audience to CSV',
+    description:
+      'Writes every contact of the audience to a CSV file (the contact fields, tags joined by `;`, one `customFields.<key>` column per custom field) and answers a presigned link to download it, valid 15 minutes. The file itself is removed a day later. An audience of more than 25,000 contacts is refused (409 `EXPORT_TOO_LARGE`): the export runs within the request.',
+  },
 });

@@ -1,9 +1,12 @@
 import { defineArea, KEYED, resource, SEND_ERRORS } from '#shared/platform/http/contract.ts';
 import {
   broadcastSchema,
+  broadcastStatsSchema,
   broadcastTestReply,
   createBroadcastBody,
   listBroadcastsQuery,
+  segmentCountBody,
+  segmentCountSchema,
   sendBroadcastBody,
   testBroadcastBody,
   updateBroadcastBody,
@@ -14,6 +17,8 @@ import { dataReply } from '#shared/platform/schema/replies.ts';
 const CHECKS_SENDER = ['GetItem', 'BatchGetItem'] as const;
 
 const broadcast = resource('/api/broadcasts', 'broadcast', 'BROADCAST_NOT_FOUND', { schema: broadcastSchema });
+/** The audience a segment is counted in: the count is the broadcasts' (their segments), under the audience it reads. */
+const audience = resource('/api/audiences', 'audience', 'AUDIENCE_NOT_FOUND', { schema: segmentCountSchema });
 
 /** Scheduling or moving a schedule (create, or update when it exists: shared/broadcasts/scheduler.ts), or removing it. */
 const SCHEDULES_MOVED = ['CreateSchedule', 'UpdateSchedule', 'DeleteSchedule'] as const;
@@ -104,10 +109,31 @@ export const broadcasts = defineArea('broadcasts', {
     ses: ['SendEmail'],
     secrets: ['linkSigning'],
     queues: ['retry'],
+    attachments: ['storeContent'],
     errors: SEND_ERRORS.filter((code) => !code.startsWith('IDEMPOTENCY')),
     summary: 'Send a test copy of a broadcast',
     description:
       "One copy to each of 1 to 5 addresses, the subject prefixed `[Test] `, with the first matching contact's data (or only the broadcast's `variables`). Charged like any send.",
     example: { to: ['me@acme.example'] },
+  }),
+  stats: broadcast.get({
+    sub: 'stats',
+    reply: broadcastStatsSchema,
+    // The broadcast's counters, and one Query of its results' shards.
+    table: ['GetItem', 'Query'],
+    summary: "A broadcast's results",
+    description:
+      '`recipients` and `sent` as the broadcast counts them; `delivered`, `bounced`, `complained`, `opened`, `clicked` (each message once, the first time) as their events are recorded. Opens and clicks count only when the broadcast tracks them.',
+  }),
+  segmentCount: audience.action({
+    sub: 'segment-count',
+    body: segmentCountBody,
+    reply: dataReply(segmentCountSchema),
+    // The audience and its counters, then (with a segment) a count over its subscribed contacts.
+    table: ['GetItem', 'BatchGetItem', 'Query'],
+    summary: 'Count the recipients of a segment',
+    description:
+      "How many subscribed contacts of the audience a broadcast with this `segment` would reach, before sending (the account's suppression list is taken out when sending starts). Exact up to 10,000 subscribed contacts examined; beyond, `exact` is false and `recipients` an estimate from those examined.",
+    example: { segment: { tags: ['beta'] } },
   }),
 });

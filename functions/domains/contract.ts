@@ -1,4 +1,4 @@
-import { ADMINS, defineArea, KEYED, resource } from '#shared/platform/http/contract.ts';
+import { ADMINS, defineArea, resource } from '#shared/platform/http/contract.ts';
 import { dataReply } from '#shared/platform/schema/replies.ts';
 import { createDomainBody, domainListItemSchema, domainSchema, listDomainsQuery } from '#shared/domains/schema.ts';
 
@@ -34,7 +34,7 @@ export const domains = defineArea('domains', {
   verify: {
     method: 'POST',
     path: '/api/domains/{id}/verify',
-    ...KEYED,
+    ...ADMINS,
     // The domain, its new state, and `domain.verified` in the same transaction when it becomes verified.
     table: ['GetItem', 'UpdateItem', 'PutItem'],
     ses: ['GetEmailIdentity'],

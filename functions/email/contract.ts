@@ -12,7 +12,7 @@ import { emailBatchBody, emailBatchResultReply, emailSendBody, emailSendResultRe
 const EMAIL_SEND_MAX_BODY_BYTES = 6 * 1024 * 1024 - 256 * 1024;
 
 /** Both endpoints send mail with attachments, inline or uploaded (read by id), so the same Lambda payload limit binds a batch too. */
-const SENDS_ATTACHMENTS = { attachments: ['read', 'queue'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES } as const;
+const SENDS_ATTACHMENTS = { attachments: ['read', 'queue', 'storeContent'], maxBodyBytes: EMAIL_SEND_MAX_BODY_BYTES } as const;
 
 const sendExample = {
   from: 'Acme <hello@example.com>',

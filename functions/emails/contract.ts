@@ -1,5 +1,5 @@
 import { defineArea, resource } from '#shared/platform/http/contract.ts';
-import { emailSchema, listEmailsQuery } from '#shared/messages/schema.ts';
+import { emailContentSchema, emailSchema, listEmailsQuery } from '#shared/messages/schema.ts';
 import { emailEventsQuery, eventSchema } from '#shared/events/schema.ts';
 
 const record = resource('/api/emails', 'email', 'EMAIL_NOT_FOUND', { schema: emailSchema });
@@ -19,6 +19,16 @@ export const emails = defineArea('emails', {
     table: ['GetItem'],
     summary: 'Get the record of a sent email',
     description: 'The record a send answered as `emailId`, with its delivery status as SES reports it (delivered, bounced, complained…).',
+  }),
+  content: record.get({
+    sub: 'content',
+    reply: emailContentSchema,
+    table: ['GetItem'],
+    attachments: ['readContent'],
+    errors: ['EMAIL_CONTENT_NOT_FOUND'],
+    summary: "Get a sent email's content",
+    description:
+      "What the message held when it was handed to SES (or, for a test key, would have been): `subject`, `from`, `to`, `cc`, `bcc` and `replyTo` as its headers carried them, the `headers` Postlane added (`List-Unsubscribe`, `List-Id`…), the `text` and `html` parts as rendered for its recipient (before open and click tracking rewrote the HTML), and each attachment's `filename`, `contentType` and `size` in bytes (never its content). Kept as long as the record. An email whose content is not kept (a suppressed recipient's, or one past retention whose record has not yet been removed) answers 404 `EMAIL_CONTENT_NOT_FOUND`; the HTML is the sender's own: show it only where no script can run.",
   }),
   events: record.cursorList({
     sub: 'events',

@@ -94,7 +94,7 @@ export const forms = defineArea('forms', {
     ses: ['SendEmail'],
     secrets: ['linkSigning'],
     queues: ['retry'],
-    attachments: ['queue'],
+    attachments: ['queue', 'storeContent'],
     maxBodyBytes: FORM_SUBMIT_MAX_BODY_BYTES,
     bodyFormats: ['json', 'form'],
     request: { body: submissionBody },

@@ -1,7 +1,9 @@
-import { defineArea, resource } from '#shared/platform/http/contract.ts';
+import { defineArea, KEYED, resource } from '#shared/platform/http/contract.ts';
 import { listTemplatesQuery } from '#shared/templates/list-schema.ts';
 import {
   createTemplateBody,
+  renderDraftBody,
+  renderedDraftReply,
   renderedTemplateReply,
   renderTemplateBody,
   templateListItemSchema,
@@ -62,4 +64,22 @@ export const templates = defineArea('templates', {
       'Answers the subject, HTML and plain text a send with these variables would carry; nothing is sent. Variables are HTML-escaped in the content.',
     example: { variables: { firstName: 'Ada' } },
   }),
+  renderDraft: {
+    method: 'POST',
+    path: '/api/templates/render',
+    ...KEYED,
+    // Renders the body alone: no template is read.
+    table: [],
+    request: { body: renderDraftBody },
+    responses: { 200: renderedDraftReply },
+    summary: 'Render a template that is not saved (preview)',
+    description:
+      'Takes what creating a template takes (without `name`) and `variables`, and answers what `POST /api/templates/{id}/render` would for it once saved, with `variables`: the names the subject and components read that a send may give (built-ins left out), in order of first use. Nothing is stored. A part that does not parse or render is a 422 `VALIDATION_ERROR` whose `field` names it (`subject`, `components[2].url`).',
+    example: {
+      subject: 'Welcome, {{firstName|"friend"}}',
+      components: [{ type: 'heading', content: 'Hello {{firstName}}' }],
+      styles: { backgroundColor: '#f4f4f5' },
+      variables: { firstName: 'Ada' },
+    },
+  },
 });

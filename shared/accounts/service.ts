@@ -63,6 +63,11 @@ export function quotaPeriod(now: Date): string {
   return now.toISOString().slice(0, 7);
 }
 
+/** When the quota of `now`'s month starts again: the first instant of the next month, UTC. */
+export function quotaResetsAt(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+}
+
 /** The account's monthly email quota: the operator's override, else the plan's. */
 export function monthlyQuotaOf(account: Pick<AccountRecord, 'plan' | 'quotaOverride'>): number {
   return account.quotaOverride ?? PLAN_LIMITS[account.plan].monthlyEmailQuota;
@@ -128,7 +133,7 @@ export { type AccountRecord, getAccount } from './store.ts';
 
 export type { KeyEnvironment } from './api-key-store.ts';
 export { membershipsOf, type MemberRecord, type MemberRole, type Membership } from './member-store.ts';
-export { emailsSentRead, getEmailsSent, releaseEmails, releaseEmailsItem, reserveEmails } from './usage-store.ts';
+export { emailsSentOf, emailsSentRead, getEmailsSent, releaseEmails, releaseEmailsItem, reserveEmails, usageSortKey } from './usage-store.ts';
 
 /** Who an authenticated request acts as, for audit events: its session's member, or its key (api-keys.ts). */
 export { actorOf } from './api-keys.ts';

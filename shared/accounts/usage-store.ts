@@ -2,14 +2,27 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyedRead } from '#shared/platform/dynamodb/batches.ts';
 import { db, tableName, type TransactItems } from '#shared/platform/dynamodb/client.ts';
 import { countIf } from '#shared/platform/dynamodb/conditional-counter.ts';
+import { statisticsPartition } from '#shared/platform/dynamodb/partition.ts';
+
+const USAGE_ENTITY = 'usage';
 
 /**
  * One item per account and calendar month (UTC) counting the emails charged
- * against the quota. Under the account's own partition key, beside the account.
+ * against the quota. In the account's statistics partition, its sort key
+ * (`2026-11#USAGE`) just before the month's first day (`2026-11-01#0`), so the
+ * Query of a range of days that reaches the month reads it too (GET /api/stats
+ * answers the month's usage in the same call).
  */
-const usageKey = (accountId: string, period: string) => ({ pk: accountId, sk: `USAGE#${period}` });
+const usageKey = (accountId: string, period: string) => ({ pk: statisticsPartition(accountId), sk: `${period}#USAGE` });
 
-/** Emails counted against the quota in one calendar month (`2026-11`). */
+/** The lowest sort key of the month's usage and days in the statistics partition: a Query from it reads both. */
+export const usageSortKey = (period: string): string => usageKey('', period).sk;
+
+/** The month's emails of an item the statistics Query found, or undefined for any other item. */
+export function emailsSentOf(item: Record<string, unknown>): number | undefined {
+  return item.entity === USAGE_ENTITY ? Number(item.emailsSent ?? 0) : undefined;
+}
+
 /** The month's emails sent, as a read `readTogether` joins to others (a send by a test key reads it with its checks). */
 export function emailsSentRead(accountId: string, period: string): KeyedRead<number> {
   const key = usageKey(accountId, period);
@@ -35,7 +48,7 @@ export async function reserveEmails(accountId: string, period: string, count: nu
     key: usageKey(accountId, period),
     update: 'SET entity = :entity, period = :period ADD emailsSent :count',
     limit: { withinQuota: 'attribute_not_exists(emailsSent) OR emailsSent <= :most' },
-    values: { ':entity': 'usage', ':period': period, ':count': count, ':most': quota - count },
+    values: { ':entity': USAGE_ENTITY, ':period': period, ':count': count, ':most': quota - count },
   });
   if (charged.admitted) return { reserved: true, emailsSent: Number(charged.item.emailsSent) };
   return { reserved: false, emailsSent: Number(charged.old?.emailsSent ?? 0) };

@@ -61,7 +61,8 @@ import { broadcastQueue, type BroadcastQueue, type BroadcastStep } from './queue
 import { builtinVariables } from '#shared/templates/builtins.ts';
 import { escapeHtml } from '#shared/platform/html.ts';
 import { listId } from './list-id.ts';
-import { sesTransport, type MailTransport, type SendOutcome } from '#shared/sending/transport.ts';
+import { sesTransport, type MailTransport, type OutgoingEmail, type SendOutcome } from '#shared/sending/transport.ts';
+import { keepEmailContent } from '#shared/sending/service.ts';
 import { derivedId, randomBase62 } from '#shared/platform/ids.ts';
 import { log } from '#shared/platform/log.ts';
 import { contactVariables, inSegment, startScheduledBroadcast } from './service.ts';
@@ -465,22 +466,24 @@ async function sendOne(
   now: Date,
   transport: MailTransport,
 ): Promise<Final | 'throttled'> {
-  const outcome: SendOutcome = broadcast.test
-    ? { status: 'sent', messageId: '' }
-    : await transport.send({
-        tags: { accountId, emailId: recipient.emailId },
-        from: parseMailbox(broadcast.from)!,
-        to: [recipient.contact!.email],
-        cc: [],
-        bcc: [],
-        replyTo: broadcast.replyTo ? [parseMailbox(broadcast.replyTo)!] : [],
-        subject: message.subject,
-        html: message.html,
-        text: message.text,
-        attachments: [],
-        unsubscribeUrl: message.unsubscribeUrl,
-        ...(list ? { listId: list } : {}),
-      });
+  const email: OutgoingEmail = {
+    tags: { accountId, emailId: recipient.emailId, trackingId: trackingIdOf(recipient.emailId, now), broadcastId: broadcast.broadcastId },
+    ...(broadcast.tracking ? { tracking: broadcast.tracking } : {}),
+    from: parseMailbox(broadcast.from)!,
+    to: [recipient.contact!.email],
+    cc: [],
+    bcc: [],
+    replyTo: broadcast.replyTo ? [parseMailbox(broadcast.replyTo)!] : [],
+    subject: message.subject,
+    html: message.html,
+    text: message.text,
+    attachments: [],
+    unsubscribeUrl: message.unsubscribeUrl,
+    ...(list ? { listId: list } : {}),
+  };
+  // Beside the SES call, not after it; a throttled message's attempt later writes the same object again.
+  const sending: Promise<SendOutcome> = broadcast.test ? Promise.resolve({ status: 'sent', messageId: '' }) : transport.send(email);
+  const [outcome] = await Promise.all([sending, keepEmailContent(accountId, recipient.emailId, email)]);
   if (outcome.status === 'failed' && outcome.error === 'SES_THROTTLED') return 'throttled';
   // Not the step's start: a batch that started early but finished last would date its messages' events before the broadcast.sent it completes.
   const answeredAt = new Date();

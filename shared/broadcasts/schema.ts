@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { emailAddress, freeMap, optionalText, paginationQuery, requiredText, strictObject, templateVariables } from '#shared/platform/schema/common.ts';
 import { count, nullableText, timestamp } from '#shared/platform/schema/replies.ts';
-import { content, contentUnlessTemplate, mailbox, notBothContentAndTemplate, subject } from '#shared/sending/schema.ts';
+import { content, contentUnlessTemplate, mailbox, notBothContentAndTemplate, subject, tracking } from '#shared/sending/schema.ts';
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] as const;
 export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
@@ -27,6 +27,17 @@ const tagList = v.pipe(
   v.maxLength(BROADCAST_LIMITS.tags, `must have at most ${BROADCAST_LIMITS.tags} tags`),
 );
 
+/**
+ * A number DynamoDB can hold (magnitudes from 1e-130 to below 1e126): the
+ * segment is stored with the broadcast and compared in a query, and DynamoDB
+ * refuses any other outright.
+ */
+const storableNumber = v.pipe(
+  v.number(),
+  v.finite(),
+  v.check((value) => value === 0 || (Math.abs(value) >= 1e-130 && Math.abs(value) < 1e126), 'must be 0 or between 1e-130 and 1e126 in magnitude'),
+);
+
 export const segmentSchema = strictObject({
   tags: v.optional(tagList),
   anyTags: v.optional(tagList),
@@ -34,7 +45,7 @@ export const segmentSchema = strictObject({
     v.pipe(
       freeMap(
         v.pipe(v.string(), v.nonEmpty(), v.maxLength(100)),
-        v.union([v.pipe(v.string(), v.maxLength(BROADCAST_LIMITS.customFieldValue)), v.number(), v.boolean()], 'must be a string, number or boolean'),
+        v.union([v.pipe(v.string(), v.maxLength(BROADCAST_LIMITS.customFieldValue)), storableNumber, v.boolean()], 'must be a string, number or boolean'),
       ),
       v.check((fields) => Object.keys(fields).length <= BROADCAST_LIMITS.customFields, `must have at most ${BROADCAST_LIMITS.customFields} fields`),
     ),
@@ -57,6 +68,7 @@ const createFields = strictObject({
   replyTo: v.optional(mailbox),
   segment: v.optional(segmentSchema),
   scheduledAt: v.optional(scheduledAt),
+  tracking,
 });
 
 /** POST /api/broadcasts. */
@@ -79,6 +91,7 @@ const updateFields = strictObject({
   replyTo: v.optional(v.nullable(mailbox)),
   segment: v.optional(v.nullable(segmentSchema)),
   scheduledAt: v.optional(v.nullable(scheduledAt)),
+  tracking,
 });
 
 /** PATCH /api/broadcasts/:id: only the fields given change; `content` replaces a template and `templateId` content; null clears an optional field. */
@@ -102,6 +115,9 @@ export const testBroadcastBody = strictObject({
     v.maxLength(BROADCAST_LIMITS.testRecipients, `must have at most ${BROADCAST_LIMITS.testRecipients} addresses`),
   ),
 });
+
+/** POST /api/audiences/:id/segment-count: the segment a broadcast would have (none: every subscribed contact). */
+export const segmentCountBody = strictObject({ segment: v.optional(v.nullable(segmentSchema)) });
 
 export const listBroadcastsQuery = v.object({
   ...paginationQuery(20, 100),
@@ -136,6 +152,7 @@ export const broadcastSchema = v.strictObject({
   startedAt: v.nullable(timestamp),
   completedAt: v.nullable(timestamp),
   counts: broadcastCountsSchema,
+  tracking: v.strictObject({ opens: v.boolean(), clicks: v.boolean() }),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -145,4 +162,25 @@ export const broadcastTestReply = v.strictObject({
   message: v.string(),
   sent: v.array(v.strictObject({ recipient: v.string(), emailId: v.string() })),
   failed: v.array(v.strictObject({ recipient: v.string(), error: v.string(), message: v.string() })),
+});
+
+/** What POST /api/audiences/:id/segment-count answers (docs/broadcasts.md, "Counting a segment"). */
+export const segmentCountSchema = v.strictObject({
+  audienceId: v.string(),
+  /** Subscribed contacts in the segment: exact when `exact`, else an estimate from the part examined. */
+  recipients: count,
+  exact: v.boolean(),
+  /** The audience's subscribed contacts, from its counters. */
+  subscribed: count,
+});
+
+export const BROADCAST_STATS = ['delivered', 'bounced', 'complained', 'opened', 'clicked'] as const;
+export type BroadcastStat = (typeof BROADCAST_STATS)[number];
+
+/** GET /api/broadcasts/:id/stats: what its messages did, counted as their events are recorded. */
+export const broadcastStatsSchema = v.strictObject({
+  broadcastId: v.string(),
+  recipients: count,
+  sent: count,
+  ...(Object.fromEntries(BROADCAST_STATS.map((name) => [name, count])) as Record<BroadcastStat, typeof count>),
 });

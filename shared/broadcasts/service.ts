@@ -6,7 +6,8 @@
  * draft ⇄ scheduled → sending ⇄ paused → sent; any but sent → cancelled.
  */
 import type * as v from 'valibot';
-import { getAudienceRecord as readAudience } from '#shared/audiences/service.ts';
+import { getAudienceCounters, getAudienceRecord as readAudience } from '#shared/audiences/service.ts';
+import { readBroadcastStats } from './stats-store.ts';
 import {
   cancelBroadcastIf,
   deleteBroadcast as removeBroadcast,
@@ -21,12 +22,12 @@ import {
   type BroadcastChanges,
   type BroadcastRecord,
 } from './store.ts';
-import { contactsInStatusAfter, type ContactRecord } from '#shared/contacts/service.ts';
+import { contactsInStatusAfter, countContactsInStatus, FILTER_SCAN_LIMIT, type ContactRecord } from '#shared/contacts/service.ts';
 import { broadcastQueue, type BroadcastStep, type StartStep } from './queue.ts';
 import { broadcastScheduler } from './scheduler.ts';
 import { builtinVariables } from '#shared/templates/builtins.ts';
 import { NotFoundError, PostlaneError, ValidationError, notFound } from '#shared/platform/errors.ts';
-import { newId } from '#shared/platform/ids.ts';
+import { isId, newId } from '#shared/platform/ids.ts';
 import { pagination, type ListPage } from '#shared/platform/schema/common.ts';
 import {
   BROADCAST_LIMITS,
@@ -35,6 +36,8 @@ import {
   type CreateBroadcastInput,
   type ListBroadcastsQuery,
   type Segment,
+  type segmentCountSchema,
+  type broadcastStatsSchema,
   type UpdateBroadcastInput,
 } from './schema.ts';
 import type { Principal } from '#shared/accounts/api-keys.ts';
@@ -54,6 +57,7 @@ export function toBroadcast(record: BroadcastRecord): Broadcast {
     ...pick(record, 'name', 'audienceId', 'from', 'subject', 'variables', 'status', 'createdAt', 'updatedAt'),
     ...orNull(record, 'segment', 'replyTo', 'templateId', 'content', 'pausedReason', 'scheduledAt', 'startedAt', 'completedAt'),
     counts: { recipients, sent, suppressed, failed, remaining: Math.max(0, recipients - sent - suppressed - failed) },
+    tracking: { opens: record.tracking?.opens ?? false, clicks: record.tracking?.clicks ?? false },
   };
 }
 
@@ -116,6 +120,7 @@ export async function createBroadcast(accountId: string, input: CreateBroadcastI
     variables: input.variables,
     status: 'draft',
     ...(input.scheduledAt === undefined ? {} : { scheduledAt: scheduleTime(input.scheduledAt, now).toISOString() }),
+    ...(input.tracking ? { tracking: input.tracking } : {}),
     test: false,
     counts: { recipients: 0, sent: 0, suppressed: 0, failed: 0 },
     batchesDone: 0,
@@ -374,5 +379,48 @@ export async function testBroadcast(broadcastId: string, to: readonly string[], 
   };
 }
 
+export type SegmentCount = v.InferOutput<typeof segmentCountSchema>;
+
+/**
+ * POST /api/audiences/:id/segment-count: how many subscribed contacts of the
+ * audience a broadcast with this segment would reach, before sending.
+ * Without a segment, the audience's counters (one read). With one, a Query of
+ * the audience's subscribed contacts filtered by it, examining at most
+ * FILTER_SCAN_LIMIT: beyond that the answer is an estimate (`exact: false`),
+ * the share matched among those examined times the subscribed total. The
+ * suppression list is applied when sending starts (`counts.suppressed`).
+ */
+export async function countSegment(accountId: string, audienceId: string, segment: Segment | null | undefined): Promise<SegmentCount> {
+  // Side by side: the counters of an audience that is not the caller's read as none, and the 404 is answered anyway.
+  const [, counters] = await Promise.all([
+    findById('aud', audienceId, () => readAudience(accountId, audienceId), notFound.audience),
+    isId('aud', audienceId) ? getAudienceCounters(accountId, audienceId) : undefined,
+  ]);
+  const subscribed = counters?.byStatus.subscribed ?? 0;
+  const filter = { tags: segment?.tags ?? [], anyTags: segment?.anyTags ?? [], customFields: segment?.customFields ?? {} };
+  if (filter.tags.length + filter.anyTags.length + Object.keys(filter.customFields).length === 0) {
+    return { audienceId, recipients: subscribed, exact: true, subscribed };
+  }
+  const found = await countContactsInStatus(accountId, audienceId, 'subscribed', filter, FILTER_SCAN_LIMIT);
+  if (found.complete) return { audienceId, recipients: found.matched, exact: true, subscribed };
+  const estimate = Math.round((found.matched / found.examined) * subscribed);
+  return { audienceId, recipients: Math.max(found.matched, estimate), exact: false, subscribed };
+}
+
+export type BroadcastStats = v.InferOutput<typeof broadcastStatsSchema>;
+
+/** GET /api/broadcasts/:id/stats: its progress counters and the results its messages' events added (shared/broadcasts/stats-store.ts). */
+export async function getBroadcastStats(accountId: string, broadcastId: string): Promise<BroadcastStats> {
+  // Side by side: the results of a broadcast that is not the caller's are a Query of the caller's own partition, empty, and the 404 is answered anyway.
+  const [broadcast, results] = await Promise.all([
+    findBroadcast(accountId, broadcastId),
+    isId('bro', broadcastId) ? readBroadcastStats(accountId, broadcastId) : undefined,
+  ]);
+  return { broadcastId, recipients: broadcast.counts.recipients, sent: broadcast.counts.sent, ...results! };
+}
+
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
 export { awaitsStart, getBroadcast as getBroadcastRecord } from './store.ts';
+
+/** What other areas' changes add to a broadcast's results, in their own transactions. */
+export { broadcastStatsItems } from './stats-store.ts';

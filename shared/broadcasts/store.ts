@@ -22,6 +22,7 @@ import {
 } from '#shared/platform/dynamodb/client.ts';
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
 import type { BroadcastStatus, Segment } from './schema.ts';
+import type { Tracking } from '#shared/sending/tracking.ts';
 
 export interface BroadcastCounters {
   recipients: number;
@@ -44,6 +45,8 @@ export interface BroadcastRecord {
   status: BroadcastStatus;
   pausedReason?: string;
   scheduledAt?: string;
+  /** Opens and clicks its messages track (none when absent). */
+  tracking?: Tracking;
   startedAt?: string;
   completedAt?: string;
   /** Whether it was started with a test key: the engine then sends nothing to SES and charges no quota. */
@@ -58,7 +61,9 @@ export interface BroadcastRecord {
 
 /** The fields a PATCH may change; null removes an optional one. */
 export type BroadcastChanges = Partial<{
-  [K in 'name' | 'audienceId' | 'segment' | 'from' | 'replyTo' | 'subject' | 'templateId' | 'content' | 'variables' | 'scheduledAt']: BroadcastRecord[K] | null;
+  [K in 'name' | 'audienceId' | 'segment' | 'from' | 'replyTo' | 'subject' | 'templateId' | 'content' | 'variables' | 'scheduledAt' | 'tracking']:
+    | BroadcastRecord[K]
+    | null;
 }>;
 
 /** Recipients per batch: one SQS message, one quota reservation, one counter update. */
@@ -119,6 +124,7 @@ function toRecord(item: Record<string, unknown>): BroadcastRecord {
     status: item.status as BroadcastStatus,
     ...optional('pausedReason'),
     ...optional('scheduledAt'),
+    ...optional('tracking'),
     ...optional('startedAt'),
     ...optional('completedAt'),
     test: item.test === true,

@@ -154,3 +154,12 @@ export const importResultReply = v.strictObject({
     }),
   ),
 });
+
+export const audienceExportReply = v.strictObject({
+  id: v.string(),
+  status: v.literal('ready'),
+  rows: count,
+  url: v.pipe(v.string(), v.url()),
+  expiresAt: timestamp,
+  createdAt: timestamp,
+});

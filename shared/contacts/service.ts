@@ -246,4 +246,14 @@ export async function listContacts(accountId: string, query: ListContactsQuery):
 }
 
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
-export { type ContactRecord, contactsInStatusAfter, type EmailMembership, findContactsByEmail, getContacts, recordContactActivity } from './store.ts';
+export {
+  type ContactFilter,
+  type ContactRecord,
+  contactsInStatusAfter,
+  countContactsInStatus,
+  type EmailMembership,
+  FILTER_SCAN_LIMIT,
+  findContactsByEmail,
+  getContacts,
+  recordContactActivity,
+} from './store.ts';

@@ -4,6 +4,7 @@ import {
   db,
   queryAll,
   queryPage,
+  queryPages,
   tableName,
   transactWrite,
   TransactionCancelled,
@@ -413,4 +414,84 @@ export async function contactsInStatusAfter(
   );
   const contacts = (page.Items ?? []).map(toContact);
   return { contacts, ...(page.LastEvaluatedKey ? { next: contacts.at(-1)?.contactId ?? (page.LastEvaluatedKey.gsi2sk as string) } : {}) };
+}
+
+/** What a count filters contacts by: every one of `tags`, at least one of `anyTags`, each custom field equal (of the same type). */
+export interface ContactFilter {
+  tags?: readonly string[];
+  anyTags?: readonly string[];
+  customFields?: Readonly<Record<string, CustomFieldValue>>;
+}
+
+/**
+ * How many contacts of an audience in one status match `filter`, examining
+ * at most `examineLimit` of them (the status's own index, so a count never
+ * reads another audience or status, and `Select: COUNT` returns no items).
+ * `examined` is how many were read; `complete` whether that was all of them.
+ */
+export async function countContactsInStatus(
+  accountId: string,
+  audienceId: string,
+  status: ContactStatus,
+  filter: ContactFilter,
+  examineLimit: number,
+): Promise<{ matched: number; examined: number; complete: boolean }> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':key': accountScoped(accountId, 'AUD', audienceId, 'S', status) };
+  const conditions: string[] = [];
+  (filter.tags ?? []).forEach((tag, index) => {
+    values[`:all${index}`] = tag;
+    conditions.push(`contains(tags, :all${index})`);
+  });
+  const any = (filter.anyTags ?? []).map((tag, index) => {
+    values[`:any${index}`] = tag;
+    return `contains(tags, :any${index})`;
+  });
+  if (any.length) conditions.push(`(${any.join(' OR ')})`);
+  if (Object.keys(filter.customFields ?? {}).length) names['#fields'] = 'customFields';
+  Object.entries(filter.customFields ?? {}).forEach(([field, value], index) => {
+    names[`#f${index}`] = field;
+    values[`:f${index}`] = value;
+    conditions.push(`#fields.#f${index} = :f${index}`);
+  });
+  let matched = 0;
+  let examined = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :key',
+        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+        Select: 'COUNT',
+        Limit: examineLimit - examined,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    matched += page.Count ?? 0;
+    examined += page.ScannedCount ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && examined < examineLimit);
+  return { matched, examined, complete: startKey === undefined };
+}
+
+/**
+ * Every contact of an audience, oldest first, a page (DynamoDB's 1 MB) at a time: one Query
+ * of the audience's partition of gsi1, never a scan of the account. Only what
+ * an export writes is read back.
+ */
+export async function* audienceContactPages(accountId: string, audienceId: string): AsyncGenerator<ContactRecord[]> {
+  const fields = ['contactId', 'email', 'audienceId', 'firstName', 'lastName', 'phone', 'status', 'tags', 'customFields', 'createdAt', 'updatedAt'];
+  for await (const items of queryPages({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :key',
+    ExpressionAttributeValues: { ':key': accountScoped(accountId, 'AUD', audienceId) },
+    ProjectionExpression: fields.map((_, index) => `#f${index}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(fields.map((field, index) => [`#f${index}`, field])),
+  })) {
+    yield items.map(toContact);
+  }
 }

@@ -57,8 +57,8 @@ export async function recordEvent(accountId: string, input: EventInput, now: num
   return putEventOnce(accountId, input.sourceKey, newEvent(input, now), retentionExpiry(now));
 }
 
-/** The audit events: changes to the account's keys and domains (docs/webhooks.md, "Audit events"). */
-export type AuditEventType = Extract<EventType, `api_key.${string}` | `domain.${string}`>;
+/** The audit events: changes to the account's keys, domains and suppression list (docs/webhooks.md, "Audit events"). */
+export type AuditEventType = Extract<EventType, `api_key.${string}` | `domain.${string}` | `suppression.${string}`>;
 
 /**
  * The transaction items of an audit event, for the write of the change it

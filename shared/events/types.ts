@@ -30,6 +30,8 @@ export const EVENT_TYPES = [
   'member.updated',
   'member.removed',
   'session.created',
+  'suppression.added',
+  'suppression.removed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

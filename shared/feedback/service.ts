@@ -7,10 +7,11 @@
 import * as v from 'valibot';
 import { findContactsByEmail, recordContactActivity } from '#shared/contacts/service.ts';
 import type { TransactItems } from '#shared/platform/dynamodb/client.ts';
-import { changeEmail, emailChanges, type EmailChange, type EmailStatus } from '#shared/messages/service.ts';
+import { changeEmail, emailChanges, type EmailChange, type EmailStatus, type StatsCounts } from '#shared/messages/service.ts';
 import { putEventItemsOnce } from '#shared/events/service.ts';
 import { putSuppression, type SuppressionReason } from '#shared/sending/service.ts';
-import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/sending/message-tags.ts';
+import { ACCOUNT_TAG, BROADCAST_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/sending/message-tags.ts';
+import { broadcastStatsItems } from '#shared/broadcasts/service.ts';
 import { tracks } from '#shared/sending/tracking.ts';
 import { isId } from '#shared/platform/ids.ts';
 import { addLogContext, log } from '#shared/platform/log.ts';
@@ -30,7 +31,7 @@ const SesEventSchema = v.object({
     source: v.optional(v.string()),
     destination: v.optional(v.array(v.string())),
     commonHeaders: v.optional(v.object({ from: v.optional(v.array(v.string())), to: v.optional(v.array(v.string())), subject: v.optional(v.string()) })),
-    tags: v.object({ [ACCOUNT_TAG]: tagValue, [EMAIL_TAG]: tagValue, [TRACKING_TAG]: tagValue, [TRACKING_OPTIONS_TAG]: tagValue }),
+    tags: v.object({ [ACCOUNT_TAG]: tagValue, [EMAIL_TAG]: tagValue, [TRACKING_TAG]: tagValue, [TRACKING_OPTIONS_TAG]: tagValue, [BROADCAST_TAG]: tagValue }),
   }),
   bounce: v.optional(v.object({ bounceType: v.string(), bounceSubType: v.optional(v.string()), bouncedRecipients: recipients })),
   complaint: v.optional(v.object({ complainedRecipients: recipients, complaintFeedbackType: v.optional(v.string()) })),
@@ -55,7 +56,7 @@ const EMAIL_TRANSITIONS = {
 } satisfies Record<string, { from: readonly EmailStatus[]; to: EmailStatus }>;
 
 /** What SES feedback suppresses for; unsubscribing is the recipient's own doing (subscriptions.ts). */
-export type FeedbackReason = Exclude<SuppressionReason, 'unsubscribed'>;
+export type FeedbackReason = Exclude<SuppressionReason, 'unsubscribed' | 'manual'>;
 
 /** A complaint outranks a bounce: a bounce never replaces it. */
 const CONTACT_FROM: Record<FeedbackReason, readonly ContactStatus[]> = {
@@ -69,11 +70,12 @@ const CONTACT_FROM: Record<FeedbackReason, readonly ContactStatus[]> = {
  * Each change is conditional on the status it moves from, so a redelivered
  * event changes nothing and counters stay exact.
  */
-async function suppressAddress(accountId: string, address: string, reason: FeedbackReason, now: Date): Promise<void> {
+async function suppressAddress(owner: { accountId: string; emailId: string }, address: string, reason: FeedbackReason, now: Date): Promise<void> {
+  const { accountId } = owner;
   const email = address.toLowerCase();
   const memberships = await findContactsByEmail(accountId, email);
   if (memberships.length === 0) {
-    await putSuppression(accountId, email, reason, now);
+    await putSuppression(accountId, email, reason, now, { type: 'email', id: owner.emailId });
     return;
   }
   for (const membership of memberships) {
@@ -88,13 +90,13 @@ async function suppressAddress(accountId: string, address: string, reason: Feedb
  * Every write is conditional, so applying it again changes nothing.
  */
 export async function applyBounceOrComplaint(
-  owner: { accountId: string; emailId: string },
+  owner: Owner,
   reason: FeedbackReason,
   addresses: readonly string[],
   now: Date,
   events: TransactItems = [],
 ): Promise<void> {
-  for (const address of addresses) await suppressAddress(owner.accountId, address, reason, now);
+  for (const address of addresses) await suppressAddress(owner, address, reason, now);
   const transition = EMAIL_TRANSITIONS[reason === 'bounced' ? 'Bounce' : 'Complaint'];
   await changeRecording(owner, emailChanges.status(transition.from, transition.to), events, now);
 }
@@ -105,13 +107,19 @@ export async function applyBounceOrComplaint(
  * news came first, or it is gone) still gets the events, SES did report
  * them, but counts nothing: each message counts once per outcome.
  */
-async function changeRecording(
-  owner: { accountId: string; emailId: string },
-  change: EmailChange | undefined,
-  events: TransactItems,
-  now: Date,
-): Promise<void> {
-  const outcome = change ? await changeEmail(owner.accountId, owner.emailId, change, events, now) : 'refused';
+async function changeRecording(owner: Owner, change: EmailChange | undefined, events: TransactItems, now: Date): Promise<void> {
+  const { accountId, emailId, broadcastId } = owner;
+  // What the day counts, the message's broadcast counts too (its sends and failures, the engine counts per batch).
+  const forBroadcast = (counts: Partial<StatsCounts>) =>
+    broadcastId === undefined
+      ? []
+      : broadcastStatsItems(
+          accountId,
+          broadcastId,
+          { delivered: counts.delivered, bounced: counts.bounced, complained: counts.complained, opened: counts.opened, clicked: counts.clicked },
+          emailId,
+        );
+  const outcome = change ? await changeEmail(accountId, emailId, change, events, now, forBroadcast) : 'refused';
   if (outcome === 'refused' && events.length > 0) await putEventItemsOnce(events);
 }
 
@@ -124,14 +132,16 @@ async function recordDelivery(accountId: string, addresses: readonly string[], a
   }
 }
 
-type Owner = { accountId: string; emailId: string; trackingId?: string };
+/** Whose message an event is about; `broadcastId` when a broadcast sent it (its results count the event). */
+type Owner = { accountId: string; emailId: string; trackingId?: string; broadcastId?: string };
 
 function tagged(event: SesEvent): Owner | undefined {
   const accountId = event.mail.tags[ACCOUNT_TAG]?.[0];
   const emailId = event.mail.tags[EMAIL_TAG]?.[0];
   const trackingId = event.mail.tags[TRACKING_TAG]?.[0];
+  const broadcastId = event.mail.tags[BROADCAST_TAG]?.[0];
   if (!accountId || !emailId || !isId('acc', accountId) || !isId('eml', emailId)) return undefined;
-  return { accountId, emailId, ...(trackingId ? { trackingId } : {}) };
+  return { accountId, emailId, ...(trackingId ? { trackingId } : {}), ...(broadcastId && isId('bro', broadcastId) ? { broadcastId } : {}) };
 }
 
 /** What each notification becomes in the log, and its detail (docs/webhooks.md, "Event catalogue"). */

@@ -29,6 +29,25 @@ export const emailSchema = v.strictObject({
   lastClickedAt: v.nullable(timestamp),
 });
 
+/**
+ * What a message held when it was handed to SES (GET /api/emails/:id/content):
+ * its addresses as the headers carried them, the headers Postlane set
+ * (List-Unsubscribe, List-Id…), both parts, and each attachment's name, type
+ * and size (never its bytes).
+ */
+export const emailContentSchema = v.strictObject({
+  subject: v.string(),
+  from: v.string(),
+  to: v.array(v.string()),
+  cc: v.array(v.string()),
+  bcc: v.array(v.string()),
+  replyTo: v.array(v.string()),
+  headers: v.array(v.strictObject({ name: v.string(), value: v.string() })),
+  text: v.string(),
+  html: v.string(),
+  attachments: v.array(v.strictObject({ filename: v.string(), contentType: v.string(), size: count })),
+});
+
 export const listEmailsQuery = v.object({
   status: v.optional(v.picklist(EMAIL_STATUSES, `must be one of ${EMAIL_STATUSES.join(', ')}`)),
   to: v.optional(emailAddress),
@@ -85,4 +104,6 @@ export const statsSchema = v.strictObject({
   days: v.array(v.strictObject({ date: v.string(), ...statsCounts })),
   totals: v.strictObject(statsCounts),
   rates: v.strictObject({ deliveryRate: rate, bounceRate: rate, complaintRate: rate, openRate: rate, clickRate: rate }),
+  /** This calendar month's emails against the quota, whatever the range: what POST /api/email/send's `emailsRemaining` counts from. */
+  usage: v.strictObject({ month: v.string(), sent: count, quota: count, resetsAt: v.string() }),
 });

@@ -8,6 +8,8 @@ import { orNull, pick } from '#shared/platform/views.ts';
 import type * as v from 'valibot';
 import { daysBetween, MAX_STATS_DAYS, type emailSchema, type ListEmailsQuery, type StatsQuery, type statsSchema } from './schema.ts';
 import { dayOf, readStats, STATS_COUNTS, type StatsCounts } from './stats-store.ts';
+import { emailsSentOf, getEmailsSent, quotaPeriod, quotaResetsAt, usageSortKey } from '#shared/accounts/service.ts';
+import { getEmailContent, type EmailContent } from './content-store.ts';
 
 /** An email record as GET /api/emails/:id returns it. */
 export type Email = v.InferOutput<typeof emailSchema>;
@@ -30,11 +32,29 @@ const TRACKING_ID = /^svc_\d{13}_([0-9A-Za-z]+)$/;
  * returns per recipient); anything else, or another account's, is EMAIL_NOT_FOUND.
  */
 export async function getEmail(accountId: string, id: string): Promise<Email> {
+  return toEmail(await findEmailRecord(accountId, id));
+}
+
+async function findEmailRecord(accountId: string, id: string): Promise<EmailRecord> {
   const sequence = TRACKING_ID.exec(id)?.[1];
   const emailId = sequence === undefined ? id : `eml_${sequence}`;
   const record = isId('eml', emailId) ? await getEmailRecord(accountId, emailId) : undefined;
   if (!record || (sequence !== undefined && record.trackingId !== id)) throw notFound.email();
-  return toEmail(record);
+  return record;
+}
+
+/**
+ * What the email held when it was handed to SES (GET /api/emails/:id/content),
+ * by email or tracking id: EMAIL_NOT_FOUND as for its record, and
+ * EMAIL_CONTENT_NOT_FOUND for a record whose content is not kept. The record
+ * is read first, so the content of an email the account does not have (or no
+ * longer has) is never read.
+ */
+export async function getEmailContentOf(accountId: string, id: string): Promise<EmailContent> {
+  const record = await findEmailRecord(accountId, id);
+  const content = await getEmailContent(accountId, record.emailId);
+  if (!content) throw notFound.emailContent();
+  return content;
 }
 
 /**
@@ -95,10 +115,12 @@ function percentOf(count: number, sent: number): number {
 /**
  * GET /api/stats: the account's counts per UTC day from `startDate` to
  * `endDate` (default: the 30 days to today), every day listed, with totals
- * and rates over the range. One Query, whatever the range or the traffic:
- * the counts are kept as events are recorded (shared/messages/stats-store.ts).
+ * and rates over the range, and this month's usage of the quota. One Query,
+ * whatever the range or the traffic: the counts are kept as events are
+ * recorded (shared/messages/stats-store.ts), and the month's usage is in the
+ * same partition.
  */
-export async function getStats(accountId: string, query: StatsQuery, now: Date): Promise<Stats> {
+export async function getStats(accountId: string, query: StatsQuery, now: Date, monthlyQuota: number): Promise<Stats> {
   const endDay = query.endDate ?? dayOf(now);
   const startDay = query.startDate ?? shiftDay(endDay, 1 - DEFAULT_STATS_DAYS);
   // Given both, the query schema checked these; with one given, the other is today's or 30 days from it.
@@ -110,7 +132,14 @@ export async function getStats(accountId: string, query: StatsQuery, now: Date):
       'startDate',
     );
   }
-  const counted = await readStats(accountId, startDay, endDay);
+  const month = quotaPeriod(now);
+  const monthFrom = usageSortKey(month);
+  // A range that reaches this month reads its usage in the same Query (it sorts just before the month's first day); an older range reads it beside.
+  const [{ days: counted, others }, sentApart] =
+    endDay >= monthFrom
+      ? [await readStats(accountId, startDay, endDay, monthFrom), undefined]
+      : await Promise.all([readStats(accountId, startDay, endDay), getEmailsSent(accountId, month)]);
+  const sentThisMonth = sentApart ?? others.map(emailsSentOf).find((sent) => sent !== undefined) ?? 0;
   const zero = (): StatsCounts => Object.fromEntries(STATS_COUNTS.map((name) => [name, 0])) as StatsCounts;
   const totals = zero();
   const days = Array.from({ length: daysBetween(startDay, endDay) }, (_, index) => {
@@ -130,11 +159,15 @@ export async function getStats(accountId: string, query: StatsQuery, now: Date):
       openRate: percentOf(totals.opened, sent),
       clickRate: percentOf(totals.clicked, sent),
     },
+    usage: { month, sent: sentThisMonth, quota: monthlyQuota, resetsAt: quotaResetsAt(now) },
   };
 }
 
 /** The ADD of a change's counts to the day's statistics, for the transaction of a change another area makes exactly once (a broadcast batch's settlement). */
-export { statsCountItems } from './stats-store.ts';
+export { statsCountItems, type StatsCounts } from './stats-store.ts';
+
+/** Kept by every sender as it hands a message to SES (shared/sending/content.ts). */
+export { putEmailContent, type EmailContent } from './content-store.ts';
 
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
 export {

@@ -292,7 +292,9 @@ export type EmailChangeOutcome = 'applied' | 'refused' | 'claimed';
  * event) and what it counts in the statistics of `now`'s day, all or
  * nothing: a replayed notification finds its event's claim (or the record
  * moved on already) and changes no count twice. A refused change with an
- * `otherwise` applies that instead.
+ * `otherwise` applies that instead. `countedAlso`: further items for what
+ * the change counts, written only with a change that counts (a broadcast's
+ * results: shared/broadcasts/stats-store.ts).
  */
 export async function changeEmail(
   accountId: string,
@@ -300,12 +302,13 @@ export async function changeEmail(
   change: EmailChange,
   alongside: TransactItems = [],
   now = new Date(),
+  countedAlso: (counts: Partial<StatsCounts>) => TransactItems = () => [],
 ): Promise<EmailChangeOutcome> {
   const { counts, otherwise, ...parts } = change;
   const update = { TableName: tableName, Key: emailKey(accountId, emailId), ...parts };
-  const beside = [...alongside, ...(counts ? statsCountItems(accountId, now, counts, emailId) : [])];
+  const beside = [...alongside, ...(counts ? [...statsCountItems(accountId, now, counts, emailId), ...countedAlso(counts)] : [])];
   const outcome = beside.length === 0 ? ((await updateIf(update)) ? 'applied' : 'refused') : await transactEmail(update, beside);
-  return outcome === 'refused' && otherwise ? changeEmail(accountId, emailId, otherwise, alongside, now) : outcome;
+  return outcome === 'refused' && otherwise ? changeEmail(accountId, emailId, otherwise, alongside, now, countedAlso) : outcome;
 }
 
 async function transactEmail(update: NonNullable<TransactItems[number]['Update']>, alongside: TransactItems): Promise<EmailChangeOutcome> {

@@ -19,12 +19,15 @@ export type ErrorCode =
   | 'TEMPLATE_NOT_FOUND'
   | 'FORM_NOT_FOUND'
   | 'EMAIL_NOT_FOUND'
+  | 'EMAIL_CONTENT_NOT_FOUND'
   | 'DOMAIN_NOT_FOUND'
   | 'ATTACHMENT_NOT_FOUND'
   | 'WEBHOOK_NOT_FOUND'
   | 'DELIVERY_NOT_FOUND'
   | 'BROADCAST_NOT_FOUND'
   | 'API_KEY_NOT_FOUND'
+  | 'SUPPRESSION_NOT_FOUND'
+  | 'COMPLAINT_CONFIRMATION_REQUIRED'
   | 'BROADCAST_NOT_EDITABLE'
   | 'INVALID_WEBHOOK_URL'
   | 'WEBHOOK_LIMIT_REACHED'
@@ -33,6 +36,7 @@ export type ErrorCode =
   | 'SLUG_TAKEN'
   | 'DOMAIN_EXISTS'
   | 'DOMAIN_LIMIT_REACHED'
+  | 'EXPORT_TOO_LARGE'
   | 'CONFLICT'
   | 'SENDER_NOT_VERIFIED'
   | 'QUOTA_EXCEEDED'
@@ -107,6 +111,8 @@ export const notFound = {
   template: (details?: ErrorDetails) => new NotFoundError('TEMPLATE_NOT_FOUND', 'Template not found', details),
   form: () => new NotFoundError('FORM_NOT_FOUND', 'Form not found'),
   email: () => new NotFoundError('EMAIL_NOT_FOUND', 'Email not found'),
+  /** A known email whose content is not kept: expired, or never stored (a suppressed message, or one sent before content was kept). */
+  emailContent: () => new NotFoundError('EMAIL_CONTENT_NOT_FOUND', 'The content of this email is not kept (expired, or never stored)'),
   domain: () => new NotFoundError('DOMAIN_NOT_FOUND', 'Domain not found'),
   /** Always in a send request's body, so always with the `field` that named it. */
   attachment: (field: string) => new NotFoundError('ATTACHMENT_NOT_FOUND', 'Attachment not found', { field }),
@@ -117,4 +123,6 @@ export const notFound = {
   /** An account the signed-in person is no member of, exactly like one that does not exist. */
   account: () => new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found', { field: 'accountId' }),
   apiKey: () => new NotFoundError('API_KEY_NOT_FOUND', 'API key not found'),
+  /** An address the account's suppression list does not hold. */
+  suppression: () => new NotFoundError('SUPPRESSION_NOT_FOUND', 'This address is not on the suppression list'),
 } as const;

@@ -7,7 +7,7 @@ const RANDOM_CHARS = 12; // ~71 bits, so two ids of one millisecond never collid
 
 export const ID_BODY_LENGTH = TIME_CHARS + RANDOM_CHARS;
 
-export type IdPrefix = 'acc' | 'key' | 'con' | 'aud' | 'tpl' | 'frm' | 'sub' | 'eml' | 'dom' | 'att' | 'evt' | 'whk' | 'dlv' | 'bro' | 'mem' | 'ses';
+export type IdPrefix = 'acc' | 'key' | 'con' | 'aud' | 'exp' | 'tpl' | 'frm' | 'sub' | 'eml' | 'dom' | 'att' | 'evt' | 'whk' | 'dlv' | 'bro' | 'mem' | 'ses';
 
 function encodeTime(ms: number): string {
   let out = '';

@@ -7,3 +7,5 @@ export const EMAIL_TAG = 'postlane-email';
 export const TRACKING_TAG = 'postlane-tracking';
 /** What the message tracks (`opens`, `clicks`, `opens-clicks`), when it tracks anything: shared/sending/tracking.ts. */
 export const TRACKING_OPTIONS_TAG = 'postlane-track';
+/** The broadcast a message belongs to, so that its events count in the broadcast's results (shared/broadcasts/stats-store.ts). */
+export const BROADCAST_TAG = 'postlane-broadcast';

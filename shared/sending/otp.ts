@@ -49,6 +49,8 @@ export async function sendOtp(input: OtpSendInput, context: SendContext): Promis
           attachments: [],
           suppressWhen: SUPPRESSED_FOR_TRANSACTIONAL,
           admit: (recipient) => admitOtp(principal, recipient, now),
+          // A code read back from the message log (members, full keys, for the retention days) would sign its reader in as the recipient.
+          secret: input.code,
         },
         context,
         'OTP email sent',

@@ -17,7 +17,7 @@
 import { newId } from '#shared/platform/ids.ts';
 import { findContactsByEmail } from '#shared/contacts/service.ts';
 import { putEmailRecords, type EmailRecord, type EmailType } from '#shared/messages/service.ts';
-import { suppressionsRead } from './suppression-store.ts';
+import { suppressionsRead, type SuppressionReason } from './suppression-store.ts';
 import { emailsSentRead } from '#shared/accounts/service.ts';
 import { quotaPeriod } from '#shared/accounts/service.ts';
 import { formatMailbox, type Mailbox } from './address.ts';
@@ -39,6 +39,7 @@ import type { DomainRecord } from '#shared/domains/service.ts';
 import { quotaLeft, quotaMonthFor, releaseQuota, remaining, reserveEach, type QuotaMonth } from './quota.ts';
 import { enqueueRetries, QUEUE_REFUSED, queueBodyFor, type PendingRetry } from './retry.ts';
 import { subscriptionLinks } from './subscription-links.ts';
+import { keepEmailContent } from './content.ts';
 import { renderInlineContent, renderLoadedTemplate, templateLookup } from '#shared/templates/service.ts';
 import type { TemplateRecord } from '#shared/templates/service.ts';
 import { readTogether, type KeyedRead } from '#shared/platform/dynamodb/batches.ts';
@@ -77,6 +78,8 @@ export interface Delivery {
   admit?: (recipient: string) => Promise<void>;
   /** Opens and clicks to track (SES configuration sets, shared/sending/tracking.ts); none when absent. */
   tracking?: Tracking;
+  /** What the message carries that its kept content must not (an OTP code): masked there, so the log never serves it. */
+  secret?: string;
   /**
    * An idempotency key's claim settling beside the reads (shared/sending/idempotency.ts,
    * `overlappingClaim`): awaited before the first write; `completion` gives the
@@ -232,13 +235,15 @@ const NOT_READ: KeyedRead<undefined> = { keys: [], result: () => undefined };
 function suppressionsOf(
   addresses: readonly string[],
   memberships: readonly (readonly { status: ContactStatus }[])[],
-  listed: readonly (ContactStatus | undefined)[],
+  listed: readonly (SuppressionReason | undefined)[],
   suppressWhen: readonly ContactStatus[],
 ): Set<string> {
   const suppressed = new Set<string>();
   addresses.forEach((address, index) => {
     const reason = listed[index];
-    const statuses: ContactStatus[] = [...memberships[index]!.map((membership) => membership.status), ...(reason ? [reason] : [])];
+    // A person or key put the address there to stop all mail to it, OTP and transactional included.
+    if (reason === 'manual') suppressed.add(address);
+    const statuses: ContactStatus[] = [...memberships[index]!.map((membership) => membership.status), ...(reason && reason !== 'manual' ? [reason] : [])];
     if (statuses.some((candidate) => suppressWhen.includes(candidate))) suppressed.add(address);
   });
   return suppressed;
@@ -379,8 +384,7 @@ function outgoingEmail(delivery: Delivery, message: Draft, accountId: string): O
   };
 }
 
-async function sendOne(transport: MailTransport, delivery: Delivery, message: Draft, month: QuotaMonth): Promise<Sent> {
-  const email = outgoingEmail(delivery, message, month.accountId);
+async function sendOne(transport: MailTransport, email: OutgoingEmail, message: Draft, month: QuotaMonth): Promise<Sent> {
   try {
     const outcome = await transport.send(email);
     if (outcome.status !== 'failed' || outcome.error !== 'SES_THROTTLED') return outcome;
@@ -503,9 +507,15 @@ export async function deliverAll(
   if (!outcomes.some(isPrepared)) return outcomes as PostlaneError[];
   const sent = new Map<Draft, Sent>();
   const sendAll = async (delivery: Delivery, messages: readonly Draft[]) => {
-    const results = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), (message) =>
-      live ? sendOne(transport, delivery, message, month) : Promise.resolve(TEST_SEND),
-    );
+    const results = await mapConcurrently(messages, sendConcurrency(delivery.attachments, SEND_CONCURRENCY), async (message) => {
+      const email = outgoingEmail(delivery, message, principal.accountId);
+      // Kept for a test key's message too: the message log shows it, marked test.
+      const [outcome] = await Promise.all([
+        live ? sendOne(transport, email, message, month) : TEST_SEND,
+        keepEmailContent(principal.accountId, message.emailId, email, delivery.secret),
+      ]);
+      return outcome;
+    });
     for (const [index, message] of messages.entries()) sent.set(message, results[index]!);
   };
   const accepted = (message: Draft) => isAccepted(sent.get(message)!);
@@ -774,5 +784,21 @@ export async function deliverOne(
   return responseOf(result!);
 }
 
+/** Every sender keeps what it hands to SES (broadcasts send on their own engine). */
+export { keepEmailContent } from './content.ts';
+
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */
-export { getSuppression, getSuppressions, newUnsubscribePut, putSuppression, removeUnsubscribe, type SuppressionReason } from './suppression-store.ts';
+export {
+  getSuppression,
+  getSuppressionRecord,
+  getSuppressions,
+  newManualPut,
+  newUnsubscribePut,
+  putSuppression,
+  querySuppressions,
+  removeUnsubscribe,
+  suppressionDelete,
+  type SuppressionReason,
+  type SuppressionRecord,
+  type SuppressionSource,
+} from './suppression-store.ts';

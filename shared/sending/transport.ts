@@ -7,7 +7,7 @@ import { SendEmailCommand, SESv2Client, type SendEmailCommandInput } from '@aws-
 import { awsConnection, config } from '#shared/platform/config.ts';
 import { isHeaderSafe } from '#shared/platform/schema/common.ts';
 import { formatMailbox, type Mailbox } from './address.ts';
-import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from './message-tags.ts';
+import { ACCOUNT_TAG, BROADCAST_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from './message-tags.ts';
 import { configurationSetFor, trackedHtml, trackingTagValue, type Tracking } from './tracking.ts';
 import type { OutgoingAttachment } from '#shared/attachments/budget.ts';
 
@@ -26,7 +26,7 @@ export interface OutgoingEmail {
   /** The `List-Id` of list mail (RFC 2919; shared/broadcasts/list-id.ts): broadcasts carry their audience's. */
   listId?: string;
   /** Whose message this is: sent as SES message tags, so feedback events name the account, the record and its tracking id. */
-  tags?: { accountId: string; emailId: string; trackingId?: string };
+  tags?: { accountId: string; emailId: string; trackingId?: string; broadcastId?: string };
   /** Opens and clicks SES should track: chooses the configuration set (./tracking.ts). */
   tracking?: Tracking;
 }
@@ -61,19 +61,24 @@ function headerValue(value: string): string {
 
 const UTF8 = 'UTF-8';
 
+/** The headers Postlane adds to a message beyond SES's own (From, To, Subject…); the message's stored content shows them too. */
+export function serviceHeaders(email: Pick<OutgoingEmail, 'unsubscribeUrl' | 'listId'>): { name: string; value: string }[] {
+  return [
+    // RFC 8058: a POST to the List-Unsubscribe address with this body unsubscribes without a visit.
+    ...(email.unsubscribeUrl
+      ? [
+          { name: 'List-Unsubscribe', value: `<${headerValue(email.unsubscribeUrl)}>` },
+          { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+        ]
+      : []),
+    ...(email.listId ? [{ name: 'List-Id', value: headerValue(email.listId) }] : []),
+  ];
+}
+
 /** The SendEmail request: Simple content keeps custom headers and attachments (Raw would mean hand-built MIME). */
 export function sendEmailInput(email: OutgoingEmail, configurationSet = config.SES_CONFIGURATION_SET): SendEmailCommandInput {
   const tracked = trackingTagValue(email.tracking);
-  // RFC 8058: a POST to the List-Unsubscribe address with this body unsubscribes without a visit.
-  const headers = [
-    ...(email.unsubscribeUrl
-      ? [
-          { Name: 'List-Unsubscribe', Value: `<${headerValue(email.unsubscribeUrl)}>` },
-          { Name: 'List-Unsubscribe-Post', Value: 'List-Unsubscribe=One-Click' },
-        ]
-      : []),
-    ...(email.listId ? [{ Name: 'List-Id', Value: headerValue(email.listId) }] : []),
-  ];
+  const headers = serviceHeaders(email).map(({ name, value }) => ({ Name: name, Value: value }));
   return {
     // Unset locally: the emulator has no configuration sets, and nothing there publishes events.
     ...(configurationSet ? { ConfigurationSetName: configurationSetFor(configurationSet, email.tracking) } : {}),
@@ -83,6 +88,7 @@ export function sendEmailInput(email: OutgoingEmail, configurationSet = config.S
             { Name: ACCOUNT_TAG, Value: email.tags.accountId },
             { Name: EMAIL_TAG, Value: email.tags.emailId },
             ...(email.tags.trackingId ? [{ Name: TRACKING_TAG, Value: email.tags.trackingId }] : []),
+            ...(email.tags.broadcastId ? [{ Name: BROADCAST_TAG, Value: email.tags.broadcastId }] : []),
             ...(tracked ? [{ Name: TRACKING_OPTIONS_TAG, Value: tracked }] : []),
           ],
         }

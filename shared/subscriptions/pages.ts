@@ -19,8 +19,10 @@ import type { Reply } from '#shared/platform/http/reply.ts';
 import type { PreferencesInput } from './schema.ts';
 import { htmlPage } from '#shared/platform/http/page-layout.ts';
 
-const STATUS_LABELS: Record<ContactStatus, string> = {
+const STATUS_LABELS: Record<ContactStatus | 'manual', string> = {
   subscribed: 'Subscribed',
+  // Put on the account's suppression list by the sender: not the recipient's to lift.
+  manual: 'Paused by the sender',
   unsubscribed: 'Unsubscribed',
   pending: 'Awaiting confirmation',
   bounced: 'Paused: messages to this address bounced',
@@ -75,7 +77,7 @@ export function unsubscribe(token: string, now: Date): Promise<Reply> {
 }
 
 /** One line of the list: a name, its status, and a button for the choice it allows (no audience: the account-wide standing). */
-function listItem(name: string, status: ContactStatus, canBecome: AudienceSubscription['canBecome'], audienceId?: string): string {
+function listItem(name: string, status: keyof typeof STATUS_LABELS, canBecome: AudienceSubscription['canBecome'], audienceId?: string): string {
   const action = canBecome === 'subscribed' ? 'Resubscribe' : 'Unsubscribe';
   const form = canBecome
     ? `<form method="post">${audienceId === undefined ? '' : `<input type="hidden" name="audienceId" value="${escapeHtml(audienceId)}">`}` +

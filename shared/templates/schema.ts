@@ -177,8 +177,9 @@ export type ComponentInput = v.InferOutput<typeof component>;
 /** A stored component: the input with its id, styles and (headings) level filled in, as templates.ts `normalizeComponents` writes it. */
 export type TemplateComponent = ComponentInput & { id: string; styles: ComponentStyles } & ({ type: 'heading'; level: 1 | 2 } | { type: 'text' | 'button' });
 
+/** TextEncoder rather than Buffer: the dashboard checks a template with this schema in the browser. */
 function byteLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+  return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
 const components = v.pipe(
@@ -222,6 +223,15 @@ export const updateTemplateBody = strictObject({
 });
 export type UpdateTemplateInput = v.InferOutput<typeof updateTemplateBody>;
 
+/** A template not saved yet (or its unsaved changes), rendered as it would be: the dashboard's live preview. */
+export const renderDraftBody = strictObject({
+  subject: templateText(TEMPLATE_LIMITS.subject),
+  components: v.optional(components, []),
+  styles: v.optional(templateStyles, {}),
+  variables: v.optional(templateVariables, {}),
+});
+export type RenderDraftInput = v.InferOutput<typeof renderDraftBody>;
+
 export const renderTemplateBody = strictObject({
   variables: v.optional(templateVariables, {}),
 });
@@ -256,3 +266,9 @@ export const templateListItemSchema = v.strictObject({
 });
 
 export const renderedTemplateReply = v.strictObject({ success: v.literal(true), subject: v.string(), html: v.string(), text: v.string() });
+
+export const renderedDraftReply = v.strictObject({
+  ...renderedTemplateReply.entries,
+  /** The variables the draft reads that a send may give, built-ins left out, in order of first use. */
+  variables: v.array(v.string()),
+});

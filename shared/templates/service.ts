@@ -11,13 +11,13 @@ import {
   type TemplateRecord,
   type TemplateSummary,
 } from './store.ts';
-import { builtinVariables, withBuiltins } from './builtins.ts';
+import { BUILTIN_VARIABLE_NAMES, builtinVariables, withBuiltins } from './builtins.ts';
 import { TEMPLATE_STYLE_DEFAULTS } from './components.ts';
 import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail } from './compose.ts';
-import { checkTemplate, TemplateRenderError } from '#shared/platform/templating/renderer.ts';
+import { checkTemplate, TemplateRenderError, variablesOf } from '#shared/platform/templating/renderer.ts';
 import type { TemplateStyles } from './styles.ts';
 import { pagination, type ListPage } from '#shared/platform/schema/common.ts';
-import type { ComponentInput, CreateTemplateInput, TemplateComponent, TemplateStylesInput, UpdateTemplateInput } from './schema.ts';
+import type { ComponentInput, CreateTemplateInput, RenderDraftInput, TemplateComponent, TemplateStylesInput, UpdateTemplateInput } from './schema.ts';
 import type { ListTemplatesQuery } from './list-schema.ts';
 import type { templateListItemSchema, templateSchema } from './schema.ts';
 import type * as v from 'valibot';
@@ -247,6 +247,34 @@ export async function previewTemplate(
 ): Promise<Pick<RenderedEmail, 'subject' | 'html' | 'text'>> {
   const { subject, html, text } = await renderRecord(await findTemplate(accountId, templateId), variables, { builtins: builtinVariables(now) });
   return { subject, html, text };
+}
+
+/**
+ * The preview of `POST /api/templates/render`: a template that is not saved
+ * (or not as it stands), rendered as previewTemplate renders a stored one,
+ * with the variables it reads. Nothing is read or written. A part that fails
+ * (syntax, a link that renders to no address) is a 422 on that part:
+ * `components[2].url`.
+ */
+export async function previewDraft(input: RenderDraftInput, now: Date): Promise<Pick<RenderedEmail, 'subject' | 'html' | 'text'> & { variables: string[] }> {
+  const components = normalizeComponents(input.components);
+  let rendered: RenderedEmail;
+  try {
+    rendered = await renderDesign(
+      { subject: input.subject, components, styles: normalizeStyles(input.styles) },
+      withBuiltins(input.variables, builtinVariables(now)),
+    );
+  } catch (error) {
+    if (!(error instanceof TemplatePartError)) throw error;
+    throw new ValidationError('VALIDATION_ERROR', error.message, error.part);
+  }
+  const builtins = new Set<string>(BUILTIN_VARIABLE_NAMES);
+  const variables = (await variablesOf([input.subject, ...components.flatMap(componentSourcesOf)])).filter((name) => !builtins.has(name));
+  return { subject: rendered.subject, html: rendered.html, text: rendered.text, variables };
+}
+
+function componentSourcesOf(component: TemplateComponent): string[] {
+  return component.type === 'button' ? [component.label, component.url] : [component.content];
 }
 
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */

@@ -1,7 +1,7 @@
 /** The benchmark's pure parts: what it flags, how it reads the documented minimums, its cost arithmetic. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkBroadcast, checkFunctions, checkRoundTrips, checkScale, checkWebhooks, parseFloors } from '../../bench/budgets.ts';
+import { checkBroadcast, checkDashboard, checkFunctions, checkRoundTrips, checkScale, checkWebhooks, parseFloors } from '../../bench/budgets.ts';
 import { BROADCAST_BENCH, broadcastCostPer1000, type BroadcastBenchResults } from '../../bench/broadcast.ts';
 import { WEBHOOK_BENCH } from '../../bench/webhooks.ts';
 import { deployedFunctions, functionUse, unusedHeavyModules } from '../../bench/bundles.ts';
@@ -97,6 +97,55 @@ describe('O(1) at scale', () => {
     const growing = checkScale([point(1_000, read(3, 10)), point(100_000, read(300, 12))]);
     expect(flat.every((result) => result.ok)).toBe(true);
     expect(growing.find((result) => result.subject === 'stats at 100,000')?.ok).toBe(false);
+  });
+});
+
+describe('dashboard budgets', () => {
+  const measured = {
+    javascript: { signIn: 117 * 1024, overview: 143 * 1024 },
+    overviewCalls: ['GET /api/session', 'GET /api/stats', 'GET /api/emails'],
+    statsRead: { key: { roundTrips: 2, operations: ['UpdateItem', 'Query'] }, session: { roundTrips: 5, operations: [] } },
+    lighthouse: { skipped: 'the npm package lighthouse is not installed' },
+  };
+  const failed = (figures: Parameters<typeof checkDashboard>[0]) =>
+    checkDashboard(figures)
+      .filter((budget) => !budget.ok)
+      .map((budget) => budget.budget);
+
+  it('holds sign-in plus the Overview to 150 KB, the Overview to 3 API calls and 30 days of statistics to 2 DynamoDB calls', () => {
+    expect(failed(measured)).toEqual([]);
+    expect(
+      failed({
+        ...measured,
+        javascript: { signIn: 0, overview: 150 * 1024 + 1 },
+        overviewCalls: [...measured.overviewCalls, 'GET /api/usage'],
+        statsRead: { ...measured.statsRead, key: { roundTrips: 3, operations: [] } },
+      }),
+    ).toEqual(['dashboard JavaScript', 'dashboard API calls', 'round trips']);
+  });
+
+  it("checks Lighthouse's 90 for performance and 100 for accessibility on each page when it ran, and says in the report when it did not", () => {
+    const scores = [
+      { page: 'Overview', performance: 90, accessibility: 100 },
+      { page: 'Emails', performance: 95, accessibility: 98 },
+    ];
+    expect(
+      checkDashboard({ ...measured, lighthouse: scores })
+        .filter((budget) => budget.budget === 'Lighthouse')
+        .map((budget) => [budget.subject, budget.ok]),
+    ).toEqual([
+      ['Overview', true],
+      ['Emails', false],
+    ]);
+    const report = toMarkdown({
+      measuredAt: '',
+      machine: { node: '20', cpus: 2, cpuModel: 'x', loadAverage: [0, 0] },
+      dashboard: measured,
+      memoryMb: 1024,
+      prices: PRICES,
+      budgets: [],
+    });
+    expect(report).toContain('| Lighthouse | not run: the npm package lighthouse is not installed |');
   });
 });
 

@@ -39,7 +39,8 @@ it('bundles the template engine only into the template functions that parse or r
 
   for (const handler of ['templates/get', 'templates/list', 'templates/delete', 'system/fallback', 'system/preflight'])
     expect([handler, await liquidBytes(handler)]).toEqual([handler, 0]);
-  for (const handler of ['templates/create', 'templates/update', 'templates/render']) expect(await liquidBytes(handler)).toBeGreaterThan(0);
+  for (const handler of ['templates/create', 'templates/update', 'templates/render', 'templates/render-draft'])
+    expect(await liquidBytes(handler)).toBeGreaterThan(0);
 });
 
 it("bundles no SDK client a function never calls, though its area's domain module imports the sending code", async () => {

@@ -44,6 +44,7 @@ describe('broadcasts: create, read, list, change', () => {
       startedAt: null,
       completedAt: null,
       counts: { recipients: 0, sent: 0, suppressed: 0, failed: 0, remaining: 0 },
+      tracking: { opens: false, clicks: false },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

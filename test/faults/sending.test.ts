@@ -22,7 +22,7 @@ describe('OTP send with an idempotency key under DynamoDB faults', () => {
   const beforeTheMessageLeaves: [string, (sender: Sender) => Omit<FaultRule, 'fault'>][] = [
     ['the idempotency claim', (sender) => ({ command: 'PutItemCommand', touching: `${sender.accountId}#IDEM` })],
     ['the OTP window', (sender) => ({ command: 'UpdateItemCommand', touching: `${sender.accountId}#OTP` })],
-    ['the quota charge', () => ({ command: 'UpdateItemCommand', touching: 'USAGE#' })],
+    ['the quota charge', () => ({ command: 'UpdateItemCommand', touching: '#USAGE' })],
   ];
 
   it.each(beforeTheMessageLeaves)('a fault on %s: 500, nothing sent or charged, and the same key sends once on retry', async (_, step) => {
@@ -88,7 +88,7 @@ async function sendTwoUnder(inject: (sender: Sender) => unknown) {
 
 describe('POST /api/email/send under DynamoDB faults', () => {
   it('a fault on the quota charge: 500, nothing sent or charged', async () => {
-    const { failed, delivered, charged } = await sendTwoUnder(() => injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', fault: 'timeout' }));
+    const { failed, delivered, charged } = await sendTwoUnder(() => injectDynamoFault({ command: 'UpdateItemCommand', touching: '#USAGE', fault: 'timeout' }));
 
     expect(failed).toMatchObject({ status: 500, body: INTERNAL_ERROR });
     expect(delivered).toBe(0);
@@ -97,7 +97,7 @@ describe('POST /api/email/send under DynamoDB faults', () => {
 
   it('a charge applied whose answer was lost: 500, nothing sent, and the charge stays (never more than the quota)', async () => {
     const { failed, delivered, charged } = await sendTwoUnder(() =>
-      injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', fault: 'timeout', after: true }),
+      injectDynamoFault({ command: 'UpdateItemCommand', touching: '#USAGE', fault: 'timeout', after: true }),
     );
 
     expect(failed.status).toBe(500);

@@ -39,7 +39,7 @@ export type DynamoFault = keyof typeof dynamoFaults | 'partial' | 'unprocessed';
 export interface FaultRule {
   /** The low-level command: `TransactWriteItemsCommand`, `UpdateItemCommand`, `PutItemCommand`, `BatchWriteItemCommand`. */
   command: string;
-  /** Only calls whose input contains this text count (an account id, a key prefix such as `USAGE#`). */
+  /** Only calls whose input contains this text count (an account id, a key part such as `#USAGE`). */
   touching?: string;
   /** Which matching call fails, from 1. */
   nth?: number;

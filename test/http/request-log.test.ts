@@ -117,7 +117,7 @@ describe('request logs', () => {
     // The quota charge fails before the message leaves. An SDK error may quote what it
     // was given; this one quotes the key and the recipient.
     setFaultHook((command, input) =>
-      command === 'UpdateItemCommand' && JSON.stringify(input).includes('USAGE#')
+      command === 'UpdateItemCommand' && JSON.stringify(input).includes('#USAGE')
         ? { error: Object.assign(new Error(`Service unavailable for ${recipient} (${sender.key})`), { name: 'ServiceUnavailable' }) }
         : undefined,
     );

@@ -81,6 +81,15 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     ...(attachments.has('upload') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('*'))] : []),
     ...(attachments.has('read') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
     ...(attachments.has('queue') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('queued/*'))] : []),
+    ...(attachments.has('export')
+      ? [
+          pair(stack, 's3:PutObject', bucket.arnForObjects('exports/*')),
+          pair(stack, 's3:GetObject', bucket.arnForObjects('exports/*')),
+          pair(stack, 's3:ListBucket', bucket.bucketArn),
+        ]
+      : []),
+    ...(attachments.has('storeContent') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('content/*'))] : []),
+    ...(attachments.has('readContent') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('content/*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
   ]);
 }
 
@@ -170,17 +179,20 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
       expect(variables.ATTACHMENTS_BUCKET, handler).toEqual(usesBucket ? stack.resolve(stack.attachments.bucket.bucketName) : undefined);
     }
     expect(ROUTES.filter((route) => 'attachments' in route).map((route) => [route.handler, route.attachments])).toEqual([
-      ['email/send', ['read', 'queue']],
-      ['email/batch', ['read', 'queue']],
+      ['audiences/export', ['export']],
+      ['email/send', ['read', 'queue', 'storeContent']],
+      ['email/batch', ['read', 'queue', 'storeContent']],
       ['attachments/create', ['upload']],
-      ['otp/send', ['queue']],
-      ['otp/send', ['queue']],
-      ['transactional/send', ['queue']],
-      ['forms/submit', ['queue']],
+      ['otp/send', ['queue', 'storeContent']],
+      ['otp/send', ['queue', 'storeContent']],
+      ['transactional/send', ['queue', 'storeContent']],
+      ['emails/content', ['readContent']],
+      ['forms/submit', ['queue', 'storeContent']],
+      ['broadcasts/test', ['storeContent']],
     ]);
   });
 
-  it('keeps attachment uploads in a private, encrypted, HTTPS-only bucket that removes each a day after it was made', () => {
+  it('keeps attachment uploads in a private, encrypted, HTTPS-only bucket that removes each a day after it was made, and the content of emails after the retention days', () => {
     const buckets = ofType(resources, 'AWS::S3::Bucket');
     expect(buckets).toHaveLength(1);
     const [bucketId, bucket] = buckets[0]!;
@@ -191,6 +203,9 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
       LifecycleConfiguration: {
         Rules: expect.arrayContaining([
           { Id: 'uploads', Prefix: 'acc_', ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+          { Id: 'exports', Prefix: 'exports/', ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+          // An email's content lives as long as its record: RETENTION_DAYS (30 by default).
+          { Id: 'email-content', Prefix: 'content/', ExpirationInDays: 30, Status: 'Enabled' },
         ]),
       },
       CorsConfiguration: { CorsRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'] }] },

@@ -173,6 +173,15 @@ export class Owner {
     return this.once('apiKey', async () => (await created(this.key, '/api/api-keys', { name: 'Owned' })).data);
   }
 
+  /** An address on the account's suppression list, put there over the API. */
+  suppressedEmail(): Promise<string> {
+    return this.once('suppressedEmail', async () => {
+      const email = uniqueAddress('suppressed');
+      await created(this.key, '/api/suppressions', { emails: [email] });
+      return email;
+    });
+  }
+
   /** A draft broadcast to the owned audience, from the owner's verified sender. */
   broadcast(): Promise<{ id: string }> {
     return this.once('broadcast', async () => {
@@ -221,7 +230,7 @@ export class Owner {
 
   /** Every id, address and slug the owner's resources carry: none may show in another account's answers. */
   async identifiers(): Promise<string[]> {
-    const [audience, contact, template, domain, email, form, webhook, delivery, event, broadcast, member, apiKey] = await Promise.all([
+    const [audience, contact, template, domain, email, form, webhook, delivery, event, broadcast, member, apiKey, suppressedEmail] = await Promise.all([
       this.audience(),
       this.contact(),
       this.template(),
@@ -234,6 +243,7 @@ export class Owner {
       this.broadcast(),
       this.member(),
       this.apiKey(),
+      this.suppressedEmail(),
     ]);
     return [
       this.accountId,
@@ -253,6 +263,7 @@ export class Owner {
       member.id,
       member.email,
       apiKey.id,
+      suppressedEmail,
     ];
   }
 }
@@ -285,6 +296,7 @@ export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
   delivery: idOf((owner) => owner.delivery()),
   member: idOf((owner) => owner.member()),
   apiKey: idOf((owner) => owner.apiKey()),
+  suppressedEmail: async (owner) => ({ value: await owner.suppressedEmail() }),
 };
 
 type Fixture = (owner: Owner) => Promise<RouteCall>;

@@ -52,12 +52,14 @@ describe('npm start', () => {
       body: { emails: [{ attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }] }] },
     });
     // The local admin signs in to the dashboard with a code the SES emulator shows (the retry queue's worker mails it).
+    // Once, on its line among the parts (one line per part with its address: README.md, "Local stack").
     expect(output).toMatch(
       new RegExp(
-        `^  dashboard http://127\\.0\\.0\\.1:${api}/app/ +\\(sign in as admin@example\\.com, an admin; the code arrives in the SES emulator, http://127\\.0\\.0\\.1:${ses}/\\)$`,
+        `^dashboard +http://127\\.0\\.0\\.1:${api}/app/ +\\(sign in as admin@example\\.com, an admin; the code arrives in the SES emulator, http://127\\.0\\.0\\.1:${ses}/\\)$`,
         'm',
       ),
     );
+    expect(output.split(`http://127.0.0.1:${api}/app/`)).toHaveLength(2);
     const asked = await json(`${base}/api/session/code`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

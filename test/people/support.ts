@@ -108,13 +108,13 @@ export async function signedInAdmin(options: Parameters<typeof createTestAccount
 }
 
 /**
- * A new admin of the account, signed in as a person is (a code, then what
+ * A new admin (or `role`) of the account, signed in as a person is (a code, then what
  * POST /api/session does) without the mail: for tests about what a session
  * reaches rather than how it began. Its Cookie header, and who it is.
  */
-export async function signedInCookie(accountId: string): Promise<{ cookie: string; memberId: string; email: string }> {
+export async function signedInCookie(accountId: string, role: 'admin' | 'member' = 'admin'): Promise<{ cookie: string; memberId: string; email: string }> {
   const email = uniqueAddress('signed-in');
-  const member = await addMember(accountId, { email, role: 'admin' }, { type: 'operator', id: 'test' }, new Date());
+  const member = await addMember(accountId, { email, role }, { type: 'operator', id: 'test' }, new Date());
   const code = await issueSignInCode(email, new Date());
   const { token } = await exchangeCode({ email, code: code!, accountId }, new Date());
   return { cookie: `${sessionCookieName()}=${token}`, memberId: member!.memberId, email };

@@ -18,6 +18,7 @@ import { startRetryWorker } from '#dev/local/retry-worker.ts';
 import { handler as sendQueued } from '#functions/email/send-queued.ts';
 import { config } from '#shared/platform/config.ts';
 import { putEmailRecords, type EmailRecord } from '#shared/messages/store.ts';
+import { putEmailContent } from '#shared/messages/content-store.ts';
 import { queuedMessageKey, readQueuedMessage } from '#shared/sending/queued-message-store.ts';
 import { trackingIdOf } from '#shared/sending/service.ts';
 import { retentionExpiry } from '#shared/platform/retention.ts';
@@ -136,6 +137,30 @@ describe('a throttled send', () => {
     );
     expect(record).toMatchObject({ status: 'sent', type: 'otp' });
     expect(await storedEmails(sender.domain)).toHaveLength(1);
+  });
+
+  it('keeps its content from the request: the worker that sends it later neither loses it nor writes it again', async () => {
+    const sender = await createSender({ quota: 10 });
+    throttleSes();
+    const response = await request('POST', '/api/transactional/send', {
+      key: sender.key,
+      body: { from: sender.from, to: uniqueAddress(), subject: 'Receipt', content: '<p>Paid</p>' },
+    });
+    const { emailId } = response.body;
+    const kept = await request('GET', `/api/emails/${emailId}/content`, { key: sender.key });
+    expect(kept.body.data).toMatchObject({ subject: 'Receipt', html: '<p>Paid</p>' });
+    // A mark of the test's own in its place: a second write by the worker would replace it.
+    await putEmailContent(sender.accountId, emailId, { ...kept.body.data, subject: 'as stored at the request' });
+
+    vi.restoreAllMocks();
+    await runWorker();
+    await eventually(
+      () => emailOf(sender.key, emailId),
+      (email) => email.status === 'sent',
+    );
+
+    const after = await request('GET', `/api/emails/${emailId}/content`, { key: sender.key });
+    expect(after.body.data).toEqual({ ...kept.body.data, subject: 'as stored at the request' });
   });
 
   it('that keeps being throttled ends failed after the last attempt, refunded, in the dead-letter queue', async () => {

@@ -176,7 +176,7 @@ describe("DynamoDB failing after SES took some of a send's messages", () => {
     const [ok, refused] = [uniqueAddress('ok'), uniqueAddress('refused')];
     injectSesFaults((recipient) => (recipient === refused ? rejected() : undefined));
     // The first usage update reserves both emails; the second would give one back.
-    injectDynamoFault({ command: 'UpdateItemCommand', touching: 'USAGE#', nth: 2, fault: 'throttled' });
+    injectDynamoFault({ command: 'UpdateItemCommand', touching: '#USAGE', nth: 2, fault: 'throttled' });
 
     const response = await sendPlain(sender, [ok, refused]);
 

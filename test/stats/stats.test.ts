@@ -3,7 +3,8 @@
  * recorded, from real sends through the SES emulator and SES's own
  * notifications fed through the feedback worker; each message counts once
  * per outcome, however often SES delivers the news, and test keys' sends
- * never count. Reading a range is one Query beside the key check.
+ * never count. Reading a range is one Query beside the key check, this
+ * month's usage of the quota included.
  */
 import { MessageRejected } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -27,6 +28,9 @@ async function stats(sender: Pick<Sender, 'key'>, query = '') {
   expect(response.status).toBe(200);
   return response.body.data;
 }
+
+/** The first instant of next month, UTC: when the quota starts again. */
+const nextMonth = () => new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1)).toISOString();
 
 const ZERO = { sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, clicked: 0, failed: 0 };
 
@@ -79,7 +83,33 @@ describe('GET /api/stats', () => {
       days: Array.from({ length: 7 }, (_, index) => ({ date: day(index - 6), ...ZERO })),
       totals: ZERO,
       rates: { deliveryRate: 0, bounceRate: 0, complaintRate: 0, openRate: 0, clickRate: 0 },
+      usage: { month: day().slice(0, 7), sent: 0, quota: 1_000_000, resetsAt: nextMonth() },
     });
+  });
+
+  it("answers this month's usage of the quota whatever the range, in the same Query when the range reaches the month", async () => {
+    const sender = await createSender({ quota: 5 });
+    const sends = await Promise.all([sendOne(sender), sendOne(sender), sendOne(sender, {}, sender.testKey)]);
+    const last = await request('POST', '/api/email/send', {
+      key: sender.key,
+      body: { from: sender.from, recipients: [uniqueAddress()], subject: 'Hi', content: '<p>Hi</p>' },
+    });
+    // The month before this one, for a range that does not reach it.
+    const lastMonthEnd = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 0)).toISOString().slice(0, 10);
+
+    meter.reset();
+    const current = await stats(sender);
+    const currentUsage = meter.usage();
+    const past = await stats(sender, `?startDate=${lastMonthEnd}&endDate=${lastMonthEnd}`);
+    const fromLater = await stats(sender, `?startDate=${day()}`);
+
+    const usage = { month: day().slice(0, 7), sent: 3, quota: 5, resetsAt: nextMonth() };
+    expect(sends).toHaveLength(3);
+    // What the send path itself says is left: the meter counts from the same item.
+    expect(last.body.emailsRemaining).toBe(usage.quota - usage.sent);
+    expect([current.usage, past.usage, fromLater.usage]).toEqual([usage, usage, usage]);
+    expect(fromLater.days).toHaveLength(1);
+    expect(currentUsage).toMatchObject({ roundTrips: 2, operations: ['UpdateItem', 'Query'] });
   });
 
   it('answers a given range of UTC days, up to 90, and refuses a reversed, longer or malformed one on the field', async () => {

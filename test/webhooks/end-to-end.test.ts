@@ -24,6 +24,7 @@ const { createBroadcast, drainBroadcastQueue, mixedAudience } = await import('..
 const { openEventStream, receiversPerTest, takeMessages, walk } = await import('./support.ts');
 const { signedInCookie } = await import('../people/support.ts');
 const { publicBase } = await import('#shared/platform/public-urls.ts');
+const { putSuppression } = await import('#shared/sending/suppression-store.ts');
 
 await openEventStream();
 
@@ -340,6 +341,28 @@ describe('the rest of the catalogue', () => {
     ]);
     expect(events[3]!.data).toMatchObject({ apiKeyId: kept.id, name: 'Old server', disabled: true, changes: ['name', 'disabled'] });
     for (const secret of [kept.key, gone.key, kept.key.slice(-4)]) expect(JSON.stringify(events)).not.toContain(secret);
+  });
+
+  it('the suppression list: an address added by a member, then lifted (a complaint, confirmed) by a key', async () => {
+    const sender = await createSender();
+    const endpoint = await verifyingEndpoint(sender);
+    const member = await signedInCookie(sender.accountId);
+    const address = uniqueAddress('suppressed');
+
+    await request('POST', '/api/suppressions', { headers: { cookie: member.cookie, origin: new URL(publicBase()).origin }, body: { emails: [address] } });
+    await request('DELETE', `/api/suppressions/${encodeURIComponent(address)}`, { key: sender.key });
+    const complained = uniqueAddress('complained');
+    await putSuppression(sender.accountId, complained, 'complained', new Date());
+    await request('DELETE', `/api/suppressions/${encodeURIComponent(complained)}?confirm=complaint`, { key: sender.key });
+    await deliverAll(sender.accountId);
+
+    const events = expectAllVerified(endpoint);
+    const byKey = { type: 'key', id: sender.keyId };
+    expect(events.filter((event) => event.type.startsWith('suppression.')).map((event) => [event.type, event.data])).toEqual([
+      ['suppression.added', { email: address, reason: 'manual', actor: { type: 'member', id: member.memberId } }],
+      ['suppression.removed', { email: address, reason: 'manual', actor: byKey }],
+      ['suppression.removed', { email: complained, reason: 'complaint', actor: byKey }],
+    ]);
   });
 
   // Last in the file: the tests above delivered one event of each documented example.

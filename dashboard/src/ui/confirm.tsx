@@ -18,6 +18,8 @@ export function ConfirmAction(props: {
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** Until the dialog's own extra confirmation is given (a box ticked). */
+  isConfirmDisabled?: boolean;
   onConfirm: () => Promise<unknown>;
 }) {
   const [error, setError] = useState<ApiError | undefined>();
@@ -45,6 +47,7 @@ export function ConfirmAction(props: {
                 <Action
                   variant="danger"
                   busy={pending}
+                  isDisabled={props.isConfirmDisabled ?? false}
                   onPress={async () => {
                     setPending(true);
                     try {

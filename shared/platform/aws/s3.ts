@@ -140,20 +140,43 @@ export interface SignedUpload {
  * signing credentials expire (a Lambda role's session), whichever is sooner.
  */
 export async function presignPut(location: S3Location, put: PresignedPut): Promise<SignedUpload> {
-  const source = credentialsFor(location);
-  const credentials = typeof source === 'function' ? await source() : source;
-  const signingDate = put.signingDate ?? new Date();
-  const credentialsLeft = credentials.expiration
-    ? Math.floor((credentials.expiration.getTime() - signingDate.getTime()) / 1000) - CREDENTIALS_EXPIRY_MARGIN_SECONDS
-    : Infinity;
-  const expiresIn = Math.max(1, Math.min(put.expiresInSeconds, credentialsLeft));
   const headers: Record<string, string> = {
     'content-type': put.contentType,
     'content-length': String(put.contentLength),
     // S3 cannot hash a body it has not seen when the URL is made. Spelled as the SDK spells it: the signer hoists it into the query as named.
     'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD',
   };
-  const signed = await signerFor(location, credentials).presign(objectRequest(location, 'PUT', headers), {
+  return presign(location, 'PUT', headers, {}, put.expiresInSeconds, put.signingDate);
+}
+
+/**
+ * A URL that GETs this object, valid as long as `presignPut`'s would be.
+ * `downloadAs` names the file a browser saves (S3's response-content-disposition, part of the signature).
+ */
+export async function presignGet(location: S3Location, get: { expiresInSeconds: number; downloadAs?: string; signingDate?: Date }): Promise<SignedUpload> {
+  const query: Record<string, string> = get.downloadAs
+    ? { 'response-content-disposition': `attachment; filename="${get.downloadAs.replace(/["\\\r\n]/g, '_')}"` }
+    : {};
+  return presign(location, 'GET', { 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' }, query, get.expiresInSeconds, get.signingDate);
+}
+
+async function presign(
+  location: S3Location,
+  method: 'GET' | 'PUT',
+  headers: Record<string, string>,
+  query: Record<string, string>,
+  expiresInSeconds: number,
+  signingDate = new Date(),
+): Promise<SignedUpload> {
+  const source = credentialsFor(location);
+  const credentials = typeof source === 'function' ? await source() : source;
+  const credentialsLeft = credentials.expiration
+    ? Math.floor((credentials.expiration.getTime() - signingDate.getTime()) / 1000) - CREDENTIALS_EXPIRY_MARGIN_SECONDS
+    : Infinity;
+  const expiresIn = Math.max(1, Math.min(expiresInSeconds, credentialsLeft));
+  const request = objectRequest(location, method, headers);
+  request.query = { ...request.query, ...query };
+  const signed = await signerFor(location, credentials).presign(request, {
     expiresIn,
     signableHeaders: new Set(Object.keys(headers).filter((name) => name.startsWith('content-'))),
     signingDate,

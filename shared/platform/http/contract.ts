@@ -18,7 +18,8 @@ export const HTML_PAGE = 'text/html';
  * any route from one owned resource per kind: `{ id: 'contact' }`.
  * `contactEmail`: a contact's address (the lookup also takes its audience in
  * the query); `subscriptionToken`, `confirmationToken`: the signed links' tokens;
- * `delivery`: a delivery of the webhook the route's `id` names.
+ * `delivery`: a delivery of the webhook the route's `id` names;
+ * `suppressedEmail`: an address on the account's suppression list.
  */
 export type ResourceKind =
   | 'audience'
@@ -35,7 +36,8 @@ export type ResourceKind =
   | 'webhook'
   | 'delivery'
   | 'member'
-  | 'apiKey';
+  | 'apiKey'
+  | 'suppressedEmail';
 
 export interface RequestSchemas {
   body?: v.GenericSchema;
@@ -299,7 +301,8 @@ export const SEND_ERRORS = [
  * recipient's unsubscribe links. Table actions: quota, idempotency claims
  * (put, complete, release: PutItem, UpdateItem, DeleteItem), the OTP window,
  * the suppression lookups with the sender's domain and the template
- * (BatchGetItem), the email records with their events (BatchWriteItem).
+ * (BatchGetItem), the email records with their events (BatchWriteItem);
+ * each message's content in the attachments bucket (`storeContent`).
  */
 export const SENDING = {
   auth: 'key',
@@ -307,7 +310,7 @@ export const SENDING = {
   ses: ['SendEmail'],
   secrets: ['linkSigning'],
   queues: ['retry'],
-  attachments: ['queue'],
+  attachments: ['queue', 'storeContent'],
   table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
   errors: SEND_ERRORS,
 } as const;

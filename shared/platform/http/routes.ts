@@ -32,9 +32,14 @@ export type SecretName = 'linkSigning';
  * missing object is a 404 rather than S3's 403); `queue` stores a throttled
  * message too large for the retry queue under `queued/` (s3:PutObject there),
  * and `dequeue`, the retry worker's, reads it back (s3:GetObject there, and
- * s3:ListBucket for the same 404). The stack grants exactly that.
+ * s3:ListBucket for the same 404). `export` writes an audience's CSV under
+ * `exports/` and signs a GET of it (s3:PutObject and s3:GetObject there, and
+ * s3:ListBucket for the same 404). `storeContent`, every sender's, keeps each
+ * message's content under `content/` (s3:PutObject there), and `readContent`
+ * reads it back (s3:GetObject there, and s3:ListBucket for the same 404).
+ * The stack grants exactly that.
  */
-export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue';
+export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue' | 'export' | 'storeContent' | 'readContent';
 
 /**
  * Queues a handler puts messages on; the stack grants sqs:SendMessage on

@@ -82,3 +82,22 @@ export async function checkTemplate(source: string): Promise<void> {
     throw toRenderError(error);
   }
 }
+
+/**
+ * The root names of the variables `sources` read from outside (`order` for
+ * `{{ order.id }}`; a loop's own `item` is not one), each once, in order of
+ * first use: the values a caller may give. Throws TemplateRenderError as
+ * checkTemplate does.
+ */
+export async function variablesOf(sources: readonly string[]): Promise<string[]> {
+  const liquid = await engineFor('html');
+  const names = new Set<string>();
+  for (const source of sources) {
+    try {
+      for (const name of liquid.globalVariablesSync(liquid.parse(toLiquid(source)))) names.add(name);
+    } catch (error) {
+      throw toRenderError(error);
+    }
+  }
+  return [...names];
+}

@@ -1,7 +1,8 @@
 /**
- * An email's page: its headers as the message log recorded them, its status,
- * and what happened to it (sent, delivered, opened, bounced…) as a timeline,
- * oldest first.
+ * An email's page: its addresses as the message log recorded them, its status,
+ * what it held (HTML, text and headers: ./email-content.tsx), and what
+ * happened to it (sent, delivered, opened, bounced…) as a timeline, oldest
+ * first.
  */
 import { useQuery } from '@tanstack/react-query';
 import { AppLink } from '../../ui/app-link.tsx';
@@ -10,8 +11,9 @@ import type { PageProps } from '../../routes.tsx';
 import { Empty, PageHeader, QueryView, Section, Time } from '../../ui/page.tsx';
 import { EmailStatus, type EmailRecord } from './email-table.tsx';
 import { Timeline } from './timeline.tsx';
+import { EmailContent } from './email-content.tsx';
 
-function Headers({ email }: { email: EmailRecord }) {
+function Addresses({ email }: { email: EmailRecord }) {
   const rows: [string, string | null][] = [
     ['From', email.from],
     ['To', email.to],
@@ -102,12 +104,15 @@ export default function EmailPage({ params }: PageProps) {
             <Section title="Summary">
               <Summary email={data} />
             </Section>
-            <Section title="Headers">
-              <Headers email={data} />
+            <Section title="Addresses">
+              <Addresses email={data} />
             </Section>
           </div>
         )}
       </QueryView>
+      <Section title="Content">
+        <EmailContent id={id} />
+      </Section>
       <Section title="Timeline">
         <QueryView query={events} label="The events">
           {(page) => (page.events.length === 0 ? <Empty>No event recorded yet.</Empty> : <Timeline events={page.events} />)}

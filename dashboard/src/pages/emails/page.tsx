@@ -8,6 +8,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { navigate, useLocation } from '../../router.ts';
+import { AppLink } from '../../ui/app-link.tsx';
 import { Action } from '../../ui/fields.tsx';
 import { Empty, PageHeader, QueryView } from '../../ui/page.tsx';
 import { EmailTable } from './email-table.tsx';
@@ -37,7 +38,11 @@ export default function EmailsPage() {
   });
   return (
     <>
-      <PageHeader title="Emails" />
+      <PageHeader title="Emails">
+        <AppLink href="/suppressions" className="button button-secondary">
+          Suppressions
+        </AppLink>
+      </PageHeader>
       <EmailFilters
         key={JSON.stringify(filters)}
         initial={filters}

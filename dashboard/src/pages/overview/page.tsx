@@ -1,9 +1,9 @@
 /**
- * The Overview: this month's sending, the last 30 days as a chart, the bounce
- * and complaint rates beside the limits mailbox providers and SES hold senders
- * to (a warning when one is crossed), and the latest emails. Two API calls
- * besides the session the shell already holds: the statistics and the latest
- * emails.
+ * The Overview: this month's sending against the quota, the last 30 days as a
+ * chart, the bounce and complaint rates beside the limits mailbox providers
+ * and SES hold senders to (a warning when one is crossed), and the latest
+ * emails. Two API calls besides the session the shell already holds: the
+ * statistics (this month's usage of the quota included) and the latest emails.
  */
 import { useQuery } from '@tanstack/react-query';
 import { AppLink } from '../../ui/app-link.tsx';
@@ -12,6 +12,7 @@ import { Empty, PageHeader, QueryView, Section } from '../../ui/page.tsx';
 import { EmailTable } from '../emails/email-table.tsx';
 import { ActivityChart, type Day } from './chart.tsx';
 import { DayTable } from './day-table.tsx';
+import { QuotaCard } from './quota.tsx';
 import { Rates } from './rates.tsx';
 
 const CHART_DAYS = 30;
@@ -21,11 +22,9 @@ function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-/** One read for both views: the chart's 30 days, and back to the 1st of the month when that is earlier (the 31st). */
-export function statsRange(now: Date): { startDate: string; endDate: string; chartStart: string; monthStart: string } {
-  const chartStart = utcDay(new Date(now.getTime() - (CHART_DAYS - 1) * 86_400_000));
-  const monthStart = `${utcDay(now).slice(0, 7)}-01`;
-  return { startDate: monthStart < chartStart ? monthStart : chartStart, endDate: utcDay(now), chartStart, monthStart };
+/** The chart's 30 UTC days, today included: the month's usage comes with them whatever the range. */
+function statsRange(now: Date): { startDate: string; endDate: string } {
+  return { startDate: utcDay(new Date(now.getTime() - (CHART_DAYS - 1) * 86_400_000)), endDate: utcDay(now) };
 }
 
 function summaryOf(days: readonly Day[]): string {
@@ -44,30 +43,18 @@ export default function OverviewPage() {
     <>
       <PageHeader title="Overview" />
       <QueryView query={stats} label="Statistics">
-        {({ data }) => {
-          const days = data.days.filter((day) => day.date >= range.chartStart);
-          const month = data.days.filter((day) => day.date >= range.monthStart);
-          const sentThisMonth = month.reduce((sum, day) => sum + day.sent, 0);
-          return (
-            <>
-              <div className="cards">
-                <div className="card">
-                  <h2 className="card-title">Sent this month</h2>
-                  <p className="card-value">{sentThisMonth.toLocaleString()}</p>
-                  <p className="muted">
-                    since {new Date(`${range.monthStart}T00:00:00Z`).toLocaleDateString(undefined, { day: 'numeric', month: 'long', timeZone: 'UTC' })} (UTC),
-                    test keys not counted
-                  </p>
-                </div>
-                <Rates rates={data.rates} totals={data.totals} />
-              </div>
-              <Section title="Last 30 days">
-                <ActivityChart days={days} summary={summaryOf(days)} />
-                <DayTable days={days} />
-              </Section>
-            </>
-          );
-        }}
+        {({ data }) => (
+          <>
+            <div className="cards">
+              <QuotaCard usage={data.usage} />
+              <Rates rates={data.rates} totals={data.totals} />
+            </div>
+            <Section title="Last 30 days">
+              <ActivityChart days={data.days} summary={summaryOf(data.days)} />
+              <DayTable days={data.days} />
+            </Section>
+          </>
+        )}
       </QueryView>
       <Section
         title="Latest emails"

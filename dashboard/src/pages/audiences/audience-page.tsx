@@ -1,0 +1,49 @@
+/**
+ * An audience's page: its statistics by status, its contacts (searched and
+ * filtered, a page at a time), exporting them to CSV, renaming and deleting it.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { api, call } from '../../api/client.ts';
+import type { PageProps } from '../../routes.tsx';
+import { AppLink } from '../../ui/app-link.tsx';
+import { PageHeader, QueryView, Section } from '../../ui/page.tsx';
+import { DeleteAudience, RenameAudience } from './audience-settings.tsx';
+import { AudienceStats } from './audience-stats.tsx';
+import { AudienceContacts } from './contacts.tsx';
+import { ExportAudience } from './export-audience.tsx';
+
+export default function AudiencePage({ params }: PageProps) {
+  const id = params.id!;
+  const audience = useQuery({ queryKey: ['audiences', id], queryFn: () => call(api.GET('/api/audiences/{id}', { params: { path: { id } } })) });
+  return (
+    <>
+      <PageHeader title={audience.data?.data.name ?? 'Audience'}>
+        <AppLink href="/audiences" className="button button-quiet">
+          All audiences
+        </AppLink>
+      </PageHeader>
+      <QueryView query={audience} label="The audience">
+        {({ data }) => (
+          <>
+            {data.description ? <p>{data.description}</p> : null}
+            <Section title="Statistics">
+              <AudienceStats id={id} />
+            </Section>
+            <Section title="Contacts">
+              <AudienceContacts audienceId={id} />
+            </Section>
+            <Section title="Export">
+              <ExportAudience id={id} />
+            </Section>
+            <Section title="Settings">
+              <RenameAudience id={id} name={data.name} description={data.description} />
+              <div className="page-actions">
+                <DeleteAudience id={id} name={data.name} />
+              </div>
+            </Section>
+          </>
+        )}
+      </QueryView>
+    </>
+  );
+}
