@@ -77,6 +77,11 @@ export const SPA_ROUTING_CODE = `function handler(event) {
   return request;
 }`;
 
+export interface DashboardSiteProps {
+  /** `postlane-<stage>`: the bucket is `<prefix>-app-<account>-<region>`. */
+  readonly namePrefix: string;
+}
+
 /** What a distribution of `DashboardSite.distribution` serves besides the files. */
 export interface SiteOptions {
   /** The host name of the API origin: the stage's execute-api name, or a latency-routed name of the custom domain (lib/custom-domain.ts). */
@@ -107,9 +112,12 @@ export class DashboardSite extends Construct {
   readonly headersPolicy: ResponseHeadersPolicy;
   readonly routing: CloudFrontFunction;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: DashboardSiteProps) {
     super(scope, id);
+    const { account, region } = Stack.of(this);
     this.bucket = new Bucket(this, 'Files', {
+      // Like the attachments bucket's, with the stage in it; `app` keeps the longest stage and region under S3's 63 characters.
+      bucketName: `${props.namePrefix}-app-${account}-${region}`,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       encryption: BucketEncryption.S3_MANAGED,

@@ -152,7 +152,7 @@ export class RegionalStack extends Stack {
     for (const fn of functions) fn.addEnvironment('RETENTION_DAYS', String(retentionDays));
     // Like RETENTION_DAYS, to every function: the routes that ask for sign-in codes and invitations compose them from it.
     if (props.mailFrom) for (const fn of functions) fn.addEnvironment('SERVICE_MAIL_FROM', props.mailFrom);
-    this.site = new DashboardSite(this, 'Dashboard');
+    this.site = new DashboardSite(this, 'Dashboard', { namePrefix: props.namePrefix });
     const domain = props.customDomain;
     const certificate = domain ? Certificate.fromCertificateArn(this, 'SiteCertificate', domain.certificateArn) : undefined;
     const webAcl = props.webAclArn ? { webAclArn: props.webAclArn } : {};

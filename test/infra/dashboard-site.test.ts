@@ -216,7 +216,7 @@ describe('the dashboard asset', () => {
 
   it('is built once per synth for every stack, from dashboard/build.ts: index.html and the hashed assets', () => {
     const app = new App({ outdir });
-    for (const region of ['us-east-1', 'eu-west-1']) new DashboardSite(new Stack(app, `Site-${region}`, { env: { region } }), 'Dashboard');
+    for (const region of ['us-east-1', 'eu-west-1']) new DashboardSite(new Stack(app, `Site-${region}`, { env: { region } }), 'Dashboard', { namePrefix: 'postlane-test' });
     const assembly = app.synth();
 
     const keys = assembly.stacks.map((stack) =>

@@ -23,7 +23,7 @@ export interface PublicInput<Body, Query> {
   /** Path parameters, URL-decoded: `{id}` of `/api/contacts/{id}`. */
   params: Record<string, string>;
   now: Date;
-  /** The caller's address as API Gateway saw it. */
+  /** The caller's address: CloudFront's word for it behind the distribution, else API Gateway's (`callerAddress`). */
   sourceIp: string;
   /** Request headers, names lower-cased (@middy/http-header-normalizer); `content-type` is the bare media type on routes with a body. */
   headers: Record<string, string>;
@@ -73,7 +73,7 @@ export function httpEndpoint(
         method: event.requestContext?.http?.method ?? 'GET',
         params: (event.pathParameters ?? {}) as Record<string, string>,
         now: state.now,
-        sourceIp: event.requestContext?.http?.sourceIp ?? '',
+        sourceIp: callerAddress(event),
         headers: Object.fromEntries(Object.entries(event.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)),
       },
       state,
@@ -82,6 +82,23 @@ export function httpEndpoint(
   const logged = withRequestLog(handler);
   // Each invocation learns account homes afresh: a move takes effect on the next request.
   return (event, context) => inRegionScope(() => logged(event, context));
+}
+
+/**
+ * Behind the distribution (lib/dashboard-site.ts) API Gateway sees a CloudFront
+ * edge, which many callers share, so the per-address form limit would count them
+ * all as one. CloudFront sets `CloudFront-Viewer-Address` (`ip:port`, IPv6
+ * without brackets) itself, over anything a viewer sends. A client that goes
+ * around CloudFront to the stage's own address can write it, as it could call
+ * from other addresses; the per-form limit holds either way (docs/security.md).
+ *
+ * `callerAddress({ headers: { 'cloudfront-viewer-address': '2001:db8::7:51324' }, … }) // '2001:db8::7'`
+ */
+export function callerAddress(event: Pick<APIGatewayProxyEventV2, 'headers' | 'requestContext'>): string {
+  const viewer = event.headers?.['cloudfront-viewer-address'];
+  const port = viewer?.lastIndexOf(':') ?? -1;
+  if (viewer && port > 0) return viewer.slice(0, port);
+  return event.requestContext?.http?.sourceIp ?? '';
 }
 
 /** The contract, once it is known to declare the auth of the factory building it. */
