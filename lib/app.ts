@@ -103,7 +103,9 @@ export function readSettings(node: Node): PostlaneSettings {
   const webAclArn = text(node.tryGetContext('postlane:webAclArn'));
   // CloudFront takes only global (CLOUDFRONT-scope) web ACLs, which live in us-east-1.
   if (webAclArn !== undefined && !/^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[A-Za-z0-9_-]{1,128}\/[0-9a-f-]{36}$/.test(webAclArn))
-    throw new Error(`Context postlane:webAclArn must be the ARN of a CLOUDFRONT-scope web ACL (arn:aws:wafv2:us-east-1:<account>:global/webacl/<name>/<id>), got ${webAclArn}`);
+    throw new Error(
+      `Context postlane:webAclArn must be the ARN of a CLOUDFRONT-scope web ACL (arn:aws:wafv2:us-east-1:<account>:global/webacl/<name>/<id>), got ${webAclArn}`,
+    );
   return {
     stage,
     regions,

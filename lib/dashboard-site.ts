@@ -22,15 +22,11 @@ import {
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
-import { BucketDeployment, CacheControl, Source, type ISource } from 'aws-cdk-lib/aws-s3-deployment';
+import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { Asset } from 'aws-cdk-lib/aws-s3-assets';
+import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import {
-  ASSET_CACHE_CONTROL,
-  DASHBOARD_ASSETS,
-  DASHBOARD_PREFIX,
-  DASHBOARD_SECURITY_HEADERS,
-  INDEX_CACHE_CONTROL,
-} from '../dashboard/serving.ts';
+import { ASSET_CACHE_CONTROL, DASHBOARD_ASSETS, DASHBOARD_PREFIX, DASHBOARD_SECURITY_HEADERS, INDEX_CACHE_CONTROL } from '../dashboard/serving.ts';
 import { buildSynchronously } from './function-code.ts';
 import { acknowledgeFindings } from './nag.ts';
 
@@ -45,8 +41,9 @@ const KEY_PREFIX = `${DASHBOARD_PREFIX.slice(1)}/`;
  * stacks ask with the same options, so CDK builds it once per synth and stages
  * one asset for both; a synth that skips bundling builds nothing.
  */
-function dashboardSource(): ISource {
-  return Source.asset(PROJECT_ROOT, {
+function dashboardAsset(scope: Construct): Asset {
+  return new Asset(scope, 'Build', {
+    path: PROJECT_ROOT,
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
       image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:22'),
@@ -130,7 +127,9 @@ export class DashboardSite extends Construct {
         'Holds only the built dashboard, read by CloudFront alone through Origin Access Control and written only by the deployment; nothing in it is private to anyone, so server access logs would record nothing worth a bucket of their own',
     });
 
-    const source = dashboardSource();
+    const asset = dashboardAsset(this);
+    const source = Source.bucket(asset.bucket, asset.s3ObjectKey);
+    const role = this.deploymentRole(asset);
     // Hashed names never change content: kept across deploys (no prune), so a page
     // loaded before a deploy still finds the chunks of its version when it opens another page.
     const assets = new BucketDeployment(this, 'Assets', {
@@ -140,9 +139,11 @@ export class DashboardSite extends Construct {
       exclude: ['index.html'],
       cacheControl: [CacheControl.fromString(ASSET_CACHE_CONTROL)],
       prune: false,
-      // Deleting either deployment empties the prefix, so that the stack's deletion can delete the bucket.
+      // Deleting either deployment empties the prefix (the role cannot read the bucket's
+      // ownership tags, which would stop it), so that the stack's deletion can delete the bucket.
       retainOnDelete: false,
       outputObjectKeys: false,
+      role,
     });
     // After the assets: a new index.html never names a chunk the bucket does not hold yet.
     const index = new BucketDeployment(this, 'Index', {
@@ -155,6 +156,7 @@ export class DashboardSite extends Construct {
       prune: false,
       retainOnDelete: false,
       outputObjectKeys: false,
+      role,
     });
     index.node.addDependency(assets);
     acknowledgeDeploymentHandler(this);
@@ -185,6 +187,32 @@ export class DashboardSite extends Construct {
       code: FunctionCode.fromInline(SPA_ROUTING_CODE),
       runtime: FunctionRuntime.JS_2_0,
     });
+  }
+
+  /**
+   * The role of CDK's deployment function, with exactly what it does (no wildcard
+   * action, as every role of the stack): read the built asset, list the bucket
+   * (`aws s3 sync`), write and delete under `app/`. Passed without policy updates,
+   * so that BucketDeployment's own grants (`s3:GetObject*`, `s3:List*`, …) add nothing.
+   */
+  private deploymentRole(asset: Asset) {
+    const role = new Role(this, 'DeploymentRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: "Postlane: CDK's BucketDeployment function, copying the dashboard's files",
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
+    });
+    role.addToPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['s3:GetObject'], resources: [asset.bucket.arnForObjects(asset.s3ObjectKey)] }));
+    role.addToPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
+    role.addToPolicy(
+      new PolicyStatement({ effect: Effect.ALLOW, actions: ['s3:PutObject', 's3:DeleteObject'], resources: [this.bucket.arnForObjects(`${KEY_PREFIX}*`)] }),
+    );
+    acknowledgeFindings(role, {
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
+        "CDK's BucketDeployment function writes its own logs, which is what AWS's basic execution policy allows",
+      [`AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnElement)}.Arn>/${KEY_PREFIX}*]`]:
+        "The dashboard's files under app/, whose hashed names each build chooses",
+    });
+    return role.withoutPolicyUpdates();
   }
 
   /**
@@ -221,43 +249,40 @@ export class DashboardSite extends Construct {
       ...(options.webAclArn ? { webAclId: options.webAclArn } : {}),
     });
     acknowledgeFindings(distribution, {
-      'AwsSolutions-CFR1': 'Open to every country: the API and the hosted pages serve recipients wherever they are; a web ACL (postlane:webAclArn) can restrict',
+      'AwsSolutions-CFR1':
+        'Open to every country: the API and the hosted pages serve recipients wherever they are; a web ACL (postlane:webAclArn) can restrict',
       'AwsSolutions-CFR3':
         "No CloudFront access logs: API Gateway's access log records every API request without its query or headers (lib/api.ts), while CloudFront's would keep each query string (addresses, signed link tokens) and need an ACL-enabled bucket; the dashboard's files are public code",
       ...(options.webAclArn
         ? {}
-        : { 'AwsSolutions-CFR2': 'AWS WAF is an option (postlane:webAclArn, docs/deploying.md): a web ACL costs at least $5 a month plus $0.60 a million requests' }),
+        : {
+            'AwsSolutions-CFR2':
+              'AWS WAF is an option (postlane:webAclArn, docs/deploying.md): a web ACL costs at least $5 a month plus $0.60 a million requests',
+          }),
       ...(options.domain
         ? {}
         : {
             'AwsSolutions-CFR4':
-              "Without postlane:domainName the distribution answers on its *.cloudfront.net name, whose certificate CloudFront serves with its default policy (TLSv1 and later); with a custom domain the policy is TLSv1.2_2021",
+              'Without postlane:domainName the distribution answers on its *.cloudfront.net name, whose certificate CloudFront serves with its default policy (TLSv1 and later); with a custom domain the policy is TLSv1.2_2021',
           }),
     });
-    new CfnOutput(distribution, 'Url', { value: `https://${distribution.distributionDomainName}`, description: 'The dashboard (/app/) and the API on one origin' });
+    new CfnOutput(distribution, 'Url', {
+      value: `https://${distribution.distributionDomainName}`,
+      description: 'The dashboard (/app/) and the API on one origin',
+    });
     return distribution;
   }
 }
 
 /** The function CDK deploys the files with (a singleton of the stack, shared by both deployments). */
 function acknowledgeDeploymentHandler(site: Construct): void {
-  const stack = Stack.of(site);
-  const handler = stack.node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
+  const handler = Stack.of(site).node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
   if (!handler) throw new Error('no BucketDeployment handler in the stack');
   const why = "CDK's BucketDeployment function, which copies the dashboard's files at deploy time";
-  const wildcards = ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*', 'Action::s3:DeleteObject*', 'Action::s3:Abort*'];
-  const resources = [`Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-${stack.region}/*`, `Resource::<${stack.getLogicalId(site.node.findChild('Files').node.defaultChild as CfnElement)}.Arn>/*`];
   acknowledgeFindings(handler, {
-    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]': `${why}: CDK gives it the basic execution role`,
-    ...Object.fromEntries(
-      [...wildcards, ...resources].map((detail) => [
-        `AwsSolutions-IAM5[${detail}]`,
-        `${why}: CDK's grants read the bootstrap bucket's assets and write this stack's dashboard bucket only, with S3's action groups`,
-      ]),
-    ),
-    'Serverless-LambdaDLQ': `${why}: CloudFormation invokes it and reports its failure as the deployment's`,
     'AwsSolutions-L1': `${why}: CDK chooses its runtime`,
     'Serverless-LambdaLatestVersion': `${why}: CDK chooses its runtime`,
+    'Serverless-LambdaDLQ': `${why}: CloudFormation invokes it and reports its failure as the deployment's`,
     'Serverless-LambdaTracing': `${why}: nothing to trace`,
   });
 }

@@ -12,13 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  ASSET_CACHE_CONTROL,
-  DASHBOARD_ASSETS,
-  DASHBOARD_PREFIX,
-  DASHBOARD_SECURITY_HEADERS,
-  INDEX_CACHE_CONTROL,
-} from '../../dashboard/serving.ts';
+import { ASSET_CACHE_CONTROL, DASHBOARD_ASSETS, DASHBOARD_PREFIX, DASHBOARD_SECURITY_HEADERS, INDEX_CACHE_CONTROL } from '../../dashboard/serving.ts';
 import type { HttpResult } from './http-event.ts';
 
 export { DASHBOARD_PREFIX };

@@ -49,7 +49,7 @@ describe('with postlane:domainName', () => {
       const distributions = ofType(resources, 'AWS::CloudFront::Distribution');
       const withAlias = (name: string) => distributions.filter(([, distribution]) => distribution.Properties.DistributionConfig.Aliases?.includes(name));
 
-      it("serves its regional name from its own distribution, with the us-east-1 certificate and TLS 1.2 or later, forwarding to its own API", () => {
+      it('serves its regional name from its own distribution, with the us-east-1 certificate and TLS 1.2 or later, forwarding to its own API', () => {
         const [[, regional]] = withAlias(regionalName) as [[string, Resource]];
         const config = regional.Properties.DistributionConfig;
         expect(config.Aliases).toEqual([regionalName]);
@@ -62,17 +62,22 @@ describe('with postlane:domainName', () => {
         expect(JSON.stringify(apiOrigin.DomainName)).toMatch(/"Ref":"ApiHttp\w+"\},".execute-api\./);
       });
 
-      it(home ? 'serves the shared name from a second distribution whose API is the latency-routed origin name' : 'leaves the shared name to the first region’s stack', () => {
-        expect(distributions).toHaveLength(home ? 2 : 1);
-        const shared = withAlias('api.example.com');
-        expect(shared).toHaveLength(home ? 1 : 0);
-        if (!home) return;
-        const config = shared[0]![1].Properties.DistributionConfig;
-        expect(config.Aliases).toEqual(['api.example.com']);
-        expect(config.ViewerCertificate.AcmCertificateArn).toEqual(DOMAIN['postlane:certificateArn']);
-        const apiOrigin = config.Origins.find((origin: any) => origin.Id === config.DefaultCacheBehavior.TargetOriginId);
-        expect(apiOrigin.DomainName).toBe(originName);
-      });
+      it(
+        home
+          ? 'serves the shared name from a second distribution whose API is the latency-routed origin name'
+          : 'leaves the shared name to the first region’s stack',
+        () => {
+          expect(distributions).toHaveLength(home ? 2 : 1);
+          const shared = withAlias('api.example.com');
+          expect(shared).toHaveLength(home ? 1 : 0);
+          if (!home) return;
+          const config = shared[0]![1].Properties.DistributionConfig;
+          expect(config.Aliases).toEqual(['api.example.com']);
+          expect(config.ViewerCertificate.AcmCertificateArn).toEqual(DOMAIN['postlane:certificateArn']);
+          const apiOrigin = config.Origins.find((origin: any) => origin.Id === config.DefaultCacheBehavior.TargetOriginId);
+          expect(apiOrigin.DomainName).toBe(originName);
+        },
+      );
 
       it('maps the origin name to the stack’s own API, with a regional certificate validated in the hosted zone', () => {
         const [apiId] = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
@@ -97,11 +102,22 @@ describe('with postlane:domainName', () => {
 
         expect(records).toHaveLength(home ? 5 : 3);
         expect(named(originName)).toEqual([
-          expect.objectContaining({ Type: 'A', HostedZoneId: DOMAIN['postlane:hostedZoneId'], Region: region, SetIdentifier: region, AliasTarget: expect.any(Object) }),
+          expect.objectContaining({
+            Type: 'A',
+            HostedZoneId: DOMAIN['postlane:hostedZoneId'],
+            Region: region,
+            SetIdentifier: region,
+            AliasTarget: expect.any(Object),
+          }),
         ]);
         for (const name of home ? [regionalName, 'api.example.com'] : [regionalName]) {
           const [[distributionId]] = withAlias(name) as [[string, Resource]];
-          expect(named(name).map((record) => record.Type).sort(), name).toEqual(['A', 'AAAA']);
+          expect(
+            named(name)
+              .map((record) => record.Type)
+              .sort(),
+            name,
+          ).toEqual(['A', 'AAAA']);
           for (const record of named(name)) {
             expect(record).not.toHaveProperty('Region');
             expect(record.AliasTarget).toEqual({ DNSName: { 'Fn::GetAtt': [distributionId, 'DomainName'] }, HostedZoneId: expect.anything() });

@@ -16,7 +16,7 @@ import { ASSET_CACHE_CONTROL, DASHBOARD_SECURITY_HEADERS, INDEX_CACHE_CONTROL } 
 import { isDashboardPath, serveDashboard } from '../../dev/local/dashboard.ts';
 import { readSettings } from '../../lib/app.ts';
 import { DashboardSite, SPA_ROUTING_CODE } from '../../lib/dashboard-site.ts';
-import { ofType, resourcesOf, synthesize, type Resource, type Resources } from './template.ts';
+import { ofType, pair, referencedId, resourcesOf, rolePermissionsOf, synthesize, type Resource, type Resources } from './template.ts';
 
 const WEB_ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/postlane/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
 
@@ -35,7 +35,7 @@ function routingOf(code: string): (uri: string) => { uri?: string; statusCode?: 
 describe('each regional stack’s distribution', () => {
   const { stacks } = synthesize();
 
-  describe.each(stacks.map(({ stack, template }) => [stack.stackName, resourcesOf(template)] as const))('%s', (_name, resources) => {
+  describe.each(stacks.map(({ stack, template }) => [stack.stackName, resourcesOf(template), stack] as const))('%s', (_name, resources, stack) => {
     const [distributionId, distribution] = only(resources, 'AWS::CloudFront::Distribution');
     const config = distribution.Properties.DistributionConfig;
     const originOf = (behavior: { TargetOriginId: string }) => config.Origins.find((origin: { Id: string }) => origin.Id === behavior.TargetOriginId);
@@ -51,7 +51,9 @@ describe('each regional stack’s distribution', () => {
       });
       expect(originOf(api)).toEqual({
         Id: expect.any(String),
-        DomainName: { 'Fn::Join': ['', [{ Ref: expect.stringMatching(/^ApiHttp/) }, expect.stringMatching(/^\.execute-api\.[a-z0-9-]+\.$/), { Ref: 'AWS::URLSuffix' }]] },
+        DomainName: {
+          'Fn::Join': ['', [{ Ref: expect.stringMatching(/^ApiHttp/) }, expect.stringMatching(/^\.execute-api\.[a-z0-9-]+\.$/), { Ref: 'AWS::URLSuffix' }]],
+        },
         CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] },
       });
     });
@@ -143,6 +145,23 @@ describe('each regional stack’s distribution', () => {
       expect(JSON.stringify(index[1])).toContain(assets[0]);
     });
 
+    it('copies them with a role that may do just that: read the built asset, list the bucket, write and delete under app/', () => {
+      const [roleId] = ofType(resources, 'AWS::IAM::Role').find(([id]) => id.startsWith('DashboardDeploymentRole'))!;
+      const [, handler] = ofType(resources, 'AWS::Lambda::Function').find(([id]) => id.startsWith('CustomCDKBucketDeployment'))!;
+      expect(referencedId(handler.Properties.Role)).toBe(roleId);
+      const bucketArn = { 'Fn::GetAtt': [dashboardBucketId, 'Arn'] };
+      expect([...rolePermissionsOf(stack, resources, roleId)].sort()).toEqual(
+        [
+          pair(stack, 's3:DeleteObject', { 'Fn::Join': ['', [bucketArn, '/app/*']] }),
+          pair(stack, 's3:ListBucket', bucketArn),
+          pair(stack, 's3:PutObject', { 'Fn::Join': ['', [bucketArn, '/app/*']] }),
+        ]
+          .concat([...rolePermissionsOf(stack, resources, roleId)].filter((entry) => entry.startsWith('s3:GetObject ') && entry.includes('cdk-')))
+          .sort(),
+      );
+      expect([...rolePermissionsOf(stack, resources, roleId)].filter((entry) => entry.startsWith('s3:GetObject '))).toHaveLength(1);
+    });
+
     it('sends the CSP and security headers the local server sends', async () => {
       const [, headers] = only(resources, 'AWS::CloudFront::ResponseHeadersPolicy');
       const policy = headers.Properties.ResponseHeadersPolicyConfig;
@@ -216,7 +235,8 @@ describe('the dashboard asset', () => {
 
   it('is built once per synth for every stack, from dashboard/build.ts: index.html and the hashed assets', () => {
     const app = new App({ outdir });
-    for (const region of ['us-east-1', 'eu-west-1']) new DashboardSite(new Stack(app, `Site-${region}`, { env: { region } }), 'Dashboard', { namePrefix: 'postlane-test' });
+    for (const region of ['us-east-1', 'eu-west-1'])
+      new DashboardSite(new Stack(app, `Site-${region}`, { env: { region } }), 'Dashboard', { namePrefix: 'postlane-test' });
     const assembly = app.synth();
 
     const keys = assembly.stacks.map((stack) =>
