@@ -244,8 +244,10 @@ export class DashboardSite extends Construct {
       },
       additionalBehaviors: { [DASHBOARD_PREFIX]: files, [`${DASHBOARD_PREFIX}/*`]: files },
       httpVersion: HttpVersion.HTTP2_AND_3,
-      minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
-      ...(options.domain ? { domainNames: [...options.domain.names], certificate: options.domain.certificate } : {}),
+      // Only with a certificate of its own: CloudFront's default one has a fixed policy.
+      ...(options.domain
+        ? { domainNames: [...options.domain.names], certificate: options.domain.certificate, minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021 }
+        : {}),
       ...(options.webAclArn ? { webAclId: options.webAclArn } : {}),
     });
     acknowledgeFindings(distribution, {
