@@ -98,7 +98,7 @@ export interface SiteOptions {
  *   each object's Cache-Control (hashed assets a year, index.html never), the
  *   dashboard's security headers and CSP from dashboard/serving.ts, the SPA
  *   routing function.
- * - everything else (`/api/*`, `/f/*`, `/u/*`, `/p/*`, `/t/*`, `/docs`, …):
+ * - everything else (`/api/*`, `/f/*`, `/unsubscribe/*`, `/preferences/*`, `/confirm/*`, `/docs`, `/openapi.json`):
  *   the API, never cached, every method, with the viewer's headers, cookies
  *   and query string except Host (API Gateway answers only its own names).
  * - HTTPS only (HTTP redirects), TLS 1.2 or later under a custom domain.
