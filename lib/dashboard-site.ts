@@ -25,7 +25,9 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { ORIGIN_VERIFY_HEADER } from '#shared/platform/http/caller-address.ts';
 import { ASSET_CACHE_CONTROL, DASHBOARD_ASSETS, DASHBOARD_PREFIX, DASHBOARD_SECURITY_HEADERS, INDEX_CACHE_CONTROL } from '../dashboard/serving.ts';
 import { buildSynchronously } from './function-code.ts';
 import { acknowledgeFindings } from './nag.ts';
@@ -77,6 +79,12 @@ export const SPA_ROUTING_CODE = `function handler(event) {
 export interface DashboardSiteProps {
   /** `postlane-<stage>`: the bucket is `<prefix>-app-<account>-<region>`. */
   readonly namePrefix: string;
+  /**
+   * What each distribution sends the API in ORIGIN_VERIFY_HEADER, which the
+   * functions hold as ORIGIN_VERIFY_SECRET: their proof that a request's
+   * CloudFront-Viewer-Address is CloudFront's (shared/platform/http/endpoint.ts, callerAddress).
+   */
+  readonly originSecret: ISecret;
 }
 
 /** What a distribution of `DashboardSite.distribution` serves besides the files. */
@@ -100,7 +108,8 @@ export interface SiteOptions {
  *   routing function.
  * - everything else (`/api/*`, `/f/*`, `/unsubscribe/*`, `/preferences/*`, `/confirm/*`, `/docs`, `/openapi.json`):
  *   the API, never cached, every method, with the viewer's headers, cookies
- *   and query string except Host (API Gateway answers only its own names).
+ *   and query string except Host (API Gateway answers only its own names),
+ *   and the stack's secret origin header.
  * - HTTPS only (HTTP redirects), TLS 1.2 or later under a custom domain.
  */
 export class DashboardSite extends Construct {
@@ -108,9 +117,11 @@ export class DashboardSite extends Construct {
   readonly cachePolicy: CachePolicy;
   readonly headersPolicy: ResponseHeadersPolicy;
   readonly routing: CloudFrontFunction;
+  private readonly originSecret: ISecret;
 
   constructor(scope: Construct, id: string, props: DashboardSiteProps) {
     super(scope, id);
+    this.originSecret = props.originSecret;
     const { account, region } = Stack.of(this);
     this.bucket = new Bucket(this, 'Files', {
       // Like the attachments bucket's, with the stage in it; `app` keeps the longest stage and region under S3's 63 characters.
@@ -235,6 +246,8 @@ export class DashboardSite extends Construct {
         origin: new HttpOrigin(options.apiDomainName, {
           protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
           originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+          // A dynamic reference, which CloudFormation resolves at deploy time: the value is in no template.
+          customHeaders: { [ORIGIN_VERIFY_HEADER]: this.originSecret.secretValue.unsafeUnwrap() },
         }),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_ALL,

@@ -152,7 +152,20 @@ export class RegionalStack extends Stack {
     for (const fn of functions) fn.addEnvironment('RETENTION_DAYS', String(retentionDays));
     // Like RETENTION_DAYS, to every function: the routes that ask for sign-in codes and invitations compose them from it.
     if (props.mailFrom) for (const fn of functions) fn.addEnvironment('SERVICE_MAIL_FROM', props.mailFrom);
-    this.site = new DashboardSite(this, 'Dashboard', { namePrefix: props.namePrefix });
+    // Generated at deploy time, never seen by anyone; nothing outlives it, so it goes with the stack.
+    const originSecret = new Secret(this, 'OriginVerifySecret', {
+      description: 'Postlane: the header value by which the API knows a request came through its CloudFront distributions',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    acknowledgeFindings(originSecret, {
+      'AwsSolutions-SMG4':
+        'Not rotated by a function: the distributions and the functions take the value at deploy time, so a new value (replacing the secret) takes effect with a deploy',
+    });
+    // In the environment (a dynamic reference, resolved at deploy time): read on every request, so no call to Secrets Manager.
+    const apiFunctions = this.api.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction);
+    for (const endpoint of apiFunctions) endpoint.function.addEnvironment('ORIGIN_VERIFY_SECRET', originSecret.secretValue.unsafeUnwrap());
+    this.site = new DashboardSite(this, 'Dashboard', { namePrefix: props.namePrefix, originSecret });
     const domain = props.customDomain;
     const certificate = domain ? Certificate.fromCertificateArn(this, 'SiteCertificate', domain.certificateArn) : undefined;
     const webAcl = props.webAclArn ? { webAclArn: props.webAclArn } : {};

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeRoom } from '../support/clock.ts';
 import { SUBMISSION_RATE_LIMITS } from '#shared/forms/submissions.ts';
-import { ORIGIN_VERIFY_HEADER } from '#shared/platform/http/endpoint.ts';
+import { ORIGIN_VERIFY_HEADER } from '#shared/platform/http/caller-address.ts';
 import { accountWithForm, submit } from './support.ts';
 
 const SECRET = vi.hoisted(() => {

@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { App, Stack } from 'aws-cdk-lib';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { ROUTES } from '#functions/routes.ts';
 import { edgeRoutes } from '#shared/platform/http/routes.ts';
+import { ORIGIN_VERIFY_HEADER } from '#shared/platform/http/caller-address.ts';
 import { ASSET_CACHE_CONTROL, DASHBOARD_SECURITY_HEADERS, INDEX_CACHE_CONTROL } from '../../dashboard/serving.ts';
 import { isDashboardPath, serveDashboard } from '../../dev/local/dashboard.ts';
 import { readSettings } from '../../lib/app.ts';
@@ -25,6 +27,31 @@ const only = (resources: Resources, type: string): [string, Resource] => {
   expect(found, type).toHaveLength(1);
   return found[0]!;
 };
+
+/**
+ * Every distribution of the stack sends its API origin the secret header, and
+ * every function behind an API route holds the same value: both a dynamic
+ * reference to the stack's one generated secret, so no template holds the value.
+ */
+function expectOriginSecret(resources: Resources): void {
+  const secrets = ofType(resources, 'AWS::SecretsManager::Secret').filter(([id]) => id.startsWith('OriginVerifySecret'));
+  expect(secrets).toHaveLength(1);
+  const [secretId, secret] = secrets[0]!;
+  expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
+  const reference = { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] };
+  const distributions = ofType(resources, 'AWS::CloudFront::Distribution');
+  expect(distributions.length).toBeGreaterThan(0);
+  for (const [id, distribution] of distributions) {
+    const config = distribution.Properties.DistributionConfig;
+    const api = config.Origins.find((origin: { Id: string }) => origin.Id === config.DefaultCacheBehavior.TargetOriginId);
+    expect(api.OriginCustomHeaders, id).toEqual([{ HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: reference }]);
+  }
+  const apiFunctions = new Set(
+    ofType(resources, 'AWS::ApiGatewayV2::Integration').map(([, integration]) => referencedId(integration.Properties.IntegrationUri)),
+  );
+  expect(apiFunctions.size).toBeGreaterThan(10);
+  for (const id of apiFunctions) expect(resources[id]!.Properties.Environment.Variables.ORIGIN_VERIFY_SECRET, id).toEqual(reference);
+}
 
 /** The CloudFront Function as CloudFront runs it: `handler(event)` of the code the template deploys. */
 function routingOf(code: string): (uri: string) => { uri?: string; statusCode?: number; headers?: Record<string, { value: string }> } {
@@ -55,7 +82,12 @@ describe('each regional stack’s distribution', () => {
           'Fn::Join': ['', [{ Ref: expect.stringMatching(/^ApiHttp/) }, expect.stringMatching(/^\.execute-api\.[a-z0-9-]+\.$/), { Ref: 'AWS::URLSuffix' }]],
         },
         CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] },
+        OriginCustomHeaders: [{ HeaderName: ORIGIN_VERIFY_HEADER, HeaderValue: expect.anything() }],
       });
+    });
+
+    it('proves to the API’s functions that a request came through it: a secret header, the functions’ ORIGIN_VERIFY_SECRET, both from the stack’s generated secret', () => {
+      expectOriginSecret(resources);
     });
 
     it('serves /app and /app/* from the bucket through Origin Access Control, with the routing function, the dashboard’s cache policy and headers', () => {
@@ -221,6 +253,11 @@ describe('with postlane:webAclArn', () => {
     },
   );
 
+  it.each(stacks.map(({ stack, template }) => [stack.stackName, resourcesOf(template)] as const))(
+    '%s sends the secret origin header from each of its distributions, the shared name’s too',
+    (_name, resources) => expectOriginSecret(resources),
+  );
+
   it('is refused unless it is a CLOUDFRONT-scope web ACL', () => {
     const settingsFor = (context: Record<string, string>) => readSettings(new App({ context }).node);
     expect(settingsFor({ 'postlane:webAclArn': WEB_ACL }).webAclArn).toBe(WEB_ACL);
@@ -235,8 +272,10 @@ describe('the dashboard asset', () => {
 
   it('is built once per synth for every stack, from dashboard/build.ts: index.html and the hashed assets', () => {
     const app = new App({ outdir });
-    for (const region of ['us-east-1', 'eu-west-1'])
-      new DashboardSite(new Stack(app, `Site-${region}`, { env: { region } }), 'Dashboard', { namePrefix: 'postlane-test' });
+    for (const region of ['us-east-1', 'eu-west-1']) {
+      const stack = new Stack(app, `Site-${region}`, { env: { region } });
+      new DashboardSite(stack, 'Dashboard', { namePrefix: 'postlane-test', originSecret: new Secret(stack, 'OriginSecret') });
+    }
     const assembly = app.synth();
 
     const keys = assembly.stacks.map((stack) =>
