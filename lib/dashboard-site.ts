@@ -82,7 +82,7 @@ export interface DashboardSiteProps {
   /**
    * What each distribution sends the API in ORIGIN_VERIFY_HEADER, which the
    * functions hold as ORIGIN_VERIFY_SECRET: their proof that a request's
-   * CloudFront-Viewer-Address is CloudFront's (shared/platform/http/endpoint.ts, callerAddress).
+   * CloudFront-Viewer-Address is CloudFront's (shared/platform/http/caller-address.ts).
    */
   readonly originSecret: ISecret;
 }

@@ -2,7 +2,7 @@
  * Behind the deployed distribution every submission reaches API Gateway from a
  * CloudFront edge: the per-address limit counts the viewer's address, which
  * CloudFront sends as CloudFront-Viewer-Address, but only beside the secret
- * header the distributions add (shared/platform/http/endpoint.ts, callerAddress):
+ * header the distributions add (shared/platform/http/caller-address.ts):
  * anyone calling the stage's own address can write the first, not the second.
  */
 import { randomUUID } from 'node:crypto';
