@@ -15,14 +15,15 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { DASHBOARD_OUT, DASHBOARD_PREFIX } from '#dev/local/dashboard.ts';
+import { DASHBOARD_OUT } from '#dev/local/dashboard.ts';
+import { DASHBOARD_ASSETS, DASHBOARD_PREFIX } from './serving.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = 'dashboard/src/main.tsx';
 
 /** The path the dashboard is served under, on the API's own origin. */
 const DASHBOARD_BASE = `${DASHBOARD_PREFIX}/`;
-const ASSETS = 'assets';
+const ASSETS = DASHBOARD_ASSETS;
 
 export interface DashboardBuild {
   outDir: string;
