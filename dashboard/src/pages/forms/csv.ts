@@ -1,7 +1,7 @@
 /**
  * Submissions as a table and as a CSV file: a column per field of the form,
  * in its order, then any key a submission holds that the form no longer has
- * (a field removed since). Written with papaparse, loaded only on export.
+ * (a field removed since).
  */
 import type { paths } from '../../api/client.ts';
 
@@ -25,17 +25,11 @@ export function cellText(value: unknown): string {
   return String(value);
 }
 
-/**
- * The CSV: `id`, `createdAt`, then the columns headed by their keys. Values
- * come from anyone who filled the public form: papaparse's `escapeFormulae`
- * puts `'` before a cell starting with = + - @ (or tab, CR), so a spreadsheet
- * shows it instead of running it (OWASP's advice against CSV injection).
- */
+/** The CSV: `id`, `createdAt`, then the columns headed by their keys; formulas neutralised (csv-writer.ts). */
 export async function submissionsCsv(columns: readonly Column[], rows: readonly Submission[]): Promise<string> {
-  const { default: Papa } = await import('papaparse');
+  const { writeCsv } = await import('./csv-writer.ts');
   const header = ['id', 'createdAt', ...columns.map((column) => column.id)];
-  const body = rows.map((row) => [row.id, row.createdAt, ...columns.map((column) => cellText(row.data[column.id]))]);
-  return `${Papa.unparse([header, ...body], { escapeFormulae: true, newline: '\r\n' })}\r\n`;
+  return writeCsv([header, ...rows.map((row) => [row.id, row.createdAt, ...columns.map((column) => cellText(row.data[column.id]))])]);
 }
 
 /** Hands `text` to the browser as a download, from memory: nothing leaves the page. */

@@ -81,7 +81,7 @@ function Export({ id, slug, range, columns }: { id: string; slug: string; range:
       <Action busy={state.busy} onPress={() => void run()}>
         {state.busy ? 'Exporting…' : 'Export to CSV'}
       </Action>
-      <span role="status">{state.rows === undefined ? '' : `${state.rows.toLocaleString()} submissions exported.`}</span>
+      <span role="status">{state.rows === undefined ? '' : `${state.rows.toLocaleString()} ${state.rows === 1 ? 'submission' : 'submissions'} exported.`}</span>
       <FormError error={state.error} />
     </div>
   );
