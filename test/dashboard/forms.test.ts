@@ -76,6 +76,12 @@ describe.skipIf(skip)('forms in the dashboard', () => {
     await expect.poll(() => describedText(page, 'Options')).toContain('must not repeat an option');
     const keptOptions = await page.getByLabel('Options').inputValue();
     await page.getByLabel('Options').fill('Free\nPro');
+    // A rule only the API checks (double opt-in needs an audience): its refusal shows beside the switch it names.
+    await page.getByText(/^Double opt-in/).click();
+    await page.getByRole('button', { name: 'Create form' }).click();
+    await expect.poll(() => describedText(page, 'Double opt-in (ask the submitter to confirm by email)')).toContain('needs a linked audience');
+    const keptTitle = await page.getByLabel('Title', { exact: true }).inputValue();
+    await page.getByText(/^Double opt-in/).click();
     await page.getByRole('button', { name: 'Create form' }).click();
     await page.waitForURL(/\/app\/forms\/frm_/);
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
@@ -119,6 +125,7 @@ describe.skipIf(skip)('forms in the dashboard', () => {
 
     expect(order).toEqual(['1. Text', '2. Email', '3. Select']);
     expect(keptOptions).toBe('Free\nPro\nFree');
+    expect(keptTitle).toBe('Feedback');
     expect(hosted).toMatch(/\/f\/feedback(?:-[a-z0-9]+)?$/);
     expect(snippet).toBe(`<iframe src="${hosted}" title="Feedback" style="width:100%;min-height:640px;border:0" loading="lazy"></iframe>`);
     expect(cells).toEqual(['=HYPERLINK("http://evil.example")', 'Pro']);

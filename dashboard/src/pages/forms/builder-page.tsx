@@ -7,7 +7,7 @@
  * the API answers; a refusal shows beside the field it names.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Switch } from 'react-aria-components/Switch';
 import { createFormBody, FIELD_TYPES, updateFormBody, type FieldType } from '#shared/forms/schema.ts';
 import { api, call } from '../../api/client.ts';
@@ -15,7 +15,7 @@ import { asApiError, type ApiError } from '../../api/errors.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.tsx';
 import { AppLink } from '../../ui/app-link.tsx';
-import { Action, ApiForm, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
+import { Action, ApiForm, FormError, SubmitButton, TextInput, useFieldError } from '../../ui/fields.tsx';
 import { PageHeader, QueryView, Section } from '../../ui/page.tsx';
 import { SelectField } from '../../ui/select.tsx';
 import { checkInput } from '../../ui/use-form-submit.ts';
@@ -32,12 +32,27 @@ const SHOWN_FIELD =
 /** `fields[1].options[0]` is shown on the options box it came from. */
 const shownName = (field: string) => field.replace(/(\.options)\[\d+\]$/, '$1');
 
-function Toggle(props: { label: string; value: boolean; onChange: (value: boolean) => void }) {
+/** An on/off setting; the API's message for its `name` (double opt-in without an audience) is shown under it and read with it. */
+function Toggle(props: { label: string; name?: string; value: boolean; onChange: (value: boolean) => void }) {
+  const error = useFieldError(props.name ?? '');
+  const errorId = useId();
   return (
-    <Switch className="switch" isSelected={props.value} onChange={props.onChange}>
-      <span className="switch-track" aria-hidden="true" />
-      {props.label}
-    </Switch>
+    <div className="field">
+      <Switch
+        className="switch"
+        isSelected={props.value}
+        onChange={props.onChange}
+        {...(error.message ? { 'aria-describedby': errorId, 'aria-invalid': true } : {})}
+      >
+        <span className="switch-track" aria-hidden="true" />
+        {props.label}
+      </Switch>
+      {error.message ? (
+        <p id={errorId} className="field-error">
+          {error.message}
+        </p>
+      ) : null}
+    </div>
   );
 }
 
@@ -68,6 +83,16 @@ function Builder(props: { initial: Form | undefined; onCreated: (id: string) => 
   const [refusal, setRefusal] = useState<ApiError>();
   const [saving, setSaving] = useState(false);
   const [justSaved, setJustSaved] = useState(false);
+  const [saved, setSaved] = useState(() => (props.initial ? JSON.stringify(formBody(draftOf(props.initial), true)) : undefined));
+  const dirty = JSON.stringify(formBody(draft, true)) !== saved;
+
+  useEffect(() => {
+    if (!dirty) return undefined;
+    // Closing the tab or reloading with unsaved changes asks first.
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
 
   const edit = (change: Partial<Draft>) => {
     setJustSaved(false);
@@ -90,6 +115,8 @@ function Builder(props: { initial: Form | undefined; onCreated: (id: string) => 
           ? await call(api.POST('/api/forms', { body: body as never }))
           : await call(api.PATCH('/api/forms/{id}', { params: { path: { id: form.id } }, body: body as never }));
       setForm(data);
+      // What was sent is what is stored (with the slug the API may have made): the draft is clean again.
+      setSaved(JSON.stringify(formBody({ ...draft, slug: data.slug }, true)));
       // The slug the API made from the title, when none was typed.
       setDraft((current) => ({ ...current, slug: data.slug }));
       setJustSaved(true);
@@ -168,9 +195,14 @@ function Builder(props: { initial: Form | undefined; onCreated: (id: string) => 
             onChange={(notifyEmail) => edit({ notifyEmail })}
             description="Gets an email for every submission; empty for none."
           />
-          <Toggle label="Store responses" value={draft.storeResponses} onChange={(storeResponses) => edit({ storeResponses })} />
+          <Toggle label="Store responses" name="settings.storeResponses" value={draft.storeResponses} onChange={(storeResponses) => edit({ storeResponses })} />
           <AudienceSelect value={draft.audienceId} onChange={(audienceId) => edit({ audienceId })} />
-          <Toggle label="Double opt-in (ask the submitter to confirm by email)" value={draft.doubleOptIn} onChange={(doubleOptIn) => edit({ doubleOptIn })} />
+          <Toggle
+            label="Double opt-in (ask the submitter to confirm by email)"
+            name="settings.doubleOptIn"
+            value={draft.doubleOptIn}
+            onChange={(doubleOptIn) => edit({ doubleOptIn })}
+          />
         </Section>
 
         <Section title="Appearance">
