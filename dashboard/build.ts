@@ -17,7 +17,7 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:f
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { DASHBOARD_OUT, DASHBOARD_PREFIX } from '#dev/local/dashboard.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -81,7 +81,7 @@ export async function buildDashboard(outDir = DASHBOARD_OUT): Promise<DashboardB
       absWorkingDir: ROOT,
       outdir: join(staging, ASSETS),
       bundle: true,
-      platform: 'browser',
+      platform: 'browser' as const,
       // Browsers of the last two years: no transform of what they all run natively.
       target: ['chrome120', 'firefox121', 'safari17'],
       minify: true,
@@ -90,9 +90,9 @@ export async function buildDashboard(outDir = DASHBOARD_OUT): Promise<DashboardB
       chunkNames: '[name]-[hash]',
       assetNames: '[name]-[hash]',
       legalComments: 'none',
-      metafile: true,
-      logLevel: 'warning',
-    } as const;
+      metafile: true as const,
+      logLevel: 'warning' as const,
+    } satisfies BuildOptions;
     const worker = await build({ ...common, entryPoints: { 'import-worker': IMPORT_WORKER }, format: 'iife' });
     const workerOutput = Object.keys(worker.metafile.outputs).find((output) => worker.metafile.outputs[output]!.entryPoint === IMPORT_WORKER)!;
     const result = await build({

@@ -20,10 +20,12 @@ describe('guessing columns from headers', () => {
 
   it('says what is missing or doubled', () => {
     expect(mappingProblem(guessMapping(['name', 'plan']))).toBe('Choose the column that holds the email address.');
-    expect(mappingProblem([
-      { header: 'a', target: 'email', type: 'text' },
-      { header: 'b', target: 'email', type: 'text' },
-    ])).toBe('Only one column can be Email.');
+    expect(
+      mappingProblem([
+        { header: 'a', target: 'email', type: 'text' },
+        { header: 'b', target: 'email', type: 'text' },
+      ]),
+    ).toBe('Only one column can be Email.');
     expect(mappingProblem(guessMapping(['email', 'tags', 'labels']))).toBeUndefined();
   });
 });
@@ -38,10 +40,26 @@ describe('a row as the contact sent', () => {
   ];
 
   it('sends the mapped fields, tags split on commas and semicolons, typed custom fields, and nothing for an empty cell', () => {
-    const row = { email: ' Ada@Example.org ', 'first name': 'Ada', 'last name': '', phone: '+44 20 7946 0000', tags: 'vip; beta,early,', plan: 'pro', seats: '3', beta: 'Yes', notes: 'x' };
+    const row = {
+      email: ' Ada@Example.org ',
+      'first name': 'Ada',
+      'last name': '',
+      phone: '+44 20 7946 0000',
+      tags: 'vip; beta,early,',
+      plan: 'pro',
+      seats: '3',
+      beta: 'Yes',
+      notes: 'x',
+    };
     expect(rowToContact(row, mapping)).toEqual({
       ok: true,
-      contact: { email: 'Ada@Example.org', firstName: 'Ada', phone: '+44 20 7946 0000', tags: ['vip', 'beta', 'early'], customFields: { plan: 'pro', seats: 3, beta: true } },
+      contact: {
+        email: 'Ada@Example.org',
+        firstName: 'Ada',
+        phone: '+44 20 7946 0000',
+        tags: ['vip', 'beta', 'early'],
+        customFields: { plan: 'pro', seats: 3, beta: true },
+      },
     });
     expect(splitTags(' ; , ')).toEqual([]);
   });
@@ -54,8 +72,18 @@ describe('a row as the contact sent', () => {
   it('refuses, in the API’s words, a row without an address, a malformed one, a bad phone, a number or boolean that is not one', () => {
     expect(rowToContact({ email: '', 'first name': 'Ada' }, mapping)).toEqual({ ok: false, email: '', reason: 'email is required' });
     expect(rowToContact({ email: 'not-an-address' }, mapping)).toEqual({ ok: false, email: 'not-an-address', reason: 'email must be a valid email address' });
-    expect(rowToContact({ email: 'a@example.org', phone: 'call me' }, mapping)).toMatchObject({ ok: false, reason: expect.stringMatching(/^phone: must be a phone number/) });
-    expect(rowToContact({ email: 'a@example.org', seats: 'many' }, mapping)).toEqual({ ok: false, email: 'a@example.org', reason: 'seats must be a number, not "many"' });
-    expect(rowToContact({ email: 'a@example.org', beta: 'maybe' }, mapping)).toMatchObject({ ok: false, reason: expect.stringContaining('beta must be true or false') });
+    expect(rowToContact({ email: 'a@example.org', phone: 'call me' }, mapping)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^phone: must be a phone number/),
+    });
+    expect(rowToContact({ email: 'a@example.org', seats: 'many' }, mapping)).toEqual({
+      ok: false,
+      email: 'a@example.org',
+      reason: 'seats must be a number, not "many"',
+    });
+    expect(rowToContact({ email: 'a@example.org', beta: 'maybe' }, mapping)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('beta must be true or false'),
+    });
   });
 });

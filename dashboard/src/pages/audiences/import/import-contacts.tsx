@@ -98,7 +98,8 @@ function MapColumns({ audienceId, parsed }: { audienceId: string; parsed: Parsed
   const [duplicates, setDuplicates] = useState<'update' | 'skip'>('update');
   const problem = mappingProblem(mapping);
   const preview = useMemo(() => parsed.rows.map((row) => rowToContact(row, mapping)), [parsed.rows, mapping]);
-  const change = (at: number, patch: Partial<ColumnMapping>) => setMapping((current) => current.map((column, index) => (index === at ? { ...column, ...patch } : column)));
+  const change = (at: number, patch: Partial<ColumnMapping>) =>
+    setMapping((current) => current.map((column, index) => (index === at ? { ...column, ...patch } : column)));
 
   return (
     <>
@@ -108,7 +109,8 @@ function MapColumns({ audienceId, parsed }: { audienceId: string; parsed: Parsed
       </p>
       <div className="import-columns">
         {mapping.map((column, at) => (
-          <div className="import-column" key={`${at}-${column.header}`}>
+          // biome-ignore lint/suspicious/noArrayIndexKey: a column is its position: headers may repeat or be blank, and the list never reorders.
+          <div className="import-column" key={at}>
             <SelectField<FieldTarget>
               label={`Column “${column.header || `${at + 1}`}”`}
               name={`column-${at}`}
@@ -214,11 +216,16 @@ function ImportProgress({ audienceId, run, state }: { audienceId: string; run: I
   const percent = Math.round(state.progress * 100);
   return (
     <div className="form">
-      <ProgressBar className="import-progress" value={percent} aria-valuetext={`${percent}% of ${state.fileName}`}>
-        <Label>Importing {state.fileName}</Label>
-        <span className="import-bar" aria-hidden="true">
-          <span className="import-bar-fill" style={{ width: `${percent}%` }} />
-        </span>
+      <ProgressBar className="import-progress" value={percent}>
+        {({ valueText }) => (
+          <>
+            <Label>Importing {state.fileName}</Label>
+            <span className="import-percent">{valueText}</span>
+            <span className="import-bar" aria-hidden="true">
+              <span className="import-bar-fill" style={{ width: `${percent}%` }} />
+            </span>
+          </>
+        )}
       </ProgressBar>
       <div role="status" className="import-status">
         <p>

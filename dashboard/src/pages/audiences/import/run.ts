@@ -173,10 +173,10 @@ export class ImportRun {
 
   /** Stops once the batch being sent is answered; at once when nothing is being sent. */
   cancel(): void {
-    if (this.state.status === 'running' || this.state.status === 'waiting') {
-      if (this.state.status === 'waiting' || !this.pending) return this.stop('cancelled');
-      this.update({ status: 'cancelling' });
-    } else if (this.state.status === 'signed-out' || this.state.status === 'failed') this.stop('cancelled');
+    const { status } = this.state;
+    // A batch in flight is let finish, so its counts are known; a wait for a 429 or a pause has nothing in flight.
+    if (status === 'running' && this.pending) this.update({ status: 'cancelling' });
+    else if (status === 'running' || status === 'waiting' || status === 'signed-out' || status === 'failed') this.stop('cancelled');
   }
 
   /** After signing in again, or a failure: sends the batch that was not answered, and goes on. */
