@@ -73,7 +73,7 @@ function ChooseFile({ audienceId }: { audienceId: string }) {
   }
 
   return (
-    <div className="form">
+    <div className="form import-form">
       <p>
         A CSV file whose first line names the columns: one must hold the email address; names, phone, tags (separated by commas or semicolons) and any other
         column, kept as a custom field, are optional. Cells are imported as text, never run as formulas.
@@ -215,7 +215,7 @@ function ImportProgress({ audienceId, run, state }: { audienceId: string; run: I
   }, [finished, queryClient]);
   const percent = Math.round(state.progress * 100);
   return (
-    <div className="form">
+    <div className="form import-form">
       <ProgressBar className="import-progress" value={percent}>
         {({ valueText }) => (
           <>
