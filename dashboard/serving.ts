@@ -20,6 +20,8 @@ export const DASHBOARD_ASSETS = 'assets';
  * - `img-src 'self' data:` and `connect-src 'self'`: an email's remote images
  *   and tracking pixels are not loaded, and the pages reach only the API.
  * - `frame-ancestors 'none'`: the dashboard cannot be framed (clickjacking).
+ * - `worker-src 'self'`: the CSV import parses its file in a Web Worker, a
+ *   file under /app/assets/; no blob: or data: worker.
  */
 export const DASHBOARD_CSP = [
   "default-src 'none'",
@@ -29,6 +31,7 @@ export const DASHBOARD_CSP = [
   "font-src 'self'",
   "connect-src 'self'",
   "frame-src 'self'",
+  "worker-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
