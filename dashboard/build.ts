@@ -9,20 +9,26 @@
  *   opened (the 150 KB budget of sign-in plus Overview, docs/dashboard.md).
  * - Every asset's name carries its content hash, so it can be cached for a year;
  *   index.html, the one file without one, is never cached.
+ * - The CSV import's Web Worker is built first, as one classic script (a
+ *   worker shares no chunk with the page), and its served path is compiled
+ *   into the page as `IMPORT_WORKER_URL`.
  */
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
-import { DASHBOARD_OUT, DASHBOARD_PREFIX } from '#dev/local/dashboard.ts';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { DASHBOARD_OUT } from '#dev/local/dashboard.ts';
+import { DASHBOARD_ASSETS, DASHBOARD_PREFIX } from './serving.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = 'dashboard/src/main.tsx';
+/** The CSV import's parser, a Web Worker: a file of its own, which the page starts by the URL the build gives it. */
+const IMPORT_WORKER = 'dashboard/src/pages/audiences/import/worker.ts';
 
 /** The path the dashboard is served under, on the API's own origin. */
 const DASHBOARD_BASE = `${DASHBOARD_PREFIX}/`;
-const ASSETS = 'assets';
+const ASSETS = DASHBOARD_ASSETS;
 
 export interface DashboardBuild {
   outDir: string;
@@ -72,29 +78,38 @@ export async function buildDashboard(outDir = DASHBOARD_OUT): Promise<DashboardB
   await mkdir(dirname(outDir), { recursive: true });
   const staging = await mkdtemp(join(dirname(outDir), '.dashboard-build-'));
   try {
-    const result = await build({
+    const common = {
       absWorkingDir: ROOT,
-      entryPoints: { main: ENTRY },
       outdir: join(staging, ASSETS),
       bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'browser',
+      platform: 'browser' as const,
       // Browsers of the last two years: no transform of what they all run natively.
       target: ['chrome120', 'firefox121', 'safari17'],
-      jsx: 'automatic',
       minify: true,
       treeShaking: true,
       entryNames: '[name]-[hash]',
       chunkNames: '[name]-[hash]',
       assetNames: '[name]-[hash]',
-      // React reads NODE_ENV only through this: the browser has no `process`.
-      define: { 'process.env.NODE_ENV': '"production"' },
       legalComments: 'none',
-      metafile: true,
-      logLevel: 'warning',
+      metafile: true as const,
+      logLevel: 'warning' as const,
+    } satisfies BuildOptions;
+    const worker = await build({ ...common, entryPoints: { 'import-worker': IMPORT_WORKER }, format: 'iife' });
+    const workerOutput = Object.keys(worker.metafile.outputs).find((output) => worker.metafile.outputs[output]!.entryPoint === IMPORT_WORKER)!;
+    const result = await build({
+      ...common,
+      entryPoints: { main: ENTRY },
+      splitting: true,
+      format: 'esm',
+      jsx: 'automatic',
+      define: {
+        // React reads NODE_ENV only through this: the browser has no `process`.
+        'process.env.NODE_ENV': '"production"',
+        IMPORT_WORKER_URL: JSON.stringify(servedPath(staging, workerOutput)),
+      },
     });
-    const { entry, scripts } = describe(result.metafile, staging);
+    const metafile = { inputs: { ...worker.metafile.inputs, ...result.metafile.inputs }, outputs: { ...worker.metafile.outputs, ...result.metafile.outputs } };
+    const { entry, scripts } = describe(metafile, staging);
     const entryScript = scripts[entry.file]!;
     const preloads = entryScript.imports.map((file) => `${DASHBOARD_BASE}${ASSETS}/${file}`);
     await writeFile(join(staging, 'index.html'), indexHtml(entry.script, entry.stylesheet, preloads));

@@ -43,6 +43,8 @@ export interface PostlaneSettings {
   readonly eventBus?: string;
   /** The sender of sign-in codes and team invitations (`postlane:mailFrom`); unset, none is mailed. */
   readonly mailFrom?: string;
+  /** A CLOUDFRONT-scope AWS WAF web ACL attached to every distribution (`postlane:webAclArn`); none unless set. */
+  readonly webAclArn?: string;
 }
 
 /**
@@ -98,6 +100,12 @@ export function readSettings(node: Node): PostlaneSettings {
   const mailFrom = text(node.tryGetContext('postlane:mailFrom'));
   if (mailFrom !== undefined && !/^(?:[^<>\r\n]*<)?[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>?$/.test(mailFrom))
     throw new Error(`Context postlane:mailFrom must be an address or Name <address>, got ${mailFrom}`);
+  const webAclArn = text(node.tryGetContext('postlane:webAclArn'));
+  // CloudFront takes only global (CLOUDFRONT-scope) web ACLs, which live in us-east-1.
+  if (webAclArn !== undefined && !/^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[A-Za-z0-9_-]{1,128}\/[0-9a-f-]{36}$/.test(webAclArn))
+    throw new Error(
+      `Context postlane:webAclArn must be the ARN of a CLOUDFRONT-scope web ACL (arn:aws:wafv2:us-east-1:<account>:global/webacl/<name>/<id>), got ${webAclArn}`,
+    );
   return {
     stage,
     regions,
@@ -110,6 +118,7 @@ export function readSettings(node: Node): PostlaneSettings {
     retentionDays,
     ...(eventBus ? { eventBus } : {}),
     ...(mailFrom ? { mailFrom } : {}),
+    ...(webAclArn ? { webAclArn } : {}),
   };
 }
 
@@ -151,7 +160,8 @@ function corsOrigins(node: Node): string {
 
 /**
  * `postlane:domainName` with the public hosted zone it belongs to
- * (`postlane:hostedZoneId`, `postlane:hostedZoneName`), or none of them.
+ * (`postlane:hostedZoneId`, `postlane:hostedZoneName`) and the us-east-1
+ * certificate of its distributions (`postlane:certificateArn`), or none of them.
  */
 function readCustomDomain(node: Node): CustomDomainSettings | undefined {
   const [domainName, hostedZoneId, hostedZoneName] = ['domainName', 'hostedZoneId', 'hostedZoneName'].map((name) =>
@@ -159,15 +169,21 @@ function readCustomDomain(node: Node): CustomDomainSettings | undefined {
       ?.toLowerCase()
       .replace(/\.$/, ''),
   );
-  if (!domainName && !hostedZoneId && !hostedZoneName) return undefined;
-  if (!domainName || !hostedZoneId || !hostedZoneName) {
-    throw new Error('Context postlane:domainName, postlane:hostedZoneId and postlane:hostedZoneName go together: give all three or none');
+  const certificateArn = text(node.tryGetContext('postlane:certificateArn'));
+  if (!domainName && !hostedZoneId && !hostedZoneName && !certificateArn) return undefined;
+  if (!domainName || !hostedZoneId || !hostedZoneName || !certificateArn) {
+    throw new Error(
+      'Context postlane:domainName, postlane:hostedZoneId, postlane:hostedZoneName and postlane:certificateArn go together: give all four or none',
+    );
   }
+  // CloudFront takes certificates from us-east-1 only, whatever the stack's region (docs/deploying.md, Custom domain).
+  if (!/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/.test(certificateArn))
+    throw new Error(`Context postlane:certificateArn must be the ARN of an ACM certificate in us-east-1, got ${certificateArn}`);
   if (!/^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$/.test(domainName)) throw new Error(`Context postlane:domainName is not a domain name: ${domainName}`);
   if (domainName !== hostedZoneName && !domainName.endsWith(`.${hostedZoneName}`)) {
     throw new Error(`Context postlane:domainName ${domainName} is not in the hosted zone ${hostedZoneName}`);
   }
-  return { domainName, hostedZoneId: hostedZoneId.toUpperCase(), hostedZoneName };
+  return { domainName, hostedZoneId: hostedZoneId.toUpperCase(), hostedZoneName, certificateArn };
 }
 
 /** One stack per region, named `Postlane-<stage>-<region>`, each pinned to its region (replicas require it). */
@@ -194,6 +210,7 @@ export function addRegionalStacks(app: App, settings: PostlaneSettings = readSet
         retentionDays: settings.retentionDays,
         ...(settings.eventBus ? { eventBus: settings.eventBus } : {}),
         ...(settings.mailFrom ? { mailFrom: settings.mailFrom } : {}),
+        ...(settings.webAclArn ? { webAclArn: settings.webAclArn } : {}),
       }),
   );
   if (!settings.independentRegions) {

@@ -24,7 +24,7 @@ export function functionCode(handler: string): Code {
       command: ['node', '--import', 'tsx', 'bin/bundle-function.ts', handler, '/asset-output'],
       local: {
         tryBundle(outputDir: string): boolean {
-          bundleSynchronously(handler, outputDir);
+          buildSynchronously({ job: 'function', handler, directory: outputDir }, handler);
           return true;
         },
       },
@@ -37,6 +37,9 @@ const BUNDLE_TIMEOUT_MS = 300_000;
 
 let builder: Worker | undefined;
 
+/** What the builder thread builds: one handler's bundle, or the dashboard (dashboard/build.ts). */
+export type BuildJob = { job: 'function'; handler: string; directory: string } | { job: 'dashboard'; directory: string };
+
 /**
  * CDK asks for each asset synchronously, and esbuild's plugins run only in
  * its asynchronous API, so the bundling runs in a worker thread
@@ -44,9 +47,10 @@ let builder: Worker | undefined;
  * whole synth, with one esbuild context that each function's build reuses:
  * the SDK and the shared modules are parsed once, not once per function, and
  * there is no process to start per function (a synth that started one per
- * function, each loading Node, tsx and aws-cdk-lib, took 70 s).
+ * function, each loading Node, tsx and aws-cdk-lib, took 70 s). The dashboard's
+ * build runs in the same worker.
  */
-function bundleSynchronously(handler: string, directory: string): void {
+export function buildSynchronously(job: BuildJob, label: string): void {
   if (!builder) {
     builder = new Worker(new URL('./bundle-worker.mjs', import.meta.url), { execArgv: [] });
     // The synth's process ends when its work does, the idle builder with it.
@@ -54,9 +58,9 @@ function bundleSynchronously(handler: string, directory: string): void {
   }
   const done = new Int32Array(new SharedArrayBuffer(4));
   const { port1: answers, port2: reply } = new MessageChannel();
-  builder.postMessage({ handler, directory, done, reply }, [reply]);
-  if (Atomics.wait(done, 0, 0, BUNDLE_TIMEOUT_MS) === 'timed-out') throw new Error(`bundling ${handler}: no answer in ${BUNDLE_TIMEOUT_MS / 1000} s`);
+  builder.postMessage({ ...job, done, reply }, [reply]);
+  if (Atomics.wait(done, 0, 0, BUNDLE_TIMEOUT_MS) === 'timed-out') throw new Error(`bundling ${label}: no answer in ${BUNDLE_TIMEOUT_MS / 1000} s`);
   const { error } = (receiveMessageOnPort(answers)?.message ?? {}) as { error?: string };
   answers.close();
-  if (error) throw new Error(`bundling ${handler} failed: ${error}`);
+  if (error) throw new Error(`bundling ${label} failed: ${error}`);
 }

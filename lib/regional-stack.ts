@@ -5,7 +5,10 @@ import type { Construct } from 'constructs';
 import { PostlaneAlarms } from './alarms.ts';
 import { PostlaneApi, type ApiProtection } from './api.ts';
 import { AttachmentsBucket } from './attachments-bucket.ts';
-import { CustomDomain, type CustomDomainSettings } from './custom-domain.ts';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
+import { CustomDomain, originDomainName, regionalDomainName, type CustomDomainSettings } from './custom-domain.ts';
+import { DashboardSite } from './dashboard-site.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 import { EventFanOut } from './event-fan-out.ts';
 import { acknowledgeFindings } from './nag.ts';
@@ -44,6 +47,8 @@ export interface RegionalStackProps extends StackProps {
   readonly eventBus?: string;
   /** The sender of the deployment's own mail to people (SERVICE_MAIL_FROM); none unless set. */
   readonly mailFrom?: string;
+  /** A CLOUDFRONT-scope web ACL for the distributions; none unless set. */
+  readonly webAclArn?: string;
 }
 
 /** How long email records, events and deliveries are kept unless `postlane:retentionDays` says otherwise (docs/webhooks.md, Retention). */
@@ -66,6 +71,11 @@ export class RegionalStack extends Stack {
   readonly broadcasts: BroadcastEngine;
   readonly alarms: PostlaneAlarms;
   readonly customDomain?: CustomDomain;
+  readonly site: DashboardSite;
+  /** The dashboard and the API on one origin: the stack's public address. */
+  readonly distribution: Distribution;
+  /** The distribution at the custom domain's shared name: the first region's stack, with a custom domain. */
+  readonly sharedDistribution?: Distribution;
 
   constructor(scope: Construct, id: string, props: RegionalStackProps) {
     super(scope, id, props);
@@ -125,7 +135,8 @@ export class RegionalStack extends Stack {
       scheduler: { queue: this.broadcasts.queue, role: this.broadcasts.schedulerRole, deadLetterQueue: this.broadcasts.scheduleDeadLetterQueue },
       protection: props.api,
     });
-    new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
+    // The stage's own address: what the distributions forward to. It bypasses a web ACL; clients get the distribution's.
+    new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint, description: 'The API origin behind the distribution; give clients PublicUrl' });
     // What the admin replay commands take as --queue.
     new CfnOutput(this, 'FeedbackDeadLetterQueueUrl', { value: this.feedback.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'RetryDeadLetterQueueUrl', { value: this.retryQueue.deadLetterQueue.queueUrl });
@@ -142,17 +153,53 @@ export class RegionalStack extends Stack {
     for (const fn of functions) fn.addEnvironment('RETENTION_DAYS', String(retentionDays));
     // Like RETENTION_DAYS, to every function: the routes that ask for sign-in codes and invitations compose them from it.
     if (props.mailFrom) for (const fn of functions) fn.addEnvironment('SERVICE_MAIL_FROM', props.mailFrom);
-    if (props.customDomain) {
-      this.customDomain = new CustomDomain(this, 'CustomDomain', { settings: props.customDomain, httpApi: this.api.httpApi, stage: this.api.stage });
+    // Generated at deploy time, never seen by anyone; nothing outlives it, so it goes with the stack.
+    const originSecret = new Secret(this, 'OriginVerifySecret', {
+      description: 'Postlane: the header value by which the API knows a request came through its CloudFront distributions',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    acknowledgeFindings(originSecret, {
+      'AwsSolutions-SMG4':
+        'Not rotated by a function: the distributions and the functions take the value at deploy time, so a new value (replacing the secret) takes effect with a deploy',
+    });
+    // In the environment (a dynamic reference, resolved at deploy time): read on every request, so no call to Secrets Manager.
+    const apiFunctions = this.api.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction);
+    for (const endpoint of apiFunctions) endpoint.function.addEnvironment('ORIGIN_VERIFY_SECRET', originSecret.secretValue.unsafeUnwrap());
+    this.site = new DashboardSite(this, 'Dashboard', { namePrefix: props.namePrefix, originSecret });
+    const domain = props.customDomain;
+    const certificate = domain ? Certificate.fromCertificateArn(this, 'SiteCertificate', domain.certificateArn) : undefined;
+    const webAcl = props.webAclArn ? { webAclArn: props.webAclArn } : {};
+    this.distribution = this.site.distribution('Site', {
+      apiDomainName: `${this.api.httpApi.apiId}.execute-api.${this.region}.${this.urlSuffix}`,
+      ...(domain && certificate ? { domain: { names: [regionalDomainName(domain.domainName, this.region)], certificate } } : {}),
+      ...webAcl,
+    });
+    if (domain && certificate && props.regions[0] === this.region) {
+      this.sharedDistribution = this.site.distribution('SharedSite', {
+        apiDomainName: originDomainName(domain.domainName),
+        domain: { names: [domain.domainName], certificate },
+        ...webAcl,
+      });
+    }
+    // Links are built from configuration, never from a request's Host: the distribution's address, where the dashboard is too.
+    let publicUrl = `https://${this.distribution.distributionDomainName}`;
+    if (domain) {
+      this.customDomain = new CustomDomain(this, 'CustomDomain', {
+        settings: domain,
+        httpApi: this.api.httpApi,
+        stage: this.api.stage,
+        regionalSite: this.distribution,
+        ...(this.sharedDistribution ? { sharedSite: this.sharedDistribution } : {}),
+      });
       // Links in sent mail must come back to a region holding the same data and
       // signing key: with a replicated table any region will do, else only this one.
       const source = props.tableSource;
       const replicated = source.kind === 'replica' || (source.kind === 'retained' ? source.replicated : source.replicaRegions.length > 0);
-      for (const fn of functions) fn.addEnvironment('PUBLIC_BASE_URL', replicated ? this.customDomain.url : this.customDomain.regionalUrl);
-    } else {
-      // Links are built from configuration, never from a request's Host: without a custom domain, the API's own address.
-      for (const fn of functions) fn.addEnvironment('PUBLIC_BASE_URL', this.api.httpApi.apiEndpoint);
+      publicUrl = replicated ? this.customDomain.url : this.customDomain.regionalUrl;
     }
+    for (const fn of functions) fn.addEnvironment('PUBLIC_BASE_URL', publicUrl);
+    new CfnOutput(this, 'PublicUrl', { value: publicUrl, description: 'The dashboard (/app/) and the API: PUBLIC_BASE_URL' });
     // Last, so that its error alarms cover every function of the stack.
     this.alarms = new PostlaneAlarms(this, 'Alarms', {
       namePrefix: props.namePrefix,

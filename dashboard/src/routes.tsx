@@ -25,7 +25,6 @@ const admins: readonly Role[] = ['admin'];
 const overview = lazy(() => import('./pages/overview/page.tsx'));
 const emails = lazy(() => import('./pages/emails/page.tsx'));
 const email = lazy(() => import('./pages/emails/email-page.tsx'));
-const comingNext = lazy(() => import('./pages/coming-next/page.tsx'));
 const templates = lazy(() => import('./pages/templates/page.tsx'));
 const template = lazy(() => import('./pages/templates/builder-page.tsx'));
 const audiences = lazy(() => import('./pages/audiences/page.tsx'));
@@ -41,6 +40,9 @@ const suppressions = lazy(() => import('./pages/suppressions/page.tsx'));
 const broadcasts = lazy(() => import('./pages/broadcasts/page.tsx'));
 const newBroadcast = lazy(() => import('./pages/broadcasts/new-page.tsx'));
 const broadcast = lazy(() => import('./pages/broadcasts/broadcast-page.tsx'));
+const forms = lazy(() => import('./pages/forms/page.tsx'));
+const form = lazy(() => import('./pages/forms/builder-page.tsx'));
+const submissions = lazy(() => import('./pages/forms/submissions-page.tsx'));
 
 export const ROUTES: readonly RouteEntry[] = [
   { path: '/', nav: 'Overview', page: overview, roles: everyone },
@@ -58,7 +60,10 @@ export const ROUTES: readonly RouteEntry[] = [
   { path: '/audiences', nav: 'Audiences', page: audiences, roles: everyone },
   { path: '/audiences/:id', page: audience, roles: everyone },
   { path: '/audiences/:id/contacts/:contactId', page: contact, roles: everyone },
-  { path: '/forms', nav: 'Forms', page: comingNext, roles: everyone },
+  { path: '/forms', nav: 'Forms', page: forms, roles: everyone },
+  // `/forms/new` is the builder too, with nothing saved yet.
+  { path: '/forms/:id', page: form, roles: everyone },
+  { path: '/forms/:id/submissions', page: submissions, roles: everyone },
   { path: '/domains', nav: 'Domains', page: domains, roles: admins },
   { path: '/domains/:id', page: domain, roles: admins },
   { path: '/api-keys', nav: 'API keys', page: apiKeys, roles: admins },

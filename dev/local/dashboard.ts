@@ -7,46 +7,18 @@
  *   at the next load and the client-side router shows the page for the path;
  * - every answer carries the dashboard's Content-Security-Policy: scripts
  *   only from this origin (no inline script), no request to another origin.
+ * The headers and cache rules are dashboard/serving.ts's, which the stack uses too.
  */
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ASSET_CACHE_CONTROL, DASHBOARD_ASSETS, DASHBOARD_PREFIX, DASHBOARD_SECURITY_HEADERS, INDEX_CACHE_CONTROL } from '../../dashboard/serving.ts';
 import type { HttpResult } from './http-event.ts';
 
-export const DASHBOARD_PREFIX = '/app';
+export { DASHBOARD_PREFIX };
 
 /** Where `npm run build` and `npm start` write the dashboard (dashboard/build.ts) and this server reads it; git-ignored. */
 export const DASHBOARD_OUT = fileURLToPath(new URL('../../dist/dashboard', import.meta.url));
-
-/**
- * - `script-src 'self'`: no inline script, no other origin; React and the
- *   pages are files under /app/assets/.
- * - `style-src 'self' 'unsafe-inline'`: an email's HTML is shown in a frame
- *   with `sandbox=""` and `srcdoc`, which inherits this policy, and emails
- *   are styled inline. A style cannot run code; the frame runs no script.
- * - `img-src 'self' data:` and `connect-src 'self'`: an email's remote images
- *   and tracking pixels are not loaded, and the pages reach only the API.
- * - `frame-ancestors 'none'`: the dashboard cannot be framed (clickjacking).
- */
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "frame-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const SECURITY_HEADERS = {
-  'content-security-policy': DASHBOARD_CSP,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-};
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -66,7 +38,7 @@ export function isDashboardPath(path: string): boolean {
 }
 
 function answer(statusCode: number, headers: Record<string, string>, body: Buffer | string): HttpResult {
-  return { statusCode, headers: { ...SECURITY_HEADERS, ...headers }, cookies: [], body: Buffer.from(body) };
+  return { statusCode, headers: { ...DASHBOARD_SECURITY_HEADERS, ...headers }, cookies: [], body: Buffer.from(body) };
 }
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Postlane</title></head><body><main><h1>The dashboard is not built</h1><p>Run <code>npm run build</code>, or restart <code>npm start</code>, which builds it.</p></main></body></html>`;
@@ -80,13 +52,13 @@ export async function serveDashboard(path: string, method: string, dir: string):
   if (method !== 'GET' && method !== 'HEAD') return answer(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }, 'Method Not Allowed');
   // The router works under /app/: a bare /app would resolve relative links against /.
   if (path === DASHBOARD_PREFIX) return answer(308, { location: `${DASHBOARD_PREFIX}/`, 'cache-control': 'no-store' }, '');
-  if (path.startsWith(`${DASHBOARD_PREFIX}/assets/`)) {
-    const name = path.slice(`${DASHBOARD_PREFIX}/assets/`.length);
-    const body = ASSET_NAME.test(name) ? await readFile(join(dir, 'assets', name)).catch(() => undefined) : undefined;
+  if (path.startsWith(`${DASHBOARD_PREFIX}/${DASHBOARD_ASSETS}/`)) {
+    const name = path.slice(`${DASHBOARD_PREFIX}/${DASHBOARD_ASSETS}/`.length);
+    const body = ASSET_NAME.test(name) ? await readFile(join(dir, DASHBOARD_ASSETS, name)).catch(() => undefined) : undefined;
     if (!body) return answer(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, 'Not Found');
-    return answer(200, { 'content-type': TYPES[extname(name)]!, 'cache-control': 'public, max-age=31536000, immutable' }, body);
+    return answer(200, { 'content-type': TYPES[extname(name)]!, 'cache-control': ASSET_CACHE_CONTROL }, body);
   }
   const index = await readFile(join(dir, 'index.html')).catch(() => undefined);
   if (!index) return answer(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, NOT_BUILT);
-  return answer(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, index);
+  return answer(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': INDEX_CACHE_CONTROL }, index);
 }

@@ -80,6 +80,11 @@ const ConfigSchema = v.object({
   SIGNING_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
   /** Name of the Secrets Manager secret holding that key (deployed). */
   SIGNING_SECRET_PARAMETER: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /**
+   * The value the distributions send in `x-postlane-origin-verify` (deployed: the stack's generated secret), without which
+   * CloudFront-Viewer-Address is not believed (shared/platform/http/caller-address.ts). Unset (local runs), never believed.
+   */
+  ORIGIN_VERIFY_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
   /** Origins whose pages may call the `cors` routes (public form view and submit): `*` or `https://a.example,https://b.example`. */
   CORS_ALLOWED_ORIGINS: v.optional(
     v.pipe(

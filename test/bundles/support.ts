@@ -118,6 +118,8 @@ function localValue(name: string, deployed: string | { reference: string }): str
     PUBLIC_BASE_URL: config.PUBLIC_BASE_URL,
     SES_CONFIGURATION_SET,
     SIGNING_SECRET_PARAMETER: LINK_SIGNING_SECRET,
+    // What CloudFormation resolves the secret's dynamic reference to: generated text of 64 characters.
+    ORIGIN_VERIFY_SECRET: 'o'.repeat(64),
     // One region locally: the replicas of the others are not here.
     DEPLOYMENT_REGIONS: config.AWS_REGION,
   };

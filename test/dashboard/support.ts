@@ -40,16 +40,10 @@ export async function openDashboard(): Promise<Dashboard> {
 export async function freshPage(dashboard: Dashboard): Promise<{ page: Page; problems: string[] }> {
   await dashboard.context.clearCookies();
   for (const open of dashboard.context.pages()) await open.close();
-  const { page, problems } = await newPage(dashboard.context);
-  await page.setViewportSize({ width: 1440, height: 900 });
-  page.setDefaultTimeout(10_000);
-  const refusal = /^Failed to load resource: the server responded with a status of 4\d\d/;
-  return {
-    page,
-    get problems() {
-      return problems.filter((problem) => !refusal.test(problem));
-    },
-  };
+  const session = await newPage(dashboard.context, { ignore: /^Failed to load resource: the server responded with a status of 4\d\d/ });
+  await session.page.setViewportSize({ width: 1440, height: 900 });
+  session.page.setDefaultTimeout(10_000);
+  return session;
 }
 
 /** An account that sends from a verified domain of its own, with an admin (and optionally other people) who may sign in. */

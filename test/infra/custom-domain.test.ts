@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { readSettings } from '../../lib/app.ts';
-import { ofType, postlaneFunctions, referencedId, resourcesOf, synthesize, type Resources } from './template.ts';
+import { ofType, postlaneFunctions, referencedId, resourcesOf, synthesize, type Resource, type Resources } from './template.ts';
 
 const DOMAIN = {
   'postlane:domainName': 'api.example.com',
   'postlane:hostedZoneId': 'Z0123456789ABCDEFGHIJ',
   'postlane:hostedZoneName': 'example.com',
+  'postlane:certificateArn': 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789',
 };
 
 /** Same as the regional-stacks test: CloudFormation refuses stacks over 500 resources. */
@@ -22,12 +23,15 @@ describe('without a custom domain', () => {
   const { stacks } = synthesize();
 
   it.each(stacks.map(({ stack, template }) => [stack.stackName, resourcesOf(template)] as const))(
-    "%s has no certificate, domain, mapping or record, and PUBLIC_BASE_URL is the API's own endpoint",
+    "%s has no certificate, domain, mapping or record, and PUBLIC_BASE_URL is its distribution's own address",
     (_name, resources) => {
       for (const type of DOMAIN_TYPES) expect(ofType(resources, type), type).toEqual([]);
-      const apiEndpoints = publicBaseUrls(resources).filter((value) => value !== undefined);
-      expect(apiEndpoints.length).toBeGreaterThan(40);
-      for (const value of apiEndpoints) expect(value).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ApiHttp/), 'ApiEndpoint'] });
+      const [distribution, ...others] = ofType(resources, 'AWS::CloudFront::Distribution');
+      expect(others).toEqual([]);
+      expect(distribution![1].Properties.DistributionConfig.Aliases).toBeUndefined();
+      const urls = publicBaseUrls(resources);
+      expect(urls.length).toBeGreaterThan(40);
+      for (const url of urls) expect(url).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distribution![0], 'DomainName'] }]] });
     },
   );
 });
@@ -40,45 +44,85 @@ describe('with postlane:domainName', () => {
     (_name, region, resources, parts) => {
       const regionalName = `${region}.api.example.com`;
 
-      it('has a certificate for the shared and the regional name, validated in the hosted zone', () => {
-        expect(ofType(resources, 'AWS::CertificateManager::Certificate').map(([, certificate]) => certificate.Properties)).toEqual([
+      const home = region === 'us-east-1';
+      const originName = 'origin.api.example.com';
+      const distributions = ofType(resources, 'AWS::CloudFront::Distribution');
+      const withAlias = (name: string) => distributions.filter(([, distribution]) => distribution.Properties.DistributionConfig.Aliases?.includes(name));
+
+      it('serves its regional name from its own distribution, with the us-east-1 certificate and TLS 1.2 or later, forwarding to its own API', () => {
+        const [[, regional]] = withAlias(regionalName) as [[string, Resource]];
+        const config = regional.Properties.DistributionConfig;
+        expect(config.Aliases).toEqual([regionalName]);
+        expect(config.ViewerCertificate).toEqual({
+          AcmCertificateArn: DOMAIN['postlane:certificateArn'],
+          MinimumProtocolVersion: 'TLSv1.2_2021',
+          SslSupportMethod: 'sni-only',
+        });
+        const apiOrigin = config.Origins.find((origin: any) => origin.Id === config.DefaultCacheBehavior.TargetOriginId);
+        expect(JSON.stringify(apiOrigin.DomainName)).toMatch(/"Ref":"ApiHttp\w+"\},".execute-api\./);
+      });
+
+      it(
+        home
+          ? 'serves the shared name from a second distribution whose API is the latency-routed origin name'
+          : 'leaves the shared name to the first region’s stack',
+        () => {
+          expect(distributions).toHaveLength(home ? 2 : 1);
+          const shared = withAlias('api.example.com');
+          expect(shared).toHaveLength(home ? 1 : 0);
+          if (!home) return;
+          const config = shared[0]![1].Properties.DistributionConfig;
+          expect(config.Aliases).toEqual(['api.example.com']);
+          expect(config.ViewerCertificate.AcmCertificateArn).toEqual(DOMAIN['postlane:certificateArn']);
+          const apiOrigin = config.Origins.find((origin: any) => origin.Id === config.DefaultCacheBehavior.TargetOriginId);
+          expect(apiOrigin.DomainName).toBe(originName);
+        },
+      );
+
+      it('maps the origin name to the stack’s own API, with a regional certificate validated in the hosted zone', () => {
+        const [apiId] = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
+        const certificates = ofType(resources, 'AWS::CertificateManager::Certificate');
+        expect(certificates.map(([, certificate]) => certificate.Properties)).toEqual([
           expect.objectContaining({
-            DomainName: 'api.example.com',
-            SubjectAlternativeNames: [regionalName],
+            DomainName: originName,
             ValidationMethod: 'DNS',
-            DomainValidationOptions: expect.arrayContaining([{ DomainName: 'api.example.com', HostedZoneId: DOMAIN['postlane:hostedZoneId'] }]),
+            DomainValidationOptions: [{ DomainName: originName, HostedZoneId: DOMAIN['postlane:hostedZoneId'] }],
           }),
         ]);
-      });
-
-      it('maps both names to the stack’s own API with that certificate', () => {
-        const [apiId] = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
-        const [certificateId] = ofType(resources, 'AWS::CertificateManager::Certificate').map(([id]) => id);
         const domains = ofType(resources, 'AWS::ApiGatewayV2::DomainName');
-        expect(domains.map(([, domain]) => domain.Properties.DomainName).sort()).toEqual(['api.example.com', regionalName]);
-        for (const [, domain] of domains) expect(domain.Properties.DomainNameConfigurations[0].CertificateArn).toEqual({ Ref: certificateId });
-
+        expect(domains.map(([, domain]) => domain.Properties.DomainName)).toEqual([originName]);
+        expect(domains[0]![1].Properties.DomainNameConfigurations[0].CertificateArn).toEqual({ Ref: certificates[0]![0] });
         const mappings = ofType(resources, 'AWS::ApiGatewayV2::ApiMapping').map(([, mapping]) => mapping.Properties);
-        expect(mappings.map((mapping) => referencedId(mapping.ApiId))).toEqual([apiId, apiId]);
-        expect(mappings.map((mapping) => referencedId(mapping.DomainName)).sort()).toEqual(domains.map(([id]) => id).sort());
+        expect(mappings.map((mapping) => [referencedId(mapping.ApiId), referencedId(mapping.DomainName)])).toEqual([[apiId, domains[0]![0]]]);
       });
 
-      it('adds its region to the latency-routed shared name, and a plain alias for the regional name', () => {
+      it('adds its region to the latency-routed origin name, and aliases its names (IPv4 and IPv6) to its distributions', () => {
         const records = ofType(resources, 'AWS::Route53::RecordSet').map(([, record]) => record.Properties);
-        const shared = records.find((record) => record.Name === 'api.example.com.');
-        const regional = records.find((record) => record.Name === `${regionalName}.`);
+        const named = (name: string) => records.filter((record) => record.Name === `${name}.`);
 
-        expect(records).toHaveLength(2);
-        expect(shared).toMatchObject({
-          Type: 'A',
-          HostedZoneId: DOMAIN['postlane:hostedZoneId'],
-          Region: region,
-          SetIdentifier: region,
-          AliasTarget: expect.any(Object),
-        });
-        expect(regional).toMatchObject({ Type: 'A', AliasTarget: expect.any(Object) });
-        expect(regional).not.toHaveProperty('Region');
-        expect(regional).not.toHaveProperty('SetIdentifier');
+        expect(records).toHaveLength(home ? 5 : 3);
+        expect(named(originName)).toEqual([
+          expect.objectContaining({
+            Type: 'A',
+            HostedZoneId: DOMAIN['postlane:hostedZoneId'],
+            Region: region,
+            SetIdentifier: region,
+            AliasTarget: expect.any(Object),
+          }),
+        ]);
+        for (const name of home ? [regionalName, 'api.example.com'] : [regionalName]) {
+          const [[distributionId]] = withAlias(name) as [[string, Resource]];
+          expect(
+            named(name)
+              .map((record) => record.Type)
+              .sort(),
+            name,
+          ).toEqual(['A', 'AAAA']);
+          for (const record of named(name)) {
+            expect(record).not.toHaveProperty('Region');
+            expect(record.AliasTarget).toEqual({ DNSName: { 'Fn::GetAtt': [distributionId, 'DomainName'] }, HostedZoneId: expect.anything() });
+          }
+        }
       });
 
       it('builds links on the shared name, which reaches the replicated table in any region', () => {
@@ -111,13 +155,23 @@ describe('postlane:domainName context', () => {
       domainName: 'api.example.com',
       hostedZoneId: 'Z0123456789ABCDEFGHIJ',
       hostedZoneName: 'example.com',
+      certificateArn: DOMAIN['postlane:certificateArn'],
     });
     expect(settingsFor({}).customDomain).toBeUndefined();
   });
 
-  it('is refused without its zone, outside its zone, or when not a domain name', () => {
-    expect(() => settingsFor({ 'postlane:domainName': 'api.example.com' })).toThrow(/give all three or none/);
+  it('is refused without its zone or certificate, outside its zone, or when not a domain name', () => {
+    expect(() => settingsFor({ 'postlane:domainName': 'api.example.com' })).toThrow(/give all four or none/);
+    const { 'postlane:certificateArn': _certificate, ...withoutCertificate } = DOMAIN;
+    expect(() => settingsFor(withoutCertificate)).toThrow(/give all four or none/);
+    expect(() => settingsFor({ 'postlane:certificateArn': DOMAIN['postlane:certificateArn'] })).toThrow(/give all four or none/);
     expect(() => settingsFor({ ...DOMAIN, 'postlane:hostedZoneName': 'example.org' })).toThrow(/is not in the hosted zone example.org/);
     expect(() => settingsFor({ ...DOMAIN, 'postlane:domainName': 'api_example.com' })).toThrow(/is not a domain name/);
+  });
+
+  it('takes a certificate of us-east-1 only, the one region CloudFront reads certificates from', () => {
+    const inIreland = DOMAIN['postlane:certificateArn'].replace('us-east-1', 'eu-west-1');
+    expect(() => settingsFor({ ...DOMAIN, 'postlane:certificateArn': inIreland })).toThrow(/ACM certificate in us-east-1/);
+    expect(() => settingsFor({ ...DOMAIN, 'postlane:certificateArn': 'not-an-arn' })).toThrow(/ACM certificate in us-east-1/);
   });
 });

@@ -48,7 +48,7 @@ function findings(build: (app: App) => void, context: Record<string, string> = {
 /**
  * Context that turns every documented option on, in the combinations that
  * build different stacks: the options that add resources (an alarm topic, a
- * custom domain, an event bus grant) all at once, and each way the table can
+ * custom domain with its distributions' certificate, a web ACL, an event bus grant) all at once, and each way the table can
  * come to a stack (created with replicas, a replica, created alone, retained).
  */
 const CONTEXTS: Record<string, Record<string, string>> = {
@@ -62,6 +62,8 @@ const CONTEXTS: Record<string, Record<string, string>> = {
     'postlane:domainName': 'api.example.com',
     'postlane:hostedZoneId': 'Z0123456789ABCDEFGHIJ',
     'postlane:hostedZoneName': 'example.com',
+    'postlane:certificateArn': 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789',
+    'postlane:webAclArn': 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/postlane/0a1b2c3d-4e5f-6789-abcd-ef0123456789',
     'postlane:throttleRate': '100',
     'postlane:throttleBurst': '200',
     'postlane:publicThrottleRate': '5',

@@ -46,11 +46,12 @@ export async function closeBrowsers(): Promise<void> {
 }
 
 /** A page that records what the browser complains about (a CSP refusal, a script error). */
-export async function newPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+export async function newPage(context: BrowserContext, options: { ignore?: RegExp } = {}): Promise<{ page: Page; problems: string[] }> {
   const page = await context.newPage();
+  // Filled as the page runs: a caller that destructures it still sees what came later.
   const problems: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
+    if (message.type() === 'error' && !options.ignore?.test(message.text())) problems.push(message.text());
   });
   page.on('pageerror', (error) => problems.push(error.message));
   return { page, problems };

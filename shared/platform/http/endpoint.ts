@@ -11,6 +11,7 @@ import { errorReply } from './error-envelope.ts';
 import type { JsonReply, Reply } from './reply.ts';
 import { withRequestLog } from './request-log.ts';
 import { inRegionScope } from '#shared/platform/dynamodb/regions.ts';
+import { callerAddress } from './caller-address.ts';
 
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
@@ -23,7 +24,7 @@ export interface PublicInput<Body, Query> {
   /** Path parameters, URL-decoded: `{id}` of `/api/contacts/{id}`. */
   params: Record<string, string>;
   now: Date;
-  /** The caller's address as API Gateway saw it. */
+  /** The caller's address: CloudFront's word for it behind a distribution (verified by its secret header), else API Gateway's (`callerAddress`). */
   sourceIp: string;
   /** Request headers, names lower-cased (@middy/http-header-normalizer); `content-type` is the bare media type on routes with a body. */
   headers: Record<string, string>;
@@ -73,7 +74,7 @@ export function httpEndpoint(
         method: event.requestContext?.http?.method ?? 'GET',
         params: (event.pathParameters ?? {}) as Record<string, string>,
         now: state.now,
-        sourceIp: event.requestContext?.http?.sourceIp ?? '',
+        sourceIp: callerAddress(event),
         headers: Object.fromEntries(Object.entries(event.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)),
       },
       state,

@@ -1,6 +1,7 @@
 /**
  * An audience's page: its statistics by status, its contacts (searched and
- * filtered, a page at a time), exporting them to CSV, renaming and deleting it.
+ * filtered, a page at a time), importing contacts from a CSV file, exporting
+ * them to CSV, renaming and deleting it.
  */
 import { useQuery } from '@tanstack/react-query';
 import { api, call } from '../../api/client.ts';
@@ -11,6 +12,7 @@ import { DeleteAudience, RenameAudience } from './audience-settings.tsx';
 import { AudienceStats } from './audience-stats.tsx';
 import { AudienceContacts } from './contacts.tsx';
 import { ExportAudience } from './export-audience.tsx';
+import { ImportContacts } from './import/import-contacts.tsx';
 
 export default function AudiencePage({ params }: PageProps) {
   const id = params.id!;
@@ -31,6 +33,9 @@ export default function AudiencePage({ params }: PageProps) {
             </Section>
             <Section title="Contacts">
               <AudienceContacts audienceId={id} />
+            </Section>
+            <Section title="Import from CSV">
+              <ImportContacts audienceId={id} />
             </Section>
             <Section title="Export">
               <ExportAudience id={id} />

@@ -66,12 +66,14 @@ export function AddSuppressions() {
           type="file"
           accept=".csv,text/csv,text/plain"
           onChange={async (event) => {
-            const file = event.currentTarget.files?.[0];
+            // React clears currentTarget once the handler yields: keep the input itself.
+            const input = event.currentTarget;
+            const file = input.files?.[0];
             if (!file) return;
             const read = addressesOfCsv(await file.text());
             setText([...linesOf(text), ...read].join('\n'));
             setOutcome(`${read.length} addresses read from ${file.name}: check them, then add.`);
-            event.currentTarget.value = '';
+            input.value = '';
           }}
         />
         <span className="field-description">Its "email" column, or its first: the addresses are put in the box above.</span>

@@ -1,0 +1,186 @@
+/**
+ * Importing contacts from a CSV file on an audience's page, in Chromium,
+ * against the worker's API server: 2,500 generated rows with a few bad ones,
+ * parsed in a Web Worker and sent in three requests to POST /api/contacts/bulk.
+ * The first request is answered 429 (the import waits its retryAfter) and the
+ * third 401 (the session ends: sign-in shows, the counts are kept, and the
+ * import continues after signing in again). Then the errors table, the errors
+ * CSV, and the contacts as the API returns them. axe-core at 375 and 1440
+ * pixels on the mapping and the finished import.
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMember } from '#shared/accounts/members.ts';
+import { createAudience } from '#shared/audiences/service.ts';
+import { runMailWorker } from '../people/support.ts';
+import { uniqueAddress } from '../sending/support.ts';
+import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
+import { apiClient } from '../support/client.ts';
+import { dashboardAccount, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
+
+const skip = skipWithoutChromium('dashboard contact import');
+
+runMailWorker();
+let dashboard: Dashboard;
+
+beforeAll(async () => {
+  if (skip) return;
+  dashboard = await openDashboard();
+});
+
+afterAll(async () => {
+  if (skip) return;
+  await closeBrowsers();
+});
+
+const ROWS = 2500;
+/** Data rows (0-based) the browser refuses before sending, and why. */
+const BAD = new Map([
+  [100, { email: '', reason: 'email is required' }],
+  [1500, { email: 'not-an-address', reason: 'email must be a valid email address' }],
+  [2200, { email: 'Person2200@Example.org', reason: 'Seats must be a number, not "many"' }],
+]);
+
+/** `E-mail,First_Name,Last Name,Tags,Seats,Plan`: every row a person, a few bad, one repeated address (the API skips it). */
+function generatedCsv(): string {
+  const lines = ['E-mail,First_Name,Last Name,Tags,Seats,Plan'];
+  for (let index = 0; index < ROWS; index++) {
+    const email = index === 100 ? '' : index === 1500 ? 'not-an-address' : index === 1001 ? 'person1000@example.org' : `Person${index}@Example.org`;
+    const seats = index === 2200 ? 'many' : String(index % 7);
+    const plan = index === 7 ? '"=HYPERLINK(""http://evil.example"",""x"")"' : index % 2 ? 'pro' : 'free';
+    lines.push(`${email},First ${index},"Last, ${index}","${index % 10 === 0 ? 'vip; early' : 'news'}",${seats},${plan}`);
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+describe.skipIf(skip)('importing contacts from CSV in Chromium', () => {
+  it('maps, previews and imports 2,500 rows in three requests, through a 429 and a session that ends, and reports the bad rows', async () => {
+    const account = await dashboardAccount();
+    const member = uniqueAddress('member');
+    await addMember(account.accountId, { email: member, role: 'member' }, { type: 'operator', id: 'test' }, new Date());
+    const audience = await createAudience(account.accountId, { name: 'Imported' }, new Date());
+    const { page, problems } = await freshPage(dashboard);
+    await page.goto(`${dashboard.base}/app/audiences/${audience.id}`);
+    await signInThroughForm(page, member);
+    await page.getByRole('heading', { level: 1, name: 'Imported' }).waitFor();
+
+    // The worker is a file of the dashboard's own, served as a script under a CSP that allows workers from the origin only.
+    const [workerScript] = await Promise.all([
+      page.waitForResponse((response) => /\/app\/assets\/import-worker-[A-Z0-9]{8}\.js$/.test(response.url())),
+      page.getByLabel('CSV file').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(generatedCsv()) }),
+    ]);
+    expect(workerScript.status()).toBe(200);
+    expect(workerScript.headers()['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(workerScript.headers()['content-security-policy']).toMatch(/(^|; )worker-src 'self'(;|$)/);
+    // Guessed from the headers: the known names map to their field, the others are text custom fields.
+    await page.getByRole('heading', { name: 'Preview' }).waitFor();
+    for (const name of [
+      'Email Column “E-mail”',
+      'First name Column “First_Name”',
+      'Last name Column “Last Name”',
+      'Tags Column “Tags”',
+      'Custom field Column “Seats”',
+    ]) {
+      await page.getByRole('button', { name }).waitFor();
+    }
+    // Seats read as numbers: chosen through the select.
+    await page.getByRole('button', { name: 'Text Type of “Seats”' }).click();
+    await page.getByRole('option', { name: 'Number' }).click();
+    const preview = page.getByRole('group', { name: 'Preview of the first rows' });
+    await expect
+      .poll(async () => (await preview.locator('tbody tr').first().allInnerTexts())[0])
+      .toBe(['2', 'Person0@Example.org', 'First 0', 'Last, 0', '', 'vip, early', 'Seats: 0; Plan: free'].join('\t'));
+    expect(await preview.locator('tbody tr').count()).toBe(5);
+    await expectAccessible(page, 'the import mapping');
+    await page.setViewportSize({ width: 375, height: 900 });
+    const importForm = page.locator('.form').filter({ has: page.getByRole('heading', { name: 'Columns' }) });
+    await importForm.screenshot({ path: '/tmp/contact-import-mapping-375.png' });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await importForm.screenshot({ path: '/tmp/contact-import-mapping-1440.png' });
+
+    // The API's answers: a 429 first (waited out), then the real ones, but the third request finds the session gone.
+    let requests = 0;
+    await page.route('**/api/contacts/bulk', async (route) => {
+      requests++;
+      if (requests === 1) {
+        await route.fulfill({
+          status: 429,
+          contentType: 'application/json',
+          headers: { 'retry-after': '1' },
+          body: JSON.stringify({ success: false, error: 'RATE_LIMITED', message: 'Too many requests', retryAfter: 1 }),
+        });
+      } else if (requests === 3) {
+        await page.context().clearCookies();
+        await route.fulfill({
+          status: 401,
+          contentType: 'application/json',
+          body: JSON.stringify({ success: false, error: 'UNAUTHORIZED', message: 'Sign in again' }),
+        });
+      } else await route.continue();
+    });
+
+    // Frames keep coming while the worker parses and the batches go out: the page never freezes.
+    await page.evaluate(() => {
+      const inPage = globalThis as any;
+      inPage.importFrames = { count: 0, last: 0, longest: 0 };
+      const tick = (at: number) => {
+        const frames = inPage.importFrames;
+        if (frames.last) frames.longest = Math.max(frames.longest, at - frames.last);
+        frames.count++;
+        frames.last = at;
+        inPage.requestAnimationFrame(tick);
+      };
+      inPage.requestAnimationFrame(tick);
+    });
+    await page.getByRole('button', { name: 'Import contacts' }).click();
+    await page.getByRole('status').filter({ hasText: 'The API asked to slow down' }).waitFor();
+
+    // The session ends on the second batch: sign-in shows; signed in again, the page has the count and the batch.
+    await page.getByLabel('Email address').waitFor();
+    await signInThroughForm(page, member);
+    await page.getByRole('heading', { level: 1, name: 'Imported' }).waitFor();
+    const status = page.getByRole('status').filter({ hasText: 'rows read' });
+    expect((await status.allInnerTexts()).join('\n')).toContain('Paused: your session ended. 2,000 rows read: 999 imported or updated, 0 skipped, 2 failed.');
+    await page.getByRole('button', { name: 'Continue the import' }).click();
+
+    await status.filter({ hasText: 'Import finished.' }).waitFor({ timeout: 30_000 });
+    expect((await status.allInnerTexts()).join('\n')).toContain('2,500 rows read: 2,496 imported or updated, 1 skipped, 3 failed.');
+    expect(await page.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+    const frames = await page.evaluate(() => (globalThis as any).importFrames as { count: number; longest: number });
+    expect(frames.count).toBeGreaterThan(10);
+    expect(requests).toBe(5);
+
+    const errors = page.getByRole('group', { name: 'Rows not imported' });
+    expect(await errors.locator('tbody tr').allInnerTexts()).toEqual([...BAD].map(([index, bad]) => [index + 2, bad.email, bad.reason].join('\t')));
+    await expectAccessible(page, 'the finished import');
+    await page.screenshot({ path: '/tmp/contact-import-1440.png', fullPage: true });
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the errors as CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('people-errors.csv');
+    const csv = await readFile((await download.path())!, 'utf8');
+    expect(csv).toBe(
+      [
+        'row,email,reason',
+        '102,,email is required',
+        '1502,not-an-address,email must be a valid email address',
+        '2202,Person2200@Example.org,"Seats must be a number, not ""many"""',
+      ].join('\r\n'),
+    );
+
+    // Through the API: the good rows are in the audience with their fields, tags and typed custom fields.
+    const api = await apiClient(account.key);
+    const { data: counted } = await api.GET('/api/audiences/{id}', { params: { path: { id: audience.id } } });
+    expect(counted!.data.count).toBe(ROWS - BAD.size - 1);
+    const contact = async (email: string) =>
+      (await api.GET('/api/contacts/email/{email}', { params: { path: { email }, query: { audienceId: audience.id } } })).data!.data;
+    expect(await contact('person10@example.org')).toMatchObject({
+      firstName: 'First 10',
+      lastName: 'Last, 10',
+      tags: ['vip', 'early'],
+      customFields: { Seats: 3, Plan: 'free' },
+    });
+    // A formula cell is stored as the text it was.
+    expect((await contact('person7@example.org')).customFields).toEqual({ Seats: 0, Plan: '=HYPERLINK("http://evil.example","x")' });
+    expect(problems).toEqual([]);
+  });
+});
