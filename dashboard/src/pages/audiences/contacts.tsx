@@ -16,7 +16,7 @@ import { Empty, QueryView, TableScroll, Time } from '../../ui/page.tsx';
 import { SelectField } from '../../ui/select.tsx';
 import { checkInput } from '../../ui/use-form-submit.ts';
 import { CONTACT_STATUSES, ContactStatusBadge } from './contact-status.tsx';
-import { NumberedPager, pageOf } from './pager.tsx';
+import { NumberedPager, pageOf } from '../../ui/pager.tsx';
 
 const PAGE_SIZE = 25;
 const FILTERS = ['search', 'status', 'tag'] as const;

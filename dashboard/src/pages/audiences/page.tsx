@@ -12,7 +12,7 @@ import { AppLink } from '../../ui/app-link.tsx';
 import { ApiForm, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
 import { Empty, PageHeader, QueryView, Section, TableScroll, Time } from '../../ui/page.tsx';
 import { useFormSubmit } from '../../ui/use-form-submit.ts';
-import { NumberedPager, pageOf } from './pager.tsx';
+import { NumberedPager, pageOf } from '../../ui/pager.tsx';
 
 const PAGE_SIZE = 20;
 

@@ -8,8 +8,8 @@ import { useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { AppLink } from '../../ui/app-link.tsx';
 import { ConfirmAction } from '../../ui/confirm.tsx';
-import { Action } from '../../ui/fields.tsx';
 import { Badge, Empty, PageHeader, QueryView, Section, TableScroll, Time } from '../../ui/page.tsx';
+import { NEWEST_FIRST, NumberedPager } from '../../ui/pager.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -102,17 +102,7 @@ export default function FormsPage() {
                   </table>
                 </TableScroll>
                 {pagination.pages > 1 ? (
-                  <nav className="pager" aria-label="Pages of forms">
-                    <Action isDisabled={page <= 1} onPress={() => setPage(page - 1)}>
-                      Newer
-                    </Action>
-                    <span>
-                      Page {page} of {pagination.pages}
-                    </span>
-                    <Action isDisabled={page >= pagination.pages} onPress={() => setPage(page + 1)}>
-                      Older
-                    </Action>
-                  </nav>
+                  <NumberedPager label="Pages of forms" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} />
                 ) : null}
               </>
             )

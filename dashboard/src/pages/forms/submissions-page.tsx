@@ -15,6 +15,7 @@ import { Action, ApiForm, FormError, TextInput } from '../../ui/fields.tsx';
 import { Empty, PageHeader, QueryView, Section, TableScroll, Time } from '../../ui/page.tsx';
 import { checkInput } from '../../ui/use-form-submit.ts';
 import { cellText, columnsOf, downloadCsv, submissionsCsv, type Column, type Submission } from './csv.ts';
+import { NEWEST_FIRST, NumberedPager } from '../../ui/pager.tsx';
 
 const PAGE_SIZE = 50;
 /** The API's largest page: the export reads as few pages as it can. */
@@ -142,17 +143,7 @@ function Submissions({ id, slug, columns }: { id: string; slug: string; columns:
                   </table>
                 </TableScroll>
                 {pagination.pages > 1 ? (
-                  <nav className="pager" aria-label="Pages of submissions">
-                    <Action isDisabled={page <= 1} onPress={() => setPage(page - 1)}>
-                      Newer
-                    </Action>
-                    <span>
-                      Page {page} of {pagination.pages}
-                    </span>
-                    <Action isDisabled={page >= pagination.pages} onPress={() => setPage(page + 1)}>
-                      Older
-                    </Action>
-                  </nav>
+                  <NumberedPager label="Pages of submissions" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} />
                 ) : null}
               </>
             )

@@ -4,8 +4,8 @@ import { useState } from 'react';
 import { api, call } from '../../api/client.ts';
 import { AppLink } from '../../ui/app-link.tsx';
 import { ConfirmAction } from '../../ui/confirm.tsx';
-import { Action } from '../../ui/fields.tsx';
 import { Empty, PageHeader, QueryView, Section, Time, TableScroll } from '../../ui/page.tsx';
+import { NEWEST_FIRST, NumberedPager } from '../../ui/pager.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -75,17 +75,7 @@ export default function TemplatesPage() {
                   </table>
                 </TableScroll>
                 {pagination.pages > 1 ? (
-                  <nav className="pager" aria-label="Pages of templates">
-                    <Action isDisabled={page <= 1} onPress={() => setPage(page - 1)}>
-                      Newer
-                    </Action>
-                    <span>
-                      Page {page} of {pagination.pages}
-                    </span>
-                    <Action isDisabled={page >= pagination.pages} onPress={() => setPage(page + 1)}>
-                      Older
-                    </Action>
-                  </nav>
+                  <NumberedPager label="Pages of templates" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} />
                 ) : null}
               </>
             )
