@@ -7,12 +7,11 @@
  * the API answers; a refusal shows beside the field it names.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { Switch } from 'react-aria-components/Switch';
 import { createFormBody, FIELD_TYPES, updateFormBody, type FieldType } from '#shared/forms/schema.ts';
 import { api, call } from '../../api/client.ts';
 import { asApiError, type ApiError } from '../../api/errors.ts';
-import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.tsx';
 import { AppLink } from '../../ui/app-link.tsx';
 import { Action, ApiForm, FormError, SubmitButton, TextInput, useFieldError } from '../../ui/fields.tsx';
@@ -24,6 +23,7 @@ import { TextAreaInput } from '../templates/text-area.tsx';
 import { draftOf, formBody, newDraft, newField, TYPE_NAMES, type Draft, type Form } from './draft.ts';
 import { FieldEditor } from './field-editor.tsx';
 import { Publish } from './publish.tsx';
+import { useCreatedHere } from '../../ui/use-created-here.ts';
 
 /** The fields the builder shows, by the API's `field` path; a refusal naming another is shown above the form. */
 const SHOWN_FIELD =
@@ -270,15 +270,7 @@ function Loader(props: { id: string; carried: boolean; builderKey: number; onCre
 
 export default function FormBuilderPage({ params }: PageProps) {
   const id = params.id!;
-  // A form created here keeps its builder (and what was typed while it saved) as the address becomes its id.
-  const created = useRef<string>(undefined);
-  const [slot, setSlot] = useState({ id, key: 0 });
-  if (slot.id !== id) setSlot({ id, key: id === created.current ? slot.key : slot.key + 1 });
-  const carried = id === created.current;
-  const onCreated = (newId: string) => {
-    created.current = newId;
-    navigate(`/forms/${encodeURIComponent(newId)}`, { replace: true });
-  };
+  const { builderKey, carried, onCreated } = useCreatedHere(id, 'forms');
   return (
     <>
       <PageHeader title={id === 'new' || carried ? 'New form' : 'Form'}>
@@ -291,7 +283,7 @@ export default function FormBuilderPage({ params }: PageProps) {
           All forms
         </AppLink>
       </PageHeader>
-      <Loader id={id} carried={carried} builderKey={slot.key} onCreated={onCreated} />
+      <Loader id={id} carried={carried} builderKey={builderKey} onCreated={onCreated} />
     </>
   );
 }

@@ -6,11 +6,10 @@
  * screen whatever the API answers; a refusal shows beside the field it names.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { createTemplateBody, TEMPLATE_PADDING, TEMPLATE_WIDTH, updateTemplateBody } from '#shared/templates/schema.ts';
 import { api, call } from '../../api/client.ts';
 import { asApiError, type ApiError } from '../../api/errors.ts';
-import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.tsx';
 import { AppLink } from '../../ui/app-link.tsx';
 import { Action, ApiForm, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
@@ -21,6 +20,7 @@ import { ComponentList } from './component-list.tsx';
 import { draftOf, EMPTY_DRAFT, moved, newComponent, templateBody, TYPE_NAMES, type ComponentType, type Draft, type Template } from './draft.ts';
 import { Preview, useRenderedDraft } from './preview.tsx';
 import { TestSend } from './test-send.tsx';
+import { useCreatedHere } from '../../ui/use-created-here.ts';
 
 /** The fields the builder shows, by the API's `field` path; a refusal naming another is shown above the form. */
 const SHOWN_FIELD =
@@ -262,15 +262,7 @@ function Loader(props: { id: string; carried: boolean; builderKey: number; onCre
 
 export default function TemplateBuilderPage({ params }: PageProps) {
   const id = params.id!;
-  // A template created here keeps its builder (and what was typed while it saved) as the address becomes its id.
-  const created = useRef<string>(undefined);
-  const [slot, setSlot] = useState({ id, key: 0 });
-  if (slot.id !== id) setSlot({ id, key: id === created.current ? slot.key : slot.key + 1 });
-  const carried = id === created.current;
-  const onCreated = (newId: string) => {
-    created.current = newId;
-    navigate(`/templates/${encodeURIComponent(newId)}`, { replace: true });
-  };
+  const { builderKey, carried, onCreated } = useCreatedHere(id, 'templates');
   return (
     <>
       <PageHeader title={id === 'new' || carried ? 'New template' : 'Template'}>
@@ -278,7 +270,7 @@ export default function TemplateBuilderPage({ params }: PageProps) {
           All templates
         </AppLink>
       </PageHeader>
-      <Loader id={id} carried={carried} builderKey={slot.key} onCreated={onCreated} />
+      <Loader id={id} carried={carried} builderKey={builderKey} onCreated={onCreated} />
     </>
   );
 }
