@@ -1522,6 +1522,7 @@ export interface components {
             }[];
             id: string;
             published: boolean;
+            publishedUrl: string;
             settings: {
                 doubleOptIn: boolean;
                 enableCaptcha: boolean;

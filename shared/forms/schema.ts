@@ -306,6 +306,8 @@ const formSummary = {
   description: nullableText,
   slug: v.string(),
   published: v.boolean(),
+  /** The hosted page, `{forms_url}/f/<slug>`, whether or not it is published yet (it answers 404 until it is). */
+  publishedUrl: v.string(),
   fields: v.array(formFieldSchema),
   createdAt: timestamp,
   updatedAt: timestamp,
@@ -327,7 +329,6 @@ export const formSchema = v.strictObject({
 
 export const formListItemSchema = v.strictObject({
   ...formSummary,
-  publishedUrl: v.string(),
   analytics: v.strictObject({ views: count, submissions: count, conversionRate: v.number() }),
 });
 

@@ -65,6 +65,7 @@ export function toForm(record: FormRecord): Form {
   return {
     id: record.formId,
     ...pick(record, 'title', 'slug', 'published', 'appearance', 'buttonCustomization', 'createdAt', 'updatedAt'),
+    publishedUrl: publishedUrl(record.slug),
     ...orNull(record, 'description', 'audienceId'),
     fields: record.fields.map(toField),
     settings: { ...pick(settings, 'successMessage', 'enableCaptcha', 'storeResponses', 'doubleOptIn'), ...orNull(settings, 'notifyEmail', 'from') },
@@ -81,7 +82,7 @@ export function conversionRate(counters: Pick<FormCounters, 'views' | 'submissio
   return counters.views === 0 ? 0 : Math.round((counters.submissions / counters.views) * 1000) / 10;
 }
 
-/** Where the hosted pages live: FORMS_URL, else PUBLIC_BASE_URL, else the address the client called. */
+/** Where the hosted pages live: FORMS_URL, else PUBLIC_BASE_URL (never the request's own host). */
 export function formsBase(): string {
   return config.FORMS_URL ? config.FORMS_URL.replace(/\/+$/, '') : publicBase();
 }
@@ -92,17 +93,17 @@ export function publishedUrl(slug: string): string {
 }
 
 function toListItem({ form, counters }: StoredForm): FormListItem {
-  const { id, title, description, slug, published, fields, createdAt, updatedAt } = toForm(form);
+  const { id, title, description, slug, published, publishedUrl, fields, createdAt, updatedAt } = toForm(form);
   return {
     id,
     title,
     description,
     slug,
     published,
+    publishedUrl,
     fields,
     createdAt,
     updatedAt,
-    publishedUrl: publishedUrl(slug),
     analytics: { views: counters.views, submissions: counters.submissions, conversionRate: conversionRate(counters) },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestAccount } from '../support/accounts.ts';
-import { request } from '../support/api.ts';
+import { request, startApi } from '../support/api.ts';
 import { createSender } from '../sending/support.ts';
 import { listSubmissions } from '#shared/forms/store.ts';
 import { createForm, formBody, ISO, submit, accountWithForm } from './support.ts';
@@ -8,6 +8,9 @@ import { expectCreated, expectUpdatesRefused } from '../support/arrange.ts';
 
 /** Unique per run, so slugs made by one test never meet another's (slugs are unique across the deployment). */
 const unique = () => Math.random().toString(36).slice(2, 10);
+
+/** The public base the test server was given (PUBLIC_BASE_URL), where hosted pages live. */
+const publicOrigin = async () => new URL((await startApi()).url).origin;
 
 describe('forms API: create, get, update, delete', () => {
   it('creates a form with 201 and the defaults of everything not given', async () => {
@@ -22,6 +25,7 @@ describe('forms API: create, get, update, delete', () => {
       description: 'Monthly news',
       slug,
       published: true,
+      publishedUrl: `${await publicOrigin()}/f/${slug}`,
       fields: [
         { id: 'email', type: 'email', label: 'Email', placeholder: null, required: true },
         { id: 'firstName', type: 'text', label: 'First name', placeholder: null, required: false },
@@ -317,6 +321,8 @@ describe('forms API: slugs', () => {
     const response = await request('PATCH', `/api/forms/${form.id}`, { key, body: { slug: renamed } });
 
     expect(response.body.data.slug).toBe(renamed);
+    expect(response.body.data.publishedUrl).toBe(`${await publicOrigin()}/f/${renamed}`);
+    expect((await request('GET', `/api/forms/${form.id}`, { key })).body.data.publishedUrl).toBe(response.body.data.publishedUrl);
     expect((await request('GET', `/api/forms/public/${form.slug}`)).status).toBe(404);
     expect((await request('GET', `/api/forms/public/${renamed}`)).status).toBe(200);
     expect((await submit(renamed, { email: 'a@example.com' })).status).toBe(200);
@@ -352,7 +358,7 @@ describe('forms API: list and public view', () => {
     expect(all.status).toBe(200);
     expect(all.body.forms.map((form: { id: string }) => form.id)).toEqual([c.id, b.id]);
     expect(all.body.pagination).toEqual({ total: 3, page: 1, limit: 2, pages: 2 });
-    const { origin } = new URL((await import('../support/api.ts').then(({ startApi }) => startApi())).url);
+    const origin = await publicOrigin();
     expect(all.body.forms[0]).toEqual({
       id: c.id,
       title: c.title,

@@ -46,7 +46,12 @@ export default function AudiencesPage() {
   });
   return (
     <>
-      <PageHeader title="Audiences" />
+      <PageHeader title="Audiences">
+        {/* The addresses no send reaches, contacts' bounces and complaints among them: reached from here and from Emails (the navigation's order is fixed). */}
+        <AppLink href="/suppressions" className="button button-secondary">
+          Suppressions
+        </AppLink>
+      </PageHeader>
       <Section title="Your audiences">
         <QueryView query={audiences} label="Audiences">
           {({ audiences: rows, pagination }) => (

@@ -1,9 +1,10 @@
 /**
  * A form's builder (/forms/new, /forms/:id): title and description, the
  * fields in order (add any type, edit, move up or down, remove), what happens
- * on a submission (message, notification, storing, an audience with double
- * opt-in), the hosted page's look, save; once saved and published, its
- * address and an embed snippet. Everything typed stays on screen whatever
+ * on a submission (message, notification and its sender, storing, an
+ * audience with double opt-in, captcha), the hosted page's look, save; once
+ * saved and published, its address (the API's `publishedUrl`) and an embed
+ * snippet. Everything typed stays on screen whatever
  * the API answers; a refusal shows beside the field it names.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -27,26 +28,38 @@ import { useCreatedHere } from '../../ui/use-created-here.ts';
 
 /** The fields the builder shows, by the API's `field` path; a refusal naming another is shown above the form. */
 const SHOWN_FIELD =
-  /^(?:title|description|slug|audienceId|fields\[\d+\]\.(?:id|label|placeholder|options)|settings\.(?:successMessage|notifyEmail|storeResponses|doubleOptIn)|appearance\.(?:backgroundColor|primaryColor|fontFamily)|buttonCustomization\.(?:text|variant))$/;
+  /^(?:title|description|slug|audienceId|fields\[\d+\]\.(?:id|label|placeholder|options)|settings\.(?:successMessage|notifyEmail|from|enableCaptcha|storeResponses|doubleOptIn)|appearance\.(?:backgroundColor|primaryColor|fontFamily)|buttonCustomization\.(?:text|variant))$/;
 
 /** `fields[1].options[0]` is shown on the options box it came from. */
 const shownName = (field: string) => field.replace(/(\.options)\[\d+\]$/, '$1');
 
-/** An on/off setting; the API's message for its `name` (double opt-in without an audience) is shown under it and read with it. */
-function Toggle(props: { label: string; name?: string; value: boolean; onChange: (value: boolean) => void }) {
+/**
+ * An on/off setting with what it does under it; the API's message for its
+ * `name` (double opt-in without an audience) is shown there too, and both are
+ * read with it.
+ */
+function Toggle(props: { label: string; name?: string; description?: string; value: boolean; onChange: (value: boolean) => void }) {
   const error = useFieldError(props.name ?? '');
   const errorId = useId();
+  const descriptionId = useId();
+  const describedBy = [props.description ? descriptionId : '', error.message ? errorId : ''].filter(Boolean).join(' ');
   return (
     <div className="field">
       <Switch
         className="switch"
         isSelected={props.value}
         onChange={props.onChange}
-        {...(error.message ? { 'aria-describedby': errorId, 'aria-invalid': true } : {})}
+        {...(describedBy ? { 'aria-describedby': describedBy } : {})}
+        {...(error.message ? { 'aria-invalid': true } : {})}
       >
         <span className="switch-track" aria-hidden="true" />
         {props.label}
       </Switch>
+      {props.description ? (
+        <p id={descriptionId} className="field-description">
+          {props.description}
+        </p>
+      ) : null}
       {error.message ? (
         <p id={errorId} className="field-error">
           {error.message}
@@ -195,6 +208,14 @@ function Builder(props: { initial: Form | undefined; onCreated: (id: string) => 
             onChange={(notifyEmail) => edit({ notifyEmail })}
             description="Gets an email for every submission; empty for none."
           />
+          <TextInput
+            label="Sender"
+            name="settings.from"
+            value={draft.from}
+            onChange={(from) => edit({ from })}
+            placeholder="Acme <news@example.com>"
+            description="Who the notification and confirmation emails come from: an address on a verified domain of the account, or Name <address>. Empty: no-reply@ the account's first verified domain."
+          />
           <Toggle label="Store responses" name="settings.storeResponses" value={draft.storeResponses} onChange={(storeResponses) => edit({ storeResponses })} />
           <AudienceSelect value={draft.audienceId} onChange={(audienceId) => edit({ audienceId })} />
           <Toggle
@@ -202,6 +223,13 @@ function Builder(props: { initial: Form | undefined; onCreated: (id: string) => 
             name="settings.doubleOptIn"
             value={draft.doubleOptIn}
             onChange={(doubleOptIn) => edit({ doubleOptIn })}
+          />
+          <Toggle
+            label="Captcha"
+            name="settings.enableCaptcha"
+            value={draft.enableCaptcha}
+            onChange={(enableCaptcha) => edit({ enableCaptcha })}
+            description="Kept with the form; no captcha is shown yet. Meanwhile the hosted page's hidden honeypot field and the submission rate limits keep bots out."
           />
         </Section>
 

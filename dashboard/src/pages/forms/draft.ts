@@ -42,6 +42,9 @@ export interface Draft {
   fields: DraftField[];
   successMessage: string;
   notifyEmail: string;
+  /** The sender of the form's emails, `Name <address>` or an address; `''` for the account's default. */
+  from: string;
+  enableCaptcha: boolean;
   storeResponses: boolean;
   doubleOptIn: boolean;
   /** `''` for none. */
@@ -72,6 +75,8 @@ export const EMPTY_DRAFT: Omit<Draft, 'fields'> = {
   published: false,
   successMessage: 'Thank you! Your submission has been received.',
   notifyEmail: '',
+  from: '',
+  enableCaptcha: false,
   storeResponses: true,
   doubleOptIn: false,
   audienceId: '',
@@ -103,6 +108,8 @@ export function draftOf(form: Form): Draft {
     })),
     successMessage: form.settings.successMessage,
     notifyEmail: form.settings.notifyEmail ?? '',
+    from: form.settings.from ?? '',
+    enableCaptcha: form.settings.enableCaptcha,
     storeResponses: form.settings.storeResponses,
     doubleOptIn: form.settings.doubleOptIn,
     audienceId: form.audienceId ?? '',
@@ -143,6 +150,8 @@ export function formBody(draft: Draft, saved: boolean) {
     settings: {
       successMessage: draft.successMessage,
       notifyEmail: cleared(draft.notifyEmail.trim()),
+      from: cleared(draft.from.trim()),
+      enableCaptcha: draft.enableCaptcha,
       storeResponses: draft.storeResponses,
       doubleOptIn: draft.doubleOptIn,
     },

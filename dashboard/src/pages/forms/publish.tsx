@@ -4,31 +4,15 @@
  * a copy button. Sites that render the form themselves call the public view
  * and submit endpoints, which answer the origins of `postlane:corsOrigins`.
  */
-import { useQuery } from '@tanstack/react-query';
-import { api, call } from '../../api/client.ts';
 import { CopyButton } from '../../ui/copy-button.tsx';
 import { Section } from '../../ui/page.tsx';
 import type { Form } from './draft.ts';
 
-/**
- * The page's address as the API builds it (FORMS_URL, else the public base):
- * only list items carry it, so it is looked up among the published forms,
- * falling back to this origin, which serves `/f/` too.
- */
-function useHostedUrl(form: Form): string {
-  const listed = useQuery({
-    queryKey: ['forms', 'list', 'published'],
-    queryFn: () => call(api.GET('/api/forms', { params: { query: { published: 'true', limit: '100' } } })),
-    enabled: form.published,
-  });
-  const item = listed.data?.forms.find((candidate) => candidate.id === form.id);
-  return item && item.slug === form.slug ? item.publishedUrl : `${window.location.origin}/f/${form.slug}`;
-}
-
 const escapeAttribute = (text: string) => text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
 
 export function Publish({ form }: { form: Form }) {
-  const url = useHostedUrl(form);
+  // The API builds it from FORMS_URL or the public base URL, as it does for the list and the mails.
+  const url = form.publishedUrl;
   const snippet = `<iframe src="${escapeAttribute(url)}" title="${escapeAttribute(form.title)}" style="width:100%;min-height:640px;border:0" loading="lazy"></iframe>`;
   return (
     <Section title="Publish">
