@@ -846,7 +846,7 @@ export interface paths {
         };
         /**
          * List the suppression list
-         * @description The addresses the account's sends refuse, in address order, a page at a time by `cursor`. `search` is the start of the address (a prefix, case-insensitive); `reason` keeps one reason. `source` says what put the address there: the `email` that bounced or drew the complaint, the `recipient`'s own unsubscribe link, or the `member` or `key` that added it.
+         * @description The addresses the account's sends refuse, a page at a time by `cursor`: the list in address order, then the contacts whose own status is bounced or complained (oldest first; `source` {`type`: `contact`, `id`, `audienceId`}). `search` is the start of the address (a prefix, case-insensitive); `reason` keeps one reason. `source` says what put the address there: the `email` that bounced or drew the complaint, the `recipient`'s own unsubscribe link, the `member` or `key` that added it, or the `contact` whose status it is.
          */
         get: operations["suppressionsList"];
         put?: never;
@@ -873,7 +873,7 @@ export interface paths {
         post?: never;
         /**
          * Lift one suppression
-         * @description Sends reach the address again. A complaint (the recipient reported your mail as spam) is lifted only by an admin or a full key and only with `confirm=complaint` (409 `COMPLAINT_CONFIRMATION_REQUIRED` otherwise; a member's session gets 403 `FORBIDDEN`). An address that is not on the list, or another account's, is 404 `SUPPRESSION_NOT_FOUND`. Test keys get 403 `FORBIDDEN`.
+         * @description Sends reach the address again: its list entry goes, and its contacts whose status is bounced or complained become `subscribed`. A complaint (the recipient reported your mail as spam) is lifted only by an admin or a full key and only with `confirm=complaint` (409 `COMPLAINT_CONFIRMATION_REQUIRED` otherwise; a member's session gets 403 `FORBIDDEN`). An address that is neither on the list nor a bounced or complained contact, or another account's, is 404 `SUPPRESSION_NOT_FOUND`. Test keys get 403 `FORBIDDEN`.
          */
         delete: operations["suppressionsRemove"];
         options?: never;
@@ -10148,9 +10148,10 @@ export interface operations {
                             /** @enum {string} */
                             reason: "bounce" | "complaint" | "unsubscribe" | "manual";
                             source: {
+                                audienceId?: string;
                                 id: string | null;
                                 /** @enum {string} */
-                                type: "email" | "recipient" | "member" | "key" | "operator";
+                                type: "email" | "recipient" | "member" | "key" | "operator" | "contact";
                             } | null;
                         }[];
                     };

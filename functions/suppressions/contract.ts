@@ -20,7 +20,7 @@ export const suppressions = defineArea('suppressions', {
     table: ['Query'],
     summary: 'List the suppression list',
     description:
-      "The addresses the account's sends refuse, in address order, a page at a time by `cursor`. `search` is the start of the address (a prefix, case-insensitive); `reason` keeps one reason. `source` says what put the address there: the `email` that bounced or drew the complaint, the `recipient`'s own unsubscribe link, or the `member` or `key` that added it.",
+      "The addresses the account's sends refuse, a page at a time by `cursor`: the list in address order, then the contacts whose own status is bounced or complained (oldest first; `source` {`type`: `contact`, `id`, `audienceId`}). `search` is the start of the address (a prefix, case-insensitive); `reason` keeps one reason. `source` says what put the address there: the `email` that bounced or drew the complaint, the `recipient`'s own unsubscribe link, the `member` or `key` that added it, or the `contact` whose status it is.",
   }),
   add: {
     method: 'POST',
@@ -40,14 +40,15 @@ export const suppressions = defineArea('suppressions', {
     method: 'DELETE',
     path: '/api/suppressions/{email}',
     ...KEYED,
-    // The suppression as read, then its deletion with its suppression.removed event in one transaction.
-    table: ['GetItem', 'DeleteItem', 'PutItem'],
+    // The suppression and the address's contacts as read; the deletion with its suppression.removed event in one
+    // transaction; then each bounced or complained contact's status change (its claim and its audience's counters).
+    table: ['GetItem', 'Query', 'DeleteItem', 'PutItem', 'UpdateItem'],
     params: { email: 'suppressedEmail' },
     request: { query: removeSuppressionQuery },
     responses: { 200: deletedReply },
     errors: ['SUPPRESSION_NOT_FOUND', 'COMPLAINT_CONFIRMATION_REQUIRED', 'CONFLICT'],
     summary: 'Lift one suppression',
     description:
-      "Sends reach the address again. A complaint (the recipient reported your mail as spam) is lifted only by an admin or a full key and only with `confirm=complaint` (409 `COMPLAINT_CONFIRMATION_REQUIRED` otherwise; a member's session gets 403 `FORBIDDEN`). An address that is not on the list, or another account's, is 404 `SUPPRESSION_NOT_FOUND`. Test keys get 403 `FORBIDDEN`.",
+      "Sends reach the address again: its list entry goes, and its contacts whose status is bounced or complained become `subscribed`. A complaint (the recipient reported your mail as spam) is lifted only by an admin or a full key and only with `confirm=complaint` (409 `COMPLAINT_CONFIRMATION_REQUIRED` otherwise; a member's session gets 403 `FORBIDDEN`). An address that is neither on the list nor a bounced or complained contact, or another account's, is 404 `SUPPRESSION_NOT_FOUND`. Test keys get 403 `FORBIDDEN`.",
   },
 });

@@ -249,6 +249,7 @@ export async function listContacts(accountId: string, query: ListContactsQuery):
 export {
   type ContactFilter,
   type ContactRecord,
+  contactsInStatus,
   contactsInStatusAfter,
   countContactsInStatus,
   type EmailMembership,

@@ -416,6 +416,32 @@ export async function contactsInStatusAfter(
   return { contacts, ...(page.LastEvaluatedKey ? { next: contacts.at(-1)?.contactId ?? (page.LastEvaluatedKey.gsi2sk as string) } : {}) };
 }
 
+/**
+ * One page of the account's contacts in `status`, in every audience, oldest
+ * first from `startKey`: the status's own index (gsi3), so no other status is
+ * read; `prefix`, the start of the address, filters within it (a page may then
+ * hold fewer than `limit` and still have a `lastKey`). The suppression list's
+ * second part: contacts whose own bounce or complaint stops sends.
+ */
+export async function contactsInStatus(
+  accountId: string,
+  status: ContactStatus,
+  options: { prefix?: string; limit: number; startKey?: Record<string, string> },
+): Promise<{ contacts: ContactRecord[]; lastKey?: Record<string, string> }> {
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi3',
+      KeyConditionExpression: 'gsi3pk = :key',
+      ...(options.prefix ? { FilterExpression: 'begins_with(email, :prefix)' } : {}),
+      ExpressionAttributeValues: { ':key': accountScoped(accountId, 'S', status), ...(options.prefix ? { ':prefix': options.prefix } : {}) },
+      Limit: options.limit,
+      ExclusiveStartKey: options.startKey,
+    }),
+  );
+  return { contacts: (page.Items ?? []).map(toContact), lastKey: page.LastEvaluatedKey as Record<string, string> | undefined };
+}
+
 /** What a count filters contacts by: every one of `tags`, at least one of `anyTags`, each custom field equal (of the same type). */
 export interface ContactFilter {
   tags?: readonly string[];

@@ -11,7 +11,8 @@ import { count, dataReply, timestamp } from '#shared/platform/schema/replies.ts'
 export const SUPPRESSION_REASONS = ['bounce', 'complaint', 'unsubscribe', 'manual'] as const;
 export type ApiSuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
-export const SOURCE_TYPES = ['email', 'recipient', 'member', 'key', 'operator'] as const;
+/** `contact`: the address's own contact, whose status (bounced, complained) stops sends; not a list entry. */
+export const SOURCE_TYPES = ['email', 'recipient', 'member', 'key', 'operator', 'contact'] as const;
 
 /** At most this many addresses in one POST /api/suppressions. */
 export const MAX_SUPPRESSIONS_PER_REQUEST = 1000;
@@ -47,8 +48,8 @@ export const suppressionSchema = v.strictObject({
   email: v.string(),
   reason: v.picklist(SUPPRESSION_REASONS),
   createdAt: timestamp,
-  /** Null for addresses listed before sources were recorded. */
-  source: v.nullable(v.strictObject({ type: v.picklist(SOURCE_TYPES), id: v.nullable(v.string()) })),
+  /** Null for addresses listed before sources were recorded. A `contact` source names its audience. */
+  source: v.nullable(v.strictObject({ type: v.picklist(SOURCE_TYPES), id: v.nullable(v.string()), audienceId: v.optional(v.string()) })),
 });
 export type SuppressionView = v.InferOutput<typeof suppressionSchema>;
 

@@ -56,9 +56,9 @@ function Toggle(props: { label: string; name?: string; description?: string; val
         {props.label}
       </Switch>
       {props.description ? (
-        <p id={descriptionId} className="field-description">
+        <div id={descriptionId} className="field-description">
           {props.description}
-        </p>
+        </div>
       ) : null}
       {error.message ? (
         <p id={errorId} className="field-error">

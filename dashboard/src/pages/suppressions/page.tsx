@@ -5,7 +5,10 @@
  * a page at a time by the API's cursor; addresses added by hand or from a
  * CSV file; one lifted after a confirmation, and a complaint only after a
  * second, explicit one that says why it is risky (the API asks for it too).
- * Reached from the Emails page's header: the navigation's order is fixed.
+ * Contacts whose own status is bounced or complained are listed too (the API
+ * reads them after the list), each linked to its contact; removing one makes
+ * the contact subscribed again. Reached from the Emails and Audiences pages'
+ * headers: the navigation's order is fixed.
  */
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -45,10 +48,16 @@ function addressOf(filters: Filters, cursor?: string): string {
   return `/suppressions${query ? `?${query}` : ''}`;
 }
 
-/** What put the address on the list, in words; the email that bounced or drew the complaint is a link to it. */
+/** What put the address on the list, in words; the email that bounced or drew the complaint, or the contact, is a link to it. */
 function Cause({ source }: { source: Suppression['source'] }) {
   if (!source) return <span className="muted">not recorded</span>;
   switch (source.type) {
+    case 'contact':
+      return source.id && source.audienceId ? (
+        <AppLink href={`/audiences/${encodeURIComponent(source.audienceId)}/contacts/${encodeURIComponent(source.id)}`}>its contact's status</AppLink>
+      ) : (
+        <>its contact's status</>
+      );
     case 'email':
       return source.id ? <AppLink href={`/emails/${source.id}`}>an email</AppLink> : <>an email</>;
     case 'recipient':
@@ -111,7 +120,10 @@ function Remove({ suppression }: { suppression: Suppression }) {
       isConfirmDisabled={complaint && !understood}
       onConfirm={lift}
     >
-      <p>Every send will reach this address again.</p>
+      <p>
+        Every send will reach this address again
+        {suppression.source?.type === 'contact' ? ': its bounced or complained contacts become subscribed, in every audience.' : '.'}
+      </p>
       {complaint ? (
         <>
           <p className="notice notice-warn">
@@ -144,7 +156,7 @@ function SuppressionTable({ suppressions }: { suppressions: Suppression[] }) {
         </thead>
         <tbody>
           {suppressions.map((suppression) => (
-            <tr key={suppression.email}>
+            <tr key={`${suppression.email} ${suppression.source?.type === 'contact' ? suppression.source.id : 'list'}`}>
               <th scope="row" className="cell-wrap">
                 {suppression.email}
               </th>
@@ -191,8 +203,8 @@ export default function SuppressionsPage() {
         </AppLink>
       </PageHeader>
       <p className="lead">
-        No email reaches these addresses: they bounced, reported mail as spam, unsubscribed from all of your mail, or were added here. A contact's own bounce or
-        unsubscribe is kept on the contact, in its audience.
+        No email reaches these addresses: they bounced, reported mail as spam, unsubscribed from all of your mail, or were added here. Contacts whose own status
+        is bounced or complained are listed after them; a contact's unsubscribe from an audience is kept on the contact, in its audience.
       </p>
       <Section title="Suppressed addresses">
         <SearchForm
