@@ -10,7 +10,7 @@
  * script runs for the length of the run) and team members. What already
  * exists under the same name is reused, so a second run against a kept table
  * adds only a few emails. Then it takes every page at 1440 pixels wide (the
- * Overview, an email and an audience at 375 too) into docs/images/. Uses
+ * Overview, an email and a broadcast's results at 375 too) into docs/images/. Uses
  * Debian's Chromium (/usr/bin/chromium), as the tests do.
  */
 import { mkdirSync } from 'node:fs';
@@ -100,7 +100,14 @@ async function signIn(): Promise<string> {
  * The item of a list whose `field` equals `value`, made with `create` when
  * there is none; so a second run reuses what the first one made.
  */
-async function ensure(cookie: string, list: string, items: string, field: string, value: string, create: () => Promise<{ id: string }>): Promise<{ id: string; created: boolean }> {
+async function ensure(
+  cookie: string,
+  list: string,
+  items: string,
+  field: string,
+  value: string,
+  create: () => Promise<{ id: string }>,
+): Promise<{ id: string; created: boolean }> {
   const { body } = await api('GET', list, { cookie });
   const found = (body[items] as Record<string, unknown>[]).find((item) => item[field] === value);
   if (found) return { id: found.id as string, created: false };
@@ -188,10 +195,20 @@ const WELCOME = {
     { type: 'heading', content: 'Welcome aboard, {{firstName|"friend"}}', level: 1, styles: { color: '#111827', textAlign: 'left' } },
     {
       type: 'text',
-      content: 'Thanks for signing up for the <strong>{{plan}}</strong> plan. Your workspace is ready: invite your team, connect a domain and send your first email.',
+      content:
+        'Thanks for signing up for the <strong>{{plan}}</strong> plan. Your workspace is ready: invite your team, connect a domain and send your first email.',
     },
-    { type: 'button', label: 'Open your workspace', url: 'https://app.example.com/start?ref={{ref}}', styles: { backgroundColor: '#4f46e5', color: '#ffffff' } },
-    { type: 'text', content: 'Questions? Reply to this email; a person reads every answer.<br><a href="{{unsubscribeUrl}}">Unsubscribe</a>', styles: { fontSize: 12, color: '#6b7280' } },
+    {
+      type: 'button',
+      label: 'Open your workspace',
+      url: 'https://app.example.com/start?ref={{ref}}',
+      styles: { backgroundColor: '#4f46e5', color: '#ffffff' },
+    },
+    {
+      type: 'text',
+      content: 'Questions? Reply to this email; a person reads every answer.<br><a href="{{unsubscribeUrl}}">Unsubscribe</a>',
+      styles: { fontSize: 12, color: '#6b7280' },
+    },
   ],
 };
 
@@ -328,7 +345,12 @@ async function seed(cookie: string, receiverUrl: string): Promise<Seeded> {
 
   const newsletter = await audience(cookie, 'Newsletter', 'Readers of the monthly newsletter, from the website and the sign-up form', newsletterContacts());
   const earlyAccess = await audience(cookie, 'Early access', 'People who asked to try new features first', earlyAccessContacts());
-  await audience(cookie, 'Customers', 'Paying accounts, synced nightly from billing', newsletterContacts().filter((one) => one.tags.includes('customer')));
+  await audience(
+    cookie,
+    'Customers',
+    'Paying accounts, synced nightly from billing',
+    newsletterContacts().filter((one) => one.tags.includes('customer')),
+  );
   await audience(cookie, 'Webinar attendees', 'Everyone who registered for a webinar', []);
   const { body: ada } = await api('GET', `/api/contacts/email/${encodeURIComponent(addressOf('Ada', 'Lovelace', 0))}?audienceId=${newsletter}`, { cookie });
 
@@ -339,9 +361,17 @@ async function seed(cookie: string, receiverUrl: string): Promise<Seeded> {
 
   const from = `Acme <news@${FROM_DOMAIN}>`;
   const tracking = { opens: true, clicks: true };
-  const content = '<h1>What is new at Acme</h1><p>Hello {{firstName|"there"}}, here is what shipped this month.</p><p><a href="https://example.com/changelog">Read the changelog</a></p>';
+  const content =
+    '<h1>What is new at Acme</h1><p>Hello {{firstName|"there"}}, here is what shipped this month.</p><p><a href="https://example.com/changelog">Read the changelog</a></p>';
   const sent = await ensure(cookie, '/api/broadcasts?limit=100', 'broadcasts', 'name', 'Early access: scheduled broadcasts', () =>
-    created(cookie, '/api/broadcasts', { name: 'Early access: scheduled broadcasts', audienceId: earlyAccess, from, subject: 'Try scheduled broadcasts before anyone else', content, tracking }),
+    created(cookie, '/api/broadcasts', {
+      name: 'Early access: scheduled broadcasts',
+      audienceId: earlyAccess,
+      from,
+      subject: 'Try scheduled broadcasts before anyone else',
+      content,
+      tracking,
+    }),
   );
   if (sent.created) await api('POST', `/api/broadcasts/${sent.id}/send`, { cookie, body: {} });
   const scheduled = await ensure(cookie, '/api/broadcasts?limit=100', 'broadcasts', 'name', 'Black Friday preview', () =>
@@ -456,13 +486,27 @@ async function seed(cookie: string, receiverUrl: string): Promise<Seeded> {
   }
 
   // Before the samples, so the Overview's latest emails are theirs and not the broadcast's.
-  await until('the broadcast to finish', async () => {
-    const { body } = await api('GET', `/api/broadcasts/${sent.id}`, { cookie });
-    return body.data.status === 'sent' ? true : undefined;
-  }, 120_000);
+  await until(
+    'the broadcast to finish',
+    async () => {
+      const { body } = await api('GET', `/api/broadcasts/${sent.id}`, { cookie });
+      return body.data.status === 'sent' ? true : undefined;
+    },
+    120_000,
+  );
   const email = await sendSamples(cookie);
   await disabledWebhook(cookie);
-  return { newsletter, contact: ada.data.id, template: templates.get(WELCOME.name)!, draft: draft.id, sent: sent.id, form: form.id, domain: domain.id, webhook, email };
+  return {
+    newsletter,
+    contact: ada.data.id,
+    template: templates.get(WELCOME.name)!,
+    draft: draft.id,
+    sent: sent.id,
+    form: form.id,
+    domain: domain.id,
+    webhook,
+    email,
+  };
 }
 
 /** A CSV as people export them from a spreadsheet: headers in their own words, a tag list, a custom column. */
@@ -478,8 +522,13 @@ const IMPORT_CSV = [
 
 async function settle(page: Page, ready: Locator): Promise<void> {
   await ready.first().waitFor();
-  await page.locator('.loading').first().waitFor({ state: 'detached' }).catch(() => undefined);
-  await page.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
+  await page
+    .locator('.loading')
+    .first()
+    .waitFor({ state: 'detached' })
+    .catch(() => undefined);
+  // Strings, as the page's code: this project's types have no DOM.
+  await page.waitForFunction("!document.body.textContent.includes('Loading…')");
   await sleep(400);
 }
 
@@ -516,8 +565,17 @@ async function shoot(cookie: string, seeded: Seeded): Promise<void> {
     const table = (label: string) => page.getByRole('group', { name: label }).getByRole('table');
     const heading = (text: string | RegExp) => page.getByRole('heading', { name: text });
 
-    /** Opens the path, waits for `ready` and for nothing to be loading, and takes the whole page (or `part` of it). */
-    async function shot(file: string, path: string, ready: (page: Page) => Locator, options: { width?: number; part?: () => Locator; before?: () => Promise<void> } = {}) {
+    /**
+     * Opens the path, waits for `ready` and for nothing to be loading, and
+     * takes the whole page, its top `maxHeight` pixels (a long list or form
+     * says what it is in its first screens), or `part` of it.
+     */
+    async function shot(
+      file: string,
+      path: string,
+      ready: (page: Page) => Locator,
+      options: { width?: number; part?: () => Locator; maxHeight?: number; before?: () => Promise<void> } = {},
+    ) {
       const width = options.width ?? 1440;
       await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
       await page.goto(`${API}/app${path}`);
@@ -526,15 +584,24 @@ async function shoot(cookie: string, seeded: Seeded): Promise<void> {
       const target = `${args.out}/${file}-${width}.png`;
       if (options.part) {
         // A margin around the part, so its edges do not touch the picture's.
+        // The box is the viewport's, the clip of a full-page picture the page's: they differ by the scroll.
         const box = (await options.part().boundingBox())!;
+        const scroll = await page.evaluate<{ x: number; y: number }>('({ x: window.scrollX, y: window.scrollY })');
         const margin = 16;
         await page.screenshot({
           path: target,
           fullPage: true,
-          clip: { x: Math.max(0, box.x - margin), y: Math.max(0, box.y - margin), width: box.width + 2 * margin, height: box.height + 2 * margin },
+          clip: {
+            x: Math.max(0, box.x + scroll.x - margin),
+            y: Math.max(0, box.y + scroll.y - margin),
+            width: box.width + 2 * margin,
+            height: box.height + 2 * margin,
+          },
         });
-      }
-      else await page.screenshot({ path: target, fullPage: true });
+      } else if (options.maxHeight) {
+        const height = Math.min(options.maxHeight, await page.evaluate<number>('document.documentElement.scrollHeight'));
+        await page.screenshot({ path: target, fullPage: true, clip: { x: 0, y: 0, width, height } });
+      } else await page.screenshot({ path: target, fullPage: true });
       written.push(target);
     }
 
@@ -545,8 +612,9 @@ async function shoot(cookie: string, seeded: Seeded): Promise<void> {
         // The content's frame, with the receipt's HTML in it (the page shows what the email held).
         before: () => page.frameLocator('iframe').locator('body').filter({ hasText: /\S/ }).waitFor(),
       });
-      await shot('audience', `/audiences/${seeded.newsletter}`, () => table('Contacts'), { width });
+      await shot('broadcast-results', `/broadcasts/${seeded.sent}`, () => page.locator('dl.results'), { width });
     }
+    await shot('audience', `/audiences/${seeded.newsletter}`, () => table('Contacts'), { maxHeight: 1500 });
     await shot('audiences', '/audiences', () => table('Your audiences'));
     await shot('contact', `/audiences/${seeded.newsletter}/contacts/${seeded.contact}`, () => heading('Change'));
     await shot('import', `/audiences/${seeded.newsletter}`, () => table('Contacts'), {
@@ -555,6 +623,7 @@ async function shoot(cookie: string, seeded: Seeded): Promise<void> {
         await table('Preview of the first rows').waitFor();
         await page.getByRole('button', { name: 'Text Type of “Seats”' }).click();
         await page.getByRole('option', { name: 'Number' }).click();
+        await page.getByRole('button', { name: 'Number Type of “Seats”' }).blur();
         await sleep(300);
       },
       part: () => page.locator('section').filter({ has: heading('Import from CSV') }),
@@ -572,21 +641,21 @@ async function shoot(cookie: string, seeded: Seeded): Promise<void> {
           await page.getByRole('textbox', { name, exact: true }).fill(value!);
         }
         await preview.filter({ hasText: 'Welcome aboard, Ada' }).waitFor();
+        await page.getByRole('textbox', { name: 'ref', exact: true }).blur();
         await sleep(300);
       },
     });
     await shot('broadcasts', '/broadcasts', () => table('Broadcasts, newest first'));
     await shot('broadcast-draft', `/broadcasts/${seeded.draft}`, () => page.getByText(/recipient/i));
-    await shot('broadcast-results', `/broadcasts/${seeded.sent}`, () => page.locator('dl.results'));
     await shot('forms', '/forms', () => table('Your forms'));
-    await shot('form', `/forms/${seeded.form}`, () => heading('Publish'));
+    await shot('form', `/forms/${seeded.form}`, () => heading('Publish'), { maxHeight: 1900 });
     await shot('submissions', `/forms/${seeded.form}/submissions`, () => table('Submissions, newest first'));
     await shot('suppressions', '/suppressions', () => table('Suppressed addresses'));
     await shot('domains', '/domains', () => table('Your domains'));
     await shot('domain', `/domains/${seeded.domain}`, () => page.getByRole('group', { name: /^DNS records/ }));
     await shot('api-keys', '/api-keys', () => table('API keys, newest first'));
     await shot('webhooks', '/webhooks', () => table('Webhook endpoints'));
-    await shot('webhook', `/webhooks/${seeded.webhook}`, () => table('Deliveries, newest first'));
+    await shot('webhook', `/webhooks/${seeded.webhook}`, () => table('Deliveries, newest first'), { maxHeight: 1000 });
     await shot('team', '/team', () => table('Members of this account'));
   } finally {
     await browser.close();
