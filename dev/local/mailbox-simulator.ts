@@ -12,7 +12,7 @@
  */
 import type { SendEmailCommandInput, SendEmailCommandOutput } from '@aws-sdk/client-sesv2';
 import { getEmailRecord } from '#shared/messages/store.ts';
-import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/sending/message-tags.ts';
+import { ACCOUNT_TAG, BROADCAST_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/sending/message-tags.ts';
 import { ses } from '#shared/sending/transport.ts';
 import { config } from '#shared/platform/config.ts';
 import { log } from '#shared/platform/log.ts';
@@ -55,7 +55,13 @@ export function simulatorMailbox(address: string): string | undefined {
 
 function messagesOf(input: SendEmailCommandInput, output: SendEmailCommandOutput): SentMessage[] {
   const tag = (name: string) => input.EmailTags?.find((one) => one.Name === name)?.Value;
-  const [accountId, emailId, trackingId, tracking] = [tag(ACCOUNT_TAG), tag(EMAIL_TAG), tag(TRACKING_TAG), tag(TRACKING_OPTIONS_TAG)];
+  const [accountId, emailId, trackingId, tracking, broadcastId] = [
+    tag(ACCOUNT_TAG),
+    tag(EMAIL_TAG),
+    tag(TRACKING_TAG),
+    tag(TRACKING_OPTIONS_TAG),
+    tag(BROADCAST_TAG),
+  ];
   if (!accountId || !emailId || !output.MessageId) return [];
   const headers = { from: input.FromEmailAddress, subject: input.Content?.Simple?.Subject?.Data };
   return (input.Destination?.ToAddresses ?? [])
@@ -67,6 +73,7 @@ function messagesOf(input: SendEmailCommandInput, output: SendEmailCommandOutput
       recipient,
       ...(trackingId ? { trackingId } : {}),
       ...(tracking ? { tracking } : {}),
+      ...(broadcastId ? { broadcastId } : {}),
       ...headers,
     }));
 }

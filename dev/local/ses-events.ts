@@ -3,7 +3,7 @@
  * documented examples), for what stands in for SES feedback locally: the
  * mailbox simulator of `npm start` (./mailbox-simulator.ts) and the tests.
  */
-import { ACCOUNT_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/sending/message-tags.ts';
+import { ACCOUNT_TAG, BROADCAST_TAG, EMAIL_TAG, TRACKING_OPTIONS_TAG, TRACKING_TAG } from '#shared/sending/message-tags.ts';
 
 export type SesEventType = 'Bounce' | 'Complaint' | 'Delivery' | 'DeliveryDelay' | 'Reject' | 'Open' | 'Click';
 
@@ -21,6 +21,8 @@ export interface SentMessage {
   link?: string;
   /** The tracking tag (`opens`, `clicks`, `opens-clicks`) of a message sent with `tracking`. */
   tracking?: string;
+  /** The broadcast tag of a broadcast's message: SES echoes every tag of the send, and the broadcast's results count by it. */
+  broadcastId?: string;
 }
 
 const DETAIL_TYPES: Record<SesEventType, string> = {
@@ -94,6 +96,7 @@ export function sesEventBridgeEvent(type: SesEventType, message: SentMessage, at
           [EMAIL_TAG]: [message.emailId],
           ...(message.trackingId ? { [TRACKING_TAG]: [message.trackingId] } : {}),
           ...(message.tracking ? { [TRACKING_OPTIONS_TAG]: [message.tracking] } : {}),
+          ...(message.broadcastId ? { [BROADCAST_TAG]: [message.broadcastId] } : {}),
         },
       },
       ...bodyOf(type, message.recipient, time, message.link),

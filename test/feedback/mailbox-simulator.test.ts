@@ -18,6 +18,7 @@ import { admin, messagesIn } from '../support/admin-cli.ts';
 import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { createSender, type Sender, sendPlain } from '../sending/support.ts';
+import { broadcastWhen, createBroadcast, drainBroadcastQueue, sendWith } from '../broadcasts/support.ts';
 
 let simulator: MailboxSimulator | undefined;
 let worker: QueuePoller | undefined;
@@ -84,6 +85,26 @@ describe('local mailbox simulator', () => {
     expect(await statusOf(sender, sent.bounce, 'bounced')).toBe('bounced');
     expect(await statusOf(sender, sent.complaint, 'complained')).toBe('complained');
     expect((await request('GET', `/api/contacts/${contact.id}`, { key: sender.key })).body.data.status).toBe('bounced');
+  });
+
+  it("counts a broadcast's deliveries, bounces and complaints in its results, as SES's events carry the broadcast's tag", async () => {
+    await feedbackPath();
+    const sender = await createSender();
+    const audience = (await request('POST', '/api/audiences', { key: sender.key, body: { name: 'Simulated' } })).body.data;
+    const contacts = ['success', 'success', 'bounce', 'complaint'].map((mailbox) => ({ email: `${mailbox}+${label()}@simulator.amazonses.com` }));
+    await request('POST', '/api/contacts/bulk', { key: sender.key, body: { audienceId: audience.id, contacts } });
+    const broadcast = await createBroadcast(sender, { audienceId: audience.id, content: '<p>Hello</p>' });
+
+    await sendWith(sender.key, broadcast.id);
+    await drainBroadcastQueue();
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).status).toBe('sent');
+
+    const results = await eventually(
+      async () => (await request('GET', `/api/broadcasts/${broadcast.id}/stats`, { key: sender.key })).body.data,
+      (stats) => stats.delivered === 3 && stats.bounced === 1 && stats.complained === 1,
+    );
+    // A complaint follows its delivery, as SES reports it.
+    expect(results).toMatchObject({ sent: 4, delivered: 3, bounced: 1, complained: 1 });
   });
 
   it('receives an event the worker failed on again, until it is applied', async () => {
