@@ -4,15 +4,16 @@
  * index.html never, client routes answered with index.html, a CSP without
  * inline scripts on every answer.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { BUDGET_PAGES, buildDashboard, javascriptFor, type DashboardBuild } from '../../dashboard/build.ts';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { BUDGET_PAGES, javascriptFor } from '../../dashboard/build.ts';
 import { startApi } from '../support/api.ts';
 
-let built: DashboardBuild;
+/** The run's build (test/support/global-setup.ts), which the server serves. */
+const built = inject('dashboardBuild');
 let base: string;
 
 beforeAll(async () => {
-  [built, { url: base }] = await Promise.all([buildDashboard(), startApi()]);
+  ({ url: base } = await startApi());
 });
 
 async function get(path: string, init: RequestInit = {}) {

@@ -1,6 +1,7 @@
 /**
- * The dashboard in a real browser: one Chromium for the file (test/support/browser.ts),
- * the dashboard built once and served by the worker's API server, people signed
+ * The dashboard in a real browser: a browser context of the file's own in the
+ * worker's Chromium (test/support/browser.ts), the dashboard built once for the
+ * run (test/support/global-setup.ts) and served by the worker's API server, people signed
  * in through the sign-in form with the code the SES emulator stored, and
  * axe-core run in the page at both widths every page must work at.
  */
@@ -9,7 +10,6 @@ import { createRequire } from 'node:module';
 import { expect } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { addMember } from '#shared/accounts/members.ts';
-import { buildDashboard } from '../../dashboard/build.ts';
 import { startApi } from '../support/api.ts';
 import { newPage, openBrowser } from '../support/browser.ts';
 import { createSender, uniqueAddress } from '../sending/support.ts';
@@ -25,9 +25,9 @@ export interface Dashboard {
   context: BrowserContext;
 }
 
-/** Builds the dashboard, starts the API server that serves it, and opens the browser. */
+/** Starts the API server that serves the dashboard, and opens the file's browser. */
 export async function openDashboard(): Promise<Dashboard> {
-  const [api, context] = await Promise.all([startApi(), openBrowser({ javaScriptEnabled: true }), buildDashboard()]);
+  const [api, context] = await Promise.all([startApi(), openBrowser({ javaScriptEnabled: true })]);
   return { base: api.url, context };
 }
 

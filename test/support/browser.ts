@@ -4,10 +4,8 @@
  * machine without /usr/bin/chromium; in CI (which installs it) a missing
  * browser fails the run.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -28,21 +26,38 @@ export function skipWithoutChromium(what: string): boolean {
   return skip;
 }
 
-const opened: { context: BrowserContext; profile: string }[] = [];
+/**
+ * One Chromium per worker process, launched by its first browser file and
+ * kept for the next ones (the `shared` project runs many files in a worker):
+ * a launch costs a second or more of CPU. On the process's global, so that it
+ * outlives a file that loads this module again. Playwright kills it and
+ * removes its profile when the process exits.
+ */
+const worker = globalThis as { postlaneChromium?: Promise<Browser> };
 
-/** A browser of its own with a fresh profile; `closeBrowsers` closes it and removes the profile. */
+async function workerBrowser(): Promise<Browser> {
+  const launched = await worker.postlaneChromium?.catch(() => undefined);
+  if (launched?.isConnected()) return launched;
+  worker.postlaneChromium = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  return worker.postlaneChromium;
+}
+
+const opened: BrowserContext[] = [];
+
+/**
+ * A browser of the file's own: a new context of the worker's Chromium, which
+ * shares no cookie, storage or cache with another context. `closeBrowsers`
+ * closes it.
+ */
 export async function openBrowser(options: { javaScriptEnabled: boolean }): Promise<BrowserContext> {
-  const profile = mkdtempSync(join(tmpdir(), 'postlane-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true, ...options });
-  opened.push({ context, profile });
+  const context = await (await workerBrowser()).newContext(options);
+  opened.push(context);
   return context;
 }
 
+/** Closes the file's contexts (the worker's Chromium stays for its next file). */
 export async function closeBrowsers(): Promise<void> {
-  for (const { context, profile } of opened.splice(0)) {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
+  await Promise.all(opened.splice(0).map((context) => context.close()));
 }
 
 /** A page that records what the browser complains about (a CSP refusal, a script error). */

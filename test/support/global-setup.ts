@@ -2,11 +2,14 @@
  * Starts the backing services once per `npm test`: DynamoDB Local in memory,
  * the SES emulator and the local S3 (in memory), each on a free port, with a
  * table of its own, so the run needs nothing running and leaves nothing running.
+ * And builds the dashboard the browser tests open, once for the run, while
+ * DynamoDB Local starts.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { buildDashboard, type DashboardBuild } from '../../dashboard/build.ts';
 import { ensureTable, startDynamoDbLocal } from '#dev/local/dynamodb.ts';
 import { findFreePort } from '#dev/local/ports.ts';
 import { startLocalS3 } from '#dev/local/s3.ts';
@@ -23,6 +26,8 @@ declare module 'vitest' {
     tableName: string;
     /** Where each test file's worker writes the AWS calls its functions made (test/support/aws-calls.ts). */
     awsCallsDirectory: string;
+    /** What the run's dashboard build wrote to dist/dashboard, which the API server serves. */
+    dashboardBuild: DashboardBuild;
     /** Set by the `shared` project (vitest.config.ts): its workers run many files with one module graph. */
     sharedModules?: boolean;
   }
@@ -41,11 +46,18 @@ async function startDynamoDb() {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const [dynamodb, ses, s3, sqs] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalS3({ port: 0 }), startLocalSqs({ port: 0 })]);
+  const [dynamodb, ses, s3, sqs, dashboardBuild] = await Promise.all([
+    startDynamoDb(),
+    startSesEmulator({ port: 0 }),
+    startLocalS3({ port: 0 }),
+    startLocalSqs({ port: 0 }),
+    buildDashboard().catch((error: unknown) => error as Error),
+  ]);
   // Once here, while no test file runs yet, rather than by the first files at once (test/support/contract.ts).
   await compiledContractPath();
   const tableName = `postlane-test-${Date.now().toString(36)}-${process.pid}`;
   try {
+    if (dashboardBuild instanceof Error) throw dashboardBuild;
     await ensureTable(dynamodb.endpoint, tableName);
   } catch (error) {
     await Promise.all([dynamodb.stop(), ses.stop(), s3.stop(), sqs.stop()]);
@@ -56,6 +68,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('s3Endpoint', s3.endpoint);
   project.provide('sqsEndpoint', sqs.endpoint);
   project.provide('tableName', tableName);
+  project.provide('dashboardBuild', dashboardBuild);
   const awsCallsDirectory = mkdtempSync(join(tmpdir(), 'postlane-aws-calls-'));
   project.provide('awsCallsDirectory', awsCallsDirectory);
   return async () => {

@@ -27,11 +27,18 @@ import { deliveryBatch } from '#shared/webhooks/worker.ts';
 import { request } from '../support/api.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { eventually } from '../support/eventually.ts';
-import { fanOutEvents, itemsOf, openEventStream, receiversPerTest, takeLaneMessages, takeMessages, takeStreamRecords, type Responder } from './support.ts';
+import { fanOutEvents, itemsOf, openEventStream, receiversOfFile, takeLaneMessages, takeMessages, takeStreamRecords, type Responder } from './support.ts';
 
 await openEventStream();
 
-const receiver = receiversPerTest();
+/**
+ * Most of this file is waiting on slow receivers, so its tests run at once
+ * (describe.concurrent): each has an account and receivers of its own, and
+ * takes only its account's messages and stream records. The two that must
+ * have the process to themselves (one stalls it, one runs a worker that
+ * takes every account's messages) run after, alone.
+ */
+const receiver = receiversOfFile();
 
 /** Answers 200 once `ms` have passed: past the threshold when `ms` > SLOW_DELIVERY_MS. */
 const answerAfter = (ms: number) => (response: ServerResponse) => void setTimeout(() => response.writeHead(200).end(), ms);
@@ -120,7 +127,7 @@ async function markedSlow(arranged: Arranged): Promise<void> {
   expect([arranged.slow.requests.length, arranged.fast.requests.length]).toEqual([1, 1]);
 }
 
-describe('the slow lane', () => {
+describe.concurrent('the slow lane', () => {
   it("marks an endpoint whose delivery took longer than the threshold: its next deliveries go to the slow queue, the other endpoint's stay on the normal one", async () => {
     const arranged = await twoEndpoints();
     await markedSlow(arranged);
@@ -233,6 +240,58 @@ describe('the slow lane', () => {
     expect((await takeLaneMessages(account.accountId)).map(({ lane }) => lane)).toEqual(['normal', 'normal']);
   });
 
+  it('marks a receiver alone in its batch once it has taken SLOW_ALONE_MS', async () => {
+    const account = await createTestAccount();
+    const hanging = await receiver(() => answerAfter(SLOW_ALONE_MS + 300));
+    const webhookId = (await request('POST', '/api/webhooks', { key: account.key, body: { url: hanging.url, events: ['*'] } })).body.data.id;
+    await request('POST', `/api/webhooks/${webhookId}/test`, { key: account.key });
+
+    await deliverBatch(await takeMessages(account.accountId));
+    await request('POST', `/api/webhooks/${webhookId}/test`, { key: account.key });
+
+    expect((await takeLaneMessages(account.accountId)).map(({ lane }) => lane)).toEqual(['slow']);
+  });
+});
+
+describe.concurrent('a tenant who tries to leave the slow lane', () => {
+  it("keeps a receiver slow whatever its endpoint's URL becomes on the same host, for test events too, and for a new endpoint there", async () => {
+    const arranged = await twoEndpoints();
+    await markedSlow(arranged);
+
+    for (const version of [1, 2]) {
+      const updated = await request('PATCH', `/api/webhooks/${arranged.slowId}`, { key: arranged.key, body: { url: `${arranged.slow.url}?v=${version}` } });
+      expect(updated.status).toBe(200);
+    }
+    const again = await addEndpoint(arranged.key, `${arranged.slow.url}/again`);
+    await arranged.createContacts();
+    expect((await request('POST', `/api/webhooks/${arranged.slowId}/test`, { key: arranged.key })).status).toBe(200);
+
+    const { slow, fast, queued } = await arranged.lanesByEndpoint(4);
+    expect({ slow, fast, again: lanesOf(queued, again) }).toEqual({ slow: ['slow', 'slow'], fast: ['normal'], again: ['slow'] });
+  });
+
+  it(`sends all of an account's deliveries to the slow lane once ${ACCOUNT_SLOW_HOSTS} of its hosts are slow, a new host's included; another account's stay on the normal lane`, async () => {
+    const slowReceivers = await Promise.all(Array.from({ length: ACCOUNT_SLOW_HOSTS }, () => receiver(() => answerAfter(SLOW_MS))));
+    const fast = await receiver();
+    const arranged = await tenant([...slowReceivers.map(({ url }) => url), fast.url]);
+    const neighbour = await tenant([(await receiver()).url]);
+    await arranged.createContacts();
+    // One batch: the fast receiver's answer times the others, each marked slow.
+    await deliverBatch((await arranged.queued(ACCOUNT_SLOW_HOSTS + 1)).map(({ message }) => message));
+    expect(fast.requests).toHaveLength(1);
+
+    const fresh = await addEndpoint(arranged.key, (await receiver()).url);
+    await arranged.createContacts();
+    await neighbour.createContacts();
+
+    const queued = await arranged.queued(ACCOUNT_SLOW_HOSTS + 2);
+    expect(queued.map(({ lane }) => lane)).toEqual(Array(ACCOUNT_SLOW_HOSTS + 2).fill('slow'));
+    expect(lanesOf(queued, fresh)).toEqual(['slow']);
+    expect((await neighbour.queued(1)).map(({ lane }) => lane)).toEqual(['normal']);
+  });
+});
+
+describe('the slow lane, with the process to itself', () => {
   it("marks no receiver whose answer came in while the worker was paused: the worker's lag again", async () => {
     // The receiver answers, then this process stalls past the threshold before the worker reads the answer:
     // in the event loop's check phase, so that timers run before the answer's I/O is read.
@@ -253,18 +312,6 @@ describe('the slow lane', () => {
     await arranged.createContacts();
 
     expect((await arranged.queued(2)).map(({ lane }) => lane)).toEqual(['normal', 'normal']);
-  });
-
-  it('marks a receiver alone in its batch once it has taken SLOW_ALONE_MS', async () => {
-    const account = await createTestAccount();
-    const hanging = await receiver(() => answerAfter(SLOW_ALONE_MS + 300));
-    const webhookId = (await request('POST', '/api/webhooks', { key: account.key, body: { url: hanging.url, events: ['*'] } })).body.data.id;
-    await request('POST', `/api/webhooks/${webhookId}/test`, { key: account.key });
-
-    await deliverBatch(await takeMessages(account.accountId));
-    await request('POST', `/api/webhooks/${webhookId}/test`, { key: account.key });
-
-    expect((await takeLaneMessages(account.accountId)).map(({ lane }) => lane)).toEqual(['slow']);
   });
 
   it("with one worker on the normal queue, delivers every fast endpoint's event while the slow receiver still holds its own", async () => {
@@ -300,43 +347,5 @@ describe('the slow lane', () => {
       await worker.stop();
     }
     expect(arranged.slow.requests).toHaveLength(1 + EVENTS);
-  });
-});
-
-describe('a tenant who tries to leave the slow lane', () => {
-  it("keeps a receiver slow whatever its endpoint's URL becomes on the same host, for test events too, and for a new endpoint there", async () => {
-    const arranged = await twoEndpoints();
-    await markedSlow(arranged);
-
-    for (const version of [1, 2]) {
-      const updated = await request('PATCH', `/api/webhooks/${arranged.slowId}`, { key: arranged.key, body: { url: `${arranged.slow.url}?v=${version}` } });
-      expect(updated.status).toBe(200);
-    }
-    const again = await addEndpoint(arranged.key, `${arranged.slow.url}/again`);
-    await arranged.createContacts();
-    expect((await request('POST', `/api/webhooks/${arranged.slowId}/test`, { key: arranged.key })).status).toBe(200);
-
-    const { slow, fast, queued } = await arranged.lanesByEndpoint(4);
-    expect({ slow, fast, again: lanesOf(queued, again) }).toEqual({ slow: ['slow', 'slow'], fast: ['normal'], again: ['slow'] });
-  });
-
-  it(`sends all of an account's deliveries to the slow lane once ${ACCOUNT_SLOW_HOSTS} of its hosts are slow, a new host's included; another account's stay on the normal lane`, async () => {
-    const slowReceivers = await Promise.all(Array.from({ length: ACCOUNT_SLOW_HOSTS }, () => receiver(() => answerAfter(SLOW_MS))));
-    const fast = await receiver();
-    const arranged = await tenant([...slowReceivers.map(({ url }) => url), fast.url]);
-    const neighbour = await tenant([(await receiver()).url]);
-    await arranged.createContacts();
-    // One batch: the fast receiver's answer times the others, each marked slow.
-    await deliverBatch((await arranged.queued(ACCOUNT_SLOW_HOSTS + 1)).map(({ message }) => message));
-    expect(fast.requests).toHaveLength(1);
-
-    const fresh = await addEndpoint(arranged.key, (await receiver()).url);
-    await arranged.createContacts();
-    await neighbour.createContacts();
-
-    const queued = await arranged.queued(ACCOUNT_SLOW_HOSTS + 2);
-    expect(queued.map(({ lane }) => lane)).toEqual(Array(ACCOUNT_SLOW_HOSTS + 2).fill('slow'));
-    expect(lanesOf(queued, fresh)).toEqual(['slow']);
-    expect((await neighbour.queued(1)).map(({ lane }) => lane)).toEqual(['normal']);
   });
 });

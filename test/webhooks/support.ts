@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -87,6 +87,39 @@ export function receiversPerTest(): (respond?: Responder) => Promise<Receiver> {
   };
 }
 
+/**
+ * Starts receivers that stay up until the file ends: for tests that run
+ * concurrently, where one test's end must not stop another's receivers.
+ */
+export function receiversOfFile(): (respond?: Responder) => Promise<Receiver> {
+  const started: Receiver[] = [];
+  afterAll(async () => {
+    await Promise.all(started.splice(0).map((receiver) => receiver.stop()));
+  });
+  return async (respond) => {
+    const receiver = await startReceiver(respond);
+    started.push(receiver);
+    return receiver;
+  };
+}
+
+/**
+ * Runs `read` after the reads before it have ended: concurrent tests share
+ * the stream's iterators and the queues, and a message one test's read holds
+ * (received, not yet set aside for its account) would be missed by another's.
+ */
+function inTurn(): <T>(read: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (read) => {
+    const next = last.then(read, read);
+    last = next.catch(() => undefined);
+    return next;
+  };
+}
+
+const streamInTurn = inTurn();
+const queuesInTurn = inTurn();
+
 /** Creates the queue the environment names (the stand-in answers its URL): a file that names one of its own in `vi.hoisted`. */
 export async function createWebhookQueue(): Promise<void> {
   const url = config.WEBHOOK_QUEUE_URL!;
@@ -107,15 +140,18 @@ export async function openEventStream(): Promise<void> {
 }
 
 /** The stream's new event records of one account, taken: they are handed to nobody else. */
-export async function takeStreamRecords(accountId: string): Promise<DynamoDBRecord[]> {
-  if (!stream) throw new Error('openEventStream() first');
-  for (const record of await stream.read()) {
-    const owner = String(record.dynamodb?.Keys?.pk?.S).split('#')[0]!;
-    streamed.set(owner, [...(streamed.get(owner) ?? []), record]);
-  }
-  const mine = streamed.get(accountId) ?? [];
-  streamed.delete(accountId);
-  return mine;
+export function takeStreamRecords(accountId: string): Promise<DynamoDBRecord[]> {
+  const reader = stream;
+  if (!reader) throw new Error('openEventStream() first');
+  return streamInTurn(async () => {
+    for (const record of await reader.read()) {
+      const owner = String(record.dynamodb?.Keys?.pk?.S).split('#')[0]!;
+      streamed.set(owner, [...(streamed.get(owner) ?? []), record]);
+    }
+    const mine = streamed.get(accountId) ?? [];
+    streamed.delete(accountId);
+    return mine;
+  });
 }
 
 /** The stream's records as the fan-out function's core takes them (`fanOutStreamedItems`, at any `now`). */
@@ -149,21 +185,23 @@ export const laneQueueUrls = (): Record<WebhookLane, string> => ({ normal: confi
  */
 export async function takeLaneMessages(accountId: string): Promise<{ lane: WebhookLane; message: DeliveryMessage }[]> {
   if (stream) expect(await fanOutEvents(accountId)).toEqual([]);
-  for (const lane of WEBHOOK_LANES) {
-    const QueueUrl = laneQueueUrls()[lane];
-    for (;;) {
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
-      if (Messages.length === 0) break;
-      for (const message of Messages) {
-        await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: message.ReceiptHandle }));
-        const decoded = decodeDeliveryMessage(message.Body!);
-        waiting.set(decoded.accountId, [...(waiting.get(decoded.accountId) ?? []), { lane, message: decoded }]);
+  return queuesInTurn(async () => {
+    for (const lane of WEBHOOK_LANES) {
+      const QueueUrl = laneQueueUrls()[lane];
+      for (;;) {
+        const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+        if (Messages.length === 0) break;
+        for (const message of Messages) {
+          await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: message.ReceiptHandle }));
+          const decoded = decodeDeliveryMessage(message.Body!);
+          waiting.set(decoded.accountId, [...(waiting.get(decoded.accountId) ?? []), { lane, message: decoded }]);
+        }
       }
     }
-  }
-  const mine = waiting.get(accountId) ?? [];
-  waiting.delete(accountId);
-  return mine;
+    const mine = waiting.get(accountId) ?? [];
+    waiting.delete(accountId);
+    return mine;
+  });
 }
 
 /** The account's queued delivery messages, whichever lane they are on (takeLaneMessages). */
