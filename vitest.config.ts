@@ -23,6 +23,9 @@ const common = {
   silent: 'passed-only' as const,
   testTimeout: 30_000,
   hookTimeout: 60_000,
+  // expect.poll's default of 1 s is a wait on the machine's speed: under load a page's answer can take longer (a waiting
+  // poll still ends as soon as its value holds, so passing tests take no longer).
+  expect: { poll: { timeout: 10_000 } },
 };
 
 export default defineConfig({
