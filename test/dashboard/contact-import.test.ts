@@ -136,7 +136,7 @@ describe.skipIf(skip)('importing contacts from CSV in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'The API asked to slow down' }).waitFor();
 
     // The session ends on the second batch: sign-in shows; signed in again, the page has the count and the batch.
-    await page.getByLabel('Email address').waitFor();
+    await page.getByLabel('Email address').waitFor({ timeout: 30_000 });
     await signInThroughForm(page, member);
     await page.getByRole('heading', { level: 1, name: 'Imported' }).waitFor();
     const status = page.getByRole('status').filter({ hasText: 'rows read' });
