@@ -1656,6 +1656,32 @@ export interface components {
                 /** @constant */
                 type: "button";
                 url: string;
+            } | {
+                alt: string;
+                href?: string;
+                id: string;
+                styles: {
+                    [key: string]: string | number;
+                };
+                /** @constant */
+                type: "image";
+                url: string;
+                width?: number;
+            } | {
+                id: string;
+                styles: {
+                    [key: string]: string | number;
+                };
+                /** @constant */
+                type: "divider";
+            } | {
+                height: number;
+                id: string;
+                styles: {
+                    [key: string]: string | number;
+                };
+                /** @constant */
+                type: "spacer";
             })[];
             /** Format: date-time */
             createdAt: string;
@@ -11334,6 +11360,33 @@ export interface operations {
                         /** @constant */
                         type: "button";
                         url: string;
+                    } | {
+                        alt: string;
+                        href?: string;
+                        id?: string;
+                        styles?: {
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "image";
+                        url: string;
+                        width?: number;
+                    } | {
+                        id?: string;
+                        styles?: {
+                            color?: string;
+                            margin?: number;
+                            thickness?: number;
+                        };
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        height?: number;
+                        id?: string;
+                        styles?: Record<string, never>;
+                        /** @constant */
+                        type: "spacer";
                     })[];
                     name: string;
                     /** @default {} */
@@ -11770,6 +11823,33 @@ export interface operations {
                         /** @constant */
                         type: "button";
                         url: string;
+                    } | {
+                        alt: string;
+                        href?: string;
+                        id?: string;
+                        styles?: {
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "image";
+                        url: string;
+                        width?: number;
+                    } | {
+                        id?: string;
+                        styles?: {
+                            color?: string;
+                            margin?: number;
+                            thickness?: number;
+                        };
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        height?: number;
+                        id?: string;
+                        styles?: Record<string, never>;
+                        /** @constant */
+                        type: "spacer";
                     })[];
                     name?: string;
                     styles?: {
@@ -12190,6 +12270,33 @@ export interface operations {
                         /** @constant */
                         type: "button";
                         url: string;
+                    } | {
+                        alt: string;
+                        href?: string;
+                        id?: string;
+                        styles?: {
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "image";
+                        url: string;
+                        width?: number;
+                    } | {
+                        id?: string;
+                        styles?: {
+                            color?: string;
+                            margin?: number;
+                            thickness?: number;
+                        };
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        height?: number;
+                        id?: string;
+                        styles?: Record<string, never>;
+                        /** @constant */
+                        type: "spacer";
                     })[];
                     /** @default {} */
                     styles?: {
