@@ -115,15 +115,13 @@ function imageBlock(component: Extract<RenderedComponent, { type: 'image' }>, co
 /** A cell exactly `height` pixels high in every client: no text line can grow it (font-size and line-height 0, exactly in Outlook). */
 function fixedHeightCell(height: number, color?: string): string {
   const background = color === undefined ? '' : ` bgcolor="${escapeHtml(color)}"`;
-  return (
-    `<td height="${height}"${background} style="${style({
-      height: `${height}px`,
-      'font-size': '0',
-      'line-height': '0',
-      'mso-line-height-rule': 'exactly',
-      'background-color': color,
-    })}">&nbsp;</td>`
-  );
+  return `<td height="${height}"${background} style="${style({
+    height: `${height}px`,
+    'font-size': '0',
+    'line-height': '0',
+    'mso-line-height-rule': 'exactly',
+    'background-color': color,
+  })}">&nbsp;</td>`;
 }
 
 /** A horizontal line as a coloured cell the column's width, `margin` pixels of space above and below it. */

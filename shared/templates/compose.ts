@@ -122,7 +122,12 @@ const UNSUBSCRIBE_REFERENCE = /\bunsubscribeUrl\b/;
 async function renderComponent(render: MessageRender, component: TemplateComponent, at: string): Promise<RenderedComponent> {
   switch (component.type) {
     case 'heading':
-      return { type: 'heading', html: await render.part(`${at}.content`, component.content, 'html'), level: component.level ?? 1, styles: component.styles ?? {} };
+      return {
+        type: 'heading',
+        html: await render.part(`${at}.content`, component.content, 'html'),
+        level: component.level ?? 1,
+        styles: component.styles ?? {},
+      };
     case 'text':
       return { type: 'text', html: await render.part(`${at}.content`, component.content, 'html'), styles: component.styles ?? {} };
     case 'button': {

@@ -39,34 +39,35 @@ function toTemplate(record: TemplateRecord): Template {
 
 /** Every component gets an id (kept when the client gave one) and the same shape whatever was omitted. */
 function normalizeComponents(components: ComponentInput[]): TemplateComponent[] {
-  return components.map((component) => {
-    const id = component.id ?? `cmp_${randomBase62(12)}`;
-    const styles = 'styles' in component ? (component.styles ?? {}) : {};
-    switch (component.type) {
-      case 'heading':
-        return { id, type: 'heading', content: component.content, level: component.level ?? 1, styles };
-      case 'text':
-        return { id, type: 'text', content: component.content, styles };
-      case 'button':
-        return { id, type: 'button', label: component.label, url: component.url, styles };
-      case 'image': {
-        const { href, width } = component;
-        return {
-          id,
-          type: 'image',
-          url: component.url,
-          alt: component.alt,
-          ...(href === undefined ? {} : { href }),
-          ...(width === undefined ? {} : { width }),
-          styles: component.styles ?? {},
-        };
-      }
-      case 'divider':
-        return { id, type: 'divider', styles: component.styles ?? {} };
-      case 'spacer':
-        return { id, type: 'spacer', height: component.height ?? SPACER_DEFAULT_HEIGHT, styles: {} };
+  return components.map(normalizeComponent);
+}
+
+function normalizeComponent(component: ComponentInput): TemplateComponent {
+  const id = component.id ?? `cmp_${randomBase62(12)}`;
+  switch (component.type) {
+    case 'heading':
+      return { id, type: 'heading', content: component.content, level: component.level ?? 1, styles: component.styles ?? {} };
+    case 'text':
+      return { id, type: 'text', content: component.content, styles: component.styles ?? {} };
+    case 'button':
+      return { id, type: 'button', label: component.label, url: component.url, styles: component.styles ?? {} };
+    case 'image': {
+      const { href, width } = component;
+      return {
+        id,
+        type: 'image',
+        url: component.url,
+        alt: component.alt,
+        ...(href === undefined ? {} : { href }),
+        ...(width === undefined ? {} : { width }),
+        styles: component.styles ?? {},
+      };
     }
-  });
+    case 'divider':
+      return { id, type: 'divider', styles: component.styles ?? {} };
+    case 'spacer':
+      return { id, type: 'spacer', height: component.height ?? SPACER_DEFAULT_HEIGHT, styles: {} };
+  }
 }
 
 /** Stored whole, defaults filled in: a template renders the same if the defaults ever change. */

@@ -11,7 +11,13 @@ import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts
 
 const parts = [
   { type: 'heading', content: 'Spring sale' },
-  { type: 'image', url: 'https://cdn.example.com/{{campaign}}/hero.png', alt: 'Flowers for {{name}}', href: 'https://shop.example.com/?c={{campaign}}', width: 480 },
+  {
+    type: 'image',
+    url: 'https://cdn.example.com/{{campaign}}/hero.png',
+    alt: 'Flowers for {{name}}',
+    href: 'https://shop.example.com/?c={{campaign}}',
+    width: 480,
+  },
   { type: 'divider', styles: { color: '#d1d5db', thickness: 2, margin: 8 } },
   { type: 'spacer', height: 32 },
   { type: 'image', url: 'https://cdn.example.com/logo.png', alt: '', styles: { textAlign: 'center' } },
@@ -159,7 +165,9 @@ describe('sending a template with an image', () => {
     expect(response.status).toBe(200);
     const [email] = await storedEmails(sender.domain);
     expect(email!.body.html).toContain('<img src="https://cdn.example.com/42.png" alt="Issue 42" width="300"');
-    expect(email!.body.html).toMatch(/<a href="https?:\/\/[^"]+" target="_blank" rel="noopener" style="text-decoration:none;"><img src="https:\/\/cdn.example.com\/bye.png"/);
+    expect(email!.body.html).toMatch(
+      /<a href="https?:\/\/[^"]+" target="_blank" rel="noopener" style="text-decoration:none;"><img src="https:\/\/cdn.example.com\/bye.png"/,
+    );
     expect(email!.body.html).toContain('mso-line-height-rule:exactly;background-color:#e5e7eb;');
     expect(email!.body.html).not.toMatch(/<script|<hr/i);
     expect(email!.body.text).toMatch(new RegExp(`^Issue 42\\n\\n${'-'.repeat(40)}\\n\\nUnsubscribe: https?://\\S+$`));

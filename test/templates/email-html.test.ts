@@ -118,7 +118,9 @@ describe('images, dividers and spacers as email HTML', () => {
     expect(html).toContain(
       '<td><a href="https://shop.example.com/?s=1&amp;t=2" target="_blank" rel="noopener" style="text-decoration:none;"><img src="https://cdn.example.com/hero.png"',
     );
-    expect(html).toContain('<tr><td align="right" style="padding:0 0 16px 0;"><table role="presentation" cellpadding="0" cellspacing="0" border="0" align="right"');
+    expect(html).toContain(
+      '<tr><td align="right" style="padding:0 0 16px 0;"><table role="presentation" cellpadding="0" cellspacing="0" border="0" align="right"',
+    );
   });
 
   it('draws a divider as a coloured cell of fixed height, not an <hr>', () => {
@@ -250,7 +252,15 @@ describe('style and link values', () => {
     expectAcceptsOnly(
       isImageUrl,
       ['https://cdn.example.com/a.png', 'HTTPS://cdn.example.com/{{id}}.png', '{{logoUrl}}', '{{ logo | "https://cdn.example.com/a.png" }}'],
-      ['http://cdn.example.com/a.png', 'javascript:alert(1)', 'data:image/png;base64,iVBORw0KGgo=', 'mailto:a@example.com', '//cdn.example.com/a.png', 'https://', 'x {{logoUrl}}'],
+      [
+        'http://cdn.example.com/a.png',
+        'javascript:alert(1)',
+        'data:image/png;base64,iVBORw0KGgo=',
+        'mailto:a@example.com',
+        '//cdn.example.com/a.png',
+        'https://',
+        'x {{logoUrl}}',
+      ],
     );
   });
 
