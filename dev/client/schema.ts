@@ -1657,6 +1657,32 @@ export interface components {
                 /** @constant */
                 type: "button";
                 url: string;
+            } | {
+                alt: string;
+                href?: string;
+                id: string;
+                styles: {
+                    [key: string]: string | number;
+                };
+                /** @constant */
+                type: "image";
+                url: string;
+                width?: number;
+            } | {
+                id: string;
+                styles: {
+                    [key: string]: string | number;
+                };
+                /** @constant */
+                type: "divider";
+            } | {
+                height: number;
+                id: string;
+                styles: {
+                    [key: string]: string | number;
+                };
+                /** @constant */
+                type: "spacer";
             })[];
             /** Format: date-time */
             createdAt: string;
@@ -11336,6 +11362,33 @@ export interface operations {
                         /** @constant */
                         type: "button";
                         url: string;
+                    } | {
+                        alt: string;
+                        href?: string;
+                        id?: string;
+                        styles?: {
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "image";
+                        url: string;
+                        width?: number;
+                    } | {
+                        id?: string;
+                        styles?: {
+                            color?: string;
+                            margin?: number;
+                            thickness?: number;
+                        };
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        height?: number;
+                        id?: string;
+                        styles?: Record<string, never>;
+                        /** @constant */
+                        type: "spacer";
                     })[];
                     name: string;
                     /** @default {} */
@@ -11772,6 +11825,33 @@ export interface operations {
                         /** @constant */
                         type: "button";
                         url: string;
+                    } | {
+                        alt: string;
+                        href?: string;
+                        id?: string;
+                        styles?: {
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "image";
+                        url: string;
+                        width?: number;
+                    } | {
+                        id?: string;
+                        styles?: {
+                            color?: string;
+                            margin?: number;
+                            thickness?: number;
+                        };
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        height?: number;
+                        id?: string;
+                        styles?: Record<string, never>;
+                        /** @constant */
+                        type: "spacer";
                     })[];
                     name?: string;
                     styles?: {
@@ -12192,6 +12272,33 @@ export interface operations {
                         /** @constant */
                         type: "button";
                         url: string;
+                    } | {
+                        alt: string;
+                        href?: string;
+                        id?: string;
+                        styles?: {
+                            /** @enum {string} */
+                            textAlign?: "left" | "center" | "right" | "justify";
+                        };
+                        /** @constant */
+                        type: "image";
+                        url: string;
+                        width?: number;
+                    } | {
+                        id?: string;
+                        styles?: {
+                            color?: string;
+                            margin?: number;
+                            thickness?: number;
+                        };
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        height?: number;
+                        id?: string;
+                        styles?: Record<string, never>;
+                        /** @constant */
+                        type: "spacer";
                     })[];
                     /** @default {} */
                     styles?: {

@@ -3,7 +3,7 @@
  * every part through the template language within one shared budget.
  */
 import type { TemplateStyles } from './styles.ts';
-import type { TemplateComponent } from './schema.ts';
+import { componentParts, SPACER_DEFAULT_HEIGHT, TEMPLATE_LIMITS, type TemplateComponent } from './schema.ts';
 import { componentsToHtml, componentsToText, type RenderedComponent } from './components.ts';
 import { htmlToText, MAX_HTML_NESTING, nestingDepth } from './plain-text.ts';
 import { RENDER_LIMITS, renderTemplate, TemplateRenderError, type TemplateMode } from '#shared/platform/templating/renderer.ts';
@@ -25,9 +25,9 @@ export interface RenderedEmail {
 }
 
 /**
- * Each renderTemplate call is bounded on its own, but a template has up to 200
- * parts (content, label and url of 100 components): without a shared budget a
- * hostile one could take 200 × the per-call limit.
+ * Each renderTemplate call is bounded on its own, but a template has up to 300
+ * parts (an image's url, alt and href for each of 100 components): without a
+ * shared budget a hostile one could take 300 × the per-call limit.
  */
 export const MESSAGE_RENDER_BUDGET_MS = 1_000;
 
@@ -92,20 +92,59 @@ class MessageRender {
     return (await this.part('subject', source, 'text')).replace(/\s+/g, ' ').trim();
   }
 
-  /** A button's address, rendered unescaped so its scheme can be checked; a variable cannot turn it into `javascript:`. */
+  /** A button's or an image link's address, rendered unescaped so its scheme can be checked; a variable cannot turn it into `javascript:`. */
   async link(part: string, source: string): Promise<string> {
     const url = (await this.part(part, source, 'text')).trim();
     if (!RENDERED_LINK.test(url)) throw new TemplatePartError(part, 'must render to an http(s) or mailto address');
     return url;
   }
+
+  /** An image's address, rendered unescaped and checked as a link is: https only, no longer than a stored one may be. */
+  async imageUrl(part: string, source: string): Promise<string> {
+    const url = (await this.part(part, source, 'text')).trim();
+    if (!RENDERED_IMAGE_URL.test(url)) throw new TemplatePartError(part, 'must render to an https address');
+    if (url.length > TEMPLATE_LIMITS.url) throw new TemplatePartError(part, `must render to at most ${TEMPLATE_LIMITS.url} characters`);
+    return url;
+  }
+
+  /** Plain text for an attribute (an image's alt): rendered unescaped, escaped once where it is written; line breaks folded. */
+  async attributeText(part: string, source: string): Promise<string> {
+    return (await this.part(part, source, 'text')).replace(/\s+/g, ' ').trim();
+  }
 }
 
 /** `#…` is allowed for the preview placeholders of the built-in links. */
 const RENDERED_LINK = /^(?:https?:\/\/[^\s/?#]\S*|mailto:\S+|#\S*)$/i;
+const RENDERED_IMAGE_URL = /^https:\/\/[^\s/?#]\S*$/i;
 const UNSUBSCRIBE_REFERENCE = /\bunsubscribeUrl\b/;
 
-function componentSources(component: TemplateComponent): string[] {
-  return component.type === 'button' ? [component.label, component.url] : [component.content];
+/** The parts of a component a message renders, as RenderedComponent holds them. */
+async function renderComponent(render: MessageRender, component: TemplateComponent, at: string): Promise<RenderedComponent> {
+  switch (component.type) {
+    case 'heading':
+      return {
+        type: 'heading',
+        html: await render.part(`${at}.content`, component.content, 'html'),
+        level: component.level ?? 1,
+        styles: component.styles ?? {},
+      };
+    case 'text':
+      return { type: 'text', html: await render.part(`${at}.content`, component.content, 'html'), styles: component.styles ?? {} };
+    case 'button': {
+      const labelHtml = await render.part(`${at}.label`, component.label, 'html');
+      return { type: 'button', labelHtml, url: await render.link(`${at}.url`, component.url), styles: component.styles ?? {} };
+    }
+    case 'image': {
+      const url = await render.imageUrl(`${at}.url`, component.url);
+      const alt = await render.attributeText(`${at}.alt`, component.alt);
+      const href = component.href === undefined ? undefined : await render.link(`${at}.href`, component.href);
+      return { type: 'image', url, alt, href, width: component.width, styles: component.styles ?? {} };
+    }
+    case 'divider':
+      return { type: 'divider', styles: component.styles ?? {} };
+    case 'spacer':
+      return { type: 'spacer', height: component.height ?? SPACER_DEFAULT_HEIGHT };
+  }
 }
 
 /**
@@ -121,22 +160,12 @@ async function renderDesignNow(design: TemplateDesign, scope: Record<string, unk
   const render = new MessageRender(scope);
   const subject = await render.subject(design.subject);
   const rendered: RenderedComponent[] = [];
-  for (const [index, component] of design.components.entries()) {
-    const at = `components[${index}]`;
-    const styles = component.styles ?? {};
-    if (component.type === 'button') {
-      const labelHtml = await render.part(`${at}.label`, component.label, 'html');
-      rendered.push({ type: 'button', labelHtml, url: await render.link(`${at}.url`, component.url), styles });
-    } else {
-      const html = await render.part(`${at}.content`, component.content, 'html');
-      rendered.push(component.type === 'heading' ? { type: 'heading', html, level: component.level ?? 1, styles } : { type: 'text', html, styles });
-    }
-  }
+  for (const [index, component] of design.components.entries()) rendered.push(await renderComponent(render, component, `components[${index}]`));
   return {
     subject,
     html: componentsToHtml(subject, rendered, design.styles),
     text: await componentsToText(rendered),
-    usesUnsubscribeLink: design.components.some((component) => componentSources(component).some((source) => UNSUBSCRIBE_REFERENCE.test(source))),
+    usesUnsubscribeLink: design.components.some((component) => componentParts(component).some(([, source]) => UNSUBSCRIBE_REFERENCE.test(source))),
   };
 }
 

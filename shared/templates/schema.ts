@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { requiredText, strictObject, templateVariables } from '#shared/platform/schema/common.ts';
 import { TEMPLATE_SEARCH_MAX } from './list-schema.ts';
 import { timestamp } from '#shared/platform/schema/replies.ts';
+import { TEMPLATE_WIDTH_DEFAULT } from './styles.ts';
 
 /**
  * Limits the spec leaves open. Together they keep a template's item far below
@@ -15,6 +16,8 @@ export const TEMPLATE_LIMITS = {
   /** Characters of one heading's or text's content. */
   content: 50_000,
   label: 500,
+  /** Characters of an image's alt text. */
+  alt: 500,
   url: 2_048,
   componentId: 64,
   /** UTF-8 bytes of all components together, as JSON. */
@@ -26,6 +29,12 @@ export const TEMPLATE_WIDTH = { min: 320, max: 1200 } as const;
 export const TEMPLATE_PADDING = { min: 0, max: 100 } as const;
 export const FONT_SIZE = { min: 8, max: 96 } as const;
 export const BORDER_RADIUS = { min: 0, max: 100 } as const;
+/** An image's width in pixels; at most the template's own width too (checked with the body). */
+export const IMAGE_WIDTH = { min: 1, max: TEMPLATE_WIDTH.max } as const;
+export const DIVIDER_THICKNESS = { min: 1, max: 10 } as const;
+/** Space above and below a divider's line, in pixels. */
+export const DIVIDER_MARGIN = { min: 0, max: 100 } as const;
+export const SPACER_HEIGHT = { min: 1, max: 200 } as const;
 
 /** CSS named colours (CSS Color Module Level 4) and `transparent`. */
 const NAMED_COLORS = new Set(
@@ -140,6 +149,19 @@ const buttonUrl = v.pipe(
   v.check(isButtonUrl, 'must be an http(s) or mailto address, or a variable such as {{unsubscribeUrl}}'),
 );
 
+const IMAGE_URL = /^https:\/\/[^\s/?#]\S*$/i;
+
+/**
+ * Where an image loads from: https only, or one variable (checked again once
+ * rendered). Mail clients and their image proxies refuse or flag http, and a
+ * data: image is dropped by Gmail and Outlook and would bloat every message.
+ */
+export function isImageUrl(url: string): boolean {
+  return WHOLE_VARIABLE.test(url) || IMAGE_URL.test(url);
+}
+
+const imageUrl = v.pipe(requiredText(TEMPLATE_LIMITS.url), v.check(isImageUrl, 'must be an https address, or a variable such as {{logoUrl}}'));
+
 const componentId = v.pipe(
   v.string(),
   v.regex(new RegExp(`^[A-Za-z0-9_-]{1,${TEMPLATE_LIMITS.componentId}}$`), `must be 1 to ${TEMPLATE_LIMITS.componentId} letters, digits, _ or -`),
@@ -169,13 +191,85 @@ const button = strictObject({
   styles: v.optional(componentStyles),
 });
 
-export const COMPONENT_TYPES = ['heading', 'text', 'button'] as const;
+const image = strictObject({
+  id: v.optional(componentId),
+  type: v.literal('image'),
+  url: imageUrl,
+  /**
+   * Plain text (escaped once where it is written). Required, so leaving it
+   * out is a mistake the API names; `""` says the image is decorative, and
+   * screen readers and the plain text skip it.
+   */
+  alt: v.pipe(v.string(), v.trim(), v.maxLength(TEMPLATE_LIMITS.alt, `must be at most ${TEMPLATE_LIMITS.alt} characters`)),
+  href: v.optional(buttonUrl),
+  width: v.optional(numberIn(IMAGE_WIDTH, true)),
+  styles: v.optional(strictObject({ textAlign: componentStyles.entries.textAlign })),
+});
 
-const component = v.variant('type', [heading, text, button], `must be one of ${COMPONENT_TYPES.join(', ')}`);
+const divider = strictObject({
+  id: v.optional(componentId),
+  type: v.literal('divider'),
+  styles: v.optional(
+    strictObject({
+      color: v.optional(cssColor),
+      thickness: v.optional(numberIn(DIVIDER_THICKNESS, true)),
+      margin: v.optional(numberIn(DIVIDER_MARGIN, true)),
+    }),
+  ),
+});
+
+const spacer = strictObject({
+  id: v.optional(componentId),
+  type: v.literal('spacer'),
+  height: v.optional(numberIn(SPACER_HEIGHT, true)),
+  styles: v.optional(strictObject({})),
+});
+
+export const COMPONENT_TYPES = ['heading', 'text', 'button', 'image', 'divider', 'spacer'] as const;
+
+const component = v.variant('type', [heading, text, button, image, divider, spacer], `must be one of ${COMPONENT_TYPES.join(', ')}`);
 export type ComponentInput = v.InferOutput<typeof component>;
 
-/** A stored component: the input with its id, styles and (headings) level filled in, as templates.ts `normalizeComponents` writes it. */
-export type TemplateComponent = ComponentInput & { id: string; styles: ComponentStyles } & ({ type: 'heading'; level: 1 | 2 } | { type: 'text' | 'button' });
+export type DividerStyles = NonNullable<v.InferOutput<typeof divider>['styles']>;
+export type ImageStyles = NonNullable<v.InferOutput<typeof image>['styles']>;
+
+/** Defaults filled in when a template is saved: what the component is, not how it looks (styles keep only what was given). */
+export const SPACER_DEFAULT_HEIGHT = 24;
+
+type InputOf<T extends ComponentInput['type']> = Extract<ComponentInput, { type: T }>;
+/** A component as stored: its id and styles always present. */
+type Stored<T extends ComponentInput['type']> = Omit<InputOf<T>, 'id' | 'styles'> & { id: string; styles: NonNullable<InputOf<T>['styles']> };
+
+/** A stored component: the input with its id, styles and (headings) level, (spacers) height filled in, as service.ts `normalizeComponents` writes it. */
+export type TemplateComponent =
+  | (Stored<'heading'> & { level: 1 | 2 })
+  | Stored<'text'>
+  | Stored<'button'>
+  | Stored<'image'>
+  | Stored<'divider'>
+  | (Stored<'spacer'> & { height: number });
+
+/**
+ * The template-language parts of a component, by field name: what is parsed
+ * when saved, rendered, and read for the variables it uses.
+ */
+export function componentParts(component: ComponentInput | TemplateComponent): [field: string, source: string][] {
+  switch (component.type) {
+    case 'heading':
+    case 'text':
+      return [['content', component.content]];
+    case 'button':
+      return [
+        ['label', component.label],
+        ['url', component.url],
+      ];
+    case 'image':
+      return [['url', component.url], ['alt', component.alt], ...(component.href === undefined ? [] : [['href', component.href] as [string, string]])];
+    case 'divider':
+    case 'spacer':
+      return [];
+  }
+}
 
 /** TextEncoder rather than Buffer: the dashboard checks a template with this schema in the browser. */
 function byteLength(value: unknown): number {
@@ -190,15 +284,18 @@ const components = v.pipe(
     if (!dataset.typed) return;
     const seen = new Set<string>();
     for (const [index, item] of dataset.value.entries()) {
+      const at = (key: string, value: unknown): v.IssuePathItem[] => [
+        { type: 'array', origin: 'value', input: dataset.value, key: index, value: item },
+        { type: 'object', origin: 'value', input: item, key, value },
+      ];
+      // A link's only name is its image's alt text: without one, a screen reader announces the address or nothing.
+      if (item.type === 'image' && item.href !== undefined && item.alt === '') {
+        addIssue({ message: 'must say where the link goes when the image is a link', path: at('alt', item.alt) as never });
+        return;
+      }
       if (item.id === undefined) continue;
       if (seen.has(item.id)) {
-        addIssue({
-          message: `duplicate component id ${item.id}`,
-          path: [
-            { type: 'array', origin: 'value', input: dataset.value, key: index, value: item },
-            { type: 'object', origin: 'value', input: item, key: 'id', value: item.id },
-          ],
-        });
+        addIssue({ message: `duplicate component id ${item.id}`, path: at('id', item.id) as never });
         return;
       }
       seen.add(item.id);
@@ -206,30 +303,66 @@ const components = v.pipe(
   }),
 );
 
-export const createTemplateBody = strictObject({
-  name: requiredText(TEMPLATE_LIMITS.name),
-  subject: templateText(TEMPLATE_LIMITS.subject),
-  components: v.optional(components, []),
-  styles: v.optional(templateStyles, {}),
-});
+/**
+ * An image no wider than the template's column (`styles.width`, 600 unless
+ * given): checked where the body holds both. An update that changes only the
+ * components cannot know the stored width; there the rendering draws a wider
+ * image at the column's width.
+ */
+function imagesWithin<T extends { components?: ComponentInput[]; styles?: TemplateStylesInput }>(defaultWidth: number | undefined) {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const { components: list = [], styles } = dataset.value;
+    const width = styles === undefined ? defaultWidth : (styles.width ?? TEMPLATE_WIDTH_DEFAULT);
+    if (width === undefined) return;
+    for (const [index, item] of list.entries()) {
+      if (item.type !== 'image' || item.width === undefined || item.width <= width) continue;
+      addIssue({
+        message: `must be at most the template's width, ${width}`,
+        path: [
+          { type: 'object', origin: 'value', input: dataset.value, key: 'components', value: list },
+          { type: 'array', origin: 'value', input: list, key: index, value: item },
+          { type: 'object', origin: 'value', input: item, key: 'width', value: item.width },
+        ] as never,
+      });
+      return;
+    }
+  });
+}
+
+export const createTemplateBody = v.pipe(
+  strictObject({
+    name: requiredText(TEMPLATE_LIMITS.name),
+    subject: templateText(TEMPLATE_LIMITS.subject),
+    components: v.optional(components, []),
+    styles: v.optional(templateStyles, {}),
+  }),
+  imagesWithin(TEMPLATE_WIDTH_DEFAULT),
+);
 export type CreateTemplateInput = v.InferOutput<typeof createTemplateBody>;
 
 /** Only the fields given change; `components` and `styles` replace the stored ones whole. */
-export const updateTemplateBody = strictObject({
-  name: v.optional(requiredText(TEMPLATE_LIMITS.name)),
-  subject: v.optional(templateText(TEMPLATE_LIMITS.subject)),
-  components: v.optional(components),
-  styles: v.optional(templateStyles),
-});
+export const updateTemplateBody = v.pipe(
+  strictObject({
+    name: v.optional(requiredText(TEMPLATE_LIMITS.name)),
+    subject: v.optional(templateText(TEMPLATE_LIMITS.subject)),
+    components: v.optional(components),
+    styles: v.optional(templateStyles),
+  }),
+  imagesWithin(undefined),
+);
 export type UpdateTemplateInput = v.InferOutput<typeof updateTemplateBody>;
 
 /** A template not saved yet (or its unsaved changes), rendered as it would be: the dashboard's live preview. */
-export const renderDraftBody = strictObject({
-  subject: templateText(TEMPLATE_LIMITS.subject),
-  components: v.optional(components, []),
-  styles: v.optional(templateStyles, {}),
-  variables: v.optional(templateVariables, {}),
-});
+export const renderDraftBody = v.pipe(
+  strictObject({
+    subject: templateText(TEMPLATE_LIMITS.subject),
+    components: v.optional(components, []),
+    styles: v.optional(templateStyles, {}),
+    variables: v.optional(templateVariables, {}),
+  }),
+  imagesWithin(TEMPLATE_WIDTH_DEFAULT),
+);
 export type RenderDraftInput = v.InferOutput<typeof renderDraftBody>;
 
 export const renderTemplateBody = strictObject({
@@ -245,6 +378,17 @@ const templateComponentSchema = v.variant('type', [
   v.strictObject({ id: v.string(), type: v.literal('heading'), content: v.string(), level: v.picklist([1, 2]), styles: replyComponentStyles }),
   v.strictObject({ id: v.string(), type: v.literal('text'), content: v.string(), styles: replyComponentStyles }),
   v.strictObject({ id: v.string(), type: v.literal('button'), label: v.string(), url: v.string(), styles: replyComponentStyles }),
+  v.strictObject({
+    id: v.string(),
+    type: v.literal('image'),
+    url: v.string(),
+    alt: v.string(),
+    href: v.optional(v.string()),
+    width: v.optional(v.number()),
+    styles: replyComponentStyles,
+  }),
+  v.strictObject({ id: v.string(), type: v.literal('divider'), styles: replyComponentStyles }),
+  v.strictObject({ id: v.string(), type: v.literal('spacer'), height: v.number(), styles: replyComponentStyles }),
 ]);
 
 export const templateSchema = v.strictObject({

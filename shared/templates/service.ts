@@ -17,6 +17,7 @@ import { renderDesign, renderHtmlContent, TemplatePartError, type RenderedEmail 
 import { checkTemplate, TemplateRenderError, variablesOf } from '#shared/platform/templating/renderer.ts';
 import type { TemplateStyles } from './styles.ts';
 import { pagination, type ListPage } from '#shared/platform/schema/common.ts';
+import { componentParts, SPACER_DEFAULT_HEIGHT } from './schema.ts';
 import type { ComponentInput, CreateTemplateInput, RenderDraftInput, TemplateComponent, TemplateStylesInput, UpdateTemplateInput } from './schema.ts';
 import type { ListTemplatesQuery } from './list-schema.ts';
 import type { templateListItemSchema, templateSchema } from './schema.ts';
@@ -38,20 +39,35 @@ function toTemplate(record: TemplateRecord): Template {
 
 /** Every component gets an id (kept when the client gave one) and the same shape whatever was omitted. */
 function normalizeComponents(components: ComponentInput[]): TemplateComponent[] {
-  return components.map((component) => {
-    const id = component.id ?? `cmp_${randomBase62(12)}`;
-    const styles = component.styles ?? {};
-    switch (component.type) {
-      case 'heading':
-        return { id, type: 'heading', content: component.content, level: component.level ?? 1, styles };
-      case 'text':
-        return { id, type: 'text', content: component.content, styles };
-      case 'button':
-        return { id, type: 'button', label: component.label, url: component.url, styles };
-      default:
-        throw new Error('unreachable: the schema admits three component types');
+  return components.map(normalizeComponent);
+}
+
+function normalizeComponent(component: ComponentInput): TemplateComponent {
+  const id = component.id ?? `cmp_${randomBase62(12)}`;
+  switch (component.type) {
+    case 'heading':
+      return { id, type: 'heading', content: component.content, level: component.level ?? 1, styles: component.styles ?? {} };
+    case 'text':
+      return { id, type: 'text', content: component.content, styles: component.styles ?? {} };
+    case 'button':
+      return { id, type: 'button', label: component.label, url: component.url, styles: component.styles ?? {} };
+    case 'image': {
+      const { href, width } = component;
+      return {
+        id,
+        type: 'image',
+        url: component.url,
+        alt: component.alt,
+        ...(href === undefined ? {} : { href }),
+        ...(width === undefined ? {} : { width }),
+        styles: component.styles ?? {},
+      };
     }
-  });
+    case 'divider':
+      return { id, type: 'divider', styles: component.styles ?? {} };
+    case 'spacer':
+      return { id, type: 'spacer', height: component.height ?? SPACER_DEFAULT_HEIGHT, styles: {} };
+  }
 }
 
 /** Stored whole, defaults filled in: a template renders the same if the defaults ever change. */
@@ -79,9 +95,7 @@ async function findTemplate(accountId: string, templateId: string, field?: strin
 async function checkSyntax(input: Pick<UpdateTemplateInput, 'subject' | 'components'>): Promise<void> {
   const parts: [string, string][] = input.subject === undefined ? [] : [['subject', input.subject]];
   for (const [index, component] of (input.components ?? []).entries()) {
-    const at = `components[${index}]`;
-    if (component.type === 'button') parts.push([`${at}.label`, component.label], [`${at}.url`, component.url]);
-    else parts.push([`${at}.content`, component.content]);
+    for (const [name, source] of componentParts(component)) parts.push([`components[${index}].${name}`, source]);
   }
   for (const [field, source] of parts) {
     try {
@@ -269,12 +283,9 @@ export async function previewDraft(input: RenderDraftInput, now: Date): Promise<
     throw new ValidationError('VALIDATION_ERROR', error.message, error.part);
   }
   const builtins = new Set<string>(BUILTIN_VARIABLE_NAMES);
-  const variables = (await variablesOf([input.subject, ...components.flatMap(componentSourcesOf)])).filter((name) => !builtins.has(name));
+  const sources = components.flatMap((component) => componentParts(component).map(([, source]) => source));
+  const variables = (await variablesOf([input.subject, ...sources])).filter((name) => !builtins.has(name));
   return { subject: rendered.subject, html: rendered.html, text: rendered.text, variables };
-}
-
-function componentSourcesOf(component: TemplateComponent): string[] {
-  return component.type === 'button' ? [component.label, component.url] : [component.content];
 }
 
 /** What other areas build on from the store (its reads, and the parts their transactions write): through this service, never the store itself. */

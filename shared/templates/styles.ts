@@ -4,3 +4,6 @@ export interface TemplateStyles {
   width: number;
   padding: number;
 }
+
+/** The column's width of a template that sets none. */
+export const TEMPLATE_WIDTH_DEFAULT = 600;

@@ -3,7 +3,7 @@ import { builtinVariables, PREVIEW_LINKS, withBuiltins } from '#shared/templates
 import { componentsToHtml, componentsToText, TEMPLATE_STYLE_DEFAULTS, type RenderedComponent } from '#shared/templates/components.ts';
 import { escapeHtml } from '#shared/platform/html.ts';
 import { htmlToText, nestingDepth } from '#shared/templates/plain-text.ts';
-import { isButtonUrl, isCssColor, isEmailSafeMarkup } from '#shared/templates/schema.ts';
+import { isButtonUrl, isCssColor, isEmailSafeMarkup, isImageUrl } from '#shared/templates/schema.ts';
 
 const components: RenderedComponent[] = [
   { type: 'heading', html: 'Welcome &amp; hello', level: 1, styles: { fontSize: 32, color: '#123456', textAlign: 'center' } },
@@ -85,6 +85,74 @@ describe('components as email HTML', () => {
     expect(plain).toContain('width="600"');
     expect(plain).toContain('background-color:#ffffff');
     expect(plain).toContain('padding:24px;');
+  });
+});
+
+describe('images, dividers and spacers as email HTML', () => {
+  const parts: RenderedComponent[] = [
+    { type: 'text', html: 'Before', styles: {} },
+    { type: 'image', url: 'https://cdn.example.com/logo.png?a=1&b="2"', alt: 'Acme "logo" <b>', width: 200, styles: { textAlign: 'center' } },
+    { type: 'image', url: 'https://cdn.example.com/hero.png', alt: 'Our spring sale', href: 'https://shop.example.com/?s=1&t=2', styles: {} },
+    { type: 'image', url: 'https://cdn.example.com/wide.png', alt: '', width: 900, styles: { textAlign: 'right' } },
+    { type: 'divider', styles: {} },
+    { type: 'divider', styles: { color: 'navy', thickness: 3, margin: 12 } },
+    { type: 'spacer', height: 40 },
+    { type: 'text', html: 'After', styles: {} },
+  ];
+  const html = componentsToHtml('Parts', parts, { backgroundColor: '#ffffff', width: 560, padding: 24 });
+  const images = tags(html).filter((tag) => tag.name === 'img');
+
+  it('writes each image with its width as an attribute, alt text, and the inline styles every client needs', () => {
+    expect(images.map((image) => image.attributes)).toEqual([
+      ' src="https://cdn.example.com/logo.png?a=1&amp;b=&quot;2&quot;" alt="Acme &quot;logo&quot; &lt;b&gt;" width="200" style="display:block;border:0;outline:none;text-decoration:none;width:200px;height:auto;max-width:100%;"',
+      // Without a width an image fills the column; a width beyond it (the template narrowed later) is drawn at the column's.
+      ' src="https://cdn.example.com/hero.png" alt="Our spring sale" width="560" style="display:block;border:0;outline:none;text-decoration:none;width:560px;height:auto;max-width:100%;"',
+      ' src="https://cdn.example.com/wide.png" alt="" width="560" style="display:block;border:0;outline:none;text-decoration:none;width:560px;height:auto;max-width:100%;"',
+    ]);
+  });
+
+  it('aligns an image by a table the row aligns, and links it when it has an address', () => {
+    expect(html).toContain(
+      '<tr><td align="center" style="padding:0 0 16px 0;"><table role="presentation" cellpadding="0" cellspacing="0" border="0" align="center" style="border-collapse:collapse;"><tr><td><img ',
+    );
+    expect(html).toContain(
+      '<td><a href="https://shop.example.com/?s=1&amp;t=2" target="_blank" rel="noopener" style="text-decoration:none;"><img src="https://cdn.example.com/hero.png"',
+    );
+    expect(html).toContain(
+      '<tr><td align="right" style="padding:0 0 16px 0;"><table role="presentation" cellpadding="0" cellspacing="0" border="0" align="right"',
+    );
+  });
+
+  it('draws a divider as a coloured cell of fixed height, not an <hr>', () => {
+    expect(html).not.toMatch(/<hr/i);
+    expect(html).toContain(
+      '<table role="presentation" cellpadding="0" cellspacing="0" border="0" width="100%" style="width:100%;border-collapse:collapse;"><tr>' +
+        '<td height="1" bgcolor="#e5e7eb" style="height:1px;font-size:0;line-height:0;mso-line-height-rule:exactly;background-color:#e5e7eb;">&nbsp;</td></tr></table>',
+    );
+    expect(html).toContain(
+      '<td style="padding:12px 0;"><table role="presentation" cellpadding="0" cellspacing="0" border="0" width="100%" style="width:100%;border-collapse:collapse;"><tr>' +
+        '<td height="3" bgcolor="navy" style="height:3px;font-size:0;line-height:0;mso-line-height-rule:exactly;background-color:navy;">&nbsp;</td></tr></table></td>',
+    );
+  });
+
+  it('makes a spacer a cell exactly its height, which is the whole gap between its neighbours', () => {
+    expect(html).toContain(
+      '<tr><td align="left" style="padding:0;"><table role="presentation" cellpadding="0" cellspacing="0" border="0" width="100%" style="width:100%;border-collapse:collapse;"><tr>' +
+        '<td height="40" style="height:40px;font-size:0;line-height:0;mso-line-height-rule:exactly;">&nbsp;</td></tr></table></td></tr>',
+    );
+    // The divider before the spacer and the spacer itself add no 16 px of their own.
+    expect(html.match(/style="padding:0 0 16px 0;"/g)).toHaveLength(5);
+  });
+
+  it('adds no script, style block or other remote resource than the images', () => {
+    expect(html).not.toMatch(/<style|<script|<link|@import|javascript:/i);
+    expect(tags(html).filter((tag) => /\bsrc=/.test(tag.attributes))).toHaveLength(3);
+  });
+
+  it('reads in plain text as alt text (with the link), a line of dashes and a blank line', async () => {
+    expect(await componentsToText(parts)).toBe(
+      `Before\n\nAcme "logo" <b>\n\nOur spring sale: https://shop.example.com/?s=1&t=2\n\n${'-'.repeat(40)}\n\n${'-'.repeat(40)}\n\n\nAfter`,
+    );
   });
 });
 
@@ -177,6 +245,22 @@ describe('style and link values', () => {
       isButtonUrl,
       ['https://example.com', 'http://example.com/x?y={{id}}', 'mailto:a@example.com', '{{unsubscribeUrl}}', '{{ link | "https://example.com" }}'],
       ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,x', 'vbscript:x', 'https://', '//example.com', 'x {{link}}', '{{a}}{{b}}'],
+    );
+  });
+
+  it('lets images load only from https or one variable', () => {
+    expectAcceptsOnly(
+      isImageUrl,
+      ['https://cdn.example.com/a.png', 'HTTPS://cdn.example.com/{{id}}.png', '{{logoUrl}}', '{{ logo | "https://cdn.example.com/a.png" }}'],
+      [
+        'http://cdn.example.com/a.png',
+        'javascript:alert(1)',
+        'data:image/png;base64,iVBORw0KGgo=',
+        'mailto:a@example.com',
+        '//cdn.example.com/a.png',
+        'https://',
+        'x {{logoUrl}}',
+      ],
     );
   });
 

@@ -67,7 +67,7 @@ describe('create template', () => {
       [{ name: 'x' }, 400, 'MISSING_REQUIRED_FIELD', 'subject'],
       [{ name: 'x', subject: 'x', colour: 'red' }, 422, 'VALIDATION_ERROR', 'colour'],
       [withComponents({ content: 'no type' }), 400, 'MISSING_REQUIRED_FIELD', 'components[0].type'],
-      [withComponents({ type: 'text', content: 'ok' }, { type: 'image', content: 'x' }), 422, 'VALIDATION_ERROR', 'components[1].type'],
+      [withComponents({ type: 'text', content: 'ok' }, { type: 'video', content: 'x' }), 422, 'VALIDATION_ERROR', 'components[1].type'],
       [withComponents({ type: 'text' }), 400, 'MISSING_REQUIRED_FIELD', 'components[0].content'],
       [withComponents({ type: 'text', content: 'x', label: 'y' }), 422, 'VALIDATION_ERROR', 'components[0].label'],
       [withComponents({ type: 'button', label: 'Go', url: 'javascript:alert(1)' }), 422, 'VALIDATION_ERROR', 'components[0].url'],

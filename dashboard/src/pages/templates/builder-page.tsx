@@ -7,7 +7,7 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { createTemplateBody, TEMPLATE_PADDING, TEMPLATE_WIDTH, updateTemplateBody } from '#shared/templates/schema.ts';
+import { COMPONENT_TYPES, createTemplateBody, TEMPLATE_PADDING, TEMPLATE_WIDTH, updateTemplateBody } from '#shared/templates/schema.ts';
 import { api, call } from '../../api/client.ts';
 import { asApiError, type ApiError } from '../../api/errors.ts';
 import type { PageProps } from '../../routes.tsx';
@@ -24,7 +24,7 @@ import { useCreatedHere } from '../../ui/use-created-here.ts';
 
 /** The fields the builder shows, by the API's `field` path; a refusal naming another is shown above the form. */
 const SHOWN_FIELD =
-  /^(?:name|subject|styles\.(?:backgroundColor|width|padding)|components\[\d+\]\.(?:content|label|url|level|styles\.(?:textAlign|color|backgroundColor)))$/;
+  /^(?:name|subject|styles\.(?:backgroundColor|width|padding)|components\[\d+\]\.(?:content|label|url|alt|href|width|height|level|styles\.(?:textAlign|color|backgroundColor|thickness|margin)))$/;
 const COMPONENT_FIELD = /^components\[(\d+)\]\./;
 
 function Variables(props: { names: readonly string[]; samples: Record<string, string>; onChange: (samples: Record<string, string>) => void }) {
@@ -152,14 +152,14 @@ function Builder(props: { initial: Template | undefined; onCreated: (id: string)
 
           <Section title="Components">
             <div className="row-actions">
-              {(['heading', 'text', 'button'] as const).map((type) => (
+              {COMPONENT_TYPES.map((type) => (
                 <Action key={type} onPress={() => add(type)}>
                   Add {TYPE_NAMES[type].toLowerCase()}
                 </Action>
               ))}
             </div>
             {draft.components.length === 0 ? (
-              <p className="muted">No component yet: add a heading, a text or a button.</p>
+              <p className="muted">No component yet: add a heading, a text, a button, an image, a divider or a spacer.</p>
             ) : (
               <ComponentList
                 components={draft.components}

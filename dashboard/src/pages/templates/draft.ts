@@ -18,8 +18,15 @@ export interface DraftComponent {
   content: string;
   level: 1 | 2;
   label: string;
+  /** A button's or an image's address. */
   url: string;
-  /** Kept as stored: the builder edits alignment and colours, and passes the rest through. */
+  /** An image's alt text ("" for a decorative image), its link and its width as typed. */
+  alt: string;
+  href: string;
+  width: string;
+  /** A spacer's height as typed. */
+  height: string;
+  /** Kept as stored: the builder edits alignment, colours and a divider's line, and passes the rest through. */
   styles: ComponentStyles;
 }
 
@@ -44,14 +51,19 @@ function newComponentId(): string {
   return `cmp_${Array.from(bytes, (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('')}`;
 }
 
-const STARTERS: Record<ComponentType, Pick<DraftComponent, 'content' | 'label' | 'url'>> = {
-  heading: { content: 'A heading', label: '', url: '' },
-  text: { content: 'Some text. Hello {{firstName|"there"}}!', label: '', url: '' },
-  button: { content: '', label: 'A button', url: 'https://example.com' },
+const BLANK = { content: '', level: 1, label: '', url: '', alt: '', href: '', width: '', height: '', styles: {} } as const;
+
+const STARTERS: Record<ComponentType, Partial<DraftComponent>> = {
+  heading: { content: 'A heading' },
+  text: { content: 'Some text. Hello {{firstName|"there"}}!' },
+  button: { label: 'A button', url: 'https://example.com' },
+  image: { url: 'https://example.com/image.png', alt: 'Describe the image' },
+  divider: {},
+  spacer: { height: '24' },
 };
 
 export function newComponent(type: ComponentType): DraftComponent {
-  return { id: newComponentId(), type, level: 1, styles: {}, ...STARTERS[type] };
+  return { ...BLANK, id: newComponentId(), type, ...STARTERS[type] };
 }
 
 export function draftOf(template: Template): Draft {
@@ -59,12 +71,16 @@ export function draftOf(template: Template): Draft {
     name: template.name,
     subject: template.subject,
     components: template.components.map((component) => ({
+      ...BLANK,
       id: component.id,
       type: component.type,
-      content: component.type === 'button' ? '' : component.content,
-      level: component.type === 'heading' ? component.level : 1,
-      label: component.type === 'button' ? component.label : '',
-      url: component.type === 'button' ? component.url : '',
+      ...(component.type === 'heading' || component.type === 'text' ? { content: component.content } : {}),
+      ...(component.type === 'heading' ? { level: component.level } : {}),
+      ...(component.type === 'button' ? { label: component.label, url: component.url } : {}),
+      ...(component.type === 'image'
+        ? { url: component.url, alt: component.alt, href: component.href ?? '', width: component.width === undefined ? '' : String(component.width) }
+        : {}),
+      ...(component.type === 'spacer' ? { height: String(component.height) } : {}),
       styles: component.styles,
     })),
     styles: { backgroundColor: template.styles.backgroundColor, width: String(template.styles.width), padding: String(template.styles.padding) },
@@ -80,16 +96,39 @@ function withoutEmpty<T extends Record<string, unknown>>(record: T): Partial<T> 
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== '')) as Partial<T>;
 }
 
+/** One component in the API's shape: only the fields of its type, numbers as numbers, empty optional fields left out. */
+function componentBody(component: DraftComponent) {
+  const common = { id: component.id, styles: withoutEmpty(component.styles) };
+  switch (component.type) {
+    case 'button':
+      return { ...common, type: 'button' as const, label: component.label, url: component.url };
+    case 'heading':
+      return { ...common, type: 'heading' as const, content: component.content, level: component.level };
+    case 'text':
+      return { ...common, type: 'text' as const, content: component.content };
+    case 'image':
+      return {
+        ...common,
+        type: 'image' as const,
+        url: component.url,
+        alt: component.alt,
+        ...withoutEmpty({ href: component.href.trim(), width: numberOf(component.width) }),
+      };
+    case 'divider': {
+      const { thickness, margin, ...rest } = component.styles;
+      const styles = { ...rest, ...withoutEmpty({ thickness: numberOf(String(thickness ?? '')), margin: numberOf(String(margin ?? '')) }) };
+      return { ...common, type: 'divider' as const, styles: withoutEmpty(styles) };
+    }
+    case 'spacer':
+      return { id: component.id, type: 'spacer' as const, ...withoutEmpty({ height: numberOf(component.height) }) };
+  }
+}
+
 /** The API's shape of the components and styles (the body of a create, an update or a preview). */
 export function designBody(draft: Draft) {
   return {
     subject: draft.subject,
-    components: draft.components.map((component) => {
-      const common = { id: component.id, styles: withoutEmpty(component.styles) };
-      if (component.type === 'button') return { ...common, type: 'button' as const, label: component.label, url: component.url };
-      if (component.type === 'heading') return { ...common, type: 'heading' as const, content: component.content, level: component.level };
-      return { ...common, type: 'text' as const, content: component.content };
-    }),
+    components: draft.components.map(componentBody),
     styles: withoutEmpty({
       backgroundColor: draft.styles.backgroundColor.trim(),
       width: numberOf(draft.styles.width),
@@ -111,10 +150,34 @@ export function moved<T>(list: readonly T[], from: number, to: number): T[] {
 }
 
 /** A line that names a component in the list: its type and the start of its text. */
+function summaryText(component: DraftComponent): string {
+  switch (component.type) {
+    case 'button':
+      return component.label;
+    case 'image':
+      return component.alt || `(decorative) ${component.url}`;
+    case 'divider':
+      return 'a line';
+    case 'spacer':
+      return `${component.height || '24'} px`;
+    default:
+      return component.content;
+  }
+}
+
 export function summaryOf(component: DraftComponent): string {
-  const text = (component.type === 'button' ? component.label : component.content).replace(/<[^>]*>/g, '').trim();
+  const text = summaryText(component)
+    .replace(/<[^>]*>/g, '')
+    .trim();
   const short = text.length > 40 ? `${text.slice(0, 40)}…` : text;
   return `${TYPE_NAMES[component.type]}: ${short || '(empty)'}`;
 }
 
-export const TYPE_NAMES: Record<ComponentType, string> = { heading: 'Heading', text: 'Text', button: 'Button' };
+export const TYPE_NAMES: Record<ComponentType, string> = {
+  heading: 'Heading',
+  text: 'Text',
+  button: 'Button',
+  image: 'Image',
+  divider: 'Divider',
+  spacer: 'Spacer',
+};

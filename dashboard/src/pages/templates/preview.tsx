@@ -3,8 +3,8 @@
  * a moment after the person stops typing, in a frame that runs nothing:
  * `sandbox=""` (no script, no form, a unique origin that cannot reach the
  * dashboard's cookies or DOM) and a CSP of its own that loads nothing from
- * anywhere (images only as data: URLs). Desktop (the template's full width)
- * or phone (375 px).
+ * anywhere (images only as data: URLs: a remote image shows as a box with
+ * its alt text). Desktop (the template's full width) or phone (375 px).
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -13,13 +13,15 @@ import { ToggleButtonGroup } from 'react-aria-components/ToggleButtonGroup';
 import { api, call } from '../../api/client.ts';
 import { asApiError, describeError } from '../../api/errors.ts';
 import { designBody, type Draft } from './draft.ts';
+import { withImagePlaceholders } from './image-placeholders.ts';
 
 const DEBOUNCE_MS = 400;
 
 /** Read by the browser before anything in the email: nothing remote, no script, only inline styles and data: images. */
 const FRAME_POLICY = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`;
 
-export function framed(html: string): string {
+export function framed(email: string): string {
+  const html = withImagePlaceholders(email);
   return /<head[^>]*>/i.test(html) ? html.replace(/<head[^>]*>/i, (head) => `${head}${FRAME_POLICY}`) : `${FRAME_POLICY}${html}`;
 }
 
