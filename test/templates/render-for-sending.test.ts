@@ -110,8 +110,8 @@ describe('renderStoredTemplate', () => {
 
   it('stops a template whose parts are each within bounds but together too slow', async () => {
     const { accountId } = await createTestAccount();
-    // Sized on this machine now: a fixed loop is well within the per-render limit when idle and past it under load, which would stop the first part on that limit instead.
-    const iterations = await loopIterationsTaking(RENDER_LIMITS.render / 5);
+    // Sized on this machine now, a tenth of the per-render limit: a fixed loop is well within that limit when idle and past it under load, and a part slowed past it would stop on that limit instead. 100 parts still take 2.5 times the message budget.
+    const iterations = await loopIterationsTaking(RENDER_LIMITS.render / 10);
     const slowPart = { type: 'text' as const, content: `{% for i in (1..${iterations}) %}{% endfor %}x` };
     const template = await createTemplate(accountId, { name: 'Slow', subject: 'x', components: Array.from({ length: 100 }, () => slowPart), styles: {} }, now);
     const started = performance.now();
