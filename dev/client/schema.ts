@@ -4907,6 +4907,7 @@ export interface operations {
                             opened: number;
                             recipients: number;
                             sent: number;
+                            unsubscribed: number;
                         };
                         /** @constant */
                         success: true;
