@@ -9,7 +9,7 @@ import { verifySubscriptionToken, type SubscriptionClaims } from '#shared/sendin
 import {
   changeSubscriptions,
   listSubscriptions,
-  unsubscribe as unsubscribeRecipient,
+  unsubscribeThroughLink,
   type AccountWideSubscription,
   type AddressSubscriptions,
   type AudienceSubscription,
@@ -66,7 +66,7 @@ export function unsubscribeConfirmation(token: string): Promise<Reply> {
 /** POST /unsubscribe/{token}: the confirmation button and RFC 8058 one-click. */
 export function unsubscribe(token: string, now: Date): Promise<Reply> {
   return forRecipient(token, async (claims) => {
-    await unsubscribeRecipient(claims, now);
+    await unsubscribeThroughLink(claims, now);
     return htmlPage(
       'Unsubscribed',
       `<h1>You are unsubscribed</h1>

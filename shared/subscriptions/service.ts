@@ -122,7 +122,7 @@ async function unsubscribeEverywhere(accountId: string, email: string, now: Date
  * `unsubscribed`, once per recipient; an address that was unsubscribed
  * already left through another message and counts nowhere.
  */
-export async function unsubscribe(claims: SubscriptionClaims, now: Date): Promise<void> {
+export async function unsubscribeThroughLink(claims: SubscriptionClaims, now: Date): Promise<void> {
   const changed = await unsubscribeEverywhere(claims.accountId, claims.email, now);
   if (changed && claims.broadcastId !== undefined) await countBroadcastUnsubscribe(claims.accountId, claims.broadcastId, claims.email);
 }
