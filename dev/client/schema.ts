@@ -4934,6 +4934,7 @@ export interface operations {
                             opened: number;
                             recipients: number;
                             sent: number;
+                            unsubscribed: number;
                         };
                         /** @constant */
                         success: true;

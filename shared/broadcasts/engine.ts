@@ -387,11 +387,11 @@ interface Rendered {
 
 type Render = (contact: ContactRecord) => Promise<Rendered>;
 
-/** Renders each recipient's message: its variables, its signed links, and a footer with the unsubscribe link when the content has none. */
+/** Renders each recipient's message: its variables, its signed links (naming the broadcast, whose results count their unsubscribes), and a footer with the unsubscribe link when the content has none. */
 async function renderer(accountId: string, broadcast: BroadcastRecord, now: Date): Promise<Render> {
   const template = broadcast.templateId === undefined ? undefined : await loadTemplate(accountId, broadcast.templateId);
   return async (contact) => {
-    const links = await subscriptionLinks(accountId, contact.email);
+    const links = await subscriptionLinks(accountId, contact.email, broadcast.broadcastId);
     const builtins = builtinVariables(now, links);
     const variables = contactVariables(broadcast, contact);
     const rendered = template

@@ -174,7 +174,8 @@ export const segmentCountSchema = v.strictObject({
   subscribed: count,
 });
 
-export const BROADCAST_STATS = ['delivered', 'bounced', 'complained', 'opened', 'clicked'] as const;
+/** `unsubscribed`: recipients who unsubscribed through the links of the broadcast's message, each once. */
+export const BROADCAST_STATS = ['delivered', 'bounced', 'complained', 'opened', 'clicked', 'unsubscribed'] as const;
 export type BroadcastStat = (typeof BROADCAST_STATS)[number];
 
 /** GET /api/broadcasts/:id/stats: what its messages did, counted as their events are recorded. */

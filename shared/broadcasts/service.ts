@@ -423,4 +423,4 @@ export async function getBroadcastStats(accountId: string, broadcastId: string):
 export { awaitsStart, getBroadcast as getBroadcastRecord } from './store.ts';
 
 /** What other areas' changes add to a broadcast's results, in their own transactions. */
-export { broadcastStatsItems } from './stats-store.ts';
+export { broadcastStatsItems, countBroadcastUnsubscribe } from './stats-store.ts';

@@ -11,7 +11,7 @@
  * (shared/messages/stats-store.ts). Reading is one Query of the shards.
  */
 import { createHash } from 'node:crypto';
-import { queryAll, tableName, type TransactItems } from '#shared/platform/dynamodb/client.ts';
+import { firstConditionFailed, queryAll, tableName, transactWrite, type TransactItems } from '#shared/platform/dynamodb/client.ts';
 import { accountScoped } from '#shared/platform/dynamodb/partition.ts';
 import { BROADCAST_STATS, type BroadcastStat } from './schema.ts';
 
@@ -19,11 +19,15 @@ export type BroadcastStatCounts = Record<BroadcastStat, number>;
 
 const SHARDS = 8;
 const PREFIX = 'STATS#';
+/** One per recipient who unsubscribed through the broadcast's links, named by a hash of its address (no address kept here). */
+const UNSUBSCRIBED_PREFIX = 'UNSUB#';
 
 const statsPartition = (accountId: string, broadcastId: string) => accountScoped(accountId, 'BRO', broadcastId);
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
 function shardOf(seed: string): number {
-  return createHash('sha256').update(seed).digest()[0]! % SHARDS;
+  return digest(seed)[0]! % SHARDS;
 }
 
 /**
@@ -57,4 +61,30 @@ export async function readBroadcastStats(accountId: string, broadcastId: string)
   const counts = Object.fromEntries(BROADCAST_STATS.map((name) => [name, 0])) as BroadcastStatCounts;
   for (const item of items) for (const name of BROADCAST_STATS) counts[name] += Number(item[name] ?? 0);
   return counts;
+}
+
+/**
+ * Counts one recipient's unsubscribe in the broadcast's `unsubscribed`, once:
+ * the recipient's marker (`attribute_not_exists`) and the count in one
+ * transaction, so a second click, or a click racing it, counts nothing.
+ * True when this call counted it.
+ */
+export async function countBroadcastUnsubscribe(accountId: string, broadcastId: string, email: string): Promise<boolean> {
+  const marker = digest(`${accountId}\n${email}`).toString('base64url');
+  try {
+    await transactWrite([
+      {
+        Put: {
+          TableName: tableName,
+          Item: { pk: statsPartition(accountId, broadcastId), sk: `${UNSUBSCRIBED_PREFIX}${marker}`, entity: 'broadcastUnsubscribe' },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      ...broadcastStatsItems(accountId, broadcastId, { unsubscribed: 1 }, marker),
+    ]);
+    return true;
+  } catch (error) {
+    if (firstConditionFailed(error)) return false;
+    throw error;
+  }
 }

@@ -2,7 +2,9 @@
  * Signed per-recipient links for the public unsubscribe and preference pages.
  *
  * A token is `<payload>.<mac>`, both base64url: the payload is the account id,
- * the issue time (Unix seconds) and the recipient's normalised address; the mac
+ * the issue time (Unix seconds), the recipient's normalised address and, for a
+ * broadcast's message, the broadcast id (a fourth line that links made before
+ * it lack: an address holds no newline, so the two never mix); the mac
  * is HMAC-SHA256 over it with the deployment's signing key. Nobody without the
  * key can make a token for another address or account, and any change to a
  * token makes it invalid. Tokens do not expire: an unsubscribe link must keep
@@ -22,6 +24,8 @@ export interface SubscriptionClaims {
   /** Trimmed and lower-cased, as contacts store it. */
   email: string;
   issuedAt: Date;
+  /** The broadcast whose message carried the link: its results count the unsubscribe. */
+  broadcastId?: string;
 }
 
 export interface SubscriptionLinks {
@@ -86,18 +90,20 @@ export function openToken(secret: Buffer, context: string, token: string): strin
 }
 
 /** `signSubscriptionToken(key, 'acc_…', 'Ana@Example.com', now)` gives `YWNjX…LmNvbQ.q1w2…` */
-export function signSubscriptionToken(secret: Buffer, accountId: string, email: string, issuedAt: Date): string {
-  return sealToken(secret, MAC_CONTEXT, [accountId, Math.floor(issuedAt.getTime() / 1000), normaliseEmail(email)].join('\n'));
+export function signSubscriptionToken(secret: Buffer, accountId: string, email: string, issuedAt: Date, broadcastId?: string): string {
+  const fields = [accountId, Math.floor(issuedAt.getTime() / 1000), normaliseEmail(email), ...(broadcastId === undefined ? [] : [broadcastId])];
+  return sealToken(secret, MAC_CONTEXT, fields.join('\n'));
 }
 
 /** The claims of a token this key signed; undefined for anything else (tampered, truncated, foreign, garbage). */
 export function readSubscriptionToken(secret: Buffer, token: string): SubscriptionClaims | undefined {
   const payload = openToken(secret, MAC_CONTEXT, token);
   if (payload === undefined) return undefined;
-  const [accountId = '', issuedAt = '', ...emailParts] = payload.split('\n');
-  const email = v.safeParse(emailAddress, emailParts.join('\n'));
-  if (!isId('acc', accountId) || !/^\d{1,12}$/.test(issuedAt) || !email.success) return undefined;
-  return { accountId, email: email.output, issuedAt: new Date(Number(issuedAt) * 1000) };
+  const [accountId = '', issuedAt = '', address = '', broadcastId, ...rest] = payload.split('\n');
+  const email = v.safeParse(emailAddress, address);
+  if (!isId('acc', accountId) || !/^\d{1,12}$/.test(issuedAt) || !email.success || rest.length > 0) return undefined;
+  if (broadcastId !== undefined && !isId('bro', broadcastId)) return undefined;
+  return { accountId, email: email.output, issuedAt: new Date(Number(issuedAt) * 1000), ...(broadcastId === undefined ? {} : { broadcastId }) };
 }
 
 /** Verifies a token with the deployment's key. */
@@ -107,13 +113,14 @@ export async function verifySubscriptionToken(token: string): Promise<Subscripti
 
 /**
  * The recipient's signed links, for the `unsubscribeUrl` and `preferencesUrl`
- * built-ins and the `List-Unsubscribe` header.
+ * built-ins and the `List-Unsubscribe` header; `broadcastId` names the
+ * broadcast whose message carries them.
  *
  * With `PUBLIC_BASE_URL=https://api.example.com`, `await subscriptionLinks('acc_…', 'ana@example.com')` gives
  * `{unsubscribeUrl: 'https://api.example.com/unsubscribe/<token>', preferencesUrl: 'https://api.example.com/preferences/<token>', oneClickUrl: …}`
  */
-export async function subscriptionLinks(accountId: string, email: string): Promise<SubscriptionLinks> {
-  const token = signSubscriptionToken(await signingSecret(), accountId, email, new Date());
+export async function subscriptionLinks(accountId: string, email: string, broadcastId?: string): Promise<SubscriptionLinks> {
+  const token = signSubscriptionToken(await signingSecret(), accountId, email, new Date(), broadcastId);
   const base = publicBase();
   const unsubscribeUrl = `${base}/unsubscribe/${token}`;
   return { token, unsubscribeUrl, preferencesUrl: `${base}/preferences/${token}`, oneClickUrl: unsubscribeUrl };

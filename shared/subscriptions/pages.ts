@@ -9,7 +9,7 @@ import { verifySubscriptionToken, type SubscriptionClaims } from '#shared/sendin
 import {
   changeSubscriptions,
   listSubscriptions,
-  unsubscribeEverywhere,
+  unsubscribeThroughLink,
   type AccountWideSubscription,
   type AddressSubscriptions,
   type AudienceSubscription,
@@ -65,12 +65,12 @@ export function unsubscribeConfirmation(token: string): Promise<Reply> {
 
 /** POST /unsubscribe/{token}: the confirmation button and RFC 8058 one-click. */
 export function unsubscribe(token: string, now: Date): Promise<Reply> {
-  return forRecipient(token, async ({ accountId, email }) => {
-    await unsubscribeEverywhere(accountId, email, now);
+  return forRecipient(token, async (claims) => {
+    await unsubscribeThroughLink(claims, now);
     return htmlPage(
       'Unsubscribed',
       `<h1>You are unsubscribed</h1>
-<p><strong>${escapeHtml(email)}</strong> will no longer receive these emails.</p>
+<p><strong>${escapeHtml(claims.email)}</strong> will no longer receive these emails.</p>
 <p>Changed your mind? <a href="${preferencesLink(token)}">Manage your preferences</a></p>`,
     );
   });

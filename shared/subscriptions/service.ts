@@ -13,9 +13,11 @@
  * and in any that adds it later (docs/broadcasts.md, "What a client can rely on").
  */
 import { getAudienceProfiles } from '#shared/audiences/service.ts';
+import { countBroadcastUnsubscribe } from '#shared/broadcasts/service.ts';
 import { findContactsByEmail, type EmailMembership } from '#shared/contacts/service.ts';
 import { putEventItemsOnce } from '#shared/events/service.ts';
 import { getSuppression, newUnsubscribePut, removeUnsubscribe, type SuppressionReason } from '#shared/sending/service.ts';
+import type { SubscriptionClaims } from '#shared/sending/subscription-links.ts';
 import { NotFoundError } from '#shared/platform/errors.ts';
 import type { ContactStatus } from '#shared/audiences/contact-status.ts';
 import { changeContactStatus } from '#shared/contacts/service.ts';
@@ -83,8 +85,8 @@ async function apply(
  * makes it once; the time in the key tells a later unsubscribe (after a
  * resubscribe lifted this one) from this one.
  */
-async function unsubscribeAddress(accountId: string, email: string, now: Date): Promise<void> {
-  await putEventItemsOnce([
+async function unsubscribeAddress(accountId: string, email: string, now: Date): Promise<boolean> {
+  return putEventItemsOnce([
     newUnsubscribePut(accountId, email, now),
     ...eventWrite(
       accountId,
@@ -102,20 +104,27 @@ async function unsubscribeAddress(accountId: string, email: string, now: Date): 
  * Unsubscribes the address in every audience of the account where it is
  * subscribed or pending, including audiences deleted since (their contacts
  * remain, and suppression reads them); an address that is no contact goes on
- * the account's suppression list. Idempotent.
+ * the account's suppression list. Idempotent. True when it changed something
+ * (a click racing it may see the same change: `countBroadcastUnsubscribe`
+ * counts once).
  */
-export async function unsubscribeEverywhere(accountId: string, email: string, now: Date): Promise<void> {
+async function unsubscribeEverywhere(accountId: string, email: string, now: Date): Promise<boolean> {
   const memberships = await findContactsByEmail(accountId, email);
-  if (memberships.length === 0) {
-    await unsubscribeAddress(accountId, email, now);
-    return;
-  }
-  await apply(
-    accountId,
-    memberships.filter((membership) => MOVABLE_TO.unsubscribed.includes(membership.status)),
-    'unsubscribed',
-    now,
-  );
+  if (memberships.length === 0) return unsubscribeAddress(accountId, email, now);
+  const moving = memberships.filter((membership) => MOVABLE_TO.unsubscribed.includes(membership.status));
+  const after = await apply(accountId, moving, 'unsubscribed', now);
+  return [...after.values()].includes('unsubscribed');
+}
+
+/**
+ * The unsubscribe of a signed link. One made from a broadcast's message (the
+ * link names it) that changed something counts in that broadcast's
+ * `unsubscribed`, once per recipient; an address that was unsubscribed
+ * already left through another message and counts nowhere.
+ */
+export async function unsubscribeThroughLink(claims: SubscriptionClaims, now: Date): Promise<void> {
+  const changed = await unsubscribeEverywhere(claims.accountId, claims.email, now);
+  if (changed && claims.broadcastId !== undefined) await countBroadcastUnsubscribe(claims.accountId, claims.broadcastId, claims.email);
 }
 
 /**

@@ -2,12 +2,15 @@
  * What a broadcast reaches and what it did: the recipient count of a segment
  * before sending (POST /api/audiences/:id/segment-count), and the results its
  * messages' SES events add up to (GET /api/broadcasts/:id/stats), counted as
- * they are recorded, once each however often SES repeats them.
+ * they are recorded, once each however often SES repeats them; and the
+ * recipients who unsubscribed through its messages' links, once each.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { countContactsInStatus } from '#shared/contacts/store.ts';
+import { signSubscriptionToken, subscriptionLinks } from '#shared/sending/subscription-links.ts';
+import { signingSecret } from '#shared/platform/signing/secret.ts';
 import { request } from '../support/api.ts';
-import { createSender } from '../sending/support.ts';
+import { createSender, storedEmails, uniqueAddress, type StoredEmail } from '../sending/support.ts';
 import { deliverFeedback } from '../support/feedback.ts';
 import { broadcastRecords, broadcastWhen, createBroadcast, drainBroadcastQueue, mixedAudience, type PlannedContact } from './support.ts';
 
@@ -152,7 +155,17 @@ describe("a broadcast's results", () => {
 
     const stats = await request('GET', `/api/broadcasts/${broadcast.id}/stats`, { key: sender.key });
     expect(stats.status).toBe(200);
-    expect(stats.body.data).toEqual({ broadcastId: broadcast.id, recipients: 4, sent: 4, delivered: 2, bounced: 1, complained: 1, opened: 1, clicked: 1 });
+    expect(stats.body.data).toEqual({
+      broadcastId: broadcast.id,
+      recipients: 4,
+      sent: 4,
+      delivered: 2,
+      bounced: 1,
+      complained: 1,
+      opened: 1,
+      clicked: 1,
+      unsubscribed: 0,
+    });
 
     const foreign = await request('GET', `/api/broadcasts/${broadcast.id}/stats`, { key: other.key });
     expect(foreign.status).toBe(404);
@@ -164,6 +177,77 @@ describe("a broadcast's results", () => {
     const { audienceId } = await mixedAudience(sender, 1);
     const broadcast = await createBroadcast(sender, { audienceId, content: CONTENT });
     const stats = await request('GET', `/api/broadcasts/${broadcast.id}/stats`, { key: sender.key });
-    expect(stats.body.data).toEqual({ broadcastId: broadcast.id, recipients: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, clicked: 0 });
+    expect(stats.body.data).toEqual({
+      broadcastId: broadcast.id,
+      recipients: 0,
+      sent: 0,
+      delivered: 0,
+      bounced: 0,
+      complained: 0,
+      opened: 0,
+      clicked: 0,
+      unsubscribed: 0,
+    });
+  });
+});
+
+/** The path of a link: the tests reach the local server by `request`. */
+const pathOf = (url: string) => new URL(url).pathname;
+
+/** The unsubscribe link of a stored message's body, and its List-Unsubscribe (one-click) target. */
+function unsubscribeLinksOf(email: StoredEmail): { inBody: string; oneClick: string } {
+  const inBody = /href="([^"]*\/unsubscribe\/[^"]+)"/.exec(email.body.html ?? '')?.[1];
+  const header = email.headers?.find((h) => h.name === 'List-Unsubscribe')?.value.replace(/^<|>$/g, '');
+  if (!inBody || !header) throw new Error(`no unsubscribe link in ${email.messageId}`);
+  return { inBody: pathOf(inBody), oneClick: pathOf(header) };
+}
+
+describe("a broadcast's unsubscribes", { timeout: 60_000 }, () => {
+  it('count each recipient who unsubscribed through its message once, by the link or one-click, and nothing else', async () => {
+    const [sender, other] = await Promise.all([createSender(), createSender()]);
+    const { audienceId, contacts } = await mixedAudience(sender, 3);
+    const [ana, bob, cy] = contacts.map((contact) => contact.email) as [string, string, string];
+    const before = new Set((await storedEmails(sender.domain)).map((email) => email.messageId));
+    const broadcast = await createBroadcast(sender, { audienceId, content: CONTENT });
+    expect((await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} })).status).toBe(202);
+    await drainBroadcastQueue();
+    expect((await broadcastWhen(sender.key, broadcast.id, ['sent'])).status).toBe('sent');
+    const sent = (await storedEmails(sender.domain)).filter((email) => !before.has(email.messageId));
+    const linksOf = (address: string) => unsubscribeLinksOf(sent.find((email) => email.destination.to[0] === address)!);
+    const unsubscribed = async () => (await request('GET', `/api/broadcasts/${broadcast.id}/stats`, { key: sender.key })).body.data.unsubscribed;
+    const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+    // Opening the link only asks; its button's POST unsubscribes and counts; a second click counts nothing more.
+    expect((await request('GET', linksOf(ana).inBody)).status).toBe(200);
+    expect(await unsubscribed()).toBe(0);
+    for (let click = 0; click < 2; click++) expect((await request('POST', linksOf(ana).inBody, { rawBody: '', headers: FORM })).status).toBe(200);
+    expect(await unsubscribed()).toBe(1);
+    // RFC 8058's one-click POST of the List-Unsubscribe header counts the same way.
+    const oneClick = await request('POST', linksOf(bob).oneClick, { rawBody: 'List-Unsubscribe=One-Click', headers: FORM });
+    expect(oneClick.status).toBe(200);
+    expect(await unsubscribed()).toBe(2);
+
+    // Rejoining and leaving again through the same message is still one recipient.
+    const preferences = linksOf(ana).inBody.replace('/unsubscribe/', '/preferences/');
+    expect((await request('POST', preferences, { rawBody: `audienceId=${audienceId}&status=subscribed`, headers: FORM })).status).toBe(200);
+    expect((await request('POST', linksOf(ana).inBody, { rawBody: '', headers: FORM })).status).toBe(200);
+    expect(await unsubscribed()).toBe(2);
+
+    // A link tampered to name the broadcast is refused; another account's link naming it counts in that account only.
+    const [payload, mac] = linksOf(cy).inBody.split('/').at(-1)!.split('.') as [string, string];
+    const altered = Buffer.from(Buffer.from(payload, 'base64url').toString().replace(broadcast.id, 'bro_0000000000000000')).toString('base64url');
+    expect((await request('POST', `/unsubscribe/${altered}.${mac}`, { rawBody: '', headers: FORM })).status).toBe(400);
+    const stranger = uniqueAddress('stranger');
+    const foreign = signSubscriptionToken(await signingSecret(), other.accountId, stranger, new Date(), broadcast.id);
+    expect((await request('POST', `/unsubscribe/${foreign}`, { rawBody: '', headers: FORM })).status).toBe(200);
+    expect(await unsubscribed()).toBe(2);
+
+    // A link made before links named their broadcast still unsubscribes, and counts in no broadcast; the recipient, already gone, counts nowhere after.
+    const old = pathOf((await subscriptionLinks(sender.accountId, cy)).unsubscribeUrl);
+    expect((await request('POST', old, { rawBody: '', headers: FORM })).status).toBe(200);
+    const cyNow = await request('GET', `/api/contacts?audienceId=${audienceId}&search=${encodeURIComponent(cy)}`, { key: sender.key });
+    expect(cyNow.body.contacts.map((contact: { status: string }) => contact.status)).toEqual(['unsubscribed']);
+    expect((await request('POST', linksOf(cy).inBody, { rawBody: '', headers: FORM })).status).toBe(200);
+    expect(await unsubscribed()).toBe(2);
   });
 });

@@ -7,6 +7,7 @@ import { storeLocalSigningSecret } from '#shared/platform/signing/secret-store.t
 
 const ACCOUNT = 'acc_0WdAbCdEfGhIjKlMnOpQ';
 const OTHER_ACCOUNT = 'acc_0WdZyXwVuTsRqPoNmLkJ';
+const BROADCAST = 'bro_0WdAbCdEfGhIjKlMnOpQ';
 const key = randomBytes(32);
 const at = new Date('2026-11-21T10:00:00Z');
 
@@ -73,6 +74,23 @@ describe('subscription tokens', () => {
     expect(readSubscriptionToken(key, signed([ACCOUNT, 'soon', 'ana@example.com'].join('\n')))).toBeUndefined();
     expect(readSubscriptionToken(key, signed(['acc_short', 1_790_000_000, 'ana@example.com'].join('\n')))).toBeUndefined();
     expect(readSubscriptionToken(key, signed([ACCOUNT, 1_790_000_000, 'not an address'].join('\n')))).toBeUndefined();
+    expect(readSubscriptionToken(key, signed([ACCOUNT, 1_790_000_000, 'ana@example.com', 'aud_0WdAbCdEfGhIjKlMnOpQ'].join('\n')))).toBeUndefined();
+    expect(readSubscriptionToken(key, signed([ACCOUNT, 1_790_000_000, 'ana@example.com', BROADCAST, 'more'].join('\n')))).toBeUndefined();
+  });
+
+  it("carry a broadcast's id under the same mac, and read links made before it as before", () => {
+    const token = signSubscriptionToken(key, ACCOUNT, 'ana@example.com', at, BROADCAST);
+    expect(readSubscriptionToken(key, token)).toEqual({ accountId: ACCOUNT, email: 'ana@example.com', issuedAt: at, broadcastId: BROADCAST });
+    // The format of links already in inboxes, signed byte for byte as they were.
+    const before = [ACCOUNT, at.getTime() / 1000, 'ana@example.com'].join('\n');
+    const old = `${Buffer.from(before).toString('base64url')}.${createHmac('sha256', key).update('postlane/subscription-link/v1\n').update(before).digest('base64url')}`;
+    expect(readSubscriptionToken(key, old)).toEqual({ accountId: ACCOUNT, email: 'ana@example.com', issuedAt: at });
+    // Neither adding, dropping nor swapping the broadcast keeps the mac.
+    const mac = token.split('.')[1]!;
+    const [oldPayload, oldMac] = old.split('.') as [string, string];
+    const swapped = Buffer.from(`${before}\nbro_0WdZyXwVuTsRqPoNmLkJ`).toString('base64url');
+    for (const forged of [`${oldPayload}.${mac}`, `${token.split('.')[0]}.${oldMac}`, `${swapped}.${mac}`])
+      expect(readSubscriptionToken(key, forged)).toBeUndefined();
   });
 });
 

@@ -2,7 +2,9 @@
  * A broadcast's page. A draft: the composer, a test send, and sending now or
  * at a time. Afterwards: what it was, its progress (refreshed every few
  * seconds while it is scheduled or sending), cancel behind a confirmation,
- * and its results as its messages' events are recorded.
+ * and its results as its messages' events are recorded (and the recipients
+ * who unsubscribed through its links). A draft or a scheduled one can be
+ * deleted after confirming, as the API allows.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
@@ -10,6 +12,7 @@ import type * as v from 'valibot';
 import { testBroadcastBody } from '#shared/broadcasts/schema.ts';
 import { api, call } from '../../api/client.ts';
 import type { PageProps } from '../../routes.tsx';
+import { navigate } from '../../router.ts';
 import { AppLink } from '../../ui/app-link.tsx';
 import { ConfirmAction } from '../../ui/confirm.tsx';
 import { ApiForm, FormError, SubmitButton, TextInput } from '../../ui/fields.tsx';
@@ -70,6 +73,7 @@ function Results({ broadcast }: { broadcast: Broadcast }) {
           ['Complained', data.complained],
           ['Opened', data.opened],
           ['Clicked', data.clicked],
+          ['Unsubscribed', data.unsubscribed],
         ] as const;
         return (
           <dl className="results">
@@ -146,6 +150,33 @@ function Cancel({ broadcast }: { broadcast: Broadcast }) {
   );
 }
 
+/** The API deletes only what has not started: a draft, or a scheduled broadcast (its schedule goes with it). */
+const DELETABLE: readonly Broadcast['status'][] = ['draft', 'scheduled'];
+
+function Delete({ broadcast }: { broadcast: Broadcast }) {
+  const queryClient = useQueryClient();
+  if (!DELETABLE.includes(broadcast.status)) return null;
+  return (
+    <ConfirmAction
+      label="Delete"
+      ariaLabel={`Delete broadcast ${broadcast.name}`}
+      title={`Delete ${broadcast.name}?`}
+      confirmLabel="Delete broadcast"
+      onConfirm={async () => {
+        await call(api.DELETE('/api/broadcasts/{id}', { params: { path: { id: broadcast.id } } }));
+        // The list only: invalidating this page's own query would read the deleted broadcast again (a 404) before it leaves.
+        await queryClient.invalidateQueries({ queryKey: ['broadcasts', 'list'] });
+        navigate('/broadcasts', { replace: true });
+      }}
+    >
+      <p>
+        {broadcast.status === 'scheduled' ? 'It will not be sent, and its content goes with it.' : 'Nothing has been sent; its content goes with it.'} This
+        cannot be undone.
+      </p>
+    </ConfirmAction>
+  );
+}
+
 export default function BroadcastPage({ params }: PageProps) {
   const id = params.id!;
   const broadcast = useQuery({
@@ -167,7 +198,7 @@ export default function BroadcastPage({ params }: PageProps) {
             </p>
             {data.status === 'draft' ? (
               <>
-                <Section title="Draft">
+                <Section title="Draft" actions={<Delete broadcast={data} />}>
                   <Composer key={data.updatedAt} broadcast={data} />
                 </Section>
                 <Section title="Test">
@@ -179,7 +210,15 @@ export default function BroadcastPage({ params }: PageProps) {
               </>
             ) : (
               <>
-                <Section title="Details" actions={<Cancel broadcast={data} />}>
+                <Section
+                  title="Details"
+                  actions={
+                    <div className="row-actions">
+                      <Cancel broadcast={data} />
+                      <Delete broadcast={data} />
+                    </div>
+                  }
+                >
                   <Summary broadcast={data} />
                 </Section>
                 {data.status === 'scheduled' || (data.status === 'cancelled' && data.counts.recipients === 0) ? null : (
