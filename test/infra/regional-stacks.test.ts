@@ -55,6 +55,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     webhooks: stack.webhooks.queue.queueArn,
     webhooksSlow: stack.webhooks.slowLane.queue.queueArn,
     broadcast: stack.broadcasts.queue.queueArn,
+    export: stack.exports.queue.queueArn,
   };
   const queues = new Set(routes.flatMap((route) => route.queues ?? []));
   const scheduleActions = [...new Set(routes.flatMap((route) => route.scheduler ?? []))];
