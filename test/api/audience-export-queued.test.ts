@@ -12,13 +12,14 @@ import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-s
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 await vi.hoisted(async () => {
-  const [{ createRetryQueues }, { inject }, { EXPORT_MAX_RECEIVES }] = await Promise.all([
+  const [{ randomUUID: uuid }, { createRetryQueues }, { inject }, { EXPORT_MAX_RECEIVES }] = await Promise.all([
+    import('node:crypto'),
     import('#dev/local/sqs.ts'),
     import('vitest'),
     import('#shared/contacts/export-policy.ts'),
   ]);
   process.env.EXPORT_SYNC_MAX_CONTACTS = '2';
-  const name = `exports-queued-${(globalThis.crypto as Crypto).randomUUID()}`;
+  const name = `exports-queued-${uuid()}`;
   process.env.EXPORT_QUEUE_URL = (await createRetryQueues(inject('sqsEndpoint'), name, EXPORT_MAX_RECEIVES, { visibilityTimeoutSeconds: 2 })).queueUrl;
 });
 
@@ -121,7 +122,10 @@ describe('a queued audience export', () => {
     const job = JSON.stringify({ accountId, audienceId, exportId: id });
     await sqs.send(new SendMessageCommand({ QueueUrl: config.EXPORT_QUEUE_URL, MessageBody: job }));
     await sqs.send(new SendMessageCommand({ QueueUrl: config.EXPORT_QUEUE_URL, MessageBody: job }));
-    await eventually(() => visible(config.EXPORT_QUEUE_URL!), (count) => count === 0);
+    await eventually(
+      () => visible(config.EXPORT_QUEUE_URL!),
+      (count) => count === 0,
+    );
     // The poller deletes a settled message after its handler returns: let the last one finish.
     await new Promise((resolve) => setTimeout(resolve, 300));
 
