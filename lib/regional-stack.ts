@@ -134,7 +134,13 @@ export class RegionalStack extends Stack {
       secrets: { linkSigning },
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
-      queues: { retry: this.retryQueue.queue, webhooks: this.webhooks.queue, webhooksSlow: this.webhooks.slowLane.queue, broadcast: this.broadcasts.queue, export: this.exports.queue },
+      queues: {
+        retry: this.retryQueue.queue,
+        webhooks: this.webhooks.queue,
+        webhooksSlow: this.webhooks.slowLane.queue,
+        broadcast: this.broadcasts.queue,
+        export: this.exports.queue,
+      },
       scheduler: { queue: this.broadcasts.queue, role: this.broadcasts.schedulerRole, deadLetterQueue: this.broadcasts.scheduleDeadLetterQueue },
       protection: props.api,
     });

@@ -490,7 +490,8 @@ export interface ContactIdRange {
 }
 
 function rangeCondition(range: ContactIdRange): { condition: string; values: Record<string, string> } {
-  if (range.from !== undefined && range.to !== undefined) return { condition: ' AND gsi1sk BETWEEN :from AND :to', values: { ':from': range.from, ':to': range.to } };
+  if (range.from !== undefined && range.to !== undefined)
+    return { condition: ' AND gsi1sk BETWEEN :from AND :to', values: { ':from': range.from, ':to': range.to } };
   if (range.from !== undefined) return { condition: ' AND gsi1sk >= :from', values: { ':from': range.from } };
   if (range.to !== undefined) return { condition: ' AND gsi1sk <= :to', values: { ':to': range.to } };
   return { condition: '', values: {} };

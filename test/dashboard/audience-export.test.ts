@@ -84,7 +84,12 @@ describe.skipIf(skip)('a queued audience export in Chromium', () => {
     await expectAccessible(page, 'an audience, queued export ready');
 
     expect(waiting).toBe(true);
-    expect(csv.split('\r\n').slice(1, -1).map((line) => line.split(',')[0])).toEqual(contacts.map((contact) => contact.email));
+    expect(
+      csv
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual(contacts.map((contact) => contact.email));
     expect(await page.getByRole('button', { name: 'Export to CSV' }).isVisible()).toBe(true);
     expect(problems).toEqual([]);
   });
@@ -104,7 +109,7 @@ describe.skipIf(skip)('a queued audience export in Chromium', () => {
     await expectAccessible(page, 'an audience, export failed');
     await page.screenshot({ path: '/tmp/audience-export-failed.png' });
 
-    expect(await alert.innerText()).toBe('The export failed at each of its 3 attempts. Export again.');
+    expect(await alert.textContent()).toBe('The export failed at each of its 3 attempts. Export again.');
     expect(await page.getByRole('link', { name: 'Download the CSV' }).count()).toBe(0);
     expect(problems).toEqual([]);
   });
