@@ -24,6 +24,7 @@ await vi.hoisted(async () => {
 });
 
 import { startExportWorker } from '#dev/local/export-worker.ts';
+import { currentHandler } from '#dev/local/invocation.ts';
 import { importContacts } from '#shared/contacts/import.ts';
 import { readExport } from '#shared/contacts/export.ts';
 import { getExport } from '#shared/contacts/export-store.ts';
@@ -140,7 +141,8 @@ describe('a queued audience export', () => {
     const audienceId = await audienceWith(key, accountId, 3);
     let reads = 0;
     setFaultHook((command, input) => {
-      if (command !== 'QueryCommand' || !JSON.stringify(input.ExpressionAttributeValues ?? {}).includes(audienceId)) return undefined;
+      if (command !== 'QueryCommand' || currentHandler() !== 'audiences/export-work') return undefined;
+      if (!JSON.stringify(input.ExpressionAttributeValues ?? {}).includes(audienceId)) return undefined;
       reads++;
       return { error: Object.assign(new Error('the table is unreachable'), { name: 'InternalServerError' }) };
     });
