@@ -15,6 +15,7 @@ import { createRetryQueues, startLocalSqs } from '#dev/local/sqs.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import { BROADCAST_MAX_RECEIVES } from '#shared/broadcasts/policy.ts';
 import { MAX_RECEIVES } from '#shared/sending/retry-policy.ts';
+import { EXPORT_MAX_RECEIVES } from '#shared/contacts/export-policy.ts';
 import { DEFAULT_SES_RATE } from './broadcast.ts';
 import type { LocalService } from '#dev/local/service.ts';
 
@@ -55,6 +56,8 @@ export async function startBenchStack(): Promise<BenchStack> {
   const retries = await createRetryQueues(sqs.endpoint, 'postlane-retries', MAX_RECEIVES);
   // The broadcast bench's queue (bench/broadcast.ts).
   const broadcasts = await createRetryQueues(sqs.endpoint, 'postlane-broadcasts', BROADCAST_MAX_RECEIVES);
+  // The export bench's queue (bench/export.ts): the API server queues the job, the bench's process runs the worker.
+  const exports = await createRetryQueues(sqs.endpoint, 'postlane-exports', EXPORT_MAX_RECEIVES);
   const env = {
     DYNAMODB_ENDPOINT: dynamodb.endpoint,
     SES_ENDPOINT: ses.endpoint,
@@ -66,6 +69,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     WEBHOOK_QUEUE_URL: webhooks.queueUrl,
     WEBHOOK_SLOW_QUEUE_URL: slowWebhooks.queueUrl,
     BROADCAST_QUEUE_URL: broadcasts.queueUrl,
+    EXPORT_QUEUE_URL: exports.queueUrl,
     RETRY_QUEUE_URL: retries.queueUrl,
     SERVICE_MAIL_FROM: 'Postlane <no-reply@example.com>',
     // The broadcast bench's SES stand-in accepts this many a second; the pacing reads the same name.

@@ -11,6 +11,7 @@ import { MAX_RECEIVES } from '#shared/sending/retry-policy.ts';
 import { WEBHOOK_MAX_RECEIVES } from '#shared/webhooks/schedule.ts';
 import { isPortFree, suggestFreePort } from '#dev/local/ports.ts';
 import { BROADCAST_MAX_CONCURRENCY, BROADCAST_MAX_RECEIVES } from '#shared/broadcasts/policy.ts';
+import { EXPORT_MAX_RECEIVES } from '#shared/contacts/export-policy.ts';
 import { FEEDBACK_MAX_RECEIVES } from '#shared/feedback/policy.ts';
 import type { LocalAccount } from '#dev/local/seed.ts';
 import { writeLogTo } from '#shared/platform/log.ts';
@@ -31,6 +32,7 @@ const RETRY_QUEUE_NAME = 'postlane-retry';
 const WEBHOOK_QUEUE_NAME = 'postlane-webhooks';
 const WEBHOOK_SLOW_QUEUE_NAME = 'postlane-webhooks-slow';
 const BROADCAST_QUEUE_NAME = 'postlane-broadcasts';
+const EXPORT_QUEUE_NAME = 'postlane-exports';
 const BROADCAST_SCHEDULE_DLQ_NAME = 'postlane-broadcast-schedules-dlq';
 const FEEDBACK_QUEUE_NAME = 'postlane-feedback';
 
@@ -228,7 +230,7 @@ async function main(): Promise<void> {
       : line('local S3', s3Endpoint, s3DataDir ? `(attachment uploads in ${relative(ROOT, s3DataDir)}/)` : '(attachment uploads in memory: LOCAL_IN_MEMORY)'),
   );
   const sqsEndpoint = externalSqs ?? sqs!.endpoint;
-  const [retryQueues, webhookQueues, slowWebhookQueues, feedbackQueues, broadcastQueues, scheduleDeadLetters, scheduler] = await Promise.all([
+  const [retryQueues, webhookQueues, slowWebhookQueues, feedbackQueues, broadcastQueues, scheduleDeadLetters, scheduler, exportQueues] = await Promise.all([
     createRetryQueues(sqsEndpoint, RETRY_QUEUE_NAME, MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, WEBHOOK_QUEUE_NAME, WEBHOOK_MAX_RECEIVES),
     createRetryQueues(sqsEndpoint, WEBHOOK_SLOW_QUEUE_NAME, WEBHOOK_MAX_RECEIVES),
@@ -238,6 +240,7 @@ async function main(): Promise<void> {
     createQueue(sqsEndpoint, BROADCAST_SCHEDULE_DLQ_NAME),
     // Fires scheduled broadcasts at their time, putting their start step on the broadcast queue as EventBridge Scheduler does.
     startLocalScheduler({ port: 0, sqsEndpoint, tickMs: 1_000, host: HOST }).then(started),
+    createRetryQueues(sqsEndpoint, EXPORT_QUEUE_NAME, EXPORT_MAX_RECEIVES),
   ]);
   lines.push(
     line(
@@ -268,6 +271,8 @@ async function main(): Promise<void> {
     ),
   );
 
+  lines.push(line('export queue', exportQueues.queueUrl, `(large audience exports, worker polling; dead letters: ${exportQueues.deadLetterQueueUrl})`));
+
   // An access line per request would interleave with these lines: the service logs to a file of its own.
   mkdirSync(DATA_DIR, { recursive: true });
   // Request lines carry account ids: readable by the owner only, as the local keys file is.
@@ -283,6 +288,7 @@ async function main(): Promise<void> {
   process.env.WEBHOOK_QUEUE_URL = webhookQueues.queueUrl;
   process.env.WEBHOOK_SLOW_QUEUE_URL = slowWebhookQueues.queueUrl;
   process.env.BROADCAST_QUEUE_URL = broadcastQueues.queueUrl;
+  process.env.EXPORT_QUEUE_URL = exportQueues.queueUrl;
   process.env.BROADCAST_QUEUE_ARN = `arn:aws:sqs:us-east-1:000000000000:${BROADCAST_QUEUE_NAME}`;
   process.env.BROADCAST_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/local-scheduler';
   process.env.BROADCAST_SCHEDULE_DLQ_ARN = `arn:aws:sqs:us-east-1:000000000000:${BROADCAST_SCHEDULE_DLQ_NAME}`;
@@ -300,6 +306,7 @@ async function main(): Promise<void> {
     { startMailboxSimulator, SIMULATOR_DOMAIN },
     { startBroadcastWorker },
     { startFeedbackWorker },
+    { startExportWorker },
   ] = await Promise.all([
     import('#shared/platform/config.ts'),
     import('#dev/local/http-server.ts'),
@@ -309,6 +316,7 @@ async function main(): Promise<void> {
     import('#dev/local/mailbox-simulator.ts'),
     import('#dev/local/broadcast-worker.ts'),
     import('#dev/local/feedback-worker.ts'),
+    import('#dev/local/export-worker.ts'),
   ]);
 
   if (dynamoStarting) {
@@ -336,6 +344,7 @@ async function main(): Promise<void> {
   stoppers.push((await startEventFanOut(dynamoEndpoint)).stop);
   lines.push(line('event fan-out', `${dynamoEndpoint} (table stream)`, '(new events to the webhook queue, as the stream event source does)'));
   stoppers.push((await startBroadcastWorker()).stop);
+  stoppers.push((await startExportWorker()).stop);
   // The simulator stops first (stoppers run in reverse), so no event is published to a worker already stopped.
   stoppers.push((await startFeedbackWorker(feedbackQueues.queueUrl)).stop);
   stoppers.push(startMailboxSimulator({ queues: feedbackQueues }).stop);

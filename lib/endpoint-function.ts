@@ -35,6 +35,9 @@ export interface EndpointFunctionProps {
    * assumes for it, and the queue it writes the step to when it cannot.
    */
   readonly scheduler?: { readonly queue: IQueue; readonly role: IRole; readonly deadLetterQueue: IQueue; readonly actions: readonly ScheduleAction[] };
+  /** A worker's own timeout and memory, where its work is longer than a request's (the export worker); MEMORY_MB and 28 s unless given. */
+  readonly timeoutSeconds?: number;
+  readonly memoryMb?: number;
 }
 
 /**
@@ -47,6 +50,8 @@ export interface DeclaredFunction {
   readonly ses?: readonly SesAction[];
   readonly secrets?: readonly SecretName[];
   readonly attachments?: readonly AttachmentsAccess[];
+  readonly timeoutSeconds?: number;
+  readonly memoryMb?: number;
 }
 
 /** The stack's resources a declared function's grants may name; each is passed on only if the declaration asks for it. */
@@ -71,6 +76,8 @@ export function declaredFunctionProps(declared: DeclaredFunction, resources: Dec
     sesConfigurationSet: declared.ses ? resources.sesConfigurationSet : undefined,
     secrets: declared.secrets && Object.fromEntries(declared.secrets.map((name) => [name, secretNames?.[name]])),
     attachments: declared.attachments && attachmentsBucket && { bucket: attachmentsBucket, access: declared.attachments },
+    timeoutSeconds: declared.timeoutSeconds,
+    memoryMb: declared.memoryMb,
   };
 }
 
@@ -80,6 +87,7 @@ const QUEUE_ENVIRONMENT: Record<QueueName, string> = {
   webhooks: 'WEBHOOK_QUEUE_URL',
   webhooksSlow: 'WEBHOOK_SLOW_QUEUE_URL',
   broadcast: 'BROADCAST_QUEUE_URL',
+  export: 'EXPORT_QUEUE_URL',
 };
 
 /** The environment variable through which each secret's name reaches the code (shared/platform/config.ts). */
@@ -143,8 +151,8 @@ export class EndpointFunction extends Construct {
       description: `Postlane ${entry}`,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: MEMORY_MB,
-      timeout: TIMEOUT,
+      memorySize: props.memoryMb ?? MEMORY_MB,
+      timeout: props.timeoutSeconds === undefined ? TIMEOUT : Duration.seconds(props.timeoutSeconds),
       environment: {
         TABLE_NAME: props.table.tableName,
         ...(props.sesConfigurationSet && props.sesActions?.includes('SendEmail') ? { SES_CONFIGURATION_SET: props.sesConfigurationSet } : {}),
@@ -200,7 +208,8 @@ export class EndpointFunction extends Construct {
    * rather than a 403 that cannot be told from a broken grant. `queue` and
    * `dequeue`: s3:PutObject and s3:GetObject under `queued/` only, and for
    * `dequeue` s3:ListBucket too, for the same 404. `export`: s3:PutObject and
-   * s3:GetObject (what its presigned link acts with) under `exports/` only, and s3:ListBucket.
+   * s3:GetObject (what its presigned link acts with) under `exports/` only, and s3:ListBucket;
+   * `writeExport` the first (the export worker), `signExport` the second two (an export's status, with a fresh link).
    * `storeContent` and
    * `readContent`: the same two under `content/` (messages' content).
    */
@@ -212,7 +221,9 @@ export class EndpointFunction extends Construct {
     if (access.includes('queue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [queued] }));
     const exported = bucket.arnForObjects(`${EXPORTS_PREFIX}*`);
     if (access.includes('export')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [exported] }));
-    if (access.includes('read') || access.includes('dequeue') || access.includes('export') || access.includes('readContent')) {
+    if (access.includes('writeExport')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [exported] }));
+    if (access.includes('signExport')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [exported] }));
+    if (['read', 'dequeue', 'export', 'signExport', 'readContent'].some((kind) => access.includes(kind as AttachmentsAccess))) {
       this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
     if (access.includes('dequeue')) this.function.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [queued] }));
@@ -234,7 +245,9 @@ export class EndpointFunction extends Construct {
       ...(access.includes('queue') || access.includes('dequeue')
         ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${QUEUED_MESSAGES_PREFIX}*]`]: objectKeys }
         : {}),
-      ...(access.includes('export') ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${EXPORTS_PREFIX}*]`]: objectKeys } : {}),
+      ...(access.includes('export') || access.includes('writeExport') || access.includes('signExport')
+        ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${EXPORTS_PREFIX}*]`]: objectKeys }
+        : {}),
       ...(access.includes('storeContent') || access.includes('readContent')
         ? { [`AwsSolutions-IAM5[Resource::<${bucketArn}>/${EMAIL_CONTENT_PREFIX}*]`]: objectKeys }
         : {}),

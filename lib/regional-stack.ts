@@ -15,6 +15,7 @@ import { acknowledgeFindings } from './nag.ts';
 import { SesFeedback } from './feedback.ts';
 import { RetryQueue } from './retry-queue.ts';
 import { BroadcastEngine } from './broadcasts.ts';
+import { AudienceExports } from './exports.ts';
 import { PostlaneTable } from './table.ts';
 import { WebhookDelivery } from './webhooks.ts';
 
@@ -69,6 +70,7 @@ export class RegionalStack extends Stack {
   readonly webhooks: WebhookDelivery;
   readonly eventFanOut: EventFanOut;
   readonly broadcasts: BroadcastEngine;
+  readonly exports: AudienceExports;
   readonly alarms: PostlaneAlarms;
   readonly customDomain?: CustomDomain;
   readonly site: DashboardSite;
@@ -126,12 +128,19 @@ export class RegionalStack extends Stack {
       linkSigningSecretName: linkSigning,
       attachmentsBucket: this.attachments.bucket,
     });
+    this.exports = new AudienceExports(this, 'Exports', { namePrefix: props.namePrefix, table: this.table, attachmentsBucket: this.attachments.bucket });
     this.api = new PostlaneApi(this, 'Api', {
       table: this.table,
       secrets: { linkSigning },
       sesConfigurationSet: this.feedback.configurationSet.configurationSetName,
       attachmentsBucket: this.attachments.bucket,
-      queues: { retry: this.retryQueue.queue, webhooks: this.webhooks.queue, webhooksSlow: this.webhooks.slowLane.queue, broadcast: this.broadcasts.queue },
+      queues: {
+        retry: this.retryQueue.queue,
+        webhooks: this.webhooks.queue,
+        webhooksSlow: this.webhooks.slowLane.queue,
+        broadcast: this.broadcasts.queue,
+        export: this.exports.queue,
+      },
       scheduler: { queue: this.broadcasts.queue, role: this.broadcasts.schedulerRole, deadLetterQueue: this.broadcasts.scheduleDeadLetterQueue },
       protection: props.api,
     });
@@ -145,6 +154,7 @@ export class RegionalStack extends Stack {
     new CfnOutput(this, 'EventFanOutFailuresQueueUrl', { value: this.eventFanOut.failures.queueUrl });
     new CfnOutput(this, 'BroadcastDeadLetterQueueUrl', { value: this.broadcasts.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'BroadcastScheduleDeadLetterQueueUrl', { value: this.broadcasts.scheduleDeadLetterQueue.queueUrl });
+    new CfnOutput(this, 'ExportDeadLetterQueueUrl', { value: this.exports.deadLetterQueue.queueUrl });
 
     const endpoints = this.node.findAll().filter((node): node is EndpointFunction => node instanceof EndpointFunction);
     for (const endpoint of endpoints) endpoint.useRegions(props.tableName, props.regions, props.independentRegions);

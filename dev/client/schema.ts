@@ -132,9 +132,29 @@ export interface paths {
         put?: never;
         /**
          * Export the contacts of an audience to CSV
-         * @description Writes every contact of the audience to a CSV file (the contact fields, tags joined by `;`, one `customFields.<key>` column per custom field) and answers a presigned link to download it, valid 15 minutes. The file itself is removed a day later. An audience of more than 25,000 contacts is refused (409 `EXPORT_TOO_LARGE`): the export runs within the request.
+         * @description Writes every contact of the audience to a CSV file (the contact fields, tags joined by `;`, one `customFields.<key>` column per custom field). Up to 25,000 contacts the file is written within the request: 201 `ready` with a presigned link to download it, valid 15 minutes. A larger audience is exported on a queue: 202 `queued`; poll `GET /api/audiences/{id}/exports/{exportId}` until `ready` (or `failed`). The file is removed a day later.
          */
         post: operations["audiencesExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audiences/{id}/exports/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an export of an audience
+         * @description Its status (`queued`, `running`, `ready`, `failed` with a `reason`) and, once `ready`, a fresh presigned link to the file, valid 15 minutes. An export is kept a day; an unknown one, or one of another account or audience, is 404 `EXPORT_NOT_FOUND`.
+         */
+        get: operations["audiencesGetExport"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1475,7 +1495,7 @@ export interface components {
          * @description Every error code the API answers; each operation lists those it can give, by status.
          * @enum {string}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "BROADCAST_NOT_EDITABLE" | "BROADCAST_NOT_FOUND" | "COMPLAINT_CONFIRMATION_REQUIRED" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_FOUND" | "EMAIL_CONTENT_NOT_FOUND" | "EMAIL_NOT_FOUND" | "EXPORT_TOO_LARGE" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_CODE" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "LAST_ADMIN" | "MEMBER_EXISTS" | "MEMBER_NOT_FOUND" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "SUPPRESSION_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ALL_EMAILS_FAILED" | "ALL_RECIPIENTS_FAILED" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "ATTACHMENT_NOT_UPLOADED" | "ATTACHMENT_TOO_LARGE" | "AUDIENCE_NOT_FOUND" | "BROADCAST_NOT_EDITABLE" | "BROADCAST_NOT_FOUND" | "COMPLAINT_CONFIRMATION_REQUIRED" | "CONFLICT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_LIMIT_REACHED" | "DOMAIN_NOT_FOUND" | "EMAIL_CONTENT_NOT_FOUND" | "EMAIL_NOT_FOUND" | "EXPORT_NOT_FOUND" | "FORBIDDEN" | "FORM_NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "INVALID_CODE" | "INVALID_EMAIL" | "INVALID_JSON" | "INVALID_WEBHOOK_URL" | "LAST_ADMIN" | "MEMBER_EXISTS" | "MEMBER_NOT_FOUND" | "MESSAGE_REJECTED" | "MISSING_REQUIRED_FIELD" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "RECIPIENT_SUPPRESSED" | "SENDER_NOT_VERIFIED" | "SENDING_PAUSED" | "SES_THROTTLED" | "SLUG_TAKEN" | "SUPPRESSION_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "UNAUTHORIZED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "WEBHOOK_LIMIT_REACHED" | "WEBHOOK_NOT_FOUND";
         /** @description Every failure. A failed email send also carries the fields of its send result. */
         ErrorEnvelope: {
             error: components["schemas"]["ErrorCode"];
@@ -3259,13 +3279,42 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            expiresAt: string;
+                            expiresAt?: string;
                             id: string;
+                            reason?: string;
                             rows: number;
-                            /** @constant */
-                            status: "ready";
+                            /** @enum {string} */
+                            status: "queued" | "running" | "ready" | "failed";
                             /** Format: uri */
-                            url: string;
+                            url?: string;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Export the contacts of an audience to CSV */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt?: string;
+                            id: string;
+                            reason?: string;
+                            rows: number;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "ready" | "failed";
+                            /** Format: uri */
+                            url?: string;
                         };
                         /** @constant */
                         success: true;
@@ -3311,8 +3360,24 @@ export interface operations {
                     };
                 };
             };
-            /** @description EXPORT_TOO_LARGE */
-            409: {
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "RATE_LIMIT_EXCEEDED";
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -3322,7 +3387,88 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error?: "EXPORT_TOO_LARGE";
+                        error?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+        };
+    };
+    audiencesGetExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                exportId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Get an export of an audience */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt?: string;
+                            id: string;
+                            reason?: string;
+                            rows: number;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "ready" | "failed";
+                            /** Format: uri */
+                            url?: string;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "FORBIDDEN";
+                    };
+                };
+            };
+            /** @description EXPORT_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error?: "EXPORT_NOT_FOUND";
                     };
                 };
             };

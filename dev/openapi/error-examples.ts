@@ -8,7 +8,6 @@ import { RECIPIENT_SUPPRESSED } from '#shared/sending/service.ts';
 import { type ErrorCode, notFound, type PostlaneError } from '#shared/platform/errors.ts';
 import { invalidCode, lastAdmin, memberExists } from '#shared/accounts/people-errors.ts';
 import { complaintConfirmationRequired } from '#shared/suppressions/errors.ts';
-import { exportTooLarge } from '#shared/contacts/export.ts';
 
 /** Where an operation's validation examples point: fields of its own request. */
 export interface FieldHints {
@@ -112,7 +111,7 @@ const EXAMPLES: Record<ErrorCode, Example | ((hints: FieldHints) => Example)> = 
   BROADCAST_NOT_EDITABLE: { message: 'The broadcast is sending; only a draft or scheduled broadcast can be changed' },
   INVALID_WEBHOOK_URL: { message: 'url must be an https URL whose host resolves to public addresses', field: 'url' },
   WEBHOOK_LIMIT_REACHED: { message: 'This account has the most webhook endpoints it may have (20)' },
-  EXPORT_TOO_LARGE: thrown(exportTooLarge()),
+  EXPORT_NOT_FOUND: thrown(notFound.audienceExport()),
   INTERNAL_ERROR: { message: 'An unexpected error occurred; retry the request' },
 };
 

@@ -57,14 +57,31 @@ export const audiences = defineArea('audiences', {
     method: 'POST',
     path: '/api/audiences/{id}/exports',
     ...KEYED,
-    table: ['BatchGetItem', 'Query'],
+    // The audience (BatchGetItem); its contacts (Query); the export's record (PutItem; UpdateItem when it cannot be queued).
+    table: ['BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
     attachments: ['export'],
+    queues: ['export'],
     params: { id: 'audience' },
     request: {},
-    responses: { 201: dataReply(audienceExportReply) },
-    errors: ['AUDIENCE_NOT_FOUND', 'EXPORT_TOO_LARGE'],
+    responses: { 201: dataReply(audienceExportReply), 202: dataReply(audienceExportReply) },
+    errors: ['AUDIENCE_NOT_FOUND'],
     summary: 'Export the contacts of an audience to CSV',
     description:
-      'Writes every contact of the audience to a CSV file (the contact fields, tags joined by `;`, one `customFields.<key>` column per custom field) and answers a presigned link to download it, valid 15 minutes. The file itself is removed a day later. An audience of more than 25,000 contacts is refused (409 `EXPORT_TOO_LARGE`): the export runs within the request.',
+      'Writes every contact of the audience to a CSV file (the contact fields, tags joined by `;`, one `customFields.<key>` column per custom field). Up to 25,000 contacts the file is written within the request: 201 `ready` with a presigned link to download it, valid 15 minutes. A larger audience is exported on a queue: 202 `queued`; poll `GET /api/audiences/{id}/exports/{exportId}` until `ready` (or `failed`). The file is removed a day later.',
+  },
+  getExport: {
+    method: 'GET',
+    path: '/api/audiences/{id}/exports/{exportId}',
+    ...KEYED,
+    // The record; a stale one is ended `failed` (UpdateItem).
+    table: ['GetItem', 'UpdateItem'],
+    attachments: ['signExport'],
+    params: { id: 'audience', exportId: 'audienceExport' },
+    request: {},
+    responses: { 200: dataReply(audienceExportReply) },
+    errors: ['EXPORT_NOT_FOUND'],
+    summary: 'Get an export of an audience',
+    description:
+      'Its status (`queued`, `running`, `ready`, `failed` with a `reason`) and, once `ready`, a fresh presigned link to the file, valid 15 minutes. An export is kept a day; an unknown one, or one of another account or audience, is 404 `EXPORT_NOT_FOUND`.',
   },
 });

@@ -155,11 +155,13 @@ export const importResultReply = v.strictObject({
   ),
 });
 
+/** An export: `url` and `expiresAt` while `ready` (a link minted for each answer), `reason` once `failed`. */
 export const audienceExportReply = v.strictObject({
   id: v.string(),
-  status: v.literal('ready'),
+  status: v.picklist(['queued', 'running', 'ready', 'failed']),
   rows: count,
-  url: v.pipe(v.string(), v.url()),
-  expiresAt: timestamp,
+  url: v.optional(v.pipe(v.string(), v.url())),
+  expiresAt: v.optional(timestamp),
+  reason: v.optional(v.string()),
   createdAt: timestamp,
 });

@@ -509,15 +509,51 @@ export async function countContactsInStatus(
  * of the audience's partition of gsi1, never a scan of the account. Only what
  * an export writes is read back.
  */
-export async function* audienceContactPages(accountId: string, audienceId: string): AsyncGenerator<ContactRecord[]> {
+/** A range of an audience's contact ids, bounds included; an open end reaches the partition's end. */
+export interface ContactIdRange {
+  from?: string;
+  to?: string;
+}
+
+function rangeCondition(range: ContactIdRange): { condition: string; values: Record<string, string> } {
+  if (range.from !== undefined && range.to !== undefined)
+    return { condition: ' AND gsi1sk BETWEEN :from AND :to', values: { ':from': range.from, ':to': range.to } };
+  if (range.from !== undefined) return { condition: ' AND gsi1sk >= :from', values: { ':from': range.from } };
+  if (range.to !== undefined) return { condition: ' AND gsi1sk <= :to', values: { ':to': range.to } };
+  return { condition: '', values: {} };
+}
+
+/** The audience's contacts (or those of one id range), oldest first, a Query page at a time. */
+export async function* audienceContactPages(accountId: string, audienceId: string, range: ContactIdRange = {}): AsyncGenerator<ContactRecord[]> {
   const fields = ['contactId', 'email', 'audienceId', 'firstName', 'lastName', 'phone', 'status', 'tags', 'customFields', 'createdAt', 'updatedAt'];
+  const { condition, values } = rangeCondition(range);
   for await (const items of queryPages({
     IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :key',
-    ExpressionAttributeValues: { ':key': accountScoped(accountId, 'AUD', audienceId) },
+    KeyConditionExpression: `gsi1pk = :key${condition}`,
+    ExpressionAttributeValues: { ':key': accountScoped(accountId, 'AUD', audienceId), ...values },
     ProjectionExpression: fields.map((_, index) => `#f${index}`).join(', '),
     ExpressionAttributeNames: Object.fromEntries(fields.map((field, index) => [`#f${index}`, field])),
   })) {
     yield items.map(toContact);
   }
+}
+
+/** The ids of the audience's oldest and newest contacts (two one-item Queries), or undefined for an empty audience. */
+export async function audienceContactSpan(accountId: string, audienceId: string): Promise<{ first: string; last: string } | undefined> {
+  const end = async (forward: boolean) => {
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :key',
+        ExpressionAttributeValues: { ':key': accountScoped(accountId, 'AUD', audienceId) },
+        ProjectionExpression: 'gsi1sk',
+        ScanIndexForward: forward,
+        Limit: 1,
+      }),
+    );
+    return Items[0]?.gsi1sk as string | undefined;
+  };
+  const [first, last] = await Promise.all([end(true), end(false)]);
+  return first === undefined || last === undefined ? undefined : { first, last };
 }

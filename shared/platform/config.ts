@@ -44,6 +44,10 @@ const ConfigSchema = v.object({
   BROADCAST_SCHEDULER_ROLE_ARN: v.optional(v.pipe(v.string(), v.startsWith('arn:'))),
   /** The queue EventBridge Scheduler writes a start step to when it cannot put it on the broadcast queue (deployed: the stack's). */
   BROADCAST_SCHEDULE_DLQ_ARN: v.optional(v.pipe(v.string(), v.startsWith('arn:'))),
+  /** The export queue (an SQS queue URL): audience exports too large for their request, taken by functions/audiences/export-work.ts. */
+  EXPORT_QUEUE_URL: optionalUrl,
+  /** Contacts an audience export writes within its request before it is queued instead (shared/contacts/export-policy.ts); tests lower it. */
+  EXPORT_SYNC_MAX_CONTACTS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(25_000))),
   /** A local EventBridge Scheduler endpoint: the stand-in of `npm start` and the tests (dev/local/scheduler.ts). */
   SCHEDULER_ENDPOINT: optionalUrl,
   /** Days that email records, events and webhook deliveries are kept (DynamoDB TTL), then removed. */

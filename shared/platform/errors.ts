@@ -36,7 +36,7 @@ export type ErrorCode =
   | 'SLUG_TAKEN'
   | 'DOMAIN_EXISTS'
   | 'DOMAIN_LIMIT_REACHED'
-  | 'EXPORT_TOO_LARGE'
+  | 'EXPORT_NOT_FOUND'
   | 'CONFLICT'
   | 'SENDER_NOT_VERIFIED'
   | 'QUOTA_EXCEEDED'
@@ -119,6 +119,8 @@ export const notFound = {
   webhook: () => new NotFoundError('WEBHOOK_NOT_FOUND', 'Webhook not found'),
   delivery: () => new NotFoundError('DELIVERY_NOT_FOUND', 'Delivery not found'),
   broadcast: () => new NotFoundError('BROADCAST_NOT_FOUND', 'Broadcast not found'),
+  /** An export of another audience, or past its day, answers like an unknown one. */
+  audienceExport: () => new NotFoundError('EXPORT_NOT_FOUND', 'Export not found'),
   member: () => new NotFoundError('MEMBER_NOT_FOUND', 'Member not found'),
   /** An account the signed-in person is no member of, exactly like one that does not exist. */
   account: () => new NotFoundError('ACCOUNT_NOT_FOUND', 'Account not found', { field: 'accountId' }),

@@ -92,3 +92,11 @@ export function idBoundAt(prefix: IdPrefix, ms: number, end: 'first' | 'last'): 
 export function isId(prefix: IdPrefix, value: string): boolean {
   return value.length === prefix.length + 1 + ID_BODY_LENGTH && value.startsWith(`${prefix}_`) && /^[0-9A-Za-z]+$/.test(value.slice(prefix.length + 1));
 }
+
+/** The millisecond an id was made in (its time part): `timeOfId(newId('con', ms)) === ms`. */
+export function timeOfId(id: string): number {
+  const time = id.slice(id.indexOf('_') + 1, id.indexOf('_') + 1 + TIME_CHARS);
+  let ms = 0;
+  for (const char of time) ms = ms * 62 + ALPHABET.indexOf(char);
+  return ms;
+}

@@ -5,9 +5,10 @@
  * The same code runs against the local stand-in of `npm start` and the tests
  * (dev/local/sqs.ts); only the endpoint differs.
  */
-import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { sqs } from '#shared/platform/aws/sqs.ts';
 import * as v from 'valibot';
-import { awsConnection, config } from '#shared/platform/config.ts';
+import { config } from '#shared/platform/config.ts';
 import { backoffSeconds as backoffFrom, MAX_DELAY_SECONDS, MAX_QUEUED_MESSAGE_BYTES } from './retry-policy.ts';
 import type { OutgoingEmail } from './transport.ts';
 
@@ -120,17 +121,8 @@ export interface RetryQueue {
   retryLater(receiptHandle: string, seconds: number): Promise<void>;
 }
 
-/**
- * Module scope, so a warm Lambda reuses its connections. Built by a call
- * marked pure, as the SES client is (./transport.ts): the webhook routes
- * import this module through shared/webhooks/queue.ts for its types and
- * helpers, and their bundles then drop the client and the SQS SDK.
- */
-export const sqs = /* @__PURE__ */ newSqsClient();
-
-function newSqsClient(): SQSClient {
-  return new SQSClient({ ...awsConnection(config.SQS_ENDPOINT), maxAttempts: 3 });
-}
+/** The one SQS client (shared/platform/aws/sqs.ts), here where the queues' modules have always taken it from. */
+export { sqs };
 
 export function sqsRetryQueue(queueUrl: string, client: Pick<SQSClient, 'send'> = sqs): RetryQueue {
   return {

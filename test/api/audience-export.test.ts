@@ -4,7 +4,7 @@
  * 15 minutes, under a key of the caller's account.
  */
 import { describe, expect, it } from 'vitest';
-import { exportAudience } from '#shared/contacts/export.ts';
+import { requestExport } from '#shared/contacts/export.ts';
 import { importContacts } from '#shared/contacts/import.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
@@ -117,12 +117,33 @@ describe('exporting an audience to CSV', () => {
     expect(exported.body.data.rows).toBe(1);
   });
 
-  it('refuses an audience larger than one request can export, from its counter, before reading a contact', async () => {
+  it('queues an audience larger than one request exports, from its counter, before reading a contact', async () => {
     const { accountId, key } = await createTestAccount();
     const audienceId = await audienceOf(key);
     await importContacts(accountId, { audienceId, skipDuplicates: false, contacts: [{ email: 'one@example.org' }, { email: 'two@example.org' }] }, new Date());
 
-    await expect(exportAudience(accountId, audienceId, new Date(), 1)).rejects.toMatchObject({ code: 'EXPORT_TOO_LARGE' });
-    expect((await exportAudience(accountId, audienceId, new Date(), 2)).rows).toBe(2);
+    expect(await requestExport(accountId, audienceId, new Date(), 1)).toMatchObject({ status: 'queued', rows: 0 });
+    expect(await requestExport(accountId, audienceId, new Date(), 2)).toMatchObject({ status: 'ready', rows: 2 });
+  });
+
+  it('reads an export back by its id, with a fresh link, and as unknown from another account or audience', async () => {
+    const owner = await createTestAccount();
+    const stranger = await createTestAccount();
+    const audienceId = await audienceOf(owner.key);
+    const other = await audienceOf(owner.key, 'Other');
+    const exported = (await request('POST', `/api/audiences/${audienceId}/exports`, { key: owner.key })).body.data;
+
+    const read = await request('GET', `/api/audiences/${audienceId}/exports/${exported.id}`, { key: owner.key });
+    const foreign = await request('GET', `/api/audiences/${audienceId}/exports/${exported.id}`, { key: stranger.key });
+    const elsewhere = await request('GET', `/api/audiences/${other}/exports/${exported.id}`, { key: owner.key });
+    const unknown = await request('GET', `/api/audiences/${audienceId}/exports/exp_0000000000000000000000`, { key: owner.key });
+
+    expect(read.status).toBe(200);
+    expect(read.body.data).toEqual({ ...exported, url: expect.any(String), expiresAt: expect.any(String) });
+    expect(await (await fetch(read.body.data.url)).text()).toBe('email,firstName,lastName,phone,status,tags,createdAt,updatedAt\r\n');
+    for (const refused of [foreign, elsewhere, unknown]) {
+      expect(refused.status).toBe(404);
+      expect(refused.body).toMatchObject({ success: false, error: 'EXPORT_NOT_FOUND' });
+    }
   });
 });

@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { AREAS, ROUTES } from '#functions/routes.ts';
 import { FALLBACK_HANDLER, PREFLIGHT_HANDLER } from '#shared/platform/http/routes.ts';
 import { EVENT_FUNCTIONS, FEEDBACK_WORKER } from '../../lib/feedback.ts';
+import { EXPORT_WORKER } from '../../lib/exports.ts';
 import { RETRY_WORKER } from '../../lib/retry-queue.ts';
 import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
 
@@ -43,6 +44,7 @@ const NOT_ENDPOINTS: Record<string, string> = {
   'webhooks/deliver': 'invoked by the webhook delivery queue (lib/webhooks.ts), not over HTTP',
   'events/fan-out': "invoked by the table stream's event source (lib/event-fan-out.ts), not over HTTP",
   [BROADCAST_WORKER.handler]: 'invoked by the broadcast queue (lib/broadcasts.ts), not over HTTP',
+  [EXPORT_WORKER.handler]: 'invoked by the export queue (lib/exports.ts), not over HTTP',
 };
 
 /**

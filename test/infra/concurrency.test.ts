@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { BROADCAST_MAX_CONCURRENCY } from '#shared/broadcasts/policy.ts';
 import { FEEDBACK_MAX_CONCURRENCY } from '#shared/feedback/policy.ts';
+import { EXPORT_MAX_CONCURRENCY } from '#shared/contacts/export-policy.ts';
 import { RETRY_MAX_CONCURRENCY } from '#shared/sending/retry-policy.ts';
 import { WEBHOOK_MAX_CONCURRENCY, WEBHOOK_SLOW_MAX_CONCURRENCY } from '#shared/webhooks/schedule.ts';
 import { REGION_CONCURRENCY, WORKER_CONCURRENCY_BUDGET } from '../../lib/worker-queue.ts';
@@ -28,6 +29,7 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
     [queueId(stack.webhooks.slowLane.queue)]: WEBHOOK_SLOW_MAX_CONCURRENCY,
     [queueId(stack.broadcasts.queue)]: BROADCAST_MAX_CONCURRENCY,
     [queueId(stack.feedback.queue)]: FEEDBACK_MAX_CONCURRENCY,
+    [queueId(stack.exports.queue)]: EXPORT_MAX_CONCURRENCY,
   };
   const fromQueues = mappings.filter(([, mapping]) => resources[referencedId(mapping.Properties.EventSourceArn)]?.Type === 'AWS::SQS::Queue');
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { TRACKING_OPTIONS_TAG } from '#shared/sending/message-tags.ts';
 import { TRACKING_SET_SUFFIX } from '#shared/sending/tracking.ts';
 import { dynamoActions, eventsActions, sesActions, sqsActions } from '../support/aws-calls.ts';
+import { EXPORT_WORKER } from '../../lib/exports.ts';
 import {
   arnOf,
   CHECKED_CONTEXT,
@@ -186,5 +187,28 @@ describe('the recorded actions', () => {
       ['ses:SendEmail', { kind: 'identity', identity: 'mail.example.com' }],
       ['ses:SendEmail', { kind: 'configurationSet' }],
     ]);
+  });
+});
+
+describe('the IAM check of the export worker', () => {
+  /** What one export job calls, as test/api/audience-export-queued.test.ts records it. */
+  const EXPORT_JOB = callsOf(EXPORT_WORKER.handler, [
+    ['dynamodb:UpdateItem', { kind: 'table' }],
+    ['dynamodb:Query', { kind: 'index', index: 'gsi1' }],
+    ['s3:PutObject', { kind: 'object', key: 'exports/acc_1/aud_1/exp_1.csv' }],
+  ]);
+
+  it('allows what an export job does, in both regions', () => {
+    expect(denials(EXPORT_JOB, deployments)).toEqual([]);
+  });
+
+  it.each(['dynamodb:UpdateItem', 'dynamodb:Query', 's3:PutObject'])('fails, naming the worker and the action, once the worker loses %s', (action) => {
+    const found = denials(EXPORT_JOB, [without(home!, EXPORT_WORKER.handler, action)]);
+    expect(found.map((denial) => [denial.handler, denial.action])).toEqual([[EXPORT_WORKER.handler, action]]);
+  });
+
+  it('denies the worker any object outside exports/', () => {
+    const elsewhere = callsOf(EXPORT_WORKER.handler, [['s3:PutObject', { kind: 'object', key: 'uploads/att_1' }]]);
+    expect(denials(elsewhere, deployments)).toHaveLength(deployments.length);
   });
 });

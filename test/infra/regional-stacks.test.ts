@@ -8,6 +8,7 @@ import { readSettings } from '../../lib/app.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { secretArnForPolicies } from '../../lib/endpoint-function.ts';
 import { EVENT_FUNCTIONS } from '../../lib/feedback.ts';
+import { EXPORT_WORKER } from '../../lib/exports.ts';
 import {
   functionOfRoute,
   helperRoleIds,
@@ -55,6 +56,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
     webhooks: stack.webhooks.queue.queueArn,
     webhooksSlow: stack.webhooks.slowLane.queue.queueArn,
     broadcast: stack.broadcasts.queue.queueArn,
+    export: stack.exports.queue.queueArn,
   };
   const queues = new Set(routes.flatMap((route) => route.queues ?? []));
   const scheduleActions = [...new Set(routes.flatMap((route) => route.scheduler ?? []))];
@@ -88,6 +90,7 @@ function expectedPermissions(stack: RegionalStack, resources: Resources, functio
           pair(stack, 's3:ListBucket', bucket.bucketArn),
         ]
       : []),
+    ...(attachments.has('signExport') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('exports/*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
     ...(attachments.has('storeContent') ? [pair(stack, 's3:PutObject', bucket.arnForObjects('content/*'))] : []),
     ...(attachments.has('readContent') ? [pair(stack, 's3:GetObject', bucket.arnForObjects('content/*')), pair(stack, 's3:ListBucket', bucket.bucketArn)] : []),
   ]);
@@ -139,8 +142,8 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
   });
 
   it('builds exactly one function per handler module, on nodejs24.x arm64 with the table name', () => {
-    // And the workers of the feedback, retry, webhook and broadcast queues and the event fan-out (ses-feedback, retry-queue, webhooks, broadcasts, event-fan-out tests).
-    expect(functions).toHaveLength(handlers.length + 5);
+    // And the workers of the feedback, retry, webhook, broadcast and export queues and the event fan-out (ses-feedback, retry-queue, webhooks, broadcasts, exports, event-fan-out tests).
+    expect(functions).toHaveLength(handlers.length + 6);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -148,7 +151,8 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
         Handler: 'index.handler',
         Environment: { Variables: { TABLE_NAME: stack.resolve(stack.table.tableName) } },
       });
-      expect(fn.Properties.Timeout).toBeLessThan(29);
+      // Below API Gateway's 29 s; the export worker alone runs longer, off any request (test/infra/exports.test.ts).
+      if (fn.Properties.Description !== `Postlane functions/${EXPORT_WORKER.handler}.ts`) expect(fn.Properties.Timeout).toBeLessThan(29);
     }
   });
 
@@ -180,6 +184,7 @@ describe.each(stacks.map(({ stack, template, parts }) => [stack.stackName, stack
     }
     expect(ROUTES.filter((route) => 'attachments' in route).map((route) => [route.handler, route.attachments])).toEqual([
       ['audiences/export', ['export']],
+      ['audiences/get-export', ['signExport']],
       ['email/send', ['read', 'queue', 'storeContent']],
       ['email/batch', ['read', 'queue', 'storeContent']],
       ['attachments/create', ['upload']],

@@ -32,6 +32,8 @@ describe.each(stacks.map(({ stack, template }) => [stack.stackName, stack, templ
       stack.broadcasts.queue,
       stack.broadcasts.deadLetterQueue,
       stack.broadcasts.scheduleDeadLetterQueue,
+      stack.exports.queue,
+      stack.exports.deadLetterQueue,
     ].map((queue) => stack.resolve(queue.queueArn)['Fn::GetAtt'][0] as string);
     expect(
       ofType(resources, 'AWS::SQS::Queue')

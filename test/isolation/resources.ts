@@ -174,6 +174,11 @@ export class Owner {
   }
 
   /** An address on the account's suppression list, put there over the API. */
+  /** An export of the owned audience (written within its request: the audience is small). */
+  audienceExport(): Promise<{ id: string }> {
+    return this.once('audienceExport', async () => (await created(this.key, `/api/audiences/${(await this.audience()).id}/exports`, undefined)).data);
+  }
+
   suppressedEmail(): Promise<string> {
     return this.once('suppressedEmail', async () => {
       const email = uniqueAddress('suppressed');
@@ -297,6 +302,7 @@ export const KIND_FIXTURES: Record<ResourceKind, KindFixture> = {
   member: idOf((owner) => owner.member()),
   apiKey: idOf((owner) => owner.apiKey()),
   suppressedEmail: async (owner) => ({ value: await owner.suppressedEmail() }),
+  audienceExport: idOf((owner) => owner.audienceExport()),
 };
 
 type Fixture = (owner: Owner) => Promise<RouteCall>;

@@ -108,6 +108,7 @@ const QUEUE_URLS = {
   webhooks: 'WEBHOOK_QUEUE_URL',
   webhooksSlow: 'WEBHOOK_SLOW_QUEUE_URL',
   broadcast: 'BROADCAST_QUEUE_URL',
+  export: 'EXPORT_QUEUE_URL',
 } as const;
 
 /** A queue URL the configuration does not name is recorded as such: no role grants it, so the check reports the call. */

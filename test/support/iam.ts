@@ -17,6 +17,7 @@ import { isAuthenticated, type QueueName } from '#shared/platform/http/routes.ts
 import { BROADCAST_WORKER } from '../../lib/broadcasts.ts';
 import { EVENT_FAN_OUT, STREAM_READ_ACTIONS } from '../../lib/event-fan-out.ts';
 import { FEEDBACK_WORKER } from '../../lib/feedback.ts';
+import { EXPORT_WORKER } from '../../lib/exports.ts';
 import { WEBHOOK_WORKER } from '../../lib/webhooks.ts';
 import { linkSigningSecretName, type RegionalStack } from '../../lib/regional-stack.ts';
 import { ofType, resourcesOf, synthesize, type Resources } from '../infra/template.ts';
@@ -179,6 +180,7 @@ export function deploymentOf(stack: RegionalStack, resources: Resources, regions
       webhooks: resolve(stack.webhooks.queue.queueArn),
       webhooksSlow: resolve(stack.webhooks.slowLane.queue.queueArn),
       broadcast: resolve(stack.broadcasts.queue.queueArn),
+      export: resolve(stack.exports.queue.queueArn),
     },
     schedulerRoleArn: resolve(stack.broadcasts.schedulerRole.roleArn),
     configurationSetName: resolve(stack.feedback.configurationSet.configurationSetName),
@@ -316,7 +318,7 @@ export const UNEXERCISED_GRANTS: Readonly<Record<string, string>> = {
   'sqs:GetQueueUrl': "granted with the event source mapping's other actions (grantConsumeMessages)",
   // The retry worker uses it for its backoff (tested); these two reschedule by sending a new message instead, and the feedback worker leaves it to the queue's visibility timeout.
   ...Object.fromEntries(
-    [WEBHOOK_WORKER.handler, BROADCAST_WORKER.handler, FEEDBACK_WORKER.handler].map((handler) => [
+    [WEBHOOK_WORKER.handler, BROADCAST_WORKER.handler, FEEDBACK_WORKER.handler, EXPORT_WORKER.handler].map((handler) => [
       `${handler} sqs:ChangeMessageVisibility`,
       "granted with the SQS event source mapping's other actions (CDK's grantConsumeMessages)",
     ]),

@@ -13,6 +13,7 @@ import { MAX_RECEIVES } from '#shared/sending/retry-policy.ts';
 import { createQueue, createRetryQueues } from '#dev/local/sqs.ts';
 import { startLocalScheduler } from '#dev/local/scheduler.ts';
 import { BROADCAST_MAX_RECEIVES } from '#shared/broadcasts/policy.ts';
+import { EXPORT_MAX_RECEIVES } from '#shared/contacts/export-policy.ts';
 
 const worker = globalThis as { postlaneWorkerReady?: boolean };
 if (!worker.postlaneWorkerReady) {
@@ -34,6 +35,8 @@ if (!worker.postlaneWorkerReady) {
   process.env.BROADCAST_QUEUE_ARN = `arn:aws:sqs:us-east-1:000000000000:${broadcastQueues.queueUrl.split('/').pop()}`;
   process.env.BROADCAST_SCHEDULER_ROLE_ARN = 'arn:aws:iam::000000000000:role/local-scheduler';
   process.env.BROADCAST_SCHEDULE_DLQ_ARN = `arn:aws:sqs:us-east-1:000000000000:${(await createQueue(inject('sqsEndpoint'), `broadcast-schedules-dlq-${randomUUID()}`)).split('/').pop()}`;
+  // And an export queue per worker; its worker runs only in the files that start it (test/api/audience-export-queued.test.ts).
+  process.env.EXPORT_QUEUE_URL = (await createRetryQueues(inject('sqsEndpoint'), `exports-${randomUUID()}`, EXPORT_MAX_RECEIVES)).queueUrl;
   process.env.SCHEDULER_ENDPOINT = (await startLocalScheduler({ port: 0, sqsEndpoint: inject('sqsEndpoint') })).endpoint;
   // Links are built from configuration, as deployed: the worker's API server (test/support/api.ts) listens on this port.
   process.env.TEST_API_PORT = String(await freePort());

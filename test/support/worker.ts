@@ -42,8 +42,8 @@ export async function endFile(): Promise<void> {
   });
   const { endpoint, schedules } = localScheduler();
   for (const { name } of schedules()) await fetch(`${endpoint}/schedules/${encodeURIComponent(name)}`, { method: 'DELETE' });
-  const queues = [config.RETRY_QUEUE_URL, config.WEBHOOK_QUEUE_URL, config.WEBHOOK_SLOW_QUEUE_URL, config.BROADCAST_QUEUE_URL];
-  for (const url of [...queues, `${config.RETRY_QUEUE_URL}-dlq`, `${config.BROADCAST_QUEUE_URL}-dlq`]) {
+  const queues = [config.RETRY_QUEUE_URL, config.WEBHOOK_QUEUE_URL, config.WEBHOOK_SLOW_QUEUE_URL, config.BROADCAST_QUEUE_URL, config.EXPORT_QUEUE_URL];
+  for (const url of [...queues, `${config.RETRY_QUEUE_URL}-dlq`, `${config.BROADCAST_QUEUE_URL}-dlq`, `${config.EXPORT_QUEUE_URL}-dlq`]) {
     await sqs.send(new PurgeQueueCommand({ QueueUrl: url }));
   }
 }

@@ -19,7 +19,8 @@ export const HTML_PAGE = 'text/html';
  * `contactEmail`: a contact's address (the lookup also takes its audience in
  * the query); `subscriptionToken`, `confirmationToken`: the signed links' tokens;
  * `delivery`: a delivery of the webhook the route's `id` names;
- * `suppressedEmail`: an address on the account's suppression list.
+ * `suppressedEmail`: an address on the account's suppression list;
+ * `audienceExport`: an export of the audience the route's `id` names.
  */
 export type ResourceKind =
   | 'audience'
@@ -37,7 +38,8 @@ export type ResourceKind =
   | 'delivery'
   | 'member'
   | 'apiKey'
-  | 'suppressedEmail';
+  | 'suppressedEmail'
+  | 'audienceExport';
 
 export interface RequestSchemas {
   body?: v.GenericSchema;

@@ -34,12 +34,13 @@ export type SecretName = 'linkSigning';
  * and `dequeue`, the retry worker's, reads it back (s3:GetObject there, and
  * s3:ListBucket for the same 404). `export` writes an audience's CSV under
  * `exports/` and signs a GET of it (s3:PutObject and s3:GetObject there, and
- * s3:ListBucket for the same 404). `storeContent`, every sender's, keeps each
+ * s3:ListBucket for the same 404); `writeExport`, the export worker's, only
+ * writes there, and `signExport` only signs a GET there (with s3:ListBucket). `storeContent`, every sender's, keeps each
  * message's content under `content/` (s3:PutObject there), and `readContent`
  * reads it back (s3:GetObject there, and s3:ListBucket for the same 404).
  * The stack grants exactly that.
  */
-export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue' | 'export' | 'storeContent' | 'readContent';
+export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue' | 'export' | 'writeExport' | 'signExport' | 'storeContent' | 'readContent';
 
 /**
  * Queues a handler puts messages on; the stack grants sqs:SendMessage on
@@ -50,11 +51,12 @@ export type AttachmentsAccess = 'upload' | 'read' | 'queue' | 'dequeue' | 'expor
  * for handlers that queue a delivery themselves (a test event, a manual retry),
  * which go on the lane of their endpoint.
  * `broadcast`: the broadcast engine's steps (BROADCAST_QUEUE_URL).
+ * `export`: audience exports too large for their request (EXPORT_QUEUE_URL).
  */
 /** EventBridge Scheduler's actions on a broadcast's schedule. */
 export type ScheduleAction = 'CreateSchedule' | 'UpdateSchedule' | 'DeleteSchedule';
 
-export type QueueName = 'retry' | 'webhooks' | 'webhooksSlow' | 'broadcast';
+export type QueueName = 'retry' | 'webhooks' | 'webhooksSlow' | 'broadcast' | 'export';
 
 /**
  * The key check, rate-limit windows and last-used stamp in one conditional
