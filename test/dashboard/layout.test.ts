@@ -65,7 +65,8 @@ describe.skipIf(skip)('page layout', () => {
     );
     const radios = await page.locator('.choice-option').evaluateAll((options) =>
       options.map((option) => {
-        const ring = getComputedStyle(option, '::before');
+        // The tests' TypeScript has no DOM library: the page's globals, untyped.
+        const ring = (globalThis as any).getComputedStyle(option, '::before');
         const border = Number.parseFloat(ring.borderTopWidth) * 2;
         const width = Number.parseFloat(ring.width);
         return ring.boxSizing === 'border-box' ? width : width + border;
@@ -78,7 +79,7 @@ describe.skipIf(skip)('page layout', () => {
     const firstButton = (await page.getByRole('button', { name: /^Disable/ }).boundingBox())!;
 
     await openPage(page, dashboard.base, '/api-keys', 'API keys');
-    const access = await page.getByRole('row', { name: /^CI / }).getByRole('cell').nth(1).innerText();
+    const access = await page.getByRole('row', { name: /^CI / }).getByRole('cell').nth(1).textContent();
 
     await openPage(page, dashboard.base, `/audiences/${audience.id}`, 'Tagged');
     await page.setViewportSize({ width: 375, height: 900 });
