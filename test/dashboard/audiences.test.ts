@@ -129,7 +129,7 @@ describe.skipIf(skip)('the Audiences pages in Chromium', () => {
     await expect.poll(() => page.getByRole('link', { name: 'Newsletter (EN)' }).count()).toBe(0);
 
     expect(cards.map((card) => card.replace(/\s+/g, ' ').trim())).toEqual([
-      'Contacts 60 0% over 30 days',
+      'Contacts 60 New: under 30 days old',
       'Subscribed 48',
       'Unsubscribed 12',
       'Pending 0',

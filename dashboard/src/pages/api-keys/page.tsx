@@ -81,14 +81,19 @@ export default function ApiKeysPage() {
                           {apiKey.name}
                         </th>
                         <td>
-                          <code>
+                          <code className="nowrap">
                             svc_{apiKey.env}_…{apiKey.hint}
                           </code>
                         </td>
                         <td>
                           {apiKey.permission === 'full' ? 'Full access' : 'Sending'}
                           {apiKey.domain ? <span className="muted"> from {apiKey.domain}</span> : null}
-                          {apiKey.env === 'test' ? <Badge tone="neutral">test</Badge> : null}
+                          {apiKey.env === 'test' ? (
+                            <>
+                              {' '}
+                              <Badge tone="neutral">test</Badge>
+                            </>
+                          ) : null}
                         </td>
                         <td>{apiKey.disabled ? <Badge tone="warn">disabled</Badge> : <Badge tone="good">active</Badge>}</td>
                         <td>
@@ -97,7 +102,7 @@ export default function ApiKeysPage() {
                         <td>
                           <Time value={apiKey.lastUsedAt} />
                         </td>
-                        <td>
+                        <td className="cell-actions">
                           <KeyActions apiKey={apiKey} />
                         </td>
                       </tr>

@@ -29,7 +29,7 @@ export default function AudiencePage({ params }: PageProps) {
           <>
             {data.description ? <p>{data.description}</p> : null}
             <Section title="Statistics">
-              <AudienceStats id={id} />
+              <AudienceStats id={id} createdAt={data.createdAt} />
             </Section>
             <Section title="Contacts">
               <AudienceContacts audienceId={id} />

@@ -5,7 +5,24 @@ import { QueryView } from '../../ui/page.tsx';
 
 const STATUSES = ['subscribed', 'unsubscribed', 'pending', 'bounced', 'complained'] as const;
 
-export function AudienceStats({ id }: { id: string }) {
+const GROWTH_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * The API answers `growthRate: 0` when there was nothing 30 days ago to
+ * compare with (docs/api.md, audiences): for an audience younger than that,
+ * "0%" beside its first contacts would read as "no growth", so it is said to be new.
+ */
+function Growth({ rate, createdAt }: { rate: number; createdAt: string }) {
+  if (Date.now() - Date.parse(createdAt) < GROWTH_WINDOW_MS) return <p className="muted">New: under 30 days old</p>;
+  return (
+    <p className="muted">
+      {rate > 0 ? '+' : ''}
+      {rate}% over 30 days
+    </p>
+  );
+}
+
+export function AudienceStats({ id, createdAt }: { id: string; createdAt: string }) {
   const stats = useQuery({
     queryKey: ['audiences', id, 'stats'],
     queryFn: () => call(api.GET('/api/audiences/{id}/stats', { params: { path: { id } } })),
@@ -17,10 +34,7 @@ export function AudienceStats({ id }: { id: string }) {
           <div className="card">
             <p className="card-title">Contacts</p>
             <p className="card-value">{data.total.toLocaleString()}</p>
-            <p className="muted">
-              {data.growthRate > 0 ? '+' : ''}
-              {data.growthRate}% over 30 days
-            </p>
+            <Growth rate={data.growthRate} createdAt={createdAt} />
           </div>
           {STATUSES.map((status) => (
             <div className="card" key={status}>

@@ -148,134 +148,143 @@ function Builder(props: { initial: Form | undefined; onCreated: (id: string) => 
 
   return (
     <div className="form-builder">
-      <ApiForm label="Form" errors={errors} onSubmit={() => void save()}>
-        <TextInput
-          label="Title"
-          name="title"
-          value={draft.title}
-          onChange={(title) => edit({ title })}
-          isRequired
-          description="Shown at the top of the form."
-        />
-        <TextAreaInput label="Description" name="description" value={draft.description} onChange={(description) => edit({ description })} rows={2} />
-        <TextInput
-          label="Slug"
-          name="slug"
-          value={draft.slug}
-          onChange={(slug) => edit({ slug })}
-          description="The end of the hosted page's address: lower-case words joined by hyphens. Left empty, it is made from the title."
-        />
+      <ApiForm label="Form" className="form form-builder-form" errors={errors} onSubmit={() => void save()}>
+        <div className="form-builder-column">
+          <TextInput
+            label="Title"
+            name="title"
+            value={draft.title}
+            onChange={(title) => edit({ title })}
+            isRequired
+            description="Shown at the top of the form."
+          />
+          <TextAreaInput label="Description" name="description" value={draft.description} onChange={(description) => edit({ description })} rows={2} />
+          <TextInput
+            label="Slug"
+            name="slug"
+            value={draft.slug}
+            onChange={(slug) => edit({ slug })}
+            description="The end of the hosted page's address: lower-case words joined by hyphens. Left empty, it is made from the title."
+          />
 
-        <Section title="Fields">
-          <ol className="form-fields">
-            {draft.fields.map((field, index) => (
-              <FieldEditor
-                key={field.key}
-                field={field}
-                index={index}
-                count={draft.fields.length}
-                onChange={(changed) => setFields(draft.fields.map((item) => (item.key === changed.key ? changed : item)))}
-                onMove={(to) => setFields(moved(draft.fields, index, to))}
-                onRemove={() => setFields(draft.fields.filter((item) => item.key !== field.key))}
+          <Section title="Fields">
+            <ol className="form-fields">
+              {draft.fields.map((field, index) => (
+                <FieldEditor
+                  key={field.key}
+                  field={field}
+                  index={index}
+                  count={draft.fields.length}
+                  onChange={(changed) => setFields(draft.fields.map((item) => (item.key === changed.key ? changed : item)))}
+                  onMove={(to) => setFields(moved(draft.fields, index, to))}
+                  onRemove={() => setFields(draft.fields.filter((item) => item.key !== field.key))}
+                />
+              ))}
+            </ol>
+            <div className="row-actions form-add-field">
+              <SelectField
+                label="New field's type"
+                name="newFieldType"
+                value={newType}
+                onChange={setNewType}
+                options={FIELD_TYPES.map((type) => ({ value: type, label: TYPE_NAMES[type] }))}
               />
-            ))}
-          </ol>
-          <div className="row-actions form-add-field">
-            <SelectField
-              label="New field's type"
-              name="newFieldType"
-              value={newType}
-              onChange={setNewType}
-              options={FIELD_TYPES.map((type) => ({ value: type, label: TYPE_NAMES[type] }))}
-            />
-            <Action onPress={() => setFields([...draft.fields, newField(newType, draft.fields)])}>Add field</Action>
-          </div>
-        </Section>
-
-        <Section title="On submission">
-          <TextAreaInput
-            label="Success message"
-            name="settings.successMessage"
-            value={draft.successMessage}
-            onChange={(successMessage) => edit({ successMessage })}
-            rows={2}
-          />
-          <TextInput
-            label="Notify address"
-            name="settings.notifyEmail"
-            type="email"
-            value={draft.notifyEmail}
-            onChange={(notifyEmail) => edit({ notifyEmail })}
-            description="Gets an email for every submission; empty for none."
-          />
-          <TextInput
-            label="Sender"
-            name="settings.from"
-            value={draft.from}
-            onChange={(from) => edit({ from })}
-            placeholder="Acme <news@example.com>"
-            description="Who the notification and confirmation emails come from: an address on a verified domain of the account, or Name <address>. Empty: no-reply@ the account's first verified domain."
-          />
-          <Toggle label="Store responses" name="settings.storeResponses" value={draft.storeResponses} onChange={(storeResponses) => edit({ storeResponses })} />
-          <AudienceSelect value={draft.audienceId} onChange={(audienceId) => edit({ audienceId })} />
-          <Toggle
-            label="Double opt-in (ask the submitter to confirm by email)"
-            name="settings.doubleOptIn"
-            value={draft.doubleOptIn}
-            onChange={(doubleOptIn) => edit({ doubleOptIn })}
-          />
-          <Toggle
-            label="Captcha"
-            name="settings.enableCaptcha"
-            value={draft.enableCaptcha}
-            onChange={(enableCaptcha) => edit({ enableCaptcha })}
-            description="Kept with the form; no captcha is shown yet. Meanwhile the hosted page's hidden honeypot field and the submission rate limits keep bots out."
-          />
-        </Section>
-
-        <Section title="Appearance">
-          <div className="style-row">
-            <TextInput
-              label="Background colour"
-              name="appearance.backgroundColor"
-              value={draft.backgroundColor}
-              onChange={(backgroundColor) => edit({ backgroundColor })}
-              description="#rrggbb or a colour name."
-            />
-            <TextInput
-              label="Main colour"
-              name="appearance.primaryColor"
-              value={draft.primaryColor}
-              onChange={(primaryColor) => edit({ primaryColor })}
-              description="The button's and the focus ring's."
-            />
-          </div>
-          <TextInput label="Font" name="appearance.fontFamily" value={draft.fontFamily} onChange={(fontFamily) => edit({ fontFamily })} />
-          <div className="style-row">
-            <TextInput label="Button text" name="buttonCustomization.text" value={draft.buttonText} onChange={(buttonText) => edit({ buttonText })} />
-            <SelectField
-              label="Button style"
-              name="buttonCustomization.variant"
-              value={draft.buttonVariant}
-              onChange={(buttonVariant) => edit({ buttonVariant })}
-              options={[
-                { value: 'filled', label: 'Filled' },
-                { value: 'outline', label: 'Outline' },
-                { value: 'ghost', label: 'Ghost' },
-              ]}
-            />
-          </div>
-        </Section>
-
-        <Toggle label="Published (the hosted page takes submissions)" value={draft.published} onChange={(published) => edit({ published })} />
-        <div className="row-actions">
-          <SubmitButton pending={saving}>{form === undefined ? 'Create form' : 'Save form'}</SubmitButton>
-          <span role="status">{justSaved ? 'Saved' : ''}</span>
+              <Action onPress={() => setFields([...draft.fields, newField(newType, draft.fields)])}>Add field</Action>
+            </div>
+          </Section>
         </div>
-        <FormError error={onField ? undefined : refusal} />
-      </ApiForm>
 
-      {form ? <Publish form={form} /> : null}
+        <div className="form-builder-column form-builder-settings">
+          <Section title="On submission">
+            <TextAreaInput
+              label="Success message"
+              name="settings.successMessage"
+              value={draft.successMessage}
+              onChange={(successMessage) => edit({ successMessage })}
+              rows={2}
+            />
+            <TextInput
+              label="Notify address"
+              name="settings.notifyEmail"
+              type="email"
+              value={draft.notifyEmail}
+              onChange={(notifyEmail) => edit({ notifyEmail })}
+              description="Gets an email for every submission; empty for none."
+            />
+            <TextInput
+              label="Sender"
+              name="settings.from"
+              value={draft.from}
+              onChange={(from) => edit({ from })}
+              placeholder="Acme <news@example.com>"
+              description="Who the notification and confirmation emails come from: an address on a verified domain of the account, or Name <address>. Empty: no-reply@ the account's first verified domain."
+            />
+            <Toggle
+              label="Store responses"
+              name="settings.storeResponses"
+              value={draft.storeResponses}
+              onChange={(storeResponses) => edit({ storeResponses })}
+            />
+            <AudienceSelect value={draft.audienceId} onChange={(audienceId) => edit({ audienceId })} />
+            <Toggle
+              label="Double opt-in (ask the submitter to confirm by email)"
+              name="settings.doubleOptIn"
+              value={draft.doubleOptIn}
+              onChange={(doubleOptIn) => edit({ doubleOptIn })}
+            />
+            <Toggle
+              label="Captcha"
+              name="settings.enableCaptcha"
+              value={draft.enableCaptcha}
+              onChange={(enableCaptcha) => edit({ enableCaptcha })}
+              description="Kept with the form; no captcha is shown yet. Meanwhile the hosted page's hidden honeypot field and the submission rate limits keep bots out."
+            />
+          </Section>
+
+          <Section title="Appearance">
+            <div className="style-row">
+              <TextInput
+                label="Background colour"
+                name="appearance.backgroundColor"
+                value={draft.backgroundColor}
+                onChange={(backgroundColor) => edit({ backgroundColor })}
+                description="#rrggbb or a colour name."
+              />
+              <TextInput
+                label="Main colour"
+                name="appearance.primaryColor"
+                value={draft.primaryColor}
+                onChange={(primaryColor) => edit({ primaryColor })}
+                description="The button's and the focus ring's."
+              />
+            </div>
+            <TextInput label="Font" name="appearance.fontFamily" value={draft.fontFamily} onChange={(fontFamily) => edit({ fontFamily })} />
+            <div className="style-row">
+              <TextInput label="Button text" name="buttonCustomization.text" value={draft.buttonText} onChange={(buttonText) => edit({ buttonText })} />
+              <SelectField
+                label="Button style"
+                name="buttonCustomization.variant"
+                value={draft.buttonVariant}
+                onChange={(buttonVariant) => edit({ buttonVariant })}
+                options={[
+                  { value: 'filled', label: 'Filled' },
+                  { value: 'outline', label: 'Outline' },
+                  { value: 'ghost', label: 'Ghost' },
+                ]}
+              />
+            </div>
+          </Section>
+
+          <Toggle label="Published (the hosted page takes submissions)" value={draft.published} onChange={(published) => edit({ published })} />
+          <div className="row-actions">
+            <SubmitButton pending={saving}>{form === undefined ? 'Create form' : 'Save form'}</SubmitButton>
+            <span role="status">{justSaved ? 'Saved' : ''}</span>
+          </div>
+          <FormError error={onField ? undefined : refusal} />
+          {/* Beside the settings it follows from, in view while the fields are edited; its copy buttons submit nothing. */}
+          {form ? <Publish form={form} /> : null}
+        </div>
+      </ApiForm>
     </div>
   );
 }

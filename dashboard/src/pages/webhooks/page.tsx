@@ -36,7 +36,7 @@ export default function WebhooksPage() {
                     {list.map((webhook) => (
                       <tr key={webhook.id}>
                         <th scope="row">
-                          <AppLink href={`/webhooks/${encodeURIComponent(webhook.id)}`} className="cell-wrap">
+                          <AppLink href={`/webhooks/${encodeURIComponent(webhook.id)}`} className="cell-truncate" title={webhook.url}>
                             {webhook.url}
                           </AppLink>
                           {webhook.description ? <span className="muted cell-wrap"> {webhook.description}</span> : null}
@@ -49,7 +49,7 @@ export default function WebhooksPage() {
                         <td>
                           <Time value={webhook.createdAt} />
                         </td>
-                        <td>
+                        <td className="cell-actions">
                           <WebhookActions webhook={webhook} />
                         </td>
                       </tr>
