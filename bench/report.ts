@@ -81,6 +81,21 @@ function when<T>(value: T | undefined, lines: (value: T) => string[]): string[] 
   return value === undefined ? [] : [...lines(value), ''];
 }
 
+function browserImportRows(imported: DashboardBenchResults['browserImport']): Cell[][] {
+  const rows = `${imported.rows.toLocaleString('en-US')} rows`;
+  return [
+    [`Import from the browser, ${rows} (${(imported.fileBytes / 1e6).toFixed(1)} MB of CSV)`, `${(imported.ms / 1000).toFixed(1)} s: ${imported.status}`],
+    [
+      'Import from the browser: the page while it ran',
+      `longest task ${imported.longestTaskMs.toFixed(0)} ms (${imported.longTasks} of 50 ms or more), longest gap between frames ${imported.longestFrameGapMs.toFixed(0)} ms, ${imported.reloads} reloads`,
+    ],
+    [
+      'Import from the browser: afterwards',
+      `${(imported.heapBytes / 1024 / 1024).toFixed(1)} MB of JavaScript heap; the audience counts ${imported.audienceCount.toLocaleString('en-US')}`,
+    ],
+  ];
+}
+
 function dashboardSection(dashboard: DashboardBenchResults): string[] {
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   const { key, session } = dashboard.statsRead;
@@ -100,6 +115,7 @@ function dashboardSection(dashboard: DashboardBenchResults): string[] {
               `performance ${score.performance}, accessibility ${score.accessibility}`,
             ])
           : [['Lighthouse', `not run: ${dashboard.lighthouse.skipped}`]]),
+        ...browserImportRows(dashboard.browserImport),
       ],
     ),
   ];
