@@ -53,13 +53,16 @@ export const BUDGETS = {
   /**
    * Issue 31: 100,000 rows imported from the browser without a reload, every
    * one counted by the audience. The page stays responsive: no main-thread
-   * task, and no wait between two frames, over 200 ms (a person's click is
-   * answered in well under a second even mid-import); it keeps at most 64 MB
-   * of JavaScript heap (a page that held the file's rows or every row's
-   * result would hold hundreds); and it finishes in at most 5 minutes on
-   * this stack (100 requests of 1,000 contacts to DynamoDB Local).
+   * task, and no wait between two frames, over 200 ms (a click is answered
+   * at once even mid-import); it keeps at most 64 MB of JavaScript heap (a
+   * page that held the file's rows or every row's result would hold hundreds);
+   * and at most a tenth of the time is the page's own (parsing, mapping,
+   * checking, handing batches over), the rest being the API's answers to its
+   * 100 requests. Those are DynamoDB Local's pace on a shared machine (about
+   * 3 s per 1,000 new contacts idle, twice that busy), not the dashboard's:
+   * 15 minutes only stops a stuck import.
    */
-  browserImport: { ms: 5 * 60_000, longestTaskMs: 200, longestFrameGapMs: 200, heapBytes: 64 * 1024 * 1024 },
+  browserImport: { ms: 15 * 60_000, pageShare: 0.1, longestTaskMs: 200, longestFrameGapMs: 200, heapBytes: 64 * 1024 * 1024 },
 } as const;
 
 export interface BudgetResult {
@@ -297,13 +300,20 @@ export function checkBrowserImport(figures: BrowserImportResults): BudgetResult[
       budget: 'browser import',
       subject,
       ok: figures.audienceCount === figures.rows && figures.reloads === 0 && figures.ms <= budget.ms,
-      detail: `${figures.audienceCount.toLocaleString('en-US')} contacts counted, ${figures.reloads} reloads, ${(figures.ms / 1000).toFixed(1)} s (budget all, none, ${budget.ms / 1000} s)`,
+      detail: `${figures.audienceCount.toLocaleString('en-US')} contacts counted, ${figures.reloads} reloads, ${(figures.ms / 1000).toFixed(1)} s (budget all, none, ${budget.ms / 60_000} minutes)`,
+    },
+    {
+      budget: 'browser import, the page’s share',
+      subject,
+      ok: figures.pageShareMs <= figures.ms * budget.pageShare,
+      detail: `${(figures.pageShareMs / 1000).toFixed(1)} s of ${(figures.ms / 1000).toFixed(1)} s not waiting for the API's ${figures.bulkRequests} answers (budget ${budget.pageShare * 100}%)`,
     },
     {
       budget: 'browser import responsive',
       subject,
-      ok: figures.longestTaskMs <= budget.longestTaskMs && figures.longestFrameGapMs <= budget.longestFrameGapMs,
-      detail: `longest task ${figures.longestTaskMs.toFixed(0)} ms, longest gap between frames ${figures.longestFrameGapMs.toFixed(0)} ms (budget ${budget.longestTaskMs} and ${budget.longestFrameGapMs} ms)`,
+      // No frame counted would be no measure of the gaps, not a page that never paused.
+      ok: figures.frames > 0 && figures.longestTaskMs <= budget.longestTaskMs && figures.longestFrameGapMs <= budget.longestFrameGapMs,
+      detail: `longest task ${figures.longestTaskMs.toFixed(0)} ms, longest gap between frames ${figures.longestFrameGapMs.toFixed(0)} ms of ${figures.frames.toLocaleString('en-US')} frames (budget ${budget.longestTaskMs} and ${budget.longestFrameGapMs} ms)`,
     },
     {
       budget: 'browser import memory',

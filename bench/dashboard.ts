@@ -9,9 +9,12 @@
  * Lighthouse runs when the npm package `lighthouse` is installed (it is not
  * a dependency yet); otherwise the section says so and checks the rest.
  */
-import { createServer } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { BUDGET_PAGES, buildDashboard, javascriptFor } from '../dashboard/build.ts';
+import { findFreePort } from '#dev/local/ports.ts';
 import { addMember } from '#shared/accounts/members.ts';
 import { createAudience } from '#shared/audiences/service.ts';
 import { createTemplate } from '#shared/templates/service.ts';
@@ -33,6 +36,8 @@ export interface LighthouseScore {
   /** 0 to 100, as Lighthouse shows them. */
   performance: number;
   accessibility: number;
+  /** What the performance score is made of: first and largest contentful paint, total blocking time (ms), cumulative layout shift. */
+  metrics: { fcpMs: number; lcpMs: number; tbtMs: number; cls: number };
 }
 
 export interface DashboardBenchResults {
@@ -46,15 +51,6 @@ export interface DashboardBenchResults {
   lighthouse: LighthouseScore[] | { skipped: string };
   /** Issue 31: 100,000 rows imported from a CSV file in Chromium. */
   browserImport: BrowserImportResults;
-}
-
-/** A port nobody listens on now, for Chromium's DevTools endpoint that Lighthouse connects to. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The code of the latest sign-in mail to `email` in the SES emulator, waiting for the retry queue's worker to send it. */
@@ -131,7 +127,22 @@ async function lighthouseScores(
       desktop,
     );
     const categories = result.lhr.categories as Record<'performance' | 'accessibility', { score: number }>;
-    scores.push({ page: name, performance: Math.round(categories.performance.score * 100), accessibility: Math.round(categories.accessibility.score * 100) });
+    const audit = (id: string) => (result.lhr.audits[id] as { numericValue: number }).numericValue;
+    const metrics = {
+      fcpMs: audit('first-contentful-paint'),
+      lcpMs: audit('largest-contentful-paint'),
+      tbtMs: audit('total-blocking-time'),
+      cls: audit('cumulative-layout-shift'),
+    };
+    scores.push({
+      page: name,
+      performance: Math.round(categories.performance.score * 100),
+      accessibility: Math.round(categories.accessibility.score * 100),
+      metrics,
+    });
+    // The whole report, for what a score under budget is made of (which element was the LCP, what shifted).
+    const file = join(tmpdir(), `postlane-lighthouse-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.json`);
+    await writeFile(file, result.report as string);
   }
   return scores;
 }
@@ -203,11 +214,7 @@ export async function measureDashboard(api: string, sesEndpoint: string, meter: 
     const body = { from: account.from, recipients: [uniqueEmail('overview')], subject: 'Bench', content: '<p>Bench</p>' };
     await expectCall(api, 200, 'POST', '/api/email/send', { key: account.liveKeys[0]!, body });
   }
-  const pages = [
-    { name: 'Overview', path: '/app/' },
-    { name: 'Emails', path: '/app/emails' },
-    ...(await issue31Pages(account.accountId)),
-  ];
+  const pages = [{ name: 'Overview', path: '/app/' }, { name: 'Emails', path: '/app/emails' }, ...(await issue31Pages(account.accountId))];
   const cookie = await signIn(api, sesEndpoint, admin);
   // One unmeasured read first, as the requests section warms each endpoint up (the handler's module loaded).
   await fetch(`${api}/api/stats`, { headers: { cookie } });
@@ -216,7 +223,7 @@ export async function measureDashboard(api: string, sesEndpoint: string, meter: 
     session: await meteredStats(api, meter, { cookie }),
   };
 
-  const port = await freePort();
+  const port = await findFreePort();
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -224,7 +231,7 @@ export async function measureDashboard(api: string, sesEndpoint: string, meter: 
   });
   try {
     const calls = await overviewCalls(browser, api, cookie);
-    progress(`dashboard: Lighthouse on ${pages.map((page) => page.name).join(', ')}`);
+    progress(`dashboard: Lighthouse on ${pages.map((page) => page.name).join(', ')} (the reports in ${tmpdir()}/postlane-lighthouse-*.json)`);
     const lighthouse = await lighthouseScores(port, api, cookie, pages);
     const browserImport = await measureBrowserImport(browser, api, cookie, account, progress);
     return { javascript, overviewCalls: calls, statsRead, lighthouse, browserImport };

@@ -5,11 +5,16 @@ import { QueryView } from '../../ui/page.tsx';
 
 const STATUSES = ['subscribed', 'unsubscribed', 'pending', 'bounced', 'complained'] as const;
 
-export function AudienceStats({ id }: { id: string }) {
-  const stats = useQuery({
+/** The audience's page calls it too, so the statistics load beside the audience rather than after it. */
+export function useAudienceStats(id: string) {
+  return useQuery({
     queryKey: ['audiences', id, 'stats'],
     queryFn: () => call(api.GET('/api/audiences/{id}/stats', { params: { path: { id } } })),
   });
+}
+
+export function AudienceStats({ id }: { id: string }) {
+  const stats = useAudienceStats(id);
   return (
     <QueryView query={stats} label="Statistics">
       {({ data }) => (
