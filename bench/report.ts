@@ -81,6 +81,25 @@ function when<T>(value: T | undefined, lines: (value: T) => string[]): string[] 
   return value === undefined ? [] : [...lines(value), ''];
 }
 
+function browserImportRows(imported: DashboardBenchResults['browserImport']): Cell[][] {
+  const rows = `${imported.rows.toLocaleString('en-US')} rows`;
+  return [
+    [`Import from the browser, ${rows} (${(imported.fileBytes / 1e6).toFixed(1)} MB of CSV)`, `${(imported.ms / 1000).toFixed(1)} s: ${imported.status}`],
+    [
+      "Import from the browser: the page's share",
+      `${(imported.pageShareMs / 1000).toFixed(1)} s not waiting for the API's answers to ${imported.bulkRequests} requests of POST /api/contacts/bulk`,
+    ],
+    [
+      'Import from the browser: the page while it ran',
+      `longest task ${imported.longestTaskMs.toFixed(0)} ms (${imported.longTasks} of 50 ms or more), longest gap between frames ${imported.longestFrameGapMs.toFixed(0)} ms (${imported.frames.toLocaleString('en-US')} frames), ${imported.reloads} reloads`,
+    ],
+    [
+      'Import from the browser: afterwards',
+      `${(imported.heapBytes / 1024 / 1024).toFixed(1)} MB of JavaScript heap; the audience counts ${imported.audienceCount.toLocaleString('en-US')}`,
+    ],
+  ];
+}
+
 function dashboardSection(dashboard: DashboardBenchResults): string[] {
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   const { key, session } = dashboard.statsRead;
@@ -97,9 +116,10 @@ function dashboardSection(dashboard: DashboardBenchResults): string[] {
         ...(Array.isArray(dashboard.lighthouse)
           ? dashboard.lighthouse.map((score): Cell[] => [
               `Lighthouse, ${score.page} (desktop)`,
-              `performance ${score.performance}, accessibility ${score.accessibility}`,
+              `performance ${score.performance}, accessibility ${score.accessibility} (FCP ${score.metrics.fcpMs.toFixed(0)} ms, LCP ${score.metrics.lcpMs.toFixed(0)} ms, TBT ${score.metrics.tbtMs.toFixed(0)} ms, CLS ${score.metrics.cls.toFixed(3)})`,
             ])
           : [['Lighthouse', `not run: ${dashboard.lighthouse.skipped}`]]),
+        ...browserImportRows(dashboard.browserImport),
       ],
     ),
   ];

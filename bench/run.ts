@@ -226,7 +226,7 @@ async function measureOnStack(stack: BenchStack): Promise<StackSections> {
   const meter = meterDynamoDb();
   const results: StackSections = {};
   if (runs('requests') || runs('scale') || runs('export') || runs('broadcast') || runs('dashboard')) {
-    const server = await startHttpServer({ port: 0 });
+    const server = await startHttpServer({ port: stack.apiPort });
     if (runs('requests')) {
       progress('metering a typical request to each endpoint');
       const { buildScenarios } = await import('./scenarios.ts');

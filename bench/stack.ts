@@ -22,6 +22,8 @@ import type { LocalService } from '#dev/local/service.ts';
 export interface BenchStack {
   env: Record<string, string>;
   sesEndpoint: string;
+  /** The port the API in this process listens on: PUBLIC_BASE_URL's, so the dashboard it serves passes the API's origin check. */
+  apiPort: number;
   /** Starts the API in a child process; resolves to its address. */
   startServerProcess(): Promise<string>;
   stop(): Promise<void>;
@@ -44,6 +46,7 @@ async function startDynamoDb(): Promise<LocalService> {
  */
 export async function startBenchStack(): Promise<BenchStack> {
   const [dynamodb, ses, sqs, s3] = await Promise.all([startDynamoDb(), startSesEmulator({ port: 0 }), startLocalSqs({ port: 0 }), startLocalS3({ port: 0 })]);
+  const apiPort = await findFreePort();
   const children: ChildProcess[] = [];
   const stop = async () => {
     for (const child of children) child.kill('SIGTERM');
@@ -77,8 +80,9 @@ export async function startBenchStack(): Promise<BenchStack> {
     // No interactive sends compete in the bench: the broadcast may use the whole rate, the figure the budget holds it to.
     SES_RATE_HEADROOM: '0',
     SIGNING_SECRET: 'bench-signing-secret-0123456789abcdef',
-    // Mailed links are built from configuration, never from a request: the benchmark builds them and follows none.
-    PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
+    // Mailed links are built from configuration, never from a request (the benchmark follows none); a signed-in
+    // request that changes something must come from this origin, as the dashboard's do under `npm start`.
+    PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   try {
@@ -104,7 +108,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     ])) as [{ url: string }];
     return message.url;
   };
-  return { env, sesEndpoint: ses.endpoint, startServerProcess, stop };
+  return { env, sesEndpoint: ses.endpoint, apiPort, startServerProcess, stop };
 }
 
 export interface ApiReply {

@@ -106,6 +106,21 @@ describe('dashboard budgets', () => {
     overviewCalls: ['GET /api/session', 'GET /api/stats', 'GET /api/emails'],
     statsRead: { key: { roundTrips: 2, operations: ['UpdateItem', 'Query'] }, session: { roundTrips: 5, operations: [] } },
     lighthouse: { skipped: 'the npm package lighthouse is not installed' },
+    browserImport: {
+      rows: 100_000,
+      fileBytes: 6e6,
+      ms: 120_000,
+      longestTaskMs: 80,
+      longTasks: 3,
+      longestFrameGapMs: 90,
+      frames: 7000,
+      bulkRequests: 100,
+      pageShareMs: 10_000,
+      heapBytes: 20 * 1024 * 1024,
+      audienceCount: 100_000,
+      reloads: 0,
+      status: 'Import finished.',
+    },
   };
   const failed = (figures: Parameters<typeof checkDashboard>[0]) =>
     checkDashboard(figures)
@@ -124,10 +139,35 @@ describe('dashboard budgets', () => {
     ).toEqual(['dashboard JavaScript', 'dashboard API calls', 'round trips']);
   });
 
+  it("holds the import of 100,000 rows from the browser to every row counted, no reload, the page's tenth of the time, 200 ms tasks and frames and 64 MB of heap", () => {
+    const imported = measured.browserImport;
+    expect(
+      [
+        { audienceCount: 99_999 },
+        { reloads: 1 },
+        { ms: 15 * 60_000 + 1, pageShareMs: 0 },
+        { pageShareMs: 12_001 },
+        { longestTaskMs: 201 },
+        { longestFrameGapMs: 201 },
+        { frames: 0 },
+        { heapBytes: 64 * 1024 * 1024 + 1 },
+      ].map((change) => failed({ ...measured, browserImport: { ...imported, ...change } })),
+    ).toEqual([
+      ['browser import'],
+      ['browser import'],
+      ['browser import'],
+      ['browser import, the page’s share'],
+      ['browser import responsive'],
+      ['browser import responsive'],
+      ['browser import responsive'],
+      ['browser import memory'],
+    ]);
+  });
+
   it("checks Lighthouse's 90 for performance and 100 for accessibility on each page when it ran, and says in the report when it did not", () => {
     const scores = [
-      { page: 'Overview', performance: 90, accessibility: 100 },
-      { page: 'Emails', performance: 95, accessibility: 98 },
+      { page: 'Overview', performance: 90, accessibility: 100, metrics: { fcpMs: 500, lcpMs: 900, tbtMs: 0, cls: 0 } },
+      { page: 'Emails', performance: 95, accessibility: 98, metrics: { fcpMs: 500, lcpMs: 700, tbtMs: 0, cls: 0 } },
     ];
     expect(
       checkDashboard({ ...measured, lighthouse: scores })

@@ -46,9 +46,14 @@ export function QueryView<T>({ query, label, children }: { query: UseQueryResult
     );
   }
   if (refusal) return refusal;
+  return <Loading label={label.toLowerCase()} />;
+}
+
+/** What a page shows while `label` ("the audience") loads. */
+export function Loading({ label }: { label: string }) {
   return (
     <p className="loading" role="status">
-      Loading {label.toLowerCase()}…
+      Loading {label}…
     </p>
   );
 }

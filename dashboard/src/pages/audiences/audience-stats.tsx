@@ -22,11 +22,16 @@ function Growth({ rate, createdAt }: { rate: number; createdAt: string }) {
   );
 }
 
-export function AudienceStats({ id, createdAt }: { id: string; createdAt: string }) {
-  const stats = useQuery({
+/** The audience's page calls it too, so the statistics load beside the audience rather than after it. */
+export function useAudienceStats(id: string) {
+  return useQuery({
     queryKey: ['audiences', id, 'stats'],
     queryFn: () => call(api.GET('/api/audiences/{id}/stats', { params: { path: { id } } })),
   });
+}
+
+export function AudienceStats({ id, createdAt }: { id: string; createdAt: string }) {
+  const stats = useAudienceStats(id);
   return (
     <QueryView query={stats} label="Statistics">
       {({ data }) => (
