@@ -225,13 +225,16 @@ export async function unsubscribeContacts(sender: Sender, audienceId: string, em
  * Counted from the first message rather than in every window: a send is seen
  * when its SDK call starts, some time after its slot, and a busy machine delays
  * some more than others, which bunches them in short windows without any burst
- * by the pacer; a count from the start only ever falls behind its slots.
+ * by the pacer; a count from the start only ever falls behind its slots,
+ * except that the first send itself may be seen late, which shifts the start:
+ * one message of slack covers it (an unpaced engine sends them all at once,
+ * far past it).
  */
 export function expectPacedAt(times: readonly number[], rate: number): void {
   const sorted = [...times].sort((a, b) => a - b);
   for (const [index, at] of sorted.entries()) {
     const seconds = (at - sorted[0]!) / 1000;
-    expect(index + 1, `${index + 1} messages in the first ${seconds} s`).toBeLessThanOrEqual(rate * (seconds + 1));
+    expect(index + 1, `${index + 1} messages in the first ${seconds} s`).toBeLessThanOrEqual(rate * (seconds + 1) + 1);
   }
   expect((sorted.at(-1)! - sorted[0]!) / 1000).toBeGreaterThanOrEqual((sorted.length - 1) / rate - 1);
 }
