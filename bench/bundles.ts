@@ -125,6 +125,7 @@ async function workerFunctions(): Promise<Map<string, FunctionUse>> {
   const { EVENT_FAN_OUT } = await import('../lib/event-fan-out.ts');
   const { BROADCAST_WORKER } = await import('../lib/broadcasts.ts');
   const { WEBHOOK_WORKER } = await import('../lib/webhooks.ts');
+  const { EXPORT_WORKER } = await import('../lib/exports.ts');
   const declared: { handler: string; ses?: readonly string[]; secrets?: readonly string[] }[] = [
     ...Object.values(EVENT_FUNCTIONS),
     FEEDBACK_WORKER,
@@ -132,9 +133,11 @@ async function workerFunctions(): Promise<Map<string, FunctionUse>> {
     EVENT_FAN_OUT,
     BROADCAST_WORKER,
     WEBHOOK_WORKER,
+    EXPORT_WORKER,
   ];
-  // Every worker but the feedback functions is fed by a queue it also sends to (backoff, next steps) or, for the fan-out, by the stream onto the webhook queue.
-  const feedback = new Set<string>([...Object.values(EVENT_FUNCTIONS), FEEDBACK_WORKER].map((fn) => fn.handler));
+  // Every worker but the feedback functions and the export worker is fed by a queue it also sends to (backoff, next steps) or, for the fan-out,
+  // by the stream onto the webhook queue; the export worker's retries are its queue's receives, and it sends nothing on.
+  const sendsNothing = new Set<string>([...Object.values(EVENT_FUNCTIONS), FEEDBACK_WORKER, EXPORT_WORKER].map((fn) => fn.handler));
   return new Map(
     declared.map((fn) => {
       const sendsMail = (fn.ses ?? []).includes('SendEmail');
@@ -143,7 +146,7 @@ async function workerFunctions(): Promise<Map<string, FunctionUse>> {
         callsSes: (fn.ses ?? []).length > 0,
         readsSecrets: (fn.secrets ?? []).length > 0,
         rendersTemplates: sendsMail,
-        sendsToQueues: !feedback.has(fn.handler),
+        sendsToQueues: !sendsNothing.has(fn.handler),
       };
       return [fn.handler, use];
     }),

@@ -37,7 +37,7 @@ import { Owner, pathOf, referenceCall, routeKey } from '../isolation/resources.t
 import { storedEmails, uniqueAddress } from '../sending/support.ts';
 import { confirmationLink, createForm, submit } from '../forms/support.ts';
 import { startReceiver, type Receiver } from '../webhooks/support.ts';
-import { startFunctions, type Functions } from './support.ts';
+import { BUNDLE_EXPORT_SYNC_MAX_CONTACTS, startFunctions, type Functions } from './support.ts';
 
 let functions: Functions;
 /** Owns one of everything the routes act on; `deleter`'s resources are the ones the DELETE routes remove. */
@@ -227,6 +227,23 @@ describe('the workers, each fed by the functions that feed it', () => {
     expect(await drain(config.BROADCAST_QUEUE_URL!, 'broadcasts/work')).toBeGreaterThan(0);
     expect((await call('GET', `/api/broadcasts/${id}`)).body.data).toMatchObject({ status: 'sent', counts: { sent: 1 } });
     expect((await storedEmails(owner.sender.domain)).filter((email) => email.destination.to.includes(recipient))).toHaveLength(1);
+  });
+
+  it('the export worker writes the CSV of an audience too large for its request, the export audiences/export queued', async () => {
+    const audience = (await call('POST', '/api/audiences', { name: 'Bundle export' })).body.data;
+    for (let index = 0; index <= BUNDLE_EXPORT_SYNC_MAX_CONTACTS; index++) {
+      expect((await call('POST', '/api/contacts', { email: uniqueAddress('exported'), audienceId: audience.id })).status).toBe(201);
+    }
+    const queued = await call('POST', `/api/audiences/${audience.id}/exports`);
+    expect(queued).toMatchObject({ status: 202, handler: 'audiences/export', body: { data: { status: 'queued' } } });
+
+    expect(await drain(config.EXPORT_QUEUE_URL!, 'audiences/export-work')).toBe(1);
+    const read = await call('GET', `/api/audiences/${audience.id}/exports/${queued.body.data.id}`);
+    expect(read).toMatchObject({
+      status: 200,
+      handler: 'audiences/get-export',
+      body: { data: { status: 'ready', rows: BUNDLE_EXPORT_SYNC_MAX_CONTACTS + 1, url: expect.any(String) } },
+    });
   });
 
   it("the feedback function applies SES's bounce of a message a bundle sent, and the reconciliation reads the suppression list", async () => {

@@ -97,6 +97,8 @@ export async function builtFunctions(): Promise<Built> {
 /** The bundle suite's names for what the deployed functions name: the local queues, table and bucket of this test file. */
 const SES_CONFIGURATION_SET = 'postlane-bundle-suite';
 export const LINK_SIGNING_SECRET = 'postlane-bundle-suite/link-signing';
+/** The most contacts a bundle exports within its request: a larger audience goes to the export queue. */
+export const BUNDLE_EXPORT_SYNC_MAX_CONTACTS = 2;
 
 /**
  * A deployed variable's value here: the local counterpart of each resource
@@ -114,6 +116,7 @@ function localValue(name: string, deployed: string | { reference: string }): str
     BROADCAST_QUEUE_ARN: config.BROADCAST_QUEUE_ARN,
     BROADCAST_SCHEDULER_ROLE_ARN: config.BROADCAST_SCHEDULER_ROLE_ARN,
     BROADCAST_SCHEDULE_DLQ_ARN: config.BROADCAST_SCHEDULE_DLQ_ARN,
+    EXPORT_QUEUE_URL: config.EXPORT_QUEUE_URL,
     ATTACHMENTS_BUCKET: config.ATTACHMENTS_BUCKET,
     PUBLIC_BASE_URL: config.PUBLIC_BASE_URL,
     SES_CONFIGURATION_SET,
@@ -154,6 +157,8 @@ function environmentOf(handler: string, deployed: DeployedEnvironment, gateway: 
     AWS_ENDPOINT_URL_EVENTBRIDGE: gateway,
     // A throttled message is retried at once, not after the deployed 10 s (shared/platform/config.ts: tests set 0).
     RETRY_BACKOFF_SECONDS: '0',
+    // An audience of more than 2 contacts is exported on the queue, not the deployed 25,000 (shared/contacts/export-policy.ts), so the suite feeds the export worker a small one.
+    EXPORT_SYNC_MAX_CONTACTS: String(BUNDLE_EXPORT_SYNC_MAX_CONTACTS),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     BUNDLE_SUITE_DNS_SERVER: dnsServer,
   };
