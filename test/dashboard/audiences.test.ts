@@ -6,29 +6,15 @@
  * seeded through the import service, not by clicks. axe-core at 375 and 1440
  * pixels on every page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addMember } from '#shared/accounts/members.ts';
 import { importContacts } from '#shared/contacts/import.ts';
 import { getContact } from '#shared/contacts/service.ts';
-import { runMailWorker } from '../people/support.ts';
 import { uniqueAddress } from '../sending/support.ts';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
-import { dashboardAccount, describedText, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, describedText, expectAccessible, dashboardFile, freshPage, signInThroughForm } from './support.ts';
 
-const skip = skipWithoutChromium('dashboard audiences');
-
-runMailWorker();
-let dashboard: Dashboard;
-
-beforeAll(async () => {
-  if (skip) return;
-  dashboard = await openDashboard();
-});
-
-afterAll(async () => {
-  if (skip) return;
-  await closeBrowsers();
-});
+const dashboard = dashboardFile('dashboard audiences');
+const { skip } = dashboard;
 
 /** A signed-in member (the role every audience page is for) of a fresh account. */
 async function signedInMember() {

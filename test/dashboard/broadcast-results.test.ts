@@ -4,29 +4,17 @@
  * counting a recipient who unsubscribed through its message. Seeded through
  * the services and the engine; axe-core at 375 and 1440 pixels.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { createBroadcast as insertBroadcast } from '#shared/broadcasts/service.ts';
 import { createBroadcastBody } from '#shared/broadcasts/schema.ts';
 import { request } from '../support/api.ts';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
 import { storedEmails } from '../sending/support.ts';
-import { runMailWorker } from '../people/support.ts';
 import { createBroadcast, drainBroadcastQueue, mixedAudience, readBroadcast, sendWith } from '../broadcasts/support.ts';
-import { dashboardAccount, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, expectAccessible, dashboardFile, freshPage, signInThroughForm } from './support.ts';
 
-const skip = skipWithoutChromium('broadcast results');
-let dashboard: Dashboard;
-
-// Sign-in codes leave through the mail worker.
-runMailWorker();
-
-beforeAll(async () => {
-  if (!skip) dashboard = await openDashboard();
-});
-afterAll(async () => {
-  if (!skip) await closeBrowsers();
-});
+const dashboard = dashboardFile('broadcast results');
+const { skip } = dashboard;
 
 /** The list's page size (dashboard/src/pages/broadcasts/page.tsx). */
 const PAGE_SIZE = 50;

@@ -5,27 +5,15 @@
  * test's drain of the broadcast queue); scheduling another at a time of the
  * person's zone and cancelling it. axe-core at 375 and 1440 pixels on each.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { request } from '../support/api.ts';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
 import { storedEmails, uniqueAddress } from '../sending/support.ts';
-import { runMailWorker } from '../people/support.ts';
 import { createBroadcast, drainBroadcastQueue, mixedAudience } from '../broadcasts/support.ts';
-import { dashboardAccount, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, expectAccessible, dashboardFile, freshPage, signInThroughForm } from './support.ts';
 
-const skip = skipWithoutChromium('broadcasts');
-let dashboard: Dashboard;
-
-// Sign-in codes leave through the mail worker.
-runMailWorker();
-
-beforeAll(async () => {
-  if (!skip) dashboard = await openDashboard();
-});
-afterAll(async () => {
-  if (!skip) await closeBrowsers();
-});
+const dashboard = dashboardFile('broadcasts');
+const { skip } = dashboard;
 
 async function choose(page: Page, label: string, option: string | RegExp): Promise<void> {
   await page.getByRole('button', { name: new RegExp(`${label}$`) }).click();

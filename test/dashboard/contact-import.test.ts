@@ -9,29 +9,15 @@
  * pixels on the mapping and the finished import.
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addMember } from '#shared/accounts/members.ts';
 import { createAudience } from '#shared/audiences/service.ts';
-import { runMailWorker } from '../people/support.ts';
 import { uniqueAddress } from '../sending/support.ts';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
 import { apiClient } from '../support/client.ts';
-import { dashboardAccount, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, expectAccessible, dashboardFile, freshPage, signInThroughForm } from './support.ts';
 
-const skip = skipWithoutChromium('dashboard contact import');
-
-runMailWorker();
-let dashboard: Dashboard;
-
-beforeAll(async () => {
-  if (skip) return;
-  dashboard = await openDashboard();
-});
-
-afterAll(async () => {
-  if (skip) return;
-  await closeBrowsers();
-});
+const dashboard = dashboardFile('dashboard contact import');
+const { skip } = dashboard;
 
 const ROWS = 2500;
 /** Data rows (0-based) the browser refuses before sending, and why. */

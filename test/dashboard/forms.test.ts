@@ -7,28 +7,14 @@
  * deleting the form after confirmation.
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { addMember } from '#shared/accounts/members.ts';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
-import { runMailWorker } from '../people/support.ts';
 import { uniqueAddress } from '../sending/support.ts';
-import { dashboardAccount, describedText, expectAccessible, freshPage, openDashboard, openPage, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, describedText, expectAccessible, dashboardFile, freshPage, openPage, signInThroughForm } from './support.ts';
 
-const skip = skipWithoutChromium('forms');
-
-runMailWorker();
-let dashboard: Dashboard;
-
-beforeAll(async () => {
-  if (skip) return;
-  dashboard = await openDashboard();
-});
-
-afterAll(async () => {
-  if (skip) return;
-  await closeBrowsers();
-});
+const dashboard = dashboardFile('forms');
+const { skip } = dashboard;
 
 const fieldBox = (page: Page, index: number) => page.locator('li.form-field-editor').nth(index);
 

@@ -7,23 +7,12 @@
  * not; an audience's contact rows one line tall on a phone, however many
  * tags. axe at 375 and 1440 pixels on each page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
+import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';
-import { runMailWorker } from '../people/support.ts';
-import { dashboardAccount, expectAccessible, freshPage, openDashboard, openPage, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, expectAccessible, dashboardFile, freshPage, openPage, signInThroughForm } from './support.ts';
 
-const skip = skipWithoutChromium('layout');
-runMailWorker();
-let dashboard: Dashboard;
-
-beforeAll(async () => {
-  if (!skip) dashboard = await openDashboard();
-});
-
-afterAll(async () => {
-  if (!skip) await closeBrowsers();
-});
+const dashboard = dashboardFile('layout');
+const { skip } = dashboard;
 
 const LONG_URL = `http://127.0.0.1:9/hooks/${'postlane-events-'.repeat(6)}end`;
 

@@ -5,25 +5,13 @@
  * with at most 3 API calls, and a person still uses the dashboard once the
  * quota is used up. axe-core at 375 and 1440 pixels in each state.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
-import { runMailWorker } from '../people/support.ts';
 import { sendPlain, uniqueAddress } from '../sending/support.ts';
-import { dashboardAccount, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, expectAccessible, dashboardFile, freshPage, signInThroughForm } from './support.ts';
 
-const skip = skipWithoutChromium('dashboard Overview');
-
-runMailWorker();
-let dashboard: Dashboard;
-
-beforeAll(async () => {
-  if (!skip) dashboard = await openDashboard();
-});
-
-afterAll(async () => {
-  if (!skip) await closeBrowsers();
-});
+const dashboard = dashboardFile('dashboard Overview');
+const { skip } = dashboard;
 
 /** Loads the Overview again and answers the API paths the load asked for, once the meter and the latest emails are shown. */
 async function reloadOverview(page: Page): Promise<string[]> {

@@ -7,13 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { addMember } from '#shared/accounts/members.ts';
 import { startApi } from '../support/api.ts';
-import { newPage, openBrowser } from '../support/browser.ts';
+import { closeBrowsers, newPage, openBrowser, skipWithoutChromium } from '../support/browser.ts';
 import { createSender, uniqueAddress } from '../sending/support.ts';
-import { codeIn, inbox, inboxOf } from '../people/support.ts';
+import { codeIn, inbox, inboxOf, runMailWorker } from '../people/support.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -29,6 +29,42 @@ export interface Dashboard {
 export async function openDashboard(): Promise<Dashboard> {
   const [api, context] = await Promise.all([startApi(), openBrowser({ javaScriptEnabled: true })]);
   return { base: api.url, context };
+}
+
+/** The dashboard of one test file, and whether the file is skipped for want of Chromium. */
+export interface DashboardFile extends Dashboard {
+  skip: boolean;
+}
+
+/**
+ * What every browser file starts with: the line saying what it skips without
+ * Chromium, the mail worker that sends the sign-in codes, the dashboard opened
+ * before the file's tests and the file's browser contexts closed after them.
+ * Its `base` and `context` are there once the file's tests run.
+ */
+export function dashboardFile(name: string): DashboardFile {
+  const skip = skipWithoutChromium(name);
+  let opened: Dashboard | undefined;
+  runMailWorker();
+  beforeAll(async () => {
+    if (!skip) opened = await openDashboard();
+  });
+  afterAll(async () => {
+    if (!skip) await closeBrowsers();
+  });
+  const current = (): Dashboard => {
+    if (!opened) throw new Error('The dashboard opens before the tests of the file, not when it is imported');
+    return opened;
+  };
+  return {
+    skip,
+    get base() {
+      return current().base;
+    },
+    get context() {
+      return current().context;
+    },
+  };
 }
 
 /**
@@ -102,3 +138,10 @@ export function describedText(page: Page, label: string): Promise<string> {
       .trim(),
   );
 }
+
+/** The template builder's email preview (dashboard/src/pages/templates/preview.tsx). */
+export const previewFrame = (page: Page) => page.locator('iframe[title="Preview of the email"]');
+/** The HTML the preview shows. */
+export const previewSource = async (page: Page) => (await previewFrame(page).getAttribute('srcdoc')) ?? '';
+/** The builder's components, in order, as their summaries read. */
+export const builderRows = (page: Page) => page.getByRole('grid', { name: 'Components, in order' }).locator('.component-summary').allTextContents();

@@ -3,26 +3,13 @@
  * Chromium (docs/dashboard.md, "Suppressions"): listed with a link to its
  * contact, and lifted there, after which the contact is subscribed again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
+import { describe, expect, it } from 'vitest';
 import { request } from '../support/api.ts';
-import { runMailWorker } from '../people/support.ts';
 import { addContact, uniqueAddress } from '../sending/support.ts';
-import { dashboardAccount, expectAccessible, freshPage, openDashboard, openPage, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, expectAccessible, dashboardFile, freshPage, openPage, signInThroughForm } from './support.ts';
 
-const skip = skipWithoutChromium('dashboard');
-
-runMailWorker();
-let dashboard: Dashboard;
-
-beforeAll(async () => {
-  if (skip) return;
-  dashboard = await openDashboard();
-});
-
-afterAll(async () => {
-  if (!skip) await closeBrowsers();
-});
+const dashboard = dashboardFile('dashboard');
+const { skip } = dashboard;
 
 describe.skipIf(skip)("the Suppressions page and contacts' own bounces", () => {
   it('lists a bounced contact with a link to it and lifts it, making the contact subscribed', async () => {

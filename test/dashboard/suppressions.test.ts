@@ -5,27 +5,14 @@
  * only through its extra confirmation; 0 axe-core violations at both widths,
  * the dialog included.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { putSuppression } from '#shared/sending/suppression-store.ts';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
 import { request } from '../support/api.ts';
-import { runMailWorker } from '../people/support.ts';
 import { uniqueAddress } from '../sending/support.ts';
-import { dashboardAccount, describedText, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
+import { dashboardAccount, describedText, expectAccessible, dashboardFile, freshPage, signInThroughForm } from './support.ts';
 
-const skip = skipWithoutChromium('dashboard');
-
-runMailWorker();
-let dashboard: Dashboard;
-
-beforeAll(async () => {
-  if (skip) return;
-  dashboard = await openDashboard();
-});
-
-afterAll(async () => {
-  if (!skip) await closeBrowsers();
-});
+const dashboard = dashboardFile('dashboard');
+const { skip } = dashboard;
 
 describe.skipIf(skip)('the Suppressions page', () => {
   it('adds addresses by hand, searches them, and lifts a complaint only after its explicit confirmation', async () => {

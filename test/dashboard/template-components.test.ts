@@ -3,30 +3,20 @@
  * edited, refused beside the field the API's schema names, reordered by
  * keyboard, seen in the preview, saved and reopened, removed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
-import { runMailWorker } from '../people/support.ts';
-import { dashboardAccount, describedText, expectAccessible, freshPage, openDashboard, signInThroughForm, type Dashboard } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  builderRows as rows,
+  dashboardAccount,
+  previewSource as srcdoc,
+  describedText,
+  expectAccessible,
+  dashboardFile,
+  freshPage,
+  signInThroughForm,
+} from './support.ts';
 
-const skip = skipWithoutChromium('template-components');
-
-runMailWorker();
-let dashboard: Dashboard;
-
-beforeAll(async () => {
-  if (skip) return;
-  dashboard = await openDashboard();
-});
-
-afterAll(async () => {
-  if (skip) return;
-  await closeBrowsers();
-});
-
-const frame = (page: Page) => page.locator('iframe[title="Preview of the email"]');
-const srcdoc = async (page: Page) => (await frame(page).getAttribute('srcdoc')) ?? '';
-const rows = (page: Page) => page.getByRole('grid', { name: 'Components, in order' }).locator('.component-summary').allTextContents();
+const dashboard = dashboardFile('template-components');
+const { skip } = dashboard;
 
 describe.skipIf(skip)('image, divider and spacer in the template builder', () => {
   it('adds an image and a divider, refuses an http image beside its field, previews, reorders, saves and removes', async () => {

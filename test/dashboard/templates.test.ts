@@ -4,32 +4,25 @@
  * keyboard, styling it, seeing the preview follow, saving and reopening it,
  * sending a test to oneself (found in the SES emulator), deleting it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { addMember } from '#shared/accounts/members.ts';
-import { closeBrowsers, skipWithoutChromium } from '../support/browser.ts';
-import { inboxOf, runMailWorker } from '../people/support.ts';
+import { inboxOf } from '../people/support.ts';
 import { uniqueAddress } from '../sending/support.ts';
-import { dashboardAccount, describedText, expectAccessible, freshPage, openDashboard, openPage, signInThroughForm, type Dashboard } from './support.ts';
+import {
+  builderRows as rows,
+  dashboardAccount,
+  previewFrame as frame,
+  previewSource as srcdoc,
+  describedText,
+  expectAccessible,
+  dashboardFile,
+  freshPage,
+  openPage,
+  signInThroughForm,
+} from './support.ts';
 
-const skip = skipWithoutChromium('templates');
-
-runMailWorker();
-let dashboard: Dashboard;
-
-beforeAll(async () => {
-  if (skip) return;
-  dashboard = await openDashboard();
-});
-
-afterAll(async () => {
-  if (skip) return;
-  await closeBrowsers();
-});
-
-const frame = (page: Page) => page.locator('iframe[title="Preview of the email"]');
-const srcdoc = async (page: Page) => (await frame(page).getAttribute('srcdoc')) ?? '';
-const rows = (page: Page) => page.getByRole('grid', { name: 'Components, in order' }).locator('.component-summary').allTextContents();
+const dashboard = dashboardFile('templates');
+const { skip } = dashboard;
 
 describe.skipIf(skip)('templates in the dashboard', () => {
   it('builds, reorders by keyboard, styles, previews, saves, reopens, sends a test and deletes a template', async () => {
