@@ -130,7 +130,10 @@ describe.skipIf(skip)('importing contacts from CSV in Chromium', () => {
     await signInThroughForm(page, member);
     await page.getByRole('heading', { level: 1, name: 'Imported' }).waitFor();
     const status = page.getByRole('status').filter({ hasText: 'rows read' });
-    expect((await status.allInnerTexts()).join('\n')).toContain('Paused: your session ended. 2,000 rows read: 999 imported or updated, 0 skipped, 2 failed.');
+    // The audience page shows its sections once the audience, its statistics and its contacts have all answered, after its heading.
+    await expect
+      .poll(async () => (await status.allInnerTexts()).join('\n'))
+      .toContain('Paused: your session ended. 2,000 rows read: 999 imported or updated, 0 skipped, 2 failed.');
     await page.getByRole('button', { name: 'Continue the import' }).click();
 
     await status.filter({ hasText: 'Import finished.' }).waitFor({ timeout: 30_000 });
