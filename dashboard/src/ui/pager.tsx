@@ -10,9 +10,12 @@ export interface NumberedPagerProps {
   onPage: (page: number) => void;
   /** The two buttons' names: "Previous" and "Next", or "Newer" and "Older" for a list newest first. */
   names?: readonly [string, string];
+  /** Nothing when there is a single page (the lists newest first); a list that shows its total keeps it. */
+  hideSinglePage?: boolean;
 }
 
-export function NumberedPager({ label, page, pages, total, onPage, names = ['Previous', 'Next'] }: NumberedPagerProps) {
+export function NumberedPager({ label, page, pages, total, onPage, names = ['Previous', 'Next'], hideSinglePage = false }: NumberedPagerProps) {
+  if (hideSinglePage && pages <= 1) return null;
   return (
     <nav className="pager" aria-label={label}>
       <Action isDisabled={page <= 1} onPress={() => onPage(page - 1)}>

@@ -64,9 +64,7 @@ export default function BroadcastsPage() {
                     </tbody>
                   </table>
                 </TableScroll>
-                {pagination.pages > 1 ? (
-                  <NumberedPager label="Pages of broadcasts" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} />
-                ) : null}
+                <NumberedPager label="Pages of broadcasts" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} hideSinglePage />
               </>
             )
           }

@@ -101,9 +101,7 @@ export default function FormsPage() {
                     </tbody>
                   </table>
                 </TableScroll>
-                {pagination.pages > 1 ? (
-                  <NumberedPager label="Pages of forms" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} />
-                ) : null}
+                <NumberedPager label="Pages of forms" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} hideSinglePage />
               </>
             )
           }

@@ -142,9 +142,7 @@ function Submissions({ id, slug, columns }: { id: string; slug: string; columns:
                     </tbody>
                   </table>
                 </TableScroll>
-                {pagination.pages > 1 ? (
-                  <NumberedPager label="Pages of submissions" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} />
-                ) : null}
+                <NumberedPager label="Pages of submissions" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} hideSinglePage />
               </>
             )
           }

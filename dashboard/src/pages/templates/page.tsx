@@ -74,9 +74,7 @@ export default function TemplatesPage() {
                     </tbody>
                   </table>
                 </TableScroll>
-                {pagination.pages > 1 ? (
-                  <NumberedPager label="Pages of templates" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} />
-                ) : null}
+                <NumberedPager label="Pages of templates" page={page} pages={pagination.pages} onPage={setPage} names={NEWEST_FIRST} hideSinglePage />
               </>
             )
           }
