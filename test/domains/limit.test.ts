@@ -4,12 +4,15 @@
  * account must not be able to use up for every other.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_DOMAINS_PER_ACCOUNT } from '#shared/domains/store.ts';
+import { getDomain, MAX_DOMAINS_PER_ACCOUNT } from '#shared/domains/store.ts';
 import { createDomain } from '#shared/domains/service.ts';
 import { createApiKey } from '#shared/accounts/api-keys.ts';
 import { localVerifier, sesVerifier } from '#shared/domains/verification.ts';
 import { createTestAccount } from '../support/accounts.ts';
 import { request } from '../support/api.ts';
+import { identityHolds } from '#shared/domains/ses-identity-store.ts';
+import { localRegion } from '#shared/platform/dynamodb/regions.ts';
+import { beforeNextIdentityCreation } from '../support/identity-race.ts';
 import { sesIdentities, uniqueDomain } from './support.ts';
 
 const LIMIT_REACHED = { success: false, error: 'DOMAIN_LIMIT_REACHED', message: 'An account has at most 50 domains; delete one to add another' };
@@ -51,6 +54,23 @@ describe('domains per account', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, ...Array(7).fill(409)]);
     for (const answer of answers.filter((refusal) => refusal.status === 409)) expect(answer.body).toEqual(LIMIT_REACHED);
     expect(listed.body.pagination.total).toBe(MAX_DOMAINS_PER_ACCOUNT);
+  });
+
+  it('refuses an addition whose place was taken while it created the identity, and hands that identity back', async () => {
+    const { accountId, key } = await createTestAccount();
+    await addDomains(accountId, MAX_DOMAINS_PER_ACCOUNT - 1);
+    const domain = uniqueDomain();
+    // The race the concurrency test above plays by chance, played every time: the request's checks pass, then the last place goes.
+    beforeNextIdentityCreation(() => addDomains(accountId, 1));
+
+    const refused = await request('POST', '/api/domains', { key, body: { domain } });
+    const listed = await request('GET', '/api/domains', { key });
+
+    expect([refused.status, refused.body]).toEqual([409, LIMIT_REACHED]);
+    expect(listed.body.pagination.total).toBe(MAX_DOMAINS_PER_ACCOUNT);
+    expect(await getDomain(accountId, domain)).toBeUndefined();
+    // The identity it alone created is deleted again: no hold on it is left.
+    expect(await identityHolds(domain, localRegion())).toBeUndefined();
   });
 
   it('leaves no SES identity behind for a refused addition, racing or not', async () => {

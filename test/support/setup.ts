@@ -77,14 +77,19 @@ vi.mock('#shared/platform/signing/secret.ts', async (importOriginal) => {
 });
 vi.mock('#shared/domains/verification.ts', async (importOriginal) => {
   const original = await importOriginal<typeof import('#shared/domains/verification.ts')>();
-  const { recordCall } = await import('./aws-calls.ts');
+  const [{ recordCall }, { runInterleaved }, { outsideInvocation }] = await Promise.all([
+    import('./aws-calls.ts'),
+    import('./identity-race.ts'),
+    import('#dev/local/invocation.ts'),
+  ]);
   return {
     ...original,
     configuredVerifier: () => {
       const verifier = original.configuredVerifier();
       return {
-        createIdentity: (domain: string) => {
+        createIdentity: async (domain: string) => {
           recordCall('ses:CreateEmailIdentity', { kind: 'identity', identity: domain });
+          await outsideInvocation(() => runInterleaved(domain));
           return verifier.createIdentity(domain);
         },
         readIdentity: (domain: string, token: string) => {
