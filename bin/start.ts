@@ -191,7 +191,7 @@ async function main(): Promise<void> {
   ]);
   // The JVM of DynamoDB Local takes longest to answer: everything else starts and loads while it boots.
   const dbPath = inMemory ? undefined : join(DATA_DIR, 'dynamodb');
-  const dynamoStarting = externalDynamo ? undefined : startDynamoDbLocal({ port: dynamoPart.port, quickStart: true, ...(dbPath ? { dbPath } : {}) });
+  const dynamoStarting = externalDynamo ? undefined : startDynamoDbLocal({ port: dynamoPart.port, lean: true, ...(dbPath ? { dbPath } : {}) });
   // Awaited below; a part failing first must not leave it an unhandled rejection (exit kills its JVM).
   dynamoStarting?.catch(() => undefined);
   // Printed together once every part is up, so they read in this order however the starts interleave.

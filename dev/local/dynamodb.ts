@@ -100,14 +100,16 @@ function killWhenParentDies(pid: number): ChildProcess | undefined {
  * (absolute). Resolves once it answers ListTables; `exited` settles when the
  * process ends, whether stopped or not.
  *
- * `quickStart` (`npm start`) keeps the JVM to its first-tier compiler: the
- * second tier's compiler threads compete for the CPU while it boots, and
- * without them it answers in about half the time, at the cost of throughput
- * under sustained load, which the tests and the benchmark keep.
+ * `lean` (`npm start`, the tests) keeps the JVM to its first-tier compiler
+ * and the serial collector: on two cores the second tier's compiler threads
+ * and G1's concurrent threads take CPU from the clients it answers. Without
+ * them it boots in about half the time, and over the tests' traffic it used a
+ * third less CPU (docs/performance.md); the benchmark keeps the full JVM, for
+ * throughput under sustained load.
  *
  * `const ddb = await startDynamoDbLocal({ port: 8000, dbPath: '/repo/.data/dynamodb' })`
  */
-export async function startDynamoDbLocal(options: { port: number; dbPath?: string; quickStart?: boolean }): Promise<LocalService & { exited: Promise<void> }> {
+export async function startDynamoDbLocal(options: { port: number; dbPath?: string; lean?: boolean }): Promise<LocalService & { exited: Promise<void> }> {
   // Polling would take another server on the port for ours.
   if (!(await isPortFree(options.port))) throw new Error(`Port ${options.port} is already in use; DynamoDB Local cannot listen on it`);
   const jar = jarPath();
@@ -115,11 +117,11 @@ export async function startDynamoDbLocal(options: { port: number; dbPath?: strin
   const storage = options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory'];
   if (options.dbPath) mkdirSync(options.dbPath, { recursive: true });
   // cwd is the jar's folder: it loads its native SQLite libraries from DynamoDBLocal_lib beside it.
-  const jit = options.quickStart ? ['-XX:TieredStopAtLevel=1'] : [];
+  const jvm = options.lean ? ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'] : [];
   const child = spawn(
     'java',
     [
-      ...jit,
+      ...jvm,
       '-Djava.library.path=./DynamoDBLocal_lib',
       '-cp',
       launcher.classPath,
