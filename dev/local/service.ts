@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A part of the local stack (DynamoDB Local, the SES emulator, the local S3, the HTTP API) that `npm start` and the tests run. */
@@ -26,4 +26,19 @@ export async function listenLocally(server: Server, port: number, host: string):
   });
   const bound = (server.address() as AddressInfo).port;
   return { endpoint: `http://${host}:${bound}`, port: bound, stop: () => stopServer(server) };
+}
+
+type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * Lets `answer` take the requests it wants before the server's own handler
+ * (a package's, such as the SES emulator's) sees them: `answer` returns
+ * whether it took the request.
+ */
+export function answerFirst(server: Server, answer: (request: IncomingMessage, response: ServerResponse, url: URL) => boolean): void {
+  const [own] = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (!answer(request, response, new URL(request.url ?? '/', 'http://local'))) own!(request, response);
+  });
 }

@@ -1,11 +1,13 @@
 /**
  * The SES v2 emulator (npm `aws-ses-v2-local`), in this process: it keeps sent
- * emails in memory, lists them at `/` and returns them as JSON at `GET /store`;
- * the account-level suppression list is ours (./suppression-list.ts).
+ * emails in memory, lists them at `/` and returns them as JSON at `GET /store`
+ * (`?from=<domain>` or `?to=<address>`: only those, our addition); the
+ * account-level suppression list is ours (./suppression-list.ts).
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { stopServer, type LocalService } from './service.ts';
+import { createRequire } from 'node:module';
+import { answerFirst, stopServer, type LocalService } from './service.ts';
 import { serveSuppressionList } from './suppression-list.ts';
 
 type ServerFactory = (config: { host: string; port: number }) => Promise<Server>;
@@ -63,9 +65,41 @@ export async function startSesEmulator(options: { port: number; host?: string; m
     throw new Error(`The SES emulator could not listen on ${host}:${options.port} (port in use?)`);
   }
   serveSuppressionList(server);
+  serveStoreSearch(server);
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://${host}:${port}`,
     stop: () => stopServer(server),
   };
+}
+
+interface EmulatedEmail {
+  from: string;
+  destination: { to: string[] };
+}
+
+/**
+ * `GET /store?from=example.com` (the sender's domain) or `?to=ann@example.org`
+ * (a recipient): the emails matching, in the order sent, in the shape of
+ * `GET /store`. The emulator's own answer serializes every email it holds;
+ * over a test run that is thousands, and the tests ask for one sender's or
+ * one inbox's, many times each while they wait for a message.
+ */
+function serveStoreSearch(server: Server): void {
+  // The emulator's own module, the one holding what it stored: a CommonJS module of the package, loaded by require.
+  const { getStoreReadonly } = createRequire(import.meta.url)('aws-ses-v2-local/dist/store.js') as {
+    getStoreReadonly(): { emails: EmulatedEmail[] };
+  };
+  answerFirst(server, (request, response, url) => {
+    const from = url.searchParams.get('from')?.toLowerCase();
+    const to = url.searchParams.get('to')?.toLowerCase();
+    if (request.method !== 'GET' || url.pathname !== '/store' || (from === undefined && to === undefined)) return false;
+    const emails = getStoreReadonly().emails.filter(
+      (email) =>
+        (from === undefined || email.from.toLowerCase().replace(/>$/, '').endsWith(`@${from}`)) &&
+        (to === undefined || email.destination.to.some((address) => address.toLowerCase() === to)),
+    );
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ templates: {}, emails }));
+    return true;
+  });
 }

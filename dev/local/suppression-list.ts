@@ -9,6 +9,7 @@
  * bounced (locally nobody else knows it).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { answerFirst } from './service.ts';
 
 interface Entry {
   EmailAddress: string;
@@ -47,14 +48,8 @@ function list(entries: Map<string, Entry>, query: URLSearchParams): { Suppressed
 /** Answers the suppression-list paths on `server` before its own handler (the emulator's) sees them. */
 export function serveSuppressionList(server: Server): void {
   const entries = new Map<string, Entry>();
-  const [emulator] = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
-  server.removeAllListeners('request');
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://local');
-    if (url.pathname !== PATH && !url.pathname.startsWith(`${PATH}/`)) {
-      emulator!(request, response);
-      return;
-    }
+  answerFirst(server, (request, response, url) => {
+    if (url.pathname !== PATH && !url.pathname.startsWith(`${PATH}/`)) return false;
     const handle = async () => {
       if (request.method === 'PUT' && url.pathname === PATH) {
         const body = (await bodyOf(request)) as Partial<Entry>;
@@ -77,5 +72,6 @@ export function serveSuppressionList(server: Server): void {
       }
     };
     handle().catch((error: unknown) => reply(response, 400, { message: String(error) }));
+    return true;
   });
 }

@@ -28,7 +28,7 @@ export function runMailWorker(): void {
 
 /** Every message the emulator stored for `address`, oldest first. */
 export async function inbox(address: string): Promise<StoredEmail[]> {
-  const response = await fetch(`${inject('sesEndpoint')}/store`);
+  const response = await fetch(`${inject('sesEndpoint')}/store?to=${encodeURIComponent(address)}`);
   const { emails } = (await response.json()) as { emails: StoredEmail[] };
   return emails.filter((email) => email.destination.to.includes(address));
 }
