@@ -50,3 +50,13 @@ export const EXPORT_STALE_MS = EXPORT_MAX_RECEIVES * 6 * EXPORT_WORKER_TIMEOUT_S
  * order: one stream of pages waits on each round trip in turn.
  */
 export const EXPORT_READ_SEGMENTS = 4;
+
+/**
+ * The most contacts one Query page of an export reads (its Limit). In AWS the
+ * 1 MB page cap binds about there (a contact item is some 700 bytes), so the
+ * round trips barely change; DynamoDB Local, asked without a Limit, reads and
+ * parses every item from the page's start to the end of the key range before
+ * it cuts the page at 1 MB, so each page cost as much as the rest of the
+ * range (docs/performance.md, "export").
+ */
+export const EXPORT_PAGE_ITEMS = 1_000;
