@@ -19,8 +19,9 @@ export const EXPORT_MAX_CONTACTS = 25_000;
 
 /**
  * The export worker's Lambda timeout: an audience of 1,000,000 contacts is
- * about 150 MB of items, some 150 Query pages spread over EXPORT_READ_SEGMENTS
- * streams, plus the CSV's CPU at the worker's memory; 5 minutes leaves room.
+ * about 150 MB of items, 1,000 Query pages of EXPORT_PAGE_ITEMS, 250 in turn
+ * on each of EXPORT_READ_SEGMENTS streams (tens of milliseconds each: seconds,
+ * not minutes), plus the CSV's CPU at the worker's memory; 5 minutes leaves room.
  */
 export const EXPORT_WORKER_TIMEOUT_SECONDS = 300;
 /** The worker's memory: the rows are held until the last page names every custom field column, and CPU grows with memory. */
