@@ -4,12 +4,12 @@
  * estimate, measured in one run on this machine against a local stack of its
  * own. Writes bench/results/latest.json and .md and prints the tables.
  * `npm run bench -- --check` also enforces the budgets (exit 1 when one fails).
- * `--only cold` (or `synth`, `start`, `requests`, `scale`, `webhooks`, `load`, `broadcast`, `dashboard`; several
+ * `--only cold` (or `synth`, `start`, `requests`, `scale`, `export`, `webhooks`, `load`, `broadcast`, `dashboard`; several
  * joined by commas) runs those sections alone, prints them, checks only their
  * budgets and leaves bench/results/ as it is: a partial run is no record.
  * `--only broadcast` alone also writes bench/results/broadcast.*; `--contacts N` and
  * `--rate R` size it and set the SES stand-in's rate. `--only dashboard` alone
- * writes bench/results/dashboard.*.
+ * writes bench/results/dashboard.*, `--only export` alone bench/results/export.*.
  * The docs link bench/results/latest.md rather than copy its tables.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -43,8 +43,8 @@ import { startBenchStack, expectCall, type BenchStack } from './stack.ts';
 
 const check = process.argv.includes('--check');
 const SECTIONS = ['synth', 'cold', 'start', 'requests', 'scale', 'export', 'webhooks', 'load', 'broadcast', 'dashboard'] as const;
-/** Sections long or distinct enough to be run, and recorded (bench/results/<section>.*), on their own. */
-const RECORDED_ALONE = ['broadcast', 'dashboard'] as const;
+/** Sections long or distinct enough to be run, and recorded (bench/results/<section>.*), on their own: the results' field of each. */
+const RECORDED_ALONE = { broadcast: 'broadcast', dashboard: 'dashboard', export: 'audienceExport' } as const;
 type Section = (typeof SECTIONS)[number];
 const onlyArgument = process.argv.indexOf('--only');
 const only = onlyArgument === -1 ? undefined : (process.argv[onlyArgument + 1] ?? '').split(',');
@@ -167,20 +167,20 @@ async function main(): Promise<number> {
       budgets,
     };
     const markdown = toMarkdown(results);
-    const alone = only?.length === 1 ? RECORDED_ALONE.find((name) => name === only[0] && results[name] !== undefined) : undefined;
+    const alone = only?.length === 1 ? Object.entries(RECORDED_ALONE).find(([name, field]) => name === only[0] && results[field] !== undefined) : undefined;
     if (only === undefined) {
       await writeFile('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
       await writeFile('bench/results/latest.md', `${markdown}\n`);
     } else if (alone) {
-      await writeFile(`bench/results/${alone}.json`, `${JSON.stringify(results[alone], null, 2)}\n`);
-      await writeFile(`bench/results/${alone}.md`, `${markdown}\n`);
+      await writeFile(`bench/results/${alone[0]}.json`, `${JSON.stringify(results[alone[1]], null, 2)}\n`);
+      await writeFile(`bench/results/${alone[0]}.md`, `${markdown}\n`);
     }
     printReport(markdown);
     const written =
       only === undefined
         ? '; wrote bench/results/latest.json and bench/results/latest.md'
         : alone
-          ? `; wrote bench/results/${alone}.json and bench/results/${alone}.md`
+          ? `; wrote bench/results/${alone[0]}.json and bench/results/${alone[0]}.md`
           : ` (--only ${only.join(',')}: bench/results/ left as it was)`;
     progress(`done in ${((performance.now() - startedAt) / 1000).toFixed(0)} s${written}`);
     return checked(budgets);

@@ -19,8 +19,9 @@ export const EXPORT_MAX_CONTACTS = 25_000;
 
 /**
  * The export worker's Lambda timeout: an audience of 1,000,000 contacts is
- * about 150 MB of items, some 150 Query pages spread over EXPORT_READ_SEGMENTS
- * streams, plus the CSV's CPU at the worker's memory; 5 minutes leaves room.
+ * about 150 MB of items, 1,000 Query pages of EXPORT_PAGE_ITEMS, 250 in turn
+ * on each of EXPORT_READ_SEGMENTS streams (tens of milliseconds each: seconds,
+ * not minutes), plus the CSV's CPU at the worker's memory; 5 minutes leaves room.
  */
 export const EXPORT_WORKER_TIMEOUT_SECONDS = 300;
 /** The worker's memory: the rows are held until the last page names every custom field column, and CPU grows with memory. */
@@ -50,3 +51,13 @@ export const EXPORT_STALE_MS = EXPORT_MAX_RECEIVES * 6 * EXPORT_WORKER_TIMEOUT_S
  * order: one stream of pages waits on each round trip in turn.
  */
 export const EXPORT_READ_SEGMENTS = 4;
+
+/**
+ * The most contacts one Query page of an export reads (its Limit). In AWS the
+ * 1 MB page cap binds about there (a contact item is some 700 bytes), so the
+ * round trips barely change; DynamoDB Local, asked without a Limit, reads and
+ * parses every item from the page's start to the end of the key range before
+ * it cuts the page at 1 MB, so each page cost as much as the rest of the
+ * range (docs/performance.md, "export").
+ */
+export const EXPORT_PAGE_ITEMS = 1_000;

@@ -17,7 +17,15 @@ import { idBoundAt, isId, newId, timeOfId } from '#shared/platform/ids.ts';
 import { findById } from '#shared/platform/lookup.ts';
 import { log } from '#shared/platform/log.ts';
 import { audienceContactPages, audienceContactSpan, type ContactIdRange, type ContactRecord } from './store.ts';
-import { EXPORT_LINK_SECONDS, EXPORT_MAX_CONTACTS, EXPORT_MAX_RECEIVES, EXPORT_READ_SEGMENTS, EXPORT_STALE_MS, EXPORTS_PREFIX } from './export-policy.ts';
+import {
+  EXPORT_LINK_SECONDS,
+  EXPORT_MAX_CONTACTS,
+  EXPORT_MAX_RECEIVES,
+  EXPORT_PAGE_ITEMS,
+  EXPORT_READ_SEGMENTS,
+  EXPORT_STALE_MS,
+  EXPORTS_PREFIX,
+} from './export-policy.ts';
 import { failExport, finishExport, getExport, putExport, startExport, type ExportRecord, type ExportStatus } from './export-store.ts';
 import { enqueueExport, type ExportJob } from './export-queue.ts';
 
@@ -173,13 +181,18 @@ async function writeExportFile(record: ExportRecord): Promise<number> {
  * once over disjoint ranges of creation time (contact ids begin with it),
  * between the oldest and newest contact, concatenated in range order.
  */
-export async function readAudienceContacts(accountId: string, audienceId: string, segments = EXPORT_READ_SEGMENTS): Promise<ContactRecord[]> {
+export async function readAudienceContacts(
+  accountId: string,
+  audienceId: string,
+  segments = EXPORT_READ_SEGMENTS,
+  pageItems = EXPORT_PAGE_ITEMS,
+): Promise<ContactRecord[]> {
   const span = await audienceContactSpan(accountId, audienceId);
   if (!span) return [];
   const parts = await Promise.all(
     idRanges(timeOfId(span.first), timeOfId(span.last), segments).map(async (range) => {
       const contacts: ContactRecord[] = [];
-      for await (const page of audienceContactPages(accountId, audienceId, range)) contacts.push(...page);
+      for await (const page of audienceContactPages(accountId, audienceId, range, pageItems)) contacts.push(...page);
       return contacts;
     }),
   );

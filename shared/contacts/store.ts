@@ -523,8 +523,16 @@ function rangeCondition(range: ContactIdRange): { condition: string; values: Rec
   return { condition: '', values: {} };
 }
 
-/** The audience's contacts (or those of one id range), oldest first, a Query page at a time. */
-export async function* audienceContactPages(accountId: string, audienceId: string, range: ContactIdRange = {}): AsyncGenerator<ContactRecord[]> {
+/**
+ * The audience's contacts (or those of one id range), oldest first, a Query
+ * page at a time: DynamoDB's 1 MB pages, or `pageItems` contacts when fewer.
+ */
+export async function* audienceContactPages(
+  accountId: string,
+  audienceId: string,
+  range: ContactIdRange = {},
+  pageItems?: number,
+): AsyncGenerator<ContactRecord[]> {
   const fields = ['contactId', 'email', 'audienceId', 'firstName', 'lastName', 'phone', 'status', 'tags', 'customFields', 'createdAt', 'updatedAt'];
   const { condition, values } = rangeCondition(range);
   for await (const items of queryPages({
@@ -533,6 +541,7 @@ export async function* audienceContactPages(accountId: string, audienceId: strin
     ExpressionAttributeValues: { ':key': accountScoped(accountId, 'AUD', audienceId), ...values },
     ProjectionExpression: fields.map((_, index) => `#f${index}`).join(', '),
     ExpressionAttributeNames: Object.fromEntries(fields.map((field, index) => [`#f${index}`, field])),
+    ...(pageItems === undefined ? {} : { Limit: pageItems }),
   })) {
     yield items.map(toContact);
   }

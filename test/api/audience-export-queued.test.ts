@@ -26,9 +26,9 @@ await vi.hoisted(async () => {
 import { startExportWorker } from '#dev/local/export-worker.ts';
 import { currentHandler } from '#dev/local/invocation.ts';
 import { importContacts } from '#shared/contacts/import.ts';
-import { readExport } from '#shared/contacts/export.ts';
+import { readAudienceContacts, readExport } from '#shared/contacts/export.ts';
 import { getExport } from '#shared/contacts/export-store.ts';
-import { EXPORT_STALE_MS } from '#shared/contacts/export-policy.ts';
+import { EXPORT_PAGE_ITEMS, EXPORT_STALE_MS } from '#shared/contacts/export-policy.ts';
 import { config } from '#shared/platform/config.ts';
 import { sqs } from '#shared/platform/aws/sqs.ts';
 import { createTestAccount } from '../support/accounts.ts';
@@ -194,5 +194,26 @@ describe('the ranges an export reads in parallel', () => {
       { from: idBoundAt('con', 1_075, 'first') },
     ]);
     expect(idRanges(5, 5, 4)).toEqual([{}]);
+  });
+
+  it('are read a page of at most EXPORT_PAGE_ITEMS contacts at a time, each contact once and in order across pages', async () => {
+    const { accountId, key } = await createTestAccount();
+    const audienceId = await audienceWith(key, accountId, 5);
+    const limits: (number | undefined)[] = [];
+    // An observer, not a fault: the Limit of each page Query of this audience (the span's two ask for 1 item).
+    setFaultHook((command, input) => {
+      if (command === 'QueryCommand' && JSON.stringify(input.ExpressionAttributeValues ?? {}).includes(audienceId) && input.Limit !== 1)
+        limits.push(input.Limit as number | undefined);
+      return undefined;
+    });
+
+    const paged = await readAudienceContacts(accountId, audienceId, 1, 2);
+    const pagedLimits = limits.splice(0);
+    await readAudienceContacts(accountId, audienceId);
+
+    expect(paged.map((contact) => contact.email)).toEqual(Array.from({ length: 5 }, (_, index) => expect.stringMatching(`^queued-${index}-`)));
+    expect(pagedLimits).toEqual([2, 2, 2]);
+    expect(limits.length).toBeGreaterThan(0);
+    expect(limits.every((limit) => limit === EXPORT_PAGE_ITEMS)).toBe(true);
   });
 });
