@@ -5,8 +5,9 @@
  *   node --import tsx bench/dashboard-import-alone.ts [--rows 100000] [--trace /tmp/import-trace.json]
  *
  * Prints the figures, the budgets they meet or not (bench/budgets.ts), and
- * with `--trace` the page thread's tasks over 50 ms, each with what took its
- * time (scripts by function and file, garbage collection, style, layout).
+ * with `--trace` the page thread's tasks over 50 ms, each with the CPU time
+ * it used and what took its time (scripts by function and file, garbage
+ * collection, style, layout).
  */
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -26,6 +27,8 @@ interface TraceEvent {
   ph: string;
   ts: number;
   dur?: number;
+  /** The thread's CPU time in the event: far below `dur` when the thread waited for a CPU (a loaded machine), not for the page's work. */
+  tdur?: number;
   pid: number;
   tid: number;
   args?: { name?: string; data?: { url?: string; functionName?: string; lineNumber?: number } };
@@ -46,11 +49,14 @@ async function longTasks(path: string): Promise<string[]> {
       if (event === task || event.ts < task.ts || event.ts + event.dur! > task.ts + task.dur!) continue;
       if (event.name === 'RunTask' || event.name === 'ThreadControllerImpl::RunTask') continue;
       const data = event.args?.data;
-      const what = data?.functionName || data?.url ? `${event.name} ${data.functionName ?? ''} ${(data.url ?? '').replace(/^.*\//, '')}:${data.lineNumber ?? ''}` : event.name;
+      const what =
+        data?.functionName || data?.url
+          ? `${event.name} ${data.functionName ?? ''} ${(data.url ?? '').replace(/^.*\//, '')}:${data.lineNumber ?? ''}`
+          : event.name;
       inner.set(what, (inner.get(what) ?? 0) + event.dur!);
     }
     const top = [...inner].sort((a, b) => b[1] - a[1]).slice(0, 8);
-    return `${(task.dur! / 1000).toFixed(0)} ms at ${((task.ts - tasks[0]!.ts) / 1e6).toFixed(1)} s: ${top.map(([what, dur]) => `${what} ${(dur / 1000).toFixed(0)}`).join(' | ')}`;
+    return `${(task.dur! / 1000).toFixed(0)} ms (${((task.tdur ?? 0) / 1000).toFixed(0)} ms of CPU) at ${((task.ts - tasks[0]!.ts) / 1e6).toFixed(1)} s: ${top.map(([what, dur]) => `${what} ${(dur / 1000).toFixed(0)}`).join(' | ')}`;
   });
 }
 

@@ -220,17 +220,21 @@ describe.skipIf(skip)('importing contacts from CSV in Chromium', () => {
     const errors = page.getByRole('group', { name: 'Rows not imported' });
     const summary = page.getByText(/rows? not imported/).first();
     // The file is written once, when the list stops growing, not after every batch.
-    expect(await summary.innerText()).toBe('900 rows not imported (the first 100 below). The list of all of them can be downloaded once the import stops.');
+    expect(await summary.textContent()).toBe('900 rows not imported (the first 100 below). The list of all of them can be downloaded once the import stops.');
     expect(await page.getByRole('link', { name: 'Download the errors as CSV' }).count()).toBe(0);
     expect(await errors.locator('tbody tr').count()).toBe(100);
+    await page.getByRole('progressbar').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: '/tmp/contact-import-running-1440.png' });
     release();
 
     await status.filter({ hasText: 'Import finished.' }).waitFor({ timeout: 30_000 });
     expect((await status.allInnerTexts()).join('\n')).toContain('1,200 rows read: 120 imported or updated, 0 skipped, 1,080 failed.');
-    expect(await summary.innerText()).toBe('1,080 rows not imported (the first 100 below). Download the errors as CSV');
+    expect(await summary.textContent()).toBe('1,080 rows not imported (the first 100 below). Download the errors as CSV');
     const expected = rows.flatMap((row, index) => (row.bad === undefined ? [] : [{ row: index + 2, email: row.email, reason: reasons[row.bad]! }]));
     const quoted = (cell: string) => (/[",]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
-    expect((await errors.locator('tbody tr').allInnerTexts()).slice(0, 3)).toEqual(expected.slice(0, 3).map((error) => [error.row, error.email, error.reason].join('\t')));
+    expect((await errors.locator('tbody tr').allInnerTexts()).slice(0, 3)).toEqual(
+      expected.slice(0, 3).map((error) => [error.row, error.email, error.reason].join('\t')),
+    );
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the errors as CSV' }).click()]);
     const file = await readFile((await download.path())!, 'utf8');
     expect(file.split('\r\n')).toEqual(['row,email,reason', ...expected.map((error) => [error.row, error.email, quoted(error.reason)].join(','))]);

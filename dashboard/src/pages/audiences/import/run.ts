@@ -147,7 +147,11 @@ export class ImportRun {
           reason: error.message,
         }));
         this.addErrors(errors);
-        this.update({ imported: this.state.imported + result.imported, skipped: this.state.skipped + result.skipped, failed: this.state.failed + result.failed });
+        this.update({
+          imported: this.state.imported + result.imported,
+          skipped: this.state.skipped + result.skipped,
+          failed: this.state.failed + result.failed,
+        });
         break;
       } catch (thrown) {
         const error = asApiError(thrown);
