@@ -66,6 +66,9 @@ function generatedCsv(rows: number): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
+/** Enough to attribute each long task to its script, function, garbage collection, style or layout. */
+const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink.user_timing', 'toplevel'];
+
 /**
  * What the page installs before any of its own scripts run: an observer of
  * long tasks, counted once `__bench.measuring` is set (choosing the file and
@@ -131,6 +134,13 @@ interface PageScope {
   performance: { setResourceTimingBufferSize(size: number): void; getEntriesByType(type: 'resource'): { name: string; duration: number }[] };
 }
 
+export interface BrowserImportOptions {
+  /** Rows in the file; IMPORT_ROWS unless told (bench/dashboard-import-alone.ts, while iterating). */
+  rows?: number;
+  /** A Chrome trace of the import written here (load it in DevTools' Performance panel or read it with bench/long-tasks.ts). */
+  trace?: string;
+}
+
 /** Imports IMPORT_ROWS rows through the audience page signed in with `cookie` (the session's `name=value`). */
 export async function measureBrowserImport(
   browser: Browser,
@@ -138,11 +148,13 @@ export async function measureBrowserImport(
   cookie: string,
   account: BenchAccount,
   progress: Progress,
+  options: BrowserImportOptions = {},
 ): Promise<BrowserImportResults> {
+  const rows = options.rows ?? IMPORT_ROWS;
   const audience = await createAudience(account.accountId, { name: 'Browser import' }, new Date());
   const folder = await mkdtemp(join(tmpdir(), 'postlane-import-'));
-  const file = join(folder, 'people-100000.csv');
-  const csv = generatedCsv(IMPORT_ROWS);
+  const file = join(folder, `people-${rows}.csv`);
+  const csv = generatedCsv(rows);
   await writeFile(file, csv);
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   try {
@@ -158,7 +170,8 @@ export async function measureBrowserImport(
     });
     await page.getByLabel('CSV file').setInputFiles(file);
     await page.getByRole('heading', { name: 'Preview' }).waitFor({ timeout: 30_000 });
-    progress(`dashboard: importing ${IMPORT_ROWS.toLocaleString('en-US')} rows (${(csv.length / 1e6).toFixed(1)} MB) from the browser`);
+    progress(`dashboard: importing ${rows.toLocaleString('en-US')} rows (${(csv.length / 1e6).toFixed(1)} MB) from the browser`);
+    if (options.trace) await browser.startTracing(page, { path: options.trace, categories: TRACE_CATEGORIES });
     await page.evaluate(startMeasuring);
     const started = performance.now();
     await page.getByRole('button', { name: 'Import contacts' }).click();
@@ -166,12 +179,13 @@ export async function measureBrowserImport(
     await status.filter({ hasText: /Import finished\.|The import stopped\.|Import cancelled\./ }).waitFor({ timeout: IMPORT_TIMEOUT_MS });
     const ms = performance.now() - started;
     const observed = await page.evaluate(stopMeasuring);
+    if (options.trace) await browser.stopTracing();
     const cdp = await context.newCDPSession(page);
     await cdp.send('HeapProfiler.collectGarbage');
     const { usedSize } = await cdp.send('Runtime.getHeapUsage');
     const count = (await expectCall(api, 200, 'GET', `/api/audiences/${audience.id}`, { key: account.liveKeys[0]! })).data.count as number;
     return {
-      rows: IMPORT_ROWS,
+      rows,
       fileBytes: Buffer.byteLength(csv),
       ms,
       longestTaskMs: observed.longest,

@@ -67,7 +67,7 @@ async function mailedCode(sesEndpoint: string, email: string): Promise<string> {
 }
 
 /** Signs `email` in over the API as the dashboard does; answers the `Cookie` header's value. */
-async function signIn(api: string, sesEndpoint: string, email: string): Promise<string> {
+export async function signIn(api: string, sesEndpoint: string, email: string): Promise<string> {
   await expectCall(api, 200, 'POST', '/api/session/code', { body: { email } });
   const code = await mailedCode(sesEndpoint, email);
   const response = await fetch(`${api}/api/session`, {

@@ -6,7 +6,9 @@
  * third 401 (the session ends: sign-in shows, the counts are kept, and the
  * import continues after signing in again). Then the errors table, the errors
  * CSV, and the contacts as the API returns them. axe-core at 375 and 1440
- * pixels on the mapping and the finished import.
+ * pixels on the mapping and the finished import. Then a file of mostly bad
+ * rows: the worker finds them, the page lists the first 100 while the batch
+ * is sent, and writes the file of every one once the import stops.
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -174,6 +176,69 @@ describe.skipIf(skip)('importing contacts from CSV in Chromium', () => {
     });
     // A formula cell is stored as the text it was.
     expect((await contact('person7@example.org')).customFields).toEqual({ Seats: 0, Plan: '=HYPERLINK("http://evil.example","x")' });
+    expect(problems).toEqual([]);
+  });
+
+  it('lists the first 100 of many bad rows while the import runs, and writes the file of every one, row by row, once it stops', {
+    timeout: 60_000,
+  }, async () => {
+    const account = await dashboardAccount();
+    const member = uniqueAddress('member');
+    await addMember(account.accountId, { email: member, role: 'member' }, { type: 'operator', id: 'test' }, new Date());
+    const audience = await createAudience(account.accountId, { name: 'Mostly bad' }, new Date());
+    const { page, problems } = await freshPage(dashboard);
+    await page.goto(`${dashboard.base}/app/audiences/${audience.id}`);
+    await signInThroughForm(page, member);
+    await page.getByRole('heading', { level: 1, name: 'Mostly bad' }).waitFor();
+
+    // 1,200 rows, two batches: every tenth row good, the others refused by the worker, for one of three reasons.
+    const reasons = ['email is required', 'email must be a valid email address', 'Seats must be a number, not "many"'];
+    const rows = Array.from({ length: 1200 }, (_, index) => {
+      const bad = index % 10 === 0 ? undefined : index % 3;
+      const email = bad === 0 ? '' : bad === 1 ? `not-an-address-${index}` : `bad${index}@example.org`;
+      return { email, seats: bad === 2 ? 'many' : String(index), bad };
+    });
+    const csv = `Email,Seats\n${rows.map((row) => `${row.email},${row.seats}`).join('\n')}\n`;
+    await page.getByLabel('CSV file').setInputFiles({ name: 'mostly-bad.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('heading', { name: 'Preview' }).waitFor();
+    await page.getByRole('button', { name: 'Text Type of “Seats”' }).click();
+    await page.getByRole('option', { name: 'Number' }).click();
+
+    // The first batch's request is held until the page has been read mid-import.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let requests = 0;
+    await page.route('**/api/contacts/bulk', async (route) => {
+      if (++requests === 1) await held;
+      await route.continue();
+    });
+    await page.getByRole('button', { name: 'Import contacts' }).click();
+    const status = page.getByRole('status').filter({ hasText: 'rows read' });
+    await status.filter({ hasText: '1,000 rows read: 0 imported or updated, 0 skipped, 900 failed.' }).waitFor();
+    const errors = page.getByRole('group', { name: 'Rows not imported' });
+    const summary = page.getByText(/rows? not imported/).first();
+    // The file is written once, when the list stops growing, not after every batch.
+    expect(await summary.textContent()).toBe('900 rows not imported (the first 100 below). The list of all of them can be downloaded once the import stops.');
+    expect(await page.getByRole('link', { name: 'Download the errors as CSV' }).count()).toBe(0);
+    expect(await errors.locator('tbody tr').count()).toBe(100);
+    await page.getByRole('progressbar').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: '/tmp/contact-import-running-1440.png' });
+    release();
+
+    await status.filter({ hasText: 'Import finished.' }).waitFor({ timeout: 30_000 });
+    expect((await status.allInnerTexts()).join('\n')).toContain('1,200 rows read: 120 imported or updated, 0 skipped, 1,080 failed.');
+    expect(await summary.textContent()).toBe('1,080 rows not imported (the first 100 below). Download the errors as CSV');
+    const expected = rows.flatMap((row, index) => (row.bad === undefined ? [] : [{ row: index + 2, email: row.email, reason: reasons[row.bad]! }]));
+    const quoted = (cell: string) => (/[",]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
+    expect((await errors.locator('tbody tr').allInnerTexts()).slice(0, 3)).toEqual(
+      expected.slice(0, 3).map((error) => [error.row, error.email, error.reason].join('\t')),
+    );
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the errors as CSV' }).click()]);
+    const file = await readFile((await download.path())!, 'utf8');
+    expect(file.split('\r\n')).toEqual(['row,email,reason', ...expected.map((error) => [error.row, error.email, quoted(error.reason)].join(','))]);
+    expect(requests).toBe(2);
     expect(problems).toEqual([]);
   });
 });

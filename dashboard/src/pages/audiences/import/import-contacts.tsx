@@ -6,7 +6,7 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import Papa from 'papaparse';
-import { useEffect, useId, useMemo, useState, useSyncExternalStore } from 'react';
+import { memo, useEffect, useId, useMemo, useState, useSyncExternalStore } from 'react';
 import { Label } from 'react-aria-components/Label';
 import { ProgressBar } from 'react-aria-components/ProgressBar';
 import { Action } from '../../../ui/fields.tsx';
@@ -246,32 +246,50 @@ function ImportProgress({ audienceId, run, state }: { audienceId: string; run: I
         ) : null}
         {finished ? <Action onPress={() => ImportRun.clear(audienceId)}>Import another file</Action> : null}
       </div>
-      {state.errors.length > 0 ? <ErrorRows errors={state.errors} fileName={state.fileName} /> : null}
+      {state.errors.length > 0 ? (
+        <ErrorRows errors={state.errors} count={state.errors.length} settled={!BUSY.has(state.status)} fileName={state.fileName} />
+      ) : null}
     </div>
   );
 }
 
-function ErrorRows({ errors, fileName }: { errors: RowError[]; fileName: string }) {
+/** While a batch is being read or sent: the list of bad rows still grows. */
+const BUSY: ReadonlySet<ImportState['status']> = new Set(['running', 'waiting', 'cancelling']);
+
+interface ErrorRowsProps {
+  /** Appended in place by the import: `count` is what changes when it grows. */
+  errors: readonly RowError[];
+  count: number;
+  /** Whether the import has stopped or paused, so the file of every bad row can be written once, not after each batch. */
+  settled: boolean;
+  fileName: string;
+}
+
+const ErrorRows = memo(function ErrorRows({ errors, count, settled, fileName }: ErrorRowsProps) {
   const [href, setHref] = useState<string | undefined>();
   useEffect(() => {
+    setHref(undefined);
+    if (!settled || count === 0) return;
     // Formula-looking cells are written as they came: the file is data for a person to read, the dashboard evaluates nothing.
-    const csv = Papa.unparse({ fields: ['row', 'email', 'reason'], data: errors.map((error) => [error.row, error.email, error.reason]) });
+    const csv = Papa.unparse({ fields: ['row', 'email', 'reason'], data: errors.slice(0, count).map((error) => [error.row, error.email, error.reason]) });
     const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }));
     setHref(url);
     return () => URL.revokeObjectURL(url);
-  }, [errors]);
-  const shown = errors.slice(0, SHOWN_ERRORS);
+  }, [errors, count, settled]);
+  const shown = errors.slice(0, Math.min(count, SHOWN_ERRORS));
   return (
     <>
       <h3>Rows not imported</h3>
       <p>
-        {errors.length.toLocaleString()} row{errors.length === 1 ? '' : 's'} not imported
-        {errors.length > shown.length ? ` (the first ${shown.length} below)` : ''}.{' '}
+        {count.toLocaleString()} row{count === 1 ? '' : 's'} not imported
+        {count > shown.length ? ` (the first ${shown.length} below)` : ''}.{' '}
         {href ? (
           <a href={href} download={`${fileName.replace(/\.csv$/i, '')}-errors.csv`}>
             Download the errors as CSV
           </a>
-        ) : null}
+        ) : settled ? null : (
+          'The list of all of them can be downloaded once the import stops.'
+        )}
       </p>
       <TableScroll label="Rows not imported">
         <table className="table">
@@ -295,4 +313,4 @@ function ErrorRows({ errors, fileName }: { errors: RowError[]; fileName: string 
       </TableScroll>
     </>
   );
-}
+});

@@ -1,29 +1,25 @@
 /**
- * An import in progress, outside React: the worker parses a batch, the page
- * maps it, reports the rows it can already tell are bad and sends the rest to
- * POST /api/contacts/bulk, one request at a time, then asks for the next batch.
- * Kept in module state by audience, so a session that ends mid-import (the
- * page gives way to sign-in) keeps its counts and the batch it was sending,
- * and continues from there once the person is back.
+ * An import in progress, outside React: the worker parses a batch, maps it
+ * and reports the rows it can already tell are bad; the page sends the rest
+ * to POST /api/contacts/bulk, one request at a time, then asks for the next
+ * batch. The page's thread does little more than send: a long import keeps
+ * the page responsive. Kept in module state by audience, so a session that
+ * ends mid-import (the page gives way to sign-in) keeps its counts and the
+ * batch it was sending, and continues from there once the person is back.
  */
 import { CONTACT_LIMITS } from '#shared/contacts/schema.ts';
 import { api, call } from '../../../api/client.ts';
 import { asApiError } from '../../../api/errors.ts';
-import { type ColumnMapping, type ImportContact, rowToContact } from './mapping.ts';
-import type { FromWorker, Row, ToWorker } from './messages.ts';
+import type { ColumnMapping, ImportContact } from './mapping.ts';
+import type { FromWorker, Row, RowError, ToWorker } from './messages.ts';
+
+export type { RowError };
 
 /** The served path of the built worker (dashboard/build.ts defines it). */
 declare const IMPORT_WORKER_URL: string;
 
 /** Contacts per request: the endpoint's maximum. */
 export const IMPORT_BATCH = CONTACT_LIMITS.bulkContacts;
-
-export interface RowError {
-  /** The row number in the file, the header being row 1. */
-  row: number;
-  email: string;
-  reason: string;
-}
 
 export type ImportStatus = 'running' | 'waiting' | 'cancelling' | 'cancelled' | 'signed-out' | 'failed' | 'done';
 
@@ -36,7 +32,12 @@ export interface ImportState {
   imported: number;
   skipped: number;
   failed: number;
-  errors: RowError[];
+  /**
+   * Every row not imported, in the order found. Appended in place (copying a
+   * list of many bad rows on every batch would cost the page more each time):
+   * `failed` changes with it, and a new state object is made for each change.
+   */
+  errors: readonly RowError[];
   /** Why the import stopped or waits (a refusal, a 429's wait). */
   message: string | undefined;
 }
@@ -50,6 +51,17 @@ interface Batch {
 
 const runs = new Map<string, ImportRun>();
 const listeners = new Set<() => void>();
+let notifying = false;
+
+/** Tells the listeners (React) at most once a frame: the changes of a batch are shown together, in one render. */
+function notify(): void {
+  if (notifying) return;
+  notifying = true;
+  requestAnimationFrame(() => {
+    notifying = false;
+    for (const listener of listeners) listener();
+  });
+}
 
 export function subscribe(listener: () => void): () => void {
   listeners.add(listener);
@@ -88,37 +100,35 @@ export class ImportRun {
   /** The batch being sent, kept until the API has answered for it. */
   private pending: Batch | undefined;
   private readonly size: number;
+  private readonly errors: RowError[] = [];
 
   constructor(
     private readonly audienceId: string,
     file: File,
-    private readonly mapping: readonly ColumnMapping[],
+    mapping: readonly ColumnMapping[],
     private readonly skipDuplicates: boolean,
   ) {
     this.size = file.size;
-    this.state = { fileName: file.name, status: 'running', progress: 0, rows: 0, imported: 0, skipped: 0, failed: 0, errors: [], message: undefined };
-    this.worker = startWorker({ type: 'start', file, batch: IMPORT_BATCH }, (message) => void this.received(message));
+    this.state = { fileName: file.name, status: 'running', progress: 0, rows: 0, imported: 0, skipped: 0, failed: 0, errors: this.errors, message: undefined };
+    this.worker = startWorker({ type: 'start', file, batch: IMPORT_BATCH, mapping }, (message) => void this.received(message));
   }
 
   private update(change: Partial<ImportState>): void {
     this.state = { ...this.state, ...change };
-    for (const listener of listeners) listener();
+    notify();
+  }
+
+  /** Rows not imported, added to the list in place. */
+  private addErrors(errors: readonly RowError[]): void {
+    for (const error of errors) this.errors.push(error);
   }
 
   private async received(message: FromWorker): Promise<void> {
     if (message.type === 'error') return this.stop('failed', message.message);
-    if (message.type !== 'rows') return;
-    const batch: Batch = { contacts: [], rowNumbers: [], read: Math.min(message.read, this.size), last: message.last };
-    const errors: RowError[] = [];
-    message.rows.forEach((row, at) => {
-      const mapped = rowToContact(row, this.mapping);
-      if (mapped.ok) {
-        batch.contacts.push(mapped.contact);
-        batch.rowNumbers.push(message.first + at);
-      } else errors.push({ row: message.first + at, email: mapped.email, reason: mapped.reason });
-    });
-    this.update({ rows: this.state.rows + message.rows.length, failed: this.state.failed + errors.length, errors: [...this.state.errors, ...errors] });
-    this.pending = batch;
+    if (message.type !== 'batch') return;
+    this.addErrors(message.errors);
+    this.update({ rows: this.state.rows + message.rows, failed: this.state.failed + message.errors.length });
+    this.pending = { contacts: message.contacts, rowNumbers: message.rowNumbers, read: Math.min(message.read, this.size), last: message.last };
     await this.send();
   }
 
@@ -136,11 +146,11 @@ export class ImportRun {
           email: typeof error.email === 'string' ? error.email : (batch.contacts[error.index]?.email ?? ''),
           reason: error.message,
         }));
+        this.addErrors(errors);
         this.update({
           imported: this.state.imported + result.imported,
           skipped: this.state.skipped + result.skipped,
           failed: this.state.failed + result.failed,
-          errors: [...this.state.errors, ...errors],
         });
         break;
       } catch (thrown) {
@@ -194,7 +204,7 @@ export class ImportRun {
   static start(audienceId: string, file: File, mapping: readonly ColumnMapping[], skipDuplicates: boolean): ImportRun {
     const run = new ImportRun(audienceId, file, mapping, skipDuplicates);
     runs.set(audienceId, run);
-    for (const listener of listeners) listener();
+    notify();
     return run;
   }
 
@@ -203,6 +213,6 @@ export class ImportRun {
     const run = runs.get(audienceId);
     if (run && !run.finished) return;
     runs.delete(audienceId);
-    for (const listener of listeners) listener();
+    notify();
   }
 }

@@ -1,12 +1,15 @@
 /**
- * The CSV parser, in a Web Worker so a file of 100,000 rows never freezes the
- * page (built as its own file by dashboard/build.ts). The file is streamed
- * with papaparse's `step`: one batch of rows is held at a time, and the worker
- * pauses until the page has sent it, so neither side holds the whole file.
+ * The CSV parser and the rows' check, in a Web Worker so a file of 100,000
+ * rows never freezes the page (built as its own file by dashboard/build.ts).
+ * The file is streamed with papaparse's `step`: one batch of rows is held at
+ * a time, mapped to contacts here (rowToContact, the API's own schema), and
+ * the worker pauses until the page has sent it, so neither side holds the
+ * whole file and the page's thread only posts batches that are ready.
  * It only parses: cells stay text, nothing in them is evaluated.
  */
 import Papa, { type Parser } from 'papaparse';
-import type { FromWorker, Row, ToWorker } from './messages.ts';
+import { type ColumnMapping, type ImportContact, rowToContact } from './mapping.ts';
+import type { FromWorker, Row, RowError, ToWorker } from './messages.ts';
 
 const send = (message: FromWorker): void => self.postMessage(message);
 
@@ -22,25 +25,37 @@ function readHeaders(file: File, rows: number): void {
   });
 }
 
-function readRows(file: File, size: number): void {
-  let batch: Row[] = [];
+function readRows(file: File, size: number, mapping: readonly ColumnMapping[]): void {
+  let contacts: ImportContact[] = [];
+  let rowNumbers: number[] = [];
+  let errors: RowError[] = [];
   // The header is row 1; a row spanning lines (a quoted line break) counts once.
   let next = 2;
-  let read = 0;
+  let rows = 0;
+  const flush = (read: number, last: boolean) => {
+    send({ type: 'batch', contacts, rowNumbers, errors, rows, read, last });
+    contacts = [];
+    rowNumbers = [];
+    errors = [];
+    rows = 0;
+  };
   Papa.parse<Row>(file, {
     header: true,
     skipEmptyLines: 'greedy',
     step: (results, current) => {
-      batch.push(results.data);
-      read = results.meta.cursor;
-      if (batch.length < size) return;
+      const mapped = rowToContact(results.data, mapping);
+      if (mapped.ok) {
+        contacts.push(mapped.contact);
+        rowNumbers.push(next);
+      } else errors.push({ row: next, email: mapped.email, reason: mapped.reason });
+      next++;
+      rows++;
+      if (rows < size) return;
       parser = current;
       current.pause();
-      send({ type: 'rows', rows: batch, first: next, read, last: false });
-      next += batch.length;
-      batch = [];
+      flush(results.meta.cursor, false);
     },
-    complete: () => send({ type: 'rows', rows: batch, first: next, read: file.size, last: true }),
+    complete: () => flush(file.size, true),
     error: (error) => send({ type: 'error', message: `The file could not be read: ${error.message}` }),
   });
 }
@@ -48,6 +63,6 @@ function readRows(file: File, size: number): void {
 self.addEventListener('message', (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   if (message.type === 'preview') readHeaders(message.file, message.rows);
-  else if (message.type === 'start') readRows(message.file, message.batch);
+  else if (message.type === 'start') readRows(message.file, message.batch, message.mapping);
   else parser?.resume();
 });
