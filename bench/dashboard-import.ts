@@ -137,7 +137,7 @@ interface PageScope {
 export interface BrowserImportOptions {
   /** Rows in the file; IMPORT_ROWS unless told (bench/dashboard-import-alone.ts, while iterating). */
   rows?: number;
-  /** A Chrome trace of the import written here (load it in DevTools' Performance panel or read it with bench/long-tasks.ts). */
+  /** A Chrome trace of the import written here (load it in DevTools' Performance panel or pass it to bench/dashboard-import-alone.ts, which lists its long tasks). */
   trace?: string;
 }
 
