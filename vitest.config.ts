@@ -33,8 +33,8 @@ export default defineConfig({
     // One DynamoDB Local and one SES emulator for the whole run, on free ports.
     globalSetup: ['test/support/global-setup.ts'],
     // vitest's default on 2 cores is one worker; the files mostly wait on DynamoDB Local, the emulator, Chromium and timers,
-    // so more overlap well: on 2 idle cores two workers used 1.5 of them (434 s), three take 387 s (docs/performance.md).
-    maxWorkers: 3,
+    // so more overlap well: on 2 idle cores three workers took 409 s, four 393 s (docs/performance.md, "The test suite").
+    maxWorkers: 4,
     projects: [
       // Importing the SDK clients, the handlers and their transforms costs a file about 2 s of CPU: the files that can share
       // a worker's modules do (test/support/setup.ts resets what they leave behind), the others get a process each.

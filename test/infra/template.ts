@@ -24,8 +24,27 @@ export interface Resource {
 
 export type Resources = Record<string, Resource>;
 
-/** Both regional stacks with bundling skipped: the tests read templates, not code. */
-export function synthesize(context: Record<string, unknown> = {}) {
+type Synthesized = ReturnType<typeof synthesizeApp>;
+
+/**
+ * Both regional stacks with bundling skipped: the tests read templates, not
+ * code. One synthesis per context in each test process: a synthesis costs
+ * seconds of CPU, a dozen files ask for the default one, and the files of a
+ * shared worker (vitest.config.ts) reuse it. Callers only read what it answers.
+ */
+export function synthesize(context: Record<string, unknown> = {}): Synthesized {
+  const key = JSON.stringify(context);
+  let synthesized = synthesizedByContext.get(key);
+  if (!synthesized) {
+    synthesized = synthesizeApp(context);
+    synthesizedByContext.set(key, synthesized);
+  }
+  return synthesized;
+}
+
+const synthesizedByContext = new Map<string, Synthesized>();
+
+function synthesizeApp(context: Record<string, unknown>) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
   const stacks = addRegionalStacks(app);
   return {
