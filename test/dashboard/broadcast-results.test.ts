@@ -56,6 +56,8 @@ describe.skipIf(skip)('broadcasts around sending, in the dashboard', () => {
     await page.getByRole('heading', { level: 1, name: 'Sent news' }).waitFor();
     const unsubscribed = page.locator('.result', { hasText: 'Unsubscribed' });
     await expect.poll(() => unsubscribed.textContent(), { timeout: 10_000 }).toBe('Unsubscribed1 50%');
+    // Sent without a schedule: the facts say so, rather than that it was "never" scheduled.
+    expect(await page.locator('.facts div', { hasText: 'Scheduled' }).locator('dd').textContent()).toBe('no: sent when asked');
     await expectAccessible(page, 'a sent broadcast with an unsubscribe');
 
     await page.getByRole('link', { name: 'All broadcasts' }).click();

@@ -75,9 +75,9 @@ export function Section({ title, children, actions }: { title: string; children:
   );
 }
 
-/** `2 Jun 2026, 14:05` in the reader's time zone; the exact ISO time in the element for copying. */
-export function Time({ value }: { value: string | null | undefined }) {
-  if (!value) return <span className="muted">never</span>;
+/** `2 Jun 2026, 14:05` in the reader's time zone; the exact ISO time in the element for copying. `absent`: what no time reads as. */
+export function Time({ value, absent = 'never' }: { value: string | null | undefined; absent?: string }) {
+  if (!value) return <span className="muted">{absent}</span>;
   const date = new Date(value);
   return <time dateTime={value}>{date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}</time>;
 }

@@ -116,9 +116,9 @@ function Summary({ broadcast }: { broadcast: Broadcast }) {
     ['From', broadcast.from],
     ['Subject', broadcast.subject],
     ['Tracking', [broadcast.tracking.opens ? 'opens' : '', broadcast.tracking.clicks ? 'clicks' : ''].filter(Boolean).join(' and ') || 'none'],
-    ['Scheduled', <Time key="s" value={broadcast.scheduledAt} />],
-    ['Started', <Time key="t" value={broadcast.startedAt} />],
-    ['Completed', <Time key="c" value={broadcast.completedAt} />],
+    ['Scheduled', <Time key="s" value={broadcast.scheduledAt} absent="no: sent when asked" />],
+    ['Started', <Time key="t" value={broadcast.startedAt} absent="not yet" />],
+    ['Completed', <Time key="c" value={broadcast.completedAt} absent="not yet" />],
   ];
   return (
     <dl className="facts">
