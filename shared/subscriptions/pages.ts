@@ -123,8 +123,9 @@ export function preferences(token: string): Promise<Reply> {
 
 /** POST /preferences/{token}: leaves or rejoins one audience, or leaves all; 409 when the change is not the recipient's to make. */
 export function savePreferences(token: string, change: PreferencesInput, now: Date): Promise<Reply> {
-  return forRecipient(token, async ({ accountId, email }) => {
-    const { refused, ...after } = await changeSubscriptions(accountId, email, change, now);
+  return forRecipient(token, async (claims) => {
+    const { refused, ...after } = await changeSubscriptions(claims, change, now);
+    const { email } = claims;
     return refused
       ? preferencesPage(email, after, { text: 'That subscription cannot be changed from this page. Nothing was changed.', error: true }, 409)
       : preferencesPage(email, after, { text: 'Your preferences are saved.' });

@@ -215,20 +215,23 @@ function accountWideChoice(standing: AccountWideSubscription | undefined, change
 }
 
 /**
- * Applies the recipient's choice and returns the subscriptions afterwards.
- * `refused` when the named audience is not one of its listed audiences or its
- * status cannot become the choice (bounced, complained, pending → subscribed);
- * nothing changes then. Choosing the status it already has changes nothing
- * and is not refused, so a form sent twice is harmless. A choice without an
- * audience applies to the account-wide standing too, and so does rejoining an
- * audience after leaving all mail (`accountWideChoice`).
+ * Applies the recipient's choice, made through its signed link, and returns
+ * the subscriptions afterwards. `refused` when the named audience is not one
+ * of its listed audiences or its status cannot become the choice (bounced,
+ * complained, pending → subscribed); nothing changes then. Choosing the status
+ * it already has changes nothing and is not refused, so a form sent twice is
+ * harmless. A choice without an audience applies to the account-wide standing
+ * too, and so does rejoining an audience after leaving all mail
+ * (`accountWideChoice`). A change that unsubscribes the address from
+ * anything, through a link of a broadcast's message, counts in that
+ * broadcast's `unsubscribed` as its unsubscribe link does (once per recipient).
  */
 export async function changeSubscriptions(
-  accountId: string,
-  email: string,
+  claims: SubscriptionClaims,
   change: PreferenceChange,
   now: Date,
 ): Promise<{ refused: boolean } & AddressSubscriptions> {
+  const { accountId, email } = claims;
   const { listed, accountWide: standing } = await memberships(accountId, email);
   const target = change.audienceId === undefined ? undefined : listed.find((membership) => membership.audienceId === change.audienceId);
   const refused = change.audienceId !== undefined && target?.canBecome !== change.status && target?.status !== change.status;
@@ -238,6 +241,8 @@ export async function changeSubscriptions(
     apply(accountId, moving, change.status, now),
     choice ? applyAccountWide(accountId, email, standing ?? accountWide('subscribed'), choice, now) : standing,
   ]);
+  const left = [...after.values()].includes('unsubscribed') || (standing?.status !== 'unsubscribed' && standingAfter?.status === 'unsubscribed');
+  if (left && claims.broadcastId !== undefined) await countBroadcastUnsubscribe(accountId, claims.broadcastId, email);
   return {
     refused,
     subscriptions: listed.map((membership) => subscription(membership.audienceId, membership.name, after.get(membership.contactId) ?? membership.status)),

@@ -203,10 +203,10 @@ function unsubscribeLinksOf(email: StoredEmail): { inBody: string; oneClick: str
 }
 
 describe("a broadcast's unsubscribes", { timeout: 60_000 }, () => {
-  it('count each recipient who unsubscribed through its message once, by the link or one-click, and nothing else', async () => {
+  it('count each recipient who unsubscribed through its message once, by the link, one-click or its preferences page, and nothing else', async () => {
     const [sender, other] = await Promise.all([createSender(), createSender()]);
-    const { audienceId, contacts } = await mixedAudience(sender, 3);
-    const [ana, bob, cy] = contacts.map((contact) => contact.email) as [string, string, string];
+    const { audienceId, contacts } = await mixedAudience(sender, 4);
+    const [ana, bob, cy, dee] = contacts.map((contact) => contact.email) as [string, string, string, string];
     const before = new Set((await storedEmails(sender.domain)).map((email) => email.messageId));
     const broadcast = await createBroadcast(sender, { audienceId, content: CONTENT });
     expect((await request('POST', `/api/broadcasts/${broadcast.id}/send`, { key: sender.key, body: {} })).status).toBe(202);
@@ -232,6 +232,12 @@ describe("a broadcast's unsubscribes", { timeout: 60_000 }, () => {
     expect((await request('POST', preferences, { rawBody: `audienceId=${audienceId}&status=subscribed`, headers: FORM })).status).toBe(200);
     expect((await request('POST', linksOf(ana).inBody, { rawBody: '', headers: FORM })).status).toBe(200);
     expect(await unsubscribed()).toBe(2);
+    // Leaving through the message's preferences page counts as its unsubscribe link does; rejoining there counts nothing.
+    const deePreferences = linksOf(dee).inBody.replace('/unsubscribe/', '/preferences/');
+    expect((await request('POST', deePreferences, { rawBody: 'status=unsubscribed', headers: FORM })).status).toBe(200);
+    expect((await request('POST', deePreferences, { rawBody: `audienceId=${audienceId}&status=subscribed`, headers: FORM })).status).toBe(200);
+    expect((await request('POST', deePreferences, { rawBody: `audienceId=${audienceId}&status=unsubscribed`, headers: FORM })).status).toBe(200);
+    expect(await unsubscribed()).toBe(3);
 
     // A link tampered to name the broadcast is refused; another account's link naming it counts in that account only.
     const [payload, mac] = linksOf(cy).inBody.split('/').at(-1)!.split('.') as [string, string];
@@ -240,7 +246,7 @@ describe("a broadcast's unsubscribes", { timeout: 60_000 }, () => {
     const stranger = uniqueAddress('stranger');
     const foreign = signSubscriptionToken(await signingSecret(), other.accountId, stranger, new Date(), broadcast.id);
     expect((await request('POST', `/unsubscribe/${foreign}`, { rawBody: '', headers: FORM })).status).toBe(200);
-    expect(await unsubscribed()).toBe(2);
+    expect(await unsubscribed()).toBe(3);
 
     // A link made before links named their broadcast still unsubscribes, and counts in no broadcast; the recipient, already gone, counts nowhere after.
     const old = pathOf((await subscriptionLinks(sender.accountId, cy)).unsubscribeUrl);
@@ -248,6 +254,6 @@ describe("a broadcast's unsubscribes", { timeout: 60_000 }, () => {
     const cyNow = await request('GET', `/api/contacts?audienceId=${audienceId}&search=${encodeURIComponent(cy)}`, { key: sender.key });
     expect(cyNow.body.contacts.map((contact: { status: string }) => contact.status)).toEqual(['unsubscribed']);
     expect((await request('POST', linksOf(cy).inBody, { rawBody: '', headers: FORM })).status).toBe(200);
-    expect(await unsubscribed()).toBe(2);
+    expect(await unsubscribed()).toBe(3);
   });
 });
