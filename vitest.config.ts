@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { LongestFirstSequencer } from './test/support/sequencer.ts';
 
 /**
  * Test files that need a process of their own: one that sets the environment
@@ -36,7 +35,6 @@ export default defineConfig({
     // vitest's default on 2 cores is one worker; the files mostly wait on DynamoDB Local, the emulator, Chromium and timers,
     // so more overlap well: on 2 idle cores three workers took 409 s, four 393 s (docs/performance.md, "The test suite").
     maxWorkers: 4,
-    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       // Importing the SDK clients, the handlers and their transforms costs a file about 2 s of CPU: the files that can share
       // a worker's modules do (test/support/setup.ts resets what they leave behind), the others get a process each.
