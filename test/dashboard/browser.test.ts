@@ -286,9 +286,11 @@ describe.skipIf(skip)('the dashboard in Chromium', () => {
     await expectAccessible(page, "a webhook's page");
     const attempts = await delivery.getByRole('cell').nth(1).textContent();
 
-    await page.getByRole('button', { name: `Disable ${receiver.url}` }).click();
-    await page.getByRole('button', { name: `Enable ${receiver.url}` }).click();
-    await page.getByRole('button', { name: `Disable ${receiver.url}` }).waitFor();
+    // A busy action ignores presses; its new label shows a render before its request has settled, longer on a loaded machine.
+    const settled = (name: string) => page.getByRole('button', { name }).and(page.locator(':not([data-busy])'));
+    await settled(`Disable ${receiver.url}`).click();
+    await settled(`Enable ${receiver.url}`).click();
+    await settled(`Disable ${receiver.url}`).waitFor();
     await page.getByRole('button', { name: `Delete ${receiver.url}` }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete endpoint' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
