@@ -41,20 +41,26 @@ function generatedCsv(): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
+/** A new audience's page, signed in as a member of a new account (a member may import). */
+async function audiencePageAsMember(name: string) {
+  const account = await dashboardAccount();
+  const member = uniqueAddress('member');
+  await addMember(account.accountId, { email: member, role: 'member' }, { type: 'operator', id: 'test' }, new Date());
+  const audience = await createAudience(account.accountId, { name }, new Date());
+  const { page, problems } = await freshPage(dashboard);
+  await page.goto(`${dashboard.base}/app/audiences/${audience.id}`);
+  await signInThroughForm(page, member);
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+  return { account, member, audience, page, problems };
+}
+
 describe.skipIf(skip)('importing contacts from CSV in Chromium', () => {
   // Three bulk requests of up to 1,000 contacts each against DynamoDB Local, a 429's second and a sign-in: about 20 s when the
   // suite runs, more under load, so the file's 30 s would end it mid-import.
   it('maps, previews and imports 2,500 rows in three requests, through a 429 and a session that ends, and reports the bad rows', {
     timeout: 90_000,
   }, async () => {
-    const account = await dashboardAccount();
-    const member = uniqueAddress('member');
-    await addMember(account.accountId, { email: member, role: 'member' }, { type: 'operator', id: 'test' }, new Date());
-    const audience = await createAudience(account.accountId, { name: 'Imported' }, new Date());
-    const { page, problems } = await freshPage(dashboard);
-    await page.goto(`${dashboard.base}/app/audiences/${audience.id}`);
-    await signInThroughForm(page, member);
-    await page.getByRole('heading', { level: 1, name: 'Imported' }).waitFor();
+    const { account, member, audience, page, problems } = await audiencePageAsMember('Imported');
 
     // The worker is a file of the dashboard's own, served as a script under a CSP that allows workers from the origin only.
     const [workerScript] = await Promise.all([
@@ -182,14 +188,7 @@ describe.skipIf(skip)('importing contacts from CSV in Chromium', () => {
   it('lists the first 100 of many bad rows while the import runs, and writes the file of every one, row by row, once it stops', {
     timeout: 60_000,
   }, async () => {
-    const account = await dashboardAccount();
-    const member = uniqueAddress('member');
-    await addMember(account.accountId, { email: member, role: 'member' }, { type: 'operator', id: 'test' }, new Date());
-    const audience = await createAudience(account.accountId, { name: 'Mostly bad' }, new Date());
-    const { page, problems } = await freshPage(dashboard);
-    await page.goto(`${dashboard.base}/app/audiences/${audience.id}`);
-    await signInThroughForm(page, member);
-    await page.getByRole('heading', { level: 1, name: 'Mostly bad' }).waitFor();
+    const { page, problems } = await audiencePageAsMember('Mostly bad');
 
     // 1,200 rows, two batches: every tenth row good, the others refused by the worker, for one of three reasons.
     const reasons = ['email is required', 'email must be a valid email address', 'Seats must be a number, not "many"'];
