@@ -19,8 +19,6 @@ const common = {
   // Points shared/platform/config.ts at the test services before any test file imports it.
   setupFiles: ['test/support/setup.ts'],
   pool: 'forks' as const,
-  // Every request writes an access log line; show the logs of failing tests only.
-  silent: 'passed-only' as const,
   testTimeout: 30_000,
   hookTimeout: 60_000,
   // expect.poll's default of 1 s is a wait on the machine's speed: under load a page's answer can take longer (a waiting
@@ -35,6 +33,9 @@ export default defineConfig({
     // vitest's default on 2 cores is one worker; the files mostly wait on DynamoDB Local, the emulator, Chromium and timers,
     // so more overlap well: on 2 idle cores three workers took 409 s, four 393 s (docs/performance.md, "The test suite").
     maxWorkers: 4,
+    // Every request writes an access log line; show the logs of failing tests only. The reporter reads this from the root
+    // configuration, not a project's.
+    silent: 'passed-only',
     projects: [
       // Importing the SDK clients, the handlers and their transforms costs a file about 2 s of CPU: the files that can share
       // a worker's modules do (test/support/setup.ts resets what they leave behind), the others get a process each.

@@ -1,7 +1,10 @@
 // Launcher for the admin CLI. Scripts call it often and the contract wants each
-// command under a second, so it runs a bundle with plain node (about 0.2 s)
-// instead of compiling TypeScript on every call (about 0.7 s). The bundle is
-// rebuilt, in about 0.2 s, whenever a source file is newer than it.
+// command under a second, so it runs a bundle with plain node instead of
+// compiling TypeScript on every call (about 0.7 s). The bundle holds the SDK
+// too: loading it from node_modules (resolving, reading and lexing hundreds of
+// CommonJS files) doubled a command's CPU, 0.3 s instead of 0.15 s. The bundle
+// is rebuilt, in under a second, whenever a source file or the lockfile is newer
+// than it.
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -26,6 +29,7 @@ const sources = Math.max(
   newestSource(join(root, 'dev')),
   statSync(join(root, 'bin', 'admin.ts')).mtimeMs,
   statSync(join(root, 'package.json')).mtimeMs,
+  statSync(join(root, 'package-lock.json')).mtimeMs,
 );
 if (!existsSync(bundle) || statSync(bundle).mtimeMs < sources) {
   const { build } = await import('esbuild');
@@ -37,7 +41,10 @@ if (!existsSync(bundle) || statSync(bundle).mtimeMs < sources) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    // The packages' ES module builds, as the functions' bundles take them (lib/bundling.ts).
+    mainFields: ['module', 'main'],
+    // The CommonJS code inside an ES module bundle needs a `require` of its own.
+    banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
     logLevel: 'error',
   });
   // Written aside and renamed: concurrent first runs must never import a half-written file.

@@ -4,7 +4,7 @@ import { App } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { addRegionalStacks, readSettings } from '../../lib/app.ts';
 import { API_5XX_PERCENT_THRESHOLD, postlaneAlarm, SES_BOUNCE_RATE_THRESHOLD, SES_COMPLAINT_RATE_THRESHOLD } from '../../lib/alarms.ts';
-import { ofType, postlaneFunctions, referencedId, resourcesOf, templateOf, type Resource, type Resources } from './template.ts';
+import { ofType, postlaneFunctions, referencedId, resourcesOf, templateOf, testApp, type Resource, type Resources } from './template.ts';
 
 interface MetricQuery {
   Id: string;
@@ -14,7 +14,7 @@ interface MetricQuery {
 
 /** Both stacks with an alarm email, and one alarm added the way another construct would. */
 function synthesizeWithEmail() {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], 'postlane:alarmEmail': 'ops@example.com' } });
+  const app = testApp({ 'postlane:alarmEmail': 'ops@example.com' });
   const stacks = addRegionalStacks(app);
   const extra = postlaneAlarm(stacks[0]!, 'QueueDepthForTest', {
     metric: new Metric({ namespace: 'AWS/SQS', metricName: 'ApproximateNumberOfMessagesVisible' }),
@@ -25,7 +25,7 @@ function synthesizeWithEmail() {
 }
 
 function synthesizeDefault(): Resources[] {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   return addRegionalStacks(app).map((stack) => resourcesOf(templateOf(stack)));
 }
 

@@ -9,7 +9,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FALLBACK_HANDLER } from '#shared/platform/http/routes.ts';
 import { EndpointFunction, type EndpointFunctionProps } from '../../lib/endpoint-function.ts';
-import { ofType, pair, permissionsOf, resourcesOf } from './template.ts';
+import { ofType, pair, permissionsOf, resourcesOf, testApp } from './template.ts';
 
 function stackWith(app: App, props: Omit<EndpointFunctionProps, 'table'>) {
   const stack = new Stack(app, 'Test', { env: { region: 'eu-west-1' } });
@@ -19,7 +19,7 @@ function stackWith(app: App, props: Omit<EndpointFunctionProps, 'table'>) {
 
 describe('EndpointFunction', () => {
   it('grants SES sending only when asked, within its own account and region, on the configuration set it names and its tracking sibling', () => {
-    const { stack } = stackWith(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), {
+    const { stack } = stackWith(testApp(), {
       handler: FALLBACK_HANDLER,
       tableActions: [],
       sesActions: ['SendEmail'],

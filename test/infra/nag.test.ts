@@ -4,15 +4,18 @@
  * acknowledged beside its construct with a reason
  * (lib/nag.ts). cdk-nag 3 runs as a CDK policy-validation plugin, so a finding
  * fails synthesis and is listed in the cloud assembly's validation report.
+ * CDK's built-in template validation reports there too: it runs here, on every
+ * context, and nowhere else in the tests (test/infra/template.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { addRegionalStacks } from '../../lib/app.ts';
+import { WITHOUT_TRACES_OR_BUNDLING } from './template.ts';
 
 interface Report {
   pluginReports: { pluginName: string; violations: { ruleName: string; severity: string; violatingConstructs: { constructPath: string }[] }[] }[];
@@ -27,7 +30,7 @@ afterAll(() => {
 function findings(build: (app: App) => void, context: Record<string, string> = {}): string[] {
   const outdir = mkdtempSync(join(tmpdir(), 'postlane-nag-'));
   outdirs.push(outdir);
-  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = new App({ outdir, stackTraces: false, context: { ...WITHOUT_TRACES_OR_BUNDLING, ...context } });
   build(app);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   try {
@@ -111,5 +114,13 @@ describe('cdk-nag', () => {
         expect.stringMatching(/^Serverless-SQSRedrivePolicy error Probe\/Queue/),
       ]),
     );
+  }, 120_000);
+
+  it("would report a finding of CDK's template validation: a property the resource type does not have", () => {
+    const found = findings(
+      (app) =>
+        new CfnResource(new Stack(app, 'Probe', { env: { region: 'us-east-1' } }), 'Bucket', { type: 'AWS::S3::Bucket', properties: { NoSuchProperty: true } }),
+    );
+    expect(found.filter((finding) => !/^(AwsSolutions|Serverless)-/.test(finding))).toEqual([expect.stringContaining('Probe/Bucket')]);
   }, 120_000);
 });

@@ -44,8 +44,22 @@ export function synthesize(context: Record<string, unknown> = {}): Synthesized {
 
 const synthesizedByContext = new Map<string, Synthesized>();
 
+/**
+ * An app as the template tests build it, without the parts of a synthesis
+ * they never read: bundling (they read templates, not code), the stack trace
+ * of every construct's creation, and CDK's built-in template validation (a
+ * WebAssembly engine: together, half a synthesis's CPU). The validation runs
+ * on every documented context in test/infra/nag.test.ts.
+ */
+export function testApp(context: Record<string, unknown> = {}): App {
+  return new App({ builtinCloudFormationValidation: false, stackTraces: false, context: { ...WITHOUT_TRACES_OR_BUNDLING, ...context } });
+}
+
+/** The context of the tests' apps: no bundling, no creation stack traces. */
+export const WITHOUT_TRACES_OR_BUNDLING = { 'aws:cdk:bundling-stacks': [], 'aws:cdk:disable-creation-stack-traces': true };
+
 function synthesizeApp(context: Record<string, unknown>) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = testApp(context);
   const stacks = addRegionalStacks(app);
   return {
     settings: readSettings(app.node),

@@ -3,7 +3,7 @@
  * later): its two lanes' queues, the worker's event sources and grants, and
  * the alarms.
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { PostlaneTable } from '../../lib/table.ts';
@@ -11,10 +11,10 @@ import { WEBHOOK_BATCH_SIZE, WEBHOOK_MAX_CONCURRENCY, WEBHOOK_MAX_RECEIVES, WEBH
 import { WEBHOOK_WORKER, WebhookDelivery } from '../../lib/webhooks.ts';
 import { WORKER_QUEUE_ACTIONS } from '../../lib/worker-queue.ts';
 import { EndpointFunction } from '../../lib/endpoint-function.ts';
-import { ofType, pair, permissionsOf, referencedId, resourcesOf } from './template.ts';
+import { ofType, pair, permissionsOf, referencedId, resourcesOf, testApp } from './template.ts';
 import { expectDeadLetterAlarm, expectWorkerFedBy, expectWorkerGrants } from './worker-queue.ts';
 
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const app = testApp();
 const stack = new Stack(app, 'WebhooksTest', { env: { region: 'eu-west-1' } });
 const table = new PostlaneTable(stack, 'Table', { tableName: 'postlane-test', replicaRegions: [] });
 const webhooks = new WebhookDelivery(stack, 'Webhooks', { namePrefix: 'postlane-test', table, retentionDays: 45 });
