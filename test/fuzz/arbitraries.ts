@@ -125,14 +125,20 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: prototypeKeyed },
 );
 
+/*
+ * The arbitraries `shapedBy` answers for every field of every route's schemas, made once: making a string or
+ * address arbitrary maps its whole character set, seconds of a run's CPU when made anew for each field.
+ */
+
 /** A string typed value of the schema's shape: a picklist's options, else anything. */
-function stringLike(): fc.Arbitrary<unknown> {
-  return fc.oneof(
-    fc.string({ maxLength: 20 }),
-    fc.emailAddress(),
-    fc.constantFrom('2026-11-21', '2026-11-21T10:00:00.000Z', 'SGVsbG8=', 'https://example.com/a'),
-  );
-}
+const stringLike: fc.Arbitrary<unknown> = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.emailAddress(),
+  fc.constantFrom('2026-11-21', '2026-11-21T10:00:00.000Z', 'SGVsbG8=', 'https://example.com/a'),
+);
+const shallowJson = fc.jsonValue({ maxDepth: 1 });
+const lazyJson = fc.jsonValue({ maxDepth: 2 });
+const recordKey = fc.string({ maxLength: 10 });
 
 /**
  * Values shaped like `schema` (right field names, roughly right types): the
@@ -142,7 +148,7 @@ function stringLike(): fc.Arbitrary<unknown> {
 export function shapedBy(input: v.GenericSchema | undefined, depth = 0): fc.Arbitrary<unknown> {
   // The schema objects' own fields (entries, wrapped, options…), which valibot's public types do not expose on GenericSchema.
   const schema = input as Schema | undefined;
-  if (!schema || depth > 4) return fc.jsonValue({ maxDepth: 1 });
+  if (!schema || depth > 4) return shallowJson;
   switch (schema.type) {
     case 'object':
     case 'strict_object':
@@ -158,11 +164,11 @@ export function shapedBy(input: v.GenericSchema | undefined, depth = 0): fc.Arbi
     case 'non_nullable':
       return shapedBy(schema.wrapped, depth);
     case 'lazy':
-      return fc.jsonValue({ maxDepth: 2 });
+      return lazyJson;
     case 'array':
       return fc.array(shapedBy(schema.item, depth + 1), { maxLength: 3 });
     case 'record':
-      return fc.dictionary(fc.string({ maxLength: 10 }), shapedBy(schema.value, depth + 1), { maxKeys: 3 });
+      return fc.dictionary(recordKey, shapedBy(schema.value, depth + 1), { maxKeys: 3 });
     case 'union':
     case 'variant':
       return fc.oneof(...(schema.options as Schema[]).map((option) => shapedBy(option, depth + 1)));
@@ -171,13 +177,13 @@ export function shapedBy(input: v.GenericSchema | undefined, depth = 0): fc.Arbi
     case 'literal':
       return fc.constant(schema.literal);
     case 'string':
-      return stringLike();
+      return stringLike;
     case 'number':
       return fc.integer({ min: 0, max: 100 });
     case 'boolean':
       return fc.boolean();
     default:
-      return fc.jsonValue({ maxDepth: 1 });
+      return shallowJson;
   }
 }
 

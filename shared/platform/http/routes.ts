@@ -143,10 +143,21 @@ function segments(path: string): string[] {
   return path.split('/').filter(Boolean);
 }
 
+/** A template's segments, split once: every request is matched against every route (the local server's and the fallback's). */
+const templateSegments = new Map<string, string[]>();
+
+function segmentsOfTemplate(template: string): string[] {
+  let split = templateSegments.get(template);
+  if (!split) {
+    split = segments(template);
+    templateSegments.set(template, split);
+  }
+  return split;
+}
+
 /** Literal segments beat parameters, as in API Gateway: `/api/contacts/bulk` wins over `/api/contacts/{id}`. */
-function matchPath(template: string, path: string): { params: Record<string, string>; literals: number } | undefined {
-  const wanted = segments(template);
-  const given = segments(path);
+function matchPath(template: string, given: readonly string[]): { params: Record<string, string>; literals: number } | undefined {
+  const wanted = segmentsOfTemplate(template);
   if (wanted.length !== given.length) return undefined;
   const params: Record<string, string> = {};
   let literals = 0;
@@ -171,8 +182,9 @@ function matchPath(template: string, path: string): { params: Record<string, str
 export function matchRoute<R extends { method: string; path: string } = Route>(method: string, path: string, routes: readonly R[]): RouteMatch<R> {
   let best: { route: R; params: Record<string, string>; literals: number } | undefined;
   const allowed = new Set<string>();
+  const given = segments(path);
   for (const route of routes) {
-    const match = matchPath(route.path, path);
+    const match = matchPath(route.path, given);
     if (!match) continue;
     allowed.add(route.method);
     if (route.method !== method.toUpperCase()) continue;
@@ -199,7 +211,19 @@ export interface EdgeRoute {
  * per method, and HEAD must work wherever GET does), and an OPTIONS preflight
  * per path with `cors` routes. The one declaration both derive from.
  */
-export function edgeRoutes(routes: readonly Route[]): EdgeRoute[] {
+export function edgeRoutes(routes: readonly Route[]): readonly EdgeRoute[] {
+  let edge = edgeRoutesOf.get(routes);
+  if (!edge) {
+    edge = edgeRoutesFrom(routes);
+    edgeRoutesOf.set(routes, edge);
+  }
+  return edge;
+}
+
+/** Each route table's edge routes, derived once: every request is matched against them. */
+const edgeRoutesOf = new WeakMap<readonly Route[], readonly EdgeRoute[]>();
+
+function edgeRoutesFrom(routes: readonly Route[]): EdgeRoute[] {
   const edge: EdgeRoute[] = [];
   const preflights = new Map<string, Route>();
   for (const route of routes) {
