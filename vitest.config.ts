@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.ts';
 
 /**
  * Test files that need a process of their own: one that sets the environment
@@ -33,6 +34,7 @@ export default defineConfig({
     // vitest's default on 2 cores is one worker; the files mostly wait on DynamoDB Local, the emulator, Chromium and timers,
     // so more overlap well: on 2 idle cores three workers took 409 s, four 393 s (docs/performance.md, "The test suite").
     maxWorkers: 4,
+    sequence: { sequencer: LongestFirstSequencer },
     // Every request writes an access log line; show the logs of failing tests only. The reporter reads this from the root
     // configuration, not a project's.
     silent: 'passed-only',
