@@ -16,7 +16,7 @@
  *   in one BatchWriteItem. A later attempt counts the recipients that have a
  *   record and never sends them again; a recipient left in flight without one
  *   (a crash between SES and the write, once the lease is older than
- *   CLAIM_TIMEOUT_MS) may have been delivered, so it is settled `failed` with
+ *   BROADCAST_CLAIM_TIMEOUT_MS, five minutes) may have been delivered, so it is settled `failed` with
  *   SEND_UNCONFIRMED, never sent again (at most once: a lost message over a
  *   second copy). The batch's outcome is added to the broadcast's counters
  *   once (finishBatch), and the last batch completes the broadcast. It
@@ -31,6 +31,7 @@
  *
  * Docs: docs/broadcasts.md.
  */
+import { config } from '#shared/platform/config.ts';
 import { retentionExpiry } from '#shared/platform/retention.ts';
 import { outcomeEventItems } from '#shared/messages/email-events.ts';
 import { chunked } from '#shared/platform/dynamodb/batches.ts';
@@ -75,11 +76,6 @@ import { loadTemplate, renderInlineContent, renderLoadedTemplate } from '#shared
 
 /** Contacts read per planner step: 20 batches, well within one Lambda invocation. */
 export const PLAN_PAGE_SIZE = 1_000;
-/**
- * A batch lease not renewed for this long was abandoned by a crashed attempt
- * (a live one renews it before every group it sends, a few seconds apart).
- */
-export const CLAIM_TIMEOUT_MS = Number(process.env.BROADCAST_CLAIM_TIMEOUT_MS ?? 5 * 60_000);
 /** SES calls in flight per batch: also the group named in the lease per write, and so the most messages a crash leaves unconfirmed. */
 const SEND_CONCURRENCY = 10;
 
@@ -201,7 +197,7 @@ async function sendBatch(step: Extract<BroadcastStep, { kind: 'batch' }>, now: D
   ]);
   // Cancelled: nothing more goes out. Paused: resuming queues the unfinished batches again.
   if (broadcast?.status !== 'sending' || !batch || batch.done) return SETTLED;
-  if (lease?.holder && now.getTime() - Date.parse(lease.holder.at) < CLAIM_TIMEOUT_MS) return HELD;
+  if (lease?.holder && now.getTime() - Date.parse(lease.holder.at) < config.BROADCAST_CLAIM_TIMEOUT_MS) return HELD;
   const live = !broadcast.test;
   if (live && !account) throw new Error(`Account ${accountId} vanished during a broadcast`);
   // Paced before the lease, the recipients' reads and the quota: a batch that must wait goes back to the queue having read little and changed nothing.

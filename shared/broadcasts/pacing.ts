@@ -48,8 +48,6 @@ const ARRIVE_EARLY_MS = 500;
 export const MAX_LATE_MS = 1_000;
 /** Longest window one reservation covers: the invocation sends it well within the function's 28 s. */
 export const MAX_WINDOW_MS = 10_000;
-/** First wait of a batch that SES throttled; each throttled attempt in a row waits twice as long, up to SQS's 15 minutes. */
-export const THROTTLE_DELAY_SECONDS = Number(process.env.BROADCAST_THROTTLE_DELAY_SECONDS ?? 5);
 
 type BatchStep = Extract<BroadcastStep, { kind: 'batch' }>;
 /** A reserved window as a step carries it. */
@@ -243,5 +241,5 @@ export function pacedTransport(transport: MailTransport, schedule: SendSchedule)
 export function throttledRetry(step: BatchStep, schedule: SendSchedule | undefined, left: number): { step: BatchStep; delaySeconds: number } {
   const { throttled = 0, window: _used, ...rest } = step;
   if (schedule && !schedule.sesThrottled) return { step: { ...rest, left }, delaySeconds: schedule.secondsToNextWindow() };
-  return { step: { ...rest, left, throttled: throttled + 1 }, delaySeconds: backoffSeconds(throttled + 1, THROTTLE_DELAY_SECONDS) };
+  return { step: { ...rest, left, throttled: throttled + 1 }, delaySeconds: backoffSeconds(throttled + 1, config.BROADCAST_THROTTLE_DELAY_SECONDS) };
 }

@@ -70,6 +70,13 @@ const ConfigSchema = v.object({
    * lost to another (each retry up to twice as long, jittered). The fault tests set 1: they prove the retries, not the waits.
    */
   DYNAMODB_BACKOFF_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(1000)), '25'),
+  /** First wait, in seconds, of a broadcast batch that SES throttled (shared/broadcasts/pacing.ts); each throttled attempt in a row waits twice as long. */
+  BROADCAST_THROTTLE_DELAY_SECONDS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(900)), '5'),
+  /**
+   * Milliseconds after which a batch lease not renewed was abandoned by a crashed attempt (shared/broadcasts/engine.ts): a live one
+   * renews it before every group it sends, a few seconds apart. The fault tests set 0.
+   */
+  BROADCAST_CLAIM_TIMEOUT_MS: v.optional(v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(3_600_000)), '300000'),
   /** SES configuration set every send names, so its bounce/complaint/delivery events reach the feedback function (deployed only). */
   SES_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /** Scheme, host and optional path of the public pages when a custom domain fronts the API: `https://mail.example.com`. */

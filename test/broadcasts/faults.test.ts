@@ -18,14 +18,14 @@ import { setFaultHook } from '../support/dynamo-faults.ts';
 import { request } from '../support/api.ts';
 import { createSender, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { broadcastWhen, createBroadcast, drainBroadcastQueue, expectOneEach, mixedAudience, unsubscribeContacts } from './support.ts';
+import { configureFile } from '../support/worker.ts';
 
-// vi.hoisted runs before the imports above, some of which read the config as they load.
-vi.hoisted(() => {
+configureFile({
   // A claim still `sending` when its step comes back is abandoned here at once (deployed: after five minutes).
-  process.env.BROADCAST_CLAIM_TIMEOUT_MS = '0';
-  process.env.BROADCAST_THROTTLE_DELAY_SECONDS = '0';
+  BROADCAST_CLAIM_TIMEOUT_MS: '0',
+  BROADCAST_THROTTLE_DELAY_SECONDS: '0',
   // The table client's retries of what throttling left unprocessed are counted by the outcome; waiting the production backoff between them proves nothing more.
-  process.env.DYNAMODB_BACKOFF_MS = '1';
+  DYNAMODB_BACKOFF_MS: '1',
 });
 
 afterEach(() => {

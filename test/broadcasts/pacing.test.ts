@@ -8,18 +8,16 @@
  */
 import { TooManyRequestsException, type SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ses } from '#shared/sending/transport.ts';
+import { request } from '../support/api.ts';
+import { admin } from '../support/admin-cli.ts';
+import { eventually } from '../support/eventually.ts';
+import { configureFile } from '../support/worker.ts';
+import { createSender, storedEmails } from '../sending/support.ts';
+import { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, queuedSteps, sendBroadcast, workersWithSendTimes } from './support.ts';
 
-vi.hoisted(() => {
-  // Short enough for a test to see two throttled attempts back off (1 s, then 2 s).
-  process.env.BROADCAST_THROTTLE_DELAY_SECONDS = '1';
-});
-
-const { ses } = await import('#shared/sending/transport.ts');
-const { request } = await import('../support/api.ts');
-const { admin } = await import('../support/admin-cli.ts');
-const { eventually } = await import('../support/eventually.ts');
-const { createSender, storedEmails } = await import('../sending/support.ts');
-const { broadcastWhen, createBroadcast, expectPacedAt, mixedAudience, queuedSteps, sendBroadcast, workersWithSendTimes } = await import('./support.ts');
+// Short enough for a test to see two throttled attempts back off (1 s, then 2 s).
+configureFile({ BROADCAST_THROTTLE_DELAY_SECONDS: '1' });
 
 const sendTimes = workersWithSendTimes();
 afterEach(() => {

@@ -17,11 +17,10 @@ import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { createSender, outgoingEmail, sesFailsFor, uniqueAddress } from '../sending/support.ts';
 import { facts, feedback, sendOne, sesEventFor } from './support.ts';
+import { configureFile } from '../support/worker.ts';
 
-// vi.hoisted runs before the imports above, some of which read the config as they load.
-vi.hoisted(() => {
-  process.env.RETRY_BACKOFF_SECONDS = '0';
-});
+// A throttled send is retried at once, not after the deployed backoff.
+configureFile({ RETRY_BACKOFF_SECONDS: '0' });
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -6,12 +6,7 @@
  * DynamoDB keeps refusing past the retries the client gets the 500 envelope
  * (retry), never a 404 or a partial success; a throttled key check is a 500, never a 401.
  */
-import { describe, expect, it, vi } from 'vitest';
-
-vi.hoisted(() => {
-  // Each test here outlasts every retry of a batch: the retries are counted below, waiting the production backoff between them proves nothing more.
-  process.env.DYNAMODB_BACKOFF_MS = '1';
-});
+import { describe, expect, it } from 'vitest';
 
 import { putSuppression } from '#shared/sending/suppression-store.ts';
 import { createTestAccount } from '../support/accounts.ts';
@@ -21,6 +16,10 @@ import { audienceCounters, recountAudience } from '../support/recount.ts';
 import { createSender, sendPlain, storedEmails, uniqueAddress } from '../sending/support.ts';
 import { injectDynamoFault, INTERNAL_ERROR, type DynamoFault } from './support.ts';
 import { accountWithAudience } from '../support/arrange.ts';
+import { configureFile } from '../support/worker.ts';
+
+// Each test here outlasts every retry of a batch: the retries are counted below, waiting the production backoff between them proves nothing more.
+configureFile({ DYNAMODB_BACKOFF_MS: '1' });
 
 const withAudience = (name = 'Partial') => accountWithAudience(name);
 

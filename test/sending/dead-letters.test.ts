@@ -16,13 +16,11 @@ import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { startRetryWorker } from '#dev/local/retry-worker.ts';
 import { createSender, storedEmails, uniqueAddress } from './support.ts';
+import { configureFile } from '../support/worker.ts';
 
-// vi.hoisted runs before the imports above, some of which read the config as they load.
-vi.hoisted(() => {
-  // The throttled send is queued with no delay: waiting out the 10 s default backoff before each
-  // test can take its message proves nothing here (test/sending/retry-queue.test.ts covers the backoff).
-  process.env.RETRY_BACKOFF_SECONDS = '0';
-});
+// The throttled send is queued with no delay: waiting out the 10 s default backoff before each
+// test can take its message proves nothing here (test/sending/retry-queue.test.ts covers the backoff).
+configureFile({ RETRY_BACKOFF_SECONDS: '0' });
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -30,12 +30,10 @@ import { MAX_QUEUED_MESSAGE_BYTES, MAX_RECEIVES } from '#shared/sending/retry-po
 import { request } from '../support/api.ts';
 import { eventually } from '../support/eventually.ts';
 import { createSender, expectReplayed, expectSent, outgoingEmail, sendPlain, storedEmails, uniqueAddress } from './support.ts';
+import { configureFile } from '../support/worker.ts';
 
-// vi.hoisted runs before the imports above, some of which read the config as they load.
-vi.hoisted(() => {
-  // No waiting between attempts here; the backoff itself is tested on its own.
-  process.env.RETRY_BACKOFF_SECONDS = '0';
-});
+// No waiting between attempts here; the backoff itself is tested on its own.
+configureFile({ RETRY_BACKOFF_SECONDS: '0' });
 
 // As Lambda runs it: its AWS calls are checked against this function's role (test/support/aws-calls.ts).
 const handler = invokedAs('email/send-queued', sendQueued);

@@ -106,7 +106,7 @@ vi.mock('#shared/domains/verification.ts', async (importOriginal) => {
 });
 
 // Once the test file has loaded: importing the clients reads shared/platform/config.ts, which a
-// file may first adjust (vi.hoisted environment, as test/sending/retry-queue.test.ts does).
+// file may first adjust (vi.hoisted environment, as test/broadcasts/pacing-ses-rate.test.ts does).
 beforeAll(async () => {
   await (await import('./aws-calls.ts')).recordAwsCalls();
 });

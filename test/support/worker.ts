@@ -8,7 +8,8 @@
 import { PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import type { MiddlewareStack } from '@smithy/types';
 import { localScheduler } from '#dev/local/scheduler.ts';
-import { config } from '#shared/platform/config.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { config, readConfig, type Config } from '#shared/platform/config.ts';
 import { dynamo } from '#shared/platform/dynamodb/client.ts';
 import { scheduler } from '#shared/broadcasts/scheduler-client.ts';
 import { sqs } from '#shared/sending/retry-queue.ts';
@@ -46,4 +47,31 @@ export async function endFile(): Promise<void> {
   for (const url of [...queues, `${config.RETRY_QUEUE_URL}-dlq`, `${config.BROADCAST_QUEUE_URL}-dlq`, `${config.EXPORT_QUEUE_URL}-dlq`]) {
     await sqs.send(new PurgeQueueCommand({ QueueUrl: url }));
   }
+}
+
+/**
+ * Settings of one file's own, in a worker that shares its modules between
+ * files: each variable set in the environment (the admin CLI and the other
+ * children the file starts inherit it) and in the loaded configuration, which
+ * the code reads when it acts, from before the file's first test until after
+ * its last. The worker's other files keep the settings they started with.
+ */
+export function configureFile(variables: Partial<Record<keyof Config, string>>): void {
+  const names = Object.keys(variables) as (keyof Config)[];
+  const before = Object.fromEntries(names.map((name) => [name, process.env[name]]));
+  const reread = () => {
+    const fresh = readConfig();
+    for (const name of names) Object.assign(config, { [name]: fresh[name] });
+  };
+  beforeAll(() => {
+    Object.assign(process.env, variables);
+    reread();
+  });
+  afterAll(() => {
+    for (const name of names) {
+      if (before[name] === undefined) delete process.env[name];
+      else process.env[name] = before[name];
+    }
+    reread();
+  });
 }
