@@ -11,11 +11,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib';
+import { type App, CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { addRegionalStacks } from '../../lib/app.ts';
-import { WITHOUT_TRACES_OR_BUNDLING } from './template.ts';
+import { testApp } from './template.ts';
 
 interface Report {
   pluginReports: { pluginName: string; violations: { ruleName: string; severity: string; violatingConstructs: { constructPath: string }[] }[] }[];
@@ -30,7 +30,7 @@ afterAll(() => {
 function findings(build: (app: App) => void, context: Record<string, string> = {}): string[] {
   const outdir = mkdtempSync(join(tmpdir(), 'postlane-nag-'));
   outdirs.push(outdir);
-  const app = new App({ outdir, stackTraces: false, context: { ...WITHOUT_TRACES_OR_BUNDLING, ...context } });
+  const app = testApp(context, { outdir, builtinCloudFormationValidation: true });
   build(app);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   try {

@@ -10,7 +10,7 @@
  * stack's output by that output's value. Every value is then written as the
  * parent would write it, and `stack.resolve(token)` compares with it.
  */
-import { App, NestedStack, type Stack } from 'aws-cdk-lib';
+import { App, NestedStack, type AppProps, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addRegionalStacks, readSettings } from '../../lib/app.ts';
 import { replicaArn } from '../../lib/endpoint-function.ts';
@@ -49,14 +49,16 @@ const synthesizedByContext = new Map<string, Synthesized>();
  * they never read: bundling (they read templates, not code), the stack trace
  * of every construct's creation, and CDK's built-in template validation (a
  * WebAssembly engine: together, half a synthesis's CPU). The validation runs
- * on every documented context in test/infra/nag.test.ts.
+ * on every documented context in test/infra/nag.test.ts, which turns it on in `props`.
  */
-export function testApp(context: Record<string, unknown> = {}): App {
-  return new App({ builtinCloudFormationValidation: false, stackTraces: false, context: { ...WITHOUT_TRACES_OR_BUNDLING, ...context } });
+export function testApp(context: Record<string, unknown> = {}, props: AppProps = {}): App {
+  return new App({
+    builtinCloudFormationValidation: false,
+    stackTraces: false,
+    ...props,
+    context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:disable-creation-stack-traces': true, ...context },
+  });
 }
-
-/** The context of the tests' apps: no bundling, no creation stack traces. */
-export const WITHOUT_TRACES_OR_BUNDLING = { 'aws:cdk:bundling-stacks': [], 'aws:cdk:disable-creation-stack-traces': true };
 
 function synthesizeApp(context: Record<string, unknown>) {
   const app = testApp(context);
